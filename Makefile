@@ -1,0 +1,136 @@
+# sluice — top-level Makefile (GNU make). No configure step.
+#
+#   make                 build libsluice.a and ./sluice (in $(BUILD)/, symlinked to ./sluice)
+#   make test            unit tests (cmocka) + end-to-end CLI tests
+#   make check-asan      the same tests in an ASan+UBSan build (build-asan/)
+#   make bench           benchmarks side by side with peer tools (bench/*.sh)
+#   make fuzz            libFuzzer targets with clang (build-fuzz/)
+#   make demo            installs dependencies if needed, builds, runs examples/demo.sh
+#   make install PREFIX=/usr/local
+#   make CUDA=1          also build the CUDA backend (auto when nvcc is on PATH)
+#
+# Sources are discovered: every .c in a module folder goes into libsluice.a, every
+# cli/*.c into the binary, every tests/unit/test_*.c becomes one cmocka test program,
+# every tests/cli/*.sh is an end-to-end test, every tests/fuzz/fuzz_*.c a fuzz target.
+# A module may add flags or targets in its own <module>/module.mk.
+
+VERSION := 0.1.0
+PREFIX  ?= /usr/local
+BUILD   ?= build
+CC      ?= gcc
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+
+MODULES := stream tokenize dna audio shard model kernels
+WARN    := -Wall -Wextra -Werror
+OPT     ?= -O2
+CSTD    := -std=c17 -D_GNU_SOURCE
+CFLAGS_ALL = $(CSTD) $(OPT) -g $(WARN) -fopenmp -I. -DSLUICE_VERSION='"$(VERSION)"' $(EXTRA_CFLAGS)
+LDLIBS_ALL = -lzstd -larchive -lpcre2-8 -lopenblas -lsndfile -lsoxr -lxxhash -lz -lm -lpthread $(EXTRA_LDLIBS)
+LDFLAGS_ALL = -fopenmp $(EXTRA_LDFLAGS)
+
+ifeq ($(SAN),1)
+CFLAGS_ALL  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS_ALL += -fsanitize=address,undefined
+CUDA := 0
+endif
+
+# --- CUDA (optional) ------------------------------------------------------
+NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+ifeq ($(CUDA),)
+CUDA := $(if $(NVCC),1,0)
+endif
+
+LIB_SRC := $(sort $(foreach m,$(MODULES),$(wildcard $(m)/*.c)))
+CLI_SRC := $(sort $(wildcard cli/*.c))
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+TEST_SUPPORT_SRC := $(sort $(wildcard tests/unit/support_*.c))
+TEST_SUPPORT_OBJ := $(TEST_SUPPORT_SRC:%.c=$(BUILD)/%.o)
+CLI_TESTS := $(sort $(wildcard tests/cli/*.sh))
+
+# Module fragments may append to LIB_OBJ, LDLIBS_ALL, CUDA objects, bench or fuzz rules.
+-include $(wildcard $(addsuffix /module.mk,$(MODULES)) kernels/cuda/cuda.mk)
+
+.PHONY: all test unit-test cli-test check-asan bench fuzz demo install clean deps-check help
+all: deps-check $(BUILD)/sluice sluice
+
+help:
+	@sed -n '2,16p' Makefile | sed 's/^# \{0,1\}//'
+
+# Tell the user how to get missing headers instead of failing in the compiler.
+DEP_HEADERS := zstd.h archive.h pcre2.h cmocka.h cblas.h sndfile.h soxr.h xxhash.h zlib.h
+deps-check:
+	@missing=""; for h in $(DEP_HEADERS); do \
+	  printf '#include <stddef.h>\n#include <stdarg.h>\n#include <setjmp.h>\n#include <stdint.h>\n#define PCRE2_CODE_UNIT_WIDTH 8\n#include <%s>\n' $$h \
+	    | $(CC) -E -I/usr/include/openblas -x c - >/dev/null 2>&1 || missing="$$missing $$h"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "sluice: missing development headers:$$missing" >&2; \
+	  echo "sluice: run 'scripts/install-deps' (as root) to install them, then 'make' again" >&2; \
+	  exit 1; fi
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -I/usr/include/openblas -MMD -MP -c $< -o $@
+
+$(BUILD)/libsluice.a: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/sluice: $(CLI_OBJ) $(BUILD)/libsluice.a
+	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(BUILD)/libsluice.a $(LDLIBS_ALL)
+
+# ./sluice points at the default build for convenience.
+sluice: $(BUILD)/sluice
+	@if [ "$(BUILD)" = build ]; then ln -sf build/sluice sluice; fi
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(TEST_SUPPORT_OBJ) $(BUILD)/libsluice.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -I/usr/include/openblas -MMD -MP -o $@ $< $(TEST_SUPPORT_OBJ) $(BUILD)/libsluice.a $(LDFLAGS_ALL) $(LDLIBS_ALL) -lcmocka
+
+test: deps-check unit-test cli-test
+	@echo "make test: all tests passed ($(BUILD))"
+
+unit-test: $(UNIT_BIN) $(BUILD)/sluice
+	@fail=0; for t in $(UNIT_BIN); do \
+	  echo "== $$t"; SLUICE_SRC=$(CURDIR) SLUICE_BIN=$(CURDIR)/$(BUILD)/sluice $$t || fail=1; done; \
+	  [ $$fail -eq 0 ] || { echo "unit tests FAILED" >&2; exit 1; }
+
+cli-test: $(BUILD)/sluice
+	@SLUICE_BIN=$(CURDIR)/$(BUILD)/sluice SLUICE_SRC=$(CURDIR) tests/cli/run.sh $(CLI_TESTS)
+
+check-asan:
+	$(MAKE) BUILD=build-asan SAN=1 CUDA=0 test
+
+bench: $(BUILD)/sluice
+	@for b in $(sort $(wildcard bench/*.sh)); do echo "== $$b"; SLUICE_BIN=$(CURDIR)/$(BUILD)/sluice $$b || exit 1; done
+
+# --- fuzzing (clang + libFuzzer) -------------------------------------------
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
+fuzz:
+	$(MAKE) BUILD=build-fuzz CC=clang CUDA=0 EXTRA_CFLAGS="-fsanitize=fuzzer-no-link,address,undefined" \
+	  EXTRA_LDFLAGS="-fsanitize=address,undefined" WARN="-Wall -Wextra -Werror -Wno-unused-command-line-argument" fuzz-bins
+fuzz-bins: $(BUILD)/libsluice.a
+	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); echo "  FUZZ $$n"; \
+	  $(CC) $(CFLAGS_ALL) -I/usr/include/openblas -fsanitize=fuzzer,address,undefined -o $(BUILD)/$$n $$f $(BUILD)/libsluice.a $(LDLIBS_ALL) -fopenmp || exit 1; done
+	@echo "fuzz targets in $(BUILD)/: run e.g. $(BUILD)/fuzz_json -max_total_time=60 tests/fuzz/corpus/json"
+
+demo:
+	@command -v dpkg-query >/dev/null && ! $(MAKE) -s deps-check >/dev/null 2>&1 && scripts/install-deps || true
+	$(MAKE) all
+	examples/demo.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BUILD)/sluice $(DESTDIR)$(PREFIX)/bin/sluice
+	install -m 644 $(BUILD)/libsluice.a $(DESTDIR)$(PREFIX)/lib/libsluice.a
+	@for m in $(wildcard docs/man/*.1); do install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/; done
+
+clean:
+	rm -rf build build-asan build-fuzz sluice
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_BIN:=.d)

@@ -1,0 +1,34 @@
+/* Every subcommand, one per cli/cmd_*.c file. */
+#ifndef SLUICE_CLI_COMMANDS_H
+#define SLUICE_CLI_COMMANDS_H
+
+#include "cli/cli.h"
+
+extern const sl_command sl_cmd_read;
+extern const sl_command sl_cmd_tokenize;
+extern const sl_command sl_cmd_tokenize_ids;
+extern const sl_command sl_cmd_tokenize_bpe;
+extern const sl_command sl_cmd_tokenize_char;
+extern const sl_command sl_cmd_tokenize_dna;
+extern const sl_command sl_cmd_tokenize_audio;
+extern const sl_command sl_cmd_detokenize;
+extern const sl_command sl_cmd_detokenize_text;
+extern const sl_command sl_cmd_detokenize_audio;
+extern const sl_command sl_cmd_cat;
+extern const sl_command sl_cmd_stats;
+extern const sl_command sl_cmd_pack;
+extern const sl_command sl_cmd_shard;
+extern const sl_command sl_cmd_export;
+extern const sl_command sl_cmd_import;
+extern const sl_command sl_cmd_merge;
+extern const sl_command sl_cmd_score;
+extern const sl_command sl_cmd_filter;
+extern const sl_command sl_cmd_dna;
+
+/* `sluice cat DIR` (a shard directory): implemented in cli/cmd_cat_shard.c. */
+int sl_cat_shard_dir(sl_cli *cli, const char *dir, int argc, char **argv);
+
+/* For commands that are declared but not built yet. */
+int sl_cli_not_implemented(sl_cli *cli, int argc, char **argv);
+
+#endif

@@ -1,0 +1,154 @@
+/* Options and messages shared by every subcommand. */
+#include <errno.h>
+#include <math.h>
+#include <omp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "stream/io.h"
+
+void sl_cli_print_help(const sl_command *cmd, FILE *f)
+{
+    fprintf(f, "usage: %s\n\n%s\n", cmd->usage, cmd->summary);
+    if (cmd->subs) {
+        fprintf(f, "\nsubcommands:\n");
+        for (int i = 0; cmd->subs[i]; i++)
+            fprintf(f, "  %-18s %s\n", cmd->subs[i]->name, cmd->subs[i]->summary);
+    }
+    if (cmd->help && cmd->help[0])
+        fprintf(f, "\n%s", cmd->help);
+    fprintf(f, "\ncommon options:\n"
+               "  -o, --output FILE   write to FILE (default '-': standard output); files are\n"
+               "                      written atomically (temporary name, fsync, rename)\n"
+               "  -@, --threads N     worker threads (default: all cores)\n"
+               "  -q, --quiet         no progress line, no warnings\n"
+               "      --progress      show progress even when stderr is not a terminal\n"
+               "  -h, --help          this help\n");
+}
+
+_Noreturn void sl_cli_usage_error(const sl_cli *cli, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "sluice: %s: %s\nusage: %s\n", cli->cmd->name, msg, cli->cmd->usage);
+    sl_output_abort_all();
+    exit(2);
+}
+
+void sl_cli_common(sl_cli *cli, int opt, const char *arg)
+{
+    switch (opt) {
+    case 'o':
+        cli->output = arg;
+        return;
+    case '@':
+        cli->threads = (int)sl_cli_int(cli, "--threads", arg, 1, 4096);
+        omp_set_num_threads(cli->threads);
+        return;
+    case 'q':
+        cli->quiet = 1;
+        cli->progress = 0;
+        return;
+    case SL_OPT_PROGRESS:
+        if (!cli->quiet)
+            cli->progress = 1;
+        return;
+    case 'h':
+        sl_cli_print_help(cli->cmd, stdout);
+        exit(0);
+    case ':':
+        sl_cli_usage_error(cli, "option '%s' needs a value", arg ? arg : "");
+    default:
+        /* getopt_long already printed "unrecognized option"; keep one line of our own. */
+        sl_cli_usage_error(cli, "unknown option or missing value (see 'sluice help %s')", cli->cmd->name);
+    }
+}
+
+int sl_cli_fail(const sl_cli *cli, const sl_err *err)
+{
+    sl_output_abort_all();
+    fprintf(stderr, "sluice: %s: %s\n", cli->cmd->name, err && err->msg[0] ? err->msg : "failed");
+    return 1;
+}
+
+void sl_cli_warn(const sl_cli *cli, const char *fmt, ...)
+{
+    if (cli->quiet)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "sluice: %s: warning: ", cli->cmd->name);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+long long sl_cli_int(const sl_cli *cli, const char *opt, const char *arg, long long min, long long max)
+{
+    char *end;
+    errno = 0;
+    if (!arg || !*arg)
+        sl_cli_usage_error(cli, "%s needs an integer", opt);
+    long long v = strtoll(arg, &end, 0);
+    /* accept k/M/G suffixes (powers of 1024) for sizes */
+    if (end != arg && *end && !end[1]) {
+        long long mul = *end == 'k' || *end == 'K' ? 1024LL
+                        : *end == 'M'              ? 1024LL * 1024
+                        : *end == 'G'              ? 1024LL * 1024 * 1024
+                                                   : 0;
+        if (mul && v <= max / mul && v >= min / mul) {
+            v *= mul;
+            end++;
+        }
+    }
+    if (errno || *end || end == arg)
+        sl_cli_usage_error(cli, "%s: '%s' is not an integer", opt, arg);
+    if (v < min || v > max)
+        sl_cli_usage_error(cli, "%s: %lld is out of range [%lld, %lld]", opt, v, min, max);
+    return v;
+}
+
+double sl_cli_double(const sl_cli *cli, const char *opt, const char *arg, double min, double max)
+{
+    char *end;
+    errno = 0;
+    if (!arg || !*arg)
+        sl_cli_usage_error(cli, "%s needs a number", opt);
+    double v = strtod(arg, &end);
+    if (errno || *end || end == arg || isnan(v))
+        sl_cli_usage_error(cli, "%s: '%s' is not a number", opt, arg);
+    if (v < min || v > max)
+        sl_cli_usage_error(cli, "%s: %g is out of range [%g, %g]", opt, v, min, max);
+    return v;
+}
+
+int sl_cli_choice(const sl_cli *cli, const char *opt, const char *arg, const char *const *words)
+{
+    char list[512] = "";
+    for (int i = 0; words[i]; i++) {
+        if (arg && !strcmp(arg, words[i]))
+            return i;
+        strncat(list, i ? "|" : "", sizeof list - strlen(list) - 1);
+        strncat(list, words[i], sizeof list - strlen(list) - 1);
+    }
+    sl_cli_usage_error(cli, "%s: '%s' is not one of %s", opt, arg ? arg : "", list);
+}
+
+int sl_cli_threads(const sl_cli *cli)
+{
+    return cli->threads > 0 ? cli->threads : omp_get_max_threads();
+}
+
+int sl_cli_not_implemented(sl_cli *cli, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "sluice: %s: not implemented yet\n", cli->cmd->name);
+    return 2;
+}

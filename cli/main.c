@@ -1,0 +1,131 @@
+/* sluice: entry point and subcommand dispatch. */
+#include <omp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "stream/io.h"
+
+static const sl_command *const top[] = {
+    &sl_cmd_read,  &sl_cmd_tokenize, &sl_cmd_detokenize, &sl_cmd_cat,    &sl_cmd_stats,
+    &sl_cmd_pack,  &sl_cmd_shard,    &sl_cmd_export,     &sl_cmd_import, &sl_cmd_merge,
+    &sl_cmd_score, &sl_cmd_filter,   &sl_cmd_dna,        NULL,
+};
+
+static void print_main_help(FILE *f)
+{
+    fprintf(f,
+            "sluice %s: prepare long-context pretraining data (text, DNA, audio)\n\n"
+            "usage: sluice [--version] [--help] SUBCOMMAND [options] [FILES...]\n"
+            "       sluice help SUBCOMMAND\n\n"
+            "subcommands:\n",
+            SLUICE_VERSION);
+    for (int i = 0; top[i]; i++) {
+        fprintf(f, "  %-12s %s\n", top[i]->name, top[i]->summary);
+        if (top[i]->subs)
+            for (int j = 0; top[i]->subs[j]; j++)
+                fprintf(f, "    %-18s %s\n", top[i]->subs[j]->name, top[i]->subs[j]->summary);
+    }
+    fprintf(f, "\ncommon options: -o FILE (output, '-' = stdout), -@ N (threads), -q (quiet),\n"
+               "  --progress, -h (help). '-' as an input is stdin.\n"
+               "See README.md and docs/ for formats and examples.\n");
+}
+
+static const sl_command *find(const sl_command *const *list, const char *name)
+{
+    for (int i = 0; list && list[i]; i++) {
+        const char *n = list[i]->name;
+        const char *sp = strrchr(n, ' '); /* "tokenize bpe" -> "bpe" */
+        if (strcmp(sp ? sp + 1 : n, name) == 0)
+            return list[i];
+    }
+    return NULL;
+}
+
+static void on_signal(int sig)
+{
+    sl_output_abort_all();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+int main(int argc, char **argv)
+{
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    signal(SIGHUP, on_signal);
+    signal(SIGPIPE, SIG_IGN);
+
+    if (argc < 2) {
+        print_main_help(stderr);
+        return 2;
+    }
+    const char *a = argv[1];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        print_main_help(stdout);
+        return 0;
+    }
+    if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
+        printf("sluice %s\n", SLUICE_VERSION);
+        return 0;
+    }
+    if (!strcmp(a, "help")) {
+        if (argc < 3) {
+            print_main_help(stdout);
+            return 0;
+        }
+        const sl_command *c = find(top, argv[2]);
+        if (c && argc >= 4 && c->subs) {
+            const sl_command *s = find(c->subs, argv[3]);
+            if (!s) {
+                fprintf(stderr, "sluice: help: unknown subcommand '%s %s'\n", argv[2], argv[3]);
+                return 2;
+            }
+            c = s;
+        }
+        if (!c) {
+            fprintf(stderr, "sluice: help: unknown subcommand '%s' (see 'sluice --help')\n", argv[2]);
+            return 2;
+        }
+        sl_cli_print_help(c, stdout);
+        return 0;
+    }
+    const sl_command *c = find(top, a);
+    if (!c) {
+        fprintf(stderr, "sluice: unknown subcommand '%s' (see 'sluice --help')\n", a);
+        return 2;
+    }
+    int off = 1;
+    /* Commands with sub-subcommands: `sluice tokenize bpe ...`. A command may
+     * also have its own run() for the case without a sub-subcommand. */
+    if (c->subs && argc > 2 && argv[2][0] != '-') {
+        const sl_command *s = find(c->subs, argv[2]);
+        if (s) {
+            c = s;
+            off = 2;
+        } else if (!c->run) {
+            fprintf(stderr, "sluice: %s: unknown subcommand '%s' (see 'sluice help %s')\n", c->name, argv[2],
+                    c->name);
+            return 2;
+        }
+    }
+    if (!c->run) {
+        if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+            sl_cli_print_help(c, stdout);
+            return 0;
+        }
+        fprintf(stderr, "sluice: %s: missing subcommand\nusage: %s\n", c->name, c->usage);
+        return 2;
+    }
+    sl_cli cli = {.cmd = c, .output = "-", .threads = 0, .quiet = 0, .progress = -1};
+    int rc = c->run(&cli, argc - off, argv + off);
+    sl_output_abort_all(); /* anything not committed is not complete */
+    fflush(stdout);
+    if (ferror(stdout)) {
+        fprintf(stderr, "sluice: %s: error writing to standard output\n", c->name);
+        return 1;
+    }
+    return rc;
+}

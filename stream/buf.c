@@ -1,0 +1,68 @@
+#include "stream/buf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stream/err.h"
+
+void sl_buf_reserve(sl_buf *b, size_t extra)
+{
+    size_t need = b->len + extra + 1;
+    if (need <= b->cap)
+        return;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < need)
+        cap = cap * 2;
+    b->data = sl_xrealloc(b->data, cap);
+    b->cap = cap;
+}
+
+void sl_buf_append(sl_buf *b, const void *p, size_t n)
+{
+    sl_buf_reserve(b, n);
+    if (n)
+        memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = 0;
+}
+
+void sl_buf_putc(sl_buf *b, char c)
+{
+    if (b->len + 2 > b->cap)
+        sl_buf_reserve(b, 1);
+    b->data[b->len++] = c;
+    b->data[b->len] = 0;
+}
+
+void sl_buf_puts(sl_buf *b, const char *s) { sl_buf_append(b, s, strlen(s)); }
+
+void sl_buf_printf(sl_buf *b, const char *fmt, ...)
+{
+    va_list ap, ap2;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n > 0) {
+        sl_buf_reserve(b, (size_t)n);
+        vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap2);
+        b->len += (size_t)n;
+    }
+    va_end(ap2);
+}
+
+void sl_buf_clear(sl_buf *b)
+{
+    b->len = 0;
+    if (b->data)
+        b->data[0] = 0;
+}
+
+void sl_buf_free(sl_buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}

@@ -1,0 +1,45 @@
+/* Text documents from sources: JSON Lines objects or plain text.
+ * Each source is JSON Lines when its first non-whitespace byte is '{'
+ * (auto), plain text otherwise: one document per file, or per line with
+ * `lines`. This is what `sluice read` prints and what `sluice tokenize bpe`
+ * and `sluice tokenize char` consume. */
+#ifndef SLUICE_STREAM_DOCREADER_H
+#define SLUICE_STREAM_DOCREADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stream/buf.h"
+#include "stream/err.h"
+
+typedef struct sl_docreader_opts {
+    const char *field;      /* text field name in JSON objects; default "text" */
+    int lines;              /* plain text: one document per line */
+    int invalid_utf8;       /* SL_UTF8_REPLACE (default), SL_UTF8_SKIP, SL_UTF8_ERROR */
+    int skip_bad_json;      /* 1: report malformed JSON lines and skip; 0: fatal */
+    size_t max_doc_bytes;   /* 0 = default 64 MiB */
+    int quiet;              /* do not print skipped-line warnings */
+} sl_docreader_opts;
+
+typedef struct sl_textdoc {
+    sl_buf id;     /* kept from the "id" field (as text: a JSON number keeps its source text), or "<source>:<n>" */
+    sl_buf text;   /* valid UTF-8 */
+    sl_buf meta;   /* the other fields as a JSON object text, "{}" when none; "id" and the text field excluded */
+    int id_is_string;   /* 1 when id came from a JSON string or was generated */
+    const char *source; /* name of the source (valid until next call) */
+    uint64_t line;      /* 1-based line number in the source (JSON Lines / --lines), 0 otherwise */
+} sl_textdoc;
+
+typedef struct sl_docreader_stats {
+    uint64_t docs, bytes, invalid_utf8, skipped_lines;
+} sl_docreader_stats;
+
+typedef struct sl_docreader sl_docreader;
+sl_docreader *sl_docreader_open(const char *const *paths, int n, const sl_docreader_opts *o, sl_err *err);
+/* 1 = doc filled, 0 = end, -1 = error (message names source and line). */
+int sl_docreader_next(sl_docreader *r, sl_textdoc *doc, sl_err *err);
+const sl_docreader_stats *sl_docreader_stats_get(const sl_docreader *r);
+void sl_docreader_close(sl_docreader *r);
+void sl_textdoc_free(sl_textdoc *d);
+
+#endif

@@ -1,0 +1,71 @@
+#include "stream/err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int sl_errf(sl_err *err, const char *fmt, ...)
+{
+    if (!err)
+        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int sl_err_prefix(sl_err *err, const char *fmt, ...)
+{
+    if (!err)
+        return -1;
+    char pre[SL_ERR_MAX], old[SL_ERR_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(pre, sizeof pre, fmt, ap);
+    va_end(ap);
+    memcpy(old, err->msg, sizeof old);
+    snprintf(err->msg, sizeof err->msg, "%s: %s", pre, old);
+    return -1;
+}
+
+static void oom(size_t n)
+{
+    fprintf(stderr, "sluice: out of memory (allocating %zu bytes)\n", n);
+    abort();
+}
+
+void *sl_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        oom(n);
+    return p;
+}
+
+void *sl_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        oom(n * size);
+    return p;
+}
+
+void *sl_xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        oom(n);
+    return q;
+}
+
+char *sl_xstrdup(const char *s) { return sl_xstrndup(s, strlen(s)); }
+
+char *sl_xstrndup(const char *s, size_t n)
+{
+    char *p = sl_xmalloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}

@@ -1,0 +1,71 @@
+/* Byte input and atomic output.
+ *
+ * sl_input: a readable byte stream over a file or stdin ("-"), with
+ * transparent decompression chosen by content (magic bytes): zstd, gzip,
+ * xz, bzip2, or plain. Archives (tar, zip, ...) are handled one level up
+ * by stream/source.h, which yields one sl_input per member.
+ *
+ * sl_output: a file written atomically: bytes go to "<path>.tmp.<pid>"
+ * next to the target; sl_output_commit() flushes, fsyncs and renames;
+ * sl_output_abort() (or process exit through sl_output_abort_all(), which
+ * the CLI installs for fatal errors and signals) removes the temporary.
+ * Path "-" writes to stdout directly (a pipe cannot be atomic). */
+#ifndef SLUICE_STREAM_IO_H
+#define SLUICE_STREAM_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "stream/err.h"
+
+typedef enum {
+    SL_COMP_NONE = 0,
+    SL_COMP_GZIP,
+    SL_COMP_ZSTD,
+    SL_COMP_XZ,
+    SL_COMP_BZIP2,
+} sl_compression;
+
+typedef struct sl_input sl_input;
+
+/* Opens a file ("-" = stdin) and detects compression from its first bytes. */
+sl_input *sl_input_open(const char *path, sl_err *err);
+/* Wraps a memory buffer (not copied; must outlive the input). `name` is used
+ * in messages. Compression is detected as for files. */
+sl_input *sl_input_mem(const void *data, size_t len, const char *name, sl_err *err);
+/* Reads up to n bytes; returns bytes read (0 at end), or -1 on error
+ * (corrupt/truncated compressed data, I/O error) with err set. */
+long sl_input_read(sl_input *in, void *buf, size_t n, sl_err *err);
+/* Reads exactly n bytes: 0 ok, 1 clean EOF before any byte, -1 error or
+ * EOF inside the n bytes ("unexpected end"). */
+int sl_input_read_full(sl_input *in, void *buf, size_t n, sl_err *err);
+/* Peeks the first decoded bytes without consuming them (n <= 4096). */
+long sl_input_peek(sl_input *in, void *buf, size_t n, sl_err *err);
+/* Reads one line (without the '\n'; a trailing '\r' is kept) into *line.
+ * Returns 1 line read, 0 end, -1 error (incl. line longer than max_len). */
+int sl_input_getline(sl_input *in, char **line, size_t *len, size_t *cap, size_t max_len, sl_err *err);
+const char *sl_input_name(const sl_input *in);
+uint64_t sl_input_offset(const sl_input *in);      /* decoded bytes consumed */
+uint64_t sl_input_raw_offset(const sl_input *in);  /* compressed bytes consumed (progress) */
+int64_t sl_input_raw_size(const sl_input *in);     /* file size or -1 */
+sl_compression sl_input_compression(const sl_input *in);
+void sl_input_close(sl_input *in);
+
+typedef struct sl_output sl_output;
+sl_output *sl_output_open(const char *path, sl_err *err);
+int sl_output_write(sl_output *out, const void *p, size_t n, sl_err *err);
+int sl_output_printf(sl_output *out, sl_err *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Completes the file: flush, fsync, rename into place. Frees out. */
+int sl_output_commit(sl_output *out, sl_err *err);
+/* Discards the file (removes the temporary). Frees out. NULL is a no-op. */
+void sl_output_abort(sl_output *out);
+const char *sl_output_name(const sl_output *out);
+uint64_t sl_output_bytes(const sl_output *out);
+/* Removes every temporary file still open (for fatal errors and signals). */
+void sl_output_abort_all(void);
+
+/* Reads a whole (possibly compressed) file into memory; NUL-terminated. */
+int sl_read_file(const char *path, char **data, size_t *len, sl_err *err);
+
+#endif

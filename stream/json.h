@@ -1,0 +1,93 @@
+/* JSON: a small DOM parser and a writer.
+ *
+ * The parser is strict RFC 8259 with two deliberate choices:
+ *  - strings are decoded to UTF-8; "\u" escapes with lone surrogates become
+ *    U+FFFD (as Python's json + errors="replace" would render them);
+ *  - raw invalid UTF-8 inside strings is handled per `invalid` mode (see
+ *    sl_json_parse_opts): rejected, or replaced by U+FFFD and counted.
+ * Numbers keep their source text and a double; integers up to 2^53 are exact.
+ * Objects keep key order and duplicate keys (lookup returns the last one,
+ * like Python). Nesting depth is limited (SL_JSON_MAX_DEPTH) so a hostile
+ * input cannot overflow the stack. All nodes live in one arena freed by
+ * sl_json_free. */
+#ifndef SLUICE_STREAM_JSON_H
+#define SLUICE_STREAM_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "stream/buf.h"
+#include "stream/err.h"
+
+#define SL_JSON_MAX_DEPTH 512
+
+typedef enum {
+    SL_JSON_NULL,
+    SL_JSON_FALSE,
+    SL_JSON_TRUE,
+    SL_JSON_NUMBER,
+    SL_JSON_STRING,
+    SL_JSON_ARRAY,
+    SL_JSON_OBJECT
+} sl_json_type;
+
+typedef struct sl_json sl_json;
+struct sl_json {
+    sl_json_type type;
+    /* STRING: decoded UTF-8 (may contain NUL), str_len bytes.
+     * NUMBER: source text in str/str_len, value in num. */
+    const char *str;
+    size_t str_len;
+    double num;
+    /* ARRAY / OBJECT: n children in kids[]; for OBJECT keys[i] names kids[i]. */
+    size_t n;
+    sl_json **kids;
+    sl_json **keys; /* STRING nodes */
+    /* Byte offset of the value in the input (for error messages). */
+    size_t offset;
+};
+
+typedef struct sl_json_doc sl_json_doc; /* owns the arena */
+
+enum { SL_UTF8_REPLACE = 0, SL_UTF8_SKIP = 1, SL_UTF8_ERROR = 2 };
+
+typedef struct sl_json_opts {
+    int invalid_utf8;        /* SL_UTF8_*; default REPLACE */
+    size_t invalid_count;    /* out: number of invalid sequences repaired */
+} sl_json_opts;
+
+/* Parses exactly one JSON value (surrounding whitespace allowed). On error
+ * returns NULL and sets err to "offset N: what" (the caller adds the file). */
+sl_json_doc *sl_json_parse(const char *text, size_t len, sl_json_opts *opts, sl_err *err);
+sl_json *sl_json_root(sl_json_doc *doc);
+void sl_json_free(sl_json_doc *doc);
+
+/* Lookup helpers; return NULL when absent or of another type. */
+sl_json *sl_json_get(const sl_json *obj, const char *key);
+const char *sl_json_get_str(const sl_json *obj, const char *key); /* NUL-terminated */
+int sl_json_get_int(const sl_json *obj, const char *key, int64_t *out); /* 0 ok, -1 absent/not integer */
+int sl_json_get_num(const sl_json *obj, const char *key, double *out);
+int sl_json_get_bool(const sl_json *obj, const char *key, int *out);
+int sl_json_is_int(const sl_json *v, int64_t *out);
+
+/* Writer helpers: append JSON text to a buffer. Strings are escaped per RFC
+ * 8259 (control characters as \uXXXX, '"' and '\\' escaped, UTF-8 passed
+ * through unchanged). */
+void sl_json_put_str(sl_buf *b, const char *s, size_t n);
+void sl_json_put_cstr(sl_buf *b, const char *s);
+void sl_json_put_num(sl_buf *b, double v); /* shortest round-trip form; NaN/Inf as null */
+void sl_json_put_int(sl_buf *b, int64_t v);
+/* Re-serializes a parsed value compactly (keys in their original order). */
+void sl_json_put_value(sl_buf *b, const sl_json *v);
+
+/* UTF-8 validation/repair used by the parser and by plain-text readers.
+ * Appends `s` to `out` replacing each maximal invalid subsequence by U+FFFD
+ * (the WHATWG/Unicode "substitution of maximal subparts" rule, which is what
+ * Python's bytes.decode(errors="replace") does), or dropping it (SKIP).
+ * Returns the number of invalid subsequences found. */
+size_t sl_utf8_repair(sl_buf *out, const char *s, size_t n, int mode);
+/* Returns the byte offset of the first invalid sequence, or n if valid. */
+size_t sl_utf8_check(const char *s, size_t n);
+
+#endif

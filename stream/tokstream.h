@@ -1,0 +1,110 @@
+/* The token stream: the binary format between token stages.
+ * Specification: docs/formats.md ("Token stream"). This header is the only
+ * way modules read or write it.
+ *
+ * Writer use:
+ *   sl_ts_header h; sl_ts_header_init(&h, SL_MOD_TEXT, vocab_size);
+ *   h.eos = 0; sl_ts_header_set_fingerprint(&h, "...");
+ *   sl_ts_writer *w = sl_ts_writer_open(out, "-", &h, &err);   // out: sl_output
+ *   sl_ts_write_doc(w, &doc, &err) ...;
+ *   sl_ts_writer_finish(w, &err);     // writes the trailer
+ *
+ * Reader use:
+ *   sl_ts_reader *r = sl_ts_reader_open(in, "file.tok", &err);  // in: sl_input
+ *   const sl_ts_header *h = sl_ts_reader_header(r);
+ *   sl_doc d = {0};
+ *   while ((rc = sl_ts_read_doc(r, &d, &err)) == 1) { ... }
+ *   rc == 0: clean end (trailer present, counts and checksum verified)
+ *   rc < 0: error (truncated, corrupt, checksum mismatch) in err.
+ */
+#ifndef SLUICE_STREAM_TOKSTREAM_H
+#define SLUICE_STREAM_TOKSTREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stream/buf.h"
+#include "stream/err.h"
+#include "stream/io.h"
+
+#define SL_TS_MAGIC "SLUICETS"  /* 8 bytes, no NUL */
+#define SL_TS_VERSION 1
+#define SL_TS_NO_ID (-1)         /* "no such special token" */
+#define SL_TS_MAX_ID_LEN (1u << 16)
+#define SL_TS_MAX_META_LEN (1u << 26)
+#define SL_TS_MAX_HEADER_JSON (1u << 24)
+
+typedef enum {
+    SL_MOD_UNKNOWN = 0,
+    SL_MOD_TEXT = 1,
+    SL_MOD_DNA = 2,
+    SL_MOD_AUDIO = 3,
+    SL_MOD_IDS = 4, /* pre-tokenized ids of unknown origin */
+} sl_modality;
+
+const char *sl_modality_name(int m);
+int sl_modality_parse(const char *s); /* -1 when unknown */
+
+typedef struct sl_ts_header {
+    uint32_t version;
+    uint8_t width;        /* bytes per token: 1, 2 or 4 (derived from vocab_size) */
+    uint8_t modality;     /* sl_modality */
+    uint32_t vocab_size;  /* every id is < vocab_size */
+    /* Special ids, SL_TS_NO_ID when absent. */
+    int64_t eos, bos, pad, unk;
+    char fingerprint[72]; /* "sha256:<hex>" of the tokenizer definition, or "" */
+    char tokenizer[256];  /* human-readable tokenizer name/path, or "" */
+    /* Extra header fields as a JSON object text (e.g. {"sample_rate":16000});
+     * owned by the header, "" or NULL when none. */
+    char *extra_json;
+} sl_ts_header;
+
+/* A document record. Tokens are always held as uint32 in memory. */
+typedef struct sl_doc {
+    char *id;
+    size_t id_len;
+    uint64_t src_bytes;   /* bytes of source text/data the tokens came from (0 = unknown) */
+    uint32_t *tokens;
+    size_t n_tokens, cap_tokens;
+    char *meta;           /* JSON object text, NUL-terminated, or NULL/"" for none */
+    size_t meta_len, cap_meta;
+    size_t cap_id;
+} sl_doc;
+
+void sl_ts_header_init(sl_ts_header *h, int modality, uint32_t vocab_size);
+void sl_ts_header_free(sl_ts_header *h);
+void sl_ts_header_copy(sl_ts_header *dst, const sl_ts_header *src);
+uint8_t sl_ts_width_for_vocab(uint64_t vocab_size);
+void sl_ts_header_set_extra(sl_ts_header *h, const char *json);
+
+/* sl_doc helpers: they grow the arrays as needed (never fail). */
+void sl_doc_set_id(sl_doc *d, const char *id, size_t n);
+void sl_doc_set_meta(sl_doc *d, const char *json, size_t n);
+void sl_doc_push(sl_doc *d, uint32_t tok);
+void sl_doc_reserve(sl_doc *d, size_t n_tokens);
+void sl_doc_clear(sl_doc *d); /* keeps capacity */
+void sl_doc_free(sl_doc *d);
+
+typedef struct sl_ts_writer sl_ts_writer;
+sl_ts_writer *sl_ts_writer_open(sl_output *out, const sl_ts_header *h, sl_err *err);
+/* Fails if a token id >= vocab_size (message names the document and position). */
+int sl_ts_write_doc(sl_ts_writer *w, const sl_doc *d, sl_err *err);
+/* Writes the trailer and frees the writer (the sl_output stays open: the
+ * caller commits it with sl_output_commit). */
+int sl_ts_writer_finish(sl_ts_writer *w, sl_err *err);
+void sl_ts_writer_abort(sl_ts_writer *w);
+uint64_t sl_ts_writer_count(const sl_ts_writer *w);
+
+typedef struct sl_ts_reader sl_ts_reader;
+/* Reads and validates the header. `name` is used in error messages. */
+sl_ts_reader *sl_ts_reader_open(sl_input *in, sl_err *err);
+const sl_ts_header *sl_ts_reader_header(const sl_ts_reader *r);
+/* 1 = a document was read into d, 0 = clean end of stream, -1 = error. */
+int sl_ts_read_doc(sl_ts_reader *r, sl_doc *d, sl_err *err);
+uint64_t sl_ts_reader_count(const sl_ts_reader *r);
+void sl_ts_reader_close(sl_ts_reader *r);
+
+/* True when the first bytes look like a token stream. */
+int sl_ts_sniff(const void *p, size_t n);
+
+#endif
