@@ -1,6 +1,6 @@
 /* The compute-kernel interface: one operator table, implemented by the CPU
  * backend (kernels/cpu_*.c: OpenMP, SIMD, OpenBLAS) and the CUDA backend
- * (kernels/cuda/*.cu: fused kernels, cuBLAS). model/ runs the Mamba forward
+ * (kernels/cuda/, CUDA sources: fused kernels, cuBLAS). model/ runs the Mamba forward
  * pass only through this table, so both backends share one model code path.
  *
  * Memory: pointers passed to ops are backend memory (host memory for the CPU
