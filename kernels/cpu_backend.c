@@ -1,0 +1,174 @@
+/* The CPU backend: host memory, fp32 weights, matrix products through
+ * OpenBLAS, and the operator table (the Mamba kernels live in cpu_ssm.c and
+ * cpu_norm.c).
+ *
+ * Threading: one mechanism, OpenMP. OpenBLAS is set to one thread and each
+ * OpenMP thread multiplies its own tile of the output. This avoids two
+ * thread pools competing for the same cores (OpenBLAS' pthreads spinning
+ * against OpenMP's), and makes every output element's summation order
+ * independent of the thread count, so results do not change with -@. */
+#include <cblas.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/cpu_kernels.h"
+
+static void *cpu_alloc(sl_backend *b, size_t bytes, sl_err *err)
+{
+    (void)b;
+    size_t n = (bytes + 63) / 64 * 64;
+    void *p = aligned_alloc(64, n ? n : 64);
+    if (!p)
+        sl_errf(err, "cpu: out of memory allocating %zu bytes", bytes);
+    return p;
+}
+
+static void cpu_free(sl_backend *b, void *p)
+{
+    (void)b;
+    free(p);
+}
+
+static int cpu_copy(sl_backend *b, void *dst, const void *src, size_t bytes, sl_err *err)
+{
+    (void)b;
+    (void)err;
+    if (bytes)
+        memmove(dst, src, bytes);
+    return 0;
+}
+
+static int cpu_memset0(sl_backend *b, void *dst, size_t bytes, sl_err *err)
+{
+    (void)b;
+    (void)err;
+    if (bytes)
+        memset(dst, 0, bytes);
+    return 0;
+}
+
+static int cpu_weight_create(sl_backend *b, sl_weight *w, const float *host, int64_t rows, int64_t cols,
+                             sl_dtype src_dtype, sl_err *err)
+{
+    (void)src_dtype; /* the CPU backend computes and stores fp32 */
+    memset(w, 0, sizeof *w);
+    if (rows < 0 || cols < 0)
+        return sl_errf(err, "cpu: bad weight shape [%lld][%lld]", (long long)rows, (long long)cols);
+    size_t bytes = (size_t)rows * (size_t)cols * sizeof(float);
+    float *p = cpu_alloc(b, bytes, err);
+    if (!p)
+        return -1;
+    if (bytes)
+        memcpy(p, host, bytes);
+    w->dtype = SL_DT_F32;
+    w->rows = rows;
+    w->cols = cols;
+    w->data = p;
+    return 0;
+}
+
+static void cpu_weight_free(sl_backend *b, sl_weight *w)
+{
+    if (!w)
+        return;
+    cpu_free(b, w->data);
+    w->data = NULL;
+}
+
+/* y[L][N] = x[L][K] W[N][K]^T (+ bias). The output is cut into tiles, one
+ * sgemm call per tile: column tiles when N is wide enough for every thread
+ * to get >= 64 columns (the weights are then read once overall), else row
+ * tiles. */
+static int cpu_linear(sl_backend *b, const sl_linear_args *a, sl_err *err)
+{
+    (void)b;
+    const sl_weight *w = a->w;
+    if (w->dtype != SL_DT_F32)
+        return sl_errf(err, "cpu: linear: weight is not fp32");
+    const int64_t L = a->L, N = w->rows, K = w->cols;
+    if (L <= 0 || N <= 0)
+        return 0;
+    const float *W = w->data;
+    int nt = omp_get_max_threads();
+    int by_cols = N >= (int64_t)nt * 64 || L < nt;
+    int64_t extent = by_cols ? N : L;
+    int64_t step = (extent + nt - 1) / nt;
+    if (by_cols)
+        step = (step + 15) / 16 * 16;
+    int64_t ntiles = (extent + step - 1) / step;
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < ntiles; i++) {
+        int64_t lo = i * step, hi = lo + step < extent ? lo + step : extent;
+        if (K == 0) {
+            for (int64_t r = by_cols ? 0 : lo; r < (by_cols ? L : hi); r++)
+                for (int64_t c = by_cols ? lo : 0; c < (by_cols ? hi : N); c++)
+                    a->y[r * a->ldy + c] = 0.0f;
+        } else if (by_cols) {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)L, (int)(hi - lo), (int)K, 1.0f, a->x,
+                        (int)a->ldx, W + lo * K, (int)K, 0.0f, a->y + lo, (int)a->ldy);
+        } else {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)(hi - lo), (int)N, (int)K, 1.0f,
+                        a->x + lo * a->ldx, (int)a->ldx, W, (int)K, 0.0f, a->y + lo * a->ldy, (int)a->ldy);
+        }
+        if (a->bias) {
+            for (int64_t r = by_cols ? 0 : lo; r < (by_cols ? L : hi); r++) {
+                float *y = a->y + r * a->ldy;
+                for (int64_t c = by_cols ? lo : 0; c < (by_cols ? hi : N); c++)
+                    y[c] += a->bias[c];
+            }
+        }
+    }
+    return 0;
+}
+
+static int cpu_embed(sl_backend *b, const sl_embed_args *a, sl_err *err)
+{
+    (void)b;
+    const sl_weight *e = a->emb;
+    const float *E = e->data;
+    for (int64_t t = 0; t < a->L; t++)
+        if (a->ids[t] < 0 || a->ids[t] >= e->rows)
+            return sl_errf(err, "cpu: embed: token id %d at position %lld is outside the vocabulary [0, %lld)",
+                           (int)a->ids[t], (long long)t, (long long)e->rows);
+#pragma omp parallel for schedule(static)
+    for (int64_t t = 0; t < a->L; t++)
+        memcpy(a->out + t * a->ldout, E + (int64_t)a->ids[t] * e->cols, (size_t)e->cols * sizeof(float));
+    return 0;
+}
+
+static int cpu_sync(sl_backend *b, sl_err *err)
+{
+    (void)b;
+    (void)err;
+    return 0;
+}
+
+static void cpu_destroy(sl_backend *b) { free(b); }
+
+sl_backend *sl_backend_cpu(int threads, sl_err *err)
+{
+    (void)err;
+    if (threads > 0)
+        omp_set_num_threads(threads);
+    /* See the comment at the top: OpenMP tiles, single-threaded sgemm. */
+    openblas_set_num_threads(1);
+    sl_backend *b = sl_xcalloc(1, sizeof *b);
+    b->name = "cpu";
+    b->alloc = cpu_alloc;
+    b->free = cpu_free;
+    b->upload = cpu_copy;
+    b->download = cpu_copy;
+    b->memset0 = cpu_memset0;
+    b->weight_create = cpu_weight_create;
+    b->weight_free = cpu_weight_free;
+    b->linear = cpu_linear;
+    b->embed = cpu_embed;
+    b->conv1d_silu = sl_cpu_conv1d_silu;
+    b->selective_scan = sl_cpu_selective_scan;
+    b->add_rmsnorm = sl_cpu_add_rmsnorm;
+    b->logsoftmax_gather = sl_cpu_logsoftmax_gather;
+    b->sync = cpu_sync;
+    b->destroy = cpu_destroy;
+    return b;
+}

@@ -1,0 +1,72 @@
+/* CPU row kernels: fused residual add + RMSNorm, and the log-softmax of the
+ * target token. Rows are independent, so they run in parallel; the row sums
+ * are accumulated in double so the result does not depend on vector width. */
+#include <math.h>
+
+#include "kernels/cpu_kernels.h"
+#include "kernels/cpu_math.h"
+
+SL_CPU_CLONES
+static void norm_row(const sl_norm_args *a, int64_t t)
+{
+    const int64_t D = a->D;
+    float *r = a->residual + t * D;
+    float *o = a->out + t * D;
+    if (a->x) {
+        const float *x = a->x + t * D;
+        if (a->residual_init) {
+#pragma omp simd
+            for (int64_t d = 0; d < D; d++)
+                r[d] = x[d];
+        } else {
+#pragma omp simd
+            for (int64_t d = 0; d < D; d++)
+                r[d] += x[d];
+        }
+    }
+    double ss = 0.0;
+#pragma omp simd reduction(+ : ss)
+    for (int64_t d = 0; d < D; d++)
+        ss += (double)r[d] * (double)r[d];
+    float scale = (float)(1.0 / sqrt(ss / (double)D + (double)a->eps));
+#pragma omp simd
+    for (int64_t d = 0; d < D; d++)
+        o[d] = a->w[d] * (r[d] * scale);
+}
+
+int sl_cpu_add_rmsnorm(sl_backend *b, const sl_norm_args *a, sl_err *err)
+{
+    (void)b;
+    (void)err;
+#pragma omp parallel for schedule(static)
+    for (int64_t t = 0; t < a->L; t++)
+        norm_row(a, t);
+    return 0;
+}
+
+SL_CPU_CLONES
+static float logsoftmax_row(const float *x, int64_t V, int32_t target)
+{
+    float m = -INFINITY;
+#pragma omp simd reduction(max : m)
+    for (int64_t v = 0; v < V; v++)
+        m = x[v] > m ? x[v] : m;
+    double s = 0.0;
+#pragma omp simd reduction(+ : s)
+    for (int64_t v = 0; v < V; v++)
+        s += (double)sl_cpu_exp(x[v] - m);
+    return (float)((double)x[target] - (double)m - log(s));
+}
+
+int sl_cpu_logsoftmax_gather(sl_backend *b, const sl_logsoftmax_args *a, sl_err *err)
+{
+    (void)b;
+    for (int64_t t = 0; t < a->T; t++)
+        if (a->target[t] >= a->V)
+            return sl_errf(err, "cpu: log-softmax: target %d at row %lld is outside the vocabulary [0, %lld)",
+                           (int)a->target[t], (long long)t, (long long)a->V);
+#pragma omp parallel for schedule(static)
+    for (int64_t t = 0; t < a->T; t++)
+        a->logp[t] = a->target[t] < 0 ? 0.0f : logsoftmax_row(a->logits + t * a->ld, a->V, a->target[t]);
+    return 0;
+}
