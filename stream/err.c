@@ -26,7 +26,16 @@ int sl_err_prefix(sl_err *err, const char *fmt, ...)
     vsnprintf(pre, sizeof pre, fmt, ap);
     va_end(ap);
     memcpy(old, err->msg, sizeof old);
-    snprintf(err->msg, sizeof err->msg, "%s: %s", pre, old);
+    size_t n = strlen(pre);
+    if (n > sizeof err->msg - 3)
+        n = sizeof err->msg - 3;
+    memcpy(err->msg, pre, n);
+    memcpy(err->msg + n, ": ", 2);
+    size_t m = strlen(old);
+    if (m > sizeof err->msg - n - 3)
+        m = sizeof err->msg - n - 3;
+    memcpy(err->msg + n + 2, old, m);
+    err->msg[n + 2 + m] = 0;
     return -1;
 }
 

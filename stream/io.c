@@ -1,0 +1,584 @@
+/* Byte input with content-detected decompression, and atomic file output. */
+#include "stream/io.h"
+
+#include <archive.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define IN_BUF (1u << 20)
+#define PEEK_MAX 4096u
+
+struct sl_input {
+    char *name;
+    int fd, own_fd;
+    const unsigned char *mem; /* memory source, or NULL */
+    size_t mem_len, mem_pos;
+    unsigned char head[8];    /* raw bytes read for magic detection, replayed */
+    size_t head_len, head_pos;
+    struct archive *ar;       /* decompressor, when compressed */
+    unsigned char *rawbuf;    /* raw read buffer for libarchive */
+    sl_compression comp;
+    unsigned char *buf;       /* decoded bytes */
+    size_t buf_len, buf_pos;
+    uint64_t offset, raw_off;
+    int64_t raw_size;
+    int eof, failed;
+    sl_err saved;             /* error of a failed refill, reported again */
+};
+
+/* ---- raw bytes ------------------------------------------------------ */
+
+static long raw_read(sl_input *in, void *dst, size_t n, sl_err *err)
+{
+    if (in->head_pos < in->head_len) {
+        size_t k = in->head_len - in->head_pos;
+        if (k > n)
+            k = n;
+        memcpy(dst, in->head + in->head_pos, k);
+        in->head_pos += k;
+        return (long)k;
+    }
+    if (in->mem) {
+        size_t k = in->mem_len - in->mem_pos;
+        if (k > n)
+            k = n;
+        memcpy(dst, in->mem + in->mem_pos, k);
+        in->mem_pos += k;
+        in->raw_off += k;
+        return (long)k;
+    }
+    for (;;) {
+        ssize_t r = read(in->fd, dst, n);
+        if (r >= 0) {
+            in->raw_off += (uint64_t)r;
+            return (long)r;
+        }
+        if (errno == EINTR)
+            continue;
+        return sl_errf(err, "%s: read error: %s", in->name, strerror(errno));
+    }
+}
+
+static ssize_t ar_read_cb(struct archive *a, void *ud, const void **buf)
+{
+    sl_input *in = ud;
+    sl_err e;
+    long r = raw_read(in, in->rawbuf, IN_BUF, &e);
+    if (r < 0) {
+        archive_set_error(a, EIO, "%s", e.msg);
+        return -1;
+    }
+    *buf = in->rawbuf;
+    return r;
+}
+
+static sl_compression detect(const unsigned char *h, size_t n)
+{
+    if (n >= 2 && h[0] == 0x1f && h[1] == 0x8b)
+        return SL_COMP_GZIP;
+    if (n >= 4 && h[0] == 0x28 && h[1] == 0xb5 && h[2] == 0x2f && h[3] == 0xfd)
+        return SL_COMP_ZSTD;
+    if (n >= 6 && !memcmp(h, "\xfd" "7zXZ\0", 6))
+        return SL_COMP_XZ;
+    if (n >= 3 && h[0] == 'B' && h[1] == 'Z' && h[2] == 'h')
+        return SL_COMP_BZIP2;
+    return SL_COMP_NONE;
+}
+
+static const char *comp_name(sl_compression c)
+{
+    switch (c) {
+    case SL_COMP_GZIP: return "gzip";
+    case SL_COMP_ZSTD: return "zstd";
+    case SL_COMP_XZ: return "xz";
+    case SL_COMP_BZIP2: return "bzip2";
+    default: return "plain";
+    }
+}
+
+static int setup(sl_input *in, sl_err *err)
+{
+    in->buf = sl_xmalloc(IN_BUF + PEEK_MAX);
+    /* read up to 8 bytes for the magic */
+    while (in->head_len < sizeof in->head) {
+        long r = raw_read(in, in->head + in->head_len, sizeof in->head - in->head_len, err);
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            break;
+        in->head_len += (size_t)r;
+    }
+    in->comp = detect(in->head, in->head_len);
+    if (in->comp == SL_COMP_NONE)
+        return 0;
+    in->rawbuf = sl_xmalloc(IN_BUF);
+    in->ar = archive_read_new();
+    archive_read_support_filter_all(in->ar);
+    archive_read_support_format_raw(in->ar);
+    if (archive_read_open(in->ar, in, NULL, ar_read_cb, NULL) != ARCHIVE_OK)
+        return sl_errf(err, "%s: %s", in->name, archive_error_string(in->ar));
+    struct archive_entry *ent;
+    int r = archive_read_next_header(in->ar, &ent);
+    if (r == ARCHIVE_EOF) {
+        in->eof = 1;
+        return 0;
+    }
+    if (r != ARCHIVE_OK)
+        return sl_errf(err, "%s: corrupt %s data: %s", in->name, comp_name(in->comp),
+                       archive_error_string(in->ar));
+    return 0;
+}
+
+static sl_input *new_input(const char *name)
+{
+    sl_input *in = sl_xcalloc(1, sizeof *in);
+    in->name = sl_xstrdup(name);
+    in->fd = -1;
+    in->raw_size = -1;
+    return in;
+}
+
+sl_input *sl_input_open(const char *path, sl_err *err)
+{
+    int is_stdin = !strcmp(path, "-");
+    sl_input *in = new_input(is_stdin ? "<stdin>" : path);
+    if (is_stdin) {
+        in->fd = 0;
+    } else {
+        in->fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (in->fd < 0) {
+            sl_errf(err, "%s: cannot open: %s", path, strerror(errno));
+            sl_input_close(in);
+            return NULL;
+        }
+        in->own_fd = 1;
+    }
+    struct stat st;
+    if (fstat(in->fd, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            sl_errf(err, "%s: is a directory", path);
+            sl_input_close(in);
+            return NULL;
+        }
+        if (S_ISREG(st.st_mode))
+            in->raw_size = st.st_size;
+    }
+#ifdef POSIX_FADV_SEQUENTIAL
+    posix_fadvise(in->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+    if (setup(in, err)) {
+        sl_input_close(in);
+        return NULL;
+    }
+    return in;
+}
+
+sl_input *sl_input_mem(const void *data, size_t len, const char *name, sl_err *err)
+{
+    sl_input *in = new_input(name);
+    in->mem = data ? data : (const void *)"";
+    in->mem_len = len;
+    in->raw_size = (int64_t)len;
+    if (setup(in, err)) {
+        sl_input_close(in);
+        return NULL;
+    }
+    return in;
+}
+
+/* Decodes up to cap bytes into dst. Returns bytes (0 at end) or -1. */
+static long decode_into(sl_input *in, unsigned char *dst, size_t cap, sl_err *err)
+{
+    if (in->failed) {
+        if (err)
+            *err = in->saved;
+        return -1;
+    }
+    if (in->eof)
+        return 0;
+    long r;
+    if (in->ar) {
+        la_ssize_t k = archive_read_data(in->ar, dst, cap);
+        if (k < 0) {
+            sl_errf(&in->saved, "%s: corrupt or truncated %s data near decoded offset %llu: %s", in->name,
+                    comp_name(in->comp), (unsigned long long)(in->offset + (in->buf_len - in->buf_pos)),
+                    archive_error_string(in->ar));
+            in->failed = 1;
+            if (err)
+                *err = in->saved;
+            return -1;
+        }
+        r = (long)k;
+    } else {
+        r = raw_read(in, dst, cap, &in->saved);
+        if (r < 0) {
+            in->failed = 1;
+            if (err)
+                *err = in->saved;
+            return -1;
+        }
+    }
+    if (r == 0)
+        in->eof = 1;
+    return r;
+}
+
+/* Refills the (empty) decoded buffer. Returns 1 with data, 0 at end, -1 error. */
+static int refill(sl_input *in, sl_err *err)
+{
+    long r = decode_into(in, in->buf, IN_BUF, err);
+    if (r <= 0)
+        return (int)r;
+    in->buf_len = (size_t)r;
+    in->buf_pos = 0;
+    return 1;
+}
+
+long sl_input_read(sl_input *in, void *dst, size_t n, sl_err *err)
+{
+    size_t got = 0;
+    unsigned char *d = dst;
+    while (got < n) {
+        if (in->buf_pos == in->buf_len) {
+            int r = refill(in, err);
+            if (r < 0)
+                return -1;
+            if (r == 0)
+                break;
+        }
+        size_t k = in->buf_len - in->buf_pos;
+        if (k > n - got)
+            k = n - got;
+        memcpy(d + got, in->buf + in->buf_pos, k);
+        in->buf_pos += k;
+        got += k;
+    }
+    in->offset += got;
+    return (long)got;
+}
+
+int sl_input_read_full(sl_input *in, void *dst, size_t n, sl_err *err)
+{
+    uint64_t start = in->offset;
+    long r = sl_input_read(in, dst, n, err);
+    if (r < 0)
+        return -1;
+    if ((size_t)r == n)
+        return 0;
+    if (r == 0 && n > 0)
+        return 1;
+    return sl_errf(err, "%s: offset %llu: unexpected end of input (needed %zu bytes, got %ld)", in->name,
+                   (unsigned long long)start, n, r);
+}
+
+long sl_input_peek(sl_input *in, void *dst, size_t n, sl_err *err)
+{
+    if (n > PEEK_MAX)
+        n = PEEK_MAX;
+    /* Move the unread bytes to the front and decode more behind them; the
+     * buffer has PEEK_MAX bytes of slack so this never overflows. */
+    while (in->buf_len - in->buf_pos < n && !in->eof) {
+        size_t have = in->buf_len - in->buf_pos;
+        memmove(in->buf, in->buf + in->buf_pos, have);
+        in->buf_pos = 0;
+        in->buf_len = have;
+        long r = decode_into(in, in->buf + have, IN_BUF + PEEK_MAX - have, err);
+        if (r < 0)
+            return -1;
+        in->buf_len += (size_t)r;
+    }
+    size_t k = in->buf_len - in->buf_pos;
+    if (k > n)
+        k = n;
+    memcpy(dst, in->buf + in->buf_pos, k);
+    return (long)k;
+}
+
+int sl_input_getline(sl_input *in, char **line, size_t *len, size_t *cap, size_t max_len, sl_err *err)
+{
+    size_t n = 0;
+    int any = 0;
+    for (;;) {
+        if (in->buf_pos == in->buf_len) {
+            int r = refill(in, err);
+            if (r < 0)
+                return -1;
+            if (r == 0)
+                break;
+        }
+        any = 1;
+        unsigned char *s = in->buf + in->buf_pos;
+        size_t avail = in->buf_len - in->buf_pos;
+        unsigned char *nl = memchr(s, '\n', avail);
+        size_t k = nl ? (size_t)(nl - s) : avail;
+        if (max_len && n + k > max_len)
+            return sl_errf(err, "%s: offset %llu: line longer than %zu bytes", in->name,
+                           (unsigned long long)(in->offset - n), max_len);
+        if (n + k + 1 > *cap) {
+            size_t c = *cap ? *cap : 256;
+            while (c < n + k + 1)
+                c *= 2;
+            *line = sl_xrealloc(*line, c);
+            *cap = c;
+        }
+        memcpy(*line + n, s, k);
+        n += k;
+        in->buf_pos += k + (nl ? 1 : 0);
+        in->offset += k + (nl ? 1 : 0);
+        if (nl)
+            break;
+    }
+    if (!any && n == 0)
+        return 0;
+    (*line)[n] = 0;
+    *len = n;
+    return 1;
+}
+
+const char *sl_input_name(const sl_input *in) { return in->name; }
+uint64_t sl_input_offset(const sl_input *in) { return in->offset; }
+uint64_t sl_input_raw_offset(const sl_input *in) { return in->raw_off; }
+int64_t sl_input_raw_size(const sl_input *in) { return in->raw_size; }
+sl_compression sl_input_compression(const sl_input *in) { return in->comp; }
+
+void sl_input_close(sl_input *in)
+{
+    if (!in)
+        return;
+    if (in->ar)
+        archive_read_free(in->ar);
+    if (in->own_fd && in->fd >= 0)
+        close(in->fd);
+    free(in->rawbuf);
+    free(in->buf);
+    free(in->name);
+    free(in);
+}
+
+int sl_read_file(const char *path, char **data, size_t *len, sl_err *err)
+{
+    sl_input *in = sl_input_open(path, err);
+    if (!in)
+        return -1;
+    size_t cap = in->raw_size > 0 && in->comp == SL_COMP_NONE ? (size_t)in->raw_size + 1 : 1 << 16, n = 0;
+    char *p = sl_xmalloc(cap);
+    for (;;) {
+        if (n + 1 >= cap) {
+            cap *= 2;
+            p = sl_xrealloc(p, cap);
+        }
+        long r = sl_input_read(in, p + n, cap - n - 1, err);
+        if (r < 0) {
+            free(p);
+            sl_input_close(in);
+            return -1;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    p[n] = 0;
+    *data = p;
+    *len = n;
+    sl_input_close(in);
+    return 0;
+}
+
+/* ---- atomic output -------------------------------------------------- */
+
+#define OUT_BUF (1u << 20)
+
+struct sl_output {
+    char *path, *tmp;
+    int fd;
+    unsigned char *buf;
+    size_t len;
+    uint64_t bytes;
+    int failed;
+    sl_output *next, *prev;
+};
+
+static sl_output *open_outputs;
+
+static void reg(sl_output *o)
+{
+    o->next = open_outputs;
+    if (open_outputs)
+        open_outputs->prev = o;
+    open_outputs = o;
+}
+
+static void unreg(sl_output *o)
+{
+    if (o->prev)
+        o->prev->next = o->next;
+    else if (open_outputs == o)
+        open_outputs = o->next;
+    if (o->next)
+        o->next->prev = o->prev;
+    o->next = o->prev = NULL;
+}
+
+sl_output *sl_output_open(const char *path, sl_err *err)
+{
+    sl_output *o = sl_xcalloc(1, sizeof *o);
+    o->buf = sl_xmalloc(OUT_BUF);
+    if (!strcmp(path, "-")) {
+        o->path = sl_xstrdup("<stdout>");
+        o->fd = 1;
+        return o;
+    }
+    o->path = sl_xstrdup(path);
+    size_t n = strlen(path) + 64;
+    o->tmp = sl_xmalloc(n);
+    static unsigned counter;
+    snprintf(o->tmp, n, "%s.tmp.%ld.%u", path, (long)getpid(), counter++);
+    o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (o->fd < 0) {
+        sl_errf(err, "%s: cannot create: %s", path, strerror(errno));
+        free(o->tmp);
+        free(o->path);
+        free(o->buf);
+        free(o);
+        return NULL;
+    }
+    reg(o);
+    return o;
+}
+
+static int flush_out(sl_output *o, sl_err *err)
+{
+    size_t off = 0;
+    while (off < o->len) {
+        ssize_t w = write(o->fd, o->buf + off, o->len - off);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            o->failed = 1;
+            return sl_errf(err, "%s: write failed: %s", o->path, strerror(errno));
+        }
+        off += (size_t)w;
+    }
+    o->len = 0;
+    return 0;
+}
+
+int sl_output_write(sl_output *o, const void *p, size_t n, sl_err *err)
+{
+    if (o->failed)
+        return sl_errf(err, "%s: write failed earlier", o->path);
+    const unsigned char *s = p;
+    while (n) {
+        if (o->len == OUT_BUF && flush_out(o, err))
+            return -1;
+        size_t k = OUT_BUF - o->len;
+        if (k > n)
+            k = n;
+        memcpy(o->buf + o->len, s, k);
+        o->len += k;
+        s += k;
+        n -= k;
+        o->bytes += k;
+    }
+    return 0;
+}
+
+int sl_output_printf(sl_output *o, sl_err *err, const char *fmt, ...)
+{
+    char small[512];
+    va_list ap, ap2;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    int rc;
+    if (n < (int)sizeof small) {
+        rc = sl_output_write(o, small, (size_t)n, err);
+    } else {
+        char *big = sl_xmalloc((size_t)n + 1);
+        vsnprintf(big, (size_t)n + 1, fmt, ap2);
+        rc = sl_output_write(o, big, (size_t)n, err);
+        free(big);
+    }
+    va_end(ap2);
+    return rc;
+}
+
+static void out_free(sl_output *o)
+{
+    free(o->buf);
+    free(o->path);
+    free(o->tmp);
+    free(o);
+}
+
+int sl_output_commit(sl_output *o, sl_err *err)
+{
+    if (flush_out(o, err)) {
+        sl_output_abort(o);
+        return -1;
+    }
+    if (!o->tmp) { /* stdout */
+        out_free(o);
+        return 0;
+    }
+    if (fsync(o->fd) != 0 && errno != EINVAL) {
+        sl_errf(err, "%s: fsync failed: %s", o->path, strerror(errno));
+        sl_output_abort(o);
+        return -1;
+    }
+    if (close(o->fd) != 0) {
+        o->fd = -1;
+        sl_errf(err, "%s: close failed: %s", o->path, strerror(errno));
+        sl_output_abort(o);
+        return -1;
+    }
+    o->fd = -1;
+    if (rename(o->tmp, o->path) != 0) {
+        sl_errf(err, "%s: cannot rename %s into place: %s", o->path, o->tmp, strerror(errno));
+        sl_output_abort(o);
+        return -1;
+    }
+    /* make the rename durable */
+    char *dcopy = sl_xstrdup(o->path);
+    int dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+    free(dcopy);
+    unreg(o);
+    out_free(o);
+    return 0;
+}
+
+void sl_output_abort(sl_output *o)
+{
+    if (!o)
+        return;
+    if (o->tmp) {
+        if (o->fd >= 0)
+            close(o->fd);
+        unlink(o->tmp);
+        unreg(o);
+    }
+    out_free(o);
+}
+
+const char *sl_output_name(const sl_output *o) { return o->path; }
+uint64_t sl_output_bytes(const sl_output *o) { return o->bytes; }
+
+void sl_output_abort_all(void)
+{
+    /* async-signal-safe enough: unlink only, no frees */
+    for (sl_output *o = open_outputs; o; o = o->next)
+        if (o->tmp)
+            unlink(o->tmp);
+}

@@ -1,0 +1,710 @@
+/* JSON parser (DOM, arena-allocated) and writer helpers. See json.h. */
+#include "stream/json.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- arena ---------------------------------------------------------- */
+
+typedef struct arena_block {
+    struct arena_block *next;
+    size_t used, cap;
+    max_align_t data[];
+} arena_block;
+
+struct sl_json_doc {
+    arena_block *blocks;
+    sl_json *root;
+};
+
+static void *arena_alloc(sl_json_doc *d, size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    arena_block *b = d->blocks;
+    if (!b || b->cap - b->used < n) {
+        size_t cap = n > 65536 ? n : 65536;
+        arena_block *nb = sl_xmalloc(sizeof *nb + cap);
+        nb->cap = cap;
+        nb->used = 0;
+        nb->next = b;
+        d->blocks = nb;
+        b = nb;
+    }
+    void *p = (char *)b->data + b->used;
+    b->used += n;
+    return p;
+}
+
+/* ---- UTF-8 ---------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if the bytes at s do
+ * not start a valid sequence; *bad is then the length of the maximal subpart
+ * to replace (Unicode 15, section 3.9 "U+FFFD substitution of maximal
+ * subparts", as Python's decode(errors="replace") does). */
+static size_t utf8_seq(const unsigned char *s, size_t n, size_t *bad)
+{
+    unsigned c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t need;
+    unsigned lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF)
+        need = 1;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        need = 2;
+        if (c == 0xE0)
+            lo = 0xA0;
+        else if (c == 0xED)
+            hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        need = 3;
+        if (c == 0xF0)
+            lo = 0x90;
+        else if (c == 0xF4)
+            hi = 0x8F;
+    } else {
+        *bad = 1;
+        return 0;
+    }
+    size_t i = 1;
+    for (; i <= need; i++) {
+        if (i >= n) {
+            *bad = i;
+            return 0;
+        }
+        unsigned b = s[i];
+        unsigned l = i == 1 ? lo : 0x80, h = i == 1 ? hi : 0xBF;
+        if (b < l || b > h) {
+            *bad = i;
+            return 0;
+        }
+    }
+    return need + 1;
+}
+
+size_t sl_utf8_check(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        if (p[i] < 0x80) {
+            i++;
+            continue;
+        }
+        size_t bad, k = utf8_seq(p + i, n - i, &bad);
+        if (!k)
+            return i;
+        i += k;
+    }
+    return n;
+}
+
+size_t sl_utf8_repair(sl_buf *out, const char *s, size_t n, int mode)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t count = 0, i = 0, run = 0;
+    sl_buf_reserve(out, n);
+    while (i < n) {
+        if (p[i] < 0x80) {
+            i++;
+            run++;
+            continue;
+        }
+        size_t bad = 0, k = utf8_seq(p + i, n - i, &bad);
+        if (k) {
+            i += k;
+            run += k;
+            continue;
+        }
+        sl_buf_append(out, s + i - run, run);
+        run = 0;
+        if (mode == SL_UTF8_REPLACE)
+            sl_buf_append(out, "\xEF\xBF\xBD", 3);
+        count++;
+        i += bad;
+    }
+    sl_buf_append(out, s + i - run, run);
+    return count;
+}
+
+/* ---- parser --------------------------------------------------------- */
+
+typedef struct parser {
+    const char *s;
+    size_t n, i;
+    sl_json_doc *doc;
+    sl_json_opts *opts;
+    sl_err *err;
+    sl_buf tmp;
+    int depth;
+} parser;
+
+static int perr(parser *p, const char *what)
+{
+    return sl_errf(p->err, "offset %zu: %s", p->i, what);
+}
+
+static void skip_ws(parser *p)
+{
+    while (p->i < p->n) {
+        char c = p->s[p->i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+            p->i++;
+        else
+            break;
+    }
+}
+
+static sl_json *node(parser *p, sl_json_type t)
+{
+    sl_json *v = arena_alloc(p->doc, sizeof *v);
+    memset(v, 0, sizeof *v);
+    v->type = t;
+    v->offset = p->i;
+    return v;
+}
+
+static int hex4(parser *p, unsigned *out)
+{
+    if (p->n - p->i < 4)
+        return perr(p, "truncated \\u escape");
+    unsigned v = 0;
+    for (int k = 0; k < 4; k++) {
+        char c = p->s[p->i + k];
+        v <<= 4;
+        if (c >= '0' && c <= '9')
+            v |= (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            v |= (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            v |= (unsigned)(c - 'A' + 10);
+        else
+            return perr(p, "bad hex digit in \\u escape");
+    }
+    p->i += 4;
+    *out = v;
+    return 0;
+}
+
+static void put_cp(sl_buf *b, unsigned cp)
+{
+    char u[4];
+    size_t n;
+    if (cp < 0x80) {
+        u[0] = (char)cp;
+        n = 1;
+    } else if (cp < 0x800) {
+        u[0] = (char)(0xC0 | (cp >> 6));
+        u[1] = (char)(0x80 | (cp & 0x3F));
+        n = 2;
+    } else if (cp < 0x10000) {
+        u[0] = (char)(0xE0 | (cp >> 12));
+        u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        u[2] = (char)(0x80 | (cp & 0x3F));
+        n = 3;
+    } else {
+        u[0] = (char)(0xF0 | (cp >> 18));
+        u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        u[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        u[3] = (char)(0x80 | (cp & 0x3F));
+        n = 4;
+    }
+    sl_buf_append(b, u, n);
+}
+
+/* Parses a string at p->i (which is at '"'). */
+static sl_json *parse_string(parser *p)
+{
+    sl_json *v = node(p, SL_JSON_STRING);
+    p->i++;
+    sl_buf *b = &p->tmp;
+    sl_buf_clear(b);
+    for (;;) {
+        /* copy a run of plain bytes */
+        size_t start = p->i;
+        while (p->i < p->n) {
+            unsigned char c = (unsigned char)p->s[p->i];
+            if (c == '"' || c == '\\' || c < 0x20)
+                break;
+            p->i++;
+        }
+        if (p->i > start) {
+            const char *run = p->s + start;
+            size_t rn = p->i - start;
+            size_t bad = sl_utf8_check(run, rn);
+            if (bad == rn) {
+                sl_buf_append(b, run, rn);
+            } else {
+                int mode = p->opts ? p->opts->invalid_utf8 : SL_UTF8_REPLACE;
+                if (mode == SL_UTF8_ERROR) {
+                    p->i = start + bad;
+                    perr(p, "invalid UTF-8 in string");
+                    return NULL;
+                }
+                size_t c = sl_utf8_repair(b, run, rn, mode);
+                if (p->opts)
+                    p->opts->invalid_count += c;
+            }
+        }
+        if (p->i >= p->n) {
+            perr(p, "unterminated string");
+            return NULL;
+        }
+        unsigned char c = (unsigned char)p->s[p->i];
+        if (c == '"') {
+            p->i++;
+            break;
+        }
+        if (c < 0x20) {
+            perr(p, "control character in string");
+            return NULL;
+        }
+        /* escape */
+        p->i++;
+        if (p->i >= p->n) {
+            perr(p, "unterminated string");
+            return NULL;
+        }
+        char e = p->s[p->i++];
+        switch (e) {
+        case '"': sl_buf_putc(b, '"'); break;
+        case '\\': sl_buf_putc(b, '\\'); break;
+        case '/': sl_buf_putc(b, '/'); break;
+        case 'b': sl_buf_putc(b, '\b'); break;
+        case 'f': sl_buf_putc(b, '\f'); break;
+        case 'n': sl_buf_putc(b, '\n'); break;
+        case 'r': sl_buf_putc(b, '\r'); break;
+        case 't': sl_buf_putc(b, '\t'); break;
+        case 'u': {
+            unsigned cp;
+            if (hex4(p, &cp))
+                return NULL;
+            if (cp >= 0xD800 && cp <= 0xDBFF) {
+                /* high surrogate: needs a following \uDC00-DFFF */
+                if (p->n - p->i >= 6 && p->s[p->i] == '\\' && p->s[p->i + 1] == 'u') {
+                    size_t save = p->i;
+                    p->i += 2;
+                    unsigned lo;
+                    if (hex4(p, &lo))
+                        return NULL;
+                    if (lo >= 0xDC00 && lo <= 0xDFFF) {
+                        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    } else {
+                        p->i = save;
+                        cp = 0xFFFD;
+                    }
+                } else {
+                    cp = 0xFFFD;
+                }
+                if (cp == 0xFFFD && p->opts)
+                    p->opts->invalid_count++;
+            } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+                cp = 0xFFFD;
+                if (p->opts)
+                    p->opts->invalid_count++;
+            }
+            put_cp(b, cp);
+            break;
+        }
+        default:
+            p->i--;
+            perr(p, "bad escape in string");
+            return NULL;
+        }
+    }
+    char *s = arena_alloc(p->doc, b->len + 1);
+    memcpy(s, b->data ? b->data : "", b->len);
+    s[b->len] = 0;
+    v->str = s;
+    v->str_len = b->len;
+    return v;
+}
+
+static sl_json *parse_number(parser *p)
+{
+    sl_json *v = node(p, SL_JSON_NUMBER);
+    size_t st = p->i;
+    if (p->i < p->n && p->s[p->i] == '-')
+        p->i++;
+    if (p->i >= p->n) {
+        perr(p, "bad number");
+        return NULL;
+    }
+    if (p->s[p->i] == '0') {
+        p->i++;
+    } else if (p->s[p->i] >= '1' && p->s[p->i] <= '9') {
+        while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9')
+            p->i++;
+    } else {
+        perr(p, "bad number");
+        return NULL;
+    }
+    if (p->i < p->n && p->s[p->i] == '.') {
+        p->i++;
+        size_t d = p->i;
+        while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9')
+            p->i++;
+        if (p->i == d) {
+            perr(p, "bad number: digit expected after '.'");
+            return NULL;
+        }
+    }
+    if (p->i < p->n && (p->s[p->i] == 'e' || p->s[p->i] == 'E')) {
+        p->i++;
+        if (p->i < p->n && (p->s[p->i] == '+' || p->s[p->i] == '-'))
+            p->i++;
+        size_t d = p->i;
+        while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9')
+            p->i++;
+        if (p->i == d) {
+            perr(p, "bad number: digit expected in exponent");
+            return NULL;
+        }
+    }
+    size_t len = p->i - st;
+    char *s = arena_alloc(p->doc, len + 1);
+    memcpy(s, p->s + st, len);
+    s[len] = 0;
+    v->str = s;
+    v->str_len = len;
+    v->num = strtod(s, NULL);
+    return v;
+}
+
+static sl_json *parse_value(parser *p);
+
+/* Children are collected on a temporary growable array, then copied into
+ * the arena (arrays of pointers). */
+typedef struct kidvec {
+    sl_json **v;
+    size_t n, cap;
+} kidvec;
+
+static void kid_push(kidvec *k, sl_json *j)
+{
+    if (k->n == k->cap) {
+        k->cap = k->cap ? k->cap * 2 : 8;
+        k->v = sl_xrealloc(k->v, k->cap * sizeof *k->v);
+    }
+    k->v[k->n++] = j;
+}
+
+static sl_json **kid_commit(parser *p, kidvec *k)
+{
+    sl_json **a = arena_alloc(p->doc, (k->n ? k->n : 1) * sizeof *a);
+    if (k->n)
+        memcpy(a, k->v, k->n * sizeof *a);
+    free(k->v);
+    return a;
+}
+
+static sl_json *parse_container(parser *p, int obj)
+{
+    if (++p->depth > SL_JSON_MAX_DEPTH) {
+        perr(p, "nesting too deep");
+        return NULL;
+    }
+    sl_json *v = node(p, obj ? SL_JSON_OBJECT : SL_JSON_ARRAY);
+    p->i++;
+    kidvec kids = {0}, keys = {0};
+    skip_ws(p);
+    if (p->i < p->n && p->s[p->i] == (obj ? '}' : ']')) {
+        p->i++;
+        goto done;
+    }
+    for (;;) {
+        skip_ws(p);
+        if (obj) {
+            if (p->i >= p->n || p->s[p->i] != '"') {
+                perr(p, p->i >= p->n ? "unexpected end of input in object" : "object key (string) expected");
+                goto fail;
+            }
+            sl_json *k = parse_string(p);
+            if (!k)
+                goto fail;
+            kid_push(&keys, k);
+            skip_ws(p);
+            if (p->i >= p->n || p->s[p->i] != ':') {
+                perr(p, "':' expected after object key");
+                goto fail;
+            }
+            p->i++;
+        }
+        sl_json *c = parse_value(p);
+        if (!c)
+            goto fail;
+        kid_push(&kids, c);
+        skip_ws(p);
+        if (p->i >= p->n) {
+            perr(p, obj ? "unexpected end of input in object" : "unexpected end of input in array");
+            goto fail;
+        }
+        char ch = p->s[p->i];
+        if (ch == ',') {
+            p->i++;
+            continue;
+        }
+        if (ch == (obj ? '}' : ']')) {
+            p->i++;
+            break;
+        }
+        perr(p, obj ? "',' or '}' expected in object" : "',' or ']' expected in array");
+        goto fail;
+    }
+done:
+    v->n = kids.n;
+    v->kids = kid_commit(p, &kids);
+    if (obj)
+        v->keys = kid_commit(p, &keys);
+    else
+        free(keys.v);
+    p->depth--;
+    return v;
+fail:
+    free(kids.v);
+    free(keys.v);
+    return NULL;
+}
+
+static int lit(parser *p, const char *w)
+{
+    size_t n = strlen(w);
+    if (p->n - p->i >= n && !memcmp(p->s + p->i, w, n)) {
+        p->i += n;
+        return 1;
+    }
+    return 0;
+}
+
+static sl_json *parse_value(parser *p)
+{
+    skip_ws(p);
+    if (p->i >= p->n) {
+        perr(p, "unexpected end of input, value expected");
+        return NULL;
+    }
+    char c = p->s[p->i];
+    switch (c) {
+    case '{': return parse_container(p, 1);
+    case '[': return parse_container(p, 0);
+    case '"': return parse_string(p);
+    case 't': {
+        sl_json *v = node(p, SL_JSON_TRUE);
+        if (lit(p, "true"))
+            return v;
+        break;
+    }
+    case 'f': {
+        sl_json *v = node(p, SL_JSON_FALSE);
+        if (lit(p, "false"))
+            return v;
+        break;
+    }
+    case 'n': {
+        sl_json *v = node(p, SL_JSON_NULL);
+        if (lit(p, "null"))
+            return v;
+        break;
+    }
+    default:
+        if (c == '-' || (c >= '0' && c <= '9'))
+            return parse_number(p);
+    }
+    perr(p, "invalid JSON value");
+    return NULL;
+}
+
+sl_json_doc *sl_json_parse(const char *text, size_t len, sl_json_opts *opts, sl_err *err)
+{
+    sl_json_doc *d = sl_xcalloc(1, sizeof *d);
+    parser p = {.s = text, .n = len, .doc = d, .opts = opts, .err = err};
+    sl_json *v = parse_value(&p);
+    if (v) {
+        skip_ws(&p);
+        if (p.i != p.n) {
+            perr(&p, "unexpected data after JSON value");
+            v = NULL;
+        }
+    }
+    sl_buf_free(&p.tmp);
+    if (!v) {
+        sl_json_free(d);
+        return NULL;
+    }
+    d->root = v;
+    return d;
+}
+
+sl_json *sl_json_root(sl_json_doc *doc) { return doc ? doc->root : NULL; }
+
+void sl_json_free(sl_json_doc *doc)
+{
+    if (!doc)
+        return;
+    arena_block *b = doc->blocks;
+    while (b) {
+        arena_block *n = b->next;
+        free(b);
+        b = n;
+    }
+    free(doc);
+}
+
+/* ---- lookup --------------------------------------------------------- */
+
+sl_json *sl_json_get(const sl_json *obj, const char *key)
+{
+    if (!obj || obj->type != SL_JSON_OBJECT)
+        return NULL;
+    size_t kl = strlen(key);
+    for (size_t i = obj->n; i-- > 0;) /* last duplicate wins */
+        if (obj->keys[i]->str_len == kl && !memcmp(obj->keys[i]->str, key, kl))
+            return obj->kids[i];
+    return NULL;
+}
+
+const char *sl_json_get_str(const sl_json *obj, const char *key)
+{
+    sl_json *v = sl_json_get(obj, key);
+    return v && v->type == SL_JSON_STRING ? v->str : NULL;
+}
+
+int sl_json_is_int(const sl_json *v, int64_t *out)
+{
+    if (!v || v->type != SL_JSON_NUMBER)
+        return 0;
+    /* integers only: no fraction or exponent, within int64 */
+    for (size_t i = 0; i < v->str_len; i++)
+        if (v->str[i] == '.' || v->str[i] == 'e' || v->str[i] == 'E')
+            return 0;
+    char *end;
+
+    long long x = strtoll(v->str, &end, 10);
+    if (*end)
+        return 0;
+    if ((x == LLONG_MAX || x == LLONG_MIN) && v->str_len > 18) {
+        /* possible overflow: compare text */
+        char buf[32];
+        snprintf(buf, sizeof buf, "%lld", x);
+        if (strcmp(buf, v->str))
+            return 0;
+    }
+    if (out)
+        *out = x;
+    return 1;
+}
+
+int sl_json_get_int(const sl_json *obj, const char *key, int64_t *out)
+{
+    return sl_json_is_int(sl_json_get(obj, key), out) ? 0 : -1;
+}
+
+int sl_json_get_num(const sl_json *obj, const char *key, double *out)
+{
+    sl_json *v = sl_json_get(obj, key);
+    if (!v || v->type != SL_JSON_NUMBER)
+        return -1;
+    *out = v->num;
+    return 0;
+}
+
+int sl_json_get_bool(const sl_json *obj, const char *key, int *out)
+{
+    sl_json *v = sl_json_get(obj, key);
+    if (!v || (v->type != SL_JSON_TRUE && v->type != SL_JSON_FALSE))
+        return -1;
+    *out = v->type == SL_JSON_TRUE;
+    return 0;
+}
+
+/* ---- writer --------------------------------------------------------- */
+
+void sl_json_put_str(sl_buf *b, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    sl_buf_reserve(b, n + 2);
+    sl_buf_putc(b, '"');
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\') {
+            run++;
+            continue;
+        }
+        sl_buf_append(b, s + i - run, run);
+        run = 0;
+        switch (c) {
+        case '"': sl_buf_append(b, "\\\"", 2); break;
+        case '\\': sl_buf_append(b, "\\\\", 2); break;
+        case '\n': sl_buf_append(b, "\\n", 2); break;
+        case '\r': sl_buf_append(b, "\\r", 2); break;
+        case '\t': sl_buf_append(b, "\\t", 2); break;
+        case '\b': sl_buf_append(b, "\\b", 2); break;
+        case '\f': sl_buf_append(b, "\\f", 2); break;
+        default: {
+            char u[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            sl_buf_append(b, u, 6);
+        }
+        }
+    }
+    sl_buf_append(b, s + n - run, run);
+    sl_buf_putc(b, '"');
+}
+
+void sl_json_put_cstr(sl_buf *b, const char *s) { sl_json_put_str(b, s, strlen(s)); }
+
+void sl_json_put_num(sl_buf *b, double v)
+{
+    if (!isfinite(v)) {
+        sl_buf_puts(b, "null");
+        return;
+    }
+    if (v == (double)(int64_t)v && fabs(v) < 9.007199254740992e15) {
+        sl_buf_printf(b, "%lld", (long long)v);
+        return;
+    }
+    /* shortest representation that round-trips */
+    char tmp[40];
+    for (int prec = 6; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*g", prec, v);
+        if (strtod(tmp, NULL) == v)
+            break;
+    }
+    sl_buf_puts(b, tmp);
+}
+
+void sl_json_put_int(sl_buf *b, int64_t v) { sl_buf_printf(b, "%lld", (long long)v); }
+
+void sl_json_put_value(sl_buf *b, const sl_json *v)
+{
+    switch (v->type) {
+    case SL_JSON_NULL: sl_buf_puts(b, "null"); break;
+    case SL_JSON_TRUE: sl_buf_puts(b, "true"); break;
+    case SL_JSON_FALSE: sl_buf_puts(b, "false"); break;
+    case SL_JSON_NUMBER: sl_buf_append(b, v->str, v->str_len); break;
+    case SL_JSON_STRING: sl_json_put_str(b, v->str, v->str_len); break;
+    case SL_JSON_ARRAY:
+        sl_buf_putc(b, '[');
+        for (size_t i = 0; i < v->n; i++) {
+            if (i)
+                sl_buf_putc(b, ',');
+            sl_json_put_value(b, v->kids[i]);
+        }
+        sl_buf_putc(b, ']');
+        break;
+    case SL_JSON_OBJECT:
+        sl_buf_putc(b, '{');
+        for (size_t i = 0; i < v->n; i++) {
+            if (i)
+                sl_buf_putc(b, ',');
+            sl_json_put_str(b, v->keys[i]->str, v->keys[i]->str_len);
+            sl_buf_putc(b, ':');
+            sl_json_put_value(b, v->kids[i]);
+        }
+        sl_buf_putc(b, '}');
+        break;
+    }
+}

@@ -1,0 +1,578 @@
+/* The token stream format (docs/formats.md). */
+#include "stream/tokstream.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "stream/json.h"
+
+#define TS_END_MAGIC "SLTSEND\n"
+#define REC_HDR 25 /* tag + id_len + meta_len + src_bytes + n_tokens */
+#define TOK_CHUNK (1u << 18)
+
+static const char *const mod_names[] = {"unknown", "text", "dna", "audio", "ids"};
+
+const char *sl_modality_name(int m) { return m >= 0 && m <= 4 ? mod_names[m] : "unknown"; }
+
+int sl_modality_parse(const char *s)
+{
+    for (int i = 0; i <= 4; i++)
+        if (!strcmp(s, mod_names[i]))
+            return i;
+    return -1;
+}
+
+uint8_t sl_ts_width_for_vocab(uint64_t v)
+{
+    return v <= 256 ? 1 : v <= 65536 ? 2 : 4;
+}
+
+void sl_ts_header_init(sl_ts_header *h, int modality, uint32_t vocab_size)
+{
+    memset(h, 0, sizeof *h);
+    h->version = SL_TS_VERSION;
+    h->modality = (uint8_t)modality;
+    h->vocab_size = vocab_size;
+    h->width = sl_ts_width_for_vocab(vocab_size);
+    h->eos = h->bos = h->pad = h->unk = SL_TS_NO_ID;
+}
+
+void sl_ts_header_free(sl_ts_header *h)
+{
+    free(h->extra_json);
+    h->extra_json = NULL;
+}
+
+void sl_ts_header_copy(sl_ts_header *dst, const sl_ts_header *src)
+{
+    *dst = *src;
+    dst->extra_json = src->extra_json ? sl_xstrdup(src->extra_json) : NULL;
+}
+
+void sl_ts_header_set_extra(sl_ts_header *h, const char *json)
+{
+    free(h->extra_json);
+    h->extra_json = json && *json ? sl_xstrdup(json) : NULL;
+}
+
+/* ---- sl_doc ------------------------------------------------------------ */
+
+void sl_doc_set_id(sl_doc *d, const char *id, size_t n)
+{
+    if (n + 1 > d->cap_id) {
+        d->cap_id = n + 1 < 32 ? 32 : n + 1;
+        d->id = sl_xrealloc(d->id, d->cap_id);
+    }
+    memcpy(d->id, id, n);
+    d->id[n] = 0;
+    d->id_len = n;
+}
+
+void sl_doc_set_meta(sl_doc *d, const char *json, size_t n)
+{
+    if (n + 1 > d->cap_meta) {
+        d->cap_meta = n + 1 < 32 ? 32 : n + 1;
+        d->meta = sl_xrealloc(d->meta, d->cap_meta);
+    }
+    if (n)
+        memcpy(d->meta, json, n);
+    d->meta[n] = 0;
+    d->meta_len = n;
+}
+
+void sl_doc_reserve(sl_doc *d, size_t n)
+{
+    if (n <= d->cap_tokens)
+        return;
+    size_t c = d->cap_tokens ? d->cap_tokens : 256;
+    while (c < n)
+        c *= 2;
+    d->tokens = sl_xrealloc(d->tokens, c * sizeof *d->tokens);
+    d->cap_tokens = c;
+}
+
+void sl_doc_push(sl_doc *d, uint32_t t)
+{
+    if (d->n_tokens == d->cap_tokens)
+        sl_doc_reserve(d, d->n_tokens + 1);
+    d->tokens[d->n_tokens++] = t;
+}
+
+void sl_doc_clear(sl_doc *d)
+{
+    d->n_tokens = 0;
+    d->id_len = 0;
+    if (d->id)
+        d->id[0] = 0;
+    d->meta_len = 0;
+    if (d->meta)
+        d->meta[0] = 0;
+    d->src_bytes = 0;
+}
+
+void sl_doc_free(sl_doc *d)
+{
+    free(d->id);
+    free(d->tokens);
+    free(d->meta);
+    memset(d, 0, sizeof *d);
+}
+
+/* ---- little-endian helpers --------------------------------------------- */
+
+static void put_u32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put_u64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get_u32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t get_u64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* ---- writer ------------------------------------------------------------- */
+
+struct sl_ts_writer {
+    sl_output *out;
+    sl_ts_header h;
+    XXH64_state_t *xx;
+    uint64_t count, tokens;
+    unsigned char *tmp;
+    size_t tmp_cap;
+};
+
+static void put_special(sl_buf *b, const char *name, int64_t v, int *first)
+{
+    if (v == SL_TS_NO_ID)
+        return;
+    sl_buf_printf(b, "%s\"%s\":%" PRId64, *first ? "" : ",", name, v);
+    *first = 0;
+}
+
+static void header_json(sl_buf *b, const sl_ts_header *h)
+{
+    int first = 1;
+    sl_buf_putc(b, '{');
+    put_special(b, "eos", h->eos, &first);
+    put_special(b, "bos", h->bos, &first);
+    put_special(b, "pad", h->pad, &first);
+    put_special(b, "unk", h->unk, &first);
+    if (h->fingerprint[0]) {
+        sl_buf_puts(b, first ? "\"fingerprint\":" : ",\"fingerprint\":");
+        sl_json_put_cstr(b, h->fingerprint);
+        first = 0;
+    }
+    if (h->tokenizer[0]) {
+        sl_buf_puts(b, first ? "\"tokenizer\":" : ",\"tokenizer\":");
+        sl_json_put_cstr(b, h->tokenizer);
+        first = 0;
+    }
+    if (h->extra_json && h->extra_json[0]) {
+        sl_buf_puts(b, first ? "\"extra\":" : ",\"extra\":");
+        sl_buf_puts(b, h->extra_json);
+    }
+    sl_buf_putc(b, '}');
+}
+
+sl_ts_writer *sl_ts_writer_open(sl_output *out, const sl_ts_header *h, sl_err *err)
+{
+    if (h->vocab_size == 0) {
+        sl_errf(err, "%s: token stream needs a vocab size > 0", sl_output_name(out));
+        return NULL;
+    }
+    sl_ts_writer *w = sl_xcalloc(1, sizeof *w);
+    w->out = out;
+    sl_ts_header_copy(&w->h, h);
+    w->h.version = SL_TS_VERSION;
+    w->h.width = sl_ts_width_for_vocab(h->vocab_size);
+    sl_buf hdr = {0}, js = {0};
+    header_json(&js, &w->h);
+    unsigned char fixed[24];
+    memcpy(fixed, SL_TS_MAGIC, 8);
+    put_u32(fixed + 8, SL_TS_VERSION);
+    fixed[12] = w->h.width;
+    fixed[13] = w->h.modality;
+    fixed[14] = fixed[15] = 0;
+    put_u32(fixed + 16, w->h.vocab_size);
+    put_u32(fixed + 20, (uint32_t)js.len);
+    sl_buf_append(&hdr, fixed, 24);
+    sl_buf_append(&hdr, js.data, js.len);
+    unsigned char sum[8];
+    put_u64(sum, XXH64(hdr.data, hdr.len, 0));
+    sl_buf_append(&hdr, sum, 8);
+    int rc = sl_output_write(out, hdr.data, hdr.len, err);
+    sl_buf_free(&hdr);
+    sl_buf_free(&js);
+    if (rc) {
+        sl_ts_header_free(&w->h);
+        free(w);
+        return NULL;
+    }
+    w->xx = XXH64_createState();
+    XXH64_reset(w->xx, 0);
+    return w;
+}
+
+static int wr(sl_ts_writer *w, const void *p, size_t n, sl_err *err)
+{
+    XXH64_update(w->xx, p, n);
+    return sl_output_write(w->out, p, n, err);
+}
+
+int sl_ts_write_doc(sl_ts_writer *w, const sl_doc *d, sl_err *err)
+{
+    if (d->id_len >= SL_TS_MAX_ID_LEN)
+        return sl_errf(err, "document id of %zu bytes is too long (max %u)", d->id_len, SL_TS_MAX_ID_LEN - 1);
+    size_t ml = d->meta ? d->meta_len : 0;
+    if (ml >= SL_TS_MAX_META_LEN)
+        return sl_errf(err, "document '%.*s': metadata of %zu bytes is too long", (int)d->id_len, d->id, ml);
+    for (size_t i = 0; i < d->n_tokens; i++)
+        if (d->tokens[i] >= w->h.vocab_size)
+            return sl_errf(err, "document '%.*s' token %zu: id %u is not below the vocab size %u", (int)d->id_len,
+                           d->id ? d->id : "", i, d->tokens[i], w->h.vocab_size);
+    unsigned char rh[REC_HDR];
+    rh[0] = 'D';
+    put_u32(rh + 1, (uint32_t)d->id_len);
+    put_u32(rh + 5, (uint32_t)ml);
+    put_u64(rh + 9, d->src_bytes);
+    put_u64(rh + 17, d->n_tokens);
+    if (wr(w, rh, REC_HDR, err) || wr(w, d->id ? d->id : "", d->id_len, err) || wr(w, d->meta ? d->meta : "", ml, err))
+        return -1;
+    size_t width = w->h.width;
+    if (w->tmp_cap < TOK_CHUNK * 4) {
+        w->tmp_cap = TOK_CHUNK * 4;
+        w->tmp = sl_xrealloc(w->tmp, w->tmp_cap);
+    }
+    for (size_t i = 0; i < d->n_tokens; i += TOK_CHUNK) {
+        size_t k = d->n_tokens - i < TOK_CHUNK ? d->n_tokens - i : TOK_CHUNK;
+        const uint32_t *t = d->tokens + i;
+        unsigned char *p = w->tmp;
+        if (width == 1)
+            for (size_t j = 0; j < k; j++)
+                p[j] = (unsigned char)t[j];
+        else if (width == 2)
+            for (size_t j = 0; j < k; j++) {
+                p[2 * j] = (unsigned char)t[j];
+                p[2 * j + 1] = (unsigned char)(t[j] >> 8);
+            }
+        else
+            for (size_t j = 0; j < k; j++)
+                put_u32(p + 4 * j, t[j]);
+        if (wr(w, p, k * width, err))
+            return -1;
+    }
+    w->count++;
+    w->tokens += d->n_tokens;
+    return 0;
+}
+
+uint64_t sl_ts_writer_count(const sl_ts_writer *w) { return w->count; }
+
+static void writer_free(sl_ts_writer *w)
+{
+    XXH64_freeState(w->xx);
+    sl_ts_header_free(&w->h);
+    free(w->tmp);
+    free(w);
+}
+
+int sl_ts_writer_finish(sl_ts_writer *w, sl_err *err)
+{
+    unsigned char t[33];
+    t[0] = 'E';
+    put_u64(t + 1, w->count);
+    put_u64(t + 9, w->tokens);
+    put_u64(t + 17, XXH64_digest(w->xx));
+    memcpy(t + 25, TS_END_MAGIC, 8);
+    int rc = sl_output_write(w->out, t, sizeof t, err);
+    writer_free(w);
+    return rc;
+}
+
+void sl_ts_writer_abort(sl_ts_writer *w)
+{
+    if (w)
+        writer_free(w);
+}
+
+/* ---- reader ------------------------------------------------------------- */
+
+struct sl_ts_reader {
+    sl_input *in;
+    sl_ts_header h;
+    XXH64_state_t *xx;
+    uint64_t count, tokens;
+    int done;
+    unsigned char *tmp;
+};
+
+int sl_ts_sniff(const void *p, size_t n) { return n >= 8 && !memcmp(p, SL_TS_MAGIC, 8); }
+
+static int rd(sl_ts_reader *r, void *p, size_t n, const char *what, sl_err *err)
+{
+    uint64_t at = sl_input_offset(r->in);
+    int rc = sl_input_read_full(r->in, p, n, err);
+    if (rc == 1)
+        return sl_errf(err, "%s: offset %llu: stream is truncated (end of input in %s)", sl_input_name(r->in),
+                       (unsigned long long)at, what);
+    if (rc < 0) {
+        if (strstr(err->msg, "unexpected end of input"))
+            sl_errf(err, "%s: offset %llu: stream is truncated (end of input in %s)", sl_input_name(r->in),
+                    (unsigned long long)at, what);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_special(const sl_json *o, const char *name, int64_t *out, const char *src, sl_err *err)
+{
+    sl_json *v = sl_json_get(o, name);
+    *out = SL_TS_NO_ID;
+    if (!v || v->type == SL_JSON_NULL)
+        return 0;
+    int64_t x;
+    if (!sl_json_is_int(v, &x) || x < 0 || x > UINT32_MAX)
+        return sl_errf(err, "%s: header: '%s' is not a token id", src, name);
+    *out = x;
+    return 0;
+}
+
+sl_ts_reader *sl_ts_reader_open(sl_input *in, sl_err *err)
+{
+    const char *name = sl_input_name(in);
+    sl_ts_reader *r = sl_xcalloc(1, sizeof *r);
+    r->in = in;
+    unsigned char fixed[24];
+    int rc = sl_input_read_full(in, fixed, 8, err);
+    if (rc == 1) {
+        sl_errf(err, "%s: empty input, not a token stream", name);
+        goto fail;
+    }
+    if (rc < 0) {
+        if (strstr(err->msg, "unexpected end"))
+            sl_errf(err, "%s: offset 0: not a token stream (too short)", name);
+        goto fail;
+    }
+    if (memcmp(fixed, SL_TS_MAGIC, 8)) {
+        sl_errf(err, "%s: offset 0: not a token stream (bad magic; expected '%s')", name, SL_TS_MAGIC);
+        goto fail;
+    }
+    if (rd(r, fixed + 8, 16, "header", err))
+        goto fail;
+    r->h.version = get_u32(fixed + 8);
+    r->h.width = fixed[12];
+    r->h.modality = fixed[13];
+    r->h.vocab_size = get_u32(fixed + 16);
+    uint32_t jl = get_u32(fixed + 20);
+    if (r->h.version != SL_TS_VERSION) {
+        sl_errf(err, "%s: offset 8: unsupported token stream version %u (this sluice reads %d)", name, r->h.version,
+                SL_TS_VERSION);
+        goto fail;
+    }
+    if (jl > SL_TS_MAX_HEADER_JSON) {
+        sl_errf(err, "%s: offset 20: header JSON length %u is too large", name, jl);
+        goto fail;
+    }
+    unsigned char *hb = sl_xmalloc(24 + jl + 8);
+    memcpy(hb, fixed, 24);
+    if (rd(r, hb + 24, jl + 8, "header", err)) {
+        free(hb);
+        goto fail;
+    }
+    if (XXH64(hb, 24 + jl, 0) != get_u64(hb + 24 + jl)) {
+        free(hb);
+        sl_errf(err, "%s: offset %u: header checksum mismatch (corrupt stream)", name, 24 + jl);
+        goto fail;
+    }
+    if (r->h.vocab_size == 0 || r->h.width != sl_ts_width_for_vocab(r->h.vocab_size) || r->h.modality > 4) {
+        free(hb);
+        sl_errf(err, "%s: offset 12: inconsistent header (width %u, vocab size %u, modality %u)", name, r->h.width,
+                r->h.vocab_size, r->h.modality);
+        goto fail;
+    }
+    sl_json_doc *jd = sl_json_parse((const char *)hb + 24, jl, NULL, err);
+    free(hb);
+    if (!jd) {
+        sl_err_prefix(err, "%s: header JSON", name);
+        goto fail;
+    }
+    sl_json *o = sl_json_root(jd);
+    int bad = o->type != SL_JSON_OBJECT;
+    if (bad)
+        sl_errf(err, "%s: header JSON is not an object", name);
+    bad = bad || parse_special(o, "eos", &r->h.eos, name, err) || parse_special(o, "bos", &r->h.bos, name, err) ||
+          parse_special(o, "pad", &r->h.pad, name, err) || parse_special(o, "unk", &r->h.unk, name, err);
+    if (!bad) {
+        const char *fp = sl_json_get_str(o, "fingerprint"), *tk = sl_json_get_str(o, "tokenizer");
+        if (fp)
+            snprintf(r->h.fingerprint, sizeof r->h.fingerprint, "%s", fp);
+        if (tk)
+            snprintf(r->h.tokenizer, sizeof r->h.tokenizer, "%s", tk);
+        sl_json *ex = sl_json_get(o, "extra");
+        if (ex) {
+            sl_buf b = {0};
+            sl_json_put_value(&b, ex);
+            r->h.extra_json = b.data;
+        }
+    }
+    sl_json_free(jd);
+    if (bad)
+        goto fail;
+    r->xx = XXH64_createState();
+    XXH64_reset(r->xx, 0);
+    r->tmp = sl_xmalloc(TOK_CHUNK * 4);
+    return r;
+fail:
+    sl_ts_header_free(&r->h);
+    free(r);
+    return NULL;
+}
+
+const sl_ts_header *sl_ts_reader_header(const sl_ts_reader *r) { return &r->h; }
+uint64_t sl_ts_reader_count(const sl_ts_reader *r) { return r->count; }
+
+static int read_trailer(sl_ts_reader *r, uint64_t at, sl_err *err)
+{
+    const char *name = sl_input_name(r->in);
+    unsigned char t[32];
+    if (rd(r, t, 32, "trailer", err))
+        return -1;
+    if (memcmp(t + 24, TS_END_MAGIC, 8))
+        return sl_errf(err, "%s: offset %llu: bad trailer (corrupt stream)", name, (unsigned long long)at);
+    if (get_u64(t) != r->count || get_u64(t + 8) != r->tokens)
+        return sl_errf(err, "%s: offset %llu: trailer says %llu documents / %llu tokens, stream has %llu / %llu", name,
+                       (unsigned long long)at, (unsigned long long)get_u64(t), (unsigned long long)get_u64(t + 8),
+                       (unsigned long long)r->count, (unsigned long long)r->tokens);
+    if (get_u64(t + 16) != XXH64_digest(r->xx))
+        return sl_errf(err, "%s: offset %llu: checksum mismatch (corrupt stream)", name, (unsigned long long)at);
+    unsigned char extra;
+    long k = sl_input_read(r->in, &extra, 1, err);
+    if (k < 0)
+        return -1;
+    if (k > 0)
+        return sl_errf(err, "%s: offset %llu: unexpected data after the end of the stream", name,
+                       (unsigned long long)(sl_input_offset(r->in) - 1));
+    r->done = 1;
+    return 0;
+}
+
+int sl_ts_read_doc(sl_ts_reader *r, sl_doc *d, sl_err *err)
+{
+    if (r->done)
+        return 0;
+    const char *name = sl_input_name(r->in);
+    uint64_t at = sl_input_offset(r->in);
+    unsigned char rh[REC_HDR];
+    int rc = sl_input_read_full(r->in, rh, 1, err);
+    if (rc == 1)
+        return sl_errf(err, "%s: offset %llu: stream is truncated (no trailer after %llu documents)", name,
+                       (unsigned long long)at, (unsigned long long)r->count);
+    if (rc < 0)
+        return -1;
+    if (rh[0] == 'E')
+        return read_trailer(r, at, err) ? -1 : 0;
+    if (rh[0] != 'D')
+        return sl_errf(err, "%s: offset %llu: bad record tag 0x%02x (corrupt stream)", name, (unsigned long long)at,
+                       rh[0]);
+    if (rd(r, rh + 1, REC_HDR - 1, "record header", err))
+        return -1;
+    uint32_t il = get_u32(rh + 1), ml = get_u32(rh + 5);
+    uint64_t n = get_u64(rh + 17);
+    if (il >= SL_TS_MAX_ID_LEN || ml >= SL_TS_MAX_META_LEN)
+        return sl_errf(err, "%s: offset %llu: record lengths out of range (corrupt stream)", name,
+                       (unsigned long long)at);
+    if (n > (UINT64_MAX >> 3))
+        return sl_errf(err, "%s: offset %llu: token count %llu out of range (corrupt stream)", name,
+                       (unsigned long long)at, (unsigned long long)n);
+    XXH64_update(r->xx, rh, REC_HDR);
+    sl_doc_clear(d);
+    d->src_bytes = get_u64(rh + 9);
+    sl_doc_set_id(d, "", 0);
+    if (d->cap_id < il + 1) {
+        d->cap_id = il + 1;
+        d->id = sl_xrealloc(d->id, d->cap_id);
+    }
+    if (rd(r, d->id, il, "record id", err))
+        return -1;
+    d->id[il] = 0;
+    d->id_len = il;
+    XXH64_update(r->xx, d->id, il);
+    sl_doc_set_meta(d, "", 0);
+    if (ml) {
+        /* grow as data arrives so a lying length cannot force a huge allocation */
+        size_t got = 0;
+        while (got < ml) {
+            size_t k = ml - got < (1u << 20) ? ml - got : (1u << 20);
+            if (d->cap_meta < got + k + 1) {
+                d->cap_meta = got + k + 1;
+                d->meta = sl_xrealloc(d->meta, d->cap_meta);
+            }
+            if (rd(r, d->meta + got, k, "record metadata", err))
+                return -1;
+            got += k;
+        }
+        d->meta[ml] = 0;
+        d->meta_len = ml;
+        XXH64_update(r->xx, d->meta, ml);
+    }
+    size_t width = r->h.width;
+    uint32_t vocab = r->h.vocab_size;
+    for (uint64_t i = 0; i < n; i += TOK_CHUNK) {
+        size_t k = n - i < TOK_CHUNK ? (size_t)(n - i) : TOK_CHUNK;
+        if (rd(r, r->tmp, k * width, "record tokens", err))
+            return -1;
+        XXH64_update(r->xx, r->tmp, k * width);
+        sl_doc_reserve(d, (size_t)i + k);
+        uint32_t *t = d->tokens + i, bad = 0;
+        const unsigned char *p = r->tmp;
+        if (width == 1)
+            for (size_t j = 0; j < k; j++)
+                t[j] = p[j];
+        else if (width == 2)
+            for (size_t j = 0; j < k; j++)
+                t[j] = (uint32_t)p[2 * j] | (uint32_t)p[2 * j + 1] << 8;
+        else
+            for (size_t j = 0; j < k; j++)
+                t[j] = get_u32(p + 4 * j);
+        for (size_t j = 0; j < k; j++)
+            bad |= t[j] >= vocab;
+        if (bad)
+            for (size_t j = 0; j < k; j++)
+                if (t[j] >= vocab)
+                    return sl_errf(err, "%s: document '%s' token %llu: id %u is not below the vocab size %u", name,
+                                   d->id, (unsigned long long)(i + j), t[j], vocab);
+    }
+    d->n_tokens = (size_t)n;
+    r->count++;
+    r->tokens += n;
+    return 1;
+}
+
+void sl_ts_reader_close(sl_ts_reader *r)
+{
+    if (!r)
+        return;
+    if (r->xx)
+        XXH64_freeState(r->xx);
+    sl_ts_header_free(&r->h);
+    free(r->tmp);
+    free(r);
+}
