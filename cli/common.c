@@ -62,11 +62,10 @@ void sl_cli_common(sl_cli *cli, int opt, const char *arg)
     case 'h':
         sl_cli_print_help(cli->cmd, stdout);
         exit(0);
-    case ':':
-        sl_cli_usage_error(cli, "option '%s' needs a value", arg ? arg : "");
     default:
-        /* getopt_long already printed "unrecognized option"; keep one line of our own. */
-        sl_cli_usage_error(cli, "unknown option or missing value (see 'sluice help %s')", cli->cmd->name);
+        /* getopt_long returns '?' for an unknown option and for a missing value */
+        sl_cli_usage_error(cli, "unknown option or missing value: '%s' (see 'sluice help %s')", arg ? arg : "",
+                           cli->cmd->name);
     }
 }
 

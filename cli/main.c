@@ -1,4 +1,5 @@
 /* sluice: entry point and subcommand dispatch. */
+#include <getopt.h>
 #include <omp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -119,6 +120,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "sluice: %s: missing subcommand\nusage: %s\n", c->name, c->usage);
         return 2;
     }
+    opterr = 0; /* sl_cli_common reports unknown options in our own format */
     sl_cli cli = {.cmd = c, .output = "-", .threads = 0, .quiet = 0, .progress = -1};
     int rc = c->run(&cli, argc - off, argv + off);
     sl_output_abort_all(); /* anything not committed is not complete */

@@ -123,7 +123,8 @@ static int setup(sl_input *in, sl_err *err)
     archive_read_support_filter_all(in->ar);
     archive_read_support_format_raw(in->ar);
     if (archive_read_open(in->ar, in, NULL, ar_read_cb, NULL) != ARCHIVE_OK)
-        return sl_errf(err, "%s: %s", in->name, archive_error_string(in->ar));
+        return sl_errf(err, "%s: corrupt or truncated %s data: %s", in->name, comp_name(in->comp),
+                       archive_error_string(in->ar));
     struct archive_entry *ent;
     int r = archive_read_next_header(in->ar, &ent);
     if (r == ARCHIVE_EOF) {
@@ -131,7 +132,7 @@ static int setup(sl_input *in, sl_err *err)
         return 0;
     }
     if (r != ARCHIVE_OK)
-        return sl_errf(err, "%s: corrupt %s data: %s", in->name, comp_name(in->comp),
+        return sl_errf(err, "%s: corrupt or truncated %s data: %s", in->name, comp_name(in->comp),
                        archive_error_string(in->ar));
     return 0;
 }

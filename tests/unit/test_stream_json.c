@@ -1,0 +1,184 @@
+/* JSON parser and writer: RFC 8259 cases, escapes, surrogates, limits, round trips. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "stream/json.h"
+
+static sl_json_doc *P(const char *s, sl_err *e) { return sl_json_parse(s, strlen(s), NULL, e); }
+
+static void test_valid_values(void **st)
+{
+    (void)st;
+    const char *ok[] = {"0", "-0", "1.5e10", "-12.25E-3", "true", "false", "null", "\"\"", "[]", "{}",
+                        " [1, [2, [3]], {\"a\": {}}] ", "\"\\u00e9\\n\\t\\\"\\\\/\"", "123456789012345678"};
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+        sl_err e = {{0}};
+        sl_json_doc *d = P(ok[i], &e);
+        assert_non_null(d);
+        sl_json_free(d);
+    }
+}
+
+static void test_invalid_values(void **st)
+{
+    (void)st;
+    const char *bad[] = {"", " ", "01", "1.", ".5", "1e", "+1", "tru", "nul", "[1,]", "{\"a\"}", "{\"a\":1,}",
+                         "[1 2]", "\"abc", "\"\\x\"", "\"\\u12g4\"", "\"a\nb\"", "{1:2}", "[1]x", "{\"a\":1}}",
+                         "NaN", "Infinity", "'a'"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        sl_err e = {{0}};
+        sl_json_doc *d = P(bad[i], &e);
+        if (d)
+            fail_msg("accepted invalid JSON: %s", bad[i]);
+        assert_non_null(strstr(e.msg, "offset "));
+    }
+}
+
+static void test_strings_and_surrogates(void **st)
+{
+    (void)st;
+    sl_err e;
+    /* U+1F600 as a surrogate pair -> 4-byte UTF-8 */
+    sl_json_doc *d = P("\"\\ud83d\\ude00x\"", &e);
+    assert_non_null(d);
+    sl_json *v = sl_json_root(d);
+    assert_int_equal(v->str_len, 5);
+    assert_memory_equal(v->str, "\xF0\x9F\x98\x80x", 5);
+    sl_json_free(d);
+    /* lone surrogates become U+FFFD and are counted */
+    sl_json_opts o = {0};
+    d = sl_json_parse("\"a\\ud800b\\udc00\"", 16, &o, &e);
+    assert_non_null(d);
+    v = sl_json_root(d);
+    assert_int_equal(v->str_len, 8);
+    assert_memory_equal(v->str, "a\xEF\xBF\xBD" "b\xEF\xBF\xBD", 8);
+    assert_int_equal(o.invalid_count, 2);
+    sl_json_free(d);
+    /* \u0000 keeps the NUL inside the string */
+    d = P("\"a\\u0000b\"", &e);
+    assert_non_null(d);
+    assert_int_equal(sl_json_root(d)->str_len, 3);
+    assert_int_equal(sl_json_root(d)->str[1], 0);
+    sl_json_free(d);
+}
+
+static void test_raw_invalid_utf8_modes(void **st)
+{
+    (void)st;
+    const char s[] = "\"a\xff" "b\xe2\x82\"";
+    sl_err e;
+    sl_json_opts o = {.invalid_utf8 = SL_UTF8_REPLACE};
+    sl_json_doc *d = sl_json_parse(s, sizeof s - 1, &o, &e);
+    assert_non_null(d);
+    assert_string_equal(sl_json_root(d)->str, "a\xEF\xBF\xBD" "b\xEF\xBF\xBD");
+    assert_int_equal(o.invalid_count, 2);
+    sl_json_free(d);
+    o = (sl_json_opts){.invalid_utf8 = SL_UTF8_SKIP};
+    d = sl_json_parse(s, sizeof s - 1, &o, &e);
+    assert_string_equal(sl_json_root(d)->str, "ab");
+    sl_json_free(d);
+    o = (sl_json_opts){.invalid_utf8 = SL_UTF8_ERROR};
+    assert_null(sl_json_parse(s, sizeof s - 1, &o, &e));
+    assert_non_null(strstr(e.msg, "offset 2: invalid UTF-8"));
+}
+
+static void test_lookup(void **st)
+{
+    (void)st;
+    sl_err e;
+    sl_json_doc *d = P("{\"a\":1,\"b\":\"x\",\"a\":-7,\"f\":2.5,\"t\":true,\"big\":99999999999999999999}", &e);
+    sl_json *o = sl_json_root(d);
+    int64_t i;
+    assert_int_equal(sl_json_get_int(o, "a", &i), 0);
+    assert_int_equal(i, -7); /* last duplicate wins, as in Python */
+    assert_string_equal(sl_json_get_str(o, "b"), "x");
+    assert_int_equal(sl_json_get_int(o, "f", &i), -1);
+    assert_int_equal(sl_json_get_int(o, "big", &i), -1); /* out of int64 range */
+    int b;
+    assert_int_equal(sl_json_get_bool(o, "t", &b), 0);
+    assert_true(b);
+    assert_null(sl_json_get(o, "zz"));
+    sl_json_free(d);
+}
+
+static void test_depth_limit(void **st)
+{
+    (void)st;
+    size_t n = 100000;
+    char *s = malloc(2 * n + 1);
+    memset(s, '[', n);
+    memset(s + n, ']', n);
+    s[2 * n] = 0;
+    sl_err e;
+    assert_null(sl_json_parse(s, 2 * n, NULL, &e));
+    assert_non_null(strstr(e.msg, "nesting too deep"));
+    free(s);
+}
+
+static void test_writer_roundtrip(void **st)
+{
+    (void)st;
+    /* every byte value 1..255 that is valid on its own, plus controls and quotes */
+    sl_buf in = {0}, out = {0};
+    for (int c = 1; c < 0x80; c++)
+        sl_buf_putc(&in, (char)c);
+    sl_buf_puts(&in, "\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80");
+    sl_buf_putc(&in, 0);
+    sl_json_put_str(&out, in.data, in.len);
+    sl_err e;
+    sl_json_doc *d = sl_json_parse(out.data, out.len, NULL, &e);
+    assert_non_null(d);
+    assert_int_equal(sl_json_root(d)->str_len, in.len);
+    assert_memory_equal(sl_json_root(d)->str, in.data, in.len);
+    sl_json_free(d);
+    /* numbers: shortest round-trip form */
+    double vals[] = {0.1, 1.0 / 3, 1e300, -2.5e-310, 123456789.0, 5e-324};
+    for (size_t i = 0; i < sizeof vals / sizeof *vals; i++) {
+        sl_buf_clear(&out);
+        sl_json_put_num(&out, vals[i]);
+        assert_true(strtod(out.data, NULL) == vals[i]);
+    }
+    sl_buf_clear(&out);
+    sl_json_put_num(&out, 0.0 / 0.0);
+    assert_string_equal(out.data, "null");
+    /* re-serialization keeps order and values */
+    const char *src = "{\"z\":[1,2.50,\"a\\\"b\"],\"a\":{\"k\":null,\"t\":false}}";
+    d = P(src, &e);
+    sl_buf_clear(&out);
+    sl_json_put_value(&out, sl_json_root(d));
+    assert_string_equal(out.data, "{\"z\":[1,2.50,\"a\\\"b\"],\"a\":{\"k\":null,\"t\":false}}");
+    sl_json_free(d);
+    sl_buf_free(&in);
+    sl_buf_free(&out);
+}
+
+static void test_utf8_check(void **st)
+{
+    (void)st;
+    assert_int_equal(sl_utf8_check("abc\xC3\xA9", 5), 5);
+    assert_int_equal(sl_utf8_check("ab\xC0\x80", 4), 2);         /* overlong */
+    assert_int_equal(sl_utf8_check("a\xED\xA0\x80", 4), 1);      /* surrogate */
+    assert_int_equal(sl_utf8_check("a\xF4\x90\x80\x80", 5), 1);  /* > U+10FFFF */
+    assert_int_equal(sl_utf8_check("a\xE2\x82", 3), 1);          /* truncated */
+    sl_buf b = {0};
+    /* maximal subparts: E2 82 (truncated 3-byte) is ONE replacement; C0 and 80 are two */
+    assert_int_equal(sl_utf8_repair(&b, "\xE2\x82" "A\xC0\x80", 5, SL_UTF8_REPLACE), 3);
+    assert_string_equal(b.data, "\xEF\xBF\xBD" "A\xEF\xBF\xBD\xEF\xBF\xBD");
+    sl_buf_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_valid_values),   cmocka_unit_test(test_invalid_values),
+        cmocka_unit_test(test_strings_and_surrogates), cmocka_unit_test(test_raw_invalid_utf8_modes),
+        cmocka_unit_test(test_lookup),         cmocka_unit_test(test_depth_limit),
+        cmocka_unit_test(test_writer_roundtrip), cmocka_unit_test(test_utf8_check),
+    };
+    return cmocka_run_group_tests_name("stream/json", tests, NULL, NULL);
+}

@@ -1,0 +1,234 @@
+/* Token stream: round trips at every width, detection of truncation at every
+ * offset and of every single-bit corruption, and writer-side checks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "stream/io.h"
+#include "stream/tokstream.h"
+
+static uint64_t rng = 88172645463325252ull;
+static uint32_t rnd(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)rng;
+}
+
+typedef struct {
+    char *data;
+    size_t len;
+} blob;
+
+/* Writes docs to a temporary file and returns its bytes. */
+static blob write_stream(const sl_ts_header *h, sl_doc *docs, int n)
+{
+    char path[] = "/tmp/sluice-ts-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(path);
+    sl_err e;
+    sl_output *o = sl_output_open(path, &e);
+    assert_non_null(o);
+    sl_ts_writer *w = sl_ts_writer_open(o, h, &e);
+    assert_non_null(w);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(sl_ts_write_doc(w, &docs[i], &e), 0);
+    assert_int_equal(sl_ts_writer_finish(w, &e), 0);
+    assert_int_equal(sl_output_commit(o, &e), 0);
+    blob b;
+    assert_int_equal(sl_read_file(path, &b.data, &b.len, &e), 0);
+    unlink(path);
+    return b;
+}
+
+/* Reads a stream from memory; returns the number of docs or -1 on error. */
+static int read_stream(const char *p, size_t n, sl_doc *out, int max, sl_err *e)
+{
+    sl_input *in = sl_input_mem(p, n, "mem", e);
+    if (!in)
+        return -1;
+    sl_ts_reader *r = sl_ts_reader_open(in, e);
+    if (!r) {
+        sl_input_close(in);
+        return -1;
+    }
+    int count = 0, rc;
+    sl_doc d = {0};
+    while ((rc = sl_ts_read_doc(r, &d, e)) == 1) {
+        if (out && count < max) {
+            sl_doc_set_id(&out[count], d.id, d.id_len);
+            sl_doc_set_meta(&out[count], d.meta, d.meta_len);
+            out[count].src_bytes = d.src_bytes;
+            out[count].n_tokens = 0;
+            for (size_t i = 0; i < d.n_tokens; i++)
+                sl_doc_push(&out[count], d.tokens[i]);
+        }
+        count++;
+    }
+    sl_doc_free(&d);
+    sl_ts_reader_close(r);
+    sl_input_close(in);
+    return rc < 0 ? -1 : count;
+}
+
+static void make_docs(sl_doc *docs, int n, uint32_t vocab)
+{
+    for (int i = 0; i < n; i++) {
+        memset(&docs[i], 0, sizeof docs[i]);
+        char id[64];
+        int k = snprintf(id, sizeof id, "doc-%d-\xC3\xA9", i);
+        sl_doc_set_id(&docs[i], id, (size_t)k);
+        if (i % 2)
+            sl_doc_set_meta(&docs[i], "{\"score\":1.5}", 13);
+        docs[i].src_bytes = rnd() % 1000;
+        size_t len = i == 0 ? 0 : rnd() % (i == 3 ? 300000 : 50); /* one empty, one long (> chunk) */
+        for (size_t j = 0; j < len; j++)
+            sl_doc_push(&docs[i], j == 0 ? vocab - 1 : rnd() % vocab);
+    }
+}
+
+static void test_roundtrip_widths(void **st)
+{
+    (void)st;
+    const uint32_t vocabs[] = {1, 12, 256, 257, 50277, 65536, 65537, 4000000000u};
+    const uint8_t widths[] = {1, 1, 1, 2, 2, 2, 4, 4};
+    for (size_t v = 0; v < sizeof vocabs / sizeof *vocabs; v++) {
+        sl_ts_header h;
+        sl_ts_header_init(&h, SL_MOD_TEXT, vocabs[v]);
+        assert_int_equal(h.width, widths[v]);
+        h.eos = 0;
+        snprintf(h.fingerprint, sizeof h.fingerprint, "sha256:%064d", 0);
+        sl_ts_header_set_extra(&h, "{\"sample_rate\":16000}");
+        sl_doc docs[6], back[6];
+        make_docs(docs, 6, vocabs[v]);
+        memset(back, 0, sizeof back);
+        blob b = write_stream(&h, docs, 6);
+        sl_err e;
+        assert_int_equal(read_stream(b.data, b.len, back, 6, &e), 6);
+        for (int i = 0; i < 6; i++) {
+            assert_string_equal(back[i].id, docs[i].id);
+            assert_int_equal(back[i].n_tokens, docs[i].n_tokens);
+            if (docs[i].n_tokens)
+                assert_memory_equal(back[i].tokens, docs[i].tokens, docs[i].n_tokens * 4);
+            assert_int_equal(back[i].src_bytes, docs[i].src_bytes);
+            assert_string_equal(back[i].meta ? back[i].meta : "", docs[i].meta ? docs[i].meta : "");
+            sl_doc_free(&docs[i]);
+            sl_doc_free(&back[i]);
+        }
+        /* header fields survive */
+        sl_input *in = sl_input_mem(b.data, b.len, "mem", &e);
+        sl_ts_reader *r = sl_ts_reader_open(in, &e);
+        const sl_ts_header *rh = sl_ts_reader_header(r);
+        assert_int_equal(rh->vocab_size, vocabs[v]);
+        assert_int_equal(rh->eos, 0);
+        assert_int_equal(rh->bos, SL_TS_NO_ID);
+        assert_string_equal(rh->fingerprint, h.fingerprint);
+        assert_string_equal(rh->extra_json, "{\"sample_rate\":16000}");
+        sl_ts_reader_close(r);
+        sl_input_close(in);
+        sl_ts_header_free(&h);
+        free(b.data);
+    }
+}
+
+static blob small_stream(void)
+{
+    sl_ts_header h;
+    sl_ts_header_init(&h, SL_MOD_IDS, 1000);
+    sl_doc docs[3];
+    make_docs(docs, 3, 1000);
+    blob b = write_stream(&h, docs, 3);
+    for (int i = 0; i < 3; i++)
+        sl_doc_free(&docs[i]);
+    return b;
+}
+
+static void test_truncation_every_offset(void **st)
+{
+    (void)st;
+    blob b = small_stream();
+    for (size_t cut = 0; cut < b.len; cut++) {
+        sl_err e = {{0}};
+        if (read_stream(b.data, cut, NULL, 0, &e) != -1)
+            fail_msg("stream truncated at %zu of %zu bytes was accepted", cut, b.len);
+        assert_true(strstr(e.msg, "truncated") || strstr(e.msg, "empty") || strstr(e.msg, "too short"));
+    }
+    sl_err e;
+    assert_int_equal(read_stream(b.data, b.len, NULL, 0, &e), 3);
+    free(b.data);
+}
+
+static void test_every_bit_flip_detected(void **st)
+{
+    (void)st;
+    blob b = small_stream();
+    for (size_t i = 0; i < b.len; i++)
+        for (int bit = 0; bit < 8; bit++) {
+            b.data[i] ^= (char)(1 << bit);
+            sl_err e = {{0}};
+            if (read_stream(b.data, b.len, NULL, 0, &e) != -1)
+                fail_msg("flipping bit %d of byte %zu was not detected", bit, i);
+            b.data[i] ^= (char)(1 << bit);
+        }
+    free(b.data);
+}
+
+static void test_trailing_garbage_rejected(void **st)
+{
+    (void)st;
+    blob b = small_stream();
+    b.data = realloc(b.data, b.len + 1);
+    b.data[b.len] = 'x';
+    sl_err e;
+    assert_int_equal(read_stream(b.data, b.len + 1, NULL, 0, &e), -1);
+    assert_non_null(strstr(e.msg, "after the end"));
+    free(b.data);
+}
+
+static void test_writer_rejects_out_of_vocab(void **st)
+{
+    (void)st;
+    sl_ts_header h;
+    sl_ts_header_init(&h, SL_MOD_IDS, 10);
+    sl_err e;
+    sl_output *o = sl_output_open("/tmp/sluice-never-committed.tok", &e);
+    sl_ts_writer *w = sl_ts_writer_open(o, &h, &e);
+    sl_doc d = {0};
+    sl_doc_set_id(&d, "x", 1);
+    sl_doc_push(&d, 9);
+    sl_doc_push(&d, 10);
+    assert_int_equal(sl_ts_write_doc(w, &d, &e), -1);
+    assert_non_null(strstr(e.msg, "token 1: id 10 is not below the vocab size 10"));
+    sl_ts_writer_abort(w);
+    sl_output_abort(o);
+    assert_int_equal(access("/tmp/sluice-never-committed.tok", F_OK), -1);
+    sl_doc_free(&d);
+}
+
+static void test_not_a_stream(void **st)
+{
+    (void)st;
+    sl_err e;
+    const char junk[] = "{\"id\":1}\n";
+    assert_int_equal(read_stream(junk, sizeof junk - 1, NULL, 0, &e), -1);
+    assert_non_null(strstr(e.msg, "not a token stream"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_roundtrip_widths),       cmocka_unit_test(test_truncation_every_offset),
+        cmocka_unit_test(test_every_bit_flip_detected), cmocka_unit_test(test_trailing_garbage_rejected),
+        cmocka_unit_test(test_writer_rejects_out_of_vocab), cmocka_unit_test(test_not_a_stream),
+    };
+    return cmocka_run_group_tests_name("stream/tokstream", tests, NULL, NULL);
+}
