@@ -1,0 +1,385 @@
+/* Text documents from sources (see docreader.h).
+ *
+ * Each source is read through one buffer that never holds more than one
+ * line (or, for whole-file plain text, one document) plus a read chunk, so
+ * memory stays bounded by max_doc_bytes whatever the input. The format of a
+ * source is decided by its first non-whitespace byte (after an optional
+ * UTF-8 byte order mark): '{' means JSON Lines, anything else plain text.
+ *
+ * Plain text containing a NUL byte is rejected as binary data: no text file
+ * has one, while nearly every binary file does, and without this check a
+ * mistaken input (an image, an unsupported archive) would silently become a
+ * document made of U+FFFD. */
+#include "stream/docreader.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stream/io.h"
+#include "stream/json.h"
+#include "stream/source.h"
+
+#define DEFAULT_MAX_DOC ((size_t)64 << 20)
+#define CHUNK ((size_t)1 << 20)
+#define MAX_WARNINGS 10
+
+enum { M_DETECT, M_JSONL, M_TEXT, M_LINES, M_DONE };
+
+struct sl_docreader {
+    sl_docreader_opts o;
+    sl_sources *src;
+    sl_input *in;       /* current source (owned by src), NULL between sources */
+    char *name;         /* its name */
+    int mode;
+    char *buf;          /* buf[start, end) is read but not consumed */
+    size_t cap, start, end, scan; /* no '\n' in buf[start, scan) */
+    int eof;
+    uint64_t line;      /* lines consumed in this source */
+    uint64_t ndoc;      /* documents produced from this source */
+    sl_docreader_stats st;
+    unsigned warnings;
+};
+
+static int is_ws(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+/* ---- buffered reading of the current source ---------------------------- */
+
+/* Reads the next chunk into the buffer, first dropping consumed bytes. The
+ * buffer grows only while an unfinished line/document needs it. */
+static int fill(sl_docreader *r, sl_err *err)
+{
+    if (r->start > 0) {
+        memmove(r->buf, r->buf + r->start, r->end - r->start);
+        r->end -= r->start;
+        r->scan -= r->start;
+        r->start = 0;
+    }
+    if (r->cap - r->end < CHUNK) {
+        r->cap = r->cap < CHUNK ? 2 * CHUNK : r->cap * 2;
+        if (r->cap < r->end + CHUNK)
+            r->cap = r->end + CHUNK;
+        r->buf = sl_xrealloc(r->buf, r->cap);
+    }
+    long got = sl_input_read(r->in, r->buf + r->end, r->cap - r->end, err);
+    if (got < 0)
+        return -1;
+    if (got == 0)
+        r->eof = 1;
+    r->end += (size_t)got;
+    r->st.bytes += (uint64_t)got;
+    return 0;
+}
+
+/* Next line without its '\n' (a '\r' before it is removed too). Returns 1
+ * with (*p, *n) valid until the next call, 0 at end of source, -1 on error. */
+static int get_line(sl_docreader *r, const char **p, size_t *n, sl_err *err)
+{
+    for (;;) {
+        char *nl = memchr(r->buf + r->scan, '\n', r->end - r->scan);
+        size_t len;
+        if (nl) {
+            len = (size_t)(nl - (r->buf + r->start));
+            r->scan = (size_t)(nl - r->buf) + 1;
+        } else {
+            r->scan = r->end;
+            len = r->end - r->start;
+            if (len > r->o.max_doc_bytes)
+                return sl_errf(err, "%s:%llu: line longer than --max-doc-bytes (%zu bytes)", r->name,
+                               (unsigned long long)r->line + 1, r->o.max_doc_bytes);
+            if (!r->eof) {
+                if (fill(r, err) < 0)
+                    return -1;
+                continue;
+            }
+            if (len == 0)
+                return 0;
+        }
+        if (len > r->o.max_doc_bytes)
+            return sl_errf(err, "%s:%llu: line longer than --max-doc-bytes (%zu bytes)", r->name,
+                           (unsigned long long)r->line + 1, r->o.max_doc_bytes);
+        *p = r->buf + r->start;
+        r->start = r->scan;
+        r->line++;
+        if (len && (*p)[len - 1] == '\r')
+            len--;
+        *n = len;
+        return 1;
+    }
+}
+
+/* 1-based line number of byte `off` of the unconsumed buffer. */
+static uint64_t line_at(const sl_docreader *r, size_t off)
+{
+    uint64_t line = r->line + 1;
+    for (size_t i = r->start; i < r->start + off; i++)
+        line += r->buf[i] == '\n';
+    return line;
+}
+
+/* ---- documents ---------------------------------------------------------- */
+
+static void warn(sl_docreader *r, const sl_err *e)
+{
+    if (r->o.quiet)
+        return;
+    if (r->warnings < MAX_WARNINGS)
+        fprintf(stderr, "sluice: warning: %s (line skipped)\n", e->msg);
+    else if (r->warnings == MAX_WARNINGS)
+        fprintf(stderr, "sluice: warning: more lines skipped; further warnings suppressed\n");
+    r->warnings++;
+}
+
+static void gen_id(sl_docreader *r, sl_textdoc *d)
+{
+    sl_buf_printf(&d->id, "%s:%llu", r->name, (unsigned long long)r->ndoc);
+    d->id_is_string = 1;
+}
+
+/* Appends text s[0, n) to d->text as valid UTF-8 per the invalid-UTF-8 mode.
+ * `line` positions the error. NUL bytes mean binary data. */
+static int put_text(sl_docreader *r, sl_textdoc *d, const char *s, size_t n, uint64_t line, sl_err *err)
+{
+    const char *nul = memchr(s, 0, n);
+    if (nul)
+        return sl_errf(err, "%s:%llu: binary data (NUL byte at offset %zu); not text, JSON Lines or a known archive",
+                       r->name, (unsigned long long)(line ? line : line_at(r, (size_t)(nul - s))),
+                       (size_t)(nul - s));
+    size_t bad = sl_utf8_check(s, n);
+    if (bad == n) {
+        sl_buf_append(&d->text, s, n);
+        return 0;
+    }
+    if (r->o.invalid_utf8 == SL_UTF8_ERROR)
+        return sl_errf(err, "%s:%llu: invalid UTF-8 (byte %zu of the %s)", r->name,
+                       (unsigned long long)(line ? line : line_at(r, bad)), bad, line ? "line" : "file");
+    r->st.invalid_utf8 += sl_utf8_repair(&d->text, s, n, r->o.invalid_utf8);
+    return 0;
+}
+
+/* One JSON Lines line into d. Returns 0, or -1 with err set (a bad line). */
+static int parse_json_line(sl_docreader *r, sl_textdoc *d, const char *p, size_t n, sl_err *err)
+{
+    if (r->o.invalid_utf8 == SL_UTF8_ERROR) {
+        size_t bad = sl_utf8_check(p, n);
+        if (bad != n)
+            return sl_errf(err, "%s:%llu: invalid UTF-8 (byte %zu of the line)", r->name,
+                           (unsigned long long)r->line, bad);
+    }
+    sl_json_opts jo = {.invalid_utf8 = r->o.invalid_utf8};
+    sl_json_doc *jd = sl_json_parse(p, n, &jo, err);
+    if (!jd)
+        return sl_err_prefix(err, "%s:%llu", r->name, (unsigned long long)r->line);
+    int rc = -1;
+    const sl_json *root = sl_json_root(jd);
+    const sl_json *text = root->type == SL_JSON_OBJECT ? sl_json_get(root, r->o.field) : NULL;
+    const sl_json *id = root->type == SL_JSON_OBJECT ? sl_json_get(root, "id") : NULL;
+    if (root->type != SL_JSON_OBJECT)
+        sl_errf(err, "%s:%llu: not a JSON object", r->name, (unsigned long long)r->line);
+    else if (!text)
+        sl_errf(err, "%s:%llu: no \"%s\" field", r->name, (unsigned long long)r->line, r->o.field);
+    else if (text->type != SL_JSON_STRING)
+        sl_errf(err, "%s:%llu: field \"%s\" is not a string", r->name, (unsigned long long)r->line, r->o.field);
+    else if (id && id->type != SL_JSON_STRING && id->type != SL_JSON_NUMBER && id->type != SL_JSON_NULL)
+        sl_errf(err, "%s:%llu: field \"id\" is not a string or a number", r->name, (unsigned long long)r->line);
+    else
+        rc = 0;
+    if (rc == 0) {
+        r->st.invalid_utf8 += jo.invalid_count;
+        r->ndoc++;
+        sl_buf_append(&d->text, text->str, text->str_len);
+        if (id && id->type != SL_JSON_NULL) {
+            sl_buf_append(&d->id, id->str, id->str_len);
+            d->id_is_string = id->type == SL_JSON_STRING;
+        } else {
+            gen_id(r, d);
+        }
+        sl_buf_putc(&d->meta, '{');
+        int first = 1;
+        for (size_t i = 0; i < root->n; i++) {
+            const sl_json *k = root->keys[i];
+            if ((k->str_len == 2 && !memcmp(k->str, "id", 2)) ||
+                (k->str_len == strlen(r->o.field) && !memcmp(k->str, r->o.field, k->str_len)))
+                continue;
+            if (!first)
+                sl_buf_putc(&d->meta, ',');
+            first = 0;
+            sl_json_put_str(&d->meta, k->str, k->str_len);
+            sl_buf_putc(&d->meta, ':');
+            sl_json_put_value(&d->meta, root->kids[i]);
+        }
+        sl_buf_putc(&d->meta, '}');
+    }
+    sl_json_free(jd);
+    return rc;
+}
+
+static void doc_reset(sl_docreader *r, sl_textdoc *d)
+{
+    sl_buf_clear(&d->id);
+    sl_buf_clear(&d->text);
+    sl_buf_clear(&d->meta);
+    d->id_is_string = 1;
+    d->source = r->name;
+    d->line = 0;
+}
+
+/* Decides the format of a new source from its first non-whitespace byte. */
+static int detect(sl_docreader *r, sl_err *err)
+{
+    size_t i = 0; /* bytes of leading whitespace seen, from r->start */
+    int bom_checked = 0;
+    for (;;) {
+        if (!bom_checked && (r->end - r->start >= 3 || r->eof)) {
+            if (r->end - r->start >= 3 && !memcmp(r->buf + r->start, "\xEF\xBB\xBF", 3))
+                r->start = r->scan = r->start + 3; /* UTF-8 byte order mark */
+            bom_checked = 1;
+        }
+        while (bom_checked && r->start + i < r->end && is_ws(r->buf[r->start + i]))
+            i++;
+        if (bom_checked && r->start + i < r->end) {
+            r->mode = r->buf[r->start + i] == '{' ? M_JSONL : r->o.lines ? M_LINES : M_TEXT;
+            return 0;
+        }
+        if (r->eof) {
+            if (!r->o.quiet)
+                fprintf(stderr, "sluice: warning: %s: empty, no documents\n", r->name);
+            r->mode = M_DONE;
+            return 0;
+        }
+        /* Only whitespace so far: keep it (it belongs to a plain-text
+         * document), but never more than one document's worth. */
+        if (i > r->o.max_doc_bytes)
+            return sl_errf(err, "%s:%llu: line longer than --max-doc-bytes (%zu bytes)", r->name,
+                           (unsigned long long)line_at(r, i), r->o.max_doc_bytes);
+        if (fill(r, err) < 0)
+            return -1;
+    }
+}
+
+/* The next document of the current source: 1, 0 at its end, -1 error. */
+static int source_next(sl_docreader *r, sl_textdoc *d, sl_err *err)
+{
+    if (r->mode == M_DETECT && detect(r, err) < 0)
+        return -1;
+    const char *p;
+    size_t n;
+    int rc;
+    switch (r->mode) {
+    case M_JSONL:
+        while ((rc = get_line(r, &p, &n, err)) == 1) {
+            size_t i = 0;
+            while (i < n && is_ws(p[i]))
+                i++;
+            if (i == n)
+                continue; /* blank line */
+            doc_reset(r, d);
+            d->line = r->line;
+            if (parse_json_line(r, d, p, n, err) == 0)
+                return 1;
+            if (!r->o.skip_bad_json)
+                return -1;
+            r->st.skipped_lines++;
+            warn(r, err);
+        }
+        return rc;
+    case M_LINES:
+        while ((rc = get_line(r, &p, &n, err)) == 1) {
+            size_t i = 0;
+            while (i < n && is_ws(p[i]))
+                i++;
+            if (i == n)
+                continue; /* blank line: no document */
+            doc_reset(r, d);
+            d->line = r->line;
+            if (put_text(r, d, p, n, r->line, err) < 0)
+                return -1;
+            r->ndoc++;
+            gen_id(r, d);
+            return 1;
+        }
+        return rc;
+    case M_TEXT:
+        while (!r->eof) {
+            if (r->end - r->start > r->o.max_doc_bytes)
+                break;
+            if (fill(r, err) < 0)
+                return -1;
+        }
+        if (r->end - r->start > r->o.max_doc_bytes)
+            return sl_errf(err, "%s: document longer than --max-doc-bytes (%zu bytes); --lines splits it",
+                           r->name, r->o.max_doc_bytes);
+        doc_reset(r, d);
+        if (put_text(r, d, r->buf + r->start, r->end - r->start, 0, err) < 0)
+            return -1;
+        r->start = r->scan = r->end;
+        r->mode = M_DONE;
+        r->ndoc++;
+        gen_id(r, d);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* ---- public API ---------------------------------------------------------- */
+
+sl_docreader *sl_docreader_open(const char *const *paths, int n, const sl_docreader_opts *o, sl_err *err)
+{
+    sl_docreader *r = sl_xcalloc(1, sizeof *r);
+    if (o)
+        r->o = *o;
+    if (!r->o.field || !r->o.field[0])
+        r->o.field = "text";
+    if (!r->o.max_doc_bytes)
+        r->o.max_doc_bytes = DEFAULT_MAX_DOC;
+    r->src = sl_sources_open(paths, n, err);
+    if (!r->src) {
+        free(r);
+        return NULL;
+    }
+    return r;
+}
+
+int sl_docreader_next(sl_docreader *r, sl_textdoc *doc, sl_err *err)
+{
+    for (;;) {
+        if (!r->in) {
+            int rc = sl_sources_next(r->src, &r->in, err);
+            if (rc <= 0)
+                return rc;
+            free(r->name);
+            r->name = sl_xstrdup(sl_input_name(r->in));
+            r->mode = M_DETECT;
+            r->start = r->end = r->scan = 0;
+            r->eof = 0;
+            r->line = r->ndoc = 0;
+        }
+        int rc = source_next(r, doc, err);
+        if (rc != 0) {
+            if (rc == 1)
+                r->st.docs++;
+            return rc;
+        }
+        r->in = NULL; /* source finished; sl_sources_next closes it */
+    }
+}
+
+const sl_docreader_stats *sl_docreader_stats_get(const sl_docreader *r) { return &r->st; }
+
+void sl_docreader_close(sl_docreader *r)
+{
+    if (!r)
+        return;
+    sl_sources_close(r->src);
+    free(r->name);
+    free(r->buf);
+    free(r);
+}
+
+void sl_textdoc_free(sl_textdoc *d)
+{
+    sl_buf_free(&d->id);
+    sl_buf_free(&d->text);
+    sl_buf_free(&d->meta);
+}

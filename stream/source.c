@@ -1,0 +1,312 @@
+/* Sources: the byte streams inside a list of input paths (see source.h).
+ *
+ * Each path is opened as an sl_input, which already undoes a single layer of
+ * compression (zstd, gzip, xz, bzip2) chosen by magic bytes. The first
+ * decoded bytes then decide whether the stream is an archive: only a
+ * positive signature (a valid tar header checksum, "PK\3\4", "7z\xBC\xAF",
+ * ...) makes it one. We do not let libarchive guess from arbitrary bytes:
+ * with its "raw"/"mtree" readers enabled it happily takes plain text for an
+ * archive, and plain text must stay plain text.
+ *
+ * An archive is read by libarchive through callbacks that pull decoded bytes
+ * from the sl_input, so "-" (stdin), tar.zst, tar.gz and friends all take
+ * the same path. Every regular member becomes one source named
+ * "<archive>:<member>"; members may themselves be compressed (a tar of
+ * .jsonl.gz files), which sl_input_mem detects.
+ *
+ * io.h has no constructor for an sl_input over a callback, so a member is
+ * read into memory and wrapped with sl_input_mem. That bounds a member to
+ * SL_MEMBER_MAX bytes; a streaming constructor in io.c would lift it. */
+#include "stream/source.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "stream/buf.h"
+
+/* Largest archive member held in memory (see the note above). */
+#define SL_MEMBER_MAX ((size_t)2 << 30)
+#define SNIFF_BYTES 4096
+#define ARCHIVE_BLOCK (256 * 1024)
+
+struct sl_sources {
+    char **paths;
+    int n, next;           /* paths[next] is the next path to open */
+    sl_input *in;          /* the open path: a plain source, or the archive's bytes */
+    struct archive *ar;    /* open archive reading from `in`, or NULL */
+    char *ar_name;         /* name used for the archive in messages */
+    char *member_prev;     /* name of the last member (for error positions) */
+    sl_input *member;      /* current member source */
+    char *member_data;     /* its bytes (sl_input_mem does not copy) */
+    /* libarchive read callback state */
+    char *block;
+    sl_err io_err;
+    int io_failed;
+};
+
+/* ---- archive signatures ------------------------------------------------ */
+
+static int is_octal_field(const unsigned char *p, size_t n, unsigned long *out)
+{
+    size_t i = 0;
+    unsigned long v = 0;
+    while (i < n && p[i] == ' ')
+        i++;
+    size_t digits = 0;
+    for (; i < n && p[i] >= '0' && p[i] <= '7'; i++, digits++)
+        v = v * 8 + (unsigned long)(p[i] - '0');
+    if (!digits)
+        return 0;
+    for (; i < n; i++)
+        if (p[i] != ' ' && p[i] != 0)
+            return 0;
+    *out = v;
+    return 1;
+}
+
+/* A tar header block: the checksum field (octal, bytes 148..155) equals the
+ * sum of the header bytes with that field counted as spaces. This holds for
+ * every tar dialect (v7, ustar, GNU, pax). An all-zero block is the end
+ * marker, i.e. an empty archive. */
+static int is_tar(const unsigned char *p, size_t n)
+{
+    if (n < 512)
+        return 0;
+    int zero = 1;
+    for (int i = 0; i < 512 && zero; i++)
+        zero = p[i] == 0;
+    if (zero)
+        return 1;
+    unsigned long want;
+    if (!is_octal_field(p + 148, 8, &want))
+        return 0;
+    unsigned long sum = 0;
+    for (int i = 0; i < 512; i++)
+        sum += (i >= 148 && i < 156) ? ' ' : p[i];
+    return sum == want;
+}
+
+static int starts(const unsigned char *p, size_t n, const char *magic, size_t m)
+{
+    return n >= m && memcmp(p, magic, m) == 0;
+}
+
+static int is_archive(const unsigned char *p, size_t n)
+{
+    return is_tar(p, n) || starts(p, n, "PK\3\4", 4) || starts(p, n, "PK\5\6", 4) ||
+           starts(p, n, "PK\7\10PK", 6) || starts(p, n, "7z\xBC\xAF\x27\x1C", 6) ||
+           starts(p, n, "Rar!\x1A\x07", 6) || starts(p, n, "070707", 6) || starts(p, n, "070701", 6) ||
+           starts(p, n, "070702", 6) || starts(p, n, "\xC7\x71", 2) || starts(p, n, "\x71\xC7", 2) ||
+           starts(p, n, "!<arch>\n", 8);
+}
+
+/* ---- libarchive over an sl_input --------------------------------------- */
+
+static la_ssize_t ar_read(struct archive *a, void *ctx, const void **buf)
+{
+    sl_sources *s = ctx;
+    long got = sl_input_read(s->in, s->block, ARCHIVE_BLOCK, &s->io_err);
+    if (got < 0) {
+        s->io_failed = 1;
+        archive_set_error(a, EIO, "%s", s->io_err.msg);
+        return -1;
+    }
+    *buf = s->block;
+    return got;
+}
+
+/* The message for a libarchive failure: the sl_input's own message when the
+ * bytes underneath failed (truncated zstd, I/O error), else libarchive's,
+ * positioned at the member being read. */
+static int ar_fail(sl_sources *s, sl_err *err, const char *member)
+{
+    if (s->io_failed)
+        return sl_errf(err, "%s", s->io_err.msg);
+    const char *why = archive_error_string(s->ar);
+    if (member)
+        return sl_errf(err, "%s:%s: %s", s->ar_name, member, why ? why : "cannot read archive member");
+    if (s->member_prev)
+        return sl_errf(err, "%s: after member '%s' (offset %llu): %s", s->ar_name, s->member_prev,
+                       (unsigned long long)sl_input_offset(s->in), why ? why : "cannot read archive");
+    return sl_errf(err, "%s: offset %llu: %s", s->ar_name, (unsigned long long)sl_input_offset(s->in),
+                   why ? why : "cannot read archive");
+}
+
+static int archive_start(sl_sources *s, const char *path, sl_err *err)
+{
+    s->ar = archive_read_new();
+    if (!s->ar)
+        return sl_errf(err, "%s: cannot create an archive reader", path);
+    archive_read_support_format_tar(s->ar);
+    archive_read_support_format_gnutar(s->ar);
+    archive_read_support_format_zip(s->ar);
+    archive_read_support_format_7zip(s->ar);
+    archive_read_support_format_rar(s->ar);
+    archive_read_support_format_rar5(s->ar);
+    archive_read_support_format_cpio(s->ar);
+    archive_read_support_format_ar(s->ar);
+    if (!s->block)
+        s->block = sl_xmalloc(ARCHIVE_BLOCK);
+    s->io_failed = 0;
+    free(s->ar_name);
+    s->ar_name = sl_xstrdup(strcmp(path, "-") ? path : sl_input_name(s->in));
+    free(s->member_prev);
+    s->member_prev = NULL;
+    if (archive_read_open(s->ar, s, NULL, ar_read, NULL) != ARCHIVE_OK)
+        return ar_fail(s, err, NULL);
+    return 0;
+}
+
+static void member_close(sl_sources *s)
+{
+    sl_input_close(s->member);
+    s->member = NULL;
+    free(s->member_data);
+    s->member_data = NULL;
+}
+
+/* Reads the current member into memory and wraps it as an sl_input. */
+static int member_open(sl_sources *s, struct archive_entry *e, sl_err *err)
+{
+    const char *mname = archive_entry_pathname(e);
+    if (!mname)
+        mname = "?";
+    size_t cap = archive_entry_size_is_set(e) && archive_entry_size(e) >= 0 &&
+                         (uint64_t)archive_entry_size(e) < SL_MEMBER_MAX
+                     ? (size_t)archive_entry_size(e) + 1
+                     : 65536;
+    size_t len = 0;
+    char *data = sl_xmalloc(cap);
+    for (;;) {
+        if (len == cap) {
+            if (cap >= SL_MEMBER_MAX) {
+                free(data);
+                return sl_errf(err, "%s:%s: member larger than %zu MiB; unpack the archive to read it",
+                               s->ar_name, mname, SL_MEMBER_MAX >> 20);
+            }
+            cap = cap * 2 > SL_MEMBER_MAX ? SL_MEMBER_MAX : cap * 2;
+            data = sl_xrealloc(data, cap);
+        }
+        la_ssize_t got = archive_read_data(s->ar, data + len, cap - len);
+        if (got < 0) {
+            free(data);
+            return ar_fail(s, err, mname);
+        }
+        if (got == 0)
+            break;
+        len += (size_t)got;
+    }
+    sl_buf name = {0};
+    sl_buf_printf(&name, "%s:%s", s->ar_name, mname);
+    s->member = sl_input_mem(data, len, name.data, err);
+    sl_buf_free(&name);
+    if (!s->member) {
+        free(data);
+        return -1;
+    }
+    s->member_data = data;
+    free(s->member_prev);
+    s->member_prev = sl_xstrdup(mname);
+    return 0;
+}
+
+/* ---- public API -------------------------------------------------------- */
+
+sl_sources *sl_sources_open(const char *const *paths, int n, sl_err *err)
+{
+    static const char *const stdin_path[] = {"-"};
+    if (n <= 0) {
+        paths = stdin_path;
+        n = 1;
+    }
+    /* Fail before reading anything when a named file cannot be opened, so a
+     * typo in the last argument does not surface after minutes of output. */
+    for (int i = 0; i < n; i++) {
+        struct stat st;
+        if (!strcmp(paths[i], "-"))
+            continue;
+        if (stat(paths[i], &st) != 0 || access(paths[i], R_OK) != 0)
+            return sl_errf(err, "%s: %s", paths[i], strerror(errno)), NULL;
+        if (S_ISDIR(st.st_mode))
+            return sl_errf(err, "%s: is a directory", paths[i]), NULL;
+    }
+    sl_sources *s = sl_xcalloc(1, sizeof *s);
+    s->paths = sl_xcalloc((size_t)n, sizeof *s->paths);
+    for (int i = 0; i < n; i++)
+        s->paths[i] = sl_xstrdup(paths[i]);
+    s->n = n;
+    return s;
+}
+
+static void close_current(sl_sources *s)
+{
+    member_close(s);
+    if (s->ar) {
+        archive_read_free(s->ar);
+        s->ar = NULL;
+    }
+    sl_input_close(s->in);
+    s->in = NULL;
+}
+
+int sl_sources_next(sl_sources *s, sl_input **in, sl_err *err)
+{
+    *in = NULL;
+    for (;;) {
+        member_close(s);
+        if (s->ar) {
+            struct archive_entry *e;
+            int r = archive_read_next_header(s->ar, &e);
+            if (r == ARCHIVE_EOF) {
+                close_current(s);
+                continue;
+            }
+            if (r < ARCHIVE_WARN)
+                return ar_fail(s, err, NULL);
+            if (archive_entry_filetype(e) != AE_IFREG)
+                continue; /* directories, links, devices: no data of their own */
+            if (member_open(s, e, err) < 0)
+                return -1;
+            *in = s->member;
+            return 1;
+        }
+        if (s->in)
+            close_current(s); /* a plain source that was handed out */
+        if (s->next >= s->n)
+            return 0;
+        const char *path = s->paths[s->next++];
+        s->in = sl_input_open(path, err);
+        if (!s->in)
+            return -1;
+        unsigned char head[SNIFF_BYTES];
+        long got = sl_input_peek(s->in, head, sizeof head, err);
+        if (got < 0)
+            return -1;
+        if (is_archive(head, (size_t)got)) {
+            if (archive_start(s, path, err) < 0)
+                return -1;
+            continue;
+        }
+        *in = s->in;
+        return 1;
+    }
+}
+
+void sl_sources_close(sl_sources *s)
+{
+    if (!s)
+        return;
+    close_current(s);
+    for (int i = 0; i < s->n; i++)
+        free(s->paths[i]);
+    free(s->paths);
+    free(s->ar_name);
+    free(s->member_prev);
+    free(s->block);
+    free(s);
+}
