@@ -1,0 +1,603 @@
+/* Mamba-1 checkpoint loading and forward pass (see mamba.h).
+ *
+ * The forward pass follows mamba_ssm's reference (MixerModel + Block +
+ * Mamba.forward with selective_scan_ref): per layer
+ *   residual += hidden; hidden = RMSNorm(residual)
+ *   xz = in_proj(hidden); x, z = split(xz)
+ *   x = silu(causal_conv1d(x))
+ *   dt, B, C = split(x_proj(x)); dt = dt_proj.weight @ dt
+ *   y = selective_scan(x, dt, A = -exp(A_log), B, C, D, z, delta_bias = dt_proj.bias, softplus)
+ *   hidden = out_proj(y)
+ * then residual += hidden, norm_f, lm_head (tied to the embedding when
+ * lm_head.weight is absent) and log-softmax over all (padded) vocab rows,
+ * as HF and mamba_ssm compute logits. */
+#include "model/mamba.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/safetensors.h"
+#include "stream/io.h"
+#include "stream/json.h"
+
+/* lm_head rows per call: bounds the logits buffer to LM_TILE x vocab. */
+#define LM_TILE 128
+
+typedef struct layer {
+    sl_weight in_proj, x_proj, dt_proj, out_proj;
+    float *in_bias, *out_bias; /* NULL unless use_bias */
+    float *norm_w, *conv_w, *conv_b, *dt_bias, *A_log2e, *Dskip;
+} layer;
+
+struct sl_mamba {
+    sl_mamba_config cfg;
+    sl_backend *be;
+    sl_weight emb, lm_head;
+    int tied; /* lm_head is emb */
+    float *norm_f;
+    layer *layers;
+};
+
+/* --- checkpoint files: one safetensors file or an index of shards ------- */
+
+typedef struct ckpt {
+    sl_st_file **files;
+    size_t nfiles;
+    /* sharded: weight_map name -> file index */
+    char **map_names;
+    size_t *map_file;
+    size_t nmap;
+} ckpt;
+
+static void ckpt_close(ckpt *c)
+{
+    for (size_t i = 0; i < c->nfiles; i++)
+        sl_st_close(c->files[i]);
+    free(c->files);
+    for (size_t i = 0; i < c->nmap; i++)
+        free(c->map_names[i]);
+    free(c->map_names);
+    free(c->map_file);
+    memset(c, 0, sizeof *c);
+}
+
+static char *path_join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = sl_xmalloc(n);
+    snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+static int file_exists(const char *p)
+{
+    FILE *f = fopen(p, "rb");
+    if (f)
+        fclose(f);
+    return f != NULL;
+}
+
+static int ckpt_open(ckpt *c, const char *dir, sl_err *err)
+{
+    memset(c, 0, sizeof *c);
+    char *single = path_join(dir, "model.safetensors");
+    char *index = path_join(dir, "model.safetensors.index.json");
+    int rc = -1;
+    if (file_exists(single)) {
+        c->files = sl_xcalloc(1, sizeof *c->files);
+        if (!(c->files[0] = sl_st_open(single, err)))
+            goto out;
+        c->nfiles = 1;
+        rc = 0;
+        goto out;
+    }
+    if (!file_exists(index)) {
+        sl_errf(err, "%s: no model.safetensors or model.safetensors.index.json (only safetensors checkpoints are read)",
+                dir);
+        goto out;
+    }
+    char *text;
+    size_t len;
+    if (sl_read_file(index, &text, &len, err) < 0)
+        goto out;
+    sl_err jerr;
+    sl_json_doc *doc = sl_json_parse(text, len, NULL, &jerr);
+    free(text);
+    if (!doc) {
+        sl_errf(err, "%s: %s", index, jerr.msg);
+        goto out;
+    }
+    const sl_json *wm = sl_json_get(sl_json_root(doc), "weight_map");
+    if (!wm || wm->type != SL_JSON_OBJECT) {
+        sl_errf(err, "%s: no \"weight_map\" object", index);
+        sl_json_free(doc);
+        goto out;
+    }
+    c->map_names = sl_xcalloc(wm->n + 1, sizeof *c->map_names);
+    c->map_file = sl_xcalloc(wm->n + 1, sizeof *c->map_file);
+    c->files = sl_xcalloc(wm->n + 1, sizeof *c->files);
+    char **fnames = sl_xcalloc(wm->n + 1, sizeof *fnames);
+    int ok = 1;
+    for (size_t i = 0; i < wm->n && ok; i++) {
+        const sl_json *v = wm->kids[i];
+        if (v->type != SL_JSON_STRING || !v->str_len || memchr(v->str, '/', v->str_len) ||
+            memchr(v->str, 0, v->str_len) || (v->str_len == 2 && !memcmp(v->str, "..", 2))) {
+            sl_errf(err, "%s:%zu: weight_map value is not a file name in the model directory", index, v->offset);
+            ok = 0;
+            break;
+        }
+        size_t f = 0;
+        while (f < c->nfiles && !(strlen(fnames[f]) == v->str_len && !memcmp(fnames[f], v->str, v->str_len)))
+            f++;
+        if (f == c->nfiles) {
+            fnames[f] = sl_xstrndup(v->str, v->str_len);
+            char *p = path_join(dir, fnames[f]);
+            c->files[f] = sl_st_open(p, err);
+            free(p);
+            c->nfiles++;
+            if (!c->files[f]) {
+                ok = 0;
+                break;
+            }
+        }
+        c->map_names[c->nmap] = sl_xstrndup(wm->keys[i]->str, wm->keys[i]->str_len);
+        c->map_file[c->nmap++] = f;
+    }
+    for (size_t f = 0; f < c->nfiles; f++)
+        free(fnames[f]);
+    free(fnames);
+    sl_json_free(doc);
+    if (!ok)
+        goto out;
+    if (!c->nfiles) {
+        sl_errf(err, "%s: weight_map is empty", index);
+        goto out;
+    }
+    /* every mapped tensor must be in its file */
+    for (size_t i = 0; i < c->nmap; i++)
+        if (!sl_st_find(c->files[c->map_file[i]], c->map_names[i])) {
+            sl_errf(err, "%s: weight_map puts '%s' in %s, which does not contain it", index, c->map_names[i],
+                    sl_st_name(c->files[c->map_file[i]]));
+            goto out;
+        }
+    rc = 0;
+out:
+    if (rc < 0)
+        ckpt_close(c);
+    free(single);
+    free(index);
+    return rc;
+}
+
+static const sl_st_tensor *ckpt_find(const ckpt *c, const char *name, const sl_st_file **file)
+{
+    if (!c->nmap) {
+        *file = c->files[0];
+        return sl_st_find(c->files[0], name);
+    }
+    for (size_t i = 0; i < c->nmap; i++)
+        if (!strcmp(c->map_names[i], name)) {
+            *file = c->files[c->map_file[i]];
+            return sl_st_find(*file, name);
+        }
+    return NULL;
+}
+
+/* Looks a tensor up, checks dtype and shape, converts to host fp32 (caller frees). */
+static float *load_host(const ckpt *c, const char *name, int ndim, const int64_t *shape, int optional,
+                        sl_dtype *src_dtype, sl_err *err)
+{
+    const sl_st_file *f = NULL;
+    const sl_st_tensor *t = ckpt_find(c, name, &f);
+    if (!t) {
+        if (!optional)
+            sl_errf(err, "%s: missing tensor '%s'", c->files[0] ? sl_st_name(c->files[0]) : "checkpoint", name);
+        return NULL;
+    }
+    int same = t->ndim == ndim;
+    for (int i = 0; same && i < ndim; i++)
+        same = t->shape[i] == shape[i];
+    if (!same) {
+        char got[256] = "", want[256] = "";
+        for (int i = 0; i < t->ndim; i++)
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%lld", i ? "," : "", (long long)t->shape[i]);
+        for (int i = 0; i < ndim; i++)
+            snprintf(want + strlen(want), sizeof want - strlen(want), "%s%lld", i ? "," : "", (long long)shape[i]);
+        sl_errf(err, "%s: tensor '%s' has shape [%s] but config.json implies [%s]", sl_st_name(f), name, got, want);
+        return NULL;
+    }
+    if (t->dtype != SL_ST_F32 && t->dtype != SL_ST_F16 && t->dtype != SL_ST_BF16) {
+        sl_errf(err, "%s: tensor '%s' has dtype %s; F32, F16 or BF16 expected", sl_st_name(f), name,
+                sl_st_dtype_name(t->dtype));
+        return NULL;
+    }
+    if (src_dtype)
+        *src_dtype = t->dtype == SL_ST_F16 ? SL_DT_F16 : t->dtype == SL_ST_BF16 ? SL_DT_BF16 : SL_DT_F32;
+    float *h = sl_xmalloc((size_t)(t->numel ? t->numel : 1) * sizeof(float));
+    if (sl_st_to_f32(f, t, h, err) < 0) {
+        free(h);
+        return NULL;
+    }
+    return h;
+}
+
+static int load_weight(sl_mamba *m, const ckpt *c, const char *name, int64_t rows, int64_t cols, sl_weight *w,
+                       sl_err *err)
+{
+    int64_t shape[2] = {rows, cols};
+    sl_dtype dt = SL_DT_F32;
+    float *h = load_host(c, name, 2, shape, 0, &dt, err);
+    if (!h)
+        return -1;
+    int rc = m->be->weight_create(m->be, w, h, rows, cols, dt, err);
+    free(h);
+    return rc;
+}
+
+/* A small fp32 tensor to backend memory, optionally transformed on the host. */
+static float *load_vec(sl_mamba *m, const ckpt *c, const char *name, int ndim, const int64_t *shape, int optional,
+                       int neg_exp_log2e, sl_err *err)
+{
+    float *h = load_host(c, name, ndim, shape, optional, NULL, err);
+    if (!h)
+        return NULL;
+    size_t n = 1;
+    for (int i = 0; i < ndim; i++)
+        n *= (size_t)shape[i];
+    if (neg_exp_log2e) /* A = -exp(A_log), pre-scaled by log2(e) for exp2 in the scan */
+        for (size_t i = 0; i < n; i++)
+            h[i] = -expf(h[i]) * 1.4426950408889634f;
+    float *d = m->be->alloc(m->be, n * sizeof(float), err);
+    if (d && m->be->upload(m->be, d, h, n * sizeof(float), err) < 0) {
+        m->be->free(m->be, d);
+        d = NULL;
+    }
+    free(h);
+    return d;
+}
+
+/* Checks every tensor name against the layout the config implies, so that
+ * extra layers or Mamba-2 parameters are reported instead of ignored. */
+static int check_names(const ckpt *c, const sl_mamba_config *cfg, sl_err *err)
+{
+    for (size_t fi = 0; fi < c->nfiles; fi++) {
+        const sl_st_file *f = c->files[fi];
+        for (size_t i = 0; i < sl_st_count(f); i++) {
+            const char *n = sl_st_tensor_at(f, i)->name;
+            const char *p = "backbone.layers.";
+            if (strncmp(n, p, strlen(p)))
+                continue;
+            char *end;
+            long li = strtol(n + strlen(p), &end, 10);
+            if (end == n + strlen(p) || *end != '.')
+                continue;
+            if (li < 0 || li >= cfg->n_layer)
+                return sl_errf(err, "%s: tensor '%s' is for layer %ld but config.json has n_layer = %lld", sl_st_name(f),
+                               n, li, (long long)cfg->n_layer);
+            if (strstr(end, ".mixer.dt_bias") || strstr(end, ".mixer.norm.weight"))
+                return sl_errf(err, "%s: tensor '%s' belongs to a Mamba-2 model; only Mamba-1 is supported",
+                               sl_st_name(f), n);
+        }
+    }
+    return 0;
+}
+
+static int load_layer(sl_mamba *m, const ckpt *c, int i, sl_err *err)
+{
+    const sl_mamba_config *k = &m->cfg;
+    layer *l = &m->layers[i];
+    char name[256];
+    const int64_t d = k->d_model, di = k->d_inner, n = k->d_state, r = k->dt_rank;
+#define NM(s) (snprintf(name, sizeof name, "backbone.layers.%d.%s", i, s), name)
+    int64_t s_d[1] = {d}, s_di[1] = {di}, s_2di[1] = {2 * di}, s_conv[3] = {di, 1, k->d_conv}, s_a[2] = {di, n};
+    if (!(l->norm_w = load_vec(m, c, NM("norm.weight"), 1, s_d, 0, 0, err)))
+        return -1;
+    if (load_weight(m, c, NM("mixer.in_proj.weight"), 2 * di, d, &l->in_proj, err) < 0)
+        return -1;
+    if (k->use_bias && !(l->in_bias = load_vec(m, c, NM("mixer.in_proj.bias"), 1, s_2di, 0, 0, err)))
+        return -1;
+    if (!(l->conv_w = load_vec(m, c, NM("mixer.conv1d.weight"), 3, s_conv, 0, 0, err)))
+        return -1;
+    if (k->conv_bias) {
+        if (!(l->conv_b = load_vec(m, c, NM("mixer.conv1d.bias"), 1, s_di, 0, 0, err)))
+            return -1;
+    } else {
+        if (!(l->conv_b = m->be->alloc(m->be, (size_t)di * sizeof(float), err)) ||
+            m->be->memset0(m->be, l->conv_b, (size_t)di * sizeof(float), err) < 0)
+            return -1;
+    }
+    if (load_weight(m, c, NM("mixer.x_proj.weight"), r + 2 * n, di, &l->x_proj, err) < 0)
+        return -1;
+    if (load_weight(m, c, NM("mixer.dt_proj.weight"), di, r, &l->dt_proj, err) < 0)
+        return -1;
+    if (!(l->dt_bias = load_vec(m, c, NM("mixer.dt_proj.bias"), 1, s_di, 0, 0, err)))
+        return -1;
+    if (!(l->A_log2e = load_vec(m, c, NM("mixer.A_log"), 2, s_a, 0, 1, err)))
+        return -1;
+    if (!(l->Dskip = load_vec(m, c, NM("mixer.D"), 1, s_di, 0, 0, err)))
+        return -1;
+    if (load_weight(m, c, NM("mixer.out_proj.weight"), d, di, &l->out_proj, err) < 0)
+        return -1;
+    if (k->use_bias && !(l->out_bias = load_vec(m, c, NM("mixer.out_proj.bias"), 1, s_d, 0, 0, err)))
+        return -1;
+#undef NM
+    return 0;
+}
+
+sl_mamba *sl_mamba_load(const char *dir, sl_backend *be, sl_err *err)
+{
+    char *cfgpath = path_join(dir, "config.json");
+    char *text = NULL;
+    size_t len;
+    sl_mamba *m = sl_xcalloc(1, sizeof *m);
+    m->be = be;
+    ckpt c = {0};
+    if (sl_read_file(cfgpath, &text, &len, err) < 0)
+        goto fail;
+    if (sl_mamba_config_parse(text, len, cfgpath, &m->cfg, err) < 0)
+        goto fail;
+    if (ckpt_open(&c, dir, err) < 0)
+        goto fail;
+    if (check_names(&c, &m->cfg, err) < 0)
+        goto fail;
+    /* embedding: either name; rows = vocab_size or vocab_size padded */
+    const char *ename = "backbone.embeddings.weight";
+    const sl_st_file *ef;
+    const sl_st_tensor *et = ckpt_find(&c, ename, &ef);
+    if (!et) {
+        ename = "backbone.embedding.weight";
+        et = ckpt_find(&c, ename, &ef);
+    }
+    if (!et) {
+        sl_errf(err, "%s: missing tensor 'backbone.embeddings.weight' (or 'backbone.embedding.weight')",
+                sl_st_name(c.files[0]));
+        goto fail;
+    }
+    if (et->ndim == 2 && et->shape[0] == m->cfg.vocab_size)
+        m->cfg.vocab = m->cfg.vocab_size; /* stored unpadded: keep as is */
+    if (load_weight(m, &c, ename, m->cfg.vocab, m->cfg.d_model, &m->emb, err) < 0)
+        goto fail;
+    m->layers = sl_xcalloc((size_t)m->cfg.n_layer, sizeof *m->layers);
+    for (int i = 0; i < m->cfg.n_layer; i++)
+        if (load_layer(m, &c, i, err) < 0)
+            goto fail;
+    int64_t s_d[1] = {m->cfg.d_model};
+    if (!(m->norm_f = load_vec(m, &c, "backbone.norm_f.weight", 1, s_d, 0, 0, err)))
+        goto fail;
+    const sl_st_file *hf;
+    if (ckpt_find(&c, "lm_head.weight", &hf)) {
+        if (load_weight(m, &c, "lm_head.weight", m->cfg.vocab, m->cfg.d_model, &m->lm_head, err) < 0)
+            goto fail;
+    } else {
+        m->lm_head = m->emb;
+        m->tied = 1;
+    }
+    ckpt_close(&c);
+    free(text);
+    free(cfgpath);
+    return m;
+fail:
+    sl_err_prefix(err, "model %s", dir);
+    ckpt_close(&c);
+    free(text);
+    free(cfgpath);
+    sl_mamba_free(m);
+    return NULL;
+}
+
+void sl_mamba_free(sl_mamba *m)
+{
+    if (!m)
+        return;
+    sl_backend *be = m->be;
+    if (m->layers)
+        for (int i = 0; i < m->cfg.n_layer; i++) {
+            layer *l = &m->layers[i];
+            sl_weight *ws[] = {&l->in_proj, &l->x_proj, &l->dt_proj, &l->out_proj};
+            for (int j = 0; j < 4; j++)
+                if (ws[j]->data)
+                    be->weight_free(be, ws[j]);
+            float *vs[] = {l->in_bias, l->out_bias, l->norm_w, l->conv_w, l->conv_b, l->dt_bias, l->A_log2e, l->Dskip};
+            for (int j = 0; j < 8; j++)
+                if (vs[j])
+                    be->free(be, vs[j]);
+        }
+    free(m->layers);
+    if (m->emb.data)
+        be->weight_free(be, &m->emb);
+    if (!m->tied && m->lm_head.data)
+        be->weight_free(be, &m->lm_head);
+    if (m->norm_f)
+        be->free(be, m->norm_f);
+    free(m);
+}
+
+const sl_mamba_config *sl_mamba_cfg(const sl_mamba *m) { return &m->cfg; }
+sl_backend *sl_mamba_backend(const sl_mamba *m) { return m->be; }
+
+int64_t sl_mamba_params(const sl_mamba *m)
+{
+    const sl_mamba_config *k = &m->cfg;
+    int64_t d = k->d_model, di = k->d_inner, n = k->d_state, r = k->dt_rank;
+    int64_t per = d + 2 * di * d + di * k->d_conv + di + (r + 2 * n) * di + di * r + di + di * n + di + d * di;
+    if (k->use_bias)
+        per += 2 * di + d;
+    return k->vocab * d * (m->tied ? 1 : 2) + k->n_layer * per + d;
+}
+
+double sl_mamba_flops_per_token(const sl_mamba *m)
+{
+    const sl_mamba_config *k = &m->cfg;
+    double d = (double)k->d_model, di = (double)k->d_inner, n = (double)k->d_state, r = (double)k->dt_rank;
+    double mm = 2.0 * (2 * di * d + (r + 2 * n) * di + di * r + d * di);
+    double conv = 2.0 * (double)k->d_conv * di;
+    double scan = 6.0 * di * n + 4.0 * di;
+    return (double)k->n_layer * (mm + conv + scan) + 2.0 * d * (double)k->vocab;
+}
+
+/* --- runs -------------------------------------------------------------- */
+
+struct sl_mamba_run {
+    sl_mamba *m;
+    int64_t chunk;
+    /* backend buffers */
+    int32_t *ids, *targets;
+    uint8_t *reset;
+    float *hidden, *residual, *normed, *xz, *xc, *xdbl, *dt, *y, *logits, *logp;
+    float *conv_state, *ssm_state; /* [n_layer][d_inner][d_conv-1], [n_layer][d_inner][d_state] */
+};
+
+void sl_mamba_run_free(sl_mamba_run *r)
+{
+    if (!r)
+        return;
+    sl_backend *be = r->m->be;
+    void *bufs[] = {r->ids,  r->targets, r->reset, r->hidden, r->residual, r->normed,     r->xz,       r->xc,
+                    r->xdbl, r->dt,      r->y,     r->logits, r->logp,     r->conv_state, r->ssm_state};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        if (bufs[i])
+            be->free(be, bufs[i]);
+    free(r);
+}
+
+static size_t conv_state_len(const sl_mamba_config *k) { return (size_t)k->n_layer * (size_t)k->d_inner * (size_t)(k->d_conv - 1); }
+static size_t ssm_state_len(const sl_mamba_config *k) { return (size_t)k->n_layer * (size_t)k->d_inner * (size_t)k->d_state; }
+
+sl_mamba_run *sl_mamba_run_new(sl_mamba *m, int64_t chunk, sl_err *err)
+{
+    if (chunk < 1)
+        chunk = 1;
+    const sl_mamba_config *k = &m->cfg;
+    sl_backend *be = m->be;
+    sl_mamba_run *r = sl_xcalloc(1, sizeof *r);
+    r->m = m;
+    r->chunk = chunk;
+    size_t C = (size_t)chunk, f = sizeof(float);
+    size_t tile = C < LM_TILE ? C : LM_TILE;
+    struct {
+        void **p;
+        size_t bytes;
+    } want[] = {
+        {(void **)&r->ids, C * sizeof(int32_t)},
+        {(void **)&r->targets, C * sizeof(int32_t)},
+        {(void **)&r->reset, C},
+        {(void **)&r->hidden, C * (size_t)k->d_model * f},
+        {(void **)&r->residual, C * (size_t)k->d_model * f},
+        {(void **)&r->normed, C * (size_t)k->d_model * f},
+        {(void **)&r->xz, C * 2 * (size_t)k->d_inner * f},
+        {(void **)&r->xc, C * (size_t)k->d_inner * f},
+        {(void **)&r->xdbl, C * (size_t)(k->dt_rank + 2 * k->d_state) * f},
+        {(void **)&r->dt, C * (size_t)k->d_inner * f},
+        {(void **)&r->y, C * (size_t)k->d_inner * f},
+        {(void **)&r->logits, tile * (size_t)k->vocab * f},
+        {(void **)&r->logp, C * f},
+        {(void **)&r->conv_state, conv_state_len(k) * f},
+        {(void **)&r->ssm_state, ssm_state_len(k) * f},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!(*want[i].p = be->alloc(be, want[i].bytes, err))) {
+            sl_mamba_run_free(r);
+            return NULL;
+        }
+    if (sl_mamba_run_reset(r, err) < 0) {
+        sl_mamba_run_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+int64_t sl_mamba_run_chunk(const sl_mamba_run *r) { return r->chunk; }
+sl_mamba *sl_mamba_run_model(const sl_mamba_run *r) { return r->m; }
+
+int sl_mamba_run_reset(sl_mamba_run *r, sl_err *err)
+{
+    sl_backend *be = r->m->be;
+    if (be->memset0(be, r->conv_state, conv_state_len(&r->m->cfg) * sizeof(float), err) < 0 ||
+        be->memset0(be, r->ssm_state, ssm_state_len(&r->m->cfg) * sizeof(float), err) < 0)
+        return -1;
+    return 0;
+}
+
+int sl_mamba_forward(sl_mamba_run *r, const int32_t *ids, const uint8_t *reset, const int32_t *targets, int64_t n,
+                     float *logp, sl_err *err)
+{
+    sl_mamba *m = r->m;
+    sl_backend *be = m->be;
+    const sl_mamba_config *k = &m->cfg;
+    if (n <= 0)
+        return 0;
+    if (n > r->chunk)
+        return sl_errf(err, "model: %lld tokens exceed the chunk size %lld", (long long)n, (long long)r->chunk);
+    for (int64_t t = 0; t < n; t++) {
+        if (ids[t] < 0 || ids[t] >= k->vocab)
+            return sl_errf(err, "token id %d at position %lld is not in the model's vocabulary [0, %lld)", (int)ids[t],
+                           (long long)t, (long long)k->vocab);
+        if (targets[t] >= k->vocab)
+            return sl_errf(err, "token id %d at position %lld is not in the model's vocabulary [0, %lld)",
+                           (int)targets[t], (long long)t + 1, (long long)k->vocab);
+    }
+    const int64_t d = k->d_model, di = k->d_inner, N = k->d_state, R = k->dt_rank, K = k->d_conv;
+    const int64_t ldx = R + 2 * N;
+    if (be->upload(be, r->ids, ids, (size_t)n * sizeof(int32_t), err) < 0 ||
+        be->upload(be, r->targets, targets, (size_t)n * sizeof(int32_t), err) < 0)
+        return -1;
+    const uint8_t *rs = NULL;
+    if (reset) {
+        if (be->upload(be, r->reset, reset, (size_t)n, err) < 0)
+            return -1;
+        rs = r->reset;
+    }
+    sl_embed_args ea = {.L = n, .ids = r->ids, .emb = &m->emb, .out = r->hidden, .ldout = d};
+    if (be->embed(be, &ea, err) < 0)
+        return -1;
+    for (int64_t i = 0; i < k->n_layer; i++) {
+        layer *l = &m->layers[i];
+        sl_norm_args na = {.L = n, .D = d, .x = r->hidden, .residual = r->residual, .residual_init = i == 0,
+                           .w = l->norm_w, .eps = (float)k->eps, .out = r->normed};
+        sl_linear_args in = {.L = n, .x = r->normed, .ldx = d, .w = &l->in_proj, .bias = l->in_bias, .y = r->xz,
+                             .ldy = 2 * di};
+        sl_conv_args ca = {.L = n, .D = di, .K = (int)K, .x = r->xz, .ldx = 2 * di, .w = l->conv_w, .bias = l->conv_b,
+                           .state = r->conv_state + (size_t)i * (size_t)di * (size_t)(K - 1), .reset = rs,
+                           .out = r->xc, .ldout = di};
+        sl_linear_args xp = {.L = n, .x = r->xc, .ldx = di, .w = &l->x_proj, .y = r->xdbl, .ldy = ldx};
+        sl_linear_args dp = {.L = n, .x = r->xdbl, .ldx = ldx, .w = &l->dt_proj, .y = r->dt, .ldy = di};
+        sl_scan_args sa = {.L = n, .D = di, .N = (int)N, .u = r->xc, .ldu = di, .dt = r->dt, .lddt = di,
+                           .dt_bias = l->dt_bias, .A_log2e = l->A_log2e, .B = r->xdbl + R, .C = r->xdbl + R + N,
+                           .ldbc = ldx, .Dskip = l->Dskip, .z = r->xz + di, .ldz = 2 * di,
+                           .state = r->ssm_state + (size_t)i * (size_t)di * (size_t)N, .reset = rs, .y = r->y,
+                           .ldy = di};
+        sl_linear_args op = {.L = n, .x = r->y, .ldx = di, .w = &l->out_proj, .bias = l->out_bias, .y = r->hidden,
+                             .ldy = d};
+        if (be->add_rmsnorm(be, &na, err) < 0 || be->linear(be, &in, err) < 0 || be->conv1d_silu(be, &ca, err) < 0 ||
+            be->linear(be, &xp, err) < 0 || be->linear(be, &dp, err) < 0 || be->selective_scan(be, &sa, err) < 0 ||
+            be->linear(be, &op, err) < 0)
+            return -1;
+    }
+    sl_norm_args fa = {.L = n, .D = d, .x = r->hidden, .residual = r->residual, .residual_init = 0, .w = m->norm_f,
+                       .eps = (float)k->eps, .out = r->normed};
+    if (be->add_rmsnorm(be, &fa, err) < 0)
+        return -1;
+    /* lm_head in row tiles, each reduced at once to the target's log-prob */
+    for (int64_t t0 = 0; t0 < n; t0 += LM_TILE) {
+        int64_t tn = n - t0 < LM_TILE ? n - t0 : LM_TILE;
+        int any = 0;
+        for (int64_t t = t0; t < t0 + tn && !any; t++)
+            any = targets[t] >= 0;
+        if (!any) {
+            if (be->memset0(be, r->logp + t0, (size_t)tn * sizeof(float), err) < 0)
+                return -1;
+            continue;
+        }
+        sl_linear_args lh = {.L = tn, .x = r->normed + t0 * d, .ldx = d, .w = &m->lm_head, .y = r->logits,
+                             .ldy = k->vocab};
+        sl_logsoftmax_args ls = {.T = tn, .V = k->vocab, .logits = r->logits, .ld = k->vocab,
+                                 .target = r->targets + t0, .logp = r->logp + t0};
+        if (be->linear(be, &lh, err) < 0 || be->logsoftmax_gather(be, &ls, err) < 0)
+            return -1;
+    }
+    if (be->download(be, logp, r->logp, (size_t)n * sizeof(float), err) < 0 || be->sync(be, err) < 0)
+        return -1;
+    return 0;
+}
