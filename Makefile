@@ -3,6 +3,7 @@
 #   make                 build libsluice.a and ./sluice (in $(BUILD)/, symlinked to ./sluice)
 #   make test            unit tests (cmocka) + end-to-end CLI tests
 #   make check-asan      the same tests in an ASan+UBSan build (build-asan/)
+#   make check-valgrind  the unit tests under valgrind memcheck
 #   make bench           benchmarks side by side with peer tools (bench/*.sh)
 #   make fuzz            libFuzzer targets with clang (build-fuzz/)
 #   make demo            installs dependencies if needed, builds, runs examples/demo.sh
@@ -55,11 +56,11 @@ CLI_TESTS := $(sort $(wildcard tests/cli/*.sh))
 # Module fragments may append to LIB_OBJ, LDLIBS_ALL, CUDA objects, bench or fuzz rules.
 -include $(wildcard $(addsuffix /module.mk,$(MODULES)) kernels/cuda/cuda.mk)
 
-.PHONY: all test unit-test cli-test check-asan bench fuzz demo install clean deps-check help
+.PHONY: all test unit-test cli-test check-asan check-valgrind bench fuzz demo install clean deps-check help
 all: deps-check $(BUILD)/sluice sluice
 
 help:
-	@sed -n '2,16p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,17p' Makefile | sed 's/^# \{0,1\}//'
 
 # Tell the user how to get missing headers instead of failing in the compiler.
 DEP_HEADERS := zstd.h archive.h pcre2.h cmocka.h cblas.h sndfile.h soxr.h xxhash.h zlib.h
@@ -104,6 +105,13 @@ cli-test: $(BUILD)/sluice
 
 check-asan:
 	$(MAKE) BUILD=build-asan SAN=1 CUDA=0 test
+
+# Unit tests under valgrind memcheck (definite leaks and memory errors fail).
+check-valgrind: $(UNIT_BIN)
+	@fail=0; for t in $(UNIT_BIN); do echo "== valgrind $$t"; \
+	  SLUICE_SRC=$(CURDIR) SLUICE_BIN=$(CURDIR)/$(BUILD)/sluice OMP_NUM_THREADS=2 \
+	  valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite $$t >/dev/null 2>$(BUILD)/valgrind.log \
+	  || { cat $(BUILD)/valgrind.log | tail -40; fail=1; }; done; [ $$fail -eq 0 ] && echo "valgrind: clean"
 
 bench: $(BUILD)/sluice
 	@for b in $(sort $(wildcard bench/*.sh)); do echo "== $$b"; SLUICE_BIN=$(CURDIR)/$(BUILD)/sluice $$b || exit 1; done
