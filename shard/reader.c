@@ -1,0 +1,524 @@
+/* Shard directory reader (docs/shards.md section 4). Everything read from
+ * the directory is checked before use: the manifest's fields and types, file
+ * sizes against row and piece counts, optional XXH64 checksums, and every
+ * boundary record against its row. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <xxhash.h>
+
+#include "shard/rng.h"
+#include "shard/shard.h"
+#include "stream/io.h"
+#include "stream/json.h"
+#include "stream/tokstream.h"
+
+static char *path_in(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = sl_xmalloc(n);
+    snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+int sl_file_xxh64(const char *path, char hex[17], sl_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return sl_errf(err, "%s: %s", path, strerror(errno));
+    XXH64_state_t *st = XXH64_createState();
+    XXH64_reset(st, 0);
+    size_t cap = 1 << 20, n;
+    char *buf = sl_xmalloc(cap);
+    while ((n = fread(buf, 1, cap, f)) > 0)
+        XXH64_update(st, buf, n);
+    int bad = ferror(f);
+    fclose(f);
+    free(buf);
+    snprintf(hex, 17, "%016llx", (unsigned long long)XXH64_digest(st));
+    XXH64_freeState(st);
+    if (bad)
+        return sl_errf(err, "%s: read error", path);
+    return 0;
+}
+
+/* A file name from the manifest must stay inside the directory. */
+static int safe_name(const char *s)
+{
+    return s && *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..") && strlen(s) < 256;
+}
+
+static int get_u64(const sl_json *o, const char *key, uint64_t *v)
+{
+    int64_t x;
+    if (sl_json_get_int(o, key, &x) || x < 0)
+        return -1;
+    *v = (uint64_t)x;
+    return 0;
+}
+
+/* Special ids: integer or null. */
+static int get_special(const sl_json *o, const char *key, int64_t *v)
+{
+    sl_json *x = sl_json_get(o, key);
+    if (!x || x->type == SL_JSON_NULL) {
+        *v = SL_NO_TOKEN;
+        return 0;
+    }
+    if (!sl_json_is_int(x, v) || *v < 0 || *v > (int64_t)UINT32_MAX)
+        return -1;
+    return 0;
+}
+
+static int check_size(const char *path, uint64_t want, sl_err *err)
+{
+    struct stat st;
+    if (stat(path, &st))
+        return sl_errf(err, "%s: %s", path, strerror(errno));
+    if ((uint64_t)st.st_size != want)
+        return sl_errf(err, "%s: size %llu bytes, the manifest implies %llu", path, (unsigned long long)st.st_size,
+                       (unsigned long long)want);
+    return 0;
+}
+
+static int load_docs(sl_shard *s, const sl_json *dj, int verify, sl_err *err)
+{
+    uint64_t count, bytes;
+    const char *want_hex = sl_json_get_str(dj, "xxh64");
+    if (get_u64(dj, "count", &count) || get_u64(dj, "bytes", &bytes) || !want_hex)
+        return sl_errf(err, "%s/manifest.json: \"documents\" needs count, bytes and xxh64", s->dir);
+    char *p = path_in(s->dir, "documents.jsonl");
+    char *data = NULL;
+    size_t len = 0;
+    int rc = -1;
+    if (check_size(p, bytes, err))
+        goto out;
+    if (verify) {
+        char hex[17];
+        if (sl_file_xxh64(p, hex, err))
+            goto out;
+        if (strcmp(hex, want_hex)) {
+            sl_errf(err, "%s: checksum mismatch (xxh64 %s, manifest says %s): the file is corrupted", p, hex, want_hex);
+            goto out;
+        }
+    }
+    if (sl_read_file(p, &data, &len, err))
+        goto out;
+    s->docs = sl_xcalloc(count ? count : 1, sizeof *s->docs);
+    sl_buf ids = {0};
+    size_t line = 0, pos = 0;
+    while (pos < len) {
+        char *nl = memchr(data + pos, '\n', len - pos);
+        size_t end = nl ? (size_t)(nl - data) : len;
+        line++;
+        sl_json_doc *jd = sl_json_parse(data + pos, end - pos, NULL, err);
+        sl_json *o = jd ? sl_json_root(jd) : NULL;
+        int64_t ord;
+        sl_json *idv = o ? sl_json_get(o, "id") : NULL;
+        const char *split = o ? sl_json_get_str(o, "split") : NULL;
+        const char *lng = o ? sl_json_get_str(o, "long") : NULL;
+        if (!o || o->type != SL_JSON_OBJECT || sl_json_get_int(o, "doc", &ord) || ord < 0 || !idv ||
+            idv->type != SL_JSON_STRING || !split || (strcmp(split, "train") && strcmp(split, "val")) ||
+            s->n_docs >= count || (s->n_docs && (uint64_t)ord <= s->docs[s->n_docs - 1].ordinal) ||
+            idv->str_len > UINT32_MAX || ids.len > UINT32_MAX) {
+            if (jd)
+                sl_errf(err, "not a valid document line (doc, id, split; ordinals increasing; count %llu)",
+                        (unsigned long long)count);
+            sl_err_prefix(err, "%s:%zu", p, line);
+            sl_json_free(jd);
+            sl_buf_free(&ids);
+            goto out;
+        }
+        sl_shard_docref *d = &s->docs[s->n_docs++];
+        d->ordinal = (uint64_t)ord;
+        d->id_off = (uint32_t)ids.len;
+        d->id_len = (uint32_t)idv->str_len;
+        d->split = (uint8_t)(strcmp(split, "train") ? SL_SPLIT_VAL : SL_SPLIT_TRAIN);
+        d->long_status = (uint8_t)(!lng ? SL_DOC_PLACED : !strcmp(lng, "dropped") ? SL_DOC_DROPPED : SL_DOC_TRUNCATED);
+        sl_buf_append(&ids, idv->str, idv->str_len);
+        sl_buf_putc(&ids, 0);
+        sl_json_free(jd);
+        pos = end + 1;
+    }
+    if (s->n_docs != count) {
+        sl_errf(err, "%s: %zu documents, the manifest says %llu", p, s->n_docs, (unsigned long long)count);
+        sl_buf_free(&ids);
+        goto out;
+    }
+    s->doc_ids = ids.data ? ids.data : sl_xcalloc(1, 1);
+    rc = 0;
+out:
+    free(p);
+    free(data);
+    return rc;
+}
+
+static int load_split(sl_shard *s, int k, const sl_json *sj, int verify, sl_err *err)
+{
+    sl_shard_split *sp = &s->split[k];
+    const char *name = sl_split_names[k];
+    sl_json *files = sl_json_get(sj, "files");
+    if (sj->type != SL_JSON_OBJECT || get_u64(sj, "rows", &sp->rows) || get_u64(sj, "tokens", &sp->tokens) ||
+        get_u64(sj, "pad_tokens", &sp->pad_tokens) || get_u64(sj, "pieces", &sp->pieces) || !files ||
+        files->type != SL_JSON_ARRAY)
+        return sl_errf(err, "%s/manifest.json: split \"%s\" needs rows, tokens, pad_tokens, pieces and files", s->dir,
+                       name);
+    sp->present = 1;
+    sp->files = sl_xcalloc(files->n ? files->n : 1, sizeof *sp->files);
+    uint64_t rows = 0, pieces = 0;
+    uint64_t row_bytes = (uint64_t)s->info.seq_len * (uint64_t)s->info.dtype_bytes;
+    for (size_t i = 0; i < files->n; i++) {
+        const sl_json *fj = files->kids[i];
+        sl_shard_file *f = &sp->files[sp->n_files++];
+        const char *tn = fj->type == SL_JSON_OBJECT ? sl_json_get_str(fj, "tokens") : NULL;
+        const char *bn = tn ? sl_json_get_str(fj, "bounds") : NULL;
+        const char *tx = bn ? sl_json_get_str(fj, "tokens_xxh64") : NULL;
+        const char *bx = tx ? sl_json_get_str(fj, "bounds_xxh64") : NULL;
+        if (!bx || !safe_name(tn) || !safe_name(bn) || get_u64(fj, "rows", &f->rows) ||
+            get_u64(fj, "pieces", &f->pieces) || strlen(tx) != 16 || strlen(bx) != 16 || f->rows > (1ull << 48) ||
+            f->pieces > (1ull << 48))
+            return sl_errf(err, "%s/manifest.json: split \"%s\" file %zu: needs tokens, bounds, rows, pieces, "
+                           "tokens_xxh64 and bounds_xxh64", s->dir, name, i);
+        f->tokens = sl_xstrdup(tn);
+        f->bounds = sl_xstrdup(bn);
+        memcpy(f->tokens_xxh64, tx, 17);
+        memcpy(f->bounds_xxh64, bx, 17);
+        f->first_row = rows;
+        rows += f->rows;
+        pieces += f->pieces;
+        const char *names[2] = {f->tokens, f->bounds};
+        const char *want[2] = {f->tokens_xxh64, f->bounds_xxh64};
+        uint64_t sizes[2] = {f->rows * row_bytes, f->pieces * SL_BOUNDS_RECORD};
+        for (int j = 0; j < 2; j++) {
+            char *p = path_in(s->dir, names[j]);
+            char hex[17];
+            int rc = check_size(p, sizes[j], err);
+            if (!rc && verify) {
+                rc = sl_file_xxh64(p, hex, err);
+                if (!rc && strcmp(hex, want[j]))
+                    rc = sl_errf(err, "%s: checksum mismatch (xxh64 %s, manifest says %s): the file is corrupted", p,
+                                 hex, want[j]);
+            }
+            free(p);
+            if (rc)
+                return -1;
+        }
+    }
+    if (rows != sp->rows || pieces != sp->pieces || sp->tokens != rows * s->info.seq_len)
+        return sl_errf(err, "%s/manifest.json: split \"%s\": totals do not match its files", s->dir, name);
+    return 0;
+}
+
+static int load_stages(sl_shard *s, const sl_json *arr, sl_err *err)
+{
+    if (!arr || arr->type != SL_JSON_ARRAY || arr->n == 0 || arr->n > 100000)
+        return sl_errf(err, "%s/manifest.json: \"stages\" must be a non-empty array", s->dir);
+    s->warmup.stages = sl_xcalloc(arr->n, sizeof *s->warmup.stages);
+    s->warmup.max_len = s->info.seq_len;
+    for (size_t i = 0; i < arr->n; i++) {
+        const sl_json *o = arr->kids[i];
+        sl_stage *st = &s->warmup.stages[i];
+        uint64_t len;
+        int64_t steps = -1;
+        sl_json *sv = o->type == SL_JSON_OBJECT ? sl_json_get(o, "steps") : NULL;
+        if (!sv || get_u64(o, "seq_len", &len) || get_u64(o, "batch", &st->batch) ||
+            get_u64(o, "tokens_per_step", &st->tokens_per_step) || get_u64(o, "start_token", &st->start_token) ||
+            (sv->type != SL_JSON_NULL && (!sl_json_is_int(sv, &steps) || steps < 0)) || len == 0 || len % 8 ||
+            len > s->info.seq_len || st->batch == 0 || st->tokens_per_step != st->batch * len)
+            return sl_errf(err, "%s/manifest.json: stage %zu is malformed", s->dir, i);
+        st->seq_len = (uint32_t)len;
+        st->steps = steps;
+        st->amount_kind = steps < 0 ? SL_AMOUNT_OPEN : SL_AMOUNT_STEPS;
+        s->warmup.n++;
+    }
+    return 0;
+}
+
+sl_shard *sl_shard_open(const char *dir, int verify, sl_err *err)
+{
+    sl_shard *s = sl_xcalloc(1, sizeof *s);
+    s->dir = sl_xstrdup(dir);
+    char *mp = path_in(dir, "manifest.json");
+    char *text = NULL;
+    size_t len;
+    sl_json_doc *jd = NULL;
+    if (sl_read_file(mp, &text, &len, err))
+        goto fail;
+    jd = sl_json_parse(text, len, NULL, err);
+    if (!jd) {
+        sl_err_prefix(err, "%s", mp);
+        goto fail;
+    }
+    sl_json *m = sl_json_root(jd);
+    int64_t version;
+    const char *fmt = m->type == SL_JSON_OBJECT ? sl_json_get_str(m, "format") : NULL;
+    if (!fmt || strcmp(fmt, SL_SHARD_FORMAT) || sl_json_get_int(m, "version", &version)) {
+        sl_errf(err, "%s: not a sluice shard manifest (format \"%s\" expected)", mp, SL_SHARD_FORMAT);
+        goto fail;
+    }
+    if (version != SL_SHARD_VERSION) {
+        sl_errf(err, "%s: unsupported version %lld (this sluice reads %d)", mp, (long long)version, SL_SHARD_VERSION);
+        goto fail;
+    }
+    sl_shard_info *in = &s->info;
+    sl_json *tk = sl_json_get(m, "tokenizer"), *sp = sl_json_get(m, "special"), *splits = sl_json_get(m, "splits");
+    const char *dtype = sl_json_get_str(m, "dtype"), *layout = sl_json_get_str(m, "layout");
+    uint64_t seq_len, vocab;
+    sl_json *bv = sl_json_get(m, "batch"), *wv = sl_json_get(m, "warmup"), *dv = sl_json_get(m, "documents");
+    if (!tk || tk->type != SL_JSON_OBJECT || !sp || sp->type != SL_JSON_OBJECT || !splits ||
+        splits->type != SL_JSON_OBJECT || !dtype || !layout || get_u64(m, "seq_len", &seq_len) || seq_len == 0 ||
+        seq_len % 8 || seq_len > (1u << 31) || get_u64(tk, "vocab_size", &vocab) || vocab > UINT32_MAX || !dv ||
+        dv->type != SL_JSON_OBJECT || get_special(sp, "eos", &in->eos) || get_special(sp, "bos", &in->bos) ||
+        get_special(sp, "pad", &in->pad)) {
+        sl_errf(err, "%s: missing or malformed field (tokenizer, special, splits, dtype, layout, seq_len, documents)", mp);
+        goto fail;
+    }
+    in->seq_len = (uint32_t)seq_len;
+    in->vocab_size = (uint32_t)vocab;
+    if (!strcmp(dtype, "uint16"))
+        in->dtype_bytes = 2;
+    else if (!strcmp(dtype, "uint32"))
+        in->dtype_bytes = 4;
+    else {
+        sl_errf(err, "%s: dtype \"%s\" is not uint16 or uint32", mp, dtype);
+        goto fail;
+    }
+    if (in->dtype_bytes == 2 && vocab > 65536) {
+        sl_errf(err, "%s: vocab size %llu does not fit dtype uint16", mp, (unsigned long long)vocab);
+        goto fail;
+    }
+    if (!strcmp(layout, "sequential"))
+        in->layout = SL_LAYOUT_SEQUENTIAL;
+    else if (!strcmp(layout, "recurrent")) {
+        int64_t b;
+        in->layout = SL_LAYOUT_RECURRENT;
+        if (!bv || !sl_json_is_int(bv, &b) || b <= 0 || b > UINT32_MAX) {
+            sl_errf(err, "%s: recurrent layout needs a positive batch", mp);
+            goto fail;
+        }
+        in->batch = (uint32_t)b;
+    } else {
+        sl_errf(err, "%s: layout \"%s\" is not sequential or recurrent", mp, layout);
+        goto fail;
+    }
+    const char *fp = sl_json_get_str(tk, "fingerprint"), *tn = sl_json_get_str(tk, "name"),
+               *mod = sl_json_get_str(tk, "modality");
+    snprintf(in->fingerprint, sizeof in->fingerprint, "%s", fp ? fp : "");
+    snprintf(in->tokenizer, sizeof in->tokenizer, "%s", tn ? tn : "");
+    in->modality = mod && sl_modality_parse(mod) >= 0 ? sl_modality_parse(mod) : 0;
+    if (wv && wv->type == SL_JSON_STRING)
+        in->warmup = sl_xstrdup(wv->str);
+    sl_json_get_num(m, "val_fraction", &in->val_fraction);
+    sl_json *sh = sl_json_get(m, "shuffle");
+    if (sh && sh->type == SL_JSON_OBJECT) {
+        in->shuffle = 1;
+        get_u64(sh, "seed", &in->seed);
+        get_u64(sh, "window", &in->shuffle_window);
+    }
+    if (load_stages(s, sl_json_get(m, "stages"), err))
+        goto fail;
+    for (int k = 0; k < SL_SPLIT_N; k++) {
+        sl_json *sj = sl_json_get(splits, sl_split_names[k]);
+        if (sj && load_split(s, k, sj, verify, err))
+            goto fail;
+    }
+    if (!s->split[SL_SPLIT_TRAIN].present) {
+        sl_errf(err, "%s: no \"train\" split", mp);
+        goto fail;
+    }
+    if (in->layout == SL_LAYOUT_RECURRENT && s->split[SL_SPLIT_TRAIN].rows % in->batch) {
+        sl_errf(err, "%s: recurrent layout: %llu rows is not a multiple of batch %u", mp,
+                (unsigned long long)s->split[SL_SPLIT_TRAIN].rows, in->batch);
+        goto fail;
+    }
+    if (load_docs(s, dv, verify, err))
+        goto fail;
+    sl_json_free(jd);
+    free(text);
+    free(mp);
+    return s;
+fail:
+    sl_json_free(jd);
+    free(text);
+    free(mp);
+    sl_shard_close(s);
+    return NULL;
+}
+
+void sl_shard_close(sl_shard *s)
+{
+    if (!s)
+        return;
+    for (int k = 0; k < SL_SPLIT_N; k++) {
+        for (size_t i = 0; i < s->split[k].n_files; i++) {
+            free(s->split[k].files[i].tokens);
+            free(s->split[k].files[i].bounds);
+        }
+        free(s->split[k].files);
+    }
+    sl_warmup_free(&s->warmup);
+    free(s->info.warmup);
+    free(s->docs);
+    free(s->doc_ids);
+    free(s->dir);
+    free(s);
+}
+
+const char *sl_shard_doc_id(const sl_shard *s, uint64_t ordinal, size_t *len)
+{
+    size_t lo = 0, hi = s->n_docs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->docs[mid].ordinal < ordinal)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == s->n_docs || s->docs[lo].ordinal != ordinal)
+        return NULL;
+    if (len)
+        *len = s->docs[lo].id_len;
+    return s->doc_ids + s->docs[lo].id_off;
+}
+
+/* --- row iterator ----------------------------------------------------------- */
+struct sl_shard_iter {
+    const sl_shard *s;
+    const sl_shard_split *sp;
+    size_t file;        /* index of the open file */
+    FILE *ft, *fb;
+    char *tname, *bname; /* paths, for messages */
+    uint64_t row;       /* next row in the file */
+    uint64_t piece;     /* pieces read in the file */
+    int have_next;
+    unsigned char rec[SL_BOUNDS_RECORD];
+    unsigned char *raw;
+    uint32_t *tok;
+    sl_piece *pieces;
+    size_t cap_pieces;
+};
+
+sl_shard_iter *sl_shard_iter_open(const sl_shard *s, int split, sl_err *err)
+{
+    if (split < 0 || split >= SL_SPLIT_N || !s->split[split].present) {
+        sl_errf(err, "%s: no \"%s\" split", s->dir, split >= 0 && split < SL_SPLIT_N ? sl_split_names[split] : "?");
+        return NULL;
+    }
+    sl_shard_iter *it = sl_xcalloc(1, sizeof *it);
+    it->s = s;
+    it->sp = &s->split[split];
+    it->file = (size_t)-1;
+    it->raw = sl_xmalloc((size_t)s->info.seq_len * (size_t)s->info.dtype_bytes);
+    it->tok = sl_xmalloc((size_t)s->info.seq_len * sizeof *it->tok);
+    return it;
+}
+
+static void close_files(sl_shard_iter *it)
+{
+    if (it->ft)
+        fclose(it->ft);
+    if (it->fb)
+        fclose(it->fb);
+    it->ft = it->fb = NULL;
+    free(it->tname);
+    free(it->bname);
+    it->tname = it->bname = NULL;
+}
+
+static int read_rec(sl_shard_iter *it, sl_err *err)
+{
+    const sl_shard_file *f = &it->sp->files[it->file];
+    it->have_next = 0;
+    if (it->piece == f->pieces)
+        return 0;
+    if (fread(it->rec, 1, SL_BOUNDS_RECORD, it->fb) != SL_BOUNDS_RECORD)
+        return sl_errf(err, "%s: offset %llu: unexpected end of file", it->bname,
+                       (unsigned long long)(it->piece * SL_BOUNDS_RECORD));
+    it->have_next = 1;
+    return 0;
+}
+
+int sl_shard_iter_next(sl_shard_iter *it, sl_row *row, sl_err *err)
+{
+    const sl_shard *s = it->s;
+    uint32_t L = s->info.seq_len;
+    while (it->file == (size_t)-1 || it->row == it->sp->files[it->file].rows) {
+        if (it->file != (size_t)-1 && it->have_next)
+            return sl_errf(err, "%s: record %llu: row %llu is past the last row", it->bname,
+                           (unsigned long long)it->piece, (unsigned long long)sl_get_le64(it->rec));
+        close_files(it);
+        it->file = it->file == (size_t)-1 ? 0 : it->file + 1;
+        if (it->file >= it->sp->n_files)
+            return 0;
+        const sl_shard_file *f = &it->sp->files[it->file];
+        it->tname = path_in(s->dir, f->tokens);
+        it->bname = path_in(s->dir, f->bounds);
+        it->ft = fopen(it->tname, "rb");
+        it->fb = fopen(it->bname, "rb");
+        if (!it->ft || !it->fb)
+            return sl_errf(err, "%s: %s", !it->ft ? it->tname : it->bname, strerror(errno));
+        it->row = it->piece = 0;
+        if (read_rec(it, err))
+            return -1;
+    }
+    size_t w = (size_t)s->info.dtype_bytes;
+    if (fread(it->raw, w, L, it->ft) != L)
+        return sl_errf(err, "%s: row %llu: unexpected end of file", it->tname, (unsigned long long)it->row);
+    for (uint32_t i = 0; i < L; i++) {
+        it->tok[i] = w == 2 ? (uint32_t)it->raw[2 * i] | (uint32_t)it->raw[2 * i + 1] << 8 : sl_get_le32(it->raw + 4 * i);
+        if (it->tok[i] >= s->info.vocab_size)
+            return sl_errf(err, "%s: row %llu: offset %u: token %u >= vocab size %u", it->tname,
+                           (unsigned long long)it->row, i, it->tok[i], s->info.vocab_size);
+    }
+    size_t n = 0;
+    uint32_t end = 0;
+    while (it->have_next) {
+        uint64_t r = sl_get_le64(it->rec);
+        if (r < it->row)
+            return sl_errf(err, "%s: record %llu: rows are not sorted", it->bname, (unsigned long long)it->piece);
+        if (r > it->row)
+            break;
+        if (n == it->cap_pieces) {
+            it->cap_pieces = it->cap_pieces ? 2 * it->cap_pieces : 16;
+            it->pieces = sl_xrealloc(it->pieces, it->cap_pieces * sizeof *it->pieces);
+        }
+        sl_piece *p = &it->pieces[n];
+        p->doc = sl_get_le64(it->rec + 8);
+        p->doc_offset = sl_get_le64(it->rec + 16);
+        p->offset = sl_get_le32(it->rec + 24);
+        p->length = sl_get_le32(it->rec + 28);
+        if (p->offset < end || p->length == 0 || p->length > L || p->offset > L - p->length)
+            return sl_errf(err, "%s: record %llu: piece [%u, +%u) is out of order, empty or outside the row of %u",
+                           it->bname, (unsigned long long)it->piece, p->offset, p->length, L);
+        size_t il = 0;
+        p->id = sl_shard_doc_id(s, p->doc, &il);
+        if (!p->id)
+            return sl_errf(err, "%s: record %llu: document %llu is not in documents.jsonl", it->bname,
+                           (unsigned long long)it->piece, (unsigned long long)p->doc);
+        p->id_len = (uint32_t)il;
+        end = p->offset + p->length;
+        n++;
+        it->piece++;
+        if (read_rec(it, err))
+            return -1;
+    }
+    row->index = it->sp->files[it->file].first_row + it->row;
+    row->tokens = it->tok;
+    row->n_pieces = n;
+    row->pieces = it->pieces;
+    it->row++;
+    return 1;
+}
+
+void sl_shard_iter_close(sl_shard_iter *it)
+{
+    if (!it)
+        return;
+    close_files(it);
+    free(it->raw);
+    free(it->tok);
+    free(it->pieces);
+    free(it);
+}

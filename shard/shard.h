@@ -1,0 +1,104 @@
+/* Shard directories: writer and reader. Layout and manifest schema:
+ * docs/shards.md section 4. */
+#ifndef SLUICE_SHARD_SHARD_H
+#define SLUICE_SHARD_SHARD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "shard/pack.h"
+#include "shard/warmup.h"
+#include "stream/err.h"
+
+#define SL_SHARD_FORMAT "sluice-shards"
+#define SL_SHARD_VERSION 1
+#define SL_BOUNDS_RECORD 32 /* bytes per piece in a .bounds file */
+
+enum { SL_SPLIT_TRAIN = 0, SL_SPLIT_VAL = 1, SL_SPLIT_N = 2 };
+extern const char *const sl_split_names[SL_SPLIT_N];
+
+/* What the manifest says about the tokens (copied from the stream header). */
+typedef struct sl_shard_info {
+    uint32_t seq_len;
+    int dtype_bytes;       /* 2 or 4 */
+    uint32_t vocab_size;
+    int modality;
+    char fingerprint[72];
+    char tokenizer[256];
+    int64_t eos, bos, pad; /* SL_NO_TOKEN when none */
+    int layout;            /* SL_LAYOUT_* */
+    uint32_t batch;        /* recurrent layout */
+    char *warmup;          /* SPEC or NULL */
+    int shuffle;
+    uint64_t seed, shuffle_window;
+    double val_fraction;
+} sl_shard_info;
+
+/* --- writer ---------------------------------------------------------------- */
+typedef struct sl_shard_writer sl_shard_writer;
+
+/* Creates DIR.tmp.<pid>/. Fails if DIR exists (unless force). info->warmup is
+ * parsed here (an error names the SPEC). max_file_bytes 0 = one file per split. */
+sl_shard_writer *sl_shard_writer_open(const char *dir, const sl_shard_info *info, uint64_t max_file_bytes, int force,
+                                      sl_err *err);
+/* A line of documents.jsonl; long_status is SL_DOC_* (TRUNCATED / DROPPED noted). */
+int sl_shard_writer_doc(sl_shard_writer *w, uint64_t ordinal, const char *id, size_t id_len, int split,
+                        int long_status, sl_err *err);
+/* One packed row of `split` (goes through the shuffle window when enabled). */
+int sl_shard_writer_row(sl_shard_writer *w, int split, const sl_row *row, sl_err *err);
+/* Flushes, writes manifest.json, renames the directory into place; frees w. */
+int sl_shard_writer_finish(sl_shard_writer *w, sl_err *err);
+/* Removes the temporary directory; frees w. NULL is a no-op. */
+void sl_shard_writer_abort(sl_shard_writer *w);
+
+/* --- reader ---------------------------------------------------------------- */
+typedef struct sl_shard_file {
+    char *tokens, *bounds; /* file names inside the directory */
+    uint64_t rows, pieces, first_row;
+    char tokens_xxh64[17], bounds_xxh64[17];
+} sl_shard_file;
+
+typedef struct sl_shard_split {
+    int present;
+    uint64_t rows, tokens, pad_tokens, pieces;
+    size_t n_files;
+    sl_shard_file *files;
+} sl_shard_split;
+
+typedef struct sl_shard_docref {
+    uint64_t ordinal;
+    uint32_t id_off, id_len;
+    uint8_t split, long_status;
+} sl_shard_docref;
+
+typedef struct sl_shard {
+    char *dir;
+    sl_shard_info info;
+    sl_warmup warmup; /* resolved stages of the train split */
+    sl_shard_split split[SL_SPLIT_N];
+    /* documents.jsonl, loaded (ordinal-sorted) */
+    size_t n_docs;
+    sl_shard_docref *docs;
+    char *doc_ids;
+} sl_shard;
+
+/* Opens DIR and checks manifest, documents.jsonl and file sizes; with verify
+ * also the XXH64 of every file (a corrupted file is an error naming it). */
+sl_shard *sl_shard_open(const char *dir, int verify, sl_err *err);
+void sl_shard_close(sl_shard *s);
+/* The id of document `ordinal`, or NULL when it is not in documents.jsonl. */
+const char *sl_shard_doc_id(const sl_shard *s, uint64_t ordinal, size_t *len);
+
+/* Row iterator over a split (file after file). Pieces of a row are checked:
+ * sorted, inside the row, not overlapping. */
+typedef struct sl_shard_iter sl_shard_iter;
+sl_shard_iter *sl_shard_iter_open(const sl_shard *s, int split, sl_err *err);
+/* 1 = row (valid until the next call), 0 = end, -1 = error. Piece ids are set. */
+int sl_shard_iter_next(sl_shard_iter *it, sl_row *row, sl_err *err);
+void sl_shard_iter_close(sl_shard_iter *it);
+
+/* XXH64 (seed 0) of a whole file as 16 hex digits. */
+int sl_file_xxh64(const char *path, char hex[17], sl_err *err);
+
+#endif
