@@ -1,0 +1,122 @@
+/* Internals of the BPE tokenizer shared by its .c files (not a public
+ * interface). */
+#ifndef SLUICE_TOKENIZE_BPE_INTERNAL_H
+#define SLUICE_TOKENIZE_BPE_INTERNAL_H
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdint.h>
+
+#include "tokenize/bpe.h"
+
+/* Normalizer steps, applied in order. */
+enum { SL_NORM_NFC = 1, SL_NORM_NFKC, SL_NORM_LOWER };
+#define SL_NORM_MAX 8
+
+/* A literal-string trie for added tokens (leftmost-longest matching). */
+typedef struct sl_trie_node {
+    int32_t first_child, next_sibling;
+    int32_t token; /* index into sl_bpe.added, or -1 */
+    uint8_t byte;
+} sl_trie_node;
+
+typedef struct sl_trie {
+    sl_trie_node *nodes;
+    size_t n, cap;
+    uint8_t first[256]; /* 1 when some token starts with that byte */
+} sl_trie;
+
+typedef struct sl_added {
+    uint32_t id;
+    char *content; /* as written in the file */
+    size_t len;
+    char *match; /* what is matched: content, normalized when `normalized` */
+    size_t match_len;
+    int special, normalized, lstrip, rstrip, single_word;
+} sl_added;
+
+/* Pair -> merge table (open addressing). */
+typedef struct sl_merge_slot {
+    uint64_t key; /* (left id << 32) | right id; UINT64_MAX = empty */
+    uint32_t rank, id;
+} sl_merge_slot;
+
+struct sl_bpe {
+    char *name;
+    char fingerprint[72];
+    uint32_t vocab_size;
+    /* id -> bytes for decoding; tok_len[i] == UINT32_MAX when id i is unused */
+    uint32_t *tok_off, *tok_len;
+    char *pool;
+    size_t pool_len;
+    /* id -> token text as written in the vocab (byte-level form), for lookups */
+    uint32_t *txt_off;
+    char *txt_pool;
+    int32_t byte_id[256]; /* id of each single byte, -1 when none */
+    sl_merge_slot *merges;
+    uint64_t merge_mask;
+    size_t n_merges;
+    int norm[SL_NORM_MAX];
+    int n_norm;
+    int add_prefix_space, use_regex;
+    sl_added *added;
+    size_t n_added;
+    sl_trie raw_trie, norm_trie; /* added tokens matched before / after normalization */
+    pcre2_code *re;
+    int jit;
+};
+
+#define SL_BPE_CACHE_BITS 14
+#define SL_BPE_CACHE_KEY 31 /* longest cached piece, bytes */
+#define SL_BPE_CACHE_IDS 15 /* most ids of a cached piece */
+
+typedef struct sl_cache_entry {
+    uint8_t len, n_ids;
+    char key[SL_BPE_CACHE_KEY];
+    uint32_t ids[SL_BPE_CACHE_IDS];
+} sl_cache_entry;
+
+struct sl_bpe_state {
+    const sl_bpe *bpe;
+    pcre2_match_data *md;
+    sl_cache_entry *cache;
+    uint64_t merges_done;
+    int mode;    /* sl_special_mode of the current encode call */
+    size_t base; /* offset of the current valid-UTF-8 segment in the text */
+    /* scratch */
+    sl_buf norm, tmp, piece;
+    int32_t *sym, *prev, *next;
+    size_t sym_cap;
+    uint64_t *heap;
+    size_t heap_cap;
+    uint16_t *u16a, *u16b;
+    size_t u16_cap;
+};
+
+/* bpe_merge.c */
+int sl_merge_lookup(const sl_bpe *b, uint32_t left, uint32_t right, uint32_t *rank, uint32_t *id);
+void sl_merge_insert(sl_bpe *b, uint32_t left, uint32_t right, uint32_t rank, uint32_t id);
+void sl_merge_table_init(sl_bpe *b, size_t n);
+
+/* added.c */
+void sl_trie_add(sl_trie *t, const char *s, size_t n, int32_t token);
+/* Longest token matching at text[pos..n) or -1 (index into added[]); *len set. */
+int32_t sl_trie_longest(const sl_trie *t, const char *text, size_t n, size_t pos, size_t *len);
+void sl_trie_free(sl_trie *t);
+
+/* normalize.c: applies the normalizer steps to s[0..n), result in out
+ * (cleared first). Returns 0, or -1 with err when ICU fails. */
+int sl_normalize(const sl_bpe *b, sl_bpe_state *st, const char *s, size_t n, sl_buf *out, sl_err *err);
+/* Rust char::is_whitespace / is_alphanumeric equivalents (for lstrip,
+ * rstrip, single_word). */
+int sl_uc_is_space(uint32_t c);
+int sl_uc_is_alnum(uint32_t c);
+
+/* pretok.c */
+int sl_pretok_compile(sl_bpe *b, sl_err *err);
+/* Length of the UTF-8 sequence at s[0..n) when valid, 0 when invalid. */
+size_t sl_utf8_seq(const uint8_t *s, size_t n, uint32_t *cp);
+/* Offset of the first invalid UTF-8 sequence in s[0..n), or n. */
+size_t sl_utf8_valid_prefix(const char *s, size_t n);
+
+#endif

@@ -1,0 +1,640 @@
+/* Loading byte-level BPE tokenizers: Hugging Face tokenizer.json, or the
+ * GPT-2 vocab.json + merges.txt pair. Everything is converted to raw bytes
+ * at load time (the byte-level alphabet only exists in the files), so the
+ * encoder works on the text's own bytes. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <xxhash.h>
+
+#include "stream/io.h"
+#include "stream/json.h"
+#include "tokenize/bpe_internal.h"
+#include "tokenize/sha256.h"
+
+/* GPT-2's bytes_to_unicode(): printable bytes map to themselves, the other
+ * 68 to U+0100.. in byte order. */
+static void byte_level_tables(uint32_t b2u[256], int16_t u2b[512])
+{
+    int n = 0;
+    for (int i = 0; i < 512; i++)
+        u2b[i] = -1;
+    for (int b = 0; b < 256; b++) {
+        int keep = (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+        b2u[b] = keep ? (uint32_t)b : (uint32_t)(256 + n++);
+        u2b[b2u[b]] = (int16_t)b;
+    }
+}
+
+/* Byte-level decoding of one token's text, as HF's ByteLevel decoder does:
+ * when every character is in the byte alphabet, the bytes they stand for;
+ * otherwise the token's own UTF-8 unchanged. */
+static void byte_level_decode(const char *s, size_t n, sl_buf *out)
+{
+    static uint32_t b2u[256];
+    static int16_t u2b[512];
+    static int init;
+    if (!init) { /* idempotent, so a race between loaders is harmless */
+        byte_level_tables(b2u, u2b);
+        init = 1;
+    }
+    size_t start = out->len;
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t k = sl_utf8_seq((const uint8_t *)s + i, n - i, &cp);
+        if (!k || cp >= 512 || u2b[cp] < 0) {
+            out->len = start;
+            sl_buf_append(out, s, n);
+            return;
+        }
+        sl_buf_putc(out, (char)u2b[cp]);
+        i += k;
+    }
+}
+
+/* --- a string -> id table used only while loading --------------------- */
+typedef struct {
+    const char *s;
+    size_t n;
+    uint32_t id;
+} str_slot;
+
+typedef struct {
+    str_slot *slots;
+    size_t mask;
+} str_map;
+
+static void smap_init(str_map *m, size_t n)
+{
+    size_t cap = 16;
+    while (cap < 2 * n + 16)
+        cap *= 2;
+    m->slots = sl_xcalloc(cap, sizeof *m->slots);
+    m->mask = cap - 1;
+}
+
+static str_slot *smap_find(str_map *m, const char *s, size_t n)
+{
+    size_t i = (size_t)XXH3_64bits(s, n) & m->mask;
+    while (m->slots[i].s && (m->slots[i].n != n || memcmp(m->slots[i].s, s, n)))
+        i = (i + 1) & m->mask;
+    return &m->slots[i];
+}
+
+/* --- building the tokenizer --------------------------------------------- */
+static void set_token(sl_bpe *b, uint32_t id, const char *text, size_t n)
+{
+    sl_buf tmp = {0};
+    byte_level_decode(text, n, &tmp);
+    b->tok_off[id] = (uint32_t)b->pool_len;
+    b->tok_len[id] = (uint32_t)tmp.len;
+    b->pool = sl_xrealloc(b->pool, b->pool_len + tmp.len + 1);
+    if (tmp.len)
+        memcpy(b->pool + b->pool_len, tmp.data, tmp.len);
+    b->pool_len += tmp.len;
+    sl_buf_free(&tmp);
+}
+
+static void alloc_ids(sl_bpe *b, uint32_t vocab_size)
+{
+    b->vocab_size = vocab_size;
+    b->tok_off = sl_xcalloc(vocab_size, sizeof *b->tok_off);
+    b->tok_len = sl_xmalloc(vocab_size * sizeof *b->tok_len);
+    b->txt_off = sl_xmalloc(vocab_size * sizeof *b->txt_off);
+    for (uint32_t i = 0; i < vocab_size; i++)
+        b->tok_len[i] = b->txt_off[i] = UINT32_MAX;
+}
+
+/* Fills ids, byte table and the text->id map from a JSON vocab object. */
+static int load_vocab(sl_bpe *b, const sl_json *vocab, uint32_t extra_max, str_map *map, sl_buf *txt, sl_err *err)
+{
+    if (!vocab || vocab->type != SL_JSON_OBJECT)
+        return sl_errf(err, "%s: the vocab is missing or not a JSON object", b->name);
+    uint32_t max_id = extra_max;
+    for (size_t i = 0; i < vocab->n; i++) {
+        int64_t id;
+        if (!sl_json_is_int(vocab->kids[i], &id) || id < 0 || id >= (int64_t)1 << 31)
+            return sl_errf(err, "%s:offset %zu: vocab entry '%.60s' has no valid integer id", b->name,
+                           vocab->kids[i]->offset, vocab->keys[i]->str);
+        if ((uint32_t)id + 1 > max_id)
+            max_id = (uint32_t)id + 1;
+    }
+    alloc_ids(b, max_id);
+    smap_init(map, vocab->n + 64);
+    for (size_t i = 0; i < vocab->n; i++) {
+        int64_t id;
+        sl_json_is_int(vocab->kids[i], &id);
+        const sl_json *k = vocab->keys[i];
+        if (b->txt_off[id] != UINT32_MAX)
+            return sl_errf(err, "%s:offset %zu: id %lld is used twice in the vocab", b->name, k->offset,
+                           (long long)id);
+        str_slot *s = smap_find(map, k->str, k->str_len);
+        s->s = k->str, s->n = k->str_len, s->id = (uint32_t)id;
+        b->txt_off[id] = (uint32_t)txt->len;
+        sl_buf_append(txt, k->str, k->str_len);
+        sl_buf_putc(txt, 0);
+        set_token(b, (uint32_t)id, k->str, k->str_len);
+    }
+    /* Single-byte tokens: the vocab entry whose text is the byte's symbol. */
+    uint32_t b2u[256];
+    int16_t u2b[512];
+    byte_level_tables(b2u, u2b);
+    for (int c = 0; c < 256; c++) {
+        char u[4];
+        size_t un = b2u[c] < 0x80 ? (u[0] = (char)b2u[c], 1)
+                                  : (u[0] = (char)(0xC0 | (b2u[c] >> 6)), u[1] = (char)(0x80 | (b2u[c] & 0x3F)), 2);
+        str_slot *s = smap_find(map, u, un);
+        b->byte_id[c] = s->s ? (int32_t)s->id : -1;
+    }
+    return 0;
+}
+
+static int add_merge(sl_bpe *b, str_map *map, const char *l, size_t ln, const char *r, size_t rn, size_t rank,
+                     const char *where, size_t pos, sl_err *err)
+{
+    str_slot *a = smap_find(map, l, ln);
+    if (!a->s)
+        return sl_errf(err, "%s:%s %zu: merge token '%.*s' is not in the vocab", b->name, where, pos, (int)ln, l);
+    uint32_t ida = a->id;
+    str_slot *c = smap_find(map, r, rn);
+    if (!c->s)
+        return sl_errf(err, "%s:%s %zu: merge token '%.*s' is not in the vocab", b->name, where, pos, (int)rn, r);
+    uint32_t idb = c->id;
+    char stackbuf[256];
+    char *cat = ln + rn <= sizeof stackbuf ? stackbuf : sl_xmalloc(ln + rn);
+    memcpy(cat, l, ln);
+    memcpy(cat + ln, r, rn);
+    str_slot *m = smap_find(map, cat, ln + rn);
+    if (cat != stackbuf)
+        free(cat);
+    if (!m->s)
+        return sl_errf(err, "%s:%s %zu: the merge of '%.*s' and '%.*s' is not in the vocab", b->name, where, pos,
+                       (int)ln, l, (int)rn, r);
+    /* A repeated merge takes its last rank: HF collects the merges into a
+     * hash map, where a later insert replaces an earlier one. */
+    sl_merge_insert(b, ida, idb, (uint32_t)rank, m->id);
+    return 0;
+}
+
+static int load_merges_json(sl_bpe *b, const sl_json *merges, str_map *map, sl_err *err)
+{
+    if (!merges || merges->type != SL_JSON_ARRAY)
+        return sl_errf(err, "%s: model.merges is missing or not an array", b->name);
+    sl_merge_table_init(b, merges->n);
+    for (size_t i = 0; i < merges->n; i++) {
+        const sl_json *m = merges->kids[i];
+        if (m->type == SL_JSON_STRING) {
+            const char *sp = memchr(m->str, ' ', m->str_len);
+            if (!sp || memchr(sp + 1, ' ', m->str_len - (size_t)(sp + 1 - m->str)))
+                return sl_errf(err, "%s:offset %zu: merge '%.60s' is not two tokens separated by one space",
+                               b->name, m->offset, m->str);
+            if (add_merge(b, map, m->str, (size_t)(sp - m->str), sp + 1, m->str_len - (size_t)(sp + 1 - m->str), i,
+                          "merge", i, err))
+                return -1;
+        } else if (m->type == SL_JSON_ARRAY && m->n == 2 && m->kids[0]->type == SL_JSON_STRING &&
+                   m->kids[1]->type == SL_JSON_STRING) {
+            if (add_merge(b, map, m->kids[0]->str, m->kids[0]->str_len, m->kids[1]->str, m->kids[1]->str_len, i,
+                          "merge", i, err))
+                return -1;
+        } else {
+            return sl_errf(err, "%s:offset %zu: a merge must be \"a b\" or [\"a\", \"b\"]", b->name, m->offset);
+        }
+    }
+    return 0;
+}
+
+static int load_merges_txt(sl_bpe *b, const char *txt, size_t n, str_map *map, sl_err *err)
+{
+    size_t lines = 0;
+    for (size_t i = 0; i < n; i++)
+        lines += txt[i] == '\n';
+    sl_merge_table_init(b, lines + 1);
+    size_t rank = 0, lineno = 0;
+    for (size_t i = 0; i < n;) {
+        const char *nl = memchr(txt + i, '\n', n - i);
+        size_t e = nl ? (size_t)(nl - txt) : n;
+        const char *l = txt + i;
+        size_t ln = e - i;
+        lineno++;
+        i = e + 1;
+        if (ln && l[ln - 1] == '\r')
+            ln--;
+        if (ln == 0 || (lineno == 1 && ln >= 8 && !memcmp(l, "#version", 8)))
+            continue;
+        const char *sp = memchr(l, ' ', ln);
+        if (!sp || memchr(sp + 1, ' ', ln - (size_t)(sp + 1 - l)))
+            return sl_errf(err, "%s:%zu: merge line is not two tokens separated by one space", b->name, lineno);
+        if (add_merge(b, map, l, (size_t)(sp - l), sp + 1, ln - (size_t)(sp + 1 - l), rank++, "line", lineno, err))
+            return -1;
+    }
+    return 0;
+}
+
+static int is_null(const sl_json *v) { return !v || v->type == SL_JSON_NULL; }
+
+static const char *type_of(const sl_json *v)
+{
+    const char *t = v && v->type == SL_JSON_OBJECT ? sl_json_get_str(v, "type") : NULL;
+    return t ? t : "?";
+}
+
+static int load_normalizer(sl_bpe *b, const sl_json *n, int depth, sl_err *err)
+{
+    if (is_null(n))
+        return 0;
+    const char *t = type_of(n);
+    if (!strcmp(t, "Sequence") && depth == 0) {
+        const sl_json *list = sl_json_get(n, "normalizers");
+        if (!list || list->type != SL_JSON_ARRAY)
+            return sl_errf(err, "%s: normalizer Sequence has no 'normalizers' array", b->name);
+        for (size_t i = 0; i < list->n; i++)
+            if (load_normalizer(b, list->kids[i], 1, err))
+                return -1;
+        return 0;
+    }
+    int kind = !strcmp(t, "NFC") ? SL_NORM_NFC : !strcmp(t, "NFKC") ? SL_NORM_NFKC : !strcmp(t, "Lowercase") ? SL_NORM_LOWER : 0;
+    if (!kind)
+        return sl_errf(err, "%s: normalizer '%s' is not supported (supported: NFC, NFKC, Lowercase, Sequence of them)",
+                       b->name, t);
+    if (b->n_norm == SL_NORM_MAX)
+        return sl_errf(err, "%s: too many normalizer steps", b->name);
+    b->norm[b->n_norm++] = kind;
+    return 0;
+}
+
+static int load_byte_level(sl_bpe *b, const sl_json *p, const char *what, sl_err *err)
+{
+    if (strcmp(type_of(p), "ByteLevel"))
+        return sl_errf(err, "%s: %s '%s' is not supported (only ByteLevel)", b->name, what, type_of(p));
+    int v;
+    b->add_prefix_space = sl_json_get_bool(p, "add_prefix_space", &v) == 0 ? v : 1; /* serde default true */
+    b->use_regex = sl_json_get_bool(p, "use_regex", &v) == 0 ? v : 1;
+    return 0;
+}
+
+static int load_pre_tokenizer(sl_bpe *b, const sl_json *p, sl_err *err)
+{
+    if (is_null(p))
+        return sl_errf(err, "%s: pre_tokenizer is null; only the ByteLevel pre-tokenizer is supported", b->name);
+    if (!strcmp(type_of(p), "Sequence")) {
+        const sl_json *list = sl_json_get(p, "pretokenizers");
+        if (!list || list->type != SL_JSON_ARRAY || list->n != 1)
+            return sl_errf(err, "%s: pre_tokenizer Sequence is supported only with one ByteLevel step", b->name);
+        p = list->kids[0];
+    }
+    return load_byte_level(b, p, "pre_tokenizer", err);
+}
+
+static int load_added(sl_bpe *b, const sl_json *list, sl_err *err)
+{
+    if (is_null(list))
+        return 0;
+    if (list->type != SL_JSON_ARRAY)
+        return sl_errf(err, "%s: added_tokens is not an array", b->name);
+    b->added = sl_xcalloc(list->n ? list->n : 1, sizeof *b->added);
+    for (size_t i = 0; i < list->n; i++) {
+        const sl_json *t = list->kids[i];
+        const sl_json *c = sl_json_get(t, "content");
+        int64_t id;
+        if (!c || c->type != SL_JSON_STRING || sl_json_get_int(t, "id", &id) || id < 0 || id >= (int64_t)1 << 31)
+            return sl_errf(err, "%s:offset %zu: added token needs a string 'content' and an integer 'id'", b->name,
+                           t->offset);
+        if (c->str_len == 0)
+            return sl_errf(err, "%s:offset %zu: added token with empty content", b->name, t->offset);
+        sl_added *a = &b->added[b->n_added++];
+        a->id = (uint32_t)id;
+        a->content = sl_xstrndup(c->str, c->str_len);
+        a->len = c->str_len;
+        int v;
+        a->special = sl_json_get_bool(t, "special", &v) == 0 && v;
+        a->normalized = sl_json_get_bool(t, "normalized", &v) == 0 ? v : !a->special;
+        a->lstrip = sl_json_get_bool(t, "lstrip", &v) == 0 && v;
+        a->rstrip = sl_json_get_bool(t, "rstrip", &v) == 0 && v;
+        a->single_word = sl_json_get_bool(t, "single_word", &v) == 0 && v;
+    }
+    return 0;
+}
+
+/* After the vocab: give added tokens their decode bytes and tries. */
+static int finish_added(sl_bpe *b, sl_buf *txt, sl_err *err)
+{
+    uint32_t max_id = b->vocab_size;
+    for (size_t i = 0; i < b->n_added; i++)
+        if (b->added[i].id + 1 > max_id)
+            max_id = b->added[i].id + 1;
+    if (max_id > b->vocab_size) {
+        uint32_t old = b->vocab_size;
+        b->tok_off = sl_xrealloc(b->tok_off, max_id * sizeof *b->tok_off);
+        b->tok_len = sl_xrealloc(b->tok_len, max_id * sizeof *b->tok_len);
+        b->txt_off = sl_xrealloc(b->txt_off, max_id * sizeof *b->txt_off);
+        for (uint32_t i = old; i < max_id; i++)
+            b->tok_len[i] = b->txt_off[i] = UINT32_MAX, b->tok_off[i] = 0;
+        b->vocab_size = max_id;
+    }
+    sl_bpe_state *st = sl_bpe_state_new(b);
+    for (size_t i = 0; i < b->n_added; i++) {
+        sl_added *a = &b->added[i];
+        /* HF looks an added token's id up as the added token first. */
+        b->txt_off[a->id] = (uint32_t)txt->len;
+        sl_buf_append(txt, a->content, a->len);
+        sl_buf_putc(txt, 0);
+        set_token(b, a->id, a->content, a->len);
+        if (a->normalized && b->n_norm) {
+            sl_buf nb = {0};
+            if (sl_normalize(b, st, a->content, a->len, &nb, err)) {
+                sl_buf_free(&nb);
+                sl_bpe_state_free(st);
+                return -1;
+            }
+            a->match = nb.data ? nb.data : sl_xstrdup("");
+            a->match_len = nb.len;
+        } else {
+            a->match = sl_xstrndup(a->content, a->len);
+            a->match_len = a->len;
+        }
+        if (a->match_len)
+            sl_trie_add(a->normalized ? &b->norm_trie : &b->raw_trie, a->match, a->match_len, (int32_t)i);
+    }
+    sl_bpe_state_free(st);
+    return 0;
+}
+
+static sl_bpe *new_bpe(const char *name)
+{
+    sl_bpe *b = sl_xcalloc(1, sizeof *b);
+    b->name = sl_xstrdup(name);
+    b->use_regex = 1;
+    return b;
+}
+
+static int finish(sl_bpe *b, sl_buf *txt, sl_err *err)
+{
+    if (finish_added(b, txt, err))
+        return -1;
+    b->txt_pool = txt->data ? txt->data : sl_xstrdup("");
+    txt->data = NULL;
+    return sl_pretok_compile(b, err);
+}
+
+static sl_bpe *load_tokenizer_json(const char *text, size_t len, const char *name, sl_err *err)
+{
+    sl_json_opts jo = {.invalid_utf8 = SL_UTF8_ERROR};
+    sl_json_doc *doc = sl_json_parse(text, len, &jo, err);
+    if (!doc) {
+        sl_err_prefix(err, "%s", name);
+        return NULL;
+    }
+    sl_bpe *b = new_bpe(name);
+    str_map map = {0};
+    sl_buf txt = {0};
+    const sl_json *root = sl_json_root(doc);
+    const sl_json *model = root->type == SL_JSON_OBJECT ? sl_json_get(root, "model") : NULL;
+    if (!model || model->type != SL_JSON_OBJECT) {
+        sl_errf(err, "%s: not a tokenizer.json (no 'model' object)", name);
+        goto fail;
+    }
+    const char *mt = sl_json_get_str(model, "type");
+    if (mt && strcmp(mt, "BPE")) {
+        sl_errf(err, "%s: model type '%s' is not supported (only byte-level BPE)", name, mt);
+        goto fail;
+    }
+    if (!sl_json_get(model, "merges") || !sl_json_get(model, "vocab")) {
+        sl_errf(err, "%s: model has no vocab/merges (only byte-level BPE is supported)", name);
+        goto fail;
+    }
+    static const char *const must_be_null[][2] = {
+        {"truncation", "truncation"}, {"padding", "padding"}};
+    for (size_t i = 0; i < 2; i++)
+        if (!is_null(sl_json_get(root, must_be_null[i][0]))) {
+            sl_errf(err, "%s: %s is not supported (set it to null)", name, must_be_null[i][1]);
+            goto fail;
+        }
+    const sl_json *v;
+    double dv;
+    if ((v = sl_json_get(model, "dropout")) && !is_null(v) && (sl_json_get_num(model, "dropout", &dv) || dv != 0)) {
+        sl_errf(err, "%s: BPE dropout is not supported", name);
+        goto fail;
+    }
+    if (!is_null(sl_json_get(model, "unk_token"))) {
+        sl_errf(err, "%s: model.unk_token is not supported (byte-level BPE needs none)", name);
+        goto fail;
+    }
+    const char *s;
+    if ((s = sl_json_get_str(model, "continuing_subword_prefix")) && *s) {
+        sl_errf(err, "%s: continuing_subword_prefix is not supported", name);
+        goto fail;
+    }
+    if ((s = sl_json_get_str(model, "end_of_word_suffix")) && *s) {
+        sl_errf(err, "%s: end_of_word_suffix is not supported", name);
+        goto fail;
+    }
+    int bv;
+    if (sl_json_get_bool(model, "byte_fallback", &bv) == 0 && bv) {
+        sl_errf(err, "%s: byte_fallback is not supported", name);
+        goto fail;
+    }
+    if (sl_json_get_bool(model, "ignore_merges", &bv) == 0 && bv) {
+        sl_errf(err, "%s: ignore_merges is not supported", name);
+        goto fail;
+    }
+    if (load_normalizer(b, sl_json_get(root, "normalizer"), 0, err) ||
+        load_pre_tokenizer(b, sl_json_get(root, "pre_tokenizer"), err))
+        goto fail;
+    const sl_json *pp = sl_json_get(root, "post_processor");
+    if (!is_null(pp) && strcmp(type_of(pp), "ByteLevel")) {
+        sl_errf(err, "%s: post_processor '%s' is not supported (only ByteLevel or null)", name, type_of(pp));
+        goto fail;
+    }
+    const sl_json *dec = sl_json_get(root, "decoder");
+    if (!is_null(dec) && strcmp(type_of(dec), "ByteLevel")) {
+        sl_errf(err, "%s: decoder '%s' is not supported (only ByteLevel or null)", name, type_of(dec));
+        goto fail;
+    }
+    if (load_added(b, sl_json_get(root, "added_tokens"), err) ||
+        load_vocab(b, sl_json_get(model, "vocab"), 0, &map, &txt, err) ||
+        load_merges_json(b, sl_json_get(model, "merges"), &map, err) || finish(b, &txt, err))
+        goto fail;
+    free(map.slots);
+    sl_json_free(doc);
+    return b;
+fail:
+    free(map.slots);
+    sl_buf_free(&txt);
+    sl_json_free(doc);
+    sl_bpe_free(b);
+    return NULL;
+}
+
+static sl_bpe *load_vocab_merges(const char *vj, size_t vn, const char *mt, size_t mn, const char *name, sl_err *err)
+{
+    sl_json_opts jo = {.invalid_utf8 = SL_UTF8_ERROR};
+    sl_json_doc *doc = sl_json_parse(vj, vn, &jo, err);
+    if (!doc) {
+        sl_err_prefix(err, "%s", name);
+        return NULL;
+    }
+    sl_bpe *b = new_bpe(name);
+    str_map map = {0};
+    sl_buf txt = {0};
+    /* GPT-2 as HF and tiktoken load it: no normalizer, ByteLevel without a
+     * prefix space, and <|endoftext|> as a special token when present. */
+    b->add_prefix_space = 0;
+    if (load_vocab(b, sl_json_root(doc), 0, &map, &txt, err) || load_merges_txt(b, mt, mn, &map, err))
+        goto fail;
+    str_slot *e = smap_find(&map, "<|endoftext|>", 13);
+    if (e->s) {
+        b->added = sl_xcalloc(1, sizeof *b->added);
+        b->added[0] = (sl_added){.id = e->id, .content = sl_xstrdup("<|endoftext|>"), .len = 13, .special = 1};
+        b->n_added = 1;
+    }
+    if (finish(b, &txt, err))
+        goto fail;
+    free(map.slots);
+    sl_json_free(doc);
+    return b;
+fail:
+    free(map.slots);
+    sl_buf_free(&txt);
+    sl_json_free(doc);
+    sl_bpe_free(b);
+    return NULL;
+}
+
+sl_bpe *sl_bpe_load_mem(const char *json, size_t json_len, const char *merges, size_t merges_len, const char *name,
+                        sl_err *err)
+{
+    sl_bpe *b = merges ? load_vocab_merges(json, json_len, merges, merges_len, name, err)
+                       : load_tokenizer_json(json, json_len, name, err);
+    if (!b)
+        return NULL;
+    sl_sha256 h;
+    uint8_t d[32];
+    sl_sha256_init(&h);
+    sl_sha256_update(&h, json, json_len);
+    if (merges)
+        sl_sha256_update(&h, merges, merges_len);
+    sl_sha256_final(&h, d);
+    memcpy(b->fingerprint, "sha256:", 7);
+    for (int i = 0; i < 32; i++) {
+        static const char hex[] = "0123456789abcdef";
+        b->fingerprint[7 + 2 * i] = hex[d[i] >> 4];
+        b->fingerprint[8 + 2 * i] = hex[d[i] & 15];
+    }
+    b->fingerprint[71] = 0;
+    return b;
+}
+
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+sl_bpe *sl_bpe_load(const char *path, sl_err *err)
+{
+    sl_buf a = {0}, m = {0};
+    int pair = 0;
+    if (is_dir(path)) {
+        sl_buf_printf(&a, "%s/tokenizer.json", path);
+        if (!exists(a.data)) {
+            sl_buf_clear(&a);
+            sl_buf_printf(&a, "%s/vocab.json", path);
+            sl_buf_printf(&m, "%s/merges.txt", path);
+            pair = 1;
+            if (!exists(a.data) || !exists(m.data)) {
+                sl_errf(err, "%s: directory has neither tokenizer.json nor vocab.json + merges.txt", path);
+                sl_buf_free(&a);
+                sl_buf_free(&m);
+                return NULL;
+            }
+        }
+    } else {
+        sl_buf_puts(&a, path);
+        size_t n = strlen(path);
+        if (n >= 10 && !strcmp(path + n - 10, "vocab.json")) {
+            sl_buf_append(&m, path, n - 10);
+            sl_buf_puts(&m, "merges.txt");
+            pair = 1;
+            if (!exists(m.data)) {
+                sl_errf(err, "%s: a vocab.json needs merges.txt beside it (%s not found)", path, m.data);
+                sl_buf_free(&a);
+                sl_buf_free(&m);
+                return NULL;
+            }
+        }
+    }
+    char *jt = NULL, *mtxt = NULL;
+    size_t jn = 0, mn = 0;
+    sl_bpe *b = NULL;
+    if (sl_read_file(a.data, &jt, &jn, err) == 0 && (!pair || sl_read_file(m.data, &mtxt, &mn, err) == 0))
+        b = sl_bpe_load_mem(jt, jn, pair ? mtxt : NULL, mn, pair ? m.data : a.data, err);
+    if (b && pair) { /* name the pair by its vocab.json in messages */
+        free(b->name);
+        b->name = sl_xstrdup(a.data);
+    }
+    free(jt);
+    free(mtxt);
+    sl_buf_free(&a);
+    sl_buf_free(&m);
+    return b;
+}
+
+void sl_bpe_free(sl_bpe *b)
+{
+    if (!b)
+        return;
+    free(b->name);
+    free(b->tok_off);
+    free(b->tok_len);
+    free(b->txt_off);
+    free(b->pool);
+    free(b->txt_pool);
+    free(b->merges);
+    for (size_t i = 0; i < b->n_added; i++) {
+        free(b->added[i].content);
+        free(b->added[i].match);
+    }
+    free(b->added);
+    sl_trie_free(&b->raw_trie);
+    sl_trie_free(&b->norm_trie);
+    if (b->re)
+        pcre2_code_free(b->re);
+    free(b);
+}
+
+uint32_t sl_bpe_vocab_size(const sl_bpe *b) { return b->vocab_size; }
+const char *sl_bpe_fingerprint(const sl_bpe *b) { return b->fingerprint; }
+
+int64_t sl_bpe_token_id(const sl_bpe *b, const char *text)
+{
+    for (uint32_t i = 0; i < b->vocab_size; i++)
+        if (b->txt_off[i] != UINT32_MAX && !strcmp(b->txt_pool + b->txt_off[i], text))
+            return i;
+    return -1;
+}
+
+const char *sl_bpe_id_bytes(const sl_bpe *b, uint32_t id, size_t *len)
+{
+    if (id >= b->vocab_size || b->tok_len[id] == UINT32_MAX)
+        return NULL;
+    *len = b->tok_len[id];
+    return b->pool + b->tok_off[id];
+}
+
+int sl_bpe_decode(const sl_bpe *b, const uint32_t *ids, size_t n, sl_buf *out, sl_err *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t len;
+        const char *p = sl_bpe_id_bytes(b, ids[i], &len);
+        if (!p)
+            return sl_errf(err, "token %zu: id %u is not in the vocabulary of %s", i, ids[i], b->name);
+        sl_buf_append(out, p, len);
+    }
+    return 0;
+}

@@ -1,0 +1,229 @@
+/* The BPE merge step for one pre-token: repeatedly merge the adjacent pair
+ * with the lowest merge rank, the leftmost one on ties. That is the order
+ * HF's Word::merge_all pops its priority queue in (key (rank, position)),
+ * so the results are identical.
+ *
+ * Two implementations of the same rule:
+ *  - short pieces (the vast majority): a scan over a small array, O(n^2)
+ *    but with n a handful of symbols it beats any bookkeeping;
+ *  - long pieces (runs of one character, base64, minified code): a binary
+ *    heap of candidate pairs plus a doubly linked list of symbols,
+ *    O(n log n). Stale heap entries are skipped when popped.
+ * A unit test checks both give the same ids on many pieces. */
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "tokenize/bpe_internal.h"
+
+#define EMPTY UINT64_MAX
+#define HEAP_MIN_SYMBOLS 48
+
+static uint64_t mix(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    return k;
+}
+
+void sl_merge_table_init(sl_bpe *b, size_t n)
+{
+    size_t cap = 16;
+    while (cap < 2 * n + 16)
+        cap *= 2;
+    free(b->merges);
+    b->merges = sl_xmalloc(cap * sizeof *b->merges);
+    for (size_t i = 0; i < cap; i++)
+        b->merges[i].key = EMPTY;
+    b->merge_mask = cap - 1;
+    b->n_merges = 0;
+}
+
+void sl_merge_insert(sl_bpe *b, uint32_t left, uint32_t right, uint32_t rank, uint32_t id)
+{
+    uint64_t key = (uint64_t)left << 32 | right;
+    uint64_t i = mix(key) & b->merge_mask;
+    while (b->merges[i].key != EMPTY && b->merges[i].key != key)
+        i = (i + 1) & b->merge_mask;
+    if (b->merges[i].key == EMPTY)
+        b->n_merges++;
+    b->merges[i] = (sl_merge_slot){key, rank, id};
+}
+
+int sl_merge_lookup(const sl_bpe *b, uint32_t left, uint32_t right, uint32_t *rank, uint32_t *id)
+{
+    if (!b->merges)
+        return 0;
+    uint64_t key = (uint64_t)left << 32 | right;
+    uint64_t i = mix(key) & b->merge_mask;
+    for (;;) {
+        const sl_merge_slot *s = &b->merges[i];
+        if (s->key == key) {
+            *rank = s->rank;
+            *id = s->id;
+            return 1;
+        }
+        if (s->key == EMPTY)
+            return 0;
+        i = (i + 1) & b->merge_mask;
+    }
+}
+
+static void reserve_syms(sl_bpe_state *s, size_t n)
+{
+    if (n <= s->sym_cap)
+        return;
+    size_t cap = s->sym_cap ? s->sym_cap : 256;
+    while (cap < n)
+        cap *= 2;
+    s->sym = sl_xrealloc(s->sym, cap * sizeof *s->sym);
+    s->prev = sl_xrealloc(s->prev, cap * sizeof *s->prev);
+    s->next = sl_xrealloc(s->next, cap * sizeof *s->next);
+    s->sym_cap = cap;
+}
+
+/* Simple scan over a compact array. */
+static void merge_scan(const sl_bpe *b, sl_bpe_state *s, size_t n, sl_ids *out)
+{
+    int32_t *sym = s->sym;
+    while (n > 1) {
+        uint32_t best = UINT32_MAX, best_id = 0, r, id;
+        size_t at = 0;
+        for (size_t i = 0; i + 1 < n; i++)
+            if (sl_merge_lookup(b, (uint32_t)sym[i], (uint32_t)sym[i + 1], &r, &id) && r < best)
+                best = r, best_id = id, at = i;
+        if (best == UINT32_MAX)
+            break;
+        sym[at] = (int32_t)best_id;
+        memmove(sym + at + 1, sym + at + 2, (n - at - 2) * sizeof *sym);
+        n--;
+        s->merges_done++;
+    }
+    for (size_t i = 0; i < n; i++)
+        sl_ids_push(out, (uint32_t)sym[i]);
+}
+
+/* Heap entries pack (rank << 32 | position): the minimum is the lowest
+ * rank, then the leftmost position, as required. */
+static void heap_push(sl_bpe_state *s, size_t *hn, uint64_t v)
+{
+    if (*hn == s->heap_cap) {
+        s->heap_cap = s->heap_cap ? 2 * s->heap_cap : 1024;
+        s->heap = sl_xrealloc(s->heap, s->heap_cap * sizeof *s->heap);
+    }
+    uint64_t *h = s->heap;
+    size_t i = (*hn)++;
+    while (i > 0 && h[(i - 1) / 2] > v) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = v;
+}
+
+static uint64_t heap_pop(sl_bpe_state *s, size_t *hn)
+{
+    uint64_t *h = s->heap;
+    uint64_t top = h[0], v = h[--*hn];
+    size_t i = 0, n = *hn;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && h[c + 1] < h[c])
+            c++;
+        if (h[c] >= v)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (n)
+        h[i] = v;
+    return top;
+}
+
+static void push_pair(const sl_bpe *b, sl_bpe_state *s, size_t *hn, int32_t pos)
+{
+    int32_t nx = s->next[pos];
+    uint32_t r, id;
+    if (nx >= 0 && sl_merge_lookup(b, (uint32_t)s->sym[pos], (uint32_t)s->sym[nx], &r, &id))
+        heap_push(s, hn, (uint64_t)r << 32 | (uint32_t)pos);
+}
+
+static void merge_heap(const sl_bpe *b, sl_bpe_state *s, size_t n, sl_ids *out)
+{
+    int32_t *sym = s->sym, *prev = s->prev, *next = s->next;
+    for (size_t i = 0; i < n; i++) {
+        prev[i] = (int32_t)i - 1;
+        next[i] = i + 1 < n ? (int32_t)i + 1 : -1;
+    }
+    size_t hn = 0;
+    for (size_t i = 0; i + 1 < n; i++)
+        push_pair(b, s, &hn, (int32_t)i);
+    while (hn) {
+        uint64_t top = heap_pop(s, &hn);
+        uint32_t rank = (uint32_t)(top >> 32);
+        int32_t pos = (int32_t)(uint32_t)top;
+        int32_t nx = next[pos];
+        uint32_t r, id;
+        /* Stale when the symbol was merged away (sym < 0) or its pair changed. */
+        if (sym[pos] < 0 || nx < 0 || !sl_merge_lookup(b, (uint32_t)sym[pos], (uint32_t)sym[nx], &r, &id) ||
+            r != rank)
+            continue;
+        sym[pos] = (int32_t)id;
+        sym[nx] = -1;
+        next[pos] = next[nx];
+        if (next[nx] >= 0)
+            prev[next[nx]] = pos;
+        s->merges_done++;
+        if (prev[pos] >= 0)
+            push_pair(b, s, &hn, prev[pos]);
+        push_pair(b, s, &hn, pos);
+    }
+    for (int32_t i = 0; i >= 0; i = next[i])
+        sl_ids_push(out, (uint32_t)sym[i]);
+}
+
+void sl_bpe_encode_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, int heap, sl_ids *out)
+{
+    reserve_syms(s, n + 1);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (b->byte_id[p[i]] >= 0) /* a byte without a token is dropped, as HF does without unk */
+            s->sym[k++] = b->byte_id[p[i]];
+    if (k == 0)
+        return;
+    if (heap)
+        merge_heap(b, s, k, out);
+    else
+        merge_scan(b, s, k, out);
+}
+
+/* Encodes one pre-token through the per-thread cache. */
+void sl_bpe_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, sl_ids *out);
+void sl_bpe_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, sl_ids *out)
+{
+    if (n == 1 && b->byte_id[p[0]] >= 0) {
+        sl_ids_push(out, (uint32_t)b->byte_id[p[0]]);
+        return;
+    }
+    if (n > SL_BPE_CACHE_KEY) {
+        sl_bpe_encode_piece(b, s, p, n, n >= HEAP_MIN_SYMBOLS, out);
+        return;
+    }
+    sl_cache_entry *e = &s->cache[XXH3_64bits(p, n) & ((1u << SL_BPE_CACHE_BITS) - 1)];
+    if (e->len == n && !memcmp(e->key, p, n)) {
+        for (size_t i = 0; i < e->n_ids; i++)
+            sl_ids_push(out, e->ids[i]);
+        return;
+    }
+    size_t start = out->n;
+    sl_bpe_encode_piece(b, s, p, n, n >= HEAP_MIN_SYMBOLS, out);
+    size_t got = out->n - start;
+    if (got <= SL_BPE_CACHE_IDS) {
+        e->len = (uint8_t)n;
+        e->n_ids = (uint8_t)got;
+        memcpy(e->key, p, n);
+        memcpy(e->ids, out->v + start, got * sizeof *e->ids);
+    }
+}

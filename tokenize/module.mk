@@ -1,0 +1,2 @@
+# tokenize/: NFC/NFKC/lowercase normalization comes from ICU (libicu-dev).
+LDLIBS_ALL += -licuuc

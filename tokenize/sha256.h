@@ -1,0 +1,23 @@
+/* SHA-256 (FIPS 180-4), used for tokenizer fingerprints ("sha256:<hex>")
+ * written into token-stream headers so later stages can check that they
+ * use the same tokenizer. */
+#ifndef SLUICE_TOKENIZE_SHA256_H
+#define SLUICE_TOKENIZE_SHA256_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct sl_sha256 {
+    uint32_t h[8];
+    uint64_t total;  /* bytes hashed so far */
+    uint8_t block[64];
+    size_t used;     /* bytes in block */
+} sl_sha256;
+
+void sl_sha256_init(sl_sha256 *s);
+void sl_sha256_update(sl_sha256 *s, const void *data, size_t n);
+void sl_sha256_final(sl_sha256 *s, uint8_t digest[32]);
+/* Writes "sha256:" and 64 lowercase hex digits plus NUL (72 bytes) to out. */
+void sl_sha256_fingerprint(const void *data, size_t n, char out[72]);
+
+#endif
