@@ -157,14 +157,18 @@ static int put_text(sl_docreader *r, sl_textdoc *d, const char *s, size_t n, uin
     return 0;
 }
 
-/* One JSON Lines line into d. Returns 0, or -1 with err set (a bad line). */
+/* One JSON Lines line into d. Returns 0; -1 with err set for a bad line
+ * (skippable with --on-error=skip); -2 for invalid UTF-8 under
+ * --invalid=error, which the user asked to be fatal. */
 static int parse_json_line(sl_docreader *r, sl_textdoc *d, const char *p, size_t n, sl_err *err)
 {
     if (r->o.invalid_utf8 == SL_UTF8_ERROR) {
         size_t bad = sl_utf8_check(p, n);
-        if (bad != n)
-            return sl_errf(err, "%s:%llu: invalid UTF-8 (byte %zu of the line)", r->name,
-                           (unsigned long long)r->line, bad);
+        if (bad != n) {
+            sl_errf(err, "%s:%llu: invalid UTF-8 (byte %zu of the line)", r->name, (unsigned long long)r->line,
+                    bad);
+            return -2;
+        }
     }
     sl_json_opts jo = {.invalid_utf8 = r->o.invalid_utf8};
     sl_json_doc *jd = sl_json_parse(p, n, &jo, err);
@@ -275,9 +279,10 @@ static int source_next(sl_docreader *r, sl_textdoc *d, sl_err *err)
                 continue; /* blank line */
             doc_reset(r, d);
             d->line = r->line;
-            if (parse_json_line(r, d, p, n, err) == 0)
+            int pr = parse_json_line(r, d, p, n, err);
+            if (pr == 0)
                 return 1;
-            if (!r->o.skip_bad_json)
+            if (pr == -2 || !r->o.skip_bad_json)
                 return -1;
             r->st.skipped_lines++;
             warn(r, err);
