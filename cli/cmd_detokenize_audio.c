@@ -1,10 +1,203 @@
-/* Placeholder until the subcommand lands (see its issue). */
+/* `sluice detokenize audio`: an audio token stream back to WAV files, for listening. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "audio/quantize.h"
+#include "audio/wavwrite.h"
 #include "cli/commands.h"
+#include "stream/json.h"
+#include "stream/progress.h"
+#include "stream/tokstream.h"
+
+static const char HELP[] =
+    "Reads a token stream written by 'sluice tokenize audio' and writes one WAV file per document\n"
+    "into the directory given with -o (created if missing), named '<index>-<id>.wav' with the id's\n"
+    "characters outside [A-Za-z0-9._@-] replaced by '_'. Each file is written atomically.\n"
+    "The quantizer, bits and sample rate come from the stream header; the options below supply or\n"
+    "override them. Codes are decoded as the quantizer's reference decoder does (mulaw-s4: SaShiMi's\n"
+    "mu_law_decode, which does not undo the per-clip min-max scaling; g711: the G.711 table).\n"
+    "\n"
+    "options:\n"
+    "  --quantizer Q   mulaw-s4|mulaw|linear|g711 (default: from the header)\n"
+    "  --bits B        bits per code (default: from the header)\n"
+    "  --rate HZ       sample rate written into the WAV files (default: from the header)\n"
+    "  --float         write 32-bit float WAV (default: 16-bit PCM)\n"
+    "  --keep-pad      keep padding tokens (default: cut each document to the 'samples' count in\n"
+    "                  its metadata, which drops --pad-to padding)\n"
+    "\n"
+    "example:\n"
+    "  sluice tokenize audio --pad-to 16000 sc09/ | sluice detokenize audio -o listen/\n";
+
+enum { O_QUANT = SL_OPT_FIRST_FREE, O_BITS, O_RATE, O_FLOAT, O_KEEPPAD };
+
+/* Reads quantizer/bits/sample_rate from the header's extra JSON (when present). */
+static void from_header(const sl_ts_header *h, int *quant, int *bits, int *rate)
+{
+    if (!h->extra_json || !h->extra_json[0])
+        return;
+    sl_err e;
+    sl_json_doc *doc = sl_json_parse(h->extra_json, strlen(h->extra_json), NULL, &e);
+    if (!doc)
+        return;
+    sl_json *root = sl_json_root(doc);
+    const char *q = sl_json_get_str(root, "quantizer");
+    int64_t v;
+    if (*quant < 0 && q)
+        *quant = sl_aq_parse(q);
+    if (*bits < 0 && sl_json_get_int(root, "bits", &v) == 0 && v > 0 && v <= 32)
+        *bits = (int)v;
+    if (*rate < 0 && sl_json_get_int(root, "sample_rate", &v) == 0 && v > 0 && v <= 1000000000)
+        *rate = (int)v;
+    sl_json_free(doc);
+}
+
+static int64_t meta_samples(const sl_doc *d)
+{
+    if (!d->meta || !d->meta_len)
+        return -1;
+    sl_err e;
+    sl_json_doc *doc = sl_json_parse(d->meta, d->meta_len, NULL, &e);
+    if (!doc)
+        return -1;
+    int64_t v = -1;
+    if (sl_json_get_int(sl_json_root(doc), "samples", &v) < 0)
+        v = -1;
+    sl_json_free(doc);
+    return v;
+}
+
+static int run(sl_cli *cli, int argc, char **argv)
+{
+    static const struct option longs[] = {
+        {"quantizer", required_argument, 0, O_QUANT}, {"bits", required_argument, 0, O_BITS},
+        {"rate", required_argument, 0, O_RATE},       {"float", no_argument, 0, O_FLOAT},
+        {"keep-pad", no_argument, 0, O_KEEPPAD},      SL_CLI_COMMON_LONG,
+        {0, 0, 0, 0},
+    };
+    int quant = -1, bits = -1, rate = -1, as_float = 0, keep_pad = 0, opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, longs, NULL)) != -1) {
+        switch (opt) {
+        case O_QUANT:
+            quant = sl_cli_choice(cli, "--quantizer", optarg, sl_aq_names);
+            break;
+        case O_BITS:
+            bits = (int)sl_cli_int(cli, "--bits", optarg, SL_AQ_MIN_BITS, SL_AQ_MAX_BITS);
+            break;
+        case O_RATE:
+            rate = (int)sl_cli_int(cli, "--rate", optarg, 1, 1000000000);
+            break;
+        case O_FLOAT:
+            as_float = 1;
+            break;
+        case O_KEEPPAD:
+            keep_pad = 1;
+            break;
+        default:
+            sl_cli_common(cli, opt, optarg);
+        }
+    }
+    if (argc - optind > 1)
+        sl_cli_usage_error(cli, "one input stream at most");
+    if (!strcmp(cli->output, "-"))
+        sl_cli_usage_error(cli, "needs an output directory: -o DIR");
+    const char *inpath = optind < argc ? argv[optind] : "-";
+    const char *dir = cli->output;
+
+    sl_err err = {{0}};
+    sl_input *in = sl_input_open(inpath, &err);
+    if (!in)
+        return sl_cli_fail(cli, &err);
+    sl_ts_reader *r = sl_ts_reader_open(in, &err);
+    if (!r) {
+        sl_input_close(in);
+        return sl_cli_fail(cli, &err);
+    }
+    const sl_ts_header *h = sl_ts_reader_header(r);
+    from_header(h, &quant, &bits, &rate);
+    int rc = 1;
+    sl_doc d = {0};
+    float *x = NULL;
+    size_t xcap = 0;
+    sl_buf wav = {0}, name = {0};
+    sl_progress *pg = sl_progress_start("detokenize audio", "files", cli->progress);
+    if (h->modality != SL_MOD_AUDIO && h->modality != SL_MOD_UNKNOWN && h->modality != SL_MOD_IDS) {
+        sl_errf(&err, "%s: the stream holds %s tokens, not audio", inpath, sl_modality_name(h->modality));
+        goto done;
+    }
+    if (quant < 0 || bits < 0 || rate < 0) {
+        sl_errf(&err, "%s: the stream header does not name the %s; give --%s", inpath,
+                quant < 0 ? "quantizer" : bits < 0 ? "bits" : "sample rate",
+                quant < 0 ? "quantizer" : bits < 0 ? "bits" : "rate");
+        goto done;
+    }
+    if (sl_aq_bits_ok(quant, bits)) {
+        sl_errf(&err, "%s: %d bits is not valid for quantizer %s", inpath, bits, sl_aq_name(quant));
+        goto done;
+    }
+    if (h->vocab_size > (1u << bits)) {
+        sl_errf(&err, "%s: vocabulary %u is larger than %d-bit codes allow", inpath, h->vocab_size, bits);
+        goto done;
+    }
+    if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+        sl_errf(&err, "%s: cannot create directory: %s", dir, strerror(errno));
+        goto done;
+    }
+    int got;
+    uint64_t index = 0;
+    while ((got = sl_ts_read_doc(r, &d, &err)) == 1) {
+        size_t n = d.n_tokens;
+        int64_t s = keep_pad ? -1 : meta_samples(&d);
+        if (s >= 0 && (uint64_t)s < n)
+            n = (size_t)s;
+        if (n > xcap)
+            x = sl_xrealloc(x, (xcap = n) * sizeof *x);
+        sl_aq_decode(quant, bits, d.tokens, n, x);
+        sl_buf_clear(&wav);
+        if (sl_wav_encode(&wav, x, n, rate, as_float) < 0) {
+            sl_errf(&err, "%s: document %llu is too long for a WAV file", inpath, (unsigned long long)index);
+            goto done;
+        }
+        sl_buf_clear(&name);
+        sl_buf_printf(&name, "%s/%06llu-", dir, (unsigned long long)index);
+        for (size_t i = 0; i < d.id_len && i < 200; i++) {
+            char c = d.id[i];
+            int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                     c == '_' || c == '-' || c == '@';
+            sl_buf_putc(&name, ok ? c : '_');
+        }
+        sl_buf_puts(&name, ".wav");
+        sl_output *out = sl_output_open(name.data, &err);
+        if (!out || sl_output_write(out, wav.data, wav.len, &err) < 0) {
+            sl_output_abort(out);
+            goto done;
+        }
+        if (sl_output_commit(out, &err) < 0)
+            goto done;
+        sl_progress_add(pg, 1, wav.len);
+        index++;
+    }
+    if (got < 0)
+        goto done;
+    rc = 0;
+done:
+    sl_progress_done(pg);
+    sl_doc_free(&d);
+    free(x);
+    sl_buf_free(&wav);
+    sl_buf_free(&name);
+    sl_ts_reader_close(r);
+    sl_input_close(in);
+    return rc ? sl_cli_fail(cli, &err) : 0;
+}
 
 const sl_command sl_cmd_detokenize_audio = {
     .name = "detokenize audio",
     .summary = "audio token stream back to WAV files",
     .usage = "sluice detokenize audio [options] [FILE] -o DIR",
-    .help = "",
-    .run = sl_cli_not_implemented,
+    .help = HELP,
+    .run = run,
 };
