@@ -301,6 +301,7 @@ static int source_next(sl_docreader *r, sl_textdoc *d, sl_err *err)
                 return -1;
             r->ndoc++;
             gen_id(r, d);
+            sl_buf_puts(&d->meta, "{}");
             return 1;
         }
         return rc;
@@ -321,6 +322,7 @@ static int source_next(sl_docreader *r, sl_textdoc *d, sl_err *err)
         r->mode = M_DONE;
         r->ndoc++;
         gen_id(r, d);
+        sl_buf_puts(&d->meta, "{}");
         return 1;
     default:
         return 0;

@@ -1,0 +1,406 @@
+/* The docreader: JSON Lines fields and ids, plain text, limits, positions in
+ * error messages, and lines that straddle the reader's internal chunks.
+ * Expected values are written out by hand from the rules in docreader.h and
+ * docs/read.md, or generated independently in the test (the chunk test). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "stream/docreader.h"
+#include "stream/json.h"
+
+static char tmpdir[64];
+
+static int setup(void **st)
+{
+    (void)st;
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/sluice-read-unit-XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **st)
+{
+    (void)st;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Writes n bytes to tmpdir/name; returns the path (static storage, 8 slots). */
+static const char *put(const char *name, const void *data, size_t n)
+{
+    static char paths[8][160];
+    static int k;
+    char *p = paths[k++ % 8];
+    snprintf(p, 160, "%s/%s", tmpdir, name);
+    FILE *f = fopen(p, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, n, f), n);
+    fclose(f);
+    return p;
+}
+#define PUTS(name, lit) put(name, lit, sizeof lit - 1)
+
+typedef struct {
+    sl_docreader *r;
+    sl_textdoc d;
+    sl_err err;
+} rd;
+
+static void open1(rd *x, const char *path, sl_docreader_opts o)
+{
+    memset(x, 0, sizeof *x);
+    o.quiet = 1;
+    const char *paths[] = {path};
+    x->r = sl_docreader_open(paths, 1, &o, &x->err);
+    if (!x->r)
+        fail_msg("open %s: %s", path, x->err.msg);
+}
+
+static void expect_doc(rd *x, const char *id, int id_is_string, const char *text, const char *meta)
+{
+    int rc = sl_docreader_next(x->r, &x->d, &x->err);
+    if (rc != 1)
+        fail_msg("expected document '%s', got %d (%s)", id, rc, x->err.msg);
+    assert_string_equal(x->d.id.data, id);
+    assert_int_equal(x->d.id_is_string, id_is_string);
+    assert_int_equal(x->d.text.len, strlen(text));
+    assert_string_equal(x->d.text.data, text);
+    if (meta)
+        assert_string_equal(x->d.meta.data, meta);
+}
+
+static void expect_end(rd *x)
+{
+    int rc = sl_docreader_next(x->r, &x->d, &x->err);
+    if (rc != 0)
+        fail_msg("expected the end, got %d (%s)", rc, x->err.msg);
+}
+
+/* The error message must start with `prefix` (the position), and contain
+ * `what` when given (for messages written by the JSON parser). */
+static void expect_error(rd *x, const char *prefix, const char *what)
+{
+    int rc = sl_docreader_next(x->r, &x->d, &x->err);
+    if (rc != -1)
+        fail_msg("expected an error '%s', got %d", prefix, rc);
+    if (strncmp(x->err.msg, prefix, strlen(prefix)) || (what && !strstr(x->err.msg, what)))
+        fail_msg("error '%s' does not start with '%s' / contain '%s'", x->err.msg, prefix, what ? what : "");
+    assert_null(strchr(x->err.msg, '\n'));
+}
+
+/* "<path>:<n>", the id of the n-th document of a source without ids. */
+static const char *gid(const char *path, int n)
+{
+    static char b[4][200];
+    static int k;
+    char *p = b[k++ % 4];
+    snprintf(p, 200, "%s:%d", path, n);
+    return p;
+}
+
+static void done(rd *x)
+{
+    sl_textdoc_free(&x->d);
+    sl_docreader_close(x->r);
+}
+
+static void test_jsonl_ids_and_fields(void **st)
+{
+    (void)st;
+    const char *p = PUTS("a.jsonl", "{\"id\":\"s1\",\"text\":\"one\",\"lang\":\"en\",\"n\":[1,{\"k\":null}]}\n"
+                                    "{\"text\":\"two\",\"id\":42}\n"
+                                    "{\"id\":-1.5e3,\"text\":\"three\"}\n"
+                                    "{\"text\":\"four\",\"id\":null,\"x\":true}\n"
+                                    "{\"score\":0.25,\"text\":\"five\\u0000six\"}\n");
+    rd x;
+    open1(&x, p, (sl_docreader_opts){0});
+    expect_doc(&x, "s1", 1, "one", "{\"lang\":\"en\",\"n\":[1,{\"k\":null}]}");
+    assert_int_equal(x.d.line, 1);
+    expect_doc(&x, "42", 0, "two", "{}"); /* a number id keeps its text */
+    expect_doc(&x, "-1.5e3", 0, "three", "{}");
+    expect_doc(&x, gid(p, 4), 1, "four", "{\"x\":true}"); /* null id: generated, 4th document */
+    /* an escaped NUL is legitimate JSON text: kept, length counts it */
+    assert_int_equal(sl_docreader_next(x.r, &x.d, &x.err), 1);
+    assert_string_equal(x.d.id.data, gid(p, 5));
+    assert_int_equal(x.d.text.len, 8);
+    assert_memory_equal(x.d.text.data, "five\0six", 8);
+    assert_string_equal(x.d.meta.data, "{\"score\":0.25}");
+    assert_string_equal(x.d.source, p);
+    assert_int_equal(x.d.line, 5);
+    expect_end(&x);
+    assert_int_equal(sl_docreader_stats_get(x.r)->docs, 5);
+    done(&x);
+}
+
+static void test_jsonl_field_option_crlf_blank_bom(void **st)
+{
+    (void)st;
+    const char *p = PUTS("b.jsonl", "\xEF\xBB\xBF\r\n  \r\n{\"content\":\"a\\u00e9\\n\",\"text\":\"other\"}\r\n"
+                                    "\t\n{\"id\":\"x\",\"content\":\"b\",\"id\":\"y\"}");
+    rd x;
+    open1(&x, p, (sl_docreader_opts){.field = "content"});
+    /* with --field content, "text" is just another field */
+    expect_doc(&x, gid(p, 1), 1, "a\xC3\xA9\n", "{\"text\":\"other\"}");
+    assert_int_equal(x.d.line, 3);
+    /* duplicate keys: the last wins (as in Python); none goes to meta */
+    expect_doc(&x, "y", 1, "b", "{}");
+    assert_int_equal(x.d.line, 5); /* last line, without '\n' */
+    expect_end(&x);
+    done(&x);
+}
+
+static void test_jsonl_bad_lines_fatal(void **st)
+{
+    (void)st;
+    const char *p = PUTS("c.jsonl", "{\"text\":\"ok\"}\n\n{\"text\":\"ok\"\n{\"text\":\"after\"}\n");
+    char pre[200];
+    rd x;
+    open1(&x, p, (sl_docreader_opts){0});
+    expect_doc(&x, gid(p, 1), 1, "ok", "{}");
+    snprintf(pre, sizeof pre, "%s:3: ", p);
+    expect_error(&x, pre, "offset");
+    done(&x);
+}
+
+static void test_jsonl_bad_lines_skipped(void **st)
+{
+    (void)st;
+    const char *p = PUTS("d.jsonl", "{\"text\":\"a\"}\n"
+                                    "{\"text\":\"b\"\n"         /* truncated object */
+                                    "{\"txt\":\"c\"}\n"         /* no text field */
+                                    "{\"text\":3}\n"            /* not a string */
+                                    "{\"text\":\"e\",\"id\":[1]}\n" /* id of another type */
+                                    "[1,2]\n"                   /* not an object */
+                                    "{\"text\":\"g\"}\n");
+    rd x;
+    open1(&x, p, (sl_docreader_opts){.skip_bad_json = 1});
+    expect_doc(&x, gid(p, 1), 1, "a", "{}");
+    expect_doc(&x, gid(p, 2), 1, "g", "{}"); /* n counts documents, not lines */
+    assert_int_equal(x.d.line, 7);
+    expect_end(&x);
+    assert_int_equal(sl_docreader_stats_get(x.r)->skipped_lines, 5);
+    done(&x);
+
+    /* the same lines, fatal, each with its own message */
+    static const struct {
+        const char *body, *what;
+    } bad[] = {
+        {"{\"txt\":\"c\"}\n", ":1: no \"text\" field"},
+        {"{\"text\":3}\n", ":1: field \"text\" is not a string"},
+        {"{\"text\":\"e\",\"id\":[1]}\n", ":1: field \"id\" is not a string or a number"},
+        {"[1,2]\n", ":1: not a JSON object"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char want[300];
+        /* the first line decides the format, so these lines are preceded by a good one */
+        char body[200];
+        snprintf(body, sizeof body, "{\"text\":\"a\"}\n%s", bad[i].body);
+        const char *q = put("e.jsonl", body, strlen(body));
+        snprintf(want, sizeof want, "%s:%d%s", q, 2, bad[i].what + 2);
+        open1(&x, q, (sl_docreader_opts){0});
+        expect_doc(&x, gid(q, 1), 1, "a", "{}");
+        expect_error(&x, want, NULL);
+        assert_string_equal(x.err.msg, want);
+        done(&x);
+    }
+}
+
+static void test_plain_text_whole_file(void **st)
+{
+    (void)st;
+    const char *p = PUTS("t.txt", "\n  First line.\r\nSecond \xC3\xA9 line.\n\n");
+    rd x;
+    open1(&x, p, (sl_docreader_opts){0});
+    /* the file's exact bytes: leading blank line, CRLF and trailing newlines kept */
+    expect_doc(&x, gid(p, 1), 1, "\n  First line.\r\nSecond \xC3\xA9 line.\n\n", "{}");
+    assert_int_equal(x.d.line, 0);
+    expect_end(&x);
+    done(&x);
+}
+
+static void test_plain_text_lines(void **st)
+{
+    (void)st;
+    const char *p = PUTS("l.txt", "\xEF\xBB\xBFone\r\n\n \t\ntwo {\"x\":1}\n   three  ");
+    rd x;
+    open1(&x, p, (sl_docreader_opts){.lines = 1});
+    expect_doc(&x, gid(p, 1), 1, "one", "{}");
+    assert_int_equal(x.d.line, 1);
+    expect_doc(&x, gid(p, 2), 1, "two {\"x\":1}", NULL);
+    assert_int_equal(x.d.line, 4);
+    expect_doc(&x, gid(p, 3), 1, "   three  ", NULL);
+    assert_int_equal(x.d.line, 5);
+    expect_end(&x);
+    done(&x);
+}
+
+static void test_empty_and_blank_sources(void **st)
+{
+    (void)st;
+    const char *e = PUTS("empty.txt", "");
+    const char *w = PUTS("blank.txt", " \n\r\n\t    \n");
+    const char *b = PUTS("bom.txt", "\xEF\xBB\xBF\n      ");
+    const char *t = PUTS("after.jsonl", "{\"text\":\"last\"}");
+    const char *paths[] = {e, w, b, t};
+    sl_err err;
+    sl_docreader_opts o = {.quiet = 1};
+    sl_docreader *r = sl_docreader_open(paths, 4, &o, &err);
+    assert_non_null(r);
+    sl_textdoc d = {0};
+    assert_int_equal(sl_docreader_next(r, &d, &err), 1);
+    assert_string_equal(d.text.data, "last");
+    assert_string_equal(d.source, t);
+    assert_int_equal(sl_docreader_next(r, &d, &err), 0);
+    sl_textdoc_free(&d);
+    sl_docreader_close(r);
+}
+
+static void test_binary_data_rejected(void **st)
+{
+    (void)st;
+    char pre[200];
+    const char *p = PUTS("bin.dat", "text at first\nthen\0 binary");
+    rd x;
+    open1(&x, p, (sl_docreader_opts){0});
+    snprintf(pre, sizeof pre, "%s:2: binary data (NUL byte at offset 18)", p);
+    expect_error(&x, pre, NULL);
+    done(&x);
+    open1(&x, p, (sl_docreader_opts){.lines = 1});
+    expect_doc(&x, gid(p, 1), 1, "text at first", NULL);
+    snprintf(pre, sizeof pre, "%s:2: binary data (NUL byte at offset 4)", p);
+    expect_error(&x, pre, NULL);
+    done(&x);
+}
+
+static void test_max_doc_bytes(void **st)
+{
+    (void)st;
+    char pre[200];
+    /* lines of 10, 11 and 12 bytes (CR included) with a 11-byte limit */
+    const char *p = PUTS("m.txt", "0123456789\n0123456789\r\n0123456789ab\n");
+    rd x;
+    open1(&x, p, (sl_docreader_opts){.lines = 1, .max_doc_bytes = 11});
+    expect_doc(&x, gid(p, 1), 1, "0123456789", NULL);
+    expect_doc(&x, gid(p, 2), 1, "0123456789", NULL);
+    snprintf(pre, sizeof pre, "%s:3: line longer than --max-doc-bytes (11 bytes)", p);
+    expect_error(&x, pre, NULL);
+    done(&x);
+    /* a whole-file document: 36 bytes */
+    open1(&x, p, (sl_docreader_opts){.max_doc_bytes = 36});
+    expect_doc(&x, gid(p, 1), 1, "0123456789\n0123456789\r\n0123456789ab\n", NULL);
+    done(&x);
+    open1(&x, p, (sl_docreader_opts){.max_doc_bytes = 35});
+    snprintf(pre, sizeof pre, "%s: document longer than --max-doc-bytes (35 bytes)", p);
+    expect_error(&x, pre, NULL);
+    done(&x);
+    /* JSON Lines: the limit applies to the line */
+    const char *j = PUTS("m.jsonl", "{\"text\":\"abc\"}\n{\"text\":\"abcd\"}\n");
+    open1(&x, j, (sl_docreader_opts){.max_doc_bytes = 14});
+    expect_doc(&x, gid(j, 1), 1, "abc", NULL);
+    snprintf(pre, sizeof pre, "%s:2: line longer than --max-doc-bytes (14 bytes)", j);
+    expect_error(&x, pre, NULL);
+    done(&x);
+}
+
+/* Lines of pseudo-random lengths (0 to ~300 KiB) around the reader's 1 MiB
+ * chunks: every line must come back whole and in order. */
+static void test_lines_across_chunks(void **st)
+{
+    (void)st;
+    size_t total = 0, nlines = 0, cap = 6u << 20;
+    char *data = malloc(cap);
+    size_t lens[4096];
+    uint32_t s = 12345;
+    while (nlines < 4096) {
+        s = s * 1103515245u + 12345u;
+        size_t len = (s >> 8) % (nlines % 7 == 0 ? 300000 : 3000);
+        if (total + len + 2 > cap)
+            break;
+        data[total] = 'A' + (char)(nlines % 26); /* never blank, never '{' */
+        for (size_t i = 1; i < len + 1; i++)
+            data[total + i] = (char)('a' + (i * 7 + nlines) % 26);
+        lens[nlines++] = len + 1;
+        total += len + 1;
+        data[total++] = '\n';
+    }
+    const char *p = put("chunks.txt", data, total);
+    rd x;
+    open1(&x, p, (sl_docreader_opts){.lines = 1});
+    size_t off = 0;
+    for (size_t i = 0; i < nlines; i++) {
+        if (sl_docreader_next(x.r, &x.d, &x.err) != 1)
+            fail_msg("line %zu: %s", i + 1, x.err.msg);
+        assert_int_equal(x.d.text.len, lens[i]);
+        assert_memory_equal(x.d.text.data, data + off, lens[i]);
+        assert_int_equal(x.d.line, i + 1);
+        off += lens[i] + 1;
+    }
+    expect_end(&x);
+    assert_int_equal(sl_docreader_stats_get(x.r)->bytes, total);
+    done(&x);
+    /* and as a whole file */
+    open1(&x, p, (sl_docreader_opts){0});
+    assert_int_equal(sl_docreader_next(x.r, &x.d, &x.err), 1);
+    assert_int_equal(x.d.text.len, total);
+    assert_memory_equal(x.d.text.data, data, total);
+    done(&x);
+    free(data);
+}
+
+static void test_sources_in_order_and_missing_file(void **st)
+{
+    (void)st;
+    const char *a = PUTS("s1.txt", "first file\n");
+    const char *b = PUTS("s2.jsonl", "{\"text\":\"second\"}\n{\"text\":\"third\"}\n");
+    const char *paths[] = {a, b, a};
+    sl_err err;
+    sl_docreader_opts o = {.quiet = 1};
+    sl_docreader *r = sl_docreader_open(paths, 3, &o, &err);
+    assert_non_null(r);
+    sl_textdoc d = {0};
+    const char *want[][2] = {{a, "first file\n"}, {b, "second"}, {b, "third"}, {a, "first file\n"}};
+    int nth[] = {1, 1, 2, 1}; /* numbering restarts in each source */
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(sl_docreader_next(r, &d, &err), 1);
+        assert_string_equal(d.source, want[i][0]);
+        assert_string_equal(d.text.data, want[i][1]);
+        assert_string_equal(d.id.data, gid(want[i][0], nth[i]));
+    }
+    assert_int_equal(sl_docreader_next(r, &d, &err), 0);
+    sl_textdoc_free(&d);
+    sl_docreader_close(r);
+
+    /* a missing file fails at open, before any document */
+    char missing[200];
+    snprintf(missing, sizeof missing, "%s/no-such-file.jsonl", tmpdir);
+    const char *paths2[] = {a, missing};
+    assert_null(sl_docreader_open(paths2, 2, &o, &err));
+    char want2[300];
+    snprintf(want2, sizeof want2, "%s: No such file or directory", missing);
+    assert_string_equal(err.msg, want2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_jsonl_ids_and_fields),
+        cmocka_unit_test(test_jsonl_field_option_crlf_blank_bom),
+        cmocka_unit_test(test_jsonl_bad_lines_fatal),
+        cmocka_unit_test(test_jsonl_bad_lines_skipped),
+        cmocka_unit_test(test_plain_text_whole_file),
+        cmocka_unit_test(test_plain_text_lines),
+        cmocka_unit_test(test_empty_and_blank_sources),
+        cmocka_unit_test(test_binary_data_rejected),
+        cmocka_unit_test(test_max_doc_bytes),
+        cmocka_unit_test(test_lines_across_chunks),
+        cmocka_unit_test(test_sources_in_order_and_missing_file),
+    };
+    return cmocka_run_group_tests_name("read_docreader", tests, setup, teardown);
+}
