@@ -24,7 +24,7 @@ static const char help[] =
     "Plain text with a NUL byte is rejected as binary data.\n\n"
     "options:\n"
     "  -f, --field NAME        JSON field that holds the text (default: text); it is\n"
-    "                          written as \"text\"\n"
+    "                          written as \"text\" (an input field \"text\" is then dropped)\n"
     "  -l, --lines             plain text: one document per line (blank lines skipped)\n"
     "      --invalid MODE      invalid UTF-8: replace (default; each maximal invalid\n"
     "                          sequence becomes U+FFFD), skip (drop those bytes) or\n"
@@ -37,6 +37,42 @@ static const char help[] =
     "  sluice read corpus.tar.zst -o docs.jsonl\n"
     "  zcat part-*.jsonl.gz | sluice read --field content --on-error skip\n"
     "  sluice read --lines notes.txt.xz | sluice tokenize bpe --tokenizer tokenizer.json\n";
+
+/* With --field NAME, an input field called "text" would clash with the
+ * output's "text": it is dropped from the metadata (with one warning). */
+static void drop_text_field(const sl_cli *cli, sl_textdoc *d, sl_buf *tmp, int *warned)
+{
+    if (!strstr(d->meta.data, "\"text\""))
+        return;
+    sl_json_doc *jd = sl_json_parse(d->meta.data, d->meta.len, NULL, NULL);
+    if (!jd)
+        return;
+    const sl_json *o = sl_json_root(jd);
+    sl_buf_clear(tmp);
+    sl_buf_putc(tmp, '{');
+    int dropped = 0;
+    for (size_t i = 0; i < o->n; i++) {
+        if (o->keys[i]->str_len == 4 && !memcmp(o->keys[i]->str, "text", 4)) {
+            dropped = 1;
+            continue;
+        }
+        if (tmp->len > 1)
+            sl_buf_putc(tmp, ',');
+        sl_json_put_str(tmp, o->keys[i]->str, o->keys[i]->str_len);
+        sl_buf_putc(tmp, ':');
+        sl_json_put_value(tmp, o->kids[i]);
+    }
+    sl_buf_putc(tmp, '}');
+    sl_json_free(jd);
+    if (!dropped)
+        return;
+    sl_buf_clear(&d->meta);
+    sl_buf_append(&d->meta, tmp->data, tmp->len);
+    if (!*warned)
+        sl_cli_warn(cli, "%s:%llu: input field \"text\" dropped: \"text\" is the --field value", d->source,
+                    (unsigned long long)d->line);
+    *warned = 1;
+}
 
 /* Appends one output line for d. */
 static void put_doc(sl_buf *b, const sl_textdoc *d)
@@ -99,10 +135,12 @@ static int run(sl_cli *cli, int argc, char **argv)
     }
     sl_progress *pg = sl_progress_start("read", "docs", cli->progress);
     sl_textdoc d = {0};
-    sl_buf b = {0};
+    sl_buf b = {0}, tmp = {0};
     uint64_t bytes_seen = 0;
-    int rc;
+    int rc, warned = 0, rename = strcmp(o.field, "text") != 0;
     while ((rc = sl_docreader_next(r, &d, &err)) == 1) {
+        if (rename)
+            drop_text_field(cli, &d, &tmp, &warned);
         put_doc(&b, &d);
         if (b.len >= (1u << 20)) {
             if (sl_output_write(out, b.data, b.len, &err) < 0) {
@@ -119,6 +157,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         rc = -1;
     sl_progress_done(pg);
     sl_buf_free(&b);
+    sl_buf_free(&tmp);
     sl_textdoc_free(&d);
     sl_docreader_stats st = *sl_docreader_stats_get(r);
     sl_docreader_close(r);

@@ -1,0 +1,94 @@
+# sluice read on archives and compressed files built here with the real tools
+# (tar, zstd, gzip, xz, bzip2, zip), and on stdin. Expected documents are
+# written out by hand from the input texts below.
+. "$SRC/tests/cli/lib.sh"
+cd "$T"
+mkdir src
+# JSON Lines: an id, a missing id, a number id, other fields, escapes.
+cat > src/a.jsonl <<'J'
+{"id":"doc-1","text":"Rivers carry silt to the sea.","lang":"en"}
+{"text":"Deltas form where rivers slow down.\nLine two."}
+
+{"id":17,"text":"Caf\u00e9 au lait","tags":["a","b"],"score":0.5}
+J
+printf 'A plain text file.\nSecond line.\n' > src/b.txt
+printf 'Another text, with "quotes" and a tab\there.' > src/c.txt
+
+# expected documents of a.jsonl, b.txt and c.txt when read as SOURCE
+want_a() {
+  cat <<J
+{"id":"doc-1","text":"Rivers carry silt to the sea.","lang":"en"}
+{"id":"$1:2","text":"Deltas form where rivers slow down.\nLine two."}
+{"id":17,"text":"Café au lait","tags":["a","b"],"score":0.5}
+J
+}
+want_b() { printf '{"id":"%s:1","text":"A plain text file.\\nSecond line.\\n"}\n' "$1"; }
+want_c() { printf '{"id":"%s:1","text":"Another text, with \\"quotes\\" and a tab\\there."}\n' "$1"; }
+
+check() { # check NAME: compares out.NAME with want.NAME
+  diff "want.$1" "out.$1" || fail "$1: documents differ"
+}
+
+# tar.zst of JSON Lines and text files
+tar -C src -cf - a.jsonl b.txt | zstd -q -o docs.tar.zst
+"$SLUICE" read docs.tar.zst -o out.tarzst
+{ want_a docs.tar.zst:a.jsonl; want_b docs.tar.zst:b.txt; } > want.tarzst
+check tarzst
+
+# .jsonl.gz
+gzip -c src/a.jsonl > a.jsonl.gz
+"$SLUICE" read a.jsonl.gz > out.gz
+want_a a.jsonl.gz > want.gz
+check gz
+
+# zip of .txt files (also in a subdirectory)
+mkdir -p zsrc/sub && cp src/b.txt zsrc/ && cp src/c.txt zsrc/sub/
+(cd zsrc && zip -q -r ../texts.zip b.txt sub)
+"$SLUICE" read texts.zip > out.zip
+{ want_b texts.zip:b.txt; want_c texts.zip:sub/c.txt; } > want.zip
+check zip
+
+# stdin: JSON Lines, and a tar.gz archive
+"$SLUICE" read < src/a.jsonl > out.stdin
+want_a '<stdin>' > want.stdin
+check stdin
+tar -C src -czf - c.txt a.jsonl | "$SLUICE" read - > out.stdintar
+{ want_c '<stdin>:c.txt'; want_a '<stdin>:a.jsonl'; } > want.stdintar
+check stdintar
+
+# single xz and bzip2 files, tar.xz, tar.bz2, and compressed members inside a tar
+xz -c src/b.txt > b.txt.xz
+bzip2 -c src/c.txt > c.bin # the name says nothing: content decides
+"$SLUICE" read b.txt.xz c.bin > out.single
+{ want_b b.txt.xz; want_c c.bin; } > want.single
+check single
+tar -C src -cJf t.tar.xz b.txt && tar -C src -cjf t.tar.bz2 c.txt
+"$SLUICE" read t.tar.xz t.tar.bz2 > out.tarx
+{ want_b t.tar.xz:b.txt; want_c t.tar.bz2:c.txt; } > want.tarx
+check tarx
+mkdir gz && gzip -c src/a.jsonl > gz/a.jsonl.gz && zstd -q -c src/b.txt > gz/b.txt.zst
+tar -C gz -cf members.tar a.jsonl.gz b.txt.zst
+"$SLUICE" read members.tar > out.members
+{ want_a members.tar:a.jsonl.gz; want_b members.tar:b.txt.zst; } > want.members
+check members
+
+# --lines, --field, and a plain text file that starts with '{' is JSON Lines
+printf 'first line\r\n\nsecond line\n' > lines.txt
+"$SLUICE" read --lines lines.txt > out.lines
+printf '{"id":"lines.txt:1","text":"first line"}\n{"id":"lines.txt:2","text":"second line"}\n' > want.lines
+check lines
+printf '{"id":"x","body":"the text","text":"not this"}\n' > f.jsonl
+"$SLUICE" read --field body f.jsonl > out.field
+printf '{"id":"x","text":"the text"}\n' > want.field
+check field
+
+# the output of sluice read is JSON Lines that sluice read reproduces exactly
+"$SLUICE" read out.tarzst > out.again
+diff out.tarzst out.again || fail "read is not idempotent on its own output"
+
+# an archive member order and every member: a tar of 50 files
+mkdir many && for i in $(seq 1 50); do printf 'text number %d\n' "$i" > "many/f$i.txt"; done
+tar -C many -cf - $(cd many && ls | sort -V) | zstd -q > many.tar.zst
+"$SLUICE" read many.tar.zst > out.many
+for i in $(seq 1 50); do printf '{"id":"many.tar.zst:f%d.txt:1","text":"text number %d\\n"}\n' "$i" "$i"; done > want.many
+check many
