@@ -134,11 +134,12 @@ static int emit_row(sl_packer *p, sl_err *err)
     sl_row r = {.index = p->row_index, .tokens = p->row, .n_pieces = p->n_pend, .pieces = p->out};
     p->st.rows++;
     p->st.pieces += p->n_pend;
+    int rc = p->fn(p->ctx, &r, err);
     p->row_index++;
     p->fill = 0;
     p->n_pend = 0;
     sl_buf_clear(&p->ids);
-    return p->fn(p->ctx, &r, err);
+    return rc;
 }
 
 /* Copies up to the rest of the row from s starting at *pos; records the piece.

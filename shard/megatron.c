@@ -1,0 +1,413 @@
+/* Megatron indexed dataset reader and writer (see megatron.h). The writer
+ * streams tokens to .bin and keeps sizes and document indices in memory
+ * (12 bytes per document), then writes .idx at the end, as
+ * IndexedDatasetBuilder.finalize does. */
+#include "shard/megatron.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "shard/rng.h"
+#include "stream/io.h"
+
+int sl_mega_dtype_for_vocab(uint64_t vocab_size) { return vocab_size < 65500 ? SL_MEGA_UINT16 : SL_MEGA_INT32; }
+
+static char *with_ext(const char *prefix, const char *ext)
+{
+    size_t n = strlen(prefix) + strlen(ext) + 1;
+    char *p = sl_xmalloc(n);
+    snprintf(p, n, "%s%s", prefix, ext);
+    return p;
+}
+
+int sl_mega_parse_idx(const unsigned char *b, size_t len, uint64_t bin_size, const char *name, sl_mega_index *ix,
+                      sl_err *err)
+{
+    memset(ix, 0, sizeof *ix);
+    if (len < SL_MEGA_HEADER)
+        return sl_errf(err, "%s: %zu bytes: too short for a Megatron index header (34 bytes)", name, len);
+    if (memcmp(b, SL_MEGA_MAGIC, 9))
+        return sl_errf(err, "%s: offset 0: bad magic (not a Megatron MMIDIDX index)", name);
+    uint64_t version = sl_get_le64(b + 9);
+    if (version != 1)
+        return sl_errf(err, "%s: offset 9: unsupported version %llu (1 expected)", name, (unsigned long long)version);
+    uint8_t code = b[17];
+    if (code != SL_MEGA_UINT16 && code != SL_MEGA_INT32)
+        return sl_errf(err, "%s: offset 17: dtype code %u is not a token dtype (8 = uint16, 4 = int32)", name, code);
+    uint64_t S = sl_get_le64(b + 18), D = sl_get_le64(b + 26);
+    uint64_t room = len - SL_MEGA_HEADER;
+    if (S > room / 20 || D > room / 8 || 20 * S + 8 * D != room) {
+        if (S <= room / 21 && D <= room / 8 && 21 * S + 8 * D == room)
+            return sl_errf(err, "%s: multimodal index (sequence modes) is not supported", name);
+        return sl_errf(err, "%s: %zu bytes do not match %llu sequences and %llu document indices", name, len,
+                       (unsigned long long)S, (unsigned long long)D);
+    }
+    if (D < 1)
+        return sl_errf(err, "%s: offset 26: document index count is 0 (at least 1 expected)", name);
+    ix->dtype_code = code;
+    ix->itemsize = code == SL_MEGA_UINT16 ? 2 : 4;
+    ix->n_seq = S;
+    ix->n_doc_idx = D;
+    ix->sizes = sl_xmalloc((S ? S : 1) * sizeof *ix->sizes);
+    ix->pointers = sl_xmalloc((S ? S : 1) * sizeof *ix->pointers);
+    ix->doc_idx = sl_xmalloc(D * sizeof *ix->doc_idx);
+    const unsigned char *ps = b + SL_MEGA_HEADER, *pp = ps + 4 * S, *pd = pp + 8 * S;
+    uint64_t total = 0;
+    for (uint64_t i = 0; i < S; i++) {
+        int32_t sz = (int32_t)sl_get_le32(ps + 4 * i);
+        int64_t ptr = (int64_t)sl_get_le64(pp + 8 * i);
+        if (sz < 0) {
+            sl_errf(err, "%s: offset %llu: sequence %llu has negative size %d", name,
+                    (unsigned long long)(SL_MEGA_HEADER + 4 * i), (unsigned long long)i, sz);
+            goto fail;
+        }
+        if (ptr < 0 || (uint64_t)ptr != total * (uint64_t)ix->itemsize) {
+            sl_errf(err, "%s: offset %llu: sequence %llu pointer %lld, expected %llu (sum of sizes x %d)", name,
+                    (unsigned long long)(SL_MEGA_HEADER + 4 * S + 8 * i), (unsigned long long)i, (long long)ptr,
+                    (unsigned long long)(total * (uint64_t)ix->itemsize), ix->itemsize);
+            goto fail;
+        }
+        ix->sizes[i] = sz;
+        ix->pointers[i] = ptr;
+        total += (uint64_t)sz;
+    }
+    for (uint64_t i = 0; i < D; i++) {
+        int64_t d = (int64_t)sl_get_le64(pd + 8 * i);
+        int64_t prev = i ? ix->doc_idx[i - 1] : 0;
+        if ((i == 0 && d != 0) || d < prev || (uint64_t)d > S || (i == D - 1 && (uint64_t)d != S)) {
+            sl_errf(err, "%s: offset %llu: document index %llu = %lld breaks 0 = first <= ... <= last = %llu", name,
+                    (unsigned long long)(SL_MEGA_HEADER + 12 * S + 8 * i), (unsigned long long)i, (long long)d,
+                    (unsigned long long)S);
+            goto fail;
+        }
+        ix->doc_idx[i] = d;
+    }
+    ix->total_tokens = total;
+    if (bin_size != UINT64_MAX && bin_size != total * (uint64_t)ix->itemsize) {
+        sl_errf(err, "%s: the .bin has %llu bytes, the index describes %llu", name, (unsigned long long)bin_size,
+                (unsigned long long)(total * (uint64_t)ix->itemsize));
+        goto fail;
+    }
+    return 0;
+fail:
+    sl_mega_index_free(ix);
+    return -1;
+}
+
+void sl_mega_index_free(sl_mega_index *ix)
+{
+    free(ix->sizes);
+    free(ix->pointers);
+    free(ix->doc_idx);
+    memset(ix, 0, sizeof *ix);
+}
+
+struct sl_mega_reader {
+    sl_mega_index ix;
+    FILE *bin;
+    char *bin_path;
+    unsigned char *raw;
+    size_t cap_raw;
+};
+
+sl_mega_reader *sl_mega_open(const char *prefix, sl_err *err)
+{
+    char *ip = with_ext(prefix, ".idx");
+    char *bp = with_ext(prefix, ".bin");
+    char *data = NULL;
+    size_t len = 0;
+    sl_mega_reader *r = sl_xcalloc(1, sizeof *r);
+    r->bin_path = bp;
+    struct stat st;
+    FILE *f = fopen(ip, "rb");
+    if (!f) {
+        sl_errf(err, "%s: %s", ip, strerror(errno));
+        goto fail;
+    }
+    if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        sl_errf(err, "%s: not a regular file", ip);
+        goto fail;
+    }
+    len = (size_t)st.st_size;
+    data = sl_xmalloc(len ? len : 1);
+    if (fread(data, 1, len, f) != len) {
+        fclose(f);
+        sl_errf(err, "%s: read error", ip);
+        goto fail;
+    }
+    fclose(f);
+    r->bin = fopen(bp, "rb");
+    if (!r->bin || fstat(fileno(r->bin), &st)) {
+        sl_errf(err, "%s: %s", bp, strerror(errno));
+        goto fail;
+    }
+    if (sl_mega_parse_idx((unsigned char *)data, len, (uint64_t)st.st_size, ip, &r->ix, err))
+        goto fail;
+    free(data);
+    free(ip);
+    return r;
+fail:
+    free(data);
+    free(ip);
+    sl_mega_close(r);
+    return NULL;
+}
+
+const sl_mega_index *sl_mega_index_of(const sl_mega_reader *r) { return &r->ix; }
+uint64_t sl_mega_n_docs(const sl_mega_reader *r) { return r->ix.n_doc_idx - 1; }
+
+static int read_tokens(sl_mega_reader *r, uint64_t byte_off, uint64_t count, uint32_t *dst, sl_err *err)
+{
+    size_t nb = (size_t)count * (size_t)r->ix.itemsize;
+    if (nb > r->cap_raw) {
+        r->cap_raw = nb;
+        r->raw = sl_xrealloc(r->raw, nb);
+    }
+    if (fseeko(r->bin, (off_t)byte_off, SEEK_SET) || fread(r->raw, 1, nb, r->bin) != nb)
+        return sl_errf(err, "%s: offset %llu: unexpected end of file", r->bin_path, (unsigned long long)byte_off);
+    for (uint64_t i = 0; i < count; i++) {
+        if (r->ix.itemsize == 2) {
+            dst[i] = (uint32_t)r->raw[2 * i] | (uint32_t)r->raw[2 * i + 1] << 8;
+        } else {
+            int32_t v = (int32_t)sl_get_le32(r->raw + 4 * i);
+            if (v < 0)
+                return sl_errf(err, "%s: offset %llu: negative token id %d", r->bin_path,
+                               (unsigned long long)(byte_off + 4 * i), v);
+            dst[i] = (uint32_t)v;
+        }
+    }
+    return 0;
+}
+
+int sl_mega_read_doc(sl_mega_reader *r, uint64_t k, uint32_t **tok, size_t *n, size_t *cap, sl_err *err)
+{
+    uint64_t a = (uint64_t)r->ix.doc_idx[k], b = (uint64_t)r->ix.doc_idx[k + 1];
+    uint64_t total = 0;
+    for (uint64_t i = a; i < b; i++)
+        total += (uint64_t)r->ix.sizes[i];
+    if (total > *cap) {
+        *cap = total;
+        *tok = sl_xrealloc(*tok, total * sizeof **tok);
+    }
+    *n = 0;
+    if (total && read_tokens(r, (uint64_t)r->ix.pointers[a], total, *tok, err))
+        return -1;
+    *n = total;
+    return 0;
+}
+
+int sl_mega_max_token(sl_mega_reader *r, uint32_t *max, sl_err *err)
+{
+    uint64_t chunk = 1 << 20, done = 0;
+    uint32_t *buf = sl_xmalloc(chunk * sizeof *buf);
+    *max = 0;
+    while (done < r->ix.total_tokens) {
+        uint64_t c = r->ix.total_tokens - done < chunk ? r->ix.total_tokens - done : chunk;
+        if (read_tokens(r, done * (uint64_t)r->ix.itemsize, c, buf, err)) {
+            free(buf);
+            return -1;
+        }
+        for (uint64_t i = 0; i < c; i++)
+            if (buf[i] > *max)
+                *max = buf[i];
+        done += c;
+    }
+    free(buf);
+    return 0;
+}
+
+void sl_mega_close(sl_mega_reader *r)
+{
+    if (!r)
+        return;
+    if (r->bin)
+        fclose(r->bin);
+    sl_mega_index_free(&r->ix);
+    free(r->bin_path);
+    free(r->raw);
+    free(r);
+}
+
+struct sl_mega_writer {
+    char *idx_path;
+    sl_output *bin;
+    int code, itemsize;
+    int32_t *sizes;
+    size_t n_seq, cap_seq;
+    int64_t *doc_idx;
+    size_t n_doc, cap_doc;
+    unsigned char *conv;
+    size_t cap_conv;
+};
+
+sl_mega_writer *sl_mega_writer_open(const char *prefix, int dtype_code, sl_err *err)
+{
+    if (dtype_code != SL_MEGA_UINT16 && dtype_code != SL_MEGA_INT32) {
+        sl_errf(err, "%s: dtype code %d is not 8 (uint16) or 4 (int32)", prefix, dtype_code);
+        return NULL;
+    }
+    sl_mega_writer *w = sl_xcalloc(1, sizeof *w);
+    char *bp = with_ext(prefix, ".bin");
+    w->bin = sl_output_open(bp, err);
+    free(bp);
+    if (!w->bin) {
+        free(w);
+        return NULL;
+    }
+    w->idx_path = with_ext(prefix, ".idx");
+    w->code = dtype_code;
+    w->itemsize = dtype_code == SL_MEGA_UINT16 ? 2 : 4;
+    w->cap_doc = 1024;
+    w->doc_idx = sl_xmalloc(w->cap_doc * sizeof *w->doc_idx);
+    w->doc_idx[w->n_doc++] = 0;
+    return w;
+}
+
+static void push_seq(sl_mega_writer *w, int32_t size)
+{
+    if (w->n_seq == w->cap_seq) {
+        w->cap_seq = w->cap_seq ? 2 * w->cap_seq : 1024;
+        w->sizes = sl_xrealloc(w->sizes, w->cap_seq * sizeof *w->sizes);
+    }
+    w->sizes[w->n_seq++] = size;
+}
+
+static void push_doc(sl_mega_writer *w, int64_t end)
+{
+    if (w->n_doc == w->cap_doc) {
+        w->cap_doc *= 2;
+        w->doc_idx = sl_xrealloc(w->doc_idx, w->cap_doc * sizeof *w->doc_idx);
+    }
+    w->doc_idx[w->n_doc++] = end;
+}
+
+int sl_mega_add_doc(sl_mega_writer *w, const uint32_t *tok, size_t n, sl_err *err)
+{
+    if (n > INT32_MAX)
+        return sl_errf(err, "%s: a document of %zu tokens does not fit Megatron's int32 sizes",
+                       sl_output_name(w->bin), n);
+    size_t nb = n * (size_t)w->itemsize;
+    if (nb > w->cap_conv) {
+        w->cap_conv = nb;
+        w->conv = sl_xrealloc(w->conv, nb);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (w->itemsize == 2) {
+            if (tok[i] > 0xffff)
+                return sl_errf(err, "%s: token %u does not fit uint16", sl_output_name(w->bin), tok[i]);
+            w->conv[2 * i] = (unsigned char)tok[i];
+            w->conv[2 * i + 1] = (unsigned char)(tok[i] >> 8);
+        } else {
+            if (tok[i] > INT32_MAX)
+                return sl_errf(err, "%s: token %u does not fit int32", sl_output_name(w->bin), tok[i]);
+            sl_put_le32(w->conv + 4 * i, tok[i]);
+        }
+    }
+    if (nb && sl_output_write(w->bin, w->conv, nb, err))
+        return -1;
+    push_seq(w, (int32_t)n);
+    push_doc(w, (int64_t)w->n_seq);
+    return 0;
+}
+
+int sl_mega_add_index(sl_mega_writer *w, sl_mega_reader *r, sl_err *err)
+{
+    const sl_mega_index *ix = &r->ix;
+    if (ix->dtype_code != w->code)
+        return sl_errf(err, "%s: dtype code %u differs from the output's %d (Megatron's add_index requires equal dtypes)",
+                       r->bin_path, ix->dtype_code, w->code);
+    int64_t off = (int64_t)w->n_seq;
+    for (uint64_t i = 0; i < ix->n_seq; i++)
+        push_seq(w, ix->sizes[i]);
+    for (uint64_t i = 1; i < ix->n_doc_idx; i++)
+        push_doc(w, off + ix->doc_idx[i]);
+    /* copy the .bin */
+    if (fseeko(r->bin, 0, SEEK_SET))
+        return sl_errf(err, "%s: cannot seek", r->bin_path);
+    size_t cap = 1 << 20, n;
+    char *buf = sl_xmalloc(cap);
+    uint64_t want = ix->total_tokens * (uint64_t)ix->itemsize, got = 0;
+    while (got < want && (n = fread(buf, 1, want - got < cap ? (size_t)(want - got) : cap, r->bin)) > 0) {
+        if (sl_output_write(w->bin, buf, n, err)) {
+            free(buf);
+            return -1;
+        }
+        got += n;
+    }
+    free(buf);
+    if (got != want)
+        return sl_errf(err, "%s: offset %llu: unexpected end of file", r->bin_path, (unsigned long long)got);
+    return 0;
+}
+
+uint64_t sl_mega_writer_docs(const sl_mega_writer *w) { return w->n_doc - 1; }
+
+int sl_mega_writer_finish(sl_mega_writer *w, sl_err *err)
+{
+    sl_output *idx = sl_output_open(w->idx_path, err);
+    int rc = -1;
+    if (!idx)
+        goto out;
+    unsigned char h[SL_MEGA_HEADER];
+    memcpy(h, SL_MEGA_MAGIC, 9);
+    sl_put_le64(h + 9, 1);
+    h[17] = (unsigned char)w->code;
+    sl_put_le64(h + 18, w->n_seq);
+    sl_put_le64(h + 26, w->n_doc);
+    if (sl_output_write(idx, h, sizeof h, err))
+        goto out;
+    size_t chunk = 8192;
+    unsigned char *buf = sl_xmalloc(chunk * 8);
+    for (size_t i = 0; i < w->n_seq; i += chunk) {
+        size_t c = w->n_seq - i < chunk ? w->n_seq - i : chunk;
+        for (size_t j = 0; j < c; j++)
+            sl_put_le32(buf + 4 * j, (uint32_t)w->sizes[i + j]);
+        if (sl_output_write(idx, buf, 4 * c, err))
+            goto out_buf;
+    }
+    uint64_t ptr = 0;
+    for (size_t i = 0; i < w->n_seq; i += chunk) {
+        size_t c = w->n_seq - i < chunk ? w->n_seq - i : chunk;
+        for (size_t j = 0; j < c; j++) {
+            sl_put_le64(buf + 8 * j, ptr);
+            ptr += (uint64_t)w->sizes[i + j] * (uint64_t)w->itemsize;
+        }
+        if (sl_output_write(idx, buf, 8 * c, err))
+            goto out_buf;
+    }
+    for (size_t i = 0; i < w->n_doc; i += chunk) {
+        size_t c = w->n_doc - i < chunk ? w->n_doc - i : chunk;
+        for (size_t j = 0; j < c; j++)
+            sl_put_le64(buf + 8 * j, (uint64_t)w->doc_idx[i + j]);
+        if (sl_output_write(idx, buf, 8 * c, err))
+            goto out_buf;
+    }
+    rc = sl_output_commit(w->bin, err);
+    w->bin = NULL;
+    if (!rc) {
+        rc = sl_output_commit(idx, err);
+        idx = NULL;
+    }
+out_buf:
+    free(buf);
+out:
+    sl_output_abort(idx);
+    sl_mega_writer_abort(w);
+    return rc;
+}
+
+void sl_mega_writer_abort(sl_mega_writer *w)
+{
+    if (!w)
+        return;
+    sl_output_abort(w->bin);
+    free(w->idx_path);
+    free(w->sizes);
+    free(w->doc_idx);
+    free(w->conv);
+    free(w);
+}
