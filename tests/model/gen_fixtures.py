@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""Generates the model-eval test fixtures in tests/data/model/.
+
+Each fixture is a tiny Mamba-1 checkpoint with random weights, written with
+the `safetensors` library (independent of sluice's reader), plus
+expected.jsonl: for each test document its token ids and the per-token
+log-probabilities computed by an independent implementation:
+
+  * Hugging Face transformers' MambaForCausalLM (its pure-PyTorch
+    `slow_forward`, the path used on CPU), run in float64; and
+  * a second pure-PyTorch float64 reference written here from mamba_ssm's
+    `selective_scan_ref` / `Mamba.forward` (function `ref_logprobs`).
+The two must agree to 1e-4 relative (observed: 1e-6..2e-5) (HF casts A and RMSNorm to float32
+internally, so it is not exact); `logp` holds the float64 reference values,
+`hf_logp` HF's. The reference also gives the variants HF does not offer
+(state reset every W tokens, for --long-context).
+
+bf16/f16 checkpoints: the expected values are computed from the rounded
+weights in float64, since sluice computes in fp32 from the stored values.
+
+Run (developer machine; `make test` only reads the committed outputs):
+  python3 -m venv --system-site-packages /work/venv-model   # python3-torch from Debian
+  /work/venv-model/bin/pip install transformers==4.44.2 safetensors
+  /work/venv-model/bin/python tests/model/gen_fixtures.py
+"""
+import json
+import math
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+from safetensors.torch import save_file
+from transformers import MambaConfig, MambaForCausalLM
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "model")
+
+
+def randomize(model, gen, emb_std):
+    """Moves every parameter away from its tidy init so each one matters."""
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name.endswith("embeddings.weight"):
+                p.copy_(torch.randn(p.shape, generator=gen, dtype=p.dtype) * emb_std)
+            elif "norm" in name:
+                p.copy_(1.0 + 0.3 * torch.randn(p.shape, generator=gen, dtype=p.dtype))
+            elif name.endswith("A_log"):
+                p.add_(0.5 * torch.randn(p.shape, generator=gen, dtype=p.dtype))
+            elif name.endswith(".D"):
+                p.copy_(1.0 + 0.5 * torch.randn(p.shape, generator=gen, dtype=p.dtype))
+            elif name.endswith("dt_proj.bias"):
+                p.add_(0.7 * torch.randn(p.shape, generator=gen, dtype=p.dtype))
+            elif name.endswith("conv1d.bias"):
+                p.copy_(0.3 * torch.randn(p.shape, generator=gen, dtype=p.dtype))
+            elif name.endswith("lm_head.weight"):
+                p.copy_(torch.randn(p.shape, generator=gen, dtype=p.dtype) * emb_std)
+            else:
+                p.copy_(torch.randn(p.shape, generator=gen, dtype=p.dtype) * (1.5 / math.sqrt(p.shape[-1])))
+
+
+def ref_logprobs(sd, cfg, ids, reset_every=0):
+    """Independent float64 Mamba-1 forward following mamba_ssm's reference.
+
+    sd: HF-named state dict (float64). Returns log p(ids[t+1] | ids[..t]) for
+    t = 0..n-2. With reset_every = W the state (conv and scan) is zeroed
+    before every token t with t % W == 0."""
+    d, nl = cfg["d_model"], cfg["n_layer"]
+    di, N, K, R, eps = cfg["d_inner"], cfg["d_state"], cfg["d_conv"], cfg["dt_rank"], cfg["eps"]
+    n = len(ids)
+    x = sd["backbone.embeddings.weight"][torch.tensor(ids)]
+    resid = None
+    hidden = x
+    for i in range(nl):
+        p = lambda s: sd["backbone.layers.%d.%s" % (i, s)]
+        resid = hidden if resid is None else resid + hidden
+        h = resid * torch.rsqrt(resid.pow(2).mean(-1, keepdim=True) + eps) * p("norm.weight")
+        xz = h @ p("mixer.in_proj.weight").T
+        if cfg.get("use_bias"):
+            xz = xz + p("mixer.in_proj.bias")
+        xs, z = xz[:, :di], xz[:, di:]
+        w = p("mixer.conv1d.weight")[:, 0, :]  # [di, K]
+        cb = p("mixer.conv1d.bias")
+        u = torch.zeros(n, di, dtype=torch.float64)
+        for t in range(n):
+            seg0 = (t // reset_every) * reset_every if reset_every else 0
+            acc = cb.clone()
+            for k in range(K):
+                pos = t - (K - 1) + k
+                if pos >= seg0:
+                    acc = acc + w[:, k] * xs[pos]
+            u[t] = acc
+        u = F.silu(u)
+        xdbl = u @ p("mixer.x_proj.weight").T
+        dt, B, C = xdbl[:, :R], xdbl[:, R:R + N], xdbl[:, R + N:]
+        delta = F.softplus(dt @ p("mixer.dt_proj.weight").T + p("mixer.dt_proj.bias"))
+        A = -torch.exp(p("mixer.A_log"))
+        st = torch.zeros(di, N, dtype=torch.float64)
+        y = torch.zeros(n, di, dtype=torch.float64)
+        for t in range(n):
+            if reset_every and t % reset_every == 0:
+                st = torch.zeros(di, N, dtype=torch.float64)
+            st = torch.exp(delta[t][:, None] * A) * st + (delta[t] * u[t])[:, None] * B[t][None, :]
+            y[t] = st @ C[t]
+        y = (y + u * p("mixer.D")) * F.silu(z)
+        hidden = y @ p("mixer.out_proj.weight").T
+        if cfg.get("use_bias"):
+            hidden = hidden + p("mixer.out_proj.bias")
+    resid = resid + hidden
+    h = resid * torch.rsqrt(resid.pow(2).mean(-1, keepdim=True) + eps) * sd["backbone.norm_f.weight"]
+    head = sd.get("lm_head.weight", sd["backbone.embeddings.weight"])
+    logits = h @ head.T
+    lp = torch.log_softmax(logits, dim=-1)
+    return [float(lp[t, ids[t + 1]]) for t in range(n - 1)]
+
+
+def hf_logprobs(model, ids):
+    with torch.no_grad():
+        out = model(torch.tensor([ids]), use_cache=False)
+        lp = torch.log_softmax(out.logits[0].double(), dim=-1)
+    return [float(lp[t, ids[t + 1]]) for t in range(len(ids) - 1)]
+
+
+def build(name, hf_kwargs, dtype, naming, config_schema, docs_lens, seed, tokens_below, emb_std=1.0,
+          shard=False, long_context=0, extra_cfg=None):
+    gen = torch.Generator().manual_seed(seed)
+    torch.manual_seed(seed)
+    hcfg = MambaConfig(**hf_kwargs)
+    model = MambaForCausalLM(hcfg).double().eval()
+    randomize(model, gen, emb_std)
+    # round weights to the storage dtype, then compute the reference from the rounded values
+    store = {}
+    with torch.no_grad():
+        for k, v in model.state_dict().items():
+            r = v.to(dtype)
+            store[k] = r
+            v.copy_(r.double())
+    sd = {k: v.double() for k, v in model.state_dict().items()}
+    tied = hcfg.tie_word_embeddings
+    if tied:
+        sd.pop("lm_head.weight", None)
+    cfg = dict(d_model=hcfg.hidden_size, n_layer=hcfg.num_hidden_layers, d_inner=hcfg.intermediate_size,
+               d_state=hcfg.state_size, d_conv=hcfg.conv_kernel, dt_rank=hcfg.time_step_rank,
+               eps=hcfg.layer_norm_epsilon, use_bias=hcfg.use_bias)
+
+    # tensors as written
+    tensors = {}
+    for k, v in store.items():
+        if k == "lm_head.weight" and tied and naming == "hf":
+            continue  # HF's save_pretrained drops the tied duplicate
+        key = k
+        if naming == "mamba_ssm" and k == "backbone.embeddings.weight":
+            key = "backbone.embedding.weight"
+        tensors[key] = v.contiguous().clone()
+
+    d = os.path.join(OUT, name)
+    os.makedirs(d, exist_ok=True)
+    for f in os.listdir(d):
+        os.remove(os.path.join(d, f))
+    if shard:
+        keys = sorted(tensors)
+        parts = [keys[: len(keys) // 2], keys[len(keys) // 2:]]
+        wm = {}
+        for i, part in enumerate(parts):
+            fn = "model-%05d-of-%05d.safetensors" % (i + 1, len(parts))
+            save_file({k: tensors[k] for k in part}, os.path.join(d, fn), metadata={"format": "pt"})
+            for k in part:
+                wm[k] = fn
+        total = sum(t.numel() * t.element_size() for t in tensors.values())
+        with open(os.path.join(d, "model.safetensors.index.json"), "w") as f:
+            json.dump({"metadata": {"total_size": total}, "weight_map": wm}, f, indent=2)
+    else:
+        save_file(tensors, os.path.join(d, "model.safetensors"), metadata={"format": "pt"})
+
+    if config_schema == "hf":
+        conf = hcfg.to_dict()
+    else:
+        conf = {"d_model": hcfg.hidden_size, "n_layer": hcfg.num_hidden_layers,
+                "vocab_size": extra_cfg.pop("vocab_size"),
+                "ssm_cfg": {"d_state": hcfg.state_size, "d_conv": hcfg.conv_kernel, "expand": hcfg.expand},
+                "rms_norm": True, "residual_in_fp32": True, "fused_add_norm": True,
+                "pad_vocab_size_multiple": 8, "norm_epsilon": hcfg.layer_norm_epsilon}
+    if extra_cfg:
+        conf.update(extra_cfg)
+    with open(os.path.join(d, "config.json"), "w") as f:
+        json.dump(conf, f, indent=2, sort_keys=True)
+
+    rng = torch.Generator().manual_seed(seed + 1)
+    with open(os.path.join(d, "expected.jsonl"), "w") as f:
+        for j, n in enumerate(docs_lens):
+            ids = torch.randint(0, tokens_below, (n,), generator=rng).tolist()
+            hf = hf_logprobs(model, ids) if n > 1 else []
+            ref = ref_logprobs(sd, cfg, ids) if n > 1 else []
+            # HF keeps A and RMSNorm in float32 even in a float64 model, so it
+            # is ~1e-7 relative off the exact values; ours is float64 throughout.
+            worst = max([abs(a - b) / max(1.0, abs(b)) for a, b in zip(hf, ref)] + [0.0])
+            if worst > 1e-4:
+                sys.exit("%s doc %d: HF and the reference disagree by %g" % (name, j, worst))
+            rec = {"id": "d%d" % j, "tokens": ids, "logp": ref, "nll": -sum(ref), "hf_logp": hf}
+            if long_context and n > long_context:
+                lc = ref_logprobs(sd, cfg, ids, reset_every=long_context)
+                rec["reset_every"] = long_context
+                rec["logp_reset"] = lc
+                rec["nll_reset"] = -sum(lc)
+            f.write(json.dumps(rec) + "\n")
+    size = sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d))
+    print("%-14s %7d bytes  params %d" % (name, size, sum(v.numel() for v in tensors.values())))
+
+
+def main():
+    lens = [1, 2, 5, 37, 300]
+    # 1: HF names and config, f32, tied, d_state 8
+    build("hf_f32", dict(vocab_size=64, hidden_size=32, state_size=8, num_hidden_layers=2, conv_kernel=4, expand=2,
+                         time_step_rank="auto", layer_norm_epsilon=1e-5, use_bias=False, tie_word_embeddings=True),
+          torch.float32, "hf", "hf", lens, seed=1, tokens_below=64, long_context=16)
+    # 2: mamba_ssm names and config: vocab 77 padded to 80, lm_head stored too, eps 1e-6
+    build("ssm_f32", dict(vocab_size=80, hidden_size=48, state_size=16, num_hidden_layers=3, conv_kernel=4, expand=2,
+                          time_step_rank="auto", layer_norm_epsilon=1e-6, use_bias=False, tie_word_embeddings=False),
+          torch.float32, "mamba_ssm", "mamba_ssm", lens + [700], seed=2, tokens_below=77,
+          extra_cfg={"vocab_size": 77})
+    # 3: bf16, untied lm_head, d_state 4, kernel 3, rank 5, biases in in_proj/out_proj
+    build("hf_bf16", dict(vocab_size=40, hidden_size=32, state_size=4, num_hidden_layers=2, conv_kernel=3, expand=2,
+                          time_step_rank=5, layer_norm_epsilon=1e-5, use_bias=True, tie_word_embeddings=False),
+          torch.bfloat16, "hf", "hf", lens, seed=3, tokens_below=40)
+    # 4: f16, sharded with an index
+    build("sharded_f16", dict(vocab_size=48, hidden_size=24, state_size=16, num_hidden_layers=2, conv_kernel=4,
+                              expand=2, time_step_rank="auto", layer_norm_epsilon=1e-5, use_bias=False,
+                              tie_word_embeddings=True),
+          torch.float16, "hf", "hf", lens, seed=4, tokens_below=48, shard=True)
+
+
+if __name__ == "__main__":
+    main()
