@@ -1,10 +1,378 @@
-/* Placeholder until the subcommand lands (see its issue). */
+/* `sluice tokenize dna`: FASTA/FASTQ/2bit records (or windows, or BED
+ * intervals) to a token stream with HyenaDNA's character vocabulary or
+ * DNABERT k-mers. The work is in dna/; this file wires options. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli/commands.h"
+#include "dna/bed.h"
+#include "dna/emit.h"
+#include "dna/seqfile.h"
+#include "dna/window.h"
+#include "stream/io.h"
+#include "stream/json.h"
+#include "stream/progress.h"
+#include "stream/tokstream.h"
+
+static const char help[] =
+    "Reads DNA records from FASTA or FASTQ (plain, gzip, BGZF, zstd, xz, bzip2; by\n"
+    "content) and UCSC .2bit files, and writes one token-stream document per\n"
+    "record (id = record name, metadata \"desc\" = the header's description), or\n"
+    "per window or BED interval when asked.\n\n"
+    "Vocabulary (default, HyenaDNA's CharacterTokenizer): [CLS]=0 [SEP]=1 [BOS]=2\n"
+    "[MASK]=3 [PAD]=4 [RESERVED]=5 [UNK]=6 A=7 C=8 G=9 T=10 N=11 (vocab 12); any\n"
+    "other character (IUPAC codes, '.', '-') is [UNK]. The header's extra object\n"
+    "lists the vocabulary.\n\n"
+    "options:\n"
+    "  --case upper|keep|mask-as-unk\n"
+    "                      soft-masked (lower-case) bases: upper-case them (default,\n"
+    "                      as pyfaidx sequence_always_upper); keep: upper-case the\n"
+    "                      tokens and record the mask as metadata \"softmask\": runs\n"
+    "                      [start,end) of token positions; mask-as-unk: no folding,\n"
+    "                      lower case becomes [UNK] (HyenaDNA's hg38 loader exactly)\n"
+    "  --n token|pad|drop  N bases: keep as N=11 (default), replace by [PAD]=4\n"
+    "                      (HyenaDNA replace_N_token, Caduceus), or leave out\n"
+    "  --add-eos           append [SEP]=1 to every document\n"
+    "  --max-length L      exactly L tokens per document: truncate (keeping L-1 bases\n"
+    "                      plus [SEP] with --add-eos) and pad with [PAD]\n"
+    "  --padding-side left|right   where padding goes (default left, as HyenaDNA)\n"
+    "  --kmer K            DNABERT k-mer tokens (K = 1..12): [PAD]=0 [UNK]=1 [CLS]=2\n"
+    "                      [SEP]=3 [MASK]=4, k-mers from 5 in A<T<C<G order; a k-mer\n"
+    "                      with a non-ACGT base is [UNK] (--n pad: [PAD], drop: left\n"
+    "                      out); --add-eos appends [SEP]=3\n"
+    "  --kmer-stride S     step between k-mers (default 1, overlapping as DNABERT)\n"
+    "  --window L          cut each record into windows of L bases (document id\n"
+    "                      NAME:START-END, 0-based half-open; metadata chrom/start/end)\n"
+    "  --stride S          window step (default L); without --window, the k-mer step\n"
+    "  --drop-last         with --window: no shorter final window\n"
+    "  --bed FILE          one document per BED interval (chrom start end [name]\n"
+    "                      [score] [strand]; 0-based half-open; strand '-' gives the\n"
+    "                      reverse complement) read from the single genome FILE given;\n"
+    "                      with --window L each interval becomes L bases the\n"
+    "                      HyenaDNA way: a shorter one is extended evenly on both\n"
+    "                      sides, a longer one keeps its first L bases, both clipped\n"
+    "                      at the chromosome ends (so the result may be shorter;\n"
+    "                      --max-length L then pads it)\n"
+    "  --split NAME        with --bed: keep the intervals of this split only\n"
+    "  --split-column N    the BED column holding the split (default 4, as in\n"
+    "                      HyenaDNA's sequences_human.bed)\n"
+    "  --split-file FILE   instead: a file of 'chrom split' lines\n"
+    "  --revcomp           also emit the reverse complement of every document (id\n"
+    "                      suffix /rc, metadata \"revcomp\":true)\n"
+    "  --revcomp-prob P    replace each document by its reverse complement with\n"
+    "                      probability P (HyenaDNA rc_aug uses 0.5), chosen from --seed\n"
+    "                      and the document's ordinal\n"
+    "  --seed N            seed for --revcomp-prob (default 0)\n"
+    "Reverse complement swaps A/T and C/G in both cases and leaves every other\n"
+    "character (N, IUPAC codes) unchanged, as HyenaDNA does.\n\n"
+    "Random access (--bed) reads .2bit directly, an uncompressed FASTA through its\n"
+    ".fai (built in memory when absent), and loads anything else into memory.\n"
+    "Memory: one record at a time (its bases and tokens), or the genome for --bed\n"
+    "on a compressed FASTA.\n\n"
+    "examples:\n"
+    "  sluice tokenize dna hg38.fa.gz -o hg38.tok\n"
+    "  sluice tokenize dna --bed human-sequences.bed --split train --window 32768 \\\n"
+    "      --max-length 32769 --add-eos --n pad hg38.ml.fa | sluice shard ...\n"
+    "  sluice tokenize dna --kmer 6 --window 512 reads.fq.gz\n";
+
+typedef struct opts {
+    dna_emit_opts em;
+    uint64_t window, stride;
+    int drop_last, stride_set, kstride_set;
+    const char *bed, *split, *split_file;
+    int split_col;
+} opts;
+
+static void meta_region(sl_buf *m, const char *chrom, uint64_t a, uint64_t b, const char *extra)
+{
+    sl_buf_clear(m);
+    sl_buf_puts(m, "\"chrom\":");
+    sl_json_put_cstr(m, chrom);
+    sl_buf_printf(m, ",\"start\":%llu,\"end\":%llu", (unsigned long long)a, (unsigned long long)b);
+    if (extra)
+        sl_buf_puts(m, extra);
+}
+
+static void region_id(sl_buf *id, const char *chrom, uint64_t a, uint64_t b)
+{
+    sl_buf_clear(id);
+    sl_buf_printf(id, "%s:%llu-%llu", chrom, (unsigned long long)a, (unsigned long long)b);
+}
+
+/* Whole records or windows over them, file by file. */
+static int run_records(const opts *o, dna_emitter *em, const char *const *files, int nfiles, sl_err *err)
+{
+    sl_buf seq = {0}, win = {0}, id = {0}, meta = {0};
+    int rc = 0;
+    for (int f = 0; f < nfiles && !rc; f++) {
+        dna_reader *r = dna_reader_open(files[f], err);
+        if (!r) {
+            rc = -1;
+            break;
+        }
+        int k;
+        while (!rc && (k = dna_reader_next(r, err)) == 1) {
+            sl_buf_clear(&seq);
+            if (dna_reader_read_all(r, &seq, err) < 0) {
+                rc = -1;
+                break;
+            }
+            const char *name = dna_reader_name(r);
+            if (!o->window) {
+                sl_buf_clear(&meta);
+                const char *desc = dna_reader_desc(r);
+                if (*desc) {
+                    sl_buf_puts(&meta, "\"desc\":");
+                    sl_json_put_cstr(&meta, desc);
+                }
+                uint64_t n = seq.len;
+                if (dna_emit(em, name, &seq, meta.data, n, err) < 0)
+                    rc = -1;
+                continue;
+            }
+            uint64_t nw = dna_window_count(seq.len, o->window, o->stride, o->drop_last);
+            for (uint64_t i = 0; i < nw && !rc; i++) {
+                uint64_t a = i * o->stride, b = a + o->window < seq.len ? a + o->window : seq.len;
+                sl_buf_clear(&win);
+                sl_buf_append(&win, seq.data + a, (size_t)(b - a));
+                region_id(&id, name, a, b);
+                meta_region(&meta, name, a, b, NULL);
+                if (dna_emit(em, id.data, &win, meta.data, b - a, err) < 0)
+                    rc = -1;
+            }
+        }
+        if (!rc && k < 0)
+            rc = -1;
+        dna_reader_close(r);
+    }
+    sl_buf_free(&seq);
+    sl_buf_free(&win);
+    sl_buf_free(&id);
+    sl_buf_free(&meta);
+    return rc;
+}
+
+/* One document per BED interval, HyenaDNA-style with --window. */
+static int run_bed(const sl_cli *cli, const opts *o, dna_emitter *em, const char *genome_path, sl_err *err)
+{
+    dna_bed bed = {0};
+    dna_split_map map = {0};
+    int split_col = o->split_col ? o->split_col : (o->split && !o->split_file ? 4 : 0);
+    if (dna_bed_load(o->bed, split_col, &bed, err) < 0)
+        return -1;
+    if (o->split_file && dna_split_map_load(o->split_file, &map, err) < 0) {
+        dna_bed_free(&bed);
+        return -1;
+    }
+    dna_genome *g = dna_genome_open(genome_path, cli->quiet, err);
+    if (!g) {
+        dna_bed_free(&bed);
+        dna_split_map_free(&map);
+        return -1;
+    }
+    sl_buf seq = {0}, id = {0}, meta = {0}, extra = {0};
+    int rc = 0;
+    for (size_t i = 0; i < bed.n && !rc; i++) {
+        const dna_bed_rec *b = &bed.rec[i];
+        const char *split = o->split_file ? dna_split_map_get(&map, b->chrom) : b->split;
+        if (o->split && (!split || strcmp(split, o->split)))
+            continue;
+        long ci = dna_genome_find(g, b->chrom);
+        if (ci < 0) {
+            rc = sl_errf(err, "%s:%llu: chromosome '%s' is not in %s", o->bed, (unsigned long long)b->line, b->chrom,
+                         genome_path);
+            break;
+        }
+        uint64_t clen = dna_genome_length(g, (size_t)ci), a = b->start, e = b->end;
+        if (o->window) {
+            dna_hyena_interval(clen, b->start, b->end, o->window, &a, &e);
+        } else if (e > clen) {
+            rc = sl_errf(err, "%s:%llu: interval %s:%llu-%llu runs past the chromosome end (%llu)", o->bed,
+                         (unsigned long long)b->line, b->chrom, (unsigned long long)b->start,
+                         (unsigned long long)b->end, (unsigned long long)clen);
+            break;
+        }
+        sl_buf_clear(&seq);
+        sl_buf_reserve(&seq, (size_t)(e - a));
+        if (dna_genome_fetch(g, (size_t)ci, a, e, seq.data, err) < 0) {
+            rc = -1;
+            break;
+        }
+        seq.len = (size_t)(e - a);
+        seq.data[seq.len] = 0;
+        if (b->strand == '-')
+            dna_revcomp(seq.data, seq.len);
+        sl_buf_clear(&extra);
+        if (b->name) {
+            sl_buf_puts(&extra, ",\"name\":");
+            sl_json_put_cstr(&extra, b->name);
+        }
+        if (split) {
+            sl_buf_puts(&extra, ",\"split\":");
+            sl_json_put_cstr(&extra, split);
+        }
+        if (b->strand != '.')
+            sl_buf_printf(&extra, ",\"strand\":\"%c\"", b->strand);
+        sl_buf_printf(&extra, ",\"bed_line\":%llu", (unsigned long long)b->line);
+        region_id(&id, b->chrom, a, e);
+        meta_region(&meta, b->chrom, a, e, extra.data);
+        if (dna_emit(em, id.data, &seq, meta.data, e - a, err) < 0)
+            rc = -1;
+    }
+    sl_buf_free(&seq);
+    sl_buf_free(&id);
+    sl_buf_free(&meta);
+    sl_buf_free(&extra);
+    dna_genome_close(g);
+    dna_bed_free(&bed);
+    dna_split_map_free(&map);
+    return rc;
+}
+
+static int run(sl_cli *cli, int argc, char **argv)
+{
+    enum {
+        O_CASE = SL_OPT_FIRST_FREE,
+        O_N,
+        O_EOS,
+        O_MAXLEN,
+        O_PADSIDE,
+        O_KMER,
+        O_KSTRIDE,
+        O_WINDOW,
+        O_STRIDE,
+        O_DROPLAST,
+        O_BED,
+        O_SPLIT,
+        O_SPLITCOL,
+        O_SPLITFILE,
+        O_RC,
+        O_RCPROB,
+        O_SEED,
+    };
+    static const struct option lopts[] = {
+        {"case", required_argument, 0, O_CASE},
+        {"n", required_argument, 0, O_N},
+        {"add-eos", no_argument, 0, O_EOS},
+        {"max-length", required_argument, 0, O_MAXLEN},
+        {"padding-side", required_argument, 0, O_PADSIDE},
+        {"kmer", required_argument, 0, O_KMER},
+        {"kmer-stride", required_argument, 0, O_KSTRIDE},
+        {"window", required_argument, 0, O_WINDOW},
+        {"stride", required_argument, 0, O_STRIDE},
+        {"drop-last", no_argument, 0, O_DROPLAST},
+        {"bed", required_argument, 0, O_BED},
+        {"split", required_argument, 0, O_SPLIT},
+        {"split-column", required_argument, 0, O_SPLITCOL},
+        {"split-file", required_argument, 0, O_SPLITFILE},
+        {"revcomp", no_argument, 0, O_RC},
+        {"revcomp-prob", required_argument, 0, O_RCPROB},
+        {"seed", required_argument, 0, O_SEED},
+        SL_CLI_COMMON_LONG,
+        {0, 0, 0, 0},
+    };
+    static const char *const cases[] = {"upper", "keep", "mask-as-unk", NULL};
+    static const char *const ns[] = {"token", "pad", "drop", NULL};
+    static const char *const sides[] = {"left", "right", NULL};
+    opts o = {0};
+    dna_tok_opts_default(&o.em.tok);
+    uint64_t stride = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, lopts, NULL)) != -1) {
+        switch (c) {
+        case O_CASE: o.em.tok.case_mode = sl_cli_choice(cli, "--case", optarg, cases); break;
+        case O_N: o.em.tok.n_mode = sl_cli_choice(cli, "--n", optarg, ns); break;
+        case O_EOS: o.em.tok.add_eos = 1; break;
+        case O_MAXLEN: o.em.tok.max_length = (uint64_t)sl_cli_int(cli, "--max-length", optarg, 1, 1LL << 40); break;
+        case O_PADSIDE: o.em.tok.pad_left = sl_cli_choice(cli, "--padding-side", optarg, sides) == 0; break;
+        case O_KMER: o.em.tok.kmer = (int)sl_cli_int(cli, "--kmer", optarg, 1, DNA_MAX_KMER); break;
+        case O_KSTRIDE:
+            o.em.tok.kmer_stride = (int)sl_cli_int(cli, "--kmer-stride", optarg, 1, 1 << 20);
+            o.kstride_set = 1;
+            break;
+        case O_WINDOW: o.window = (uint64_t)sl_cli_int(cli, "--window", optarg, 1, 1LL << 40); break;
+        case O_STRIDE:
+            stride = (uint64_t)sl_cli_int(cli, "--stride", optarg, 1, 1LL << 40);
+            o.stride_set = 1;
+            break;
+        case O_DROPLAST: o.drop_last = 1; break;
+        case O_BED: o.bed = optarg; break;
+        case O_SPLIT: o.split = optarg; break;
+        case O_SPLITCOL: o.split_col = (int)sl_cli_int(cli, "--split-column", optarg, 4, 1000); break;
+        case O_SPLITFILE: o.split_file = optarg; break;
+        case O_RC: o.em.revcomp_extra = 1; break;
+        case O_RCPROB: o.em.rc_prob = sl_cli_double(cli, "--revcomp-prob", optarg, 0, 1); break;
+        case O_SEED: o.em.seed = (uint64_t)sl_cli_int(cli, "--seed", optarg, 0, INT64_MAX); break;
+        default: sl_cli_common(cli, c, argv[optind - 1]);
+        }
+    }
+    /* --stride: the window step with --window, else the k-mer step (the issue's `--kmer K --stride S`). */
+    if (o.stride_set && !o.window) {
+        if (!o.em.tok.kmer)
+            sl_cli_usage_error(cli, "--stride needs --window or --kmer");
+        if (o.kstride_set)
+            sl_cli_usage_error(cli, "give the k-mer step once (--stride or --kmer-stride)");
+        if (stride > (1 << 20))
+            sl_cli_usage_error(cli, "--stride: %llu is too large for a k-mer step", (unsigned long long)stride);
+        o.em.tok.kmer_stride = (int)stride;
+    }
+    o.stride = o.stride_set && o.window ? stride : o.window;
+    if (o.drop_last && !o.window)
+        sl_cli_usage_error(cli, "--drop-last needs --window");
+    if ((o.split || o.split_col || o.split_file) && !o.bed)
+        sl_cli_usage_error(cli, "--split, --split-column and --split-file need --bed");
+    if (o.split_col && o.split_file)
+        sl_cli_usage_error(cli, "give the split as a column or as a file, not both");
+    if (o.em.tok.max_length && o.em.tok.add_eos && o.em.tok.max_length < 2)
+        sl_cli_usage_error(cli, "--max-length must be at least 2 with --add-eos");
+    int nfiles = argc - optind;
+    const char *const *files = (const char *const *)argv + optind;
+    const char *stdin_only[] = {"-"};
+    if (nfiles == 0) {
+        files = stdin_only;
+        nfiles = 1;
+    }
+    if (o.bed && nfiles != 1)
+        sl_cli_usage_error(cli, "--bed needs exactly one genome file (FASTA or .2bit)");
+    if (o.bed && o.bed[0] == '-' && !o.bed[1] && !strcmp(files[0], "-"))
+        sl_cli_usage_error(cli, "the BED file and the genome cannot both be standard input");
+
+    sl_err err = {{0}};
+    sl_ts_header h;
+    dna_emit_header(&o.em.tok, &h);
+    sl_output *out = sl_output_open(cli->output, &err);
+    if (!out) {
+        sl_ts_header_free(&h);
+        return sl_cli_fail(cli, &err);
+    }
+    sl_ts_writer *w = sl_ts_writer_open(out, &h, &err);
+    sl_ts_header_free(&h);
+    if (!w) {
+        sl_output_abort(out);
+        return sl_cli_fail(cli, &err);
+    }
+    sl_progress *pg = sl_progress_start("tokenize dna", "docs", cli->progress);
+    dna_emitter *em = dna_emitter_new(&o.em, w, pg);
+    int rc = o.bed ? run_bed(cli, &o, em, files[0], &err) : run_records(&o, em, files, nfiles, &err);
+    if (!rc)
+        rc = dna_emit_flush(em, &err);
+    dna_emitter_free(em);
+    sl_progress_done(pg);
+    if (rc) {
+        sl_ts_writer_abort(w);
+        sl_output_abort(out);
+        return sl_cli_fail(cli, &err);
+    }
+    if (sl_ts_writer_finish(w, &err) || sl_output_commit(out, &err))
+        return sl_cli_fail(cli, &err);
+    return 0;
+}
 
 const sl_command sl_cmd_tokenize_dna = {
     .name = "tokenize dna",
-    .summary = "FASTA/FASTQ/2bit to HyenaDNA character tokens",
+    .summary = "FASTA/FASTQ/2bit to HyenaDNA character (or DNABERT k-mer) tokens",
     .usage = "sluice tokenize dna [options] [FILES...]",
-    .help = "",
-    .run = sl_cli_not_implemented,
+    .help = help,
+    .run = run,
 };

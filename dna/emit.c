@@ -1,0 +1,188 @@
+/* Batched, ordered tokenization of sequences: see emit.h. */
+#include "dna/emit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dna/rng.h"
+
+#define BATCH_BASES (32u << 20)
+#define BATCH_DOCS 4096
+
+typedef struct job {
+    sl_buf id, seq, meta;
+    uint64_t src_bytes;
+    int rc; /* reverse-complement before tokenizing */
+    sl_doc doc;
+    dna_tokens tok;
+} job;
+
+struct dna_emitter {
+    dna_emit_opts o;
+    sl_ts_writer *w;
+    sl_progress *pg;
+    job *jobs;
+    size_t n, cap;
+    size_t bases;
+    uint64_t ordinal; /* forward documents handed over so far (for rc_prob) */
+    uint64_t written;
+};
+
+void dna_emit_header(const dna_tok_opts *o, sl_ts_header *h)
+{
+    sl_ts_header_init(h, SL_MOD_DNA, dna_tok_vocab_size(o));
+    h->eos = dna_tok_eos_id(o);
+    h->pad = dna_tok_pad_id(o);
+    h->unk = dna_tok_unk_id(o);
+    h->bos = o->kmer ? SL_TS_NO_ID : DNA_ID_BOS;
+    dna_tok_name(o, h->tokenizer, sizeof h->tokenizer);
+    sl_buf extra = {0};
+    dna_tok_extra_json(o, &extra);
+    sl_ts_header_set_extra(h, extra.data);
+    sl_buf_free(&extra);
+}
+
+dna_emitter *dna_emitter_new(const dna_emit_opts *o, sl_ts_writer *w, sl_progress *pg)
+{
+    dna_emitter *e = sl_xcalloc(1, sizeof *e);
+    e->o = *o;
+    e->w = w;
+    e->pg = pg;
+    return e;
+}
+
+static job *push(dna_emitter *e)
+{
+    if (e->n == e->cap) {
+        size_t cap = e->cap ? e->cap * 2 : 64;
+        e->jobs = sl_xrealloc(e->jobs, cap * sizeof *e->jobs);
+        memset(e->jobs + e->cap, 0, (cap - e->cap) * sizeof *e->jobs);
+        e->cap = cap;
+    }
+    job *j = &e->jobs[e->n++];
+    sl_buf_clear(&j->id);
+    sl_buf_clear(&j->seq);
+    sl_buf_clear(&j->meta);
+    return j;
+}
+
+static void set_meta(job *j, const char *fields, int rc_doc)
+{
+    if (fields && *fields)
+        sl_buf_puts(&j->meta, fields);
+    if (rc_doc)
+        sl_buf_printf(&j->meta, "%s\"revcomp\":true", j->meta.len ? "," : "");
+}
+
+int dna_emit(dna_emitter *e, const char *id, sl_buf *seq, const char *meta_fields, uint64_t src_bytes, sl_err *err)
+{
+    int rc_fwd = e->o.rc_prob > 0 && dna_rng_unit_at(e->o.seed, e->ordinal) < e->o.rc_prob;
+    e->ordinal++;
+    job *j = push(e);
+    sl_buf_puts(&j->id, id);
+    if (rc_fwd)
+        sl_buf_puts(&j->id, "/rc");
+    /* take the sequence over: swap buffers, the caller gets our old (empty) one */
+    sl_buf tmp = j->seq;
+    j->seq = *seq;
+    *seq = tmp;
+    sl_buf_clear(seq);
+    j->src_bytes = src_bytes;
+    j->rc = rc_fwd;
+    set_meta(j, meta_fields, rc_fwd);
+    e->bases += j->seq.len;
+    if (e->o.revcomp_extra) {
+        job *fwd = &e->jobs[e->n - 1];
+        size_t fi = e->n - 1;
+        job *r = push(e);
+        fwd = &e->jobs[fi]; /* push may have moved the array */
+        sl_buf_append(&r->id, fwd->id.data, fwd->id.len);
+        sl_buf_puts(&r->id, "/rc");
+        sl_buf_append(&r->seq, fwd->seq.data ? fwd->seq.data : "", fwd->seq.len);
+        r->src_bytes = 0;
+        r->rc = !fwd->rc;
+        set_meta(r, meta_fields, 1);
+        e->bases += r->seq.len;
+    }
+    if (e->bases >= BATCH_BASES || e->n >= BATCH_DOCS)
+        return dna_emit_flush(e, err);
+    return 0;
+}
+
+static void encode_job(const dna_tok_opts *o, job *j)
+{
+    if (j->rc)
+        dna_revcomp(j->seq.data, j->seq.len);
+    dna_tok_encode(o, j->seq.data ? j->seq.data : "", j->seq.len, &j->tok);
+    sl_doc_clear(&j->doc);
+    sl_doc_reserve(&j->doc, j->tok.n);
+    memcpy(j->doc.tokens, j->tok.ids, j->tok.n * sizeof *j->tok.ids);
+    j->doc.n_tokens = j->tok.n;
+    sl_doc_set_id(&j->doc, j->id.data ? j->id.data : "", j->id.len);
+    j->doc.src_bytes = j->src_bytes;
+    if (o->case_mode == DNA_CASE_KEEP) {
+        sl_buf_printf(&j->meta, "%s\"softmask\":", j->meta.len ? "," : "");
+        dna_tokens_mask_json(&j->tok, &j->meta);
+    }
+    if (j->meta.len) {
+        sl_buf m = {0};
+        sl_buf_putc(&m, '{');
+        sl_buf_append(&m, j->meta.data, j->meta.len);
+        sl_buf_putc(&m, '}');
+        sl_doc_set_meta(&j->doc, m.data, m.len);
+        sl_buf_free(&m);
+    } else {
+        sl_doc_set_meta(&j->doc, "", 0);
+    }
+}
+
+int dna_emit_flush(dna_emitter *e, sl_err *err)
+{
+    const dna_tok_opts *o = &e->o.tok;
+    long n = (long)e->n;
+    if (n == 1) {
+        encode_job(o, &e->jobs[0]); /* lets the tokenizer use every thread on one big record */
+    } else {
+#pragma omp parallel for schedule(dynamic, 1)
+        for (long i = 0; i < n; i++)
+            encode_job(o, &e->jobs[i]);
+    }
+    int rc = 0;
+    for (long i = 0; i < n; i++) {
+        job *j = &e->jobs[i];
+        if (!rc && sl_ts_write_doc(e->w, &j->doc, err) < 0)
+            rc = -1;
+        if (!rc) {
+            e->written++;
+            if (e->pg)
+                sl_progress_add(e->pg, 1, j->src_bytes);
+        }
+        /* release big buffers so one huge record does not pin its memory */
+        if (j->seq.cap > (64u << 20))
+            sl_buf_free(&j->seq);
+        if (j->tok.cap > (64u << 20))
+            dna_tokens_free(&j->tok);
+        if (j->doc.cap_tokens > (64u << 20))
+            sl_doc_free(&j->doc);
+    }
+    e->n = 0;
+    e->bases = 0;
+    return rc;
+}
+
+uint64_t dna_emitter_docs(const dna_emitter *e) { return e->written; }
+
+void dna_emitter_free(dna_emitter *e)
+{
+    if (!e)
+        return;
+    for (size_t i = 0; i < e->cap; i++) {
+        sl_buf_free(&e->jobs[i].id);
+        sl_buf_free(&e->jobs[i].seq);
+        sl_buf_free(&e->jobs[i].meta);
+        sl_doc_free(&e->jobs[i].doc);
+        dna_tokens_free(&e->jobs[i].tok);
+    }
+    free(e->jobs);
+    free(e);
+}
