@@ -28,15 +28,12 @@ static char tmpdir[64];
 
 static void unhex(sl_buf *b, const char *h)
 {
-    if (!strcmp(h, "-"))
-        return;
-    for (size_t i = 0; h[i] && h[i + 1]; i += 2) {
+    sl_buf_append(b, "", 0); /* data is never NULL, even when empty ("-") */
+    for (size_t i = 0; strcmp(h, "-") && h[i] && h[i + 1]; i += 2) {
         unsigned v;
         assert_int_equal(sscanf(h + i, "%2x", &v), 1);
         sl_buf_putc(b, (char)v);
     }
-    if (!b->data)
-        sl_buf_append(b, "", 0);
 }
 
 static int load(void **st)
