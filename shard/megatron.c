@@ -39,8 +39,9 @@ int sl_mega_parse_idx(const unsigned char *b, size_t len, uint64_t bin_size, con
         return sl_errf(err, "%s: offset 17: dtype code %u is not a token dtype (8 = uint16, 4 = int32)", name, code);
     uint64_t S = sl_get_le64(b + 18), D = sl_get_le64(b + 26);
     uint64_t room = len - SL_MEGA_HEADER;
-    if (S > room / 20 || D > room / 8 || 20 * S + 8 * D != room) {
-        if (S <= room / 21 && D <= room / 8 && 21 * S + 8 * D == room)
+    /* sizes (4 B) and pointers (8 B) per sequence, 8 B per document index */
+    if (S > room / 12 || D > room / 8 || 12 * S + 8 * D != room) {
+        if (S <= room / 13 && D <= room / 8 && 13 * S + 8 * D == room)
             return sl_errf(err, "%s: multimodal index (sequence modes) is not supported", name);
         return sl_errf(err, "%s: %zu bytes do not match %llu sequences and %llu document indices", name, len,
                        (unsigned long long)S, (unsigned long long)D);

@@ -98,6 +98,9 @@ sl_shard_iter *sl_shard_iter_open(const sl_shard *s, int split, sl_err *err);
 int sl_shard_iter_next(sl_shard_iter *it, sl_row *row, sl_err *err);
 void sl_shard_iter_close(sl_shard_iter *it);
 
+/* The split of a document: SL_SPLIT_VAL when XXH64(id, seed 0) / 2^64 < fraction. */
+int sl_split_of(const char *id, size_t len, double fraction);
+
 /* XXH64 (seed 0) of a whole file as 16 hex digits. */
 int sl_file_xxh64(const char *path, char hex[17], sl_err *err);
 

@@ -61,6 +61,15 @@ struct sl_shard_writer {
     uint64_t n_docs, docs_bytes;
 };
 
+int sl_split_of(const char *id, size_t len, double fraction)
+{
+    if (fraction <= 0)
+        return SL_SPLIT_TRAIN;
+    /* 2^-64 scaling is exact in double; the comparison is on the top 53 bits. */
+    double u = (double)XXH64(id, len, 0) * 0x1p-64;
+    return u < fraction ? SL_SPLIT_VAL : SL_SPLIT_TRAIN;
+}
+
 static char *path_in(const char *dir, const char *name)
 {
     size_t n = strlen(dir) + strlen(name) + 2;
