@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "audio/quantize.h"
 #include "audio/wavwrite.h"
@@ -123,6 +124,8 @@ static int run(sl_cli *cli, int argc, char **argv)
     float *x = NULL;
     size_t xcap = 0;
     sl_buf wav = {0}, name = {0};
+    char **written = NULL; /* removed again if the run fails: no partial output */
+    size_t nwritten = 0;
     sl_progress *pg = sl_progress_start("detokenize audio", "files", cli->progress);
     if (h->modality != SL_MOD_AUDIO && h->modality != SL_MOD_UNKNOWN && h->modality != SL_MOD_IDS) {
         sl_errf(&err, "%s: the stream holds %s tokens, not audio", inpath, sl_modality_name(h->modality));
@@ -177,6 +180,8 @@ static int run(sl_cli *cli, int argc, char **argv)
         }
         if (sl_output_commit(out, &err) < 0)
             goto done;
+        written = sl_xrealloc(written, (nwritten + 1) * sizeof *written);
+        written[nwritten++] = sl_xstrdup(name.data);
         sl_progress_add(pg, 1, wav.len);
         index++;
     }
@@ -185,6 +190,12 @@ static int run(sl_cli *cli, int argc, char **argv)
     rc = 0;
 done:
     sl_progress_done(pg);
+    for (size_t i = 0; i < nwritten; i++) {
+        if (rc)
+            unlink(written[i]);
+        free(written[i]);
+    }
+    free(written);
     sl_doc_free(&d);
     free(x);
     sl_buf_free(&wav);
