@@ -76,10 +76,13 @@ static void cpu_weight_free(sl_backend *b, sl_weight *w)
     w->data = NULL;
 }
 
-/* y[L][N] = x[L][K] W[N][K]^T (+ bias). The output is cut into tiles, one
- * sgemm call per tile: column tiles when N is wide enough for every thread
- * to get >= 64 columns (the weights are then read once overall), else row
- * tiles. */
+/* y[L][N] = x[L][K] W[N][K]^T (+ bias). The output is cut into a fixed grid
+ * of tiles, TILE_M rows by TILE_N columns, one sgemm call per tile, spread
+ * over the threads. The grid does not depend on the thread count, and
+ * OpenBLAS picks its kernel (and so its summation order) by matrix shape,
+ * so every element is computed the same way whatever -@ says. */
+#define TILE_M 256
+#define TILE_N 256
 static int cpu_linear(sl_backend *b, const sl_linear_args *a, sl_err *err)
 {
     (void)b;
@@ -90,34 +93,23 @@ static int cpu_linear(sl_backend *b, const sl_linear_args *a, sl_err *err)
     if (L <= 0 || N <= 0)
         return 0;
     const float *W = w->data;
-    int nt = omp_get_max_threads();
-    int by_cols = N >= (int64_t)nt * 64 || L < nt;
-    int64_t extent = by_cols ? N : L;
-    int64_t step = (extent + nt - 1) / nt;
-    if (by_cols)
-        step = (step + 15) / 16 * 16;
-    int64_t ntiles = (extent + step - 1) / step;
+    const int64_t tm = (L + TILE_M - 1) / TILE_M, tn = (N + TILE_N - 1) / TILE_N;
 #pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < ntiles; i++) {
-        int64_t lo = i * step, hi = lo + step < extent ? lo + step : extent;
-        if (K == 0) {
-            for (int64_t r = by_cols ? 0 : lo; r < (by_cols ? L : hi); r++)
-                for (int64_t c = by_cols ? lo : 0; c < (by_cols ? hi : N); c++)
-                    a->y[r * a->ldy + c] = 0.0f;
-        } else if (by_cols) {
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)L, (int)(hi - lo), (int)K, 1.0f, a->x,
-                        (int)a->ldx, W + lo * K, (int)K, 0.0f, a->y + lo, (int)a->ldy);
+    for (int64_t i = 0; i < tm * tn; i++) {
+        int64_t r0 = (i % tm) * TILE_M, c0 = (i / tm) * TILE_N;
+        int64_t rn = L - r0 < TILE_M ? L - r0 : TILE_M, cn = N - c0 < TILE_N ? N - c0 : TILE_N;
+        float *y = a->y + r0 * a->ldy + c0;
+        if (K > 0) {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rn, (int)cn, (int)K, 1.0f, a->x + r0 * a->ldx,
+                        (int)a->ldx, W + c0 * K, (int)K, 0.0f, y, (int)a->ldy);
         } else {
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)(hi - lo), (int)N, (int)K, 1.0f,
-                        a->x + lo * a->ldx, (int)a->ldx, W, (int)K, 0.0f, a->y + lo * a->ldy, (int)a->ldy);
+            for (int64_t r = 0; r < rn; r++)
+                memset(y + r * a->ldy, 0, (size_t)cn * sizeof(float));
         }
-        if (a->bias) {
-            for (int64_t r = by_cols ? 0 : lo; r < (by_cols ? L : hi); r++) {
-                float *y = a->y + r * a->ldy;
-                for (int64_t c = by_cols ? lo : 0; c < (by_cols ? hi : N); c++)
-                    y[c] += a->bias[c];
-            }
-        }
+        if (a->bias)
+            for (int64_t r = 0; r < rn; r++)
+                for (int64_t c = 0; c < cn; c++)
+                    y[r * a->ldy + c] += a->bias[c0 + c];
     }
     return 0;
 }

@@ -49,13 +49,13 @@ def randomize(model, gen, emb_std):
             elif name.endswith(".D"):
                 p.copy_(1.0 + 0.5 * torch.randn(p.shape, generator=gen, dtype=p.dtype))
             elif name.endswith("dt_proj.bias"):
-                p.add_(0.7 * torch.randn(p.shape, generator=gen, dtype=p.dtype))
+                p.add_(0.4 * torch.randn(p.shape, generator=gen, dtype=p.dtype))
             elif name.endswith("conv1d.bias"):
                 p.copy_(0.3 * torch.randn(p.shape, generator=gen, dtype=p.dtype))
             elif name.endswith("lm_head.weight"):
                 p.copy_(torch.randn(p.shape, generator=gen, dtype=p.dtype) * emb_std)
             else:
-                p.copy_(torch.randn(p.shape, generator=gen, dtype=p.dtype) * (1.5 / math.sqrt(p.shape[-1])))
+                p.copy_(torch.randn(p.shape, generator=gen, dtype=p.dtype) * (1.0 / math.sqrt(p.shape[-1])))
 
 
 def ref_logprobs(sd, cfg, ids, reset_every=0):
@@ -185,6 +185,7 @@ def build(name, hf_kwargs, dtype, naming, config_schema, docs_lens, seed, tokens
         json.dump(conf, f, indent=2, sort_keys=True)
 
     rng = torch.Generator().manual_seed(seed + 1)
+    worst_all = 0.0
     with open(os.path.join(d, "expected.jsonl"), "w") as f:
         for j, n in enumerate(docs_lens):
             ids = torch.randint(0, tokens_below, (n,), generator=rng).tolist()
@@ -193,6 +194,7 @@ def build(name, hf_kwargs, dtype, naming, config_schema, docs_lens, seed, tokens
             # HF keeps A and RMSNorm in float32 even in a float64 model, so it
             # is ~1e-7 relative off the exact values; ours is float64 throughout.
             worst = max([abs(a - b) / max(1.0, abs(b)) for a, b in zip(hf, ref)] + [0.0])
+            worst_all = max(worst_all, worst)
             if worst > 1e-4:
                 sys.exit("%s doc %d: HF and the reference disagree by %g" % (name, j, worst))
             rec = {"id": "d%d" % j, "tokens": ids, "logp": ref, "nll": -sum(ref), "hf_logp": hf}
@@ -203,7 +205,7 @@ def build(name, hf_kwargs, dtype, naming, config_schema, docs_lens, seed, tokens
                 rec["nll_reset"] = -sum(lc)
             f.write(json.dumps(rec) + "\n")
     size = sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d))
-    print("%-14s %7d bytes  params %d" % (name, size, sum(v.numel() for v in tensors.values())))
+    print("%-14s %7d bytes  params %d  HF vs reference worst %.2e" % (name, size, sum(v.numel() for v in tensors.values()), worst_all))
 
 
 def main():
