@@ -168,21 +168,22 @@ int dna_fai_fetch(int fd, const char *path, const dna_fai_rec *rec, uint64_t sta
         }
         done += (size_t)r;
     }
-    /* Keep the bases, drop line terminators; anything else means the index
-     * is stale. */
+    /* The index says where every base and every line terminator is: check
+     * each byte against it, so a stale index is reported, not used. */
     size_t o = 0, want = (size_t)(end - start);
     for (size_t i = 0; i < span; i++) {
         unsigned char c = (unsigned char)raw[i];
-        if (c == '\n' || c == '\r')
-            continue;
-        if (c < 0x21 || c > 0x7e || c == '>' || o == want) {
+        uint64_t col = (a + i - rec->offset) % lw;
+        int ok = col < lb ? (c >= 0x21 && c <= 0x7e && c != '>') : (c == '\n' || c == '\r');
+        if (!ok || (col < lb && o == want)) {
             free(raw);
             return sl_errf(err, "%s: offset %llu: unexpected byte 0x%02x in %s:%llu-%llu: the .fai index does not "
                                 "match the file",
                            path, (unsigned long long)(a + i), c, rec->name, (unsigned long long)start,
                            (unsigned long long)end);
         }
-        out[o++] = (char)c;
+        if (col < lb)
+            out[o++] = (char)c;
     }
     free(raw);
     if (o != want)

@@ -192,7 +192,7 @@ static dna_2bit *open_common(dna_2bit *t, sl_err *err)
         unsigned char b4[4];
         if (roff < 16 || roff > t->fsize || t->fsize - roff < 4) {
             sl_errf(err, "%s: offset %llu: sequence '%s' (#%zu) has record offset %llu outside the file (%llu bytes)",
-                    t->src, (unsigned long long)entry, s->name, i, (unsigned long long)roff,
+                    t->src, (unsigned long long)(entry + 1 + len), s->name, i, (unsigned long long)roff,
                     (unsigned long long)t->fsize);
             goto fail;
         }
