@@ -379,7 +379,6 @@ sl_mamba *sl_mamba_load(const char *dir, sl_backend *be, sl_err *err)
     free(cfgpath);
     return m;
 fail:
-    sl_err_prefix(err, "model %s", dir);
     ckpt_close(&c);
     free(text);
     free(cfgpath);

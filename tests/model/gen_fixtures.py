@@ -230,5 +230,55 @@ def main():
           torch.float16, "hf", "hf", lens, seed=4, tokens_below=48, shard=True)
 
 
+def bad_models():
+    """Broken model directories for the error tests (tests/data/model/bad/)."""
+    kw = dict(vocab_size=16, hidden_size=8, state_size=4, num_hidden_layers=2, conv_kernel=4, expand=2,
+              time_step_rank="auto", use_bias=False, tie_word_embeddings=True)
+    torch.manual_seed(9)
+    model = MambaForCausalLM(MambaConfig(**kw))
+    good = {k: v.float().contiguous().clone() for k, v in model.state_dict().items() if k != "lm_head.weight"}
+    conf = MambaConfig(**kw).to_dict()
+    root = os.path.join(OUT, "bad")
+
+    def write(name, tensors, config, raw_config=None, index=None):
+        d = os.path.join(root, name)
+        os.makedirs(d, exist_ok=True)
+        for f in os.listdir(d):
+            os.remove(os.path.join(d, f))
+        with open(os.path.join(d, "config.json"), "w") as f:
+            f.write(raw_config if raw_config is not None else json.dumps(config, indent=1))
+        if index:
+            files = {fn: names for fn, names in index.items() if fn != "extra_map"}
+            for fn, names in files.items():
+                save_file({k: tensors[k] for k in names}, os.path.join(d, fn))
+            wm = {k: fn for fn, names in files.items() for k in names}
+            wm.update(index.get("extra_map", {}))
+            with open(os.path.join(d, "model.safetensors.index.json"), "w") as f:
+                json.dump({"metadata": {}, "weight_map": wm}, f)
+        elif tensors is not None:
+            save_file(tensors, os.path.join(d, "model.safetensors"))
+
+    t = dict(good); del t["backbone.layers.1.mixer.D"]
+    write("missing_tensor", t, conf)
+    write("more_layers_in_config", good, dict(conf, num_hidden_layers=3, n_layer=3))
+    write("fewer_layers_in_config", good, dict(conf, num_hidden_layers=1, n_layer=1))
+    write("state_size_mismatch", good, dict(conf, state_size=8))
+    t = dict(good); t["backbone.layers.0.mixer.A_log"] = t["backbone.layers.0.mixer.A_log"].to(torch.int32)
+    write("int_dtype", t, conf)
+    t = dict(good); t["backbone.layers.0.mixer.dt_bias"] = torch.zeros(2)
+    write("mamba2_tensor", t, conf)
+    write("no_weights", None, conf)
+    write("bad_config_json", good, None, raw_config='{"hidden_size": 8, "num_hidden_layers": ')
+    write("config_missing_width", good, {"num_hidden_layers": 2, "vocab_size": 16})
+    t = dict(good); t["backbone.embeddings.weight"] = torch.zeros(20, 8)
+    write("vocab_mismatch", t, conf)
+    names = sorted(good)
+    write("index_wrong_file", good, conf, index={"model-00001-of-00002.safetensors": names[:5],
+                                                 "model-00002-of-00002.safetensors": names[5:],
+                                                 "extra_map": {names[0]: "model-00002-of-00002.safetensors"}})
+    print("bad models in", root)
+
+
 if __name__ == "__main__":
     main()
+    bad_models()
