@@ -1,10 +1,176 @@
-/* Placeholder until the subcommand lands (see its issue). */
+/* `sluice pack`: a document token stream in, a packed stream (one record per
+ * row, pieces in the metadata) out. Format: docs/shards.md section 2. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli/commands.h"
+#include "shard/packed.h"
+#include "stream/io.h"
+#include "stream/progress.h"
+#include "stream/tokstream.h"
+
+static const char help[] =
+    "Packs the documents of a token stream into rows of --seq-len tokens and\n"
+    "writes a packed stream: a token stream with one record per row whose\n"
+    "metadata lists the document pieces in the row (offset, length, document\n"
+    "ordinal, offset in the document, id). See docs/shards.md.\n\n"
+    "options:\n"
+    "  --seq-len L         row length, a positive multiple of 8 (required unless --warmup)\n"
+    "  --eos ID            token appended to every document (default: the stream's eos)\n"
+    "  --no-eos            append no EOS\n"
+    "  --bos ID            token put before every document (default: none)\n"
+    "  --pad ID            padding token (default: the stream's pad, else the EOS)\n"
+    "  --no-split          a document that does not fit in the rest of a row starts a\n"
+    "                      fresh row (default: documents continue in the next row)\n"
+    "  --long MODE         with --no-split, documents longer than a row:\n"
+    "                      truncate (default), drop, or split (continue on new rows)\n"
+    "  --layout LAYOUT     sequential (default) or recurrent: rows in steps of --batch,\n"
+    "                      row b of step t+1 continues row b of step t\n"
+    "  --batch B           rows per step for --layout recurrent\n"
+    "  --warmup SPEC       sequence-length warmup: rows are cut at the longest stage\n"
+    "                      length and SPEC is recorded for `sluice shard` (grammar in\n"
+    "                      docs/shards.md: double:MIN..MAX[,epochs=E][,batch=B],\n"
+    "                      linear:MIN..MAX,steps=N, root:..., stages:LxB@N(steps|tokens|epochs),...)\n\n"
+    "example:\n"
+    "  sluice tokenize bpe --tokenizer tok.json docs.jsonl | sluice pack --seq-len 2048 -o rows.tok\n";
+
+/* Options shared with `sluice shard` (kept in step with cmd_shard.c). */
+enum { O_SEQ = SL_OPT_FIRST_FREE, O_EOS, O_NOEOS, O_BOS, O_PAD, O_NOSPLIT, O_LONG, O_LAYOUT, O_BATCH, O_WARMUP };
+
+typedef struct {
+    sl_ts_writer *w;
+    sl_doc *d;
+    sl_buf *b;
+    uint32_t L;
+} pack_ctx;
+
+/* Row callback: one record per row. */
+static int on_row(void *vc, const sl_row *row, sl_err *e)
+{
+    pack_ctx *ctx = vc;
+    sl_packed_encode(row, ctx->L, ctx->d, ctx->b);
+    return sl_ts_write_doc(ctx->w, ctx->d, e);
+}
+
+static int run(sl_cli *cli, int argc, char **argv)
+{
+    static const struct option opts[] = {{"seq-len", required_argument, 0, O_SEQ},
+                                         {"eos", required_argument, 0, O_EOS},
+                                         {"no-eos", no_argument, 0, O_NOEOS},
+                                         {"bos", required_argument, 0, O_BOS},
+                                         {"pad", required_argument, 0, O_PAD},
+                                         {"no-split", no_argument, 0, O_NOSPLIT},
+                                         {"long", required_argument, 0, O_LONG},
+                                         {"layout", required_argument, 0, O_LAYOUT},
+                                         {"batch", required_argument, 0, O_BATCH},
+                                         {"warmup", required_argument, 0, O_WARMUP},
+                                         SL_CLI_COMMON_LONG,
+                                         {0, 0, 0, 0}};
+    static const char *const longs[] = {"truncate", "drop", "split", NULL};
+    static const char *const layouts[] = {"sequential", "recurrent", NULL};
+    sl_pack_user u = SL_PACK_USER_INIT;
+    int c;
+    while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
+        switch (c) {
+        case O_SEQ: u.seq_len = sl_cli_int(cli, "--seq-len", optarg, 0, 1ll << 31); break;
+        case O_EOS: u.eos = sl_cli_int(cli, "--eos", optarg, 0, UINT32_MAX); break;
+        case O_NOEOS: u.no_eos = 1; break;
+        case O_BOS: u.bos = sl_cli_int(cli, "--bos", optarg, 0, UINT32_MAX); break;
+        case O_PAD: u.pad = sl_cli_int(cli, "--pad", optarg, 0, UINT32_MAX); break;
+        case O_NOSPLIT: u.no_split = 1; break;
+        case O_LONG: u.long_mode = sl_cli_choice(cli, "--long", optarg, longs); break;
+        case O_LAYOUT: u.layout = sl_cli_choice(cli, "--layout", optarg, layouts); break;
+        case O_BATCH: u.batch = sl_cli_int(cli, "--batch", optarg, 1, 1 << 24); break;
+        case O_WARMUP: u.warmup = optarg; break;
+        default: sl_cli_common(cli, c, argv[optind - 1]);
+        }
+    }
+    if (argc - optind > 1)
+        sl_cli_usage_error(cli, "one input at a time (got %d)", argc - optind);
+    if (u.seq_len >= 0 && (u.seq_len == 0 || u.seq_len % 8))
+        sl_cli_usage_error(cli, "--seq-len %lld: must be a positive multiple of 8", (long long)u.seq_len);
+    if (u.no_eos && u.eos >= 0)
+        sl_cli_usage_error(cli, "--eos and --no-eos exclude each other");
+    const char *path = optind < argc ? argv[optind] : "-";
+
+    sl_err err = {{0}};
+    sl_input *in = sl_input_open(path, &err);
+    if (!in)
+        return sl_cli_fail(cli, &err);
+    sl_ts_reader *r = sl_ts_reader_open(in, &err);
+    sl_ts_header oh = {0};
+    sl_ts_writer *w = NULL;
+    sl_output *out = NULL;
+    sl_packer *pk = NULL;
+    sl_doc d = {0}, rowdoc = {0};
+    sl_buf scratch = {0};
+    sl_progress *pg = NULL;
+    int rc = -1;
+    if (!r)
+        goto done;
+    const sl_ts_header *h = sl_ts_reader_header(r);
+    sl_pack_opts po;
+    char *prev_warmup = NULL;
+    int packed = sl_packed_detect(h, &po, &prev_warmup, &err);
+    free(prev_warmup);
+    if (packed) {
+        if (packed > 0)
+            sl_errf(&err, "%s: the stream is already packed (rows of %u tokens)", path, po.seq_len);
+        else
+            sl_err_prefix(&err, "%s", path);
+        goto done;
+    }
+    if (sl_pack_resolve(&u, h, &po, &err))
+        goto done;
+    sl_packed_header(h, &po, u.warmup, &oh);
+    out = sl_output_open(cli->output, &err);
+    w = out ? sl_ts_writer_open(out, &oh, &err) : NULL;
+    if (!w)
+        goto done;
+    pack_ctx ctx = {w, &rowdoc, &scratch, po.seq_len};
+    pk = sl_packer_new(&po, on_row, &ctx, &err);
+    if (!pk)
+        goto done;
+    pg = sl_progress_start("pack", "docs", cli->progress);
+    uint64_t ord = 0;
+    int k;
+    while ((k = sl_ts_read_doc(r, &d, &err)) == 1) {
+        if (sl_packer_add(pk, ord++, d.id, d.id_len, d.tokens, d.n_tokens, NULL, &err)) {
+            sl_err_prefix(&err, "%s: document '%s'", path, d.id);
+            goto done;
+        }
+        sl_progress_add(pg, 1, d.n_tokens * sizeof *d.tokens);
+    }
+    if (k < 0 || sl_packer_finish(pk, &err) || sl_ts_writer_finish(w, &err))
+        goto done;
+    w = NULL;
+    rc = sl_output_commit(out, &err);
+    out = NULL;
+    if (!rc) {
+        const sl_pack_stats *st = sl_packer_stats(pk);
+        if (st->truncated || st->dropped)
+            sl_cli_warn(cli, "%llu document(s) truncated, %llu dropped (%llu tokens cut)",
+                        (unsigned long long)st->truncated, (unsigned long long)st->dropped,
+                        (unsigned long long)st->cut_tokens);
+    }
+done:
+    sl_progress_done(pg);
+    sl_packer_free(pk);
+    sl_ts_writer_abort(w);
+    sl_output_abort(out);
+    sl_ts_header_free(&oh);
+    sl_doc_free(&d);
+    sl_doc_free(&rowdoc);
+    sl_buf_free(&scratch);
+    sl_ts_reader_close(r);
+    sl_input_close(in);
+    return rc ? sl_cli_fail(cli, &err) : 0;
+}
 
 const sl_command sl_cmd_pack = {
     .name = "pack",
     .summary = "pack documents into fixed-length rows with boundary markers",
     .usage = "sluice pack --seq-len L [options] [FILE]",
-    .help = "",
-    .run = sl_cli_not_implemented,
+    .help = help,
+    .run = run,
 };

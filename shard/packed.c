@@ -1,0 +1,237 @@
+/* Packed stream helpers (see packed.h). */
+#include "shard/packed.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "shard/warmup.h"
+#include "stream/json.h"
+
+int sl_pack_user_any(const sl_pack_user *u)
+{
+    return u->seq_len >= 0 || u->eos >= 0 || u->bos >= 0 || u->pad >= 0 || u->no_eos ||
+           u->layout != SL_LAYOUT_SEQUENTIAL || u->batch >= 0 || u->no_split || u->long_mode >= 0 || u->warmup;
+}
+
+static int check_id(const char *opt, int64_t v, uint32_t vocab, sl_err *err)
+{
+    if (v != SL_NO_TOKEN && (uint64_t)v >= vocab)
+        return sl_errf(err, "%s %lld: not below the vocab size %u", opt, (long long)v, vocab);
+    return 0;
+}
+
+int sl_pack_resolve(const sl_pack_user *u, const sl_ts_header *h, sl_pack_opts *o, sl_err *err)
+{
+    memset(o, 0, sizeof *o);
+    o->eos = u->no_eos ? SL_NO_TOKEN : u->eos >= 0 ? u->eos : h->eos;
+    o->bos = u->bos >= 0 ? u->bos : SL_NO_TOKEN;
+    o->pad = u->pad >= 0 ? u->pad : h->pad != SL_TS_NO_ID ? h->pad : o->eos;
+    o->layout = u->layout;
+    o->batch = u->batch > 0 ? (uint32_t)u->batch : 0;
+    o->no_split = u->no_split;
+    o->long_mode = u->long_mode >= 0 ? u->long_mode : SL_LONG_TRUNCATE;
+    if (u->long_mode >= 0 && !u->no_split)
+        return sl_errf(err, "--long applies only with --no-split (split mode always continues long documents)");
+    if (u->warmup) {
+        if (u->layout == SL_LAYOUT_RECURRENT)
+            return sl_errf(err, "--warmup cannot be combined with --layout recurrent");
+        sl_warmup w;
+        if (sl_warmup_parse(u->warmup, &w, err))
+            return -1;
+        uint32_t mx = w.max_len;
+        sl_warmup_free(&w);
+        if (u->seq_len >= 0 && (uint64_t)u->seq_len != mx)
+            return sl_errf(err, "--seq-len %lld differs from the longest --warmup stage %u", (long long)u->seq_len, mx);
+        o->seq_len = mx;
+    } else {
+        if (u->seq_len < 0)
+            return sl_errf(err, "--seq-len L is required (or --warmup SPEC)");
+        if (u->seq_len == 0 || u->seq_len % 8 || u->seq_len > (1ll << 31))
+            return sl_errf(err, "--seq-len %lld: must be a positive multiple of 8", (long long)u->seq_len);
+        o->seq_len = (uint32_t)u->seq_len;
+    }
+    if (u->layout == SL_LAYOUT_RECURRENT && u->batch <= 0)
+        return sl_errf(err, "--layout recurrent needs --batch B");
+    if (u->batch > 0 && u->layout != SL_LAYOUT_RECURRENT)
+        return sl_errf(err, "--batch applies to --layout recurrent (use --warmup ...,batch=B for stage batches)");
+    if (check_id("--eos", o->eos, h->vocab_size, err) || check_id("--bos", o->bos, h->vocab_size, err) ||
+        check_id("--pad", o->pad, h->vocab_size, err))
+        return -1;
+    return sl_pack_opts_check(o, err);
+}
+
+static void put_id(sl_buf *b, const char *key, int64_t v)
+{
+    sl_buf_printf(b, ",\"%s\":", key);
+    if (v == SL_NO_TOKEN)
+        sl_buf_puts(b, "null");
+    else
+        sl_buf_printf(b, "%lld", (long long)v);
+}
+
+void sl_packed_header(const sl_ts_header *h, const sl_pack_opts *o, const char *warmup, sl_ts_header *out)
+{
+    sl_ts_header_copy(out, h);
+    out->pad = o->pad;
+    sl_buf b = {0};
+    sl_buf_puts(&b, "{");
+    /* keep the input's extra fields, except an older "packed" */
+    sl_json_doc *jd = h->extra_json && *h->extra_json
+                          ? sl_json_parse(h->extra_json, strlen(h->extra_json), NULL, NULL)
+                          : NULL;
+    sl_json *root = jd ? sl_json_root(jd) : NULL;
+    if (root && root->type == SL_JSON_OBJECT)
+        for (size_t i = 0; i < root->n; i++) {
+            if (root->keys[i]->str_len == 6 && !memcmp(root->keys[i]->str, "packed", 6))
+                continue;
+            sl_json_put_str(&b, root->keys[i]->str, root->keys[i]->str_len);
+            sl_buf_putc(&b, ':');
+            sl_json_put_value(&b, root->kids[i]);
+            sl_buf_putc(&b, ',');
+        }
+    sl_json_free(jd);
+    sl_buf_printf(&b, "\"packed\":{\"seq_len\":%u,\"layout\":\"%s\",\"batch\":%u", o->seq_len,
+                  o->layout == SL_LAYOUT_RECURRENT ? "recurrent" : "sequential",
+                  o->layout == SL_LAYOUT_RECURRENT ? o->batch : 1);
+    put_id(&b, "eos", o->eos);
+    put_id(&b, "bos", o->bos);
+    put_id(&b, "pad", o->pad);
+    sl_buf_puts(&b, ",\"warmup\":");
+    if (warmup)
+        sl_json_put_cstr(&b, warmup);
+    else
+        sl_buf_puts(&b, "null");
+    sl_buf_puts(&b, "}}");
+    sl_ts_header_set_extra(out, b.data);
+    sl_buf_free(&b);
+}
+
+static int get_id(const sl_json *o, const char *key, int64_t *v)
+{
+    sl_json *x = sl_json_get(o, key);
+    if (!x || x->type == SL_JSON_NULL) {
+        *v = SL_NO_TOKEN;
+        return 0;
+    }
+    return sl_json_is_int(x, v) && *v >= 0 && *v <= (int64_t)UINT32_MAX ? 0 : -1;
+}
+
+int sl_packed_detect(const sl_ts_header *h, sl_pack_opts *o, char **warmup, sl_err *err)
+{
+    *warmup = NULL;
+    if (!h->extra_json || !*h->extra_json)
+        return 0;
+    sl_json_doc *jd = sl_json_parse(h->extra_json, strlen(h->extra_json), NULL, err);
+    if (!jd)
+        return sl_err_prefix(err, "header extra");
+    sl_json *root = sl_json_root(jd);
+    sl_json *p = root->type == SL_JSON_OBJECT ? sl_json_get(root, "packed") : NULL;
+    if (!p) {
+        sl_json_free(jd);
+        return 0;
+    }
+    memset(o, 0, sizeof *o);
+    int64_t L, B;
+    const char *layout = p->type == SL_JSON_OBJECT ? sl_json_get_str(p, "layout") : NULL;
+    sl_json *wv = layout ? sl_json_get(p, "warmup") : NULL;
+    int bad = !layout || sl_json_get_int(p, "seq_len", &L) || sl_json_get_int(p, "batch", &B) || L <= 0 ||
+              L > (1ll << 31) || B <= 0 || B > UINT32_MAX || get_id(p, "eos", &o->eos) || get_id(p, "bos", &o->bos) ||
+              get_id(p, "pad", &o->pad) || (strcmp(layout, "sequential") && strcmp(layout, "recurrent")) ||
+              (wv && wv->type != SL_JSON_NULL && wv->type != SL_JSON_STRING);
+    if (!bad) {
+        o->seq_len = (uint32_t)L;
+        o->layout = strcmp(layout, "recurrent") ? SL_LAYOUT_SEQUENTIAL : SL_LAYOUT_RECURRENT;
+        o->batch = (uint32_t)B;
+        if (wv && wv->type == SL_JSON_STRING)
+            *warmup = sl_xstrndup(wv->str, wv->str_len);
+        bad = sl_pack_opts_check(o, err) != 0;
+    }
+    sl_json_free(jd);
+    if (bad) {
+        free(*warmup);
+        *warmup = NULL;
+        return sl_errf(err, "header: malformed \"packed\" object (seq_len, layout, batch, eos, bos, pad, warmup)");
+    }
+    return 1;
+}
+
+void sl_packed_encode(const sl_row *r, uint32_t seq_len, sl_doc *d, sl_buf *b)
+{
+    char id[24];
+    int n = snprintf(id, sizeof id, "%llu", (unsigned long long)r->index);
+    sl_doc_set_id(d, id, (size_t)n);
+    sl_doc_reserve(d, seq_len);
+    memcpy(d->tokens, r->tokens, (size_t)seq_len * sizeof *d->tokens);
+    d->n_tokens = seq_len;
+    d->src_bytes = 0;
+    sl_buf_clear(b);
+    sl_buf_puts(b, "{\"pieces\":[");
+    for (size_t i = 0; i < r->n_pieces; i++) {
+        const sl_piece *p = &r->pieces[i];
+        sl_buf_printf(b, "%s[%u,%u,%llu,%llu,", i ? "," : "", p->offset, p->length, (unsigned long long)p->doc,
+                      (unsigned long long)p->doc_offset);
+        sl_json_put_str(b, p->id ? p->id : "", p->id ? p->id_len : 0);
+        sl_buf_putc(b, ']');
+    }
+    sl_buf_puts(b, "]}");
+    sl_doc_set_meta(d, b->data, b->len);
+}
+
+int sl_packed_decode(const sl_doc *d, uint32_t L, sl_packed_row *st, sl_row *out, const char *src, sl_err *err)
+{
+    if (d->n_tokens != L)
+        return sl_errf(err, "%s: row '%s': %zu tokens, the packed header says %u", src, d->id, d->n_tokens, L);
+    sl_json_doc *jd = d->meta && d->meta_len ? sl_json_parse(d->meta, d->meta_len, NULL, err) : NULL;
+    sl_json *root = jd ? sl_json_root(jd) : NULL;
+    sl_json *arr = root && root->type == SL_JSON_OBJECT ? sl_json_get(root, "pieces") : NULL;
+    if (!arr || arr->type != SL_JSON_ARRAY) {
+        sl_json_free(jd);
+        return sl_errf(err, "%s: row '%s': metadata has no \"pieces\" array", src, d->id);
+    }
+    if (arr->n > st->cap) {
+        st->cap = arr->n;
+        st->pieces = sl_xrealloc(st->pieces, st->cap * sizeof *st->pieces);
+        st->offs = sl_xrealloc(st->offs, st->cap * sizeof *st->offs);
+    }
+    sl_buf_clear(&st->ids);
+    uint64_t end = 0;
+    for (size_t i = 0; i < arr->n; i++) {
+        const sl_json *e = arr->kids[i];
+        int64_t v[4];
+        int ok = e->type == SL_JSON_ARRAY && e->n == 5 && e->kids[4]->type == SL_JSON_STRING;
+        for (int k = 0; ok && k < 4; k++)
+            ok = sl_json_is_int(e->kids[k], &v[k]) && v[k] >= 0;
+        if (ok)
+            ok = (uint64_t)v[0] >= end && v[1] > 0 && (uint64_t)v[0] + (uint64_t)v[1] <= L;
+        if (!ok) {
+            sl_json_free(jd);
+            return sl_errf(err, "%s: row '%s': piece %zu: expected [offset,length,doc,doc_offset,\"id\"] inside the "
+                           "row, after the previous piece", src, d->id, i);
+        }
+        sl_piece *p = &st->pieces[i];
+        p->offset = (uint32_t)v[0];
+        p->length = (uint32_t)v[1];
+        p->doc = (uint64_t)v[2];
+        p->doc_offset = (uint64_t)v[3];
+        st->offs[i] = st->ids.len;
+        p->id_len = (uint32_t)e->kids[4]->str_len;
+        sl_buf_append(&st->ids, e->kids[4]->str, e->kids[4]->str_len);
+        end = (uint64_t)v[0] + (uint64_t)v[1];
+    }
+    for (size_t i = 0; i < arr->n; i++)
+        st->pieces[i].id = st->ids.data ? st->ids.data + st->offs[i] : "";
+    out->n_pieces = arr->n;
+    out->pieces = st->pieces;
+    out->tokens = d->tokens;
+    char *e;
+    out->index = strtoull(d->id, &e, 10);
+    sl_json_free(jd);
+    return 0;
+}
+
+void sl_packed_row_free(sl_packed_row *st)
+{
+    free(st->pieces);
+    free(st->offs);
+    sl_buf_free(&st->ids);
+}

@@ -1,0 +1,51 @@
+/* The packed stream: a token stream whose records are rows (docs/shards.md
+ * section 2.1), and the resolution of packing options against a stream
+ * header (defaults for EOS and padding, ids checked against the vocab). */
+#ifndef SLUICE_SHARD_PACKED_H
+#define SLUICE_SHARD_PACKED_H
+
+#include "shard/pack.h"
+#include "stream/buf.h"
+#include "stream/tokstream.h"
+
+/* Packing options as given on the command line; -1 / 0 = not given. */
+typedef struct sl_pack_user {
+    int64_t seq_len, eos, bos, pad; /* -1 = not given */
+    int no_eos;
+    int layout;      /* SL_LAYOUT_* */
+    int64_t batch;   /* -1 = not given */
+    int no_split;
+    int long_mode;   /* -1 = not given */
+    const char *warmup;
+} sl_pack_user;
+
+#define SL_PACK_USER_INIT {-1, -1, -1, -1, 0, SL_LAYOUT_SEQUENTIAL, -1, 0, -1, NULL}
+
+/* 1 when any packing option was given (a packed input must not get any). */
+int sl_pack_user_any(const sl_pack_user *u);
+/* Fills o from u and the input header h: EOS defaults to the stream's eos,
+ * pad to the stream's pad, else the EOS; --warmup sets seq_len to its longest
+ * stage. Errors name the option. */
+int sl_pack_resolve(const sl_pack_user *u, const sl_ts_header *h, sl_pack_opts *o, sl_err *err);
+
+/* Header of a packed stream: h plus extra.packed (and pad = o->pad). */
+void sl_packed_header(const sl_ts_header *h, const sl_pack_opts *o, const char *warmup, sl_ts_header *out);
+/* 1 = h describes a packed stream (o and *warmup filled; free *warmup),
+ * 0 = a document stream, -1 = malformed "packed" object. */
+int sl_packed_detect(const sl_ts_header *h, sl_pack_opts *o, char **warmup, sl_err *err);
+
+/* A row as a token-stream record. */
+void sl_packed_encode(const sl_row *r, uint32_t seq_len, sl_doc *d, sl_buf *scratch);
+/* Storage for decoded rows. */
+typedef struct sl_packed_row {
+    sl_piece *pieces;
+    size_t cap;
+    sl_buf ids;
+    uint64_t *offs;
+} sl_packed_row;
+/* A record back to a row; checks the row length and every piece. `src` names
+ * the stream in messages. */
+int sl_packed_decode(const sl_doc *d, uint32_t seq_len, sl_packed_row *st, sl_row *out, const char *src, sl_err *err);
+void sl_packed_row_free(sl_packed_row *st);
+
+#endif
