@@ -78,8 +78,9 @@ int sl_bpe_decode(const sl_bpe *b, const uint32_t *ids, size_t n, sl_buf *out, s
 /* Bytes of one id (NULL when the id has none); *len set. */
 const char *sl_bpe_id_bytes(const sl_bpe *b, uint32_t id, size_t *len);
 
-/* Statistics for tests: merge operations done by this state so far. */
-uint64_t sl_bpe_state_merges(const sl_bpe_state *s);
+/* For tests: work done by this state so far (merge-table lookups and heap
+ * operations), to check that long pieces stay O(n log n). */
+uint64_t sl_bpe_state_work(const sl_bpe_state *s);
 
 /* For tests: the BPE of one pre-token (bytes), by the heap algorithm
  * (heap = 1) or the simple scan (heap = 0). */

@@ -51,7 +51,7 @@ void sl_bpe_state_free(sl_bpe_state *s)
     free(s);
 }
 
-uint64_t sl_bpe_state_merges(const sl_bpe_state *s) { return s->merges_done; }
+uint64_t sl_bpe_state_work(const sl_bpe_state *s) { return s->work; }
 
 /* Calls fn on each regex piece of p[0..n) (valid UTF-8). Every byte lands
  * in exactly one piece: the pattern's last alternatives cover every code
@@ -163,8 +163,8 @@ static int split_added(const sl_bpe *b, sl_bpe_state *s, const sl_trie *trie, co
                            a->content);
         if (a->single_word) {
             uint32_t cp;
-            int before = start > 0 && sl_uc_is_alnum(char_before(t, start, NULL));
-            int after = stop < n && sl_utf8_seq((const uint8_t *)t + stop, n - stop, &cp) && sl_uc_is_alnum(cp);
+            int before = start > 0 && sl_uc_is_word(char_before(t, start, NULL));
+            int after = stop < n && sl_utf8_seq((const uint8_t *)t + stop, n - stop, &cp) && sl_uc_is_word(cp);
             if (before || after)
                 continue;
         }

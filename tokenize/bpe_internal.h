@@ -80,7 +80,7 @@ struct sl_bpe_state {
     const sl_bpe *bpe;
     pcre2_match_data *md;
     sl_cache_entry *cache;
-    uint64_t merges_done;
+    uint64_t work; /* merge lookups + heap operations (tests check it stays n log n) */
     int mode;    /* sl_special_mode of the current encode call */
     size_t base; /* offset of the current valid-UTF-8 segment in the text */
     /* scratch */
@@ -107,10 +107,10 @@ void sl_trie_free(sl_trie *t);
 /* normalize.c: applies the normalizer steps to s[0..n), result in out
  * (cleared first). Returns 0, or -1 with err when ICU fails. */
 int sl_normalize(const sl_bpe *b, sl_bpe_state *st, const char *s, size_t n, sl_buf *out, sl_err *err);
-/* Rust char::is_whitespace / is_alphanumeric equivalents (for lstrip,
- * rstrip, single_word). */
+/* White_Space and the Rust regex \w class (for lstrip, rstrip,
+ * single_word). */
 int sl_uc_is_space(uint32_t c);
-int sl_uc_is_alnum(uint32_t c);
+int sl_uc_is_word(uint32_t c);
 
 /* pretok.c */
 int sl_pretok_compile(sl_bpe *b, sl_err *err);

@@ -90,6 +90,7 @@ static void merge_scan(const sl_bpe *b, sl_bpe_state *s, size_t n, sl_ids *out)
     while (n > 1) {
         uint32_t best = UINT32_MAX, best_id = 0, r, id;
         size_t at = 0;
+        s->work += n;
         for (size_t i = 0; i + 1 < n; i++)
             if (sl_merge_lookup(b, (uint32_t)sym[i], (uint32_t)sym[i + 1], &r, &id) && r < best)
                 best = r, best_id = id, at = i;
@@ -98,7 +99,6 @@ static void merge_scan(const sl_bpe *b, sl_bpe_state *s, size_t n, sl_ids *out)
         sym[at] = (int32_t)best_id;
         memmove(sym + at + 1, sym + at + 2, (n - at - 2) * sizeof *sym);
         n--;
-        s->merges_done++;
     }
     for (size_t i = 0; i < n; i++)
         sl_ids_push(out, (uint32_t)sym[i]);
@@ -108,6 +108,7 @@ static void merge_scan(const sl_bpe *b, sl_bpe_state *s, size_t n, sl_ids *out)
  * rank, then the leftmost position, as required. */
 static void heap_push(sl_bpe_state *s, size_t *hn, uint64_t v)
 {
+    s->work++;
     if (*hn == s->heap_cap) {
         s->heap_cap = s->heap_cap ? 2 * s->heap_cap : 1024;
         s->heap = sl_xrealloc(s->heap, s->heap_cap * sizeof *s->heap);
@@ -123,6 +124,7 @@ static void heap_push(sl_bpe_state *s, size_t *hn, uint64_t v)
 
 static uint64_t heap_pop(sl_bpe_state *s, size_t *hn)
 {
+    s->work++;
     uint64_t *h = s->heap;
     uint64_t top = h[0], v = h[--*hn];
     size_t i = 0, n = *hn;
@@ -146,6 +148,7 @@ static void push_pair(const sl_bpe *b, sl_bpe_state *s, size_t *hn, int32_t pos)
 {
     int32_t nx = s->next[pos];
     uint32_t r, id;
+    s->work++;
     if (nx >= 0 && sl_merge_lookup(b, (uint32_t)s->sym[pos], (uint32_t)s->sym[nx], &r, &id))
         heap_push(s, hn, (uint64_t)r << 32 | (uint32_t)pos);
 }
@@ -175,7 +178,6 @@ static void merge_heap(const sl_bpe *b, sl_bpe_state *s, size_t n, sl_ids *out)
         next[pos] = next[nx];
         if (next[nx] >= 0)
             prev[next[nx]] = pos;
-        s->merges_done++;
         if (prev[pos] >= 0)
             push_pair(b, s, &hn, prev[pos]);
         push_pair(b, s, &hn, pos);

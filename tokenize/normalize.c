@@ -12,11 +12,13 @@
 
 int sl_uc_is_space(uint32_t c) { return u_isUWhiteSpace((UChar32)c); }
 
-int sl_uc_is_alnum(uint32_t c)
+/* HF tests single_word with the Rust regex \w (UTS #18 word character):
+ * Alphabetic, marks, decimal digits, connector punctuation, join controls. */
+int sl_uc_is_word(uint32_t c)
 {
-    int8_t t = u_charType((UChar32)c);
-    return u_hasBinaryProperty((UChar32)c, UCHAR_ALPHABETIC) || t == U_DECIMAL_DIGIT_NUMBER ||
-           t == U_LETTER_NUMBER || t == U_OTHER_NUMBER;
+    return u_hasBinaryProperty((UChar32)c, UCHAR_ALPHABETIC) ||
+           (U_GET_GC_MASK((UChar32)c) & (U_GC_M_MASK | U_GC_ND_MASK | U_GC_PC_MASK)) ||
+           u_hasBinaryProperty((UChar32)c, UCHAR_JOIN_CONTROL);
 }
 
 static void reserve_u16(sl_bpe_state *s, size_t n)

@@ -71,6 +71,11 @@ CASES = [
     "\U0001f600" * 40,
     "\u00e9" * 100,
     "ACGTTGCAACGTACGTTTGACCA" * 10,
+    "a <|sep|>  b<|sep|>c \t<|sep|>\n d",
+    "[MASK] x  [MASK]y\u00a0[MASK]",
+    "foxes fox xfox fox. fox_ (fox) 3fox fox3 \u00e9fox",
+    "Quick QUICK quick  Quick\u2003Quick",
+    "don't  stop don'tx DON'T\t\tgo",
 ]
 
 WORDS = ["the", "quick", "brown", "fox", "Über", "naïve", "日本語", "données", "1234", "x=y+1;",

@@ -11,6 +11,11 @@ def hf_neox(data):
     return Tokenizer.from_file(os.path.join(data, "neox-tokenizer.json"))
 
 
+def hf_tiny(data):
+    from tokenizers import Tokenizer
+    return Tokenizer.from_file(os.path.join(data, "tiny-tokenizer.json"))
+
+
 def hf_gpt2(data):
     from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
     m = models.BPE.from_file(os.path.join(data, "gpt2", "vocab.json"), os.path.join(data, "gpt2", "merges.txt"))
