@@ -68,7 +68,7 @@ cuda-check: $(CUDA_OBJ) $(BUILD)/tests/cuda/fatbin_list
 
 $(BUILD)/tests/cuda/%: tests/cuda/%.c $(BUILD)/libsluice.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -I/usr/include/openblas -o $@ $< $(BUILD)/libsluice.a $(LDFLAGS_ALL) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) -I/usr/include/openblas -o $@ $< $(BUILD)/libsluice.a $(LDFLAGS_ALL) $(LDLIBS_ALL) -lcmocka
 
 $(BUILD)/bench/cuda/%: bench/cuda/%.c $(BUILD)/libsluice.a
 	@mkdir -p $(dir $@)
