@@ -1,10 +1,325 @@
-/* Placeholder until the subcommand lands (see its issue). */
+/* `sluice score`: per-document log-likelihood under a Mamba model. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli/commands.h"
+#include "model/mamba.h"
+#include "model/score.h"
+#include "stream/io.h"
+#include "stream/json.h"
+#include "stream/progress.h"
+#include "stream/tokstream.h"
+#include "tokenize/sha256.h"
+
+static const char help[] =
+    "Reads a token stream and scores every document with a Mamba-1 language\n"
+    "model: the log-probability of each token given the tokens before it (the\n"
+    "first token of a document has no prediction). Writes one JSON object per\n"
+    "document:\n"
+    "  {\"id\":..., \"tokens\":N, \"nll\":X, \"ppl\":P, \"bpb\":B}\n"
+    "tokens = predicted tokens (document length - 1), nll = their summed negative\n"
+    "log-likelihood in nats, ppl = exp(nll / tokens) (null when tokens = 0),\n"
+    "bpb = nll / ln 2 / source bytes (only when the stream records source bytes).\n"
+    "Documents are packed into chunks with the recurrent state reset at each\n"
+    "document start and carried across chunks, so results equal scoring each\n"
+    "document alone in one pass, in bounded memory.\n\n"
+    "options:\n"
+    "  -m, --model DIR       model directory: config.json + model.safetensors (or\n"
+    "                        sharded model-*.safetensors + model.safetensors.index.json);\n"
+    "                        Hugging Face MambaForCausalLM or mamba_ssm names; F32/F16/BF16\n"
+    "      --device NAME     cpu, cuda or auto (default auto: cuda when a device is found)\n"
+    "      --per-token       add \"logprobs\": the natural-log probability of each predicted token\n"
+    "      --max-tokens N    score only the first N tokens of each document (default: all)\n"
+    "      --long-context W  add \"long_context\": (NLL with the state reset every W tokens\n"
+    "                        - NLL with the full context) / tokens, in nats per token: how\n"
+    "                        much the document rewards context longer than W; and \"nll_reset\"\n"
+    "      --to-stream       write the token stream itself (same header and records) with\n"
+    "                        the scores added to each record's metadata (nll, ppl, bpb,\n"
+    "                        scored_tokens, long_context), for 'sluice filter'\n"
+    "      --force           score even when the stream's tokenizer does not match the\n"
+    "                        model (vocabulary size, or tokenizer.json fingerprint when the\n"
+    "                        model directory has one)\n"
+    "      --chunk N         tokens per forward pass (default 2048)\n"
+    "      --batch-tokens N  tokens read ahead and scored together (default 16384)\n"
+    "\nThe stream's vocab size must round up to the model's (padded) vocabulary:\n"
+    "e.g. the GPT-NeoX tokenizer (50277) for mamba-130m (50280). A token id the\n"
+    "model cannot embed is an error even with --force.\n"
+    "\nexamples:\n"
+    "  sluice score -m mamba-130m/ docs.tok > scores.jsonl\n"
+    "  sluice score -m mamba-130m/ --to-stream docs.tok | sluice filter --keep-pct 10:90 -o kept.tok\n";
+
+typedef struct opts {
+    const char *model, *device;
+    int per_token, to_stream, force;
+    int64_t max_tokens, long_context, chunk, batch_tokens;
+} opts;
+
+/* Checks the stream's tokenizer against the model. */
+static int check_vocab(const sl_ts_header *h, const sl_mamba_config *c, const char *model_dir, const char *src,
+                       sl_err *err)
+{
+    uint64_t padded = ((uint64_t)h->vocab_size + (uint64_t)c->pad_multiple - 1) / (uint64_t)c->pad_multiple *
+                      (uint64_t)c->pad_multiple;
+    if ((uint64_t)h->vocab_size > (uint64_t)c->vocab || (padded != (uint64_t)c->vocab && h->vocab_size != c->vocab))
+        return sl_errf(err,
+                       "%s: the stream's vocabulary (%u ids, tokenizer '%s') does not match the model's (%lld, "
+                       "padded %lld): use the model's tokenizer, or --force",
+                       src, h->vocab_size, h->tokenizer, (long long)c->vocab_size, (long long)c->vocab);
+    if (!h->fingerprint[0])
+        return 0;
+    size_t n = strlen(model_dir) + 32;
+    char *p = sl_xmalloc(n);
+    snprintf(p, n, "%s/tokenizer.json", model_dir);
+    char *text = NULL;
+    size_t len;
+    sl_err e2;
+    int rc = 0;
+    if (sl_read_file(p, &text, &len, &e2) == 0) {
+        char fp[72];
+        sl_sha256_fingerprint(text, len, fp);
+        if (strcmp(fp, h->fingerprint))
+            rc = sl_errf(err, "%s: the stream's tokenizer fingerprint %s differs from %s (%s): use the model's "
+                              "tokenizer, or --force",
+                         src, h->fingerprint, p, fp);
+        free(text);
+    }
+    free(p);
+    return rc;
+}
+
+/* Appends the score fields (without braces, each preceded by a comma). */
+static void put_scores(sl_buf *b, const sl_score_item *it, const sl_doc *d, const opts *o, const sl_score_item *lc,
+                       int meta)
+{
+    sl_buf_printf(b, ",\"%s\":%lld,\"nll\":", meta ? "scored_tokens" : "tokens", (long long)it->n_pred);
+    sl_json_put_num(b, it->nll);
+    sl_buf_puts(b, ",\"ppl\":");
+    sl_json_put_num(b, it->n_pred ? exp(it->nll / (double)it->n_pred) : NAN);
+    if (d->src_bytes) {
+        sl_buf_puts(b, ",\"bpb\":");
+        sl_json_put_num(b, it->nll / M_LN2 / (double)d->src_bytes);
+    }
+    if (lc) {
+        sl_buf_puts(b, ",\"long_context\":");
+        sl_json_put_num(b, it->n_pred ? (lc->nll - it->nll) / (double)it->n_pred : NAN);
+        sl_buf_puts(b, ",\"nll_reset\":");
+        sl_json_put_num(b, lc->nll);
+    }
+    if (o->per_token && !meta) {
+        sl_buf_puts(b, ",\"logprobs\":[");
+        for (int64_t t = 0; t < it->n_pred; t++)
+            sl_buf_printf(b, "%s%.9g", t ? "," : "", (double)it->logp[t]);
+        sl_buf_putc(b, ']');
+    }
+}
+
+/* The record's metadata with the score fields set (replacing old ones). */
+static int merged_meta(sl_buf *b, const sl_doc *d, const sl_buf *scores, const char *src, sl_err *err)
+{
+    static const char *const ours[] = {"scored_tokens", "nll", "ppl", "bpb", "long_context", "nll_reset", NULL};
+    sl_buf_clear(b);
+    sl_buf_putc(b, '{');
+    int first = 1;
+    if (d->meta && d->meta_len) {
+        sl_json_doc *jd = sl_json_parse(d->meta, d->meta_len, NULL, err);
+        if (!jd)
+            return sl_err_prefix(err, "%s: document '%s': metadata", src, d->id);
+        const sl_json *o = sl_json_root(jd);
+        if (o->type != SL_JSON_OBJECT) {
+            sl_json_free(jd);
+            return sl_errf(err, "%s: document '%s': metadata is not a JSON object", src, d->id);
+        }
+        for (size_t i = 0; i < o->n; i++) {
+            int skip = 0;
+            for (int k = 0; ours[k]; k++)
+                skip |= strlen(ours[k]) == o->keys[i]->str_len && !memcmp(ours[k], o->keys[i]->str, o->keys[i]->str_len);
+            if (skip)
+                continue;
+            if (!first)
+                sl_buf_putc(b, ',');
+            first = 0;
+            sl_json_put_str(b, o->keys[i]->str, o->keys[i]->str_len);
+            sl_buf_putc(b, ':');
+            sl_json_put_value(b, o->kids[i]);
+        }
+        sl_json_free(jd);
+    }
+    sl_buf_append(b, scores->data + (first ? 1 : 0), scores->len - (first ? 1 : 0)); /* drop the leading comma */
+    sl_buf_putc(b, '}');
+    return 0;
+}
+
+typedef struct batch {
+    sl_doc *docs;
+    size_t n, cap;
+    int64_t tokens;
+} batch;
+
+static int score_and_write(sl_mamba_run *run, batch *bt, const opts *o, sl_output *out, sl_ts_writer *w,
+                           const char *src, sl_progress *pg, sl_err *err)
+{
+    size_t n = bt->n;
+    sl_score_item *it = sl_xcalloc(n ? n : 1, sizeof *it), *lc = NULL;
+    for (size_t i = 0; i < n; i++) {
+        sl_doc *d = &bt->docs[i];
+        int64_t len = (int64_t)d->n_tokens;
+        if (o->max_tokens > 0 && len > o->max_tokens)
+            len = o->max_tokens;
+        it[i] = (sl_score_item){.id = d->id, .tokens = d->tokens, .n = len};
+        if (o->per_token)
+            it[i].logp = sl_xmalloc((size_t)(len ? len : 1) * sizeof(float));
+    }
+    int rc = sl_score_batch(run, it, n, 0, err);
+    if (!rc && o->long_context) {
+        lc = sl_xcalloc(n ? n : 1, sizeof *lc);
+        for (size_t i = 0; i < n; i++)
+            lc[i] = (sl_score_item){.id = it[i].id, .tokens = it[i].tokens, .n = it[i].n};
+        rc = sl_score_batch(run, lc, n, o->long_context, err);
+    }
+    if (rc)
+        sl_err_prefix(err, "%s", src);
+    sl_buf b = {0}, s = {0}, m = {0};
+    for (size_t i = 0; i < n && !rc; i++) {
+        sl_doc *d = &bt->docs[i];
+        if (w) {
+            sl_buf_clear(&s);
+            put_scores(&s, &it[i], d, o, lc ? &lc[i] : NULL, 1);
+            if ((rc = merged_meta(&m, d, &s, src, err)))
+                break;
+            sl_doc_set_meta(d, m.data, m.len);
+            rc = sl_ts_write_doc(w, d, err);
+        } else {
+            sl_buf_clear(&b);
+            sl_buf_puts(&b, "{\"id\":");
+            sl_json_put_str(&b, d->id, d->id_len);
+            put_scores(&b, &it[i], d, o, lc ? &lc[i] : NULL, 0);
+            sl_buf_puts(&b, "}\n");
+            rc = sl_output_write(out, b.data, b.len, err);
+        }
+        sl_progress_add(pg, 1, d->n_tokens);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(it[i].logp);
+    free(it);
+    free(lc);
+    sl_buf_free(&b);
+    sl_buf_free(&s);
+    sl_buf_free(&m);
+    bt->n = 0;
+    bt->tokens = 0;
+    return rc;
+}
+
+static int run(sl_cli *cli, int argc, char **argv)
+{
+    enum { O_DEV = SL_OPT_FIRST_FREE, O_PER, O_MAX, O_LC, O_TS, O_FORCE, O_CHUNK, O_BATCH };
+    static const struct option lo[] = {{"model", required_argument, 0, 'm'},
+                                       {"device", required_argument, 0, O_DEV},
+                                       {"per-token", no_argument, 0, O_PER},
+                                       {"max-tokens", required_argument, 0, O_MAX},
+                                       {"long-context", required_argument, 0, O_LC},
+                                       {"to-stream", no_argument, 0, O_TS},
+                                       {"force", no_argument, 0, O_FORCE},
+                                       {"chunk", required_argument, 0, O_CHUNK},
+                                       {"batch-tokens", required_argument, 0, O_BATCH},
+                                       SL_CLI_COMMON_LONG,
+                                       {0, 0, 0, 0}};
+    opts o = {.device = "auto", .chunk = 2048, .batch_tokens = 16384};
+    static const char *const devices[] = {"cpu", "cuda", "auto", NULL};
+    int c;
+    while ((c = getopt_long(argc, argv, "m:" SL_CLI_COMMON_SHORT, lo, NULL)) != -1) {
+        switch (c) {
+        case 'm': o.model = optarg; break;
+        case O_DEV: o.device = devices[sl_cli_choice(cli, "--device", optarg, devices)]; break;
+        case O_PER: o.per_token = 1; break;
+        case O_MAX: o.max_tokens = sl_cli_int(cli, "--max-tokens", optarg, 1, INT64_MAX / 4); break;
+        case O_LC: o.long_context = sl_cli_int(cli, "--long-context", optarg, 1, INT64_MAX / 4); break;
+        case O_TS: o.to_stream = 1; break;
+        case O_FORCE: o.force = 1; break;
+        case O_CHUNK: o.chunk = sl_cli_int(cli, "--chunk", optarg, 1, 1 << 20); break;
+        case O_BATCH: o.batch_tokens = sl_cli_int(cli, "--batch-tokens", optarg, 1, 1LL << 32); break;
+        default: sl_cli_common(cli, c, argv[optind - 1]);
+        }
+    }
+    if (!o.model)
+        sl_cli_usage_error(cli, "-m MODEL_DIR is required");
+    if (argc - optind > 1)
+        sl_cli_usage_error(cli, "one input at a time (got %d)", argc - optind);
+    if (o.to_stream && o.per_token)
+        sl_cli_usage_error(cli, "--per-token writes JSON Lines; it cannot be combined with --to-stream");
+    const char *path = optind < argc ? argv[optind] : "-";
+
+    sl_err err = {{0}};
+    sl_backend *be = sl_backend_open(o.device, sl_cli_threads(cli), &err);
+    if (!be)
+        return sl_cli_fail(cli, &err);
+    sl_mamba *m = sl_mamba_load(o.model, be, &err);
+    sl_mamba_run *run = m ? sl_mamba_run_new(m, o.chunk, &err) : NULL;
+    sl_input *in = run ? sl_input_open(path, &err) : NULL;
+    sl_ts_reader *r = in ? sl_ts_reader_open(in, &err) : NULL;
+    const char *src = in ? sl_input_name(in) : path;
+    int rc = r ? 0 : -1;
+    if (!rc && !o.force)
+        rc = check_vocab(sl_ts_reader_header(r), sl_mamba_cfg(m), o.model, src, &err);
+    sl_output *out = rc ? NULL : sl_output_open(cli->output, &err);
+    sl_ts_writer *w = NULL;
+    if (!out)
+        rc = -1;
+    else if (o.to_stream && !(w = sl_ts_writer_open(out, sl_ts_reader_header(r), &err)))
+        rc = -1;
+    batch bt = {0};
+    sl_progress *pg = sl_progress_start("score", "docs", cli->progress);
+    int k = 0;
+    while (!rc) {
+        if (bt.n == bt.cap) {
+            bt.cap = bt.cap ? 2 * bt.cap : 64;
+            bt.docs = sl_xrealloc(bt.docs, bt.cap * sizeof *bt.docs);
+            memset(bt.docs + bt.n, 0, (bt.cap - bt.n) * sizeof *bt.docs);
+        }
+        k = sl_ts_read_doc(r, &bt.docs[bt.n], &err);
+        if (k < 0) {
+            rc = -1;
+            break;
+        }
+        if (k == 1) {
+            bt.tokens += (int64_t)bt.docs[bt.n].n_tokens;
+            bt.n++;
+        }
+        if ((k == 0 && bt.n) || bt.tokens >= o.batch_tokens || bt.n >= 4096)
+            rc = score_and_write(run, &bt, &o, out, w, src, pg, &err);
+        if (k == 0)
+            break;
+    }
+    sl_progress_done(pg);
+    if (!rc && w) {
+        rc = sl_ts_writer_finish(w, &err);
+        w = NULL;
+    }
+    if (w)
+        sl_ts_writer_abort(w);
+    for (size_t i = 0; i < bt.cap; i++)
+        sl_doc_free(&bt.docs[i]);
+    free(bt.docs);
+    sl_ts_reader_close(r);
+    sl_input_close(in);
+    sl_mamba_run_free(run);
+    sl_mamba_free(m);
+    sl_backend_close(be);
+    if (rc) {
+        sl_output_abort(out);
+        return sl_cli_fail(cli, &err);
+    }
+    if (sl_output_commit(out, &err))
+        return sl_cli_fail(cli, &err);
+    return 0;
+}
 
 const sl_command sl_cmd_score = {
     .name = "score",
     .summary = "score documents with a Mamba language model (nll, ppl, bpb)",
-    .usage = "sluice score -m MODEL_DIR [options] [FILE|DIR]",
-    .help = "",
-    .run = sl_cli_not_implemented,
+    .usage = "sluice score -m MODEL_DIR [options] [FILE]",
+    .help = help,
+    .run = run,
 };
