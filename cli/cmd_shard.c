@@ -1,10 +1,289 @@
-/* Placeholder until the subcommand lands (see its issue). */
+/* `sluice shard`: a document token stream (packed here with the options of
+ * `sluice pack`) or a packed stream in, a shard directory out
+ * (docs/shards.md section 4). */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli/commands.h"
+#include "shard/packed.h"
+#include "shard/shard.h"
+#include "stream/io.h"
+#include "stream/progress.h"
+#include "stream/tokstream.h"
+
+static const char help[] =
+    "Writes a shard directory: manifest.json, documents.jsonl, and per split\n"
+    "(train, val) token files that numpy.memmap opens directly (uint16 when the\n"
+    "vocab fits, else uint32; rows of --seq-len tokens) with a boundary index\n"
+    "(.bounds) beside each. The input is a document token stream, packed with the\n"
+    "options below, or a packed stream from `sluice pack` (then no packing options).\n"
+    "Layout and manifest schema: docs/shards.md.\n\n"
+    "packing options (as `sluice pack`):\n"
+    "  --seq-len L, --eos ID, --no-eos, --bos ID, --pad ID, --no-split,\n"
+    "  --long truncate|drop|split, --layout sequential|recurrent, --batch B,\n"
+    "  --warmup SPEC       stages recorded in the manifest (steps resolved against the\n"
+    "                      train split's token count); the data is stored once at the\n"
+    "                      longest length and every stage is a view of it\n\n"
+    "shard options:\n"
+    "  -o DIR              the output directory (required); written as DIR.tmp.<pid>\n"
+    "                      and renamed at the end\n"
+    "  --force             replace an existing DIR (default: error)\n"
+    "  --dtype TYPE        auto (default: uint16 when vocab <= 65536), uint16 or uint32\n"
+    "  --max-file-bytes N  cap each token file at N bytes (whole rows; k/M/G suffixes;\n"
+    "                      default: one file per split)\n"
+    "  --shuffle           permute rows within windows (bounded memory)\n"
+    "  --seed S            shuffle seed (default 0)\n"
+    "  --shuffle-window W  rows per shuffle window (default: 256 MiB of rows)\n"
+    "  --val-fraction F    send a document to the val split when XXH64(id)/2^64 < F\n"
+    "                      (default 0: no val split)\n\n"
+    "example:\n"
+    "  sluice shard --seq-len 2048 --warmup double:256..2048,epochs=1,batch=64 \\\n"
+    "      --shuffle --seed 1 --val-fraction 0.01 tokens.tok -o shards/\n";
+
+enum {
+    O_SEQ = SL_OPT_FIRST_FREE,
+    O_EOS,
+    O_NOEOS,
+    O_BOS,
+    O_PAD,
+    O_NOSPLIT,
+    O_LONG,
+    O_LAYOUT,
+    O_BATCH,
+    O_WARMUP,
+    O_FORCE,
+    O_DTYPE,
+    O_MAXB,
+    O_SHUF,
+    O_SEED,
+    O_WIN,
+    O_VAL
+};
+
+typedef struct {
+    sl_shard_writer *w;
+    int split;
+} row_ctx;
+
+static int on_row(void *vc, const sl_row *row, sl_err *err)
+{
+    row_ctx *c = vc;
+    return sl_shard_writer_row(c->w, c->split, row, err);
+}
+
+static int run(sl_cli *cli, int argc, char **argv)
+{
+    static const struct option opts[] = {{"seq-len", required_argument, 0, O_SEQ},
+                                         {"eos", required_argument, 0, O_EOS},
+                                         {"no-eos", no_argument, 0, O_NOEOS},
+                                         {"bos", required_argument, 0, O_BOS},
+                                         {"pad", required_argument, 0, O_PAD},
+                                         {"no-split", no_argument, 0, O_NOSPLIT},
+                                         {"long", required_argument, 0, O_LONG},
+                                         {"layout", required_argument, 0, O_LAYOUT},
+                                         {"batch", required_argument, 0, O_BATCH},
+                                         {"warmup", required_argument, 0, O_WARMUP},
+                                         {"force", no_argument, 0, O_FORCE},
+                                         {"dtype", required_argument, 0, O_DTYPE},
+                                         {"max-file-bytes", required_argument, 0, O_MAXB},
+                                         {"shuffle", no_argument, 0, O_SHUF},
+                                         {"seed", required_argument, 0, O_SEED},
+                                         {"shuffle-window", required_argument, 0, O_WIN},
+                                         {"val-fraction", required_argument, 0, O_VAL},
+                                         SL_CLI_COMMON_LONG,
+                                         {0, 0, 0, 0}};
+    static const char *const longs[] = {"truncate", "drop", "split", NULL};
+    static const char *const layouts[] = {"sequential", "recurrent", NULL};
+    static const char *const dtypes[] = {"auto", "uint16", "uint32", NULL};
+    sl_pack_user u = SL_PACK_USER_INIT;
+    int force = 0, dtype = 0, shuffle = 0;
+    long long maxb = 0, window = 0;
+    unsigned long long seed = 0;
+    double valf = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
+        switch (c) {
+        case O_SEQ: u.seq_len = sl_cli_int(cli, "--seq-len", optarg, 0, 1ll << 31); break;
+        case O_EOS: u.eos = sl_cli_int(cli, "--eos", optarg, 0, UINT32_MAX); break;
+        case O_NOEOS: u.no_eos = 1; break;
+        case O_BOS: u.bos = sl_cli_int(cli, "--bos", optarg, 0, UINT32_MAX); break;
+        case O_PAD: u.pad = sl_cli_int(cli, "--pad", optarg, 0, UINT32_MAX); break;
+        case O_NOSPLIT: u.no_split = 1; break;
+        case O_LONG: u.long_mode = sl_cli_choice(cli, "--long", optarg, longs); break;
+        case O_LAYOUT: u.layout = sl_cli_choice(cli, "--layout", optarg, layouts); break;
+        case O_BATCH: u.batch = sl_cli_int(cli, "--batch", optarg, 1, 1 << 24); break;
+        case O_WARMUP: u.warmup = optarg; break;
+        case O_FORCE: force = 1; break;
+        case O_DTYPE: dtype = sl_cli_choice(cli, "--dtype", optarg, dtypes); break;
+        case O_MAXB: maxb = sl_cli_int(cli, "--max-file-bytes", optarg, 1, 1ll << 50); break;
+        case O_SHUF: shuffle = 1; break;
+        case O_SEED: seed = (unsigned long long)sl_cli_int(cli, "--seed", optarg, 0, INT64_MAX); break;
+        case O_WIN: window = sl_cli_int(cli, "--shuffle-window", optarg, 1, 1ll << 32); break;
+        case O_VAL: valf = sl_cli_double(cli, "--val-fraction", optarg, 0, 1); break;
+        default: sl_cli_common(cli, c, argv[optind - 1]);
+        }
+    }
+    if (argc - optind > 1)
+        sl_cli_usage_error(cli, "one input at a time (got %d)", argc - optind);
+    if (!strcmp(cli->output, "-"))
+        sl_cli_usage_error(cli, "needs -o DIR (a shard directory cannot go to standard output)");
+    if (u.seq_len >= 0 && (u.seq_len == 0 || u.seq_len % 8))
+        sl_cli_usage_error(cli, "--seq-len %lld: must be a positive multiple of 8", (long long)u.seq_len);
+    if (u.no_eos && u.eos >= 0)
+        sl_cli_usage_error(cli, "--eos and --no-eos exclude each other");
+    if (shuffle && u.layout == SL_LAYOUT_RECURRENT)
+        sl_cli_usage_error(cli, "--shuffle would break the row continuity of --layout recurrent");
+    if (window && !shuffle)
+        sl_cli_usage_error(cli, "--shuffle-window needs --shuffle");
+    const char *path = optind < argc ? argv[optind] : "-";
+
+    sl_err err = {{0}};
+    sl_input *in = sl_input_open(path, &err);
+    if (!in)
+        return sl_cli_fail(cli, &err);
+    sl_ts_reader *r = sl_ts_reader_open(in, &err);
+    sl_shard_writer *w = NULL;
+    sl_packer *pk[SL_SPLIT_N] = {0};
+    row_ctx rc_[SL_SPLIT_N];
+    sl_doc d = {0};
+    sl_packed_row prow = {0};
+    sl_progress *pg = NULL;
+    char *warmup = NULL;
+    int rc = -1;
+    if (!r)
+        goto done;
+    const sl_ts_header *h = sl_ts_reader_header(r);
+    sl_pack_opts po;
+    int packed = sl_packed_detect(h, &po, &warmup, &err);
+    if (packed < 0) {
+        sl_err_prefix(&err, "%s", path);
+        goto done;
+    }
+    if (packed) {
+        if (sl_pack_user_any(&u)) {
+            sl_errf(&err, "%s: the input is already packed (rows of %u tokens): packing options do not apply", path,
+                    po.seq_len);
+            goto done;
+        }
+        if (valf > 0) {
+            sl_errf(&err, "%s: --val-fraction splits documents, so it needs a document stream, not packed rows", path);
+            goto done;
+        }
+        if (shuffle && po.layout == SL_LAYOUT_RECURRENT) {
+            sl_errf(&err, "%s: --shuffle would break the row continuity of the recurrent layout", path);
+            goto done;
+        }
+    } else {
+        if (sl_pack_resolve(&u, h, &po, &err))
+            goto done;
+        warmup = u.warmup ? sl_xstrdup(u.warmup) : NULL;
+    }
+    sl_shard_info info;
+    memset(&info, 0, sizeof info);
+    info.seq_len = po.seq_len;
+    info.vocab_size = h->vocab_size;
+    info.dtype_bytes = dtype == 1 ? 2 : dtype == 2 ? 4 : h->vocab_size <= 65536 ? 2 : 4;
+    if (info.dtype_bytes == 2 && h->vocab_size > 65536) {
+        sl_errf(&err, "%s: vocab size %u does not fit --dtype uint16 (ids up to 65535)", path, h->vocab_size);
+        goto done;
+    }
+    info.modality = h->modality;
+    memcpy(info.fingerprint, h->fingerprint, sizeof info.fingerprint);
+    memcpy(info.tokenizer, h->tokenizer, sizeof info.tokenizer);
+    info.eos = po.eos;
+    info.bos = po.bos;
+    info.pad = po.pad;
+    info.layout = po.layout;
+    info.batch = po.batch;
+    info.warmup = warmup;
+    info.shuffle = shuffle;
+    info.seed = seed;
+    info.shuffle_window = window ? (uint64_t)window : (256ull << 20) / ((uint64_t)po.seq_len * 4) + 1;
+    info.val_fraction = valf;
+    w = sl_shard_writer_open(cli->output, &info, (uint64_t)maxb, force, &err);
+    if (!w)
+        goto done;
+    pg = sl_progress_start("shard", packed ? "rows" : "docs", cli->progress);
+    int k;
+    if (packed) {
+        /* documents.jsonl from the pieces: a document is new when its ordinal
+         * is beyond every ordinal seen so far (first pieces come in order). */
+        uint64_t next = 0;
+        while ((k = sl_ts_read_doc(r, &d, &err)) == 1) {
+            sl_row row;
+            if (sl_packed_decode(&d, po.seq_len, &prow, &row, path, &err))
+                goto done;
+            for (size_t i = 0; i < row.n_pieces; i++) {
+                const sl_piece *p = &row.pieces[i];
+                if (p->doc >= next) {
+                    if (p->doc_offset != 0) {
+                        sl_errf(&err, "%s: row '%s': document %llu first appears at document offset %llu", path,
+                                d.id, (unsigned long long)p->doc, (unsigned long long)p->doc_offset);
+                        goto done;
+                    }
+                    if (sl_shard_writer_doc(w, p->doc, p->id, p->id_len, SL_SPLIT_TRAIN, SL_DOC_PLACED, &err))
+                        goto done;
+                    next = p->doc + 1;
+                }
+            }
+            if (sl_shard_writer_row(w, SL_SPLIT_TRAIN, &row, &err))
+                goto done;
+            sl_progress_add(pg, 1, d.n_tokens * sizeof *d.tokens);
+        }
+        if (k < 0)
+            goto done;
+    } else {
+        for (int s = 0; s < SL_SPLIT_N; s++) {
+            rc_[s] = (row_ctx){w, s};
+            if (!(pk[s] = sl_packer_new(&po, on_row, &rc_[s], &err)))
+                goto done;
+        }
+        uint64_t ord = 0;
+        while ((k = sl_ts_read_doc(r, &d, &err)) == 1) {
+            int split = sl_split_of(d.id, d.id_len, valf), st;
+            if (sl_packer_add(pk[split], ord, d.id, d.id_len, d.tokens, d.n_tokens, &st, &err)) {
+                sl_err_prefix(&err, "%s: document '%s'", path, d.id);
+                goto done;
+            }
+            if (st != SL_DOC_EMPTY || po.eos != SL_NO_TOKEN || po.bos != SL_NO_TOKEN)
+                if (sl_shard_writer_doc(w, ord, d.id, d.id_len, split, st, &err))
+                    goto done;
+            ord++;
+            sl_progress_add(pg, 1, d.n_tokens * sizeof *d.tokens);
+        }
+        if (k < 0)
+            goto done;
+        for (int s = 0; s < SL_SPLIT_N; s++)
+            if (sl_packer_finish(pk[s], &err))
+                goto done;
+        uint64_t trunc = 0, drop = 0;
+        for (int s = 0; s < SL_SPLIT_N; s++) {
+            trunc += sl_packer_stats(pk[s])->truncated;
+            drop += sl_packer_stats(pk[s])->dropped;
+        }
+        if (trunc || drop)
+            sl_cli_warn(cli, "%llu document(s) truncated, %llu dropped", (unsigned long long)trunc,
+                        (unsigned long long)drop);
+    }
+    rc = sl_shard_writer_finish(w, &err);
+    w = NULL;
+done:
+    sl_progress_done(pg);
+    for (int s = 0; s < SL_SPLIT_N; s++)
+        sl_packer_free(pk[s]);
+    sl_shard_writer_abort(w);
+    sl_packed_row_free(&prow);
+    sl_doc_free(&d);
+    free(warmup);
+    sl_ts_reader_close(r);
+    sl_input_close(in);
+    return rc ? sl_cli_fail(cli, &err) : 0;
+}
 
 const sl_command sl_cmd_shard = {
     .name = "shard",
     .summary = "write a shard directory (manifest, token files, boundary index), with warmup",
     .usage = "sluice shard [options] [FILE] -o DIR",
-    .help = "",
-    .run = sl_cli_not_implemented,
+    .help = help,
+    .run = run,
 };

@@ -158,7 +158,7 @@ out:
 static int load_split(sl_shard *s, int k, const sl_json *sj, int verify, sl_err *err)
 {
     sl_shard_split *sp = &s->split[k];
-    const char *name = sl_split_names[k];
+    const char *name = sl_shard_split_names[k];
     sl_json *files = sl_json_get(sj, "files");
     if (sj->type != SL_JSON_OBJECT || get_u64(sj, "rows", &sp->rows) || get_u64(sj, "tokens", &sp->tokens) ||
         get_u64(sj, "pad_tokens", &sp->pad_tokens) || get_u64(sj, "pieces", &sp->pieces) || !files ||
@@ -320,7 +320,7 @@ sl_shard *sl_shard_open(const char *dir, int verify, sl_err *err)
     if (load_stages(s, sl_json_get(m, "stages"), err))
         goto fail;
     for (int k = 0; k < SL_SPLIT_N; k++) {
-        sl_json *sj = sl_json_get(splits, sl_split_names[k]);
+        sl_json *sj = sl_json_get(splits, sl_shard_split_names[k]);
         if (sj && load_split(s, k, sj, verify, err))
             goto fail;
     }
@@ -403,7 +403,7 @@ struct sl_shard_iter {
 sl_shard_iter *sl_shard_iter_open(const sl_shard *s, int split, sl_err *err)
 {
     if (split < 0 || split >= SL_SPLIT_N || !s->split[split].present) {
-        sl_errf(err, "%s: no \"%s\" split", s->dir, split >= 0 && split < SL_SPLIT_N ? sl_split_names[split] : "?");
+        sl_errf(err, "%s: no \"%s\" split", s->dir, split >= 0 && split < SL_SPLIT_N ? sl_shard_split_names[split] : "?");
         return NULL;
     }
     sl_shard_iter *it = sl_xcalloc(1, sizeof *it);

@@ -16,7 +16,7 @@
 #define SL_BOUNDS_RECORD 32 /* bytes per piece in a .bounds file */
 
 enum { SL_SPLIT_TRAIN = 0, SL_SPLIT_VAL = 1, SL_SPLIT_N = 2 };
-extern const char *const sl_split_names[SL_SPLIT_N];
+extern const char *const sl_shard_split_names[SL_SPLIT_N];
 
 /* What the manifest says about the tokens (copied from the stream header). */
 typedef struct sl_shard_info {

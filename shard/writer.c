@@ -21,7 +21,7 @@
 #include "stream/json.h"
 #include "stream/tokstream.h"
 
-const char *const sl_split_names[SL_SPLIT_N] = {"train", "val"};
+const char *const sl_shard_split_names[SL_SPLIT_N] = {"train", "val"};
 
 typedef struct {
     uint64_t doc, doc_offset;
@@ -149,7 +149,7 @@ int sl_shard_writer_doc(sl_shard_writer *w, uint64_t ordinal, const char *id, si
     sl_buf b = {0};
     sl_buf_printf(&b, "{\"doc\":%llu,\"id\":", (unsigned long long)ordinal);
     sl_json_put_str(&b, id ? id : "", id ? id_len : 0);
-    sl_buf_printf(&b, ",\"split\":\"%s\"", sl_split_names[split]);
+    sl_buf_printf(&b, ",\"split\":\"%s\"", sl_shard_split_names[split]);
     if (long_status == SL_DOC_TRUNCATED)
         sl_buf_puts(&b, ",\"long\":\"truncated\"");
     else if (long_status == SL_DOC_DROPPED)
@@ -195,9 +195,9 @@ static int open_file(sl_shard_writer *w, int split, split_state *sp, sl_err *err
     sl_shard_file *f = &sp->files[sp->n_files++];
     memset(f, 0, sizeof *f);
     f->first_row = sp->rows;
-    snprintf(name, sizeof name, "%s-%05zu.tokens", sl_split_names[split], sp->n_files - 1);
+    snprintf(name, sizeof name, "%s-%05zu.tokens", sl_shard_split_names[split], sp->n_files - 1);
     f->tokens = sl_xstrdup(name);
-    snprintf(name, sizeof name, "%s-%05zu.bounds", sl_split_names[split], sp->n_files - 1);
+    snprintf(name, sizeof name, "%s-%05zu.bounds", sl_shard_split_names[split], sp->n_files - 1);
     f->bounds = sl_xstrdup(name);
     char *tp = path_in(w->tmp, f->tokens), *bp = path_in(w->tmp, f->bounds);
     sp->tok_out = sl_output_open(tp, err);
@@ -388,7 +388,7 @@ static void put_manifest(sl_shard_writer *w, sl_buf *b, const char *docs_hex)
         sl_buf_printf(b,
                       "%s\n    \"%s\": {\"rows\": %llu, \"tokens\": %llu, \"pad_tokens\": %llu, \"pieces\": %llu, "
                       "\"files\": [",
-                      first ? "" : ",", sl_split_names[s], (unsigned long long)sp->rows,
+                      first ? "" : ",", sl_shard_split_names[s], (unsigned long long)sp->rows,
                       (unsigned long long)(sp->rows * in->seq_len), (unsigned long long)sp->pad_tokens,
                       (unsigned long long)sp->pieces);
         first = 0;
