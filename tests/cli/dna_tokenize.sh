@@ -1,0 +1,179 @@
+# sluice tokenize dna / sluice dna species end to end. Expected values come
+# from the shared reference vectors (hyenadna_token_vectors.tsv), from the
+# files themselves read by Python (an independent FASTA reader), and from
+# tests/data/dna/synthetic_intervals_hyena256.tsv (HyenaDNA's interval rule,
+# computed by make_fixtures.py).
+. "$SRC/tests/cli/lib.sh"
+D=$DATA/dna
+
+# --- 1. every reference vector through the binary --------------------------
+tail -n +2 "$D/hyenadna_token_vectors.tsv" | while IFS=$'\t' read -r name input data target; do
+  L=$(echo "$name" | sed -E 's/.*L=([0-9]+).*/\1/')
+  printf '>t\n%s\n' "$input" > "$T/v.fa"
+  case "$name" in
+    hyena_hg38*)
+      args=(--case mask-as-unk --max-length "$L")
+      case "$name" in *add_eos*) args+=(--add-eos);; esac
+      case "$name" in *replace_N*) args+=(--n pad);; esac
+      "$SLUICE" tokenize dna "${args[@]}" "$T/v.fa" | "$SLUICE" cat > "$T/v.jsonl";;
+    caduceus_hg38*)
+      "$SLUICE" tokenize dna --case mask-as-unk --n pad --add-eos --max-length $((L + 1)) "$T/v.fa" \
+        | "$SLUICE" cat > "$T/v.jsonl";;
+    species*)
+      printf '>chr2\n%s\n' "$input" > "$T/v.fa"
+      "$SLUICE" dna species --window "$L" --samples 1 --add-eos "$T/v.fa" | "$SLUICE" cat > "$T/v.jsonl"
+      target="";;
+    *) fail "unknown vector case $name";;
+  esac
+  python3 - "$T/v.jsonl" "$data" "$target" "$name" <<'EOF'
+import json, sys
+docs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(docs) == 1, docs
+ids = docs[0]['ids']
+want_data = [int(x) for x in sys.argv[2].split()]
+assert ids[:-1] == want_data, (sys.argv[4], ids, want_data)
+if sys.argv[3]:
+    assert ids[1:] == [int(x) for x in sys.argv[3].split()], (sys.argv[4], ids)
+else:  # species: class label in the metadata, [SEP] last
+    assert docs[0]['label'] == 0 and ids[-1] == 1, docs[0]
+EOF
+done
+
+# --- 2. every sequence file: ids decode (with the header's vocab) to the file's bases
+for f in lambda_virus.fa pysam_ex1.fa htslib_ce.fa.gz ce2_chrM.fa.gz dm3_upstream2000_first100.fa \
+         synthetic_softmasked_lambda.fa htslib_faidx_edgecases.fa bedtools_test_iupac.fa htslib_multiline.fq \
+         bowtie2_reads_1_first2000.fq pysam_faidx_empty_seq.fq; do
+  "$SLUICE" tokenize dna --case keep "$D/$f" -o "$T/f.tok"
+  "$SLUICE" cat --header "$T/f.tok" > "$T/h.json"
+  "$SLUICE" cat "$T/f.tok" > "$T/f.jsonl"
+  python3 - "$D/$f" "$T/h.json" "$T/f.jsonl" <<'EOF'
+import gzip, json, sys
+path, hdr, docs = sys.argv[1], json.load(open(sys.argv[2])), [json.loads(l) for l in open(sys.argv[3])]
+raw = open(path, 'rb').read()
+if raw[:2] == b'\x1f\x8b': raw = gzip.decompress(raw)
+lines = [l.rstrip('\r') for l in raw.decode().split('\n')]
+recs = []
+if path.endswith('.fq'):
+    i = 0
+    while i < len(lines):
+        if not lines[i].strip(): i += 1; continue
+        name = lines[i][1:].split()[0] if lines[i][1:].split() else ''
+        i += 1; seq = ''
+        while not lines[i].startswith('+'): seq += lines[i]; i += 1
+        i += 1; q = 0
+        while q < len(seq): q += len(lines[i]); i += 1
+        recs.append((name, seq))
+else:
+    for l in lines:
+        if l.startswith('>'):
+            w = l[1:].split(); recs.append([w[0] if w else '', ''])
+        elif l.strip(): recs[-1][1] += l.strip()
+vocab = hdr['extra']['vocab'] if 'extra' in hdr else hdr['vocab']
+assert len(docs) == len(recs), (path, len(docs), len(recs))
+for d, (name, seq) in zip(docs, recs):
+    assert d['id'] == name, (d['id'], name)
+    want = ''.join(c.upper() if c.upper() in 'ACGTN' else '?' for c in seq)
+    got = ''.join(vocab[i] if len(vocab[i]) == 1 else '?' for i in d['ids'])
+    assert got == want, (path, name)
+    low = [i for i, c in enumerate(seq) if c.islower()]
+    runs = [k for a, b in d['softmask'] for k in range(a, b)]
+    assert runs == low, (path, name)
+EOF
+done
+
+# --- 3. BED intervals the HyenaDNA way (train split, L=256) -------------------
+for g in synthetic_softmasked_lambda.fa synthetic_softmasked_lambda.fa.gz; do
+  "$SLUICE" tokenize dna -q --bed "$D/synthetic_intervals.bed" --split train --window 256 --case keep "$D/$g" \
+    | "$SLUICE" cat > "$T/bed.jsonl"
+  python3 - "$T/bed.jsonl" "$D/synthetic_intervals_hyena256.tsv" <<'EOF'
+import json, sys
+docs = [json.loads(l) for l in open(sys.argv[1])]
+rows = [l.rstrip('\n').split('\t') for l in open(sys.argv[2]) if not l.startswith('#')]
+rows = [r for r in rows if r[3] == 'train']
+V = ['[CLS]', '[SEP]', '[BOS]', '[MASK]', '[PAD]', '[RESERVED]', '[UNK]', 'A', 'C', 'G', 'T', 'N']
+assert len(docs) == len(rows) > 0
+for d, (c, a, b, s, seq) in zip(docs, rows):
+    assert (d['chrom'], d['start'], d['end'], d['split']) == (c, int(a), int(b), 'train'), d
+    assert ''.join(V[i] if i > 6 else '?' for i in d['ids']) == ''.join(x if x.upper() in 'ACGTN' else '?' for x in seq.upper())
+    assert [k for x, y in d['softmask'] for k in range(x, y)] == [i for i, x in enumerate(seq) if x.islower()]
+EOF
+done
+# the same from the .2bit (IUPAC R becomes N there, so compare lengths and ids where the FASTA has ACGTN)
+"$SLUICE" tokenize dna --bed "$D/synthetic_intervals.bed" --window 256 "$D/synthetic_softmasked_lambda.2bit" -o "$T/b2.tok"
+"$SLUICE" tokenize dna --bed "$D/synthetic_intervals.bed" --window 256 "$D/synthetic_softmasked_lambda.fa" -o "$T/b1.tok"
+"$SLUICE" cat "$T/b1.tok" > "$T/b1.jsonl"
+"$SLUICE" cat "$T/b2.tok" > "$T/b2.jsonl"
+python3 - "$T/b1.jsonl" "$T/b2.jsonl" <<'EOF'
+import json, sys
+a = [json.loads(l) for l in open(sys.argv[1])]; b = [json.loads(l) for l in open(sys.argv[2])]
+assert len(a) == len(b) == 16
+for x, y in zip(a, b):
+    assert x['id'] == y['id'] and len(x['ids']) == len(y['ids'])
+    assert all(i == j or (i == 6 and j == 11) for i, j in zip(x['ids'], y['ids'])), x['id']
+EOF
+
+# --- 4. windows tile the sequence; options combine -----------------------------
+"$SLUICE" tokenize dna --window 1000 "$D/lambda_virus.fa" | "$SLUICE" cat > "$T/w.jsonl"
+"$SLUICE" tokenize dna "$D/lambda_virus.fa" | "$SLUICE" cat > "$T/whole.jsonl"
+python3 - "$T/w.jsonl" "$T/whole.jsonl" <<'EOF'
+import json, sys
+w = [json.loads(l) for l in open(sys.argv[1])]; whole = json.loads(open(sys.argv[2]).readline())
+assert len(w) == 49 and w[-1]['end'] == 48502 and w[-1]['start'] == 48000, (len(w), w[-1]['start'])
+assert sum((d['ids'] for d in w), []) == whole['ids']
+assert w[3]['id'] == 'gi|9626243|ref|NC_001416.1|:3000-4000'
+EOF
+n=$("$SLUICE" tokenize dna --window 1000 --stride 500 --drop-last "$D/lambda_virus.fa" | "$SLUICE" cat | wc -l)
+[ "$n" -eq 96 ] || fail "stride 500 windows: $n"
+
+# --- 5. reverse complements ------------------------------------------------------
+"$SLUICE" tokenize dna --revcomp "$D/pysam_ex1.fa" | "$SLUICE" cat > "$T/rc.jsonl"
+python3 - "$T/rc.jsonl" <<'EOF'
+import json, sys
+d = [json.loads(l) for l in open(sys.argv[1])]
+comp = {7: 10, 10: 7, 8: 9, 9: 8}
+assert [x['id'] for x in d] == ['chr1', 'chr1/rc', 'chr2', 'chr2/rc']
+for f, r in ((d[0], d[1]), (d[2], d[3])):
+    assert r['revcomp'] is True and [comp.get(i, i) for i in reversed(f['ids'])] == r['ids']
+EOF
+"$SLUICE" tokenize dna --revcomp-prob 0.5 --seed 7 "$D/dm3_upstream2000_first100.fa" -o "$T/p1.tok"
+"$SLUICE" tokenize dna -@ 1 --revcomp-prob 0.5 --seed 7 "$D/dm3_upstream2000_first100.fa" -o "$T/p2.tok"
+cmp "$T/p1.tok" "$T/p2.tok" || fail "--revcomp-prob is not deterministic across thread counts"
+nrc=$("$SLUICE" cat "$T/p1.tok" | grep -c '"revcomp":true' || true)
+[ "$nrc" -gt 25 ] && [ "$nrc" -lt 75 ] || fail "--revcomp-prob 0.5 flipped $nrc of 100"
+"$SLUICE" tokenize dna --revcomp-prob 0.5 --seed 8 "$D/dm3_upstream2000_first100.fa" -o "$T/p3.tok"
+! cmp -s "$T/p1.tok" "$T/p3.tok" || fail "--seed has no effect"
+
+# --- 6. k-mers, stdin, compressed .2bit, threads -----------------------------------
+"$SLUICE" tokenize dna --kmer 6 --stride 3 "$D/pysam_ex1.fa" | "$SLUICE" cat --header > "$T/k.json"
+python3 -c "import json,sys; h=json.load(open(sys.argv[1])); v=h['extra']['vocab']; assert len(v)==4101 and v[5]=='AAAAAA' and v[6]=='AAAAAT', v[:9]" "$T/k.json"
+n=$("$SLUICE" tokenize dna --kmer 6 --stride 3 "$D/pysam_ex1.fa" | "$SLUICE" cat | head -1 | python3 -c "import json,sys; print(len(json.load(sys.stdin)['ids']))")
+[ "$n" -eq $(( (1575 - 6) / 3 + 1 )) ] || fail "k-mer count $n"
+"$SLUICE" tokenize dna "$D/htslib_ce.fa" -o "$T/a.tok"
+gzip -c "$D/htslib_ce.fa" | "$SLUICE" tokenize dna -@ 2 -o "$T/b.tok"
+cmp "$T/a.tok" "$T/b.tok" || fail "stdin gzip differs from the file"
+"$SLUICE" tokenize dna "$D/synthetic_softmasked_lambda.2bit" -o "$T/c.tok"
+zstd -q -c "$D/synthetic_softmasked_lambda.2bit" > "$T/s.2bit.zst"
+"$SLUICE" tokenize dna "$T/s.2bit.zst" -o "$T/d.tok"
+cmp "$T/c.tok" "$T/d.tok" || fail "compressed .2bit differs"
+
+# --- 7. species: labels, splits, determinism ----------------------------------------
+"$SLUICE" dna species --window 50 --samples 200 --seed 5 --valid-chroms CHROMOSOME_II --test-chroms chr2 \
+  "$D/htslib_ce.fa" "$D/pysam_ex1.fa" -o "$T/s1.tok"
+"$SLUICE" dna species -@ 1 --window 50 --samples 200 --seed 5 --valid-chroms CHROMOSOME_II --test-chroms chr2 \
+  "$D/htslib_ce.fa.gz" "$D/pysam_ex1.fa" -q -o "$T/s2.tok"
+cmp "$T/s1.tok" "$T/s2.tok" || fail "species output depends on threads or on compression"
+"$SLUICE" cat "$T/s1.tok" > "$T/s.jsonl"
+python3 - "$T/s.jsonl" <<'EOF'
+import json, sys
+d = [json.loads(l) for l in open(sys.argv[1])]
+assert len(d) == 200
+labels = [x['label'] for x in d]
+assert 60 < labels.count(0) < 140, labels.count(0)
+for x in d:
+    assert len(x['ids']) == 50 and x['end'] - x['start'] == 50
+    assert x['chrom'] != 'CHROMOSOME_II' and x['chrom'] != 'chr2'      # valid/test chromosomes excluded
+    assert x['species'] == ['htslib_ce', 'pysam_ex1'][x['label']]
+EOF
+"$SLUICE" dna species --window 50 --samples 20 --split test --test-chroms chr2,CHROMOSOME_X \
+  "$D/htslib_ce.fa" "$D/pysam_ex1.fa" | "$SLUICE" cat | grep -v -q '"chrom":"chr1"' || fail "test split"
+echo ok
