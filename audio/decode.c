@@ -123,9 +123,12 @@ int sl_audio_decode_mem(const void *data, size_t len, const char *name, const sl
             goto out;
         }
     }
-    /* Pre-size the output when the header tells the length (not for streamed sizes). */
-    if (info.frames > 0 && info.frames < ((sf_count_t)1 << 40)) {
-        cap = (size_t)((double)info.frames * ratio) + 64;
+    /* Pre-size the output when the header tells the length (not for streamed sizes),
+     * but never beyond what the input's size can plausibly hold: a lying header
+     * must not make us allocate gigabytes (found by fuzz_wav). */
+    if (info.frames > 0) {
+        double frames_hint = (double)info.frames, plausible = 4.0 * (double)len + 4096;
+        cap = (size_t)((frames_hint < plausible ? frames_hint : plausible) * ratio) + 64;
         a->x = sl_xmalloc(cap * sizeof *a->x);
     }
     buf = sl_xmalloc((size_t)BLOCK * ch * sizeof *buf);
