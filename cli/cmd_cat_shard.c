@@ -1,12 +1,101 @@
-/* Placeholder: `sluice cat DIR` for shard directories lands with the shard issue. */
-#include <stdio.h>
+/* `sluice cat DIR`: every document piece of every row of a shard directory as
+ * JSON Lines, so documents can be reassembled (concatenate the pieces of an
+ * id in doc_offset order). Rows are those of the stored layout (the last
+ * warmup stage); `--stage K` prints the view of stage K over one epoch of the
+ * data (docs/shards.md section 3) when the caller passes it through. */
+#include <stdlib.h>
+#include <string.h>
 
 #include "cli/commands.h"
+#include "shard/shard.h"
+#include "shard/view.h"
+#include "stream/buf.h"
+#include "stream/io.h"
+#include "stream/json.h"
+
+typedef struct {
+    sl_output *out;
+    sl_buf b;
+    long stage;
+    const char *split;
+} cat_ctx;
+
+static int put_piece(void *vc, uint64_t view_row, const sl_piece *p, const uint32_t *tok, sl_err *err)
+{
+    cat_ctx *c = vc;
+    sl_buf *b = &c->b;
+    sl_buf_clear(b);
+    sl_buf_puts(b, "{\"id\":");
+    sl_json_put_str(b, p->id, p->id_len);
+    sl_buf_puts(b, ",\"ids\":[");
+    for (uint32_t i = 0; i < p->length; i++)
+        sl_buf_printf(b, i ? ",%u" : "%u", tok[i]);
+    sl_buf_puts(b, "],\"stage\":");
+    if (c->stage >= 0)
+        sl_buf_printf(b, "%ld", c->stage);
+    else
+        sl_buf_puts(b, "null");
+    sl_buf_printf(b, ",\"row\":%llu,\"offset\":%u,\"doc\":%llu,\"doc_offset\":%llu,\"split\":\"%s\"}\n",
+                  (unsigned long long)view_row, p->offset, (unsigned long long)p->doc,
+                  (unsigned long long)p->doc_offset, c->split);
+    return sl_output_write(c->out, b->data, b->len, err);
+}
 
 int sl_cat_shard_dir(sl_cli *cli, const char *dir, int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "sluice: %s: %s: shard directories are not supported yet\n", cli->cmd->name, dir);
-    return 2;
+    long stage = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        if (!strcmp(argv[i], "--stage") && i + 1 < argc)
+            v = argv[++i];
+        else if (!strncmp(argv[i], "--stage=", 8))
+            v = argv[i] + 8;
+        if (v)
+            stage = (long)sl_cli_int(cli, "--stage", v, 0, 1000000);
+    }
+    sl_err err = {{0}};
+    sl_shard *s = sl_shard_open(dir, 1, &err);
+    if (!s)
+        return sl_cli_fail(cli, &err);
+    if (stage >= (long)s->warmup.n) {
+        sl_shard_close(s);
+        sl_cli_usage_error(cli, "--stage %ld: the shard has %zu stage(s)", stage, s->warmup.n);
+    }
+    if (stage < 0)
+        stage = (long)s->warmup.n - 1;
+    uint32_t L = s->info.seq_len;
+    cat_ctx c = {.out = sl_output_open(cli->output, &err), .stage = stage};
+    int rc = c.out ? 0 : -1;
+    for (int k = 0; k < SL_SPLIT_N && !rc; k++) {
+        if (!s->split[k].present)
+            continue;
+        sl_shard_iter *it = sl_shard_iter_open(s, k, &err);
+        if (!it) {
+            rc = -1;
+            break;
+        }
+        /* the val split has no stages: it is read at the stored length */
+        uint32_t l = k == SL_SPLIT_TRAIN ? s->warmup.stages[stage].seq_len : L;
+        c.stage = k == SL_SPLIT_TRAIN ? stage : -1;
+        c.split = sl_shard_split_names[k];
+        sl_row row;
+        int n;
+        while ((n = sl_shard_iter_next(it, &row, &err)) == 1)
+            if (sl_view_row(&row, L, l, put_piece, &c, &err)) {
+                n = -1;
+                break;
+            }
+        if (n < 0)
+            rc = -1;
+        sl_shard_iter_close(it);
+    }
+    sl_buf_free(&c.b);
+    sl_shard_close(s);
+    if (rc) {
+        sl_output_abort(c.out);
+        return sl_cli_fail(cli, &err);
+    }
+    if (sl_output_commit(c.out, &err))
+        return sl_cli_fail(cli, &err);
+    return 0;
 }

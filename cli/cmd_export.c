@@ -1,10 +1,131 @@
-/* Placeholder until the subcommand lands (see its issue). */
+/* `sluice export megatron`: a document token stream to the Megatron-LM /
+ * GPT-NeoX indexed dataset (PREFIX.bin + PREFIX.idx), as
+ * tools/preprocess_data.py --append-eod writes it (docs/shards.md section 5). */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli/commands.h"
+#include "shard/megatron.h"
+#include "shard/packed.h"
+#include "stream/io.h"
+#include "stream/progress.h"
+#include "stream/tokstream.h"
+
+static const char help[] =
+    "Writes PREFIX.bin and PREFIX.idx: one sequence per document with the EOS\n"
+    "appended and counted (as Megatron's preprocess_data.py --append-eod), empty\n"
+    "documents dropped, token dtype uint16 (code 8) when the vocab is below 65500,\n"
+    "else int32 (code 4), as megatron-core's DType.optimal_dtype picks.\n\n"
+    "options:\n"
+    "  -o PREFIX           output prefix (required)\n"
+    "  --eos ID            end-of-document token (default: the stream's eos)\n"
+    "  --no-eos            append nothing (required when the stream has no eos and\n"
+    "                      no --eos is given)\n\n"
+    "example:\n"
+    "  sluice export megatron tokens.tok -o data/my_text_document\n"
+    "  # train with --data-path data/my_text_document\n";
+
+static int run_megatron(sl_cli *cli, int argc, char **argv)
+{
+    enum { O_EOS = SL_OPT_FIRST_FREE, O_NOEOS };
+    static const struct option opts[] = {{"eos", required_argument, 0, O_EOS},
+                                         {"no-eos", no_argument, 0, O_NOEOS},
+                                         SL_CLI_COMMON_LONG,
+                                         {0, 0, 0, 0}};
+    long long eos = -1;
+    int no_eos = 0, c;
+    while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
+        switch (c) {
+        case O_EOS: eos = sl_cli_int(cli, "--eos", optarg, 0, INT32_MAX); break;
+        case O_NOEOS: no_eos = 1; break;
+        default: sl_cli_common(cli, c, argv[optind - 1]);
+        }
+    }
+    if (argc - optind > 1)
+        sl_cli_usage_error(cli, "one input at a time (got %d)", argc - optind);
+    if (!strcmp(cli->output, "-"))
+        sl_cli_usage_error(cli, "needs -o PREFIX (writes PREFIX.bin and PREFIX.idx)");
+    if (no_eos && eos >= 0)
+        sl_cli_usage_error(cli, "--eos and --no-eos exclude each other");
+    const char *path = optind < argc ? argv[optind] : "-";
+    sl_err err = {{0}};
+    sl_input *in = sl_input_open(path, &err);
+    if (!in)
+        return sl_cli_fail(cli, &err);
+    sl_ts_reader *r = sl_ts_reader_open(in, &err);
+    sl_mega_writer *w = NULL;
+    sl_doc d = {0};
+    sl_progress *pg = NULL;
+    int rc = -1;
+    if (!r)
+        goto done;
+    const sl_ts_header *h = sl_ts_reader_header(r);
+    sl_pack_opts po;
+    char *wu = NULL;
+    int packed = sl_packed_detect(h, &po, &wu, &err);
+    free(wu);
+    if (packed) {
+        if (packed > 0)
+            sl_errf(&err, "%s: a packed stream (rows of %u tokens): export needs a document stream", path, po.seq_len);
+        goto done;
+    }
+    int64_t e = no_eos ? SL_TS_NO_ID : eos >= 0 ? eos : h->eos;
+    if (!no_eos && e == SL_TS_NO_ID) {
+        sl_errf(&err, "%s: the stream has no eos: give --eos ID (or --no-eos)", path);
+        goto done;
+    }
+    if (e != SL_TS_NO_ID && (uint64_t)e >= h->vocab_size) {
+        sl_errf(&err, "--eos %lld: not below the vocab size %u", (long long)e, h->vocab_size);
+        goto done;
+    }
+    if (h->vocab_size > (uint64_t)INT32_MAX + 1) {
+        sl_errf(&err, "%s: vocab size %u does not fit Megatron's int32 tokens", path, h->vocab_size);
+        goto done;
+    }
+    w = sl_mega_writer_open(cli->output, sl_mega_dtype_for_vocab(h->vocab_size), &err);
+    if (!w)
+        goto done;
+    pg = sl_progress_start("export", "docs", cli->progress);
+    int k;
+    while ((k = sl_ts_read_doc(r, &d, &err)) == 1) {
+        if (d.n_tokens == 0)
+            continue; /* Megatron drops empty documents (and gives them no EOD) */
+        if (e != SL_TS_NO_ID)
+            sl_doc_push(&d, (uint32_t)e);
+        if (sl_mega_add_doc(w, d.tokens, d.n_tokens, &err)) {
+            sl_err_prefix(&err, "%s: document '%s'", path, d.id);
+            goto done;
+        }
+        sl_progress_add(pg, 1, d.n_tokens * sizeof *d.tokens);
+    }
+    if (k < 0)
+        goto done;
+    rc = sl_mega_writer_finish(w, &err);
+    w = NULL;
+done:
+    sl_progress_done(pg);
+    sl_mega_writer_abort(w);
+    sl_doc_free(&d);
+    sl_ts_reader_close(r);
+    sl_input_close(in);
+    return rc ? sl_cli_fail(cli, &err) : 0;
+}
+
+static const sl_command export_megatron = {
+    .name = "export megatron",
+    .summary = "Megatron-LM / GPT-NeoX indexed dataset (.bin + .idx)",
+    .usage = "sluice export megatron [options] [FILE] -o PREFIX",
+    .help = help,
+    .run = run_megatron,
+};
+
+static const sl_command *const subs[] = {&export_megatron, NULL};
 
 const sl_command sl_cmd_export = {
     .name = "export",
     .summary = "export to other formats (megatron)",
-    .usage = "sluice export megatron SRC -o PREFIX",
+    .usage = "sluice export megatron [options] [FILE] -o PREFIX",
     .help = "",
-    .run = sl_cli_not_implemented,
+    .run = NULL,
+    .subs = subs,
 };

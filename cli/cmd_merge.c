@@ -1,10 +1,168 @@
-/* Placeholder until the subcommand lands (see its issue). */
+/* `sluice merge`: concatenates shard directories (into a shard directory) or
+ * Megatron datasets (as Megatron's IndexedDatasetBuilder.add_index does). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cli/commands.h"
+#include "shard/megatron.h"
+#include "shard/shard.h"
+#include "shard/util.h"
+#include "stream/io.h"
+
+static const char help[] =
+    "Shard directories: every SRC must have the same seq_len, dtype, vocab,\n"
+    "tokenizer fingerprint, special ids, layout and warmup SPEC. Rows of each split\n"
+    "are concatenated in argument order, document ordinals are renumbered after the\n"
+    "previous sources, warmup stages are resolved again for the merged size. Each\n"
+    "SRC is verified (checksums) first. DST is written atomically.\n\n"
+    "Megatron datasets (SRC = a prefix with SRC.idx and SRC.bin): the .bin files\n"
+    "are concatenated and sizes/pointers/document indices rebased, as Megatron's\n"
+    "add_index / tools/merge_datasets.py do; dtypes must match.\n\n"
+    "options:\n"
+    "  -o DST              output directory or prefix (required)\n"
+    "  --force             replace an existing DST directory\n"
+    "  --max-file-bytes N  cap token files of a merged shard directory\n\n"
+    "example:\n"
+    "  sluice merge part-0/ part-1/ part-2/ -o shards/\n"
+    "  sluice merge data/a_text_document data/b_text_document -o data/ab_text_document\n";
+
+static int same_str(const char *a, const char *b) { return !strcmp(a ? a : "", b ? b : ""); }
+
+static int merge_shards(sl_cli *cli, char **srcs, int n, int force, uint64_t maxb, sl_err *err)
+{
+    sl_shard **s = sl_xcalloc((size_t)n, sizeof *s);
+    sl_shard_writer *w = NULL;
+    int rc = -1;
+    for (int i = 0; i < n; i++)
+        if (!(s[i] = sl_shard_open(srcs[i], 1, err)))
+            goto done;
+    const sl_shard_info *a = &s[0]->info;
+    for (int i = 1; i < n; i++) {
+        const sl_shard_info *b = &s[i]->info;
+        if (a->seq_len != b->seq_len || a->dtype_bytes != b->dtype_bytes || a->vocab_size != b->vocab_size ||
+            strcmp(a->fingerprint, b->fingerprint) || a->eos != b->eos || a->bos != b->bos || a->pad != b->pad ||
+            a->layout != b->layout || a->batch != b->batch || !same_str(a->warmup, b->warmup)) {
+            sl_errf(err, "%s: does not match %s (seq_len, dtype, vocab, fingerprint, special ids, layout and warmup "
+                    "must be equal)", srcs[i], srcs[0]);
+            goto done;
+        }
+    }
+    sl_shard_info info = *a;
+    info.shuffle = 0; /* concatenation: rows keep the order each source has */
+    if (!(w = sl_shard_writer_open(cli->output, &info, maxb, force, err)))
+        goto done;
+    uint64_t base = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t top = 0;
+        for (size_t k = 0; k < s[i]->n_docs; k++) {
+            const sl_shard_docref *dr = &s[i]->docs[k];
+            if (sl_shard_writer_doc(w, base + dr->ordinal, s[i]->doc_ids + dr->id_off, dr->id_len, dr->split,
+                                    dr->long_status, err))
+                goto done;
+            top = dr->ordinal + 1;
+        }
+        for (int k = 0; k < SL_SPLIT_N; k++) {
+            if (!s[i]->split[k].present)
+                continue;
+            sl_shard_iter *it = sl_shard_iter_open(s[i], k, err);
+            if (!it)
+                goto done;
+            sl_row row;
+            int m;
+            while ((m = sl_shard_iter_next(it, &row, err)) == 1) {
+                /* the iterator's piece buffer is ours until the next call */
+                for (size_t p = 0; p < row.n_pieces; p++)
+                    ((sl_piece *)row.pieces)[p].doc += base;
+                if (sl_shard_writer_row(w, k, &row, err)) {
+                    m = -1;
+                    break;
+                }
+            }
+            sl_shard_iter_close(it);
+            if (m < 0)
+                goto done;
+        }
+        base += top;
+    }
+    rc = sl_shard_writer_finish(w, err);
+    w = NULL;
+done:
+    sl_shard_writer_abort(w);
+    for (int i = 0; i < n; i++)
+        sl_shard_close(s[i]);
+    free(s);
+    return rc;
+}
+
+static int merge_megatron(sl_cli *cli, char **srcs, int n, sl_err *err)
+{
+    sl_mega_writer *w = NULL;
+    int rc = -1;
+    for (int i = 0; i < n; i++) {
+        sl_mega_reader *r = sl_mega_open(srcs[i], err);
+        if (!r)
+            goto done;
+        if (!w && !(w = sl_mega_writer_open(cli->output, sl_mega_index_of(r)->dtype_code, err))) {
+            sl_mega_close(r);
+            goto done;
+        }
+        int bad = sl_mega_add_index(w, r, err);
+        sl_mega_close(r);
+        if (bad)
+            goto done;
+    }
+    rc = sl_mega_writer_finish(w, err);
+    w = NULL;
+done:
+    sl_mega_writer_abort(w);
+    return rc;
+}
+
+static int run(sl_cli *cli, int argc, char **argv)
+{
+    enum { O_FORCE = SL_OPT_FIRST_FREE, O_MAXB };
+    static const struct option opts[] = {{"force", no_argument, 0, O_FORCE},
+                                         {"max-file-bytes", required_argument, 0, O_MAXB},
+                                         SL_CLI_COMMON_LONG,
+                                         {0, 0, 0, 0}};
+    int force = 0, c;
+    long long maxb = 0;
+    while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
+        switch (c) {
+        case O_FORCE: force = 1; break;
+        case O_MAXB: maxb = sl_cli_int(cli, "--max-file-bytes", optarg, 1, 1ll << 50); break;
+        default: sl_cli_common(cli, c, argv[optind - 1]);
+        }
+    }
+    int n = argc - optind;
+    if (n < 1)
+        sl_cli_usage_error(cli, "needs at least one SRC");
+    if (!strcmp(cli->output, "-"))
+        sl_cli_usage_error(cli, "needs -o DST");
+    char **srcs = argv + optind;
+    int dirs = 0;
+    for (int i = 0; i < n; i++)
+        dirs += sl_is_dir(srcs[i]);
+    sl_err err = {{0}};
+    int rc;
+    if (dirs == n) {
+        rc = merge_shards(cli, srcs, n, force, (uint64_t)maxb, &err);
+    } else if (dirs == 0) {
+        if (force || maxb)
+            sl_cli_usage_error(cli, "--force and --max-file-bytes apply to shard directories");
+        rc = merge_megatron(cli, srcs, n, &err);
+    } else {
+        sl_cli_usage_error(cli, "cannot mix shard directories and Megatron prefixes");
+    }
+    return rc ? sl_cli_fail(cli, &err) : 0;
+}
 
 const sl_command sl_cmd_merge = {
     .name = "merge",
     .summary = "concatenate shard directories or Megatron datasets",
-    .usage = "sluice merge SRC... -o DST",
-    .help = "",
-    .run = sl_cli_not_implemented,
+    .usage = "sluice merge [options] SRC... -o DST",
+    .help = help,
+    .run = run,
 };
