@@ -24,7 +24,7 @@ static int emu_lsm(sl_backend *b, const sl_logsoftmax_args *a, sl_err *err)
 
 static sl_backend *emu_backend_open(sl_err *err)
 {
-    sl_backend *b = sl_backend_cpu(0, err);
+    sl_backend *b = sl_backend_cpu(1, err);
     if (!b) return NULL;
     b->name = "cuda-emu";
     b->selective_scan = emu_scan;
