@@ -338,7 +338,6 @@ static int finish_added(sl_bpe *b, sl_buf *txt, sl_err *err)
         b->txt_off[a->id] = (uint32_t)txt->len;
         sl_buf_append(txt, a->content, a->len);
         sl_buf_putc(txt, 0);
-        set_token(b, a->id, a->content, a->len);
         if (a->normalized && b->n_norm) {
             sl_buf nb = {0};
             if (sl_normalize(b, st, a->content, a->len, &nb, err)) {
@@ -352,6 +351,9 @@ static int finish_added(sl_bpe *b, sl_buf *txt, sl_err *err)
             a->match = sl_xstrndup(a->content, a->len);
             a->match_len = a->len;
         }
+        /* HF decodes a normalized added token as its normalized form (e.g.
+         * "Quick" under Lowercase decodes as "quick"). */
+        set_token(b, a->id, a->match, a->match_len);
         if (a->match_len)
             sl_trie_add(a->normalized ? &b->norm_trie : &b->raw_trie, a->match, a->match_len, (int32_t)i);
     }

@@ -41,6 +41,34 @@ static int below_u0300(const char *s, size_t n)
     return 1;
 }
 
+/* HF lowercases character by character (Rust char::to_lowercase), so
+ * without context rules: a final capital sigma becomes U+03C3, not the
+ * final form U+03C2 that a whole-string u_strToLower would give. Each code
+ * point is lowercased on its own (full mappings such as U+0130 -> i +
+ * U+0307 are kept). Writes s->u16b; returns the length (or the needed
+ * length with U_BUFFER_OVERFLOW_ERROR). */
+static int32_t lower_each(sl_bpe_state *s, int32_t len, UErrorCode *e)
+{
+    int32_t cap = (int32_t)s->u16_cap, o = 0;
+    for (int32_t i = 0; i < len;) {
+        int32_t k = U16_IS_LEAD(s->u16a[i]) && i + 1 < len && U16_IS_TRAIL(s->u16a[i + 1]) ? 2 : 1;
+        UChar tmp[8];
+        UErrorCode e1 = U_ZERO_ERROR;
+        int32_t got = u_strToLower(tmp, 8, (const UChar *)s->u16a + i, k, "", &e1);
+        if (U_FAILURE(e1)) {
+            *e = e1;
+            return 0;
+        }
+        if (o + got <= cap)
+            memcpy(s->u16b + o, tmp, (size_t)got * sizeof *tmp);
+        o += got;
+        i += k;
+    }
+    if (o > cap)
+        *e = U_BUFFER_OVERFLOW_ERROR;
+    return o;
+}
+
 /* One step on UTF-16 in s->u16a (length *len); result back in s->u16a. */
 static int step(sl_bpe_state *s, int kind, int32_t *len, sl_err *err)
 {
@@ -49,7 +77,7 @@ static int step(sl_bpe_state *s, int kind, int32_t *len, sl_err *err)
     for (int attempt = 0; attempt < 2; attempt++) {
         e = U_ZERO_ERROR;
         if (kind == SL_NORM_LOWER) {
-            got = u_strToLower((UChar *)s->u16b, cap, (const UChar *)s->u16a, *len, "", &e);
+            got = lower_each(s, *len, &e);
         } else {
             const UNormalizer2 *nf = kind == SL_NORM_NFC ? unorm2_getNFCInstance(&e) : unorm2_getNFKCInstance(&e);
             if (U_FAILURE(e))
