@@ -1,10 +1,266 @@
-/* Placeholder until the subcommand lands (see its issue). */
+/* `sluice stats`: counts and length histograms of a token stream (documents
+ * or packed rows) or a shard directory, as one JSON object. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli/commands.h"
+#include "shard/packed.h"
+#include "shard/shard.h"
+#include "shard/util.h"
+#include "stream/buf.h"
+#include "stream/io.h"
+#include "stream/json.h"
+#include "stream/tokstream.h"
+
+static const char help[] =
+    "Prints one JSON object:\n"
+    "  document stream: documents, tokens, empty documents, min/max/mean length and a\n"
+    "    histogram of lengths in power-of-two buckets [lo, hi);\n"
+    "  packed stream (`sluice pack`): rows, pieces, document starts, padding;\n"
+    "  shard directory: per split rows, tokens, padding fraction, documents and their\n"
+    "    length histogram (lengths include EOS/BOS); per warmup stage the batch, steps,\n"
+    "    tokens per step, and the rows, pieces and document starts of one epoch of\n"
+    "    its view. The directory is verified (checksums) first.\n\n"
+    "example:\n"
+    "  sluice stats shards/ | jq .stages\n";
+
+#define NB 65 /* bucket 0: length 0; bucket k: [2^(k-1), 2^k) */
+
+typedef struct {
+    uint64_t n, tokens, empty, min, max;
+    uint64_t hist[NB];
+} lenstats;
+
+static void ls_add(lenstats *s, uint64_t len)
+{
+    if (!s->n || len < s->min)
+        s->min = len;
+    if (len > s->max)
+        s->max = len;
+    s->n++;
+    s->tokens += len;
+    s->empty += len == 0;
+    int k = 0;
+    while (k < 64 && (len >> k))
+        k++;
+    s->hist[k]++;
+}
+
+static void ls_put(sl_buf *b, const lenstats *s, const char *ind)
+{
+    sl_buf_printf(b, "%s\"documents\": %llu,\n%s\"document_tokens\": %llu,\n%s\"empty_documents\": %llu,\n", ind,
+                  (unsigned long long)s->n, ind, (unsigned long long)s->tokens, ind, (unsigned long long)s->empty);
+    sl_buf_printf(b, "%s\"length\": {\"min\": %llu, \"max\": %llu, \"mean\": ", ind, (unsigned long long)s->min,
+                  (unsigned long long)s->max);
+    sl_json_put_num(b, s->n ? (double)s->tokens / (double)s->n : 0);
+    sl_buf_printf(b, "},\n%s\"length_histogram\": [", ind);
+    int first = 1;
+    for (int k = 0; k < NB; k++) {
+        if (!s->hist[k])
+            continue;
+        unsigned long long lo = k ? 1ull << (k - 1) : 0, hi = k < 64 ? 1ull << k : 0;
+        sl_buf_printf(b, "%s{\"lo\": %llu, \"hi\": %llu, \"count\": %llu}", first ? "" : ", ", lo, hi,
+                      (unsigned long long)s->hist[k]);
+        first = 0;
+    }
+    sl_buf_puts(b, "]");
+}
+
+static void put_frac(sl_buf *b, uint64_t a, uint64_t n) { sl_json_put_num(b, n ? (double)a / (double)n : 0); }
+
+static int stats_stream(const char *path, sl_buf *b, sl_err *err)
+{
+    sl_input *in = sl_input_open(path, err);
+    if (!in)
+        return -1;
+    sl_ts_reader *r = sl_ts_reader_open(in, err);
+    sl_doc d = {0};
+    sl_packed_row pr = {0};
+    char *wu = NULL;
+    int rc = -1, k = 0;
+    if (!r)
+        goto done;
+    const sl_ts_header *h = sl_ts_reader_header(r);
+    sl_pack_opts po;
+    int packed = sl_packed_detect(h, &po, &wu, err);
+    if (packed < 0)
+        goto done;
+    sl_buf_puts(b, "{\n  \"input\": ");
+    sl_json_put_cstr(b, path);
+    sl_buf_printf(b, ",\n  \"modality\": \"%s\",\n  \"vocab_size\": %u,\n", sl_modality_name(h->modality),
+                  h->vocab_size);
+    if (packed) {
+        uint64_t rows = 0, pieces = 0, starts = 0, used = 0;
+        while ((k = sl_ts_read_doc(r, &d, err)) == 1) {
+            sl_row row;
+            if (sl_packed_decode(&d, po.seq_len, &pr, &row, path, err))
+                goto done;
+            rows++;
+            pieces += row.n_pieces;
+            for (size_t i = 0; i < row.n_pieces; i++) {
+                starts += row.pieces[i].doc_offset == 0;
+                used += row.pieces[i].length;
+            }
+        }
+        uint64_t tok = rows * po.seq_len;
+        sl_buf_printf(b,
+                      "  \"kind\": \"packed\",\n  \"seq_len\": %u,\n  \"layout\": \"%s\",\n  \"rows\": %llu,\n"
+                      "  \"tokens\": %llu,\n  \"pieces\": %llu,\n  \"document_starts\": %llu,\n"
+                      "  \"pad_tokens\": %llu,\n  \"pad_fraction\": ",
+                      po.seq_len, po.layout == SL_LAYOUT_RECURRENT ? "recurrent" : "sequential",
+                      (unsigned long long)rows, (unsigned long long)tok, (unsigned long long)pieces,
+                      (unsigned long long)starts, (unsigned long long)(tok - used));
+        put_frac(b, tok - used, tok);
+        sl_buf_puts(b, "\n}\n");
+    } else {
+        lenstats ls = {0};
+        while ((k = sl_ts_read_doc(r, &d, err)) == 1)
+            ls_add(&ls, d.n_tokens);
+        sl_buf_puts(b, "  \"kind\": \"documents\",\n");
+        ls_put(b, &ls, "  ");
+        sl_buf_puts(b, "\n}\n");
+    }
+    rc = k < 0 ? -1 : 0;
+done:
+    free(wu);
+    sl_packed_row_free(&pr);
+    sl_doc_free(&d);
+    sl_ts_reader_close(r);
+    sl_input_close(in);
+    return rc;
+}
+
+static size_t doc_index(const sl_shard *s, uint64_t ord)
+{
+    size_t lo = 0, hi = s->n_docs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->docs[mid].ordinal < ord)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int stats_dir(const char *dir, sl_buf *b, sl_err *err)
+{
+    sl_shard *s = sl_shard_open(dir, 1, err);
+    if (!s)
+        return -1;
+    uint32_t L = s->info.seq_len;
+    size_t ns = s->warmup.n;
+    uint64_t *st_pieces = sl_xcalloc(ns, sizeof *st_pieces), *st_starts = sl_xcalloc(ns, sizeof *st_starts);
+    uint64_t *dlen = sl_xcalloc(s->n_docs ? s->n_docs : 1, sizeof *dlen);
+    int rc = -1;
+    sl_buf_puts(b, "{\n  \"input\": ");
+    sl_json_put_cstr(b, dir);
+    sl_buf_printf(b,
+                  ",\n  \"kind\": \"shards\",\n  \"seq_len\": %u,\n  \"dtype\": \"%s\",\n  \"vocab_size\": %u,\n"
+                  "  \"layout\": \"%s\",\n  \"documents\": %zu,\n  \"splits\": {",
+                  L, s->info.dtype_bytes == 2 ? "uint16" : "uint32", s->info.vocab_size,
+                  s->info.layout == SL_LAYOUT_RECURRENT ? "recurrent" : "sequential", s->n_docs);
+    int first = 1;
+    for (int k = 0; k < SL_SPLIT_N; k++) {
+        if (!s->split[k].present)
+            continue;
+        sl_shard_iter *it = sl_shard_iter_open(s, k, err);
+        if (!it)
+            goto done;
+        sl_row row;
+        int m;
+        uint64_t pieces = 0, used = 0;
+        while ((m = sl_shard_iter_next(it, &row, err)) == 1) {
+            for (size_t i = 0; i < row.n_pieces; i++) {
+                const sl_piece *p = &row.pieces[i];
+                pieces++;
+                used += p->length;
+                dlen[doc_index(s, p->doc)] += p->length;
+                if (k != SL_SPLIT_TRAIN)
+                    continue;
+                uint64_t g = row.index * (uint64_t)L + p->offset;
+                for (size_t j = 0; j < ns; j++) {
+                    uint64_t l = s->warmup.stages[j].seq_len;
+                    st_pieces[j] += (g + p->length - 1) / l - g / l + 1;
+                    st_starts[j] += p->doc_offset == 0;
+                }
+            }
+        }
+        sl_shard_iter_close(it);
+        if (m < 0)
+            goto done;
+        lenstats ls = {0};
+        for (size_t i = 0; i < s->n_docs; i++)
+            if (s->docs[i].split == k && s->docs[i].long_status != SL_DOC_DROPPED)
+                ls_add(&ls, dlen[i]);
+        const sl_shard_split *sp = &s->split[k];
+        sl_buf_printf(b,
+                      "%s\n    \"%s\": {\n      \"rows\": %llu,\n      \"files\": %zu,\n      \"tokens\": %llu,\n"
+                      "      \"pad_tokens\": %llu,\n      \"pad_fraction\": ",
+                      first ? "" : ",", sl_shard_split_names[k], (unsigned long long)sp->rows, sp->n_files,
+                      (unsigned long long)sp->tokens, (unsigned long long)sp->pad_tokens);
+        put_frac(b, sp->pad_tokens, sp->tokens);
+        sl_buf_printf(b, ",\n      \"pieces\": %llu,\n", (unsigned long long)pieces);
+        ls_put(b, &ls, "      ");
+        sl_buf_puts(b, "\n    }");
+        first = 0;
+        (void)used;
+    }
+    sl_buf_puts(b, "\n  },\n  \"warmup\": ");
+    if (s->info.warmup)
+        sl_json_put_cstr(b, s->info.warmup);
+    else
+        sl_buf_puts(b, "null");
+    sl_buf_puts(b, ",\n  \"stages\": [");
+    uint64_t D = s->split[SL_SPLIT_TRAIN].tokens;
+    for (size_t j = 0; j < ns; j++) {
+        const sl_stage *st = &s->warmup.stages[j];
+        sl_buf_printf(b, "%s\n    {\"stage\": %zu, \"seq_len\": %u, \"batch\": %llu, \"steps\": ", j ? "," : "", j,
+                      st->seq_len, (unsigned long long)st->batch);
+        if (st->steps < 0)
+            sl_buf_puts(b, "null");
+        else
+            sl_buf_printf(b, "%lld", (long long)st->steps);
+        sl_buf_printf(b,
+                      ", \"tokens_per_step\": %llu, \"start_token\": %llu, \"epoch_rows\": %llu, "
+                      "\"epoch_pieces\": %llu, \"epoch_document_starts\": %llu}",
+                      (unsigned long long)st->tokens_per_step, (unsigned long long)st->start_token,
+                      (unsigned long long)((D + st->seq_len - 1) / st->seq_len), (unsigned long long)st_pieces[j],
+                      (unsigned long long)st_starts[j]);
+    }
+    sl_buf_puts(b, "\n  ]\n}\n");
+    rc = 0;
+done:
+    free(st_pieces);
+    free(st_starts);
+    free(dlen);
+    sl_shard_close(s);
+    return rc;
+}
+
+static int run(sl_cli *cli, int argc, char **argv)
+{
+    static const struct option opts[] = {SL_CLI_COMMON_LONG, {0, 0, 0, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, opts, NULL)) != -1)
+        sl_cli_common(cli, c, argv[optind - 1]);
+    if (argc - optind > 1)
+        sl_cli_usage_error(cli, "one input at a time (got %d)", argc - optind);
+    const char *path = optind < argc ? argv[optind] : "-";
+    sl_err err = {{0}};
+    sl_buf b = {0};
+    int rc = strcmp(path, "-") && sl_is_dir(path) ? stats_dir(path, &b, &err) : stats_stream(path, &b, &err);
+    sl_output *out = rc ? NULL : sl_output_open(cli->output, &err);
+    if (out && (sl_output_write(out, b.data, b.len, &err) || sl_output_commit(out, &err)))
+        out = NULL;
+    sl_buf_free(&b);
+    return out ? 0 : sl_cli_fail(cli, &err);
+}
 
 const sl_command sl_cmd_stats = {
     .name = "stats",
     .summary = "rows, documents, tokens and length histograms of a stream or shard directory",
     .usage = "sluice stats [FILE|DIR]",
-    .help = "",
-    .run = sl_cli_not_implemented,
+    .help = help,
+    .run = run,
 };
