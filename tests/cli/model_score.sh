@@ -1,0 +1,102 @@
+# sluice score end to end on the tiny fixture models (tests/data/model/, made
+# by tests/model/gen_fixtures.py): NLLs against the reference values in
+# expected.jsonl, option behaviour, and clean errors.
+. "$SRC/tests/cli/lib.sh"
+M=$DATA/model
+
+# field VALUE of "key": from one JSON line (numbers only)
+num() { sed -n "s/.*\"$1\":\([-0-9.eE+]*\).*/\1/p"; }
+
+# close A B: |A-B| <= 1e-4 * max(1, |B|)
+close() { [ -n "$1" ] && [ -n "$2" ] || fail "close: empty value ('$1' vs '$2')"; awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; if (m < 1) m = 1; exit !(d <= 1e-4 * m) }'; }
+
+for m in hf_f32 ssm_f32 hf_bf16 sharded_f16; do
+  v=$(sed -n 's/.*"vocab_size": \([0-9]*\).*/\1/p' "$M/$m/config.json")
+  "$SLUICE" tokenize ids --vocab-size "$v" --field tokens "$M/$m/expected.jsonl" -o "$T/$m.tok"
+  "$SLUICE" score -m "$M/$m" "$T/$m.tok" -o "$T/$m.jsonl"
+  [ "$(wc -l < "$T/$m.jsonl")" = "$(wc -l < "$M/$m/expected.jsonl")" ] || fail "$m: wrong number of lines"
+  i=0
+  while IFS= read -r line; do
+    i=$((i + 1))
+    want=$(sed -n "${i}p" "$M/$m/expected.jsonl" | sed -n 's/.*"nll": \([-0-9.eE+]*\).*/\1/p')
+    got=$(printf '%s' "$line" | num nll)
+    close "$got" "$want" || fail "$m doc $i: nll $got, reference $want"
+    n=$(sed -n "${i}p" "$M/$m/expected.jsonl" | sed -n 's/.*"tokens": \[\([^]]*\)\].*/\1/p' | tr ',' '\n' | grep -c .)
+    want_pred=$((n > 0 ? n - 1 : 0))
+    [ "$(printf '%s' "$line" | num tokens)" = "$want_pred" ] || fail "$m doc $i: tokens != $want_pred"
+  done < "$T/$m.jsonl"
+done
+
+# ppl = exp(nll / tokens); a one-token document has ppl null
+awk -F'[:,}]' '{ for (i = 1; i < NF; i++) { if ($i == "\"tokens\"") t = $(i+1); if ($i == "\"nll\"") n = $(i+1); if ($i == "\"ppl\"") p = $(i+1) }
+  if (t == 0) { if (p != "null") exit 1 } else { e = exp(n / t); d = (p - e) / e; if (d < -1e-9 || d > 1e-9) exit 1 } }' "$T/hf_f32.jsonl" \
+  || fail "ppl is not exp(nll/tokens)"
+
+# --long-context W: nll_reset against the reference with the state reset every 16 tokens
+"$SLUICE" score -m "$M/hf_f32" --long-context 16 "$T/hf_f32.tok" > "$T/lc.jsonl"
+i=0
+while IFS= read -r line; do
+  i=$((i + 1))
+  want=$(sed -n "${i}p" "$M/hf_f32/expected.jsonl" | sed -n 's/.*"nll_reset": \([-0-9.eE+]*\).*/\1/p')
+  [ -n "$want" ] || continue
+  close "$(printf '%s' "$line" | num nll_reset)" "$want" || fail "long-context doc $i"
+  nll=$(printf '%s' "$line" | num nll); t=$(printf '%s' "$line" | num tokens); lc=$(printf '%s' "$line" | num long_context)
+  awk -v a="$lc" -v n="$nll" -v r="$want" -v t="$t" 'BEGIN { e = (r - n) / t; d = a - e; exit !(d < 1e-4 && d > -1e-4) }' \
+    || fail "long_context is not (nll_reset - nll)/tokens"
+done < "$T/lc.jsonl"
+
+# --per-token: one log-prob per predicted token, summing to -nll
+"$SLUICE" score -m "$M/hf_f32" --per-token "$T/hf_f32.tok" | tail -n 1 > "$T/pt.jsonl"
+sed 's/.*"logprobs":\[\([^]]*\)\].*/\1/' "$T/pt.jsonl" | tr ',' '\n' > "$T/lp.txt"
+[ "$(grep -c . "$T/lp.txt")" = "$(num tokens < "$T/pt.jsonl")" ] || fail "--per-token count"
+sum=$(awk '{ s += $1 } END { printf "%.6f", -s }' "$T/lp.txt")
+close "$sum" "$(num nll < "$T/pt.jsonl")" || fail "--per-token sum $sum"
+
+# --max-tokens N: only the first N tokens (N - 1 predictions); equals the prefix's reference log-probs
+"$SLUICE" score -m "$M/hf_f32" --max-tokens 5 "$T/hf_f32.tok" | tail -n 1 > "$T/mt.jsonl"
+[ "$(num tokens < "$T/mt.jsonl")" = 4 ] || fail "--max-tokens"
+want=$(tail -n 1 "$M/hf_f32/expected.jsonl" | sed 's/.*"logp": \[\([^]]*\)\].*/\1/' | tr ',' '\n' | head -n 4 | awk '{ s -= $1 } END { printf "%.9f", s }')
+close "$(num nll < "$T/mt.jsonl")" "$want" || fail "--max-tokens nll"
+
+# thread count and chunk size do not change the output
+"$SLUICE" score -m "$M/ssm_f32" -@ 1 "$T/ssm_f32.tok" > "$T/t1.jsonl"
+"$SLUICE" score -m "$M/ssm_f32" -@ 3 --chunk 5 --batch-tokens 7 "$T/ssm_f32.tok" > "$T/t3.jsonl"
+cmp -s "$T/t1.jsonl" "$T/ssm_f32.jsonl" || fail "-@ 1 changed the output"
+awk 'NR == FNR { a[FNR] = $0; next } { split(a[FNR], x, /"nll":/); split($0, y, /"nll":/); u = x[2] + 0; v = y[2] + 0;
+     d = u - v; if (d < 0) d = -d; if (d > 1e-5 * (u < 0 ? -u : u) + 1e-9) exit 1 }' "$T/t1.jsonl" "$T/t3.jsonl" \
+  || fail "--chunk/--batch-tokens changed the scores"
+
+# --to-stream: the same records, scores added to the metadata
+"$SLUICE" score -m "$M/hf_f32" --to-stream "$T/hf_f32.tok" -o "$T/scored.tok"
+"$SLUICE" cat --no-ids "$T/scored.tok" > "$T/scored.jsonl"
+[ "$(wc -l < "$T/scored.jsonl")" = 5 ] || fail "--to-stream record count"
+grep -q '"scored_tokens":299,"nll":' "$T/scored.jsonl" || fail "--to-stream metadata"
+[ "$("$SLUICE" cat "$T/scored.tok" | sed 's/.*"ids":\[\([^]]*\)\].*/\1/' | md5sum)" = \
+  "$("$SLUICE" cat "$T/hf_f32.tok" | sed 's/.*"ids":\[\([^]]*\)\].*/\1/' | md5sum)" ] || fail "--to-stream changed tokens"
+
+# --device cuda: the same numbers on a GPU, or a clear error without one
+if "$SLUICE" score -m "$M/hf_f32" --device cuda "$T/hf_f32.tok" > "$T/cuda.jsonl" 2> "$T/cuda.err"; then
+  paste -d' ' "$T/hf_f32.jsonl" "$T/cuda.jsonl" | while read -r a b; do
+    close "$(printf '%s' "$b" | num nll)" "$(printf '%s' "$a" | num nll)" || fail "cuda vs cpu"; done
+else
+  grep -q '^sluice: score: cuda' "$T/cuda.err" || fail "--device cuda error: $(cat "$T/cuda.err")"
+fi
+
+# errors: wrong tokenizer, ids outside the model, bad models, truncated input, usage
+echo '{"id":"x","ids":[1,2,3]}' | "$SLUICE" tokenize ids --vocab-size 1000 -o "$T/v1000.tok"
+expect_fail 1 'v1000.tok: the stream.s vocabulary \(1000 ids.*--force' -- "$SLUICE" score -m "$M/hf_f32" "$T/v1000.tok" -o "$T/o1"
+no_file "$T/o1"
+"$SLUICE" score -m "$M/hf_f32" --force "$T/v1000.tok" | grep -q '"tokens":2' || fail "--force"
+echo '{"id":"big","ids":[1,70,3]}' | "$SLUICE" tokenize ids --vocab-size 1000 -o "$T/big.tok"
+expect_fail 1 "document 'big': token 1 has id 70, not in the model's vocabulary \[0, 64\)" -- \
+  "$SLUICE" score -m "$M/hf_f32" --force "$T/big.tok" -o "$T/o2"
+no_file "$T/o2"
+expect_fail 1 "missing tensor 'backbone.layers.1.mixer.D'" -- "$SLUICE" score -m "$M/bad/missing_tensor" "$T/hf_f32.tok"
+expect_fail 1 'config.json' -- "$SLUICE" score -m "$T/nonexistent" "$T/hf_f32.tok"
+head -c 200 "$T/hf_f32.tok" > "$T/trunc.tok"
+expect_fail 1 'trunc.tok' -- "$SLUICE" score -m "$M/hf_f32" "$T/trunc.tok" -o "$T/o3"
+no_file "$T/o3"
+expect_fail 2 'MODEL_DIR is required' -- "$SLUICE" score "$T/hf_f32.tok"
+expect_fail 2 "--device: 'tpu' is not one of" -- "$SLUICE" score -m "$M/hf_f32" --device tpu "$T/hf_f32.tok"
+expect_fail 2 'cannot be combined' -- "$SLUICE" score -m "$M/hf_f32" --per-token --to-stream "$T/hf_f32.tok"
+"$SLUICE" score --help | grep -q -- '--long-context W' || fail "help"
