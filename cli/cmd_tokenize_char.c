@@ -19,7 +19,7 @@ static const char help[] =
     "(\"extra\"), so 'sluice detokenize' and 'sluice cat' need no other file.\n\n"
     "units:\n"
     "  byte       (default) each UTF-8 byte is its id 0..255; 256 = <|endoftext|>,\n"
-    "             257 = <|bos|> (vocab size 259)\n"
+    "             257 = <|bos|> (vocab size 258)\n"
     "  codepoint  each Unicode code point is one id from a vocabulary: the code\n"
     "             points sorted ascending, then <|endoftext|>, <|bos|>, <|unk|>;\n"
     "             a code point missing from a given vocabulary becomes <|unk|>\n\n"
