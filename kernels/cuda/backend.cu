@@ -222,12 +222,17 @@ extern "C" int sl_cuda_device_count(void)
 
 extern "C" sl_backend *sl_backend_cuda(int device, sl_err *err)
 {
-    int n = 0;
+    int n = 0, rt = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n == 0) {
         cudaGetLastError();
-        sl_errf(err, "cuda: no CUDA device found (cudaGetDeviceCount: %s)",
-                e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+        cudaRuntimeGetVersion(&rt);
+        if (e == cudaErrorInsufficientDriver)
+            sl_errf(err, "cuda: no CUDA device found (cudaGetDeviceCount: %s: no NVIDIA driver is loaded, or it is "
+                         "older than this CUDA %d.%d runtime needs)", cudaGetErrorString(e), rt / 1000, rt % 1000 / 10);
+        else
+            sl_errf(err, "cuda: no CUDA device found (cudaGetDeviceCount: %s)",
+                    e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
         return nullptr;
     }
     if (device < 0 || device >= n) {
@@ -257,6 +262,13 @@ extern "C" sl_backend *sl_backend_cuda(int device, sl_err *err)
     int pools = 0;
     cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device);
     c->pools = pools;
+    if (pools) { /* keep freed scratch in the pool across syncs instead of returning it to the OS */
+        cudaMemPool_t pool;
+        uint64_t keep = UINT64_MAX;
+        if (cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess)
+            cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+        cudaGetLastError();
+    }
     snprintf(c->desc, sizeof c->desc, "%.200s (compute capability %d.%d, %.1f GiB, %d SMs)", prop.name, prop.major,
              prop.minor, prop.totalGlobalMem / 1073741824.0, prop.multiProcessorCount);
     if ((e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking)) != cudaSuccess) {

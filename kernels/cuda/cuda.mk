@@ -72,7 +72,7 @@ $(BUILD)/tests/cuda/%: tests/cuda/%.c $(BUILD)/libsluice.a
 
 $(BUILD)/bench/cuda/%: bench/cuda/%.c $(BUILD)/libsluice.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -I/usr/include/openblas -o $@ $< $(BUILD)/libsluice.a $(LDFLAGS_ALL) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) -I/usr/include/openblas -I$(CUDA_HOME)/include -o $@ $< $(BUILD)/libsluice.a $(LDFLAGS_ALL) $(LDLIBS_ALL)
 
 # Runs each GPU test (under compute-sanitizer's memcheck and racecheck too,
 # where it is installed). Without a device: a clear skip, exit 0, unless
