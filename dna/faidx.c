@@ -106,9 +106,10 @@ int dna_fai_build(dna_fx *r, dna_fai *fai, sl_err *err)
         }
         const dna_fx_fai *f = dna_fx_fai_info(r);
         if (!f->ok) {
+            sl_errf(err, "%s: record '%s' cannot be indexed: its sequence lines differ in length", dna_fx_source(r),
+                    x->name);
             dna_fai_free(fai);
-            return sl_errf(err, "%s: record '%s' cannot be indexed: its sequence lines differ in length",
-                           dna_fx_source(r), x->name ? x->name : "");
+            return -1;
         }
         x->length = f->length;
         x->offset = f->offset;
