@@ -24,7 +24,22 @@
 #define CHUNK ((size_t)1 << 20)
 #define MAX_WARNINGS 10
 
+#define BATCH_LINES 1024
+#define BATCH_BYTES ((size_t)8 << 20)
+
 enum { M_DETECT, M_JSONL, M_TEXT, M_LINES, M_DONE };
+
+typedef struct jslot jslot;
+
+/* JSON Lines lines gathered for parsing in parallel (see batch_fill). */
+typedef struct {
+    sl_buf data;          /* the lines' bytes */
+    size_t *off, *len;    /* line i is data[off[i], off[i] + len[i]) */
+    jslot *slots;         /* parse results */
+    size_t n, next, cap;  /* n lines, next to hand out, capacity */
+    sl_err pending;       /* a read error met after line n */
+    int has_pending;
+} sl_batch;
 
 struct sl_docreader {
     sl_docreader_opts o;
@@ -39,6 +54,7 @@ struct sl_docreader {
     uint64_t ndoc;      /* documents produced from this source */
     sl_docreader_stats st;
     unsigned warnings;
+    sl_batch batch;
 };
 
 static int is_ws(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
@@ -157,53 +173,71 @@ static int put_text(sl_docreader *r, sl_textdoc *d, const char *s, size_t n, uin
     return 0;
 }
 
-/* One JSON Lines line into d. Returns 0; -1 with err set for a bad line
- * (skippable with --on-error=skip); -2 for invalid UTF-8 under
- * --invalid=error, which the user asked to be fatal. */
-static int parse_json_line(sl_docreader *r, sl_textdoc *d, const char *p, size_t n, sl_err *err)
+/* One JSON Lines line, parsed into a batch slot. Runs on worker threads, so
+ * it only reads r and writes the slot. */
+struct jslot {
+    sl_textdoc d;
+    int status;        /* 0 ok; -1 bad line (skippable); -2 fatal (invalid UTF-8 under --invalid=error) */
+    int gen_id;        /* no usable "id": generated when handed out, in order */
+    size_t invalid;    /* invalid UTF-8 sequences repaired */
+    uint64_t line;
+    sl_err err;
+};
+
+static void parse_json_line(const sl_docreader *r, jslot *s, const char *p, size_t n)
 {
+    sl_textdoc *d = &s->d;
+    sl_err *err = &s->err;
+    unsigned long long line = s->line;
+    sl_buf_clear(&d->id);
+    sl_buf_clear(&d->text);
+    sl_buf_clear(&d->meta);
+    d->id_is_string = 1;
+    s->gen_id = 0;
+    s->invalid = 0;
+    s->status = -1;
     if (r->o.invalid_utf8 == SL_UTF8_ERROR) {
         size_t bad = sl_utf8_check(p, n);
         if (bad != n) {
-            sl_errf(err, "%s:%llu: invalid UTF-8 (byte %zu of the line)", r->name, (unsigned long long)r->line,
-                    bad);
-            return -2;
+            sl_errf(err, "%s:%llu: invalid UTF-8 (byte %zu of the line)", r->name, line, bad);
+            s->status = -2;
+            return;
         }
     }
     sl_json_opts jo = {.invalid_utf8 = r->o.invalid_utf8};
     sl_json_doc *jd = sl_json_parse(p, n, &jo, err);
-    if (!jd)
-        return sl_err_prefix(err, "%s:%llu", r->name, (unsigned long long)r->line);
-    int rc = -1;
+    if (!jd) {
+        sl_err_prefix(err, "%s:%llu", r->name, line);
+        return;
+    }
     const sl_json *root = sl_json_root(jd);
     const sl_json *text = root->type == SL_JSON_OBJECT ? sl_json_get(root, r->o.field) : NULL;
     const sl_json *id = root->type == SL_JSON_OBJECT ? sl_json_get(root, "id") : NULL;
     if (root->type != SL_JSON_OBJECT)
-        sl_errf(err, "%s:%llu: not a JSON object", r->name, (unsigned long long)r->line);
+        sl_errf(err, "%s:%llu: not a JSON object", r->name, line);
     else if (!text)
-        sl_errf(err, "%s:%llu: no \"%s\" field", r->name, (unsigned long long)r->line, r->o.field);
+        sl_errf(err, "%s:%llu: no \"%s\" field", r->name, line, r->o.field);
     else if (text->type != SL_JSON_STRING)
-        sl_errf(err, "%s:%llu: field \"%s\" is not a string", r->name, (unsigned long long)r->line, r->o.field);
+        sl_errf(err, "%s:%llu: field \"%s\" is not a string", r->name, line, r->o.field);
     else if (id && id->type != SL_JSON_STRING && id->type != SL_JSON_NUMBER && id->type != SL_JSON_NULL)
-        sl_errf(err, "%s:%llu: field \"id\" is not a string or a number", r->name, (unsigned long long)r->line);
+        sl_errf(err, "%s:%llu: field \"id\" is not a string or a number", r->name, line);
     else
-        rc = 0;
-    if (rc == 0) {
-        r->st.invalid_utf8 += jo.invalid_count;
-        r->ndoc++;
+        s->status = 0;
+    if (s->status == 0) {
+        s->invalid = jo.invalid_count;
         sl_buf_append(&d->text, text->str, text->str_len);
         if (id && id->type != SL_JSON_NULL) {
             sl_buf_append(&d->id, id->str, id->str_len);
             d->id_is_string = id->type == SL_JSON_STRING;
         } else {
-            gen_id(r, d);
+            s->gen_id = 1;
         }
+        size_t flen = strlen(r->o.field);
         sl_buf_putc(&d->meta, '{');
         int first = 1;
         for (size_t i = 0; i < root->n; i++) {
             const sl_json *k = root->keys[i];
-            if ((k->str_len == 2 && !memcmp(k->str, "id", 2)) ||
-                (k->str_len == strlen(r->o.field) && !memcmp(k->str, r->o.field, k->str_len)))
+            if ((k->str_len == 2 && !memcmp(k->str, "id", 2)) || (k->str_len == flen && !memcmp(k->str, r->o.field, flen)))
                 continue;
             if (!first)
                 sl_buf_putc(&d->meta, ',');
@@ -215,7 +249,100 @@ static int parse_json_line(sl_docreader *r, sl_textdoc *d, const char *p, size_t
         sl_buf_putc(&d->meta, '}');
     }
     sl_json_free(jd);
-    return rc;
+}
+
+/* ---- JSON Lines in parallel batches --------------------------------------
+ * Parsing dominates the cost of reading JSON Lines, so lines are gathered in
+ * batches (copied out of the read buffer, which moves) and parsed by OpenMP
+ * threads into slots; the slots are then handed out strictly in line order,
+ * and ids, counts, warnings and errors are settled at that point, so the
+ * result is the same for any number of threads. A read error met while
+ * gathering (a line too long, corrupt input) is held back until the lines
+ * before it have been handed out. */
+
+static int batch_fill(sl_docreader *r)
+{
+    sl_batch *b = &r->batch;
+    b->n = b->next = 0;
+    sl_buf_clear(&b->data);
+    const char *p;
+    size_t n;
+    while (b->n < BATCH_LINES && b->data.len < BATCH_BYTES) {
+        int rc = get_line(r, &p, &n, &b->pending);
+        if (rc < 0) {
+            b->has_pending = 1;
+            break;
+        }
+        if (rc == 0)
+            break;
+        size_t i = 0;
+        while (i < n && is_ws(p[i]))
+            i++;
+        if (i == n)
+            continue; /* blank line */
+        if (b->n == b->cap) {
+            b->cap = b->cap ? 2 * b->cap : 64;
+            b->slots = sl_xrealloc(b->slots, b->cap * sizeof *b->slots);
+            b->off = sl_xrealloc(b->off, b->cap * sizeof *b->off);
+            b->len = sl_xrealloc(b->len, b->cap * sizeof *b->len);
+            memset(b->slots + b->n, 0, (b->cap - b->n) * sizeof *b->slots);
+        }
+        b->off[b->n] = b->data.len;
+        b->len[b->n] = n;
+        b->slots[b->n].line = r->line;
+        sl_buf_append(&b->data, p, n);
+        b->n++;
+    }
+    const sl_docreader *cr = r;
+    size_t count = b->n;
+#pragma omp parallel for schedule(dynamic, 8) if (count > 16)
+    for (size_t i = 0; i < count; i++)
+        parse_json_line(cr, &b->slots[i], b->data.data + b->off[i], b->len[i]);
+    return b->n > 0 || b->has_pending;
+}
+
+static void swap_bufs(sl_buf *a, sl_buf *b)
+{
+    sl_buf t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* The next document of the batch: 1, 0 when the batch is used up, -1 error. */
+static int batch_next(sl_docreader *r, sl_textdoc *d, sl_err *err)
+{
+    sl_batch *b = &r->batch;
+    while (b->next < b->n) {
+        jslot *s = &b->slots[b->next++];
+        if (s->status == 0) {
+            swap_bufs(&d->id, &s->d.id);
+            swap_bufs(&d->text, &s->d.text);
+            swap_bufs(&d->meta, &s->d.meta);
+            d->id_is_string = s->d.id_is_string;
+            d->source = r->name;
+            d->line = s->line;
+            r->st.invalid_utf8 += s->invalid;
+            r->ndoc++;
+            if (s->gen_id) {
+                sl_buf_clear(&d->id);
+                gen_id(r, d);
+            }
+            return 1;
+        }
+        if (s->status == -2 || !r->o.skip_bad_json) {
+            *err = s->err;
+            b->n = b->next = 0; /* the source is abandoned */
+            return -1;
+        }
+        r->st.skipped_lines++;
+        warn(r, &s->err);
+    }
+    if (b->has_pending) {
+        *err = b->pending;
+        b->has_pending = 0;
+        return -1;
+    }
+    return 0;
 }
 
 static void doc_reset(sl_docreader *r, sl_textdoc *d)
@@ -271,23 +398,13 @@ static int source_next(sl_docreader *r, sl_textdoc *d, sl_err *err)
     int rc;
     switch (r->mode) {
     case M_JSONL:
-        while ((rc = get_line(r, &p, &n, err)) == 1) {
-            size_t i = 0;
-            while (i < n && is_ws(p[i]))
-                i++;
-            if (i == n)
-                continue; /* blank line */
-            doc_reset(r, d);
-            d->line = r->line;
-            int pr = parse_json_line(r, d, p, n, err);
-            if (pr == 0)
-                return 1;
-            if (pr == -2 || !r->o.skip_bad_json)
-                return -1;
-            r->st.skipped_lines++;
-            warn(r, err);
+        for (;;) {
+            rc = batch_next(r, d, err);
+            if (rc != 0)
+                return rc;
+            if (!batch_fill(r))
+                return 0;
         }
-        return rc;
     case M_LINES:
         while ((rc = get_line(r, &p, &n, err)) == 1) {
             size_t i = 0;
@@ -361,6 +478,8 @@ int sl_docreader_next(sl_docreader *r, sl_textdoc *doc, sl_err *err)
             r->start = r->end = r->scan = 0;
             r->eof = 0;
             r->line = r->ndoc = 0;
+            r->batch.n = r->batch.next = 0;
+            r->batch.has_pending = 0;
         }
         int rc = source_next(r, doc, err);
         if (rc != 0) {
@@ -381,6 +500,12 @@ void sl_docreader_close(sl_docreader *r)
     sl_sources_close(r->src);
     free(r->name);
     free(r->buf);
+    for (size_t i = 0; i < r->batch.cap; i++)
+        sl_textdoc_free(&r->batch.slots[i].d);
+    free(r->batch.slots);
+    free(r->batch.off);
+    free(r->batch.len);
+    sl_buf_free(&r->batch.data);
     free(r);
 }
 

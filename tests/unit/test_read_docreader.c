@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <omp.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -354,6 +355,55 @@ static void test_lines_across_chunks(void **st)
     free(data);
 }
 
+/* JSON Lines are parsed in parallel batches of up to 1024 lines: 5000 lines
+ * with a bad line every 7th (skipped) and ids every 3rd must come out in
+ * order with the ids of a sequential reading, for 1 and 4 threads; a line
+ * over the limit in a later batch is reported after every earlier document. */
+static void test_jsonl_batches(void **st)
+{
+    (void)st;
+    sl_buf in = {0};
+    for (int i = 1; i <= 5000; i++) {
+        if (i % 7 == 0)
+            sl_buf_printf(&in, "{\"text\":\"bad %d\",}\n", i);
+        else if (i % 3 == 0)
+            sl_buf_printf(&in, "{\"id\":\"own-%d\",\"text\":\"line %d\",\"k\":%d}\n", i, i, i);
+        else
+            sl_buf_printf(&in, "{\"text\":\"line %d\"}\n", i);
+    }
+    sl_buf_printf(&in, "{\"text\":\"%s\"}\n", "this line is longer than the limit of 50 bytes");
+    sl_buf_printf(&in, "{\"text\":\"never read\"}\n");
+    const char *p = put("batches.jsonl", in.data, in.len);
+    for (int threads = 1; threads <= 4; threads += 3) {
+        omp_set_num_threads(threads);
+        rd x;
+        open1(&x, p, (sl_docreader_opts){.skip_bad_json = 1, .max_doc_bytes = 50});
+        int n = 0;
+        for (int i = 1; i <= 5000; i++) {
+            if (i % 7 == 0)
+                continue;
+            n++;
+            char id[64], text[64];
+            snprintf(text, sizeof text, "line %d", i);
+            if (i % 3 == 0) {
+                snprintf(id, sizeof id, "own-%d", i);
+                snprintf(text + 32, 32, "{\"k\":%d}", i);
+                expect_doc(&x, id, 1, text, text + 32);
+            } else {
+                expect_doc(&x, gid(p, n), 1, text, "{}");
+            }
+            assert_int_equal(x.d.line, i);
+        }
+        char pre[200];
+        snprintf(pre, sizeof pre, "%s:5001: line longer than --max-doc-bytes (50 bytes)", p);
+        expect_error(&x, pre, NULL);
+        assert_int_equal(sl_docreader_stats_get(x.r)->skipped_lines, 5000 / 7);
+        done(&x);
+    }
+    omp_set_num_threads(omp_get_num_procs());
+    sl_buf_free(&in);
+}
+
 static void test_sources_in_order_and_missing_file(void **st)
 {
     (void)st;
@@ -400,6 +450,7 @@ int main(void)
         cmocka_unit_test(test_binary_data_rejected),
         cmocka_unit_test(test_max_doc_bytes),
         cmocka_unit_test(test_lines_across_chunks),
+        cmocka_unit_test(test_jsonl_batches),
         cmocka_unit_test(test_sources_in_order_and_missing_file),
     };
     return cmocka_run_group_tests_name("read_docreader", tests, setup, teardown);
