@@ -16,9 +16,19 @@ SECS=${AUDIO_BENCH_SECONDS:-60}
 W=$(mktemp -d "${TMPDIR:-/tmp}/sluice-bench-audio.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 
-now() { date +%s.%N; }
-rate() { awk -v a="$1" -v t0="$2" -v t1="$3" 'BEGIN { printf "%.0f", a / (t1 - t0) }'; }
-secs() { awk -v t0="$1" -v t1="$2" 'BEGIN { printf "%.2f", t1 - t0 }'; }
+# timed NAME CMD...: runs CMD, leaves "wall user+sys" seconds in $W/NAME.time. CPU time is shown
+# too because the development machine is shared: wall time there depends on the load.
+timed() {
+  local name=$1; shift
+  local TIMEFORMAT='%R %U %S'
+  { time "$@" > /dev/null; } 2> "$W/$name.time"
+  awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }' "$W/$name.time" > "$W/$name.t" && mv "$W/$name.t" "$W/$name.time"
+}
+wall() { cut -d' ' -f1 "$W/$1.time"; }
+cpu() { cut -d' ' -f2 "$W/$1.time"; }
+rate() { awk -v a="$TOTAL" -v t="$1" 'BEGIN { printf "%.0f", a / t }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b / a }'; }
+report() { echo "$1: wall $(wall "$2") s = $(rate "$(wall "$2")") audio-s/s; CPU $(cpu "$2") s = $(rate "$(cpu "$2")") audio-s per CPU-s$3"; }
 
 echo "audio bench: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p' | head -1)"
 cc -O2 -o "$W/gen" "$SRC/bench/audio_gen.c" -lm
@@ -28,24 +38,20 @@ TOTAL=$((NF * SECS))
 echo "input: $NF files x ${SECS} s = ${TOTAL} s of 44.1 kHz stereo s16 ($(du -sh "$W/in" | cut -f1))"
 cat "$W"/in/*.wav > /dev/null # page cache warm for every contender
 
-t0=$(now)
-"$S" tokenize audio -q --rate 16000 --quantizer mulaw-s4 "$W/in" -o "$W/sluice.tok"
-t1=$(now)
-SL=$(rate "$TOTAL" "$t0" "$t1")
+echo "load average before the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
+timed sluice "$S" tokenize audio -q --rate 16000 --quantizer mulaw-s4 "$W/in" -o "$W/sluice.tok"
 docs=$("$S" cat --no-ids "$W/sluice.tok" | grep -c "\"samples\":$((SECS * 16000)),\"sample_rate\":16000" || true)
 [ "$docs" -eq "$NF" ] || { echo "audio bench: sluice output has $docs complete documents, want $NF" >&2; exit 1; }
-echo "sluice tokenize audio: $(secs "$t0" "$t1") s, ${SL} audio-s/s (${SL}x real time; goal >= 500x)"
+report "sluice tokenize audio" sluice " (goal >= 500x real time)"
 
 PY=""
 for p in python3 /usr/bin/python3; do
   if command -v "$p" >/dev/null && "$p" -c 'import numpy' 2>/dev/null; then PY=$p; break; fi
 done
 if [ -n "$PY" ]; then
-  t0=$(now)
-  "$PY" "$SRC/bench/audio_peer.py" "$W/peer.u8" "$W"/in/*.wav > /dev/null
-  t1=$(now)
-  PR=$(rate "$TOTAL" "$t0" "$t1")
-  echo "numpy SaShiMi-style peer: $(secs "$t0" "$t1") s, ${PR} audio-s/s; ratio sluice/numpy = $(awk -v a="$SL" -v b="$PR" 'BEGIN{printf "%.2f", a/b}')"
+  timed numpy "$PY" "$SRC/bench/audio_peer.py" "$W/peer.u8" "$W"/in/*.wav
+  report "numpy SaShiMi-style peer" numpy ""
+  echo "ratio sluice/numpy: wall $(ratio "$(wall sluice)" "$(wall numpy)")x, CPU $(ratio "$(cpu sluice)" "$(cpu numpy)")x"
   # Same steps, different resampling filters: the codes should mostly agree within one step.
   "$S" tokenize audio -q --rate 16000 "$W/in/bench_000.wav" | "$S" cat | grep -o '"ids":\[[0-9,]*\]' | tr -d '"ids:[]' | tr ',' '\n' > "$W/a.txt"
   head -c $((SECS * 16000)) "$W/peer.u8" | od -An -v -tu1 | tr -s ' \n' '\n\n' | sed '/^$/d' > "$W/b.txt"
@@ -56,11 +62,10 @@ else
 fi
 
 if command -v sox >/dev/null; then
-  t0=$(now)
-  ls "$W"/in/*.wav | xargs -P "$(nproc)" -I{} sox -D {} -r 16000 -c 1 -e mu-law -b 8 -t raw {}.ulaw
-  t1=$(now)
-  XR=$(rate "$TOTAL" "$t0" "$t1")
-  echo "sox (G.711, $(nproc) processes): $(secs "$t0" "$t1") s, ${XR} audio-s/s; ratio sluice/sox = $(awk -v a="$SL" -v b="$XR" 'BEGIN{printf "%.2f", a/b}')"
+  sox_all() { ls "$W"/in/*.wav | xargs -P "$(nproc)" -I{} sox -D {} -r 16000 -c 1 -e mu-law -b 8 -t raw {}.ulaw; }
+  timed sox sox_all
+  report "sox (G.711, $(nproc) processes)" sox ""
+  echo "ratio sluice/sox: wall $(ratio "$(wall sluice)" "$(wall sox)")x, CPU $(ratio "$(cpu sluice)" "$(cpu sox)")x"
 else
   echo "sox peer: skipped (sox not installed)"
 fi
