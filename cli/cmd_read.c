@@ -134,31 +134,43 @@ static int run(sl_cli *cli, int argc, char **argv)
         return sl_cli_fail(cli, &err);
     }
     sl_progress *pg = sl_progress_start("read", "docs", cli->progress);
-    sl_textdoc d = {0};
-    sl_buf b = {0}, tmp = {0};
+    /* Documents are formatted in batches by OpenMP threads (escaping the
+     * text is a fifth of the work) and written in order. */
+    enum { BATCH = 1024, BATCH_BYTES = 16 << 20 };
+    sl_textdoc *docs = sl_xcalloc(BATCH, sizeof *docs);
+    sl_buf *lines = sl_xcalloc(BATCH, sizeof *lines);
+    sl_buf tmp = {0};
     uint64_t bytes_seen = 0;
-    int rc, warned = 0, rename = strcmp(o.field, "text") != 0;
-    while ((rc = sl_docreader_next(r, &d, &err)) == 1) {
-        if (rename)
-            drop_text_field(cli, &d, &tmp, &warned);
-        put_doc(&b, &d);
-        if (b.len >= (1u << 20)) {
-            if (sl_output_write(out, b.data, b.len, &err) < 0) {
-                rc = -1;
-                break;
-            }
-            sl_buf_clear(&b);
+    int rc = 1, warned = 0, rename = strcmp(o.field, "text") != 0;
+    while (rc == 1) {
+        int n = 0;
+        size_t batch_bytes = 0;
+        while (n < BATCH && batch_bytes < BATCH_BYTES && (rc = sl_docreader_next(r, &docs[n], &err)) == 1) {
+            if (rename)
+                drop_text_field(cli, &docs[n], &tmp, &warned);
+            batch_bytes += docs[n].text.len;
+            n++;
         }
+#pragma omp parallel for schedule(dynamic, 4) if (n > 16)
+        for (int i = 0; i < n; i++) {
+            sl_buf_clear(&lines[i]);
+            put_doc(&lines[i], &docs[i]);
+        }
+        for (int i = 0; i < n && rc >= 0; i++)
+            if (sl_output_write(out, lines[i].data, lines[i].len, &err) < 0)
+                rc = -1;
         const sl_docreader_stats *st = sl_docreader_stats_get(r);
-        sl_progress_add(pg, 1, st->bytes - bytes_seen);
+        sl_progress_add(pg, (uint64_t)n, st->bytes - bytes_seen);
         bytes_seen = st->bytes;
     }
-    if (rc == 0 && b.len && sl_output_write(out, b.data, b.len, &err) < 0)
-        rc = -1;
     sl_progress_done(pg);
-    sl_buf_free(&b);
+    for (int i = 0; i < BATCH; i++) {
+        sl_textdoc_free(&docs[i]);
+        sl_buf_free(&lines[i]);
+    }
+    free(docs);
+    free(lines);
     sl_buf_free(&tmp);
-    sl_textdoc_free(&d);
     sl_docreader_stats st = *sl_docreader_stats_get(r);
     sl_docreader_close(r);
     if (rc < 0 || sl_output_commit(out, &err) < 0) {

@@ -24,8 +24,8 @@
 #define CHUNK ((size_t)1 << 20)
 #define MAX_WARNINGS 10
 
-#define BATCH_LINES 1024
-#define BATCH_BYTES ((size_t)8 << 20)
+#define BATCH_LINES 4096
+#define BATCH_BYTES ((size_t)16 << 20)
 
 enum { M_DETECT, M_JSONL, M_TEXT, M_LINES, M_DONE };
 
