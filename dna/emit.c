@@ -116,7 +116,8 @@ static void encode_job(const dna_tok_opts *o, job *j)
     dna_tok_encode(o, j->seq.data ? j->seq.data : "", j->seq.len, &j->tok);
     sl_doc_clear(&j->doc);
     sl_doc_reserve(&j->doc, j->tok.n);
-    memcpy(j->doc.tokens, j->tok.ids, j->tok.n * sizeof *j->tok.ids);
+    if (j->tok.n)
+        memcpy(j->doc.tokens, j->tok.ids, j->tok.n * sizeof *j->tok.ids);
     j->doc.n_tokens = j->tok.n;
     sl_doc_set_id(&j->doc, j->id.data ? j->id.data : "", j->id.len);
     j->doc.src_bytes = j->src_bytes;
