@@ -92,3 +92,12 @@ tar -C many -cf - $(cd many && ls | sort -V) | zstd -q > many.tar.zst
 "$SLUICE" read many.tar.zst > out.many
 for i in $(seq 1 50); do printf '{"id":"many.tar.zst:f%d.txt:1","text":"text number %d\\n"}\n' "$i" "$i"; done > want.many
 check many
+
+# the output does not depend on the thread count (parallel parsing and
+# formatting hand documents out in input order): 12000 lines, every 5th
+# malformed and skipped, generated ids counting only documents
+seq 1 12000 | awk '{ if ($1 % 5 == 0) print "{\"text\":" $1 ","; else if ($1 % 2) print "{\"text\":\"doc " $1 "\",\"n\":" $1 "}"; else print "{\"id\":" $1 ",\"text\":\"doc " $1 "\"}" }' > par.jsonl
+"$SLUICE" read -q -@ 1 --on-error skip par.jsonl > out.par1
+awk '$1 % 5 { n++; if ($1 % 2) printf "{\"id\":\"par.jsonl:%d\",\"text\":\"doc %d\",\"n\":%d}\n", n, $1, $1; else printf "{\"id\":%d,\"text\":\"doc %d\"}\n", $1, $1 }' <(seq 1 12000) > want.par1
+check par1
+for th in 2 3 8; do "$SLUICE" read -q -@ $th --on-error skip par.jsonl | cmp - out.par1 || fail "-@ $th differs from -@ 1"; done
