@@ -2,7 +2,10 @@
 # Benchmark: `sluice read` against peers on the same JSON Lines input, plain
 # and zstd-compressed: `jq -c .` (parse and re-print every object, like read
 # does) and a CPython json.loads/json.dumps line loop. Prints MB/s (input
-# megabytes per second of wall time, best of $RUNS) and the ratio to sluice.
+# megabytes per second of wall time, best of $RUNS) and each time as a
+# multiple of `sluice read -@ 1` (the peers are single-threaded; the zstd
+# peers are a two-process pipeline). On a loaded machine OpenMP threads spin
+# while waiting; OMP_WAIT_POLICY=passive avoids that.
 #
 # The input is ~${MB:-200} MB of documents drawn from the real English text in
 # examples/data/text (a seeded random walk over its words, so it compresses
@@ -66,7 +69,8 @@ for kind in plain zstd; do
   if [ $kind = zstd ]; then f="$W/docs.jsonl.zst"; cat_="zstd -dc"; fi
   echo "== $kind"
   s=$(best "'$SLUICE' read -@ 1 '$f'")
-  row "sluice read" "$s" "$s"
+  row "sluice read -@ 1" "$s" "$s"
+  row "sluice read (all $(nproc) cores)" "$(best "'$SLUICE' read '$f'")" "$s"
   if command -v jq > /dev/null; then row "$cat_ | jq -c ." "$(best "$cat_ '$f' | jq -c .")" "$s"
   else echo "  jq not installed: skipped"; fi
   row "$cat_ | python3 json loads/dumps" "$(best "$cat_ '$f' | python3 '$W/peer.py'")" "$s"
