@@ -21,6 +21,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,13 +97,27 @@ static int starts(const unsigned char *p, size_t n, const char *magic, size_t m)
     return n >= m && memcmp(p, magic, m) == 0;
 }
 
+/* ASCII cpio headers are all digits ("070701" + 104 hex digits for newc,
+ * "070707" + 70 octal digits for odc), so a text file that merely starts
+ * with a date like 070701 is not taken for one. */
+static int is_cpio(const unsigned char *p, size_t n)
+{
+    int newc = starts(p, n, "070701", 6) || starts(p, n, "070702", 6);
+    int odc = starts(p, n, "070707", 6);
+    size_t len = newc ? 110 : odc ? 76 : 0;
+    if (!len || n < len)
+        return starts(p, n, "\xC7\x71", 2) || starts(p, n, "\x71\xC7", 2); /* binary cpio */
+    for (size_t i = 6; i < len; i++)
+        if (newc ? !isxdigit(p[i]) : (p[i] < '0' || p[i] > '7'))
+            return 0;
+    return 1;
+}
+
 static int is_archive(const unsigned char *p, size_t n)
 {
-    return is_tar(p, n) || starts(p, n, "PK\3\4", 4) || starts(p, n, "PK\5\6", 4) ||
+    return is_tar(p, n) || is_cpio(p, n) || starts(p, n, "PK\3\4", 4) || starts(p, n, "PK\5\6", 4) ||
            starts(p, n, "PK\7\10PK", 6) || starts(p, n, "7z\xBC\xAF\x27\x1C", 6) ||
-           starts(p, n, "Rar!\x1A\x07", 6) || starts(p, n, "070707", 6) || starts(p, n, "070701", 6) ||
-           starts(p, n, "070702", 6) || starts(p, n, "\xC7\x71", 2) || starts(p, n, "\x71\xC7", 2) ||
-           starts(p, n, "!<arch>\n", 8);
+           starts(p, n, "Rar!\x1A\x07", 6) || starts(p, n, "!<arch>\n", 8);
 }
 
 /* ---- libarchive over an sl_input --------------------------------------- */
@@ -268,8 +283,11 @@ int sl_sources_next(sl_sources *s, sl_input **in, sl_err *err)
             }
             if (r < ARCHIVE_WARN)
                 return ar_fail(s, err, NULL);
-            if (archive_entry_filetype(e) != AE_IFREG)
-                continue; /* directories, links, devices: no data of their own */
+            /* directories, links, devices: no data of their own. (ar headers
+             * carry permission bits only, hence type 0 counts as a file.) */
+            unsigned type = archive_entry_filetype(e);
+            if (type != AE_IFREG && type != 0)
+                continue;
             if (member_open(s, e, err) < 0)
                 return -1;
             *in = s->member;

@@ -101,3 +101,27 @@ seq 1 12000 | awk '{ if ($1 % 5 == 0) print "{\"text\":" $1 ","; else if ($1 % 2
 awk '$1 % 5 { n++; if ($1 % 2) printf "{\"id\":\"par.jsonl:%d\",\"text\":\"doc %d\",\"n\":%d}\n", n, $1, $1; else printf "{\"id\":%d,\"text\":\"doc %d\"}\n", $1, $1 }' <(seq 1 12000) > want.par1
 check par1
 for th in 2 3 8; do "$SLUICE" read -q -@ $th --on-error skip par.jsonl | cmp - out.par1 || fail "-@ $th differs from -@ 1"; done
+
+# cpio (newc, written here by hand: the header is ASCII) and ar archives; a
+# text file that starts like a cpio header (a date) stays text
+cpio_entry() { # NAME FILE: one newc entry, padded to 4 bytes
+  local size namesize pad
+  size=$(stat -c %s "$2" 2>/dev/null || echo 0); namesize=$(( ${#1} + 1 ))
+  printf '070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X' 1 $((0100644)) 0 0 1 0 "$size" 0 0 0 0 "$namesize" 0
+  printf '%s\0' "$1"; pad=$(( (4 - (110 + namesize) % 4) % 4 )); head -c $pad /dev/zero
+  [ "$size" -gt 0 ] && cat "$2"; head -c $(( (4 - size % 4) % 4 )) /dev/zero
+}
+{ cpio_entry b.txt src/b.txt; cpio_entry TRAILER!!! /dev/null; } > t.cpio
+"$SLUICE" read t.cpio > out.cpio
+want_b t.cpio:b.txt > want.cpio
+check cpio
+if command -v ar > /dev/null; then
+  cp src/c.txt c.o && ar rc t.a c.o
+  "$SLUICE" read t.a > out.ar
+  want_c t.a:c.o > want.ar
+  check ar
+fi
+printf '070701 first of July\n070702 second\n' > dates.txt
+"$SLUICE" read --lines dates.txt > out.dates
+printf '{"id":"dates.txt:1","text":"070701 first of July"}\n{"id":"dates.txt:2","text":"070702 second"}\n' > want.dates
+check dates
