@@ -152,7 +152,7 @@ static int run_species(sl_cli *cli, int argc, char **argv)
         case O_EOS: eo.tok.add_eos = 1; break;
         case O_N: eo.tok.n_mode = sl_cli_choice(cli, "--n", optarg, ns); break;
         case O_CASE: eo.tok.case_mode = sl_cli_choice(cli, "--case", optarg, cases); break;
-        default: sl_cli_common(cli, c, argv[optind - 1]);
+        default: sl_cli_common(cli, c, optarg ? optarg : argv[optind - 1]);
         }
     }
     int nsp = argc - optind;

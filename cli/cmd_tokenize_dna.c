@@ -304,7 +304,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         case O_RC: o.em.revcomp_extra = 1; break;
         case O_RCPROB: o.em.rc_prob = sl_cli_double(cli, "--revcomp-prob", optarg, 0, 1); break;
         case O_SEED: o.em.seed = (uint64_t)sl_cli_int(cli, "--seed", optarg, 0, INT64_MAX); break;
-        default: sl_cli_common(cli, c, argv[optind - 1]);
+        default: sl_cli_common(cli, c, optarg ? optarg : argv[optind - 1]);
         }
     }
     /* --stride: the window step with --window, else the k-mer step (the issue's `--kmer K --stride S`). */

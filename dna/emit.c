@@ -6,7 +6,7 @@
 
 #include "dna/rng.h"
 
-#define BATCH_BASES (32u << 20)
+#define BATCH_BASES (8u << 20)
 #define BATCH_DOCS 4096
 
 typedef struct job {
@@ -115,10 +115,15 @@ static void encode_job(const dna_tok_opts *o, job *j)
         dna_revcomp(j->seq.data, j->seq.len);
     dna_tok_encode(o, j->seq.data ? j->seq.data : "", j->seq.len, &j->tok);
     sl_doc_clear(&j->doc);
-    sl_doc_reserve(&j->doc, j->tok.n);
-    if (j->tok.n)
-        memcpy(j->doc.tokens, j->tok.ids, j->tok.n * sizeof *j->tok.ids);
+    /* hand the id array to the record instead of copying it: both are
+     * malloc'd arrays of uint32 with a capacity in elements */
+    uint32_t *ids = j->doc.tokens;
+    size_t cap = j->doc.cap_tokens;
+    j->doc.tokens = j->tok.ids;
+    j->doc.cap_tokens = j->tok.cap;
     j->doc.n_tokens = j->tok.n;
+    j->tok.ids = ids;
+    j->tok.cap = cap;
     sl_doc_set_id(&j->doc, j->id.data ? j->id.data : "", j->id.len);
     j->doc.src_bytes = j->src_bytes;
     if (o->case_mode == DNA_CASE_KEEP) {
@@ -161,9 +166,9 @@ int dna_emit_flush(dna_emitter *e, sl_err *err)
         /* release big buffers so one huge record does not pin its memory */
         if (j->seq.cap > (64u << 20))
             sl_buf_free(&j->seq);
-        if (j->tok.cap > (64u << 20))
+        if (j->tok.cap > (16u << 20))
             dna_tokens_free(&j->tok);
-        if (j->doc.cap_tokens > (64u << 20))
+        if (j->doc.cap_tokens > (16u << 20))
             sl_doc_free(&j->doc);
     }
     e->n = 0;

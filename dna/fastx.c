@@ -303,7 +303,16 @@ long dna_fx_read(dna_fx *r, char *out, size_t n, sl_err *err)
         size_t seg = nl ? (size_t)(nl - p) : k;
         char *dst = out + o;
         size_t d = 0;
-        for (size_t i = 0; i < seg; i++) {
+        /* Fast path: a line piece of plain graphic bytes is copied whole. The
+         * check is branch-free so the compiler vectorizes it. */
+        unsigned special = 0;
+        for (size_t i = 0; i < seg; i++)
+            special |= (unsigned char)(p[i] - 0x21) > 0x5d;
+        if (!special) {
+            memcpy(dst, p, seg);
+            d = seg;
+        }
+        for (size_t i = d; i < seg; i++) {
             unsigned char c = p[i];
             unsigned char cls = byte_class(c);
             if (cls == C_SEQ) {

@@ -110,12 +110,12 @@ static void reserve(dna_tokens *t, size_t n, int with_mask)
         while (cap < n)
             cap *= 2;
         t->ids = sl_xrealloc(t->ids, cap * sizeof *t->ids);
-        free(t->mask);
-        t->mask = NULL;
         t->cap = cap;
     }
-    if (with_mask && !t->mask)
-        t->mask = sl_xmalloc(t->cap ? t->cap : 1);
+    if (with_mask && t->mask_cap < t->cap) {
+        t->mask = sl_xrealloc(t->mask, t->cap);
+        t->mask_cap = t->cap;
+    }
 }
 
 /* Byte -> character id under a case policy (N policy applied afterwards). */

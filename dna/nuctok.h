@@ -79,9 +79,9 @@ void dna_tok_extra_json(const dna_tok_opts *o, sl_buf *out);
 
 /* Token ids plus, with DNA_CASE_KEEP, one mask byte per token (1 = soft-masked). */
 typedef struct dna_tokens {
-    uint32_t *ids;
+    uint32_t *ids; /* malloc'd: may be handed to an sl_doc (see dna/emit.c) */
     uint8_t *mask;
-    size_t n, cap;
+    size_t n, cap, mask_cap;
 } dna_tokens;
 void dna_tokens_free(dna_tokens *t);
 
