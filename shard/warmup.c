@@ -197,7 +197,7 @@ int sl_warmup_parse(const char *spec, sl_warmup *w, sl_err *err)
         sl_errf(err, "--warmup '%s': linear and root need steps=N (N > 0)", spec);
         goto out;
     }
-    if (amount > 1e9) {
+    if (amount > 1e7) { /* the schedule is built step by step */
         sl_errf(err, "--warmup '%s': steps=%.0f is too large", spec, amount);
         goto out;
     }
