@@ -29,21 +29,31 @@ rm "$DIR/chunk"
 bytes=$(stat -c %s "$F")
 cat "$F" > /dev/null  # warm the page cache
 
-now() { date +%s.%N; }
-rate() { python3 -c "import sys; print('%.1f' % (float(sys.argv[1]) / 1e6 / float(sys.argv[2])))" "$1" "$2"; }
-run_sluice() {
-  local t0 t1
-  t0=$(now); "$S" tokenize dna -q -@ "$1" "$F" > /dev/null; t1=$(now)
-  python3 -c "print(float('$t1') - float('$t0'))"
-}
+# wall and CPU (user + sys) seconds of a command, with bash's `time`
+timed() { local TIMEFORMAT='%R %U %S'; { time "$@" > /dev/null 2>&1; } 2>&1 | tail -1; }
+mbps() { python3 -c "import sys; print('%.1f' % (float(sys.argv[1]) / 1e6 / float(sys.argv[2])))" "$1" "$2"; }
 threads=$(nproc)
-s1=$(run_sluice 1)
-sN=$(run_sluice "$threads")
-read -r pb pt < <(python3 "$HERE/dna_peer.py" translate "$F")
-read -r hb ht < <(python3 "$HERE/dna_peer.py" hyena "$F" 20)
-r1=$(rate "$bytes" "$s1"); rN=$(rate "$bytes" "$sN"); rp=$(rate "$pb" "$pt"); rh=$(rate "$hb" "$ht")
-echo "dna bench: $(date -u +%Y-%m-%dT%H:%MZ) $(nproc) cpus, $(lscpu | sed -n 's/^Model name: *//p'), load $(cut -d' ' -f1 /proc/loadavg)"
-echo "input: $((bytes / 1000000)) MB FASTA, $((MB / 10)) records"
-printf '%-44s %8s MB/s\n' "sluice tokenize dna, 1 thread" "$r1" "sluice tokenize dna, $threads threads" "$rN" \
-  "python bytes.translate per record (peer)" "$rp" "python HyenaDNA per-char tokenizer (20 MB)" "$rh"
-python3 -c "import sys; a,b,c,d=map(float,sys.argv[1:]); print('ratio sluice(1 thread)/translate peer: %.2fx; sluice(all)/translate peer: %.2fx; sluice(all)/HyenaDNA loop: %.0fx' % (a/c, b/c, b/d))" "$r1" "$rN" "$rp" "$rh"
+read -r w1 u1 y1 < <(timed "$S" tokenize dna -q -@ 1 "$F")
+read -r wN uN yN < <(timed "$S" tokenize dna -q -@ "$threads" "$F")
+read -r wp up yp < <(timed python3 "$HERE/dna_peer.py" translate "$F")
+hb=$((20 << 20))
+read -r wh uh yh < <(timed python3 "$HERE/dna_peer.py" hyena "$F" 20)
+row() { # name bytes wall user sys
+  printf '| %-44s | %6.2f | %8s | %6.2f | %8s |\n' "$1" "$3" "$(mbps "$2" "$3")" \
+    "$(python3 -c "print($4 + $5)")" "$(mbps "$2" "$(python3 -c "print($4 + $5)")")"
+}
+echo "dna bench: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cpus ($(lscpu | sed -n 's/^Model name: *//p')), load $(cut -d' ' -f1 /proc/loadavg)"
+echo "input: $((bytes / 1000000)) MB FASTA, $((MB / 10)) records of 10 MB, output to /dev/null"
+echo "| contender | wall s | MB/s wall | CPU s | MB/s per CPU-s |"
+echo "|---|---|---|---|---|"
+row "sluice tokenize dna, 1 thread" "$bytes" "$w1" "$u1" "$y1"
+row "sluice tokenize dna, $threads threads" "$bytes" "$wN" "$uN" "$yN"
+row "python bytes.translate per record (peer)" "$bytes" "$wp" "$up" "$yp"
+row "python HyenaDNA per-char loop (first 20 MiB)" "$hb" "$wh" "$uh" "$yh"
+python3 - "$bytes" "$w1" "$wN" "$wp" "$hb" "$wh" "$u1" "$y1" "$up" "$yp" <<'PY'
+import sys
+b, w1, wN, wp, hb, wh, u1, y1, up, yp = map(float, sys.argv[1:])
+print('ratios (wall): sluice 1 thread / translate peer %.2fx, sluice all threads / translate peer %.2fx, '
+      'sluice all threads / HyenaDNA loop %.0fx; (CPU) sluice 1 thread / translate peer %.2fx'
+      % (wp / w1, wp / wN, (b / wN) / (hb / wh), (up + yp) / (u1 + y1)))
+PY
