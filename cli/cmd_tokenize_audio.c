@@ -129,7 +129,8 @@ static int walk(const char *dir, char ***v, size_t *n, size_t *cap, int depth, s
         names[nn++] = sl_xstrdup(e->d_name);
     }
     closedir(d);
-    qsort(names, nn, sizeof *names, cmp_nat);
+    if (nn) /* qsort(NULL, 0, ...) is undefined */
+        qsort(names, nn, sizeof *names, cmp_nat);
     int rc = 0;
     for (size_t i = 0; i < nn; i++) {
         size_t len = strlen(dir) + strlen(names[i]) + 2;
