@@ -48,7 +48,7 @@ struct sl_bpe {
     /* id -> bytes for decoding; tok_len[i] == UINT32_MAX when id i is unused */
     uint32_t *tok_off, *tok_len;
     char *pool;
-    size_t pool_len;
+    size_t pool_len, pool_cap;
     /* id -> token text as written in the vocab (byte-level form), for lookups */
     uint32_t *txt_off;
     char *txt_pool;

@@ -88,7 +88,10 @@ static void set_token(sl_bpe *b, uint32_t id, const char *text, size_t n)
     byte_level_decode(text, n, &tmp);
     b->tok_off[id] = (uint32_t)b->pool_len;
     b->tok_len[id] = (uint32_t)tmp.len;
-    b->pool = sl_xrealloc(b->pool, b->pool_len + tmp.len + 1);
+    if (b->pool_len + tmp.len + 1 > b->pool_cap) { /* grow geometrically: ~50k tokens are added */
+        b->pool_cap = 2 * (b->pool_len + tmp.len + 1) + 4096;
+        b->pool = sl_xrealloc(b->pool, b->pool_cap);
+    }
     if (tmp.len)
         memcpy(b->pool + b->pool_len, tmp.data, tmp.len);
     b->pool_len += tmp.len;
