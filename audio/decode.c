@@ -193,6 +193,7 @@ int sl_audio_decode_mem(const void *data, size_t len, const char *name, const sl
         }
     }
     a->src_frames = frames;
+    a->src_bytes = len;
     rc = 0;
 out:
     if (rs)

@@ -33,6 +33,7 @@ typedef struct sl_audio {
     int src_channels;
     uint64_t src_frames;
     int src_format;   /* libsndfile SF_FORMAT_* value */
+    uint64_t src_bytes; /* size of the encoded input */
 } sl_audio;
 
 /* Decodes a whole file held in memory. `name` is used in messages. */

@@ -170,7 +170,7 @@ static void tokenize_file(const topts *o, const input *in, result *r)
         r->failed = 1;
         return;
     }
-    r->bytes = a.src_frames;
+    r->bytes = a.src_bytes;
     sl_clip *clips;
     size_t nc = sl_clips_plan(a.n, o->clip_len, o->overlap, o->drop_last, &clips);
     r->docs = sl_xcalloc(nc ? nc : 1, sizeof *r->docs);
