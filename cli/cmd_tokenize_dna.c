@@ -68,8 +68,9 @@ static const char help[] =
     "character (N, IUPAC codes) unchanged, as HyenaDNA does.\n\n"
     "Random access (--bed) reads .2bit directly, an uncompressed FASTA through its\n"
     ".fai (built in memory when absent), and loads anything else into memory.\n"
-    "Memory: one record at a time (its bases and tokens), or the genome for --bed\n"
-    "on a compressed FASTA.\n\n"
+    "Memory: one record at a time (its bases and tokens); with --window one window\n"
+    "plus a 1 MB read buffer, whatever the record length; the genome for --bed on a\n"
+    "compressed FASTA.\n\n"
     "examples:\n"
     "  sluice tokenize dna hg38.fa.gz -o hg38.tok\n"
     "  sluice tokenize dna --bed human-sequences.bed --split train --window 32768 \\\n"
@@ -100,6 +101,70 @@ static void region_id(sl_buf *id, const char *chrom, uint64_t a, uint64_t b)
     sl_buf_printf(id, "%s:%llu-%llu", chrom, (unsigned long long)a, (unsigned long long)b);
 }
 
+static int emit_window(dna_emitter *em, const char *name, const char *base, uint64_t a, uint64_t b, sl_buf *win,
+                       sl_buf *id, sl_buf *meta, sl_err *err)
+{
+    sl_buf_clear(win);
+    sl_buf_append(win, base, (size_t)(b - a));
+    region_id(id, name, a, b);
+    meta_region(meta, name, a, b, NULL);
+    return dna_emit(em, id->data, win, meta->data, b - a, err);
+}
+
+/* Windows over the current record, streaming: the buffer holds at most one
+ * window plus one read chunk, whatever the record's length. Emits the same
+ * windows as dna_window_count describes. */
+static int stream_windows(const opts *o, dna_emitter *em, dna_reader *r, sl_buf *buf, sl_buf *win, sl_buf *id,
+                          sl_buf *meta, sl_err *err)
+{
+    const size_t chunk = 1u << 20;
+    char *name = sl_xstrdup(dna_reader_name(r));
+    uint64_t bufstart = 0, next = 0; /* stream position of buf[0]; start of the next window */
+    int rc = 0;
+    sl_buf_clear(buf);
+    for (;;) {
+        uint64_t have = bufstart + buf->len;
+        while (!rc && next + o->window <= have) {
+            rc = emit_window(em, name, buf->data + (next - bufstart), next, next + o->window, win, id, meta, err);
+            next += o->stride;
+        }
+        if (rc)
+            break;
+        /* drop what no later window needs */
+        uint64_t keep_from = next < have ? next : have;
+        size_t drop = (size_t)(keep_from - bufstart);
+        if (drop) {
+            memmove(buf->data, buf->data + drop, buf->len - drop);
+            buf->len -= drop;
+            bufstart += drop;
+        }
+        sl_buf_reserve(buf, chunk);
+        long n = dna_reader_read(r, buf->data + buf->len, chunk, err);
+        if (n < 0) {
+            rc = -1;
+            break;
+        }
+        if (n == 0)
+            break;
+        /* bases before `next` (when the stride skips some) are never needed */
+        size_t got = (size_t)n;
+        if (bufstart + buf->len < next) {
+            uint64_t skip = next - (bufstart + buf->len);
+            size_t k = skip < got ? (size_t)skip : got;
+            memmove(buf->data + buf->len, buf->data + buf->len + k, got - k);
+            got -= k;
+            bufstart += k;
+        }
+        buf->len += got;
+    }
+    uint64_t len = bufstart + buf->len;
+    uint64_t emitted = next / o->stride, covered = emitted ? (emitted - 1) * o->stride + o->window : 0;
+    if (!rc && !o->drop_last && covered < len && next < len)
+        rc = emit_window(em, name, buf->data + (next - bufstart), next, len, win, id, meta, err);
+    free(name);
+    return rc;
+}
+
 /* Whole records or windows over them, file by file. */
 static int run_records(const opts *o, dna_emitter *em, const char *const *files, int nfiles, sl_err *err)
 {
@@ -113,34 +178,24 @@ static int run_records(const opts *o, dna_emitter *em, const char *const *files,
         }
         int k;
         while (!rc && (k = dna_reader_next(r, err)) == 1) {
+            if (o->window) {
+                rc = stream_windows(o, em, r, &seq, &win, &id, &meta, err);
+                continue;
+            }
             sl_buf_clear(&seq);
             if (dna_reader_read_all(r, &seq, err) < 0) {
                 rc = -1;
                 break;
             }
-            const char *name = dna_reader_name(r);
-            if (!o->window) {
-                sl_buf_clear(&meta);
-                const char *desc = dna_reader_desc(r);
-                if (*desc) {
-                    sl_buf_puts(&meta, "\"desc\":");
-                    sl_json_put_cstr(&meta, desc);
-                }
-                uint64_t n = seq.len;
-                if (dna_emit(em, name, &seq, meta.data, n, err) < 0)
-                    rc = -1;
-                continue;
+            sl_buf_clear(&meta);
+            const char *desc = dna_reader_desc(r);
+            if (*desc) {
+                sl_buf_puts(&meta, "\"desc\":");
+                sl_json_put_cstr(&meta, desc);
             }
-            uint64_t nw = dna_window_count(seq.len, o->window, o->stride, o->drop_last);
-            for (uint64_t i = 0; i < nw && !rc; i++) {
-                uint64_t a = i * o->stride, b = a + o->window < seq.len ? a + o->window : seq.len;
-                sl_buf_clear(&win);
-                sl_buf_append(&win, seq.data + a, (size_t)(b - a));
-                region_id(&id, name, a, b);
-                meta_region(&meta, name, a, b, NULL);
-                if (dna_emit(em, id.data, &win, meta.data, b - a, err) < 0)
-                    rc = -1;
-            }
+            uint64_t n = seq.len;
+            if (dna_emit(em, dna_reader_name(r), &seq, meta.data, n, err) < 0)
+                rc = -1;
         }
         if (!rc && k < 0)
             rc = -1;

@@ -125,6 +125,33 @@ EOF
 n=$("$SLUICE" tokenize dna --window 1000 --stride 500 --drop-last "$D/lambda_virus.fa" | "$SLUICE" cat | wc -l)
 [ "$n" -eq 96 ] || fail "stride 500 windows: $n"
 
+# streaming windows == slicing the whole record, for strides below, at and above L
+for ls in "64 3" "700 300" "300 700" "1000 1000" "2000 1" "5000 5000"; do
+  set -- $ls
+  for dl in "" --drop-last; do
+    "$SLUICE" tokenize dna --window "$1" --stride "$2" $dl "$D/pysam_ex1.fa" "$D/htslib_faidx_edgecases.fa" \
+      | "$SLUICE" cat > "$T/sw.jsonl"
+    "$SLUICE" tokenize dna "$D/pysam_ex1.fa" "$D/htslib_faidx_edgecases.fa" | "$SLUICE" cat > "$T/sr.jsonl"
+    python3 - "$T/sw.jsonl" "$T/sr.jsonl" "$1" "$2" "$dl" <<'EOF'
+import json, sys
+w = [json.loads(l) for l in open(sys.argv[1])]; recs = [json.loads(l) for l in open(sys.argv[2])]
+L, S, drop = int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == '--drop-last'
+want = []
+for r in recs:
+    n, i = len(r['ids']), 0
+    while i * S + L <= n:
+        want.append((r['id'], i * S, i * S + L)); i += 1
+    covered = (i - 1) * S + L if i else 0
+    if not drop and covered < n and i * S < n:
+        want.append((r['id'], i * S, n))
+got = [(d['chrom'], d['start'], d['end']) for d in w]
+assert got == want, (L, S, drop, got[:5], want[:5])
+ids = {r['id']: r['ids'] for r in recs}
+assert all(d['ids'] == ids[d['chrom']][d['start']:d['end']] for d in w)
+EOF
+  done
+done
+
 # --- 5. reverse complements ------------------------------------------------------
 "$SLUICE" tokenize dna --revcomp "$D/pysam_ex1.fa" | "$SLUICE" cat > "$T/rc.jsonl"
 python3 - "$T/rc.jsonl" <<'EOF'
