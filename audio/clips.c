@@ -57,9 +57,13 @@ int sl_split_parse(const char *s, double w[3])
 
 int sl_split_by_index(size_t i, size_t n, const double w[3])
 {
-    double sum = w[0] + w[1] + w[2];
-    size_t cut1 = (size_t)(w[0] / sum * (double)n);
-    size_t cut2 = (size_t)((w[0] + w[1]) / sum * (double)n);
+    /* Written as s4 computes its ratios (train_percentage f0, then valid up to
+     * f0 + (1 - f0) / 2): with equal valid and test weights the doubles, and so the
+     * cut points, are the same as s4's bit for bit. */
+    double f0 = w[0] / (w[0] + w[1] + w[2]);
+    double f1 = w[1] + w[2] > 0 ? f0 + (1 - f0) * (w[1] / (w[1] + w[2])) : 1.0;
+    size_t cut1 = (size_t)(f0 * (double)n);
+    size_t cut2 = (size_t)(f1 * (double)n);
     return i < cut1 ? SL_SPLIT_TRAIN : i < cut2 ? SL_SPLIT_VALID : SL_SPLIT_TEST;
 }
 

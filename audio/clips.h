@@ -7,7 +7,9 @@
  *
  * The split assigns whole files, as SaShiMi's YouTubeMix loader does: by
  * position in natural-sorted order (train = [0, int(f0 n)), valid =
- * [int(f0 n), int((f0+f1) n)), test = the rest, f = weights / sum), or by a
+ * [int(f0 n), int(f1 n)), test = the rest; f0 = A / (A+B+C), f1 = f0 + (1 - f0)
+ * B / (B+C), which is s4's train_percentage + (1 - train_percentage) / 2 when
+ * B = C), or by a
  * hash of the file name (XXH64 with a seed), which keeps a file's part
  * stable when files are added. */
 #ifndef SLUICE_AUDIO_CLIPS_H

@@ -1,5 +1,6 @@
 /* `sluice tokenize audio`: audio files to a token stream of quantized samples. */
 #include <dirent.h>
+#include <errno.h>
 #include <soxr.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +47,11 @@ static const char HELP[] =
     "                      train = [0, int(n*A/(A+B+C))), valid next, test the rest (SaShiMi);\n"
     "                      hash: by XXH64 of the file path with --seed\n"
     "  --seed S            seed for --split-by hash (default 0)\n"
-    "  --part P            keep only the files of one part: train|valid|test (needs --split)\n"
+    "  --valid-list F, --test-list F\n"
+    "                      split by lists instead, as SC09 (Speech Commands) does: F has one path\n"
+    "                      per line ('zero/0a2b400e_nohash_0.wav'), matched against the end of each\n"
+    "                      input path; listed files are valid/test, all others train\n"
+    "  --part P            keep only the files of one part: train|valid|test (needs a split)\n"
     "  --skip-bad          warn about undecodable files and go on (default: stop with an error)\n"
     "\n"
     "The stream header says modality audio, vocab 2^bits and, in 'extra', sample_rate, quantizer,\n"
@@ -74,6 +79,8 @@ enum {
     O_SEED,
     O_PART,
     O_SKIP,
+    O_VLIST,
+    O_TLIST,
 };
 
 typedef struct {
@@ -108,6 +115,63 @@ static int has_audio_ext(const char *name)
 static int cmp_nat(const void *a, const void *b)
 {
     return sl_natcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A split list (Speech Commands' validation_list.txt / testing_list.txt): sorted lines. */
+typedef struct {
+    char **v;
+    size_t n;
+} pathlist;
+
+static int load_list(const char *path, pathlist *l, sl_err *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return sl_errf(err, "%s: cannot open: %s", path, strerror(errno));
+    char *line = NULL;
+    size_t cap = 0, lc = 0;
+    ssize_t len;
+    while ((len = getline(&line, &cap, f)) >= 0) {
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            line[--len] = 0;
+        if (!len)
+            continue;
+        if (l->n == lc)
+            l->v = sl_xrealloc(l->v, (lc = lc ? lc * 2 : 256) * sizeof *l->v);
+        l->v[l->n++] = sl_xstrdup(line);
+    }
+    free(line);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad)
+        return sl_errf(err, "%s: read error", path);
+    if (l->n)
+        qsort(l->v, l->n, sizeof *l->v, cmp_str);
+    return 0;
+}
+
+/* True when the path, or its tail after some '/', is in the list. */
+static int in_list(const pathlist *l, const char *path)
+{
+    for (const char *p = path; p; p = strchr(p, '/')) {
+        if (*p == '/')
+            p++;
+        if (l->n && bsearch(&p, l->v, l->n, sizeof *l->v, cmp_str))
+            return 1;
+    }
+    return 0;
+}
+
+static void list_free(pathlist *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
 }
 
 /* Appends the audio files below dir, in natural order, to (*v, *n). */
@@ -228,6 +292,8 @@ static int run(sl_cli *cli, int argc, char **argv)
         {"seed", required_argument, 0, O_SEED},
         {"part", required_argument, 0, O_PART},
         {"skip-bad", no_argument, 0, O_SKIP},
+        {"valid-list", required_argument, 0, O_VLIST},
+        {"test-list", required_argument, 0, O_TLIST},
         SL_CLI_COMMON_LONG,
         {0, 0, 0, 0},
     };
@@ -236,6 +302,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     static const char *const split_by[] = {"index", "hash", NULL};
     topts o = {.quant = SL_AQ_MULAW_S4, .bits = 8, .rate = 16000, .quality = SOXR_HQ, .part = -1};
     long long pad_id = -1;
+    const char *list_path[2] = {NULL, NULL}; /* valid, test */
     int opt;
     optind = 1;
     while ((opt = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, longs, NULL)) != -1) {
@@ -284,6 +351,12 @@ static int run(sl_cli *cli, int argc, char **argv)
         case O_SKIP:
             o.skip_bad = 1;
             break;
+        case O_VLIST:
+            list_path[0] = optarg;
+            break;
+        case O_TLIST:
+            list_path[1] = optarg;
+            break;
         default:
             sl_cli_common(cli, opt, optarg);
         }
@@ -296,8 +369,11 @@ static int run(sl_cli *cli, int argc, char **argv)
         sl_cli_usage_error(cli, "--clip-len %zu is longer than --pad-to %zu", o.clip_len, o.pad_to);
     if (o.overlap && o.overlap >= o.clip_len)
         sl_cli_usage_error(cli, "--overlap must be smaller than --clip-len");
-    if (o.part >= 0 && !o.split)
-        sl_cli_usage_error(cli, "--part needs --split");
+    int by_list = list_path[0] || list_path[1];
+    if (by_list && o.split)
+        sl_cli_usage_error(cli, "--split and --valid-list/--test-list exclude each other");
+    if (o.part >= 0 && !o.split && !by_list)
+        sl_cli_usage_error(cli, "--part needs --split or --valid-list/--test-list");
     o.pad_id = pad_id >= 0 ? (uint32_t)pad_id : sl_aq_zero(o.bits);
     if (o.pad_id >= (1u << o.bits))
         sl_cli_usage_error(cli, "--pad-id %u is outside the vocabulary 0..%u", o.pad_id, (1u << o.bits) - 1);
@@ -330,7 +406,20 @@ static int run(sl_cli *cli, int argc, char **argv)
         ins[i].path = paths[i];
         ins[i].part = -1;
     }
-    if (o.split) {
+    if (by_list) {
+        pathlist lists[2] = {{0}};
+        for (int k = 0; k < 2; k++)
+            if (list_path[k] && load_list(list_path[k], &lists[k], &err) < 0) {
+                list_free(&lists[0]);
+                return sl_cli_fail(cli, &err);
+            }
+        for (size_t i = 0; i < np; i++)
+            ins[i].part = in_list(&lists[1], paths[i])   ? SL_SPLIT_TEST
+                          : in_list(&lists[0], paths[i]) ? SL_SPLIT_VALID
+                                                         : SL_SPLIT_TRAIN;
+        list_free(&lists[0]);
+        list_free(&lists[1]);
+    } else if (o.split) {
         /* The index split uses the natural-sorted order of all inputs, whatever the argument order. */
         char **sorted = sl_xmalloc(np * sizeof *sorted);
         memcpy(sorted, paths, np * sizeof *sorted);

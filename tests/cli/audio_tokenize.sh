@@ -62,6 +62,14 @@ grep '"split":"test"' "$T/sp.jsonl" | grep -q zero_espeak || fail "test part"
 [ "$(wc -l < "$T/pt.jsonl")" -eq 1 ] && grep -q zero_espeak "$T/pt.jsonl" || fail "--part test"
 # argument order does not change the index split
 "$SLUICE" tokenize audio --split 88:6:6 --part test $(ls -r "$A"/sc09_like_espeak/*.wav) | "$SLUICE" cat --no-ids | grep -q zero_espeak || fail "order"
+# SC09-style list split: entries are matched against the end of each path (CRLF and blank lines ok)
+printf 'sc09_like_espeak/two_espeak.wav\r\n\nsix_espeak.wav\n' > "$T/valid.txt"
+echo 'sc09_like_espeak/nine_espeak.wav' > "$T/test.txt"
+"$SLUICE" tokenize audio --valid-list "$T/valid.txt" --test-list "$T/test.txt" "$A/sc09_like_espeak" | "$SLUICE" cat --no-ids > "$T/ls.jsonl"
+[ "$(grep -c '"split":"train"' "$T/ls.jsonl")" -eq 8 ] || fail "list split train count"
+[ "$(grep '"split":"valid"' "$T/ls.jsonl" | grep -o '[a-z]*_espeak.wav@' | tr '\n' ' ')" = "six_espeak.wav@ two_espeak.wav@ " ] || fail "list split valid"
+grep '"split":"test"' "$T/ls.jsonl" | grep -q nine_espeak || fail "list split test"
+"$SLUICE" tokenize audio --test-list "$T/test.txt" --part test "$A/sc09_like_espeak" | "$SLUICE" cat --no-ids | grep -c . | grep -qx 1 || fail "--part with a list"
 # hash split: deterministic per seed, every file gets a part
 "$SLUICE" tokenize audio --split 50:25:25 --split-by hash --seed 3 "$A/sc09_like_espeak" -o "$T/h1.tok"
 "$SLUICE" tokenize audio --split 50:25:25 --split-by hash --seed 3 "$A/sc09_like_espeak" -o "$T/h2.tok"

@@ -315,6 +315,15 @@ static void test_split_and_natsort(void **s)
     assert_int_equal(counts[0], 44);
     assert_int_equal(counts[1], 3);
     assert_int_equal(counts[2], 3);
+    /* unequal valid/test weights: f0 = 0.5, f1 = 0.5 + 0.5 * (3/4) = 0.875 -> 5, 3 (8 of 10 cut), 2 */
+    sl_split_parse("4:3:1", w);
+    size_t c2[3] = {0};
+    for (size_t i = 0; i < 10; i++)
+        c2[sl_split_by_index(i, 10, w)]++;
+    assert_int_equal(c2[0], 5);
+    assert_int_equal(c2[1], 3);
+    assert_int_equal(c2[2], 2);
+    sl_split_parse("88:6:6", w);
     size_t hc[3] = {0};
     char key[32];
     for (int i = 0; i < 10000; i++) {
