@@ -2,7 +2,8 @@
  * libsndfile through our memory I/O, mixdown, libsoxr resampling, and every
  * quantizer on the result. Any input must give samples or a one-line error,
  * never a crash, a leak or a hang.
- *   make fuzz && build-fuzz/fuzz_wav -max_total_time=60 tests/data/audio */
+ *   make fuzz && build-fuzz/fuzz_wav -max_total_time=60 tests/fuzz/corpus/wav tests/data/audio
+ * (the corpus holds small inputs minimized from a run seeded with tests/data/audio). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
