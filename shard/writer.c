@@ -226,16 +226,33 @@ static int write_row(sl_shard_writer *w, int split, const uint32_t *tok, const w
         return -1;
     size_t nb = (size_t)L * (size_t)w->info.dtype_bytes;
     if (w->info.dtype_bytes == 2) {
+        /* branch-free so the compiler vectorizes it; the check comes after */
+        uint32_t high = 0;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        uint16_t *o16 = (uint16_t *)(void *)w->conv;
         for (uint32_t i = 0; i < L; i++) {
-            if (tok[i] > 0xffff)
-                return sl_errf(err, "%s: row %llu: token %u does not fit uint16", sp->files[sp->n_files - 1].tokens,
-                               (unsigned long long)sp->file_rows, tok[i]);
+            high |= tok[i];
+            o16[i] = (uint16_t)tok[i];
+        }
+#else
+        for (uint32_t i = 0; i < L; i++) {
+            high |= tok[i];
             w->conv[2 * i] = (unsigned char)tok[i];
             w->conv[2 * i + 1] = (unsigned char)(tok[i] >> 8);
         }
+#endif
+        if (high > 0xffff)
+            for (uint32_t i = 0; i < L; i++)
+                if (tok[i] > 0xffff)
+                    return sl_errf(err, "%s: row %llu: offset %u: token %u does not fit uint16",
+                                   sp->files[sp->n_files - 1].tokens, (unsigned long long)sp->file_rows, i, tok[i]);
     } else {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        memcpy(w->conv, tok, nb);
+#else
         for (uint32_t i = 0; i < L; i++)
             sl_put_le32(w->conv + 4 * i, tok[i]);
+#endif
     }
     size_t bb = np * SL_BOUNDS_RECORD;
     if (bb > w->bconv_cap) {
@@ -299,12 +316,22 @@ int sl_shard_writer_row(sl_shard_writer *w, int split, const sl_row *row, sl_err
     split_state *sp = &w->sp[split];
     sp->used = 1;
     uint32_t L = w->info.seq_len;
+    if (!w->info.shuffle) { /* straight to the file */
+        if (row->n_pieces > sp->cap_wp) {
+            sp->cap_wp = row->n_pieces * 2;
+            sp->win_pieces = sl_xrealloc(sp->win_pieces, sp->cap_wp * sizeof *sp->win_pieces);
+        }
+        for (size_t i = 0; i < row->n_pieces; i++) {
+            const sl_piece *p = &row->pieces[i];
+            sp->win_pieces[i] =
+                (wpiece){.doc = p->doc, .doc_offset = p->doc_offset, .offset = p->offset, .length = p->length};
+        }
+        return write_row(w, split, row->tokens, sp->win_pieces, row->n_pieces, err);
+    }
     if (sp->n_wp + row->n_pieces > sp->cap_wp) {
         sp->cap_wp = (sp->n_wp + row->n_pieces) * 2;
         sp->win_pieces = sl_xrealloc(sp->win_pieces, sp->cap_wp * sizeof *sp->win_pieces);
     }
-    /* Rows always pass through the window (of one row without --shuffle), so
-     * there is one write path. */
     memcpy(sp->win_tok + sp->win_n * L, row->tokens, (size_t)L * sizeof *row->tokens);
     sp->win_first[sp->win_n] = sp->n_wp;
     for (size_t i = 0; i < row->n_pieces; i++) {
