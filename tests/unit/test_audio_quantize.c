@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
+#include "audio/clips.h"
 #include "audio/decode.h"
 #include "audio/quantize.h"
 
@@ -151,6 +153,93 @@ static void test_edge_layouts_same_samples(void **s)
         sl_audio_free(&a);
     }
     sl_audio_free(&ref);
+}
+
+/* Reads a gzip fixture whole. */
+static unsigned char *read_gz(const char *rel, size_t *n)
+{
+    gzFile g = gzopen(path_of(rel), "rb");
+    if (!g)
+        fail_msg("cannot open %s", rel);
+    size_t cap = 1 << 20, len = 0;
+    unsigned char *p = malloc(cap);
+    int r;
+    while ((r = gzread(g, p + len, (unsigned)(cap - len))) > 0) {
+        len += (size_t)r;
+        if (len == cap)
+            p = realloc(p, cap *= 2);
+    }
+    assert_true(r == 0);
+    gzclose(g);
+    *n = len;
+    return p;
+}
+
+/* Other bit widths: extra/make_extra_codes.py (the s4 and torchaudio formulas in float64). */
+static void test_ref_other_bits(void **s)
+{
+    (void)s;
+    sl_audio a;
+    sl_audio_opts o = {0};
+    sl_err err;
+    if (sl_audio_decode_file(path_of("sc09_like_espeak/eight_espeak_short_9240.wav"), &o, &a, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(a.n, 9240);
+    const struct {
+        int kind;
+        const char *name;
+    } q[] = {{SL_AQ_MULAW_S4, "s4_mulaw"}, {SL_AQ_LINEAR, "s4_linear"}, {SL_AQ_MULAW, "wavenet"}};
+    uint32_t *codes = malloc(a.n * sizeof *codes);
+    for (int k = 0; k < 3; k++)
+        for (int bits = 4; bits <= 16; bits += bits == 4 ? 8 : 4) {
+            char rel[128];
+            snprintf(rel, sizeof rel, "extra/short9240.%s.b%d.u16.gz", q[k].name, bits);
+            size_t n;
+            unsigned char *want = read_gz(rel, &n);
+            assert_int_equal(n, 2 * a.n);
+            sl_aq_encode(q[k].kind, bits, a.x, a.n, codes);
+            for (size_t i = 0; i < a.n; i++) {
+                unsigned w = want[2 * i] | want[2 * i + 1] << 8;
+                if (codes[i] != w)
+                    fail_msg("%s: sample %zu: got %u want %u", rel, i, codes[i], w);
+            }
+            free(want);
+        }
+    free(codes);
+    sl_audio_free(&a);
+}
+
+/* SaShiMi scales each 131072-sample example on its own: the melody's three clips. */
+static void test_ref_per_clip_scaling(void **s)
+{
+    (void)s;
+    sl_audio a;
+    sl_audio_opts o = {0};
+    sl_err err;
+    if (sl_audio_decode_file(path_of("synthetic_pluck_melody_16k.wav"), &o, &a, &err))
+        fail_msg("%s", err.msg);
+    size_t n;
+    unsigned char *want = read_gz("extra/melody.s4_mulaw.clips131072.u8.gz", &n);
+    assert_int_equal(n, a.n);
+    sl_clip *c;
+    size_t nc = sl_clips_plan(a.n, 131072, 0, 0, &c);
+    assert_int_equal(nc, 3);
+    uint32_t *codes = malloc(a.n * sizeof *codes);
+    for (size_t k = 0; k < nc; k++)
+        sl_aq_encode(SL_AQ_MULAW_S4, 8, a.x + c[k].start, c[k].len, codes + c[k].start);
+    for (size_t i = 0; i < n; i++)
+        if (codes[i] != want[i])
+            fail_msg("sample %zu: got %u want %u", i, codes[i], want[i]);
+    /* and it matters: scaling the whole file at once gives other codes */
+    sl_aq_encode(SL_AQ_MULAW_S4, 8, a.x, a.n, codes);
+    size_t diff = 0;
+    for (size_t i = 0; i < n; i++)
+        diff += codes[i] != want[i];
+    assert_true(diff > 0);
+    free(c);
+    free(codes);
+    free(want);
+    sl_audio_free(&a);
 }
 
 /* Deterministic xorshift for the randomized properties. */
@@ -307,6 +396,7 @@ int main(void)
         cmocka_unit_test(test_mulaw_roundtrip_property), cmocka_unit_test(test_mulaw_s4_step_property),
         cmocka_unit_test(test_linear_step_property), cmocka_unit_test(test_g711_exhaustive),
         cmocka_unit_test(test_codes_in_range),
+        cmocka_unit_test(test_ref_other_bits),      cmocka_unit_test(test_ref_per_clip_scaling),
     };
     return cmocka_run_group_tests_name("audio_quantize", tests, NULL, NULL);
 }
