@@ -30,6 +30,10 @@ static const char help[] =
     "                        the default because in raw web data such a string is\n"
     "                        text, not a document boundary; boundaries come from\n"
     "                        --append-eos.\n"
+    "      --pretokenizer P  scan (default): a hand-written scanner for the GPT-2\n"
+    "                        pattern; pcre2: the pattern itself through PCRE2 JIT.\n"
+    "                        Both split identically (tested on every code point);\n"
+    "                        the scanner is faster (see docs/performance.md)\n"
     "      --append-eos[=ID] end every document with the end-of-text id (default:\n"
     "                        the tokenizer's <|endoftext|>)\n"
     "      --prepend-bos[=ID] start every document with a begin id (default: the\n"
@@ -70,7 +74,7 @@ static int64_t special_id(const sl_cli *cli, const sl_bpe *b, const char *opt, c
 
 static int run(sl_cli *cli, int argc, char **argv)
 {
-    enum { O_SPECIAL = SL_OPT_FIRST_FREE, O_EOS, O_BOS, O_INVALID, O_ON_ERROR, O_MAXB };
+    enum { O_SPECIAL = SL_OPT_FIRST_FREE, O_EOS, O_BOS, O_INVALID, O_ON_ERROR, O_MAXB, O_PRETOK };
     static const struct option opts[] = {{"tokenizer", required_argument, 0, 't'},
                                          {"special", required_argument, 0, O_SPECIAL},
                                          {"append-eos", optional_argument, 0, O_EOS},
@@ -80,11 +84,14 @@ static int run(sl_cli *cli, int argc, char **argv)
                                          {"invalid", required_argument, 0, O_INVALID},
                                          {"on-error", required_argument, 0, O_ON_ERROR},
                                          {"max-doc-bytes", required_argument, 0, O_MAXB},
+                                         {"pretokenizer", required_argument, 0, O_PRETOK},
                                          SL_CLI_COMMON_LONG,
                                          {0, 0, 0, 0}};
     static const char *const special_modes[] = {"plain", "parse", "error", NULL}; /* sl_special_mode order */
     static const char *const invalid_modes[] = {"replace", "skip", "error", NULL};
     static const char *const error_modes[] = {"fail", "skip", NULL};
+    static const char *const pretoks[] = {"pcre2", "scan", NULL};
+    int scan = 1;
     sl_docreader_opts ro = {.field = "text", .invalid_utf8 = SL_UTF8_REPLACE, .max_doc_bytes = 64u << 20};
     const char *tokp = NULL, *eos_arg = NULL, *bos_arg = NULL;
     int want_eos = 0, want_bos = 0;
@@ -104,6 +111,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         case 'l': ro.lines = 1; break;
         case O_INVALID: ro.invalid_utf8 = sl_cli_choice(cli, "--invalid", optarg, invalid_modes); break;
         case O_ON_ERROR: ro.skip_bad_json = sl_cli_choice(cli, "--on-error", optarg, error_modes); break;
+        case O_PRETOK: scan = sl_cli_choice(cli, "--pretokenizer", optarg, pretoks); break;
         case O_MAXB: ro.max_doc_bytes = (size_t)sl_cli_int(cli, "--max-doc-bytes", optarg, 1, 1LL << 40); break;
         default: sl_cli_common(cli, c, argv[optind - 1]);
         }
@@ -116,6 +124,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     sl_bpe *b = sl_bpe_load(tokp, &err);
     if (!b)
         return sl_cli_fail(cli, &err);
+    sl_bpe_set_scanner(b, scan);
     sl_docpipe_opts po = {.prepend = -1, .append = -1};
     if (want_eos)
         po.append = special_id(cli, b, "--append-eos", eos_arg);

@@ -60,6 +60,17 @@ uint64_t sl_bpe_state_work(const sl_bpe_state *s) { return s->work; }
 static void regex_pieces(const sl_bpe *b, sl_bpe_state *s, const char *p, size_t n, sl_ids *out, int ends_only)
 {
     size_t pos = 0;
+    if (b->scan) {
+        while (pos < n) {
+            size_t e = sl_pretok_scan((const uint8_t *)p, n, pos);
+            if (ends_only)
+                sl_ids_push(out, (uint32_t)e);
+            else
+                sl_bpe_piece(b, s, (const uint8_t *)p + pos, e - pos, out);
+            pos = e;
+        }
+        return;
+    }
     while (pos < n) {
         int rc = b->jit ? pcre2_jit_match(b->re, (PCRE2_SPTR)p, n, pos, 0, s->md, NULL)
                         : pcre2_match(b->re, (PCRE2_SPTR)p, n, pos, PCRE2_NO_UTF_CHECK, s->md, NULL);

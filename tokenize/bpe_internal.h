@@ -64,6 +64,7 @@ struct sl_bpe {
     sl_trie raw_trie, norm_trie; /* added tokens matched before / after normalization */
     pcre2_code *re;
     int jit;
+    int scan; /* pre-tokenize with sl_pretok_scan instead of PCRE2 */
 };
 
 #define SL_BPE_CACHE_BITS 14
@@ -116,6 +117,11 @@ int sl_uc_is_word(uint32_t c);
 int sl_pretok_compile(sl_bpe *b, sl_err *err);
 /* Length of the UTF-8 sequence at s[0..n) when valid, 0 when invalid. */
 size_t sl_utf8_seq(const uint8_t *s, size_t n, uint32_t *cp);
+/* The hand-written GPT-2 pre-tokenizer: end of the piece that starts at
+ * pos (p valid UTF-8, pos < n). Same split as the PCRE2 pattern. */
+size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos);
+/* Its character class of a code point: 1 letter, 2 number, 3 space, 4 other. */
+int sl_pretok_class(uint32_t cp);
 /* Offset of the first invalid UTF-8 sequence in s[0..n), or n. */
 size_t sl_utf8_valid_prefix(const char *s, size_t n);
 

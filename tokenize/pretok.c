@@ -12,8 +12,13 @@
 static const char PATTERN[] = "'(?:[sdmt]|ll|ve|re)| ?\\p{L}+| ?\\p{N}+| ?[^" WS "\\p{L}\\p{N}]+|[" WS
                               "]+(?![^" WS "])|[" WS "]+";
 
+static void init_ascii(void);
+
+void sl_bpe_set_scanner(sl_bpe *b, int on) { b->scan = on && b->re; }
+
 int sl_pretok_compile(sl_bpe *b, sl_err *err)
 {
+    init_ascii();
     if (!b->use_regex)
         return 0;
     int ec;
@@ -25,6 +30,7 @@ int sl_pretok_compile(sl_bpe *b, sl_err *err)
         return sl_errf(err, "internal: pre-tokenizer regex at %zu: %s", (size_t)eo, (char *)msg);
     }
     b->jit = pcre2_jit_compile(b->re, PCRE2_JIT_COMPLETE) == 0;
+    b->scan = 1;
     return 0;
 }
 
@@ -84,4 +90,104 @@ size_t sl_utf8_valid_prefix(const char *s, size_t n)
         i += k;
     }
     return n;
+}
+
+/* --- the same split by hand ---------------------------------------------
+ * The GPT-2 pattern is simple enough to scan without a regex engine:
+ *   's|'t|'re|'ve|'m|'ll|'d        contractions (case-sensitive)
+ *   ' '? L+ | ' '? N+ | ' '? O+    letters, numbers, other (not L/N/space)
+ *   S+(?!\S) | S+                  whitespace; before a non-space character
+ *                                  the last whitespace character is left to
+ *                                  start the next piece
+ * tried in that order at each position. Character classes come from ICU's
+ * general categories, limited to Unicode 14.0 (what PCRE2 10.42 and
+ * Oniguruma 6.9.8, used by HF, know): characters assigned later count as
+ * unassigned, i.e. "other". test_bpe_pretok checks the scanner against the
+ * PCRE2 pattern on every code point and on the test texts. */
+#include <unicode/uchar.h>
+
+enum { CL_L = 1, CL_N = 2, CL_S = 3, CL_O = 4 };
+
+static uint8_t ascii_class[128];
+
+static void init_ascii(void)
+{
+    for (int c = 0; c < 128; c++)
+        ascii_class[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ? CL_L
+                         : c >= '0' && c <= '9'                          ? CL_N
+                         : (c >= '\t' && c <= '\r') || c == ' '          ? CL_S
+                                                                         : CL_O;
+}
+
+int sl_pretok_class(uint32_t cp)
+{
+    if (cp < 128)
+        return ascii_class[cp] ? ascii_class[cp] : (init_ascii(), ascii_class[cp]);
+    if (cp == 0x85)
+        return CL_S;
+    UVersionInfo age;
+    u_charAge((UChar32)cp, age);
+    if (age[0] > 14)
+        return CL_O;
+    switch (u_charType((UChar32)cp)) {
+    case U_UPPERCASE_LETTER:
+    case U_LOWERCASE_LETTER:
+    case U_TITLECASE_LETTER:
+    case U_MODIFIER_LETTER:
+    case U_OTHER_LETTER: return CL_L;
+    case U_DECIMAL_DIGIT_NUMBER:
+    case U_LETTER_NUMBER:
+    case U_OTHER_NUMBER: return CL_N;
+    case U_SPACE_SEPARATOR:
+    case U_LINE_SEPARATOR:
+    case U_PARAGRAPH_SEPARATOR: return CL_S;
+    default: return CL_O;
+    }
+}
+
+/* Class of the character at p[i] (valid UTF-8) and its length. */
+static int class_at(const uint8_t *p, size_t n, size_t i, size_t *len)
+{
+    if (p[i] < 0x80) {
+        *len = 1;
+        return ascii_class[p[i]];
+    }
+    uint32_t cp;
+    *len = sl_utf8_seq(p + i, n - i, &cp);
+    if (!*len) { /* not expected: callers pass valid UTF-8 */
+        *len = 1;
+        return CL_O;
+    }
+    return sl_pretok_class(cp);
+}
+
+size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos)
+{
+    if (!ascii_class['a'])
+        init_ascii();
+    if (p[pos] == '\'' && pos + 1 < n) {
+        uint8_t c = p[pos + 1];
+        if (c == 's' || c == 'd' || c == 'm' || c == 't')
+            return pos + 2;
+        if (pos + 2 < n && ((c == 'l' && p[pos + 2] == 'l') || (c == 'v' && p[pos + 2] == 'e') ||
+                            (c == 'r' && p[pos + 2] == 'e')))
+            return pos + 3;
+    }
+    size_t j = p[pos] == ' ' && pos + 1 < n ? pos + 1 : pos, len;
+    int cl = class_at(p, n, j, &len);
+    if (cl != CL_S) { /* a run of one class, after an optional space */
+        size_t k = j + len;
+        while (k < n && class_at(p, n, k, &len) == cl)
+            k += len;
+        return k;
+    }
+    /* whitespace from pos */
+    size_t k = pos, last = pos;
+    while (k < n && class_at(p, n, k, &len) == CL_S) {
+        last = k;
+        k += len;
+    }
+    if (k == n || last == pos)
+        return k;
+    return last;
 }
