@@ -19,7 +19,14 @@ step "text: GPT-NeoX-20B BPE (the Mamba/Pythia tokenizer) -> token stream"
 
 step "text: decode back and compare with the input"
 "$S" detokenize --tokenizer tests/data/bpe/neox-tokenizer.json "$OUT/text.tok" -o "$OUT/text.decoded.jsonl"
-head -c 300 "$OUT/text.decoded.jsonl"; echo " ..."
+python3 - "$OUT/text.jsonl" "$OUT/text.decoded.jsonl" <<'PY'
+import json, sys
+a = [json.loads(l) for l in open(sys.argv[1])]
+b = [json.loads(l) for l in open(sys.argv[2])]
+same = sum(x["text"] + "<|endoftext|>" == y["text"] for x, y in zip(a, b))
+print(f"{same} of {len(a)} documents decode to their input text (+ the appended <|endoftext|>)")
+sys.exit(0 if same == len(a) == len(b) else 1)
+PY
 
 step "text: shards with sequence-length warmup 128 -> 512, and a Megatron dataset"
 "$S" shard "$OUT/text.tok" --seq-len 512 --warmup double:128..512 --val-fraction 0.1 -o "$OUT/shards-text"
