@@ -112,6 +112,32 @@ for x, y in zip(a, b):
     assert all(i == j or (i == 6 and j == 11) for i, j in zip(x['ids'], y['ids'])), x['id']
 EOF
 
+# a split from a separate 'chrom split' file instead of a column; BED strand '-' gives the reverse complement
+printf 'chrSynA train\nchrSynB valid\n' > "$T/splits.txt"
+printf 'chrSynA\t100\t110\tx\t0\t+\nchrSynB\t200\t210\ty\t0\t-\nchrSynA\t0\t5\tz\t0\t-\n' > "$T/s.bed"
+"$SLUICE" tokenize dna --bed "$T/s.bed" --split-file "$T/splits.txt" --split train "$D/synthetic_softmasked_lambda.fa" \
+  | "$SLUICE" cat > "$T/sf.jsonl"
+"$SLUICE" tokenize dna --bed "$T/s.bed" "$D/synthetic_softmasked_lambda.fa" | "$SLUICE" cat > "$T/all.jsonl"
+python3 - "$T/sf.jsonl" "$T/all.jsonl" "$D/synthetic_softmasked_lambda.fa" <<'EOF'
+import json, sys
+sf = [json.loads(l) for l in open(sys.argv[1])]; al = [json.loads(l) for l in open(sys.argv[2])]
+seqs, cur = {}, None
+for l in open(sys.argv[3]):
+    l = l.strip()
+    if l.startswith('>'): cur = l[1:].split()[0]; seqs[cur] = ''
+    else: seqs[cur] += l
+V = dict(A=7, C=8, G=9, T=10, N=11)
+ids = lambda s: [V.get(c.upper(), 6) for c in s]
+rc = lambda s: s[::-1].translate(str.maketrans('ACGTacgt', 'TGCAtgca'))
+assert [(d['chrom'], d['name'], d['split']) for d in sf] == [('chrSynA', 'x', 'train'), ('chrSynA', 'z', 'train')], sf
+assert [d['ids'] for d in al] == [ids(seqs['chrSynA'][100:110]), ids(rc(seqs['chrSynB'][200:210])), ids(rc(seqs['chrSynA'][0:5]))]
+assert al[1]['strand'] == '-' and al[0]['strand'] == '+'
+EOF
+# right padding, N dropped
+printf '>a\nACNNGT\n' > "$T/n.fa"
+[ "$("$SLUICE" tokenize dna --n drop --max-length 6 --padding-side right --add-eos "$T/n.fa" | "$SLUICE" cat | tr -d ' ')" \
+  = '{"id":"a","ids":[7,8,9,10,1,4],"src_bytes":6}' ] || fail "right padding / --n drop"
+
 # --- 4. windows tile the sequence; options combine -----------------------------
 "$SLUICE" tokenize dna --window 1000 "$D/lambda_virus.fa" | "$SLUICE" cat > "$T/w.jsonl"
 "$SLUICE" tokenize dna "$D/lambda_virus.fa" | "$SLUICE" cat > "$T/whole.jsonl"
