@@ -173,7 +173,10 @@ void sl_packed_encode(const sl_row *r, uint32_t seq_len, sl_doc *d, sl_buf *b)
         sl_json_put_str(b, p->id ? p->id : "", p->id ? p->id_len : 0);
         sl_buf_putc(b, ']');
     }
-    sl_buf_puts(b, "]}");
+    /* explicit for readers of the recurrent layout: the row begins inside a
+     * document carried over from an earlier row (no state reset at 0) */
+    int cont = r->n_pieces && r->pieces[0].offset == 0 && r->pieces[0].doc_offset != 0;
+    sl_buf_printf(b, "],\"continues\":%s}", cont ? "true" : "false");
     sl_doc_set_meta(d, b->data, b->len);
 }
 
