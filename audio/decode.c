@@ -8,6 +8,7 @@
 #include <soxr.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -77,12 +78,38 @@ static void push(sl_audio *a, size_t *cap, const float *x, size_t n)
 
 #define BLOCK 8192 /* frames per read */
 
+static int has_suffix(const char *name, const char *suf)
+{
+    size_t n = strlen(name), k = strlen(suf);
+    return n >= k && !strcasecmp(name + n - k, suf);
+}
+
+/* Which inputs reach libsndfile: the containers named in the docs, by their
+ * magic bytes. Anything else is refused here with one clear line, because
+ * libsndfile's guessing would hand arbitrary bytes to libmpg123, which prints
+ * its own multi-line complaints on stderr. MPEG audio has no reliable magic,
+ * so it is tried only for files named .mp3 or .mp2. */
+static int known_container(const unsigned char *p, size_t n, const char *name)
+{
+    static const char *const magic[] = {"RIFF", "RIFX", "RF64", "BW64", "FORM", "fLaC", "OggS", ".snd", "caff",
+                                        "riff" /* Sony Wave64 GUID */, NULL};
+    for (int i = 0; magic[i]; i++)
+        if (n >= 4 && !memcmp(p, magic[i], 4))
+            return 1;
+    if (has_suffix(name, ".mp3") || has_suffix(name, ".mp2"))
+        return n >= 3 && (!memcmp(p, "ID3", 3) || (p[0] == 0xFF && (p[1] & 0xE0) == 0xE0));
+    return 0;
+}
+
 int sl_audio_decode_mem(const void *data, size_t len, const char *name, const sl_audio_opts *o, sl_audio *a,
                         sl_err *err)
 {
     memset(a, 0, sizeof *a);
     if (len == 0)
         return sl_errf(err, "%s:0: empty file, no audio", name);
+    if (!known_container(data, len, name))
+        return sl_errf(err, "%s:0: not a recognised audio file (WAV, FLAC, Ogg, AIFF, AU, CAF, W64, or MP3 named *.mp3)",
+                       name);
     sl_wavinfo ws;
     if (sl_wavscan(data, len, name, &ws, err) < 0)
         return -1;

@@ -27,7 +27,11 @@ expect_fail 1 "cut.wav:12: chunk 'fmt ' declares 16 bytes" -- "$SLUICE" tokenize
 : > "$T/empty.wav"
 expect_fail 1 'empty.wav:0: empty file' -- "$SLUICE" tokenize audio "$T/empty.wav" -o "$T/out.tok"
 head -c 5000 /dev/urandom > "$T/noise.bin"
-expect_fail 1 'noise.bin:0: cannot decode audio' -- "$SLUICE" tokenize audio "$T/noise.bin" -o "$T/out.tok"
+expect_fail 1 'noise.bin:0: not a recognised audio file' -- "$SLUICE" tokenize audio "$T/noise.bin" -o "$T/out.tok"
+# MPEG-like garbage under a .wav name: our one line only (no libmpg123 chatter on stderr)
+{ printf '\377\373\220\104'; head -c 3000 /dev/zero; } > "$T/mpeg_like.wav"
+expect_fail 1 'mpeg_like.wav:0: not a recognised audio file' -- "$SLUICE" tokenize audio "$T/mpeg_like.wav" -o "$T/out.tok"
+[ "$(wc -l < "$T/err")" -eq 1 ] || fail "more than one line on stderr: $(cat "$T/err")"
 expect_fail 1 'missing.wav: cannot open' -- "$SLUICE" tokenize audio "$T/missing.wav" -o "$T/out.tok"
 no_file "$T/out.tok"
 # a bad file among good ones: nothing is written ...
