@@ -227,7 +227,8 @@ static void resolve(sel *s, vec *vals)
         if (!isnan(vals->v[i]))
             vals->v[n++] = vals->v[i];
     vals->n = n;
-    qsort(vals->v, n, sizeof *vals->v, cmp_d);
+    if (n)
+        qsort(vals->v, n, sizeof *vals->v, cmp_d);
     s->lo = s->min;
     s->hi = s->max;
     if (!isnan(s->pct_lo) && s->pct_lo > 0) {

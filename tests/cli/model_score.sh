@@ -55,7 +55,7 @@ close "$sum" "$(num nll < "$T/pt.jsonl")" || fail "--per-token sum $sum"
 # --max-tokens N: only the first N tokens (N - 1 predictions); equals the prefix's reference log-probs
 "$SLUICE" score -m "$M/hf_f32" --max-tokens 5 "$T/hf_f32.tok" | tail -n 1 > "$T/mt.jsonl"
 [ "$(num tokens < "$T/mt.jsonl")" = 4 ] || fail "--max-tokens"
-want=$(tail -n 1 "$M/hf_f32/expected.jsonl" | sed 's/.*"logp": \[\([^]]*\)\].*/\1/' | tr ',' '\n' | head -n 4 | awk '{ s -= $1 } END { printf "%.9f", s }')
+want=$(tail -n 1 "$M/hf_f32/expected.jsonl" | sed 's/.*"logp": \[\([^]]*\)\].*/\1/' | tr ',' '\n' | awk 'NR <= 4 { s -= $1 } END { printf "%.9f", s }')
 close "$(num nll < "$T/mt.jsonl")" "$want" || fail "--max-tokens nll"
 
 # thread count and chunk size do not change the output
@@ -86,7 +86,8 @@ fi
 echo '{"id":"x","ids":[1,2,3]}' | "$SLUICE" tokenize ids --vocab-size 1000 -o "$T/v1000.tok"
 expect_fail 1 'v1000.tok: the stream.s vocabulary \(1000 ids.*--force' -- "$SLUICE" score -m "$M/hf_f32" "$T/v1000.tok" -o "$T/o1"
 no_file "$T/o1"
-"$SLUICE" score -m "$M/hf_f32" --force "$T/v1000.tok" | grep -q '"tokens":2' || fail "--force"
+"$SLUICE" score -m "$M/hf_f32" --force "$T/v1000.tok" > "$T/force.jsonl"
+grep -q '"tokens":2' "$T/force.jsonl" || fail "--force"
 echo '{"id":"big","ids":[1,70,3]}' | "$SLUICE" tokenize ids --vocab-size 1000 -o "$T/big.tok"
 expect_fail 1 "document 'big': token 1 has id 70, not in the model's vocabulary \[0, 64\)" -- \
   "$SLUICE" score -m "$M/hf_f32" --force "$T/big.tok" -o "$T/o2"
@@ -99,4 +100,5 @@ no_file "$T/o3"
 expect_fail 2 'MODEL_DIR is required' -- "$SLUICE" score "$T/hf_f32.tok"
 expect_fail 2 "--device: 'tpu' is not one of" -- "$SLUICE" score -m "$M/hf_f32" --device tpu "$T/hf_f32.tok"
 expect_fail 2 'cannot be combined' -- "$SLUICE" score -m "$M/hf_f32" --per-token --to-stream "$T/hf_f32.tok"
-"$SLUICE" score --help | grep -q -- '--long-context W' || fail "help"
+"$SLUICE" score --help > "$T/help.txt"
+grep -q -- '--long-context W' "$T/help.txt" || fail "help"
