@@ -36,16 +36,18 @@ bytes=$(stat -c %s "$W/docs.jsonl")
 echo "input: $(wc -l < "$W/docs.jsonl") documents, $((bytes / 1000000)) MB JSONL, $(( $(stat -c %s "$W/docs.jsonl.zst") / 1000000 )) MB zstd"
 echo "machine: $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p'), $(date -u +%Y-%m-%dT%H:%MZ)"
 
-# best wall time of RUNS runs of a shell command (output to /dev/null)
+# best of RUNS runs of a shell command (output to /dev/null): prints
+# "wall_seconds cpu_seconds" (CPU = user + sys of the whole pipeline), from
+# the run with the best wall time
 best() {
-  local b="" t0 t1 t
+  local b="" bc="" r out
   for ((r = 0; r < RUNS; r++)); do
-    t0=$(date +%s.%N); bash -o pipefail -c "$1" > /dev/null || { echo "bench: failed: $1" >&2; exit 1; }
-    t1=$(date +%s.%N)
-    t=$(echo "$t1 - $t0" | bc -l)
-    if [ -z "$b" ] || [ "$(echo "$t < $b" | bc -l)" = 1 ]; then b=$t; fi
+    /usr/bin/time -o "$W/time" -f '%e %U %S' bash -o pipefail -c "$1" > /dev/null ||
+      { echo "bench: failed: $1" >&2; exit 1; }
+    read -r e u s < "$W/time"
+    if [ -z "$b" ] || [ "$(echo "$e < $b" | bc -l)" = 1 ]; then b=$e; bc=$(echo "$u + $s" | bc -l); fi
   done
-  echo "$b"
+  echo "$b $bc"
 }
 PY='import json,sys
 w=sys.stdout.write
@@ -61,9 +63,14 @@ if command -v jq > /dev/null; then
 fi
 echo "outputs: sluice, jq and python print identical documents"
 
-row() { # row NAME SECONDS BASE_SECONDS
-  printf '  %-34s %8.1f MB/s   %6.2fx sluice time\n' "$1" "$(echo "$bytes / 1000000 / $2" | bc -l)" "$(echo "$2 / $3" | bc -l)"
+row() { # row NAME "WALL CPU" "BASE_WALL BASE_CPU"
+  set -- "$1" $2 $3
+  printf '  %-36s %7.2f s %7.1f MB/s %6.2fx | CPU %6.2f s %7.1f MB/s %6.2fx\n' "$1" "$2" \
+    "$(echo "$bytes / 1000000 / $2" | bc -l)" "$(echo "$2 / $4" | bc -l)" "$3" \
+    "$(echo "$bytes / 1000000 / $3" | bc -l)" "$(echo "$3 / $5" | bc -l)"
 }
+echo "  (wall time, MB/s of input, time as a multiple of sluice -@ 1 | the same in CPU seconds)"
+echo "  load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for kind in plain zstd; do
   f="$W/docs.jsonl"; cat_="cat"
   if [ $kind = zstd ]; then f="$W/docs.jsonl.zst"; cat_="zstd -dc"; fi
@@ -71,7 +78,9 @@ for kind in plain zstd; do
   s=$(best "'$SLUICE' read -@ 1 '$f'")
   row "sluice read -@ 1" "$s" "$s"
   row "sluice read (all $(nproc) cores)" "$(best "'$SLUICE' read '$f'")" "$s"
+  row "  same, OMP_WAIT_POLICY=passive" "$(best "OMP_WAIT_POLICY=passive '$SLUICE' read '$f'")" "$s"
   if command -v jq > /dev/null; then row "$cat_ | jq -c ." "$(best "$cat_ '$f' | jq -c .")" "$s"
   else echo "  jq not installed: skipped"; fi
   row "$cat_ | python3 json loads/dumps" "$(best "$cat_ '$f' | python3 '$W/peer.py'")" "$s"
 done
+echo "  load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
