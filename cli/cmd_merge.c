@@ -144,7 +144,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     char **srcs = argv + optind;
     int dirs = 0;
     for (int i = 0; i < n; i++)
-        dirs += sl_is_dir(srcs[i]);
+        dirs += sl_shard_is_dir(srcs[i]);
     sl_err err = {{0}};
     int rc;
     if (dirs == n) {

@@ -249,7 +249,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     const char *path = optind < argc ? argv[optind] : "-";
     sl_err err = {{0}};
     sl_buf b = {0};
-    int rc = strcmp(path, "-") && sl_is_dir(path) ? stats_dir(path, &b, &err) : stats_stream(path, &b, &err);
+    int rc = strcmp(path, "-") && sl_shard_is_dir(path) ? stats_dir(path, &b, &err) : stats_stream(path, &b, &err);
     sl_output *out = rc ? NULL : sl_output_open(cli->output, &err);
     if (out && (sl_output_write(out, b.data, b.len, &err) || sl_output_commit(out, &err)))
         out = NULL;

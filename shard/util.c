@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void sl_rmdir_flat(const char *dir)
+void sl_shard_rmdir(const char *dir)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -28,7 +28,7 @@ void sl_rmdir_flat(const char *dir)
     rmdir(dir);
 }
 
-int sl_is_dir(const char *path)
+int sl_shard_is_dir(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
@@ -51,7 +51,7 @@ static void sync_parent(const char *path)
     free(p);
 }
 
-int sl_dir_replace(const char *tmp, const char *dst, sl_err *err)
+int sl_shard_dir_replace(const char *tmp, const char *dst, sl_err *err)
 {
     int fd = open(tmp, O_RDONLY | O_DIRECTORY);
     if (fd >= 0) {
@@ -80,7 +80,7 @@ int sl_dir_replace(const char *tmp, const char *dst, sl_err *err)
     sync_parent(dst);
     if (old) {
         if (S_ISDIR(st.st_mode))
-            sl_rmdir_flat(old);
+            sl_shard_rmdir(old);
         else
             unlink(old);
         free(old);

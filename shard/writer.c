@@ -114,7 +114,7 @@ sl_shard_writer *sl_shard_writer_open(const char *dir, const sl_shard_info *info
     size_t n = strlen(dir) + 32;
     w->tmp = sl_xmalloc(n);
     snprintf(w->tmp, n, "%s.tmp.%ld", dir, (long)getpid());
-    sl_rmdir_flat(w->tmp);
+    sl_shard_rmdir(w->tmp);
     if (mkdir(w->tmp, 0777)) {
         sl_errf(err, "%s: cannot create directory: %s", w->tmp, strerror(errno));
         free(w->tmp);
@@ -454,7 +454,7 @@ int sl_shard_writer_finish(sl_shard_writer *w, sl_err *err)
     sl_buf_free(&m);
     if (rc)
         goto fail;
-    if (sl_dir_replace(w->tmp, w->dir, err))
+    if (sl_shard_dir_replace(w->tmp, w->dir, err))
         goto fail;
     free(w->tmp);
     w->tmp = NULL; /* nothing to remove any more */
@@ -490,7 +490,7 @@ void sl_shard_writer_abort(sl_shard_writer *w)
     if (w->xd)
         XXH64_freeState(w->xd);
     if (w->tmp)
-        sl_rmdir_flat(w->tmp);
+        sl_shard_rmdir(w->tmp);
     sl_warmup_free(&w->warmup);
     free(w->info.warmup);
     free(w->tmp);

@@ -105,3 +105,12 @@ no_file "$T/bad"
 cp "$T/d/train-00000.tokens" "$T/c/"
 truncate -s 64 "$T/c/train-00000.bounds"
 expect_fail 1 'train-00000.bounds: size 64 bytes' -- $S cat "$T/c"
+
+# pack --warmup records the SPEC; shard of the packed stream resolves the same stages
+$S pack --warmup double:16..64,epochs=2,batch=2 "$T/in.tok" -o "$T/pw.tok"
+$S shard "$T/pw.tok" -o "$T/pw"
+cmp "$T/pw/manifest.json" "$T/w1/manifest.json" || fail "pack --warmup | shard differs from shard --warmup"
+# recurrent rows through a packed stream keep their order and continuation
+$S pack --seq-len 64 --layout recurrent --batch 3 "$T/in.tok" -o "$T/pr.tok"
+$S shard "$T/pr.tok" -o "$T/pr"
+for f in train-00000.tokens train-00000.bounds; do cmp "$T/r/$f" "$T/pr/$f" || fail "recurrent via pack: $f"; done

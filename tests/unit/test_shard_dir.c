@@ -132,8 +132,8 @@ static void rm_tree(const char *d)
             continue;
         char p[512];
         snprintf(p, sizeof p, "%s/%s", d, e->d_name);
-        if (sl_is_dir(p))
-            sl_rmdir_flat(p);
+        if (sl_shard_is_dir(p))
+            sl_shard_rmdir(p);
         else
             unlink(p);
     }
@@ -311,10 +311,10 @@ static void test_exists_and_abort(void **state)
     sl_shard_writer *w = sl_shard_writer_open(d, &in, 0, 0, &err);
     assert_non_null(w);
     snprintf(t, sizeof t, "%s.tmp.%ld", d, (long)getpid());
-    assert_true(sl_is_dir(t));
+    assert_true(sl_shard_is_dir(t));
     sl_shard_writer_abort(w);
-    assert_false(sl_is_dir(t));
-    assert_false(sl_is_dir(d));
+    assert_false(sl_shard_is_dir(t));
+    assert_false(sl_shard_is_dir(d));
     /* vocab larger than the dtype */
     in.vocab_size = 70000;
     assert_null(sl_shard_writer_open(d, &in, 0, 0, &err));
