@@ -140,7 +140,8 @@ class _Split:
         self.bounds = np.concatenate(bounds) if bounds else np.zeros(0, BOUNDS_DTYPE)
         # global token position of each piece in the split's sequence
         self.gstart = self.bounds["row"].astype(np.int64) * seq_len + self.bounds["offset"].astype(np.int64)
-        if len(self.gstart) > 1 and np.any(np.diff(self.gstart) <= 0):
+        self.gend = self.gstart + self.bounds["length"].astype(np.int64)
+        if len(self.gstart) > 1 and np.any(self.gstart[1:] < self.gend[:-1]):
             raise ShardError("%s: boundary records are not sorted" % root)
         self.file_first = np.cumsum([0] + [int(f["rows"]) for f in self.files])
         self.seq_len = seq_len
@@ -164,12 +165,11 @@ class _Split:
 
     def pieces(self, g, n):
         """Pieces cut to [g, g+n) (no wrap), offsets relative to g."""
-        gs = self.gstart
-        ln = self.bounds["length"].astype(np.int64)
-        lo = int(np.searchsorted(gs + ln, g, side="right"))
+        gs, ge = self.gstart, self.gend
+        lo = int(np.searchsorted(ge, g, side="right"))
         hi = int(np.searchsorted(gs, g + n, side="left"))
         a = np.maximum(gs[lo:hi], g)
-        e = np.minimum(gs[lo:hi] + ln[lo:hi], g + n)
+        e = np.minimum(ge[lo:hi], g + n)
         return (a - g, e - a, self.bounds["doc"][lo:hi],
                 self.bounds["doc_offset"][lo:hi] + (a - gs[lo:hi]).astype(np.uint64))
 
@@ -181,7 +181,6 @@ class _Split:
         g %= D
         parts = [(g, min(n, D - g))]
         rest = n - parts[0][1]
-        base = parts[0][1]
         while rest > 0:
             parts.append((0, min(rest, D)))
             rest -= parts[-1][1]
@@ -195,7 +194,6 @@ class _Split:
             docs.append(d)
             dofs.append(do)
             shift += m
-        del base
         return toks, Boundaries(np.concatenate(offs), np.concatenate(lens), np.concatenate(docs),
                                 np.concatenate(dofs))
 
