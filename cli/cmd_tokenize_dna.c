@@ -54,6 +54,16 @@ static const char help[] =
     "                      sides, a longer one keeps its first L bases, both clipped\n"
     "                      at the chromosome ends (so the result may be shorter;\n"
     "                      --max-length L then pads it)\n"
+    "  --bed-windows hyena|mamba|caduceus\n"
+    "                      with --bed and --window L, how intervals become windows:\n"
+    "                      hyena (default) as above, one per interval; mamba (the\n"
+    "                      Mamba paper's hg38 setup): an interval of length >= L is\n"
+    "                      split into length/L non-overlapping pieces, a shorter one\n"
+    "                      gives two windows, one from its start and one to its end;\n"
+    "                      caduceus: each interval re-extended to start + 2^20 and\n"
+    "                      split into 2^20/L pieces (L must divide 2^20). mamba and\n"
+    "                      caduceus windows are moved inside the chromosome, keeping\n"
+    "                      L bases; metadata \"piece\" numbers them\n"
     "  --split NAME        with --bed: keep the intervals of this split only\n"
     "  --split-column N    the BED column holding the split (default 4, as in\n"
     "                      HyenaDNA's sequences_human.bed)\n"
@@ -82,7 +92,7 @@ typedef struct opts {
     uint64_t window, stride;
     int drop_last, stride_set, kstride_set;
     const char *bed, *split, *split_file;
-    int split_col;
+    int split_col, bed_mode;
 } opts;
 
 static void meta_region(sl_buf *m, const char *chrom, uint64_t a, uint64_t b, const char *extra)
@@ -239,41 +249,47 @@ static int run_bed(const sl_cli *cli, const opts *o, dna_emitter *em, const char
                          genome_path);
             break;
         }
-        uint64_t clen = dna_genome_length(g, (size_t)ci), a = b->start, e = b->end;
-        if (o->window) {
-            dna_hyena_interval(clen, b->start, b->end, o->window, &a, &e);
-        } else if (e > clen) {
+        uint64_t clen = dna_genome_length(g, (size_t)ci);
+        if (!o->window && b->end > clen) {
             rc = sl_errf(err, "%s:%llu: interval %s:%llu-%llu runs past the chromosome end (%llu)", o->bed,
                          (unsigned long long)b->line, b->chrom, (unsigned long long)b->start,
                          (unsigned long long)b->end, (unsigned long long)clen);
             break;
         }
-        sl_buf_clear(&seq);
-        sl_buf_reserve(&seq, (size_t)(e - a));
-        if (dna_genome_fetch(g, (size_t)ci, a, e, seq.data, err) < 0) {
-            rc = -1;
-            break;
+        uint64_t pieces = o->window ? dna_bed_window_count(o->bed_mode, b->start, b->end, o->window) : 1;
+        for (uint64_t k = 0; k < pieces && !rc; k++) {
+            uint64_t a = b->start, e = b->end;
+            if (o->window)
+                dna_bed_window(o->bed_mode, clen, b->start, b->end, o->window, k, &a, &e);
+            sl_buf_clear(&seq);
+            sl_buf_reserve(&seq, (size_t)(e - a));
+            if (dna_genome_fetch(g, (size_t)ci, a, e, seq.data, err) < 0) {
+                rc = -1;
+                break;
+            }
+            seq.len = (size_t)(e - a);
+            seq.data[seq.len] = 0;
+            if (b->strand == '-')
+                dna_revcomp(seq.data, seq.len);
+            sl_buf_clear(&extra);
+            if (b->name) {
+                sl_buf_puts(&extra, ",\"name\":");
+                sl_json_put_cstr(&extra, b->name);
+            }
+            if (split) {
+                sl_buf_puts(&extra, ",\"split\":");
+                sl_json_put_cstr(&extra, split);
+            }
+            if (b->strand != '.')
+                sl_buf_printf(&extra, ",\"strand\":\"%c\"", b->strand);
+            sl_buf_printf(&extra, ",\"bed_line\":%llu", (unsigned long long)b->line);
+            if (o->bed_mode != DNA_BED_HYENA)
+                sl_buf_printf(&extra, ",\"piece\":%llu", (unsigned long long)k);
+            region_id(&id, b->chrom, a, e);
+            meta_region(&meta, b->chrom, a, e, extra.data);
+            if (dna_emit(em, id.data, &seq, meta.data, e - a, err) < 0)
+                rc = -1;
         }
-        seq.len = (size_t)(e - a);
-        seq.data[seq.len] = 0;
-        if (b->strand == '-')
-            dna_revcomp(seq.data, seq.len);
-        sl_buf_clear(&extra);
-        if (b->name) {
-            sl_buf_puts(&extra, ",\"name\":");
-            sl_json_put_cstr(&extra, b->name);
-        }
-        if (split) {
-            sl_buf_puts(&extra, ",\"split\":");
-            sl_json_put_cstr(&extra, split);
-        }
-        if (b->strand != '.')
-            sl_buf_printf(&extra, ",\"strand\":\"%c\"", b->strand);
-        sl_buf_printf(&extra, ",\"bed_line\":%llu", (unsigned long long)b->line);
-        region_id(&id, b->chrom, a, e);
-        meta_region(&meta, b->chrom, a, e, extra.data);
-        if (dna_emit(em, id.data, &seq, meta.data, e - a, err) < 0)
-            rc = -1;
     }
     sl_buf_free(&seq);
     sl_buf_free(&id);
@@ -305,6 +321,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         O_RC,
         O_RCPROB,
         O_SEED,
+        O_BEDWIN,
     };
     static const struct option lopts[] = {
         {"case", required_argument, 0, O_CASE},
@@ -324,12 +341,14 @@ static int run(sl_cli *cli, int argc, char **argv)
         {"revcomp", no_argument, 0, O_RC},
         {"revcomp-prob", required_argument, 0, O_RCPROB},
         {"seed", required_argument, 0, O_SEED},
+        {"bed-windows", required_argument, 0, O_BEDWIN},
         SL_CLI_COMMON_LONG,
         {0, 0, 0, 0},
     };
     static const char *const cases[] = {"upper", "keep", "mask-as-unk", NULL};
     static const char *const ns[] = {"token", "pad", "drop", NULL};
     static const char *const sides[] = {"left", "right", NULL};
+    static const char *const bedmodes[] = {"hyena", "mamba", "caduceus", NULL};
     opts o = {0};
     dna_tok_opts_default(&o.em.tok);
     uint64_t stride = 0;
@@ -359,6 +378,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         case O_RC: o.em.revcomp_extra = 1; break;
         case O_RCPROB: o.em.rc_prob = sl_cli_double(cli, "--revcomp-prob", optarg, 0, 1); break;
         case O_SEED: o.em.seed = (uint64_t)sl_cli_int(cli, "--seed", optarg, 0, INT64_MAX); break;
+        case O_BEDWIN: o.bed_mode = sl_cli_choice(cli, "--bed-windows", optarg, bedmodes); break;
         default: sl_cli_common(cli, c, optarg ? optarg : argv[optind - 1]);
         }
     }
@@ -377,6 +397,11 @@ static int run(sl_cli *cli, int argc, char **argv)
         sl_cli_usage_error(cli, "--drop-last needs --window");
     if ((o.split || o.split_col || o.split_file) && !o.bed)
         sl_cli_usage_error(cli, "--split, --split-column and --split-file need --bed");
+    if (o.bed_mode != DNA_BED_HYENA && (!o.bed || !o.window))
+        sl_cli_usage_error(cli, "--bed-windows needs --bed and --window");
+    if (o.bed_mode == DNA_BED_CADUCEUS && (o.window > DNA_CADUCEUS_SPAN || DNA_CADUCEUS_SPAN % o.window))
+        sl_cli_usage_error(cli, "--bed-windows caduceus: --window must divide 2^20 (got %llu)",
+                           (unsigned long long)o.window);
     if (o.split_col && o.split_file)
         sl_cli_usage_error(cli, "give the split as a column or as a file, not both");
     if (o.em.tok.max_length && o.em.tok.add_eos && o.em.tok.max_length < 2)

@@ -138,6 +138,25 @@ printf '>a\nACNNGT\n' > "$T/n.fa"
 [ "$("$SLUICE" tokenize dna --n drop --max-length 6 --padding-side right --add-eos "$T/n.fa" | "$SLUICE" cat | tr -d ' ')" \
   = '{"id":"a","ids":[7,8,9,10,1,4],"src_bytes":6}' ] || fail "right padding / --n drop"
 
+# Mamba-paper and Caduceus window modes end to end: every window has L bases, ids match the genome
+for mode in mamba caduceus; do
+  "$SLUICE" tokenize dna --bed "$D/synthetic_intervals.bed" --window 4096 --bed-windows $mode --split-column 4 \
+    --split train "$D/synthetic_softmasked_lambda.2bit" | "$SLUICE" cat > "$T/m.jsonl"
+  "$SLUICE" tokenize dna "$D/synthetic_softmasked_lambda.2bit" | "$SLUICE" cat > "$T/g.jsonl"
+  python3 - "$T/m.jsonl" "$T/g.jsonl" "$mode" "$D/synthetic_intervals.bed" <<'EOF'
+import json, sys
+w = [json.loads(l) for l in open(sys.argv[1])]; g = {d['id']: d['ids'] for d in map(json.loads, open(sys.argv[2]))}
+bed = [l.split() for l in open(sys.argv[4]) if l.split()[3] == 'train']
+per = [(int(e) - int(s)) // 4096 if int(e) - int(s) >= 4096 else 2 for c, s, e, _ in bed] if sys.argv[3] == 'mamba' \
+    else [256] * len(bed)
+assert len(w) == sum(per), (len(w), sum(per))
+for d in w:
+    assert d['end'] - d['start'] == min(4096, len(g[d['chrom']])) and d['ids'] == g[d['chrom']][d['start']:d['end']]
+EOF
+done
+expect_fail 2 'caduceus: --window must divide 2\^20' -- "$SLUICE" tokenize dna --bed "$D/synthetic_intervals.bed" \
+  --window 1000 --bed-windows caduceus "$D/synthetic_softmasked_lambda.fa"
+
 # --- 4. windows tile the sequence; options combine -----------------------------
 "$SLUICE" tokenize dna --window 1000 "$D/lambda_virus.fa" | "$SLUICE" cat > "$T/w.jsonl"
 "$SLUICE" tokenize dna "$D/lambda_virus.fa" | "$SLUICE" cat > "$T/whole.jsonl"

@@ -584,6 +584,42 @@ static void test_hyena_intervals(void **state)
     dna_bed_free(&bed);
 }
 
+/* Mamba-paper and Caduceus BED windows vs make_fixtures.py (bed_window_modes.tsv). */
+static void test_bed_window_modes(void **state)
+{
+    (void)state;
+    size_t len;
+    char *tsv = slurp(path_of("bed_window_modes.tsv"), &len);
+    char *save = NULL;
+    int rows = 0;
+    for (char *line = strtok_r(tsv, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (line[0] == '#')
+            continue;
+        char mode[16];
+        unsigned long long clen, a, b, L;
+        int off = 0;
+        assert_int_equal(sscanf(line, "%15s\t%llu\t%llu\t%llu\t%llu\t%n", mode, &clen, &a, &b, &L, &off), 5);
+        int m = !strcmp(mode, "mamba") ? DNA_BED_MAMBA : DNA_BED_CADUCEUS;
+        uint64_t n = dna_bed_window_count(m, a, b, L);
+        const char *p = line + off;
+        for (uint64_t k = 0; k < n; k++) {
+            unsigned long long ws, we;
+            int used = 0;
+            assert_int_equal(sscanf(p, "%llu-%llu%n", &ws, &we, &used), 2);
+            p += used + (p[used] == ',');
+            uint64_t s, e;
+            dna_bed_window(m, clen, a, b, L, k, &s, &e);
+            if (s != ws || e != we)
+                fail_msg("%s len %llu [%llu,%llu) L %llu piece %llu: got %llu-%llu, want %llu-%llu", mode, clen, a, b,
+                         L, (unsigned long long)k, (unsigned long long)s, (unsigned long long)e, ws, we);
+        }
+        assert_int_equal(*p, 0); /* as many windows as expected */
+        rows++;
+    }
+    assert_int_equal(rows, 120);
+    free(tsv);
+}
+
 static void test_windows(void **state)
 {
     (void)state;
@@ -623,6 +659,7 @@ int main(void)
         cmocka_unit_test(test_random_2bit_round_trip),
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_hyena_intervals),
+        cmocka_unit_test(test_bed_window_modes),
         cmocka_unit_test(test_windows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -148,6 +148,43 @@ with open(P('synthetic_intervals_hyena256.tsv'), 'w') as f:
         x, y = hyena_interval(c, a, b, 256)
         f.write('%s\t%d\t%d\t%s\t%s\n' % (c, x, y, s, seqs[c][x:y]))
 
+# BED window modes on made-up chromosome lengths (arithmetic only). caduceus: FastaInterval of
+# kuleshov-group/caduceus src/dataloaders/datasets/hg38_dataset.py (end re-set to start + 2^20, piece
+# i_shift, shift down past the end, up below 0); mamba: arXiv 2312.00752 E.3.1 (len/L pieces, or two
+# windows anchored at the interval's start and end when it is shorter than L), moved inside the same way.
+MAX = 2 ** 20
+
+
+def caduceus_window(chrom_len, start, L, i_shift):
+    start, end = start + i_shift * L, start + (i_shift + 1) * L
+    if end > chrom_len:
+        start = start - (end - chrom_len); end = chrom_len
+    if start < 0:
+        end = end - start; start = 0
+    if end > chrom_len:
+        start = chrom_len - L; end = chrom_len
+    return max(start, 0), end
+
+
+def mamba_windows(chrom_len, start, end, L):
+    n = end - start
+    anchors = [start + k * L for k in range(n // L)] if n >= L else [start, end - L]
+    return [caduceus_window(chrom_len, a, L, 0) for a in anchors]
+
+
+rng = random.Random(20)
+with open(P('bed_window_modes.tsv'), 'w') as f:
+    f.write('# mode\tchrom_len\tstart\tend\tL\twindows (start-end,...)\n')
+    for _ in range(60):
+        L = 2 ** rng.randrange(10, 19)
+        chrom_len = rng.choice([rng.randrange(L // 2, 4 * L), rng.randrange(MAX, 4 * MAX), 3 * MAX + 17])
+        a = rng.randrange(0, chrom_len)
+        b = min(chrom_len, a + rng.choice([rng.randrange(1, L), 2 ** 17, rng.randrange(L, 5 * L)]))
+        for mode in ('mamba', 'caduceus'):
+            w = mamba_windows(chrom_len, a, b, L) if mode == 'mamba' else \
+                [caduceus_window(chrom_len, a, L, k) for k in range(MAX // L)]
+            f.write('%s\t%d\t%d\t%d\t%d\t%s\n' % (mode, chrom_len, a, b, L, ','.join('%d-%d' % x for x in w)))
+
 # Bad inputs.
 os.makedirs(P('bad'), exist_ok=True)
 gz = open(P('ce2_chrM.fa.gz'), 'rb').read()
