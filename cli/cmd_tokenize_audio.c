@@ -167,6 +167,13 @@ static int in_list(const pathlist *l, const char *path)
     return 0;
 }
 
+static void free_paths(char **paths, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+}
+
 static void list_free(pathlist *l)
 {
     for (size_t i = 0; i < l->n; i++)
@@ -385,8 +392,10 @@ static int run(sl_cli *cli, int argc, char **argv)
     for (int i = optind; i < argc; i++) {
         struct stat st;
         if (strcmp(argv[i], "-") && stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            if (walk(argv[i], &paths, &np, &pc, 0, &err) < 0)
+            if (walk(argv[i], &paths, &np, &pc, 0, &err) < 0) {
+                free_paths(paths, np);
                 return sl_cli_fail(cli, &err);
+            }
         } else {
             if (np == pc)
                 paths = sl_xrealloc(paths, (pc = pc ? pc * 2 : 64) * sizeof *paths);
@@ -398,6 +407,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         paths[np++] = sl_xstrdup("-");
     }
     if (np == 0) {
+        free(paths);
         sl_errf(&err, "no audio files found in the given directories");
         return sl_cli_fail(cli, &err);
     }
@@ -411,6 +421,9 @@ static int run(sl_cli *cli, int argc, char **argv)
         for (int k = 0; k < 2; k++)
             if (list_path[k] && load_list(list_path[k], &lists[k], &err) < 0) {
                 list_free(&lists[0]);
+                list_free(&lists[1]);
+                free_paths(paths, np);
+                free(ins);
                 return sl_cli_fail(cli, &err);
             }
         for (size_t i = 0; i < np; i++)
@@ -509,9 +522,7 @@ done:
         sl_ts_writer_abort(w);
     if (out)
         sl_output_abort(out);
-    for (size_t i = 0; i < np; i++)
-        free(paths[i]);
-    free(paths);
+    free_paths(paths, np);
     free(ins);
     sl_ts_header_free(&h);
     return rc ? sl_cli_fail(cli, &err) : 0;
