@@ -327,16 +327,16 @@ static int run(sl_cli *cli, int argc, char **argv)
             o.quality = (int)rq_vals[sl_cli_choice(cli, "--resample-quality", optarg, rq_names)];
             break;
         case O_CLIP:
-            o.clip_len = (size_t)sl_cli_int(cli, "--clip-len", optarg, 0, 1LL << 40);
+            o.clip_len = (size_t)sl_cli_int(cli, "--clip-len", optarg, 0, 1LL << 31);
             break;
         case O_OVERLAP:
-            o.overlap = (size_t)sl_cli_int(cli, "--overlap", optarg, 0, 1LL << 40);
+            o.overlap = (size_t)sl_cli_int(cli, "--overlap", optarg, 0, 1LL << 31);
             break;
         case O_DROP:
             o.drop_last = 1;
             break;
         case O_PADTO:
-            o.pad_to = (size_t)sl_cli_int(cli, "--pad-to", optarg, 1, 1LL << 40);
+            o.pad_to = (size_t)sl_cli_int(cli, "--pad-to", optarg, 1, 1LL << 31);
             break;
         case O_PADID:
             pad_id = sl_cli_int(cli, "--pad-id", optarg, 0, (1LL << SL_AQ_MAX_BITS) - 1);
