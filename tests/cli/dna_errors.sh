@@ -31,7 +31,7 @@ printf 'chrSynA\t31537\t50\t60\t61\nchrSynB\t18513\t32121\t60\t61\nchrSynC\t10\t
 printf 'chrSynA\t0\t100\n' > "$T/z.bed"
 expect_fail 1 'g.fa: offset [0-9]+: unexpected byte .* does not match the file' -- "$SLUICE" tokenize dna --bed "$T/z.bed" "$T/g.fa" -o "$O"; no_file "$O"
 # species: a genome with no chromosome in the split
-expect_fail 1 'pysam_ex1.fa: no non-empty record belongs to the test split' -- "$SLUICE" dna species --split test "$D/pysam_ex1.fa" -o "$O"; no_file "$O"
+expect_fail 1 'pysam_ex1.fa: no non-empty chromosome belongs to the test split' -- "$SLUICE" dna species --split test "$D/pysam_ex1.fa" -o "$O"; no_file "$O"
 # usage errors
 expect_fail 2 "--case: 'lower' is not one of upper|keep|mask-as-unk" -- "$SLUICE" tokenize dna --case lower "$D/pysam_ex1.fa"
 expect_fail 2 '--kmer: 13 is out of range' -- "$SLUICE" tokenize dna --kmer 13 "$D/pysam_ex1.fa"

@@ -248,4 +248,38 @@ for x in d:
 EOF
 "$SLUICE" dna species --window 50 --samples 20 --split test --test-chroms chr2,CHROMOSOME_X \
   "$D/htslib_ce.fa" "$D/pysam_ex1.fa" | "$SLUICE" cat | grep -v -q '"chrom":"chr1"' || fail "test split"
+# HyenaDNA's directory layout: species/<name>/chr<N>.fna[.gz], one chromosome per file
+mkdir -p "$T/sp/apeA" "$T/sp/apeB"
+printf '>NC_1 first\nAAAAAAAAAACCCCCCCCCC\n>ignored\nGGGG\n' > "$T/sp/apeA/chr1.fna"       # valid split
+printf '>NC_2\nACGTACGTACGTACGTACGT\n' | gzip -c > "$T/sp/apeA/chr2.fna.gz"              # train
+printf '>NC_4\nTTTTTTTTTTTTTTTTTTTT\n' > "$T/sp/apeA/chr4.fa"                           # train
+printf '>NC_2x\nCCCCCCCCCCCCCCCCCCCC\n' > "$T/sp/apeB/chr2.fna"                         # train, wins over .gz
+printf '>NC_2y\nGGGGGGGGGGGGGGGGGGGG\n' | gzip -c > "$T/sp/apeB/chr2.fna.gz"
+printf '>NC_5\nAAAAAAAAAAAAAAAAAAAA\n' > "$T/sp/apeB/chr5.fna"                          # test
+"$SLUICE" dna species -q --window 8 --samples 300 --seed 2 "$T/sp/apeA" "$T/sp/apeB/" | "$SLUICE" cat > "$T/sp.jsonl"
+"$SLUICE" cat --header <("$SLUICE" dna species -q --window 8 --samples 1 "$T/sp/apeA" "$T/sp/apeB") > "$T/sph.json"
+python3 - "$T/sp.jsonl" "$T/sph.json" <<'EOF'
+import json, sys
+d = [json.loads(l) for l in open(sys.argv[1])]
+assert json.load(open(sys.argv[2]))['extra']['species'] == ['apeA', 'apeB']
+seen = set()
+for x in d:
+    seen.add((x['species'], x['chrom']))
+    want = {('apeA', 'chr2'): 'ACGT', ('apeA', 'chr4'): 'T', ('apeB', 'chr2'): 'C'}[(x['species'], x['chrom'])]
+    V = dict(A=7, C=8, G=9, T=10)
+    assert x['ids'] == [V[c] for c in (want * 20)[x['start'] % len(want):][:8]], x
+    assert x['label'] == (x['species'] == 'apeB')
+assert seen == {('apeA', 'chr2'), ('apeA', 'chr4'), ('apeB', 'chr2')}, seen
+EOF
+# --hyena-tail-quirk: a start in the last 2L bases is cut at length - L and left-padded with N
+printf '>chr2\nACGTACGTACGTACGTACGT\n' > "$T/q.fa"
+"$SLUICE" dna species --window 8 --samples 200 --seed 3 --hyena-tail-quirk "$T/q.fa" | "$SLUICE" cat > "$T/q.jsonl"
+python3 - "$T/q.jsonl" <<'EOF'
+import json, sys
+seq = 'ACGTACGTACGTACGTACGT'; V = dict(A=7, C=8, G=9, T=10, N=11); L = 8; right = len(seq) - L
+for x in map(json.loads, open(sys.argv[1])):
+    s = x['start']
+    assert x['ids'] == [V[c] for c in seq[s:min(s + L, right)].rjust(L, 'N')], x
+EOF
+
 echo ok
