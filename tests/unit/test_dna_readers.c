@@ -356,11 +356,28 @@ static void test_random_fastx_round_trip(void **state)
 
 /* ---- randomized .2bit round trip (writer here, per the UCSC layout) ----- */
 
+static int g_big_endian; /* the writer below writes either byte order */
+
 static void put32(sl_buf *b, uint32_t v)
 {
     unsigned char x[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
                           (unsigned char)(v >> 24)};
+    if (g_big_endian) {
+        unsigned char y[4] = {x[3], x[2], x[1], x[0]};
+        memcpy(x, y, 4);
+    }
     sl_buf_append(b, x, 4);
+}
+
+static void put64(sl_buf *b, uint64_t v)
+{
+    if (g_big_endian) {
+        put32(b, (uint32_t)(v >> 32));
+        put32(b, (uint32_t)v);
+    } else {
+        put32(b, (uint32_t)v);
+        put32(b, (uint32_t)(v >> 32));
+    }
 }
 
 static void blocks_of(const char *s, size_t n, int (*pred)(char), sl_buf *out, uint32_t *count)
@@ -395,6 +412,9 @@ static void test_random_2bit_round_trip(void **state)
     uint64_t st = 99;
     const char alpha[] = "ACGTNacgtn";
     for (int iter = 0; iter < 100; iter++) {
+        /* version 0 (32-bit offsets) and 1 (64-bit), little- and big-endian */
+        int version = iter % 2;
+        g_big_endian = (iter / 2) % 2;
         int nseq = 1 + (int)dna_rng_below(&st, 4);
         char *seqs[4];
         size_t lens[4];
@@ -429,18 +449,21 @@ static void test_random_2bit_round_trip(void **state)
         }
         sl_buf file = {0};
         put32(&file, 0x1A412743);
-        put32(&file, 0);
+        put32(&file, (uint32_t)version);
         put32(&file, (uint32_t)nseq);
         put32(&file, 0);
         uint32_t off = 16;
         for (int i = 0; i < nseq; i++)
-            off += 1 + 2 + 4;
+            off += 1 + 2 + (version ? 8 : 4);
         for (int i = 0; i < nseq; i++) {
             char nm[3] = {'s', (char)('0' + i), 0};
             unsigned char l = 2;
             sl_buf_append(&file, &l, 1);
             sl_buf_append(&file, nm, 2);
-            put32(&file, off);
+            if (version)
+                put64(&file, off);
+            else
+                put32(&file, off);
             off += (uint32_t)body[i].len;
         }
         for (int i = 0; i < nseq; i++)
@@ -483,6 +506,17 @@ static void test_random_2bit_round_trip(void **state)
         dna_2bit_close(t);
         sl_buf_free(&file);
     }
+    g_big_endian = 0;
+    /* an unknown version is refused */
+    sl_buf file = {0};
+    put32(&file, 0x1A412743);
+    put32(&file, 2);
+    put32(&file, 0);
+    put32(&file, 0);
+    sl_err err;
+    assert_null(dna_2bit_open_mem(file.data, file.len, "v2.2bit", &err));
+    assert_non_null(strstr(err.msg, "v2.2bit: offset 4: unsupported .2bit version 2"));
+    sl_buf_free(&file);
 }
 
 /* ---- bad input ---------------------------------------------------------- */
