@@ -6,8 +6,14 @@
  * of ops needs no extra synchronisation; the host waits only in sync(), in
  * download() into pageable memory, and in upload() until a pageable source
  * has been staged. Scratch memory comes from the stream-ordered allocator,
- * so allocating and freeing per call does not stall the queue. */
+ * so allocating and freeing per call does not stall the queue.
+ *
+ * cuBLAS is loaded with dlopen when a CUDA backend is opened, not linked:
+ * loading it costs ~0.3 s and ~200 MB per process, which every sluice run
+ * (and every test) would pay even on machines without a GPU. */
+#include <dlfcn.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +52,48 @@ void sl_cuda_scratch_free(sl_cuda_ctx *c, void *p)
 }
 
 namespace {
+
+/* --- cuBLAS, loaded on first use ----------------------------------------- */
+
+#define SL_STR2(x) #x
+#define SL_STR(x) SL_STR2(x)
+
+struct blas_api {
+    decltype(&cublasCreate_v2) create;
+    decltype(&cublasDestroy_v2) destroy;
+    decltype(&cublasSetStream_v2) set_stream;
+    /* the C API's cublasGemmEx (C++ also sees an overload for cudaDataType compute types) */
+    cublasStatus_t (*gemm_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void *,
+                              const void *, cudaDataType, int, const void *, cudaDataType, int, const void *, void *,
+                              cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t);
+    decltype(&cublasGetStatusString) status_string;
+};
+blas_api blas;
+char blas_error[512];
+pthread_once_t blas_once = PTHREAD_ONCE_INIT;
+
+void blas_load(void)
+{
+    /* the soname of the cuBLAS this was compiled against, then any */
+    const char *names[] = {"libcublas.so." SL_STR(CUBLAS_VER_MAJOR), "libcublas.so"};
+    void *lib = nullptr;
+    for (const char *n : names)
+        if ((lib = dlopen(n, RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
+    if (!lib) {
+        snprintf(blas_error, sizeof blas_error, "cannot load cuBLAS (libcublas.so.%d): %s", CUBLAS_VER_MAJOR,
+                 dlerror());
+        return;
+    }
+    blas.create = (decltype(blas.create))dlsym(lib, "cublasCreate_v2");
+    blas.destroy = (decltype(blas.destroy))dlsym(lib, "cublasDestroy_v2");
+    blas.set_stream = (decltype(blas.set_stream))dlsym(lib, "cublasSetStream_v2");
+    blas.gemm_ex = (decltype(blas.gemm_ex))dlsym(lib, "cublasGemmEx");
+    blas.status_string = (decltype(blas.status_string))dlsym(lib, "cublasGetStatusString");
+    if (!blas.create || !blas.destroy || !blas.set_stream || !blas.gemm_ex || !blas.status_string) {
+        snprintf(blas_error, sizeof blas_error, "cuBLAS lacks cublasGemmEx or another function sluice needs");
+        blas.create = nullptr;
+    }
+}
 
 /* --- memory ----------------------------------------------------------- */
 
@@ -151,7 +199,7 @@ void cu_weight_free(sl_backend *b, sl_weight *w)
 
 int blas_fail(sl_err *err, const char *what, cublasStatus_t s)
 {
-    return sl_errf(err, "cuda: %s: cuBLAS: %s", what, cublasGetStatusString(s));
+    return sl_errf(err, "cuda: %s: cuBLAS: %s", what, blas.status_string(s));
 }
 
 /* y[L][N] = x[L][K] W[N][K]^T (+ bias). Row-major y is column-major y^T
@@ -180,12 +228,12 @@ int cu_linear(sl_backend *b, const sl_linear_args *a, sl_err *err)
             sl_cuda_scratch_free(c, xb);
             return -1;
         }
-        s = cublasGemmEx(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)L, (int)K, &one, w->data, CUDA_R_16BF, (int)K,
+        s = blas.gemm_ex(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)L, (int)K, &one, w->data, CUDA_R_16BF, (int)K,
                          xb, CUDA_R_16BF, (int)K, &beta, a->y, CUDA_R_32F, (int)a->ldy, CUBLAS_COMPUTE_32F,
                          CUBLAS_GEMM_DEFAULT);
         sl_cuda_scratch_free(c, xb);
     } else {
-        s = cublasGemmEx(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)L, (int)K, &one, w->data, CUDA_R_32F, (int)K,
+        s = blas.gemm_ex(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)L, (int)K, &one, w->data, CUDA_R_32F, (int)K,
                          a->x, CUDA_R_32F, (int)a->ldx, &beta, a->y, CUDA_R_32F, (int)a->ldy,
                          c->tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     }
@@ -199,7 +247,7 @@ void cu_destroy(sl_backend *b)
     if (c) {
         cudaSetDevice(c->device);
         cudaStreamSynchronize(c->stream);
-        if (c->blas) cublasDestroy(c->blas);
+        if (c->blas) blas.destroy(c->blas);
         if (c->stream) cudaStreamDestroy(c->stream);
         free(c);
     }
@@ -276,8 +324,14 @@ extern "C" sl_backend *sl_backend_cuda(int device, sl_err *err)
         cu_destroy(b);
         return nullptr;
     }
-    cublasStatus_t s = cublasCreate(&c->blas);
-    if (s == CUBLAS_STATUS_SUCCESS) s = cublasSetStream(c->blas, c->stream);
+    pthread_once(&blas_once, blas_load);
+    if (!blas.create) {
+        sl_errf(err, "cuda: %s", blas_error);
+        cu_destroy(b);
+        return nullptr;
+    }
+    cublasStatus_t s = blas.create(&c->blas);
+    if (s == CUBLAS_STATUS_SUCCESS) s = blas.set_stream(c->blas, c->stream);
     if (s != CUBLAS_STATUS_SUCCESS) {
         blas_fail(err, "cublasCreate", s);
         c->blas = nullptr;

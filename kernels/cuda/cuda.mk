@@ -1,8 +1,9 @@
 # The CUDA backend's build rules, included by the top Makefile.
 #
 #   make CUDA=1       (the default where nvcc is found) compiles kernels/cuda/*.cu
-#                     into libsluice.a and links cudart + cuBLAS; a binary built so
-#                     still runs everything on the CPU where no GPU is present.
+#                     into libsluice.a and links cudart (cuBLAS is dlopen'ed when a
+#                     CUDA backend is opened); a binary built so still runs
+#                     everything on the CPU where no GPU is present.
 #   make CUDA=0       builds without CUDA (kernels/cuda_stub.c answers instead).
 #   make cuda-check   checks that every object holds SASS for each of CUDA_ARCHS
 #                     and PTX for CUDA_PTX (cuobjdump, or tests/cuda/fatbin_list).
@@ -38,7 +39,8 @@ NVCC_ALL = -std=c++17 $(NVCCFLAGS) -g -I. -DSLUICE_CUDA $(CUDA_GENCODE) \
 
 CFLAGS_ALL += -DSLUICE_CUDA
 LIB_OBJ    += $(CUDA_OBJ)
-LDLIBS_ALL += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++
+# cuBLAS is not linked: backend.cu loads it with dlopen (found through this rpath).
+LDLIBS_ALL += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -ldl -lstdc++
 
 $(BUILD)/kernels/cuda/%.o: kernels/cuda/%.cu
 	@mkdir -p $(dir $@)
