@@ -144,8 +144,35 @@ long dna_fai_find(const dna_fai *fai, const char *name)
     return -1;
 }
 
+static int fd_read_at(const void *ctx, uint64_t off, void *buf, size_t n, sl_err *err)
+{
+    int fd = *(const int *)ctx;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t r = pread(fd, (char *)buf + done, n - done, (off_t)(off + done));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return sl_errf(err, "offset %llu: %s (the .fai index does not match the file?)",
+                           (unsigned long long)(off + done), r < 0 ? strerror(errno) : "unexpected end of file");
+        done += (size_t)r;
+    }
+    return 0;
+}
+
 int dna_fai_fetch(int fd, const char *path, const dna_fai_rec *rec, uint64_t start, uint64_t end, char *out,
                   sl_err *err)
+{
+    if (dna_fai_fetch_with(fd_read_at, &fd, path, rec, start, end, out, err) < 0) {
+        if (!strncmp(err->msg, "offset ", 7))
+            sl_err_prefix(err, "%s", path);
+        return -1;
+    }
+    return 0;
+}
+
+int dna_fai_fetch_with(dna_read_at_fn read_at, const void *ctx, const char *path, const dna_fai_rec *rec,
+                       uint64_t start, uint64_t end, char *out, sl_err *err)
 {
     if (start > end || end > rec->length)
         return sl_errf(err, "%s: %s:%llu-%llu is outside the sequence (%llu bases)", path, rec->name,
@@ -157,17 +184,9 @@ int dna_fai_fetch(int fd, const char *path, const dna_fai_rec *rec, uint64_t sta
     uint64_t b = rec->offset + ((end - 1) / lb) * lw + (end - 1) % lb + 1;
     size_t span = (size_t)(b - a);
     char *raw = sl_xmalloc(span);
-    size_t done = 0;
-    while (done < span) {
-        ssize_t r = pread(fd, raw + done, span - done, (off_t)(a + done));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            free(raw);
-            return sl_errf(err, "%s: offset %llu: %s (the .fai index does not match the file?)", path,
-                           (unsigned long long)(a + done), r < 0 ? strerror(errno) : "unexpected end of file");
-        }
-        done += (size_t)r;
+    if (read_at(ctx, a, raw, span, err) < 0) {
+        free(raw);
+        return -1;
     }
     /* The index says where every base and every line terminator is: check
      * each byte against it, so a stale index is reported, not used. */

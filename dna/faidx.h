@@ -41,6 +41,11 @@ long dna_fai_find(const dna_fai *fai, const char *name);
  * the bytes read are sequence (so a stale index is reported, not used). */
 int dna_fai_fetch(int fd, const char *path, const dna_fai_rec *rec, uint64_t start, uint64_t end, char *out,
                   sl_err *err);
+/* The same over any random-access reader of the (uncompressed) bytes, e.g. a
+ * BGZF file (dna/bgzf.h): read_at(ctx, offset, buf, n, err) -> 0 / -1. */
+typedef int (*dna_read_at_fn)(const void *ctx, uint64_t off, void *buf, size_t n, sl_err *err);
+int dna_fai_fetch_with(dna_read_at_fn read_at, const void *ctx, const char *path, const dna_fai_rec *rec,
+                       uint64_t start, uint64_t end, char *out, sl_err *err);
 void dna_fai_free(dna_fai *fai);
 
 #endif

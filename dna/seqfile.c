@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dna/bgzf.h"
 #include "dna/faidx.h"
 #include "dna/fastx.h"
 #include "dna/twobit.h"
@@ -176,8 +177,9 @@ struct dna_genome {
     char *path;
     dna_2bit *tb; /* .2bit */
     char *mem;
-    dna_fai fai;  /* indexed FASTA */
+    dna_fai fai;  /* indexed FASTA: plain (fd) or BGZF (bgzf) */
     int fd;
+    dna_bgzf *bgzf;
     char **names; /* in-memory sequences */
     sl_buf *seqs;
     size_t n;
@@ -224,9 +226,22 @@ dna_genome *dna_genome_open(const char *path, int quiet, sl_err *err)
     if (rc == 1)
         return g;
     struct stat st;
-    int plain = sl_input_compression(in) == SL_COMP_NONE && strcmp(path, "-") && stat(path, &st) == 0 &&
-                S_ISREG(st.st_mode);
-    if (plain) {
+    int regular = strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    int plain = regular && sl_input_compression(in) == SL_COMP_NONE;
+    sl_buf gzi_path = {0};
+    sl_buf_printf(&gzi_path, "%s.gzi", path);
+    int bgzf = regular && sl_input_compression(in) == SL_COMP_GZIP && access(gzi_path.data, R_OK) == 0;
+    if (bgzf) {
+        /* a bgzipped FASTA with its .gzi: random access by block (a file
+         * that is not BGZF after all falls back to memory) */
+        sl_err e2;
+        g->bgzf = dna_bgzf_open(path, gzi_path.data, &e2);
+        bgzf = g->bgzf != NULL;
+        if (!bgzf && !quiet)
+            fprintf(stderr, "sluice: note: ignoring the BGZF index: %s\n", e2.msg);
+    }
+    sl_buf_free(&gzi_path);
+    if (plain || bgzf) {
         sl_buf fai_path = {0};
         sl_buf_printf(&fai_path, "%s.fai", path);
         int have = access(fai_path.data, R_OK) == 0;
@@ -249,6 +264,8 @@ dna_genome *dna_genome_open(const char *path, int quiet, sl_err *err)
             goto fail;
         if (rc == 0) {
             sl_input_close(in);
+            if (bgzf)
+                return g;
             g->fd = open(path, O_RDONLY);
             if (g->fd < 0) {
                 sl_errf(err, "%s: %s", path, strerror(errno));
@@ -257,6 +274,8 @@ dna_genome *dna_genome_open(const char *path, int quiet, sl_err *err)
             return g;
         }
         /* not indexable: fall through to memory (a real parse error shows again there) */
+        dna_bgzf_close(g->bgzf);
+        g->bgzf = NULL;
     }
     sl_input_close(in);
     dna_fai_free(&g->fai);
@@ -271,19 +290,31 @@ fail_closed:
     return NULL;
 }
 
+static int indexed(const dna_genome *g) { return g->fd >= 0 || g->bgzf; }
+
 size_t dna_genome_count(const dna_genome *g)
 {
-    return g->tb ? dna_2bit_count(g->tb) : g->fd >= 0 ? g->fai.n : g->n;
+    return g->tb ? dna_2bit_count(g->tb) : indexed(g) ? g->fai.n : g->n;
 }
 
 const char *dna_genome_name(const dna_genome *g, size_t i)
 {
-    return g->tb ? dna_2bit_name(g->tb, i) : g->fd >= 0 ? g->fai.rec[i].name : g->names[i];
+    return g->tb ? dna_2bit_name(g->tb, i) : indexed(g) ? g->fai.rec[i].name : g->names[i];
 }
 
 uint64_t dna_genome_length(const dna_genome *g, size_t i)
 {
-    return g->tb ? dna_2bit_length(g->tb, i) : g->fd >= 0 ? g->fai.rec[i].length : g->seqs[i].len;
+    return g->tb ? dna_2bit_length(g->tb, i) : indexed(g) ? g->fai.rec[i].length : g->seqs[i].len;
+}
+
+const char *dna_genome_backend(const dna_genome *g)
+{
+    return g->tb ? "2bit" : g->bgzf ? "bgzf+fai" : g->fd >= 0 ? "fai" : "memory";
+}
+
+static int bgzf_read_at(const void *ctx, uint64_t off, void *buf, size_t n, sl_err *err)
+{
+    return dna_bgzf_read_at(ctx, off, buf, n, err);
 }
 
 long dna_genome_find(const dna_genome *g, const char *name)
@@ -303,6 +334,8 @@ int dna_genome_fetch(const dna_genome *g, size_t i, uint64_t start, uint64_t end
         return dna_2bit_fetch(g->tb, i, start, end, out, err);
     if (g->fd >= 0)
         return dna_fai_fetch(g->fd, g->path, &g->fai.rec[i], start, end, out, err);
+    if (g->bgzf)
+        return dna_fai_fetch_with(bgzf_read_at, g->bgzf, g->path, &g->fai.rec[i], start, end, out, err);
     if (start > end || end > g->seqs[i].len)
         return sl_errf(err, "%s: %s:%llu-%llu is outside the sequence (%zu bases)", g->path, g->names[i],
                        (unsigned long long)start, (unsigned long long)end, g->seqs[i].len);
@@ -318,6 +351,7 @@ void dna_genome_close(dna_genome *g)
     dna_2bit_close(g->tb);
     free(g->mem);
     dna_fai_free(&g->fai);
+    dna_bgzf_close(g->bgzf);
     if (g->fd >= 0)
         close(g->fd);
     for (size_t i = 0; i < g->n; i++) {

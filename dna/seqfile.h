@@ -6,8 +6,10 @@
  *
  * dna_genome gives random access to regions (BED intervals, sampled
  * windows): .2bit directly; an uncompressed FASTA through its .fai (read from
- * "<file>.fai" when present, otherwise built by one pass); anything else
- * (compressed or unindexable FASTA, FASTQ) is loaded into memory once. */
+ * "<file>.fai" when present, otherwise built by one pass); a bgzipped FASTA
+ * with "<file>.gzi" likewise, inflating only the blocks a region needs;
+ * anything else (gzip without .gzi, zstd, unindexable FASTA, FASTQ) is loaded
+ * into memory once. */
 #ifndef SLUICE_DNA_SEQFILE_H
 #define SLUICE_DNA_SEQFILE_H
 
@@ -41,6 +43,8 @@ long dna_genome_find(const dna_genome *g, const char *name); /* -1 when absent *
 /* Bases [start, end) of sequence i into out (end - start bytes). Thread-safe. */
 int dna_genome_fetch(const dna_genome *g, size_t i, uint64_t start, uint64_t end, char *out, sl_err *err);
 const char *dna_genome_path(const dna_genome *g);
+/* "2bit", "fai", "bgzf+fai" or "memory": how regions are read. */
+const char *dna_genome_backend(const dna_genome *g);
 void dna_genome_close(dna_genome *g);
 
 #endif

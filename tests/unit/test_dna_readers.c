@@ -21,6 +21,7 @@
 #include <zlib.h>
 
 #include "dna/bed.h"
+#include "dna/bgzf.h"
 #include "dna/faidx.h"
 #include "dna/fastx.h"
 #include "dna/rng.h"
@@ -199,6 +200,128 @@ static void test_genome_random_access(void **state)
         dna_reader_close(r);
         dna_genome_close(g);
     }
+}
+
+/* Which backend each file gets, and BGZF block access vs the whole
+ * decompressed file (Python's gzip module decoded the same files for
+ * expected_records.tsv). */
+static void test_bgzf_random_access(void **state)
+{
+    (void)state;
+    sl_err err;
+    struct {
+        const char *file, *backend;
+    } want[] = {{"htslib_ce.fa", "fai"},
+                {"htslib_ce.fa.gz", "bgzf+fai"},
+                {"synthetic_softmasked_lambda.fa.gz", "bgzf+fai"},
+                {"synthetic_softmasked_lambda.2bit", "2bit"},
+                {"ce2_chrM.fa.gz", "memory"}};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        dna_genome *g = dna_genome_open(path_of(want[i].file), 1, &err);
+        assert_non_null(g);
+        assert_string_equal(dna_genome_backend(g), want[i].backend);
+        dna_genome_close(g);
+    }
+    char *whole;
+    size_t len;
+    assert_int_equal(sl_read_file(path_of("htslib_ce.fa.gz"), &whole, &len, &err), 0);
+    char gzi[4096];
+    snprintf(gzi, sizeof gzi, "%s", path_of("htslib_ce.fa.gz.gzi"));
+    dna_bgzf *z = dna_bgzf_open(path_of("htslib_ce.fa.gz"), gzi, &err);
+    if (!z)
+        fail_msg("%s", err.msg);
+    uint64_t st = 77;
+    char *buf = malloc(200000);
+    for (int k = 0; k < 300; k++) {
+        uint64_t a = dna_rng_below(&st, len), n = dna_rng_below(&st, len - a < 200000 ? len - a + 1 : 200000);
+        if (dna_bgzf_read_at(z, a, buf, n, &err) < 0)
+            fail_msg("%s", err.msg);
+        assert_memory_equal(buf, whole + a, n);
+    }
+    assert_int_equal(dna_bgzf_read_at(z, len - 10, buf, 11, &err), -1); /* past the end */
+    assert_non_null(strstr(err.msg, "past the end"));
+    dna_bgzf_close(z);
+    free(buf);
+    free(whole);
+}
+
+/* Broken .gzi indexes and truncated BGZF data fail with the file and offset. */
+static void test_bgzf_bad(void **state)
+{
+    (void)state;
+    sl_err err;
+    char dir[] = "/tmp/sluice-dna-test.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char fa[4200], gzi[4200], cmd[9000];
+    snprintf(fa, sizeof fa, "%s/ce.fa.gz", dir);
+    snprintf(gzi, sizeof gzi, "%s/ce.fa.gz.gzi", dir);
+    size_t len, glen;
+    char *data, *idx;
+    FILE *f = fopen(path_of("htslib_ce.fa.gz"), "rb");
+    data = malloc(1 << 20);
+    len = fread(data, 1, 1 << 20, f);
+    fclose(f);
+    f = fopen(path_of("htslib_ce.fa.gz.gzi"), "rb");
+    idx = malloc(4096);
+    glen = fread(idx, 1, 4096, f);
+    fclose(f);
+    /* count that does not match the size */
+    f = fopen(fa, "wb");
+    fwrite(data, 1, len, f);
+    fclose(f);
+    f = fopen(gzi, "wb");
+    fwrite(idx, 1, glen - 3, f);
+    fclose(f);
+    assert_null(dna_bgzf_open(fa, gzi, &err));
+    assert_non_null(strstr(err.msg, "ce.fa.gz.gzi: offset 0: 16 entries do not match"));
+    /* entries out of order */
+    char *bad = malloc(glen);
+    memcpy(bad, idx, glen);
+    memcpy(bad + 8 + 16 * 3, idx + 8 + 16 * 2, 16);
+    f = fopen(gzi, "wb");
+    fwrite(bad, 1, glen, f);
+    fclose(f);
+    assert_null(dna_bgzf_open(fa, gzi, &err));
+    assert_non_null(strstr(err.msg, "ce.fa.gz.gzi: offset 56: entry 3"));
+    /* a good index over truncated data: refused at open (entries outside the file) */
+    f = fopen(gzi, "wb");
+    fwrite(idx, 1, glen, f);
+    fclose(f);
+    f = fopen(fa, "wb");
+    fwrite(data, 1, len / 2, f);
+    fclose(f);
+    assert_null(dna_bgzf_open(fa, gzi, &err));
+    assert_non_null(strstr(err.msg, "is out of order or outside"));
+    /* a corrupt byte inside a block: reading that block fails, others work */
+    char *cor = malloc(len);
+    memcpy(cor, data, len);
+    cor[len / 2] ^= 0x55;
+    f = fopen(fa, "wb");
+    fwrite(cor, 1, len, f);
+    fclose(f);
+    dna_bgzf *z = dna_bgzf_open(fa, gzi, &err);
+    assert_non_null(z);
+    char buf[100];
+    assert_int_equal(dna_bgzf_read_at(z, 0, buf, sizeof buf, &err), 0);
+    int failed = 0;
+    for (uint64_t off = 0; off < 1060000 && !failed; off += 30000)
+        failed = dna_bgzf_read_at(z, off, buf, sizeof buf, &err) < 0;
+    assert_true(failed);
+    assert_non_null(strstr(err.msg, "ce.fa.gz: offset"));
+    assert_non_null(strstr(err.msg, "corrupt BGZF block"));
+    dna_bgzf_close(z);
+    free(cor);
+    f = fopen(fa, "wb");
+    fwrite(data, 1, len / 2, f);
+    fclose(f);
+    /* the genome layer then falls back to reading the stream, which reports the truncation */
+    assert_null(dna_genome_open(fa, 1, &err));
+    assert_non_null(strstr(err.msg, "truncated"));
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    free(bad);
+    free(data);
+    free(idx);
 }
 
 /* The .2bit holds the FASTA with IUPAC codes as N, case per base. */
@@ -687,6 +810,8 @@ int main(void)
         cmocka_unit_test(test_records_match_python),
         cmocka_unit_test(test_fai_equals_samtools),
         cmocka_unit_test(test_genome_random_access),
+        cmocka_unit_test(test_bgzf_random_access),
+        cmocka_unit_test(test_bgzf_bad),
         cmocka_unit_test(test_2bit_equals_fasta),
         cmocka_unit_test(test_chunked_reads),
         cmocka_unit_test(test_random_fastx_round_trip),
