@@ -125,3 +125,9 @@ printf '070701 first of July\n070702 second\n' > dates.txt
 "$SLUICE" read --lines dates.txt > out.dates
 printf '{"id":"dates.txt:1","text":"070701 first of July"}\n{"id":"dates.txt:2","text":"070702 second"}\n' > want.dates
 check dates
+
+# --progress reports the documents read on stderr; --quiet silences it
+"$SLUICE" read --progress many.tar.zst 2> err > /dev/null
+tr '\r' '\n' < err | grep -q '^read: 50 docs' || fail "no progress line: $(cat err)"
+"$SLUICE" read --progress -q many.tar.zst 2> err > /dev/null
+[ ! -s err ] || fail "--quiet printed: $(cat err)"
