@@ -8,9 +8,10 @@
  * with its "raw"/"mtree" readers enabled it happily takes plain text for an
  * archive, and plain text must stay plain text.
  *
- * An archive is read by libarchive through callbacks that pull decoded bytes
- * from the sl_input, so "-" (stdin), tar.zst, tar.gz and friends all take
- * the same path. Every regular member becomes one source named
+ * An archive is read by libarchive, by file name when the file is regular
+ * and uncompressed (libarchive may then seek: 7z, zip central directory),
+ * else through callbacks that pull decoded bytes from the sl_input, so "-"
+ * (stdin), tar.zst, tar.gz and friends work too. Every regular member becomes one source named
  * "<archive>:<member>"; members may themselves be compressed (a tar of
  * .jsonl.gz files), which sl_input_mem detects.
  *
@@ -145,14 +146,19 @@ static int ar_fail(sl_sources *s, sl_err *err, const char *member)
     const char *why = archive_error_string(s->ar);
     if (member)
         return sl_errf(err, "%s:%s: %s", s->ar_name, member, why ? why : "cannot read archive member");
+    unsigned long long off = (unsigned long long)archive_filter_bytes(s->ar, 0);
     if (s->member_prev)
-        return sl_errf(err, "%s: after member '%s' (offset %llu): %s", s->ar_name, s->member_prev,
-                       (unsigned long long)sl_input_offset(s->in), why ? why : "cannot read archive");
-    return sl_errf(err, "%s: offset %llu: %s", s->ar_name, (unsigned long long)sl_input_offset(s->in),
-                   why ? why : "cannot read archive");
+        return sl_errf(err, "%s: after member '%s' (offset %llu): %s", s->ar_name, s->member_prev, off,
+                       why ? why : "cannot read archive");
+    return sl_errf(err, "%s: offset %llu: %s", s->ar_name, off, why ? why : "cannot read archive");
 }
 
-static int archive_start(sl_sources *s, const char *path, sl_err *err)
+/* Opens the archive whose decoded bytes `in` holds. A regular, uncompressed
+ * file is handed to libarchive by name so that it can seek: 7z needs that,
+ * and zip is then read from its central directory (every zip, including the
+ * few whose local headers lack the sizes). Anything else (stdin, pipes,
+ * compressed files) is streamed through the sl_input. */
+static int archive_start(sl_sources *s, const char *path, const unsigned char *head, size_t n, sl_err *err)
 {
     s->ar = archive_read_new();
     if (!s->ar)
@@ -172,7 +178,13 @@ static int archive_start(sl_sources *s, const char *path, sl_err *err)
     s->ar_name = sl_xstrdup(strcmp(path, "-") ? path : sl_input_name(s->in));
     free(s->member_prev);
     s->member_prev = NULL;
-    if (archive_read_open(s->ar, s, NULL, ar_read, NULL) != ARCHIVE_OK)
+    int seekable = strcmp(path, "-") != 0 && sl_input_compression(s->in) == SL_COMP_NONE && sl_input_raw_size(s->in) >= 0;
+    if (!seekable && starts(head, n, "7z\xBC\xAF\x27\x1C", 6))
+        return sl_errf(err, "%s: a 7z archive can only be read from a regular, uncompressed file (7z needs to seek)",
+                       s->ar_name);
+    int r = seekable ? archive_read_open_filename(s->ar, path, ARCHIVE_BLOCK)
+                     : archive_read_open(s->ar, s, NULL, ar_read, NULL);
+    if (r != ARCHIVE_OK)
         return ar_fail(s, err, NULL);
     return 0;
 }
@@ -306,7 +318,7 @@ int sl_sources_next(sl_sources *s, sl_input **in, sl_err *err)
         if (got < 0)
             return -1;
         if (is_archive(head, (size_t)got)) {
-            if (archive_start(s, path, err) < 0)
+            if (archive_start(s, path, head, (size_t)got, err) < 0)
                 return -1;
             continue;
         }

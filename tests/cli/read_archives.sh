@@ -131,3 +131,21 @@ check dates
 tr '\r' '\n' < err | grep -q '^read: 50 docs' || fail "no progress line: $(cat err)"
 "$SLUICE" read --progress -q many.tar.zst 2> err > /dev/null
 [ ! -s err ] || fail "--quiet printed: $(cat err)"
+
+# zip from stdin (streamed, no central directory) gives the same documents
+"$SLUICE" read < texts.zip > out.zipstdin
+{ want_b '<stdin>:b.txt'; want_c '<stdin>:sub/c.txt'; } > want.zipstdin
+check zipstdin
+
+# 7z (a checked-in fixture: no 7z tool here) needs a seekable file; from a
+# pipe it is a clear error
+"$SLUICE" read "$DATA/read/docs.7z" > out.7z
+cat > want.7z <<J
+{"id":"z1","text":"from a 7z archive"}
+{"id":"$DATA/read/docs.7z:a.jsonl:2","text":"second line"}
+{"id":"$DATA/read/docs.7z:b.txt:1","text":"seven zip text\n"}
+J
+check 7z
+expect_fail 1 '^sluice: read: <stdin>: a 7z archive can only be read from a regular, uncompressed file' -- \
+  sh -c "cat '$DATA/read/docs.7z' | '$SLUICE' read -o out.7zpipe"
+no_file out.7zpipe
