@@ -43,12 +43,13 @@ static const char help[] =
     "                      out); --add-eos appends [SEP]=3\n"
     "  --kmer-stride S     step between k-mers (default 1, overlapping as DNABERT)\n"
     "  --window L          cut each record into windows of L bases (document id\n"
-    "                      NAME:START-END, 0-based half-open; metadata chrom/start/end)\n"
+    "                      NAME:START-END, 0-based half-open; metadata chrom, start,\n"
+    "                      end)\n"
     "  --stride S          window step (default L); without --window, the k-mer step\n"
     "  --drop-last         with --window: no shorter final window\n"
     "  --bed FILE          one document per BED interval (chrom start end [name]\n"
     "                      [score] [strand]; 0-based half-open; strand '-' gives the\n"
-    "                      reverse complement) read from the single genome FILE given;\n"
+    "                      reverse complement), from the one genome FILE given;\n"
     "                      with --window L each interval becomes L bases the\n"
     "                      HyenaDNA way: a shorter one is extended evenly on both\n"
     "                      sides, a longer one keeps its first L bases, both clipped\n"
@@ -71,8 +72,8 @@ static const char help[] =
     "  --revcomp           also emit the reverse complement of every document (id\n"
     "                      suffix /rc, metadata \"revcomp\":true)\n"
     "  --revcomp-prob P    replace each document by its reverse complement with\n"
-    "                      probability P (HyenaDNA rc_aug uses 0.5), chosen from --seed\n"
-    "                      and the document's ordinal\n"
+    "                      probability P (HyenaDNA rc_aug uses 0.5), chosen from\n"
+    "                      --seed and the document's ordinal\n"
     "  --seed N            seed for --revcomp-prob (default 0)\n"
     "Reverse complement swaps A/T and C/G in both cases and leaves every other\n"
     "character (N, IUPAC codes) unchanged, as HyenaDNA does.\n\n"
@@ -393,6 +394,8 @@ static int run(sl_cli *cli, int argc, char **argv)
         o.em.tok.kmer_stride = (int)stride;
     }
     o.stride = o.stride_set && o.window ? stride : o.window;
+    if (o.em.revcomp_extra && o.em.rc_prob > 0)
+        sl_cli_usage_error(cli, "--revcomp and --revcomp-prob exclude each other");
     if (o.drop_last && !o.window)
         sl_cli_usage_error(cli, "--drop-last needs --window");
     if ((o.split || o.split_col || o.split_file) && !o.bed)

@@ -40,4 +40,5 @@ expect_fail 2 '--bed needs exactly one genome file' -- "$SLUICE" tokenize dna --
 expect_fail 2 '--split.* need --bed' -- "$SLUICE" tokenize dna --split train "$D/pysam_ex1.fa"
 expect_fail 2 'give one genome file per species' -- "$SLUICE" dna species
 expect_fail 2 '--names lists 1 names for 2 files' -- "$SLUICE" dna species --names a "$D/pysam_ex1.fa" "$D/lambda_virus.fa"
+expect_fail 2 "--revcomp and --revcomp-prob exclude each other" -- "$SLUICE" tokenize dna --revcomp --revcomp-prob 0.5 "$D/pysam_ex1.fa"
 echo ok
