@@ -185,32 +185,32 @@ struct dna_genome {
     size_t n;
 };
 
-static int load_memory(dna_genome *g, int quiet, sl_err *err)
+/* Loads every record of `in` (a FASTA/FASTQ stream at its start; closed here). */
+static int load_memory(dna_genome *g, sl_input *in, int quiet, sl_err *err)
 {
-    dna_reader *r = dna_reader_open(g->path, err);
-    if (!r)
-        return -1;
     if (!quiet)
-        fprintf(stderr, "sluice: note: %s has no usable .fai index (compressed or irregular lines): loading it "
-                        "into memory\n",
+        fprintf(stderr, "sluice: note: %s has no usable index (compressed without .gzi, or irregular lines): "
+                        "loading it into memory\n",
                 g->path);
+    dna_fx *r = dna_fx_open(input_read, in, sl_input_name(in));
     int rc;
     size_t cap = 0;
-    while ((rc = dna_reader_next(r, err)) == 1) {
+    while ((rc = dna_fx_next(r, err)) == 1) {
         if (g->n == cap) {
             cap = cap ? cap * 2 : 16;
             g->names = sl_xrealloc(g->names, cap * sizeof *g->names);
             g->seqs = sl_xrealloc(g->seqs, cap * sizeof *g->seqs);
         }
-        g->names[g->n] = sl_xstrdup(dna_reader_name(r));
+        g->names[g->n] = sl_xstrdup(dna_fx_name(r));
         memset(&g->seqs[g->n], 0, sizeof g->seqs[g->n]);
         g->n++;
-        if (dna_reader_read_all(r, &g->seqs[g->n - 1], err) < 0) {
+        if (dna_fx_read_all(r, &g->seqs[g->n - 1], err) < 0) {
             rc = -1;
             break;
         }
     }
-    dna_reader_close(r);
+    dna_fx_close(r);
+    sl_input_close(in);
     return rc;
 }
 
@@ -277,9 +277,15 @@ dna_genome *dna_genome_open(const char *path, int quiet, sl_err *err)
         dna_bgzf_close(g->bgzf);
         g->bgzf = NULL;
     }
-    sl_input_close(in);
     dna_fai_free(&g->fai);
-    if (load_memory(g, quiet, err) < 0)
+    if (plain || bgzf) {
+        /* the index attempt consumed the stream: start again (a regular file) */
+        sl_input_close(in);
+        in = sl_input_open(path, err);
+        if (!in)
+            goto fail_closed;
+    }
+    if (load_memory(g, in, quiet, err) < 0)
         goto fail_closed;
     return g;
 fail:

@@ -157,6 +157,12 @@ done
 expect_fail 2 'caduceus: --window must divide 2\^20' -- "$SLUICE" tokenize dna --bed "$D/synthetic_intervals.bed" \
   --window 1000 --bed-windows caduceus "$D/synthetic_softmasked_lambda.fa"
 
+# the genome on standard input (plain and gzip) gives the same intervals as the file
+"$SLUICE" tokenize dna -q --bed "$D/synthetic_intervals.bed" --window 256 "$D/synthetic_softmasked_lambda.fa" -o "$T/bf.tok"
+"$SLUICE" tokenize dna -q --bed "$D/synthetic_intervals.bed" --window 256 - < "$D/synthetic_softmasked_lambda.fa" -o "$T/bs.tok"
+gzip -c "$D/synthetic_softmasked_lambda.fa" | "$SLUICE" tokenize dna -q --bed "$D/synthetic_intervals.bed" --window 256 -o "$T/bz.tok"
+cmp "$T/bf.tok" "$T/bs.tok" && cmp "$T/bf.tok" "$T/bz.tok" || fail "genome on stdin differs"
+
 # --- 4. windows tile the sequence; options combine -----------------------------
 "$SLUICE" tokenize dna --window 1000 "$D/lambda_virus.fa" | "$SLUICE" cat > "$T/w.jsonl"
 "$SLUICE" tokenize dna "$D/lambda_virus.fa" | "$SLUICE" cat > "$T/whole.jsonl"
