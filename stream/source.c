@@ -123,6 +123,16 @@ static int is_archive(const unsigned char *p, size_t n)
 
 /* ---- libarchive over an sl_input --------------------------------------- */
 
+/* Member names and libarchive messages come from the data: control
+ * characters become '?' so that names and error messages stay on one line. */
+static char *printable(char *s)
+{
+    for (unsigned char *p = (unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    return s;
+}
+
 static la_ssize_t ar_read(struct archive *a, void *ctx, const void **buf)
 {
     sl_sources *s = ctx;
@@ -144,13 +154,16 @@ static int ar_fail(sl_sources *s, sl_err *err, const char *member)
     if (s->io_failed)
         return sl_errf(err, "%s", s->io_err.msg);
     const char *why = archive_error_string(s->ar);
-    if (member)
-        return sl_errf(err, "%s:%s: %s", s->ar_name, member, why ? why : "cannot read archive member");
     unsigned long long off = (unsigned long long)archive_filter_bytes(s->ar, 0);
-    if (s->member_prev)
-        return sl_errf(err, "%s: after member '%s' (offset %llu): %s", s->ar_name, s->member_prev, off,
-                       why ? why : "cannot read archive");
-    return sl_errf(err, "%s: offset %llu: %s", s->ar_name, off, why ? why : "cannot read archive");
+    if (member)
+        sl_errf(err, "%s:%s: %s", s->ar_name, member, why ? why : "cannot read archive member");
+    else if (s->member_prev)
+        sl_errf(err, "%s: after member '%s' (offset %llu): %s", s->ar_name, s->member_prev, off,
+                why ? why : "cannot read archive");
+    else
+        sl_errf(err, "%s: offset %llu: %s", s->ar_name, off, why ? why : "cannot read archive");
+    printable(err->msg);
+    return -1;
 }
 
 /* Opens the archive whose decoded bytes `in` holds. A regular, uncompressed
@@ -197,48 +210,52 @@ static void member_close(sl_sources *s)
     s->member_data = NULL;
 }
 
-/* Reads the current member into memory and wraps it as an sl_input. */
+/* Reads the current member into memory and wraps it as an sl_input. The
+ * size in the header only sizes the first allocation (up to 64 MiB): it is
+ * data, not a promise. */
 static int member_open(sl_sources *s, struct archive_entry *e, sl_err *err)
 {
-    const char *mname = archive_entry_pathname(e);
-    if (!mname)
-        mname = "?";
-    size_t cap = archive_entry_size_is_set(e) && archive_entry_size(e) >= 0 &&
-                         (uint64_t)archive_entry_size(e) < SL_MEMBER_MAX
-                     ? (size_t)archive_entry_size(e) + 1
-                     : 65536;
+    const char *raw = archive_entry_pathname(e);
+    char *mname = printable(sl_xstrdup(raw ? raw : "?"));
+    la_int64_t declared = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
+    size_t cap = declared > 0 && declared < (64 << 20) ? (size_t)declared + 1 : 65536;
     size_t len = 0;
     char *data = sl_xmalloc(cap);
+    int rc = 0;
     for (;;) {
         if (len == cap) {
             if (cap >= SL_MEMBER_MAX) {
-                free(data);
-                return sl_errf(err, "%s:%s: member larger than %zu MiB; unpack the archive to read it",
-                               s->ar_name, mname, SL_MEMBER_MAX >> 20);
+                rc = sl_errf(err, "%s:%s: member larger than %zu MiB; unpack the archive to read it", s->ar_name,
+                             mname, SL_MEMBER_MAX >> 20);
+                break;
             }
             cap = cap * 2 > SL_MEMBER_MAX ? SL_MEMBER_MAX : cap * 2;
             data = sl_xrealloc(data, cap);
         }
         la_ssize_t got = archive_read_data(s->ar, data + len, cap - len);
         if (got < 0) {
-            free(data);
-            return ar_fail(s, err, mname);
+            rc = ar_fail(s, err, mname);
+            break;
         }
         if (got == 0)
             break;
         len += (size_t)got;
     }
-    sl_buf name = {0};
-    sl_buf_printf(&name, "%s:%s", s->ar_name, mname);
-    s->member = sl_input_mem(data, len, name.data, err);
-    sl_buf_free(&name);
-    if (!s->member) {
+    if (rc == 0) {
+        sl_buf name = {0};
+        sl_buf_printf(&name, "%s:%s", s->ar_name, mname);
+        s->member = sl_input_mem(data, len, name.data, err);
+        sl_buf_free(&name);
+        rc = s->member ? 0 : -1;
+    }
+    if (rc < 0) {
         free(data);
+        free(mname);
         return -1;
     }
     s->member_data = data;
     free(s->member_prev);
-    s->member_prev = sl_xstrdup(mname);
+    s->member_prev = mname;
     return 0;
 }
 

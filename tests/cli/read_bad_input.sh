@@ -111,3 +111,11 @@ if mount -t tmpfs -o size=64k tmpfs mnt 2> mount.err; then
 else
   echo "skipping the tmpfs full-disk case: cannot mount tmpfs ($(cat mount.err)); /dev/full covered it" >&2
 fi
+
+# a member name with a newline (archive data is untrusted) in a truncated
+# cpio: the error stays one line
+{ printf '070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X' 1 $((0100644)) 0 0 1 0 100 0 0 0 0 9 0
+  printf 'bad\nname\0'; printf '\0\0\0'; printf 'short'; } > nl.cpio
+expect_fail 1 '^sluice: read: nl\.cpio:bad\?name: ' -- "$SLUICE" read nl.cpio -o out3.jsonl
+[ "$(wc -l < "$T/err")" -eq 1 ] || fail "error is not one line: $(cat "$T/err")"
+no_file out3.jsonl
