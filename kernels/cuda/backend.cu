@@ -243,7 +243,7 @@ int cu_linear(sl_backend *b, const sl_linear_args *a, sl_err *err)
 void cu_destroy(sl_backend *b)
 {
     if (!b) return;
-    sl_cuda_ctx *c = sl_cuda_ctx_of(b);
+    sl_cuda_ctx *c = (sl_cuda_ctx *)b->ctx;
     if (c) {
         cudaSetDevice(c->device);
         cudaStreamSynchronize(c->stream);
