@@ -121,7 +121,7 @@ FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/%)
 fuzz:
 	$(MAKE) BUILD=build-fuzz CC=clang CUDA=0 EXTRA_CFLAGS="-fsanitize=fuzzer-no-link,address,undefined" \
-	  EXTRA_LDFLAGS="-fsanitize=address,undefined" WARN="-Wall -Wextra -Werror -Wno-unused-command-line-argument" fuzz-bins
+	  EXTRA_LDFLAGS="-fsanitize=address,undefined" WARN="-Wall -Wextra -Werror -Wno-unused-command-line-argument -Wno-pass-failed" fuzz-bins
 fuzz-bins: $(BUILD)/libsluice.a
 	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); echo "  FUZZ $$n"; \
 	  $(CC) $(CFLAGS_ALL) -I/usr/include/openblas -fsanitize=fuzzer,address,undefined -o $(BUILD)/$$n $$f $(BUILD)/libsluice.a $(LDLIBS_ALL) -fopenmp || exit 1; done

@@ -43,12 +43,14 @@ _Noreturn void sl_cli_usage_error(const sl_cli *cli, const char *fmt, ...)
 
 void sl_cli_common(sl_cli *cli, int opt, const char *arg)
 {
+    /* Values come from getopt's optarg ("-@4", "-@ 4", "--threads=4" alike);
+     * `arg` (the last argv word) is only used to name a bad option. */
     switch (opt) {
     case 'o':
-        cli->output = arg;
+        cli->output = optarg;
         return;
     case '@':
-        cli->threads = (int)sl_cli_int(cli, "--threads", arg, 1, 4096);
+        cli->threads = (int)sl_cli_int(cli, "--threads", optarg, 1, 4096);
         omp_set_num_threads(cli->threads);
         return;
     case 'q':

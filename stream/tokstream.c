@@ -13,6 +13,10 @@
 #define REC_HDR 25 /* tag + id_len + meta_len + src_bytes + n_tokens */
 #define TOK_CHUNK (1u << 18)
 
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the token stream fast paths assume a little-endian host"
+#endif
+
 static const char *const mod_names[] = {"unknown", "text", "dna", "audio", "ids"};
 
 const char *sl_modality_name(int m) { return m >= 0 && m <= 4 ? mod_names[m] : "unknown"; }
@@ -244,10 +248,17 @@ int sl_ts_write_doc(sl_ts_writer *w, const sl_doc *d, sl_err *err)
     size_t ml = d->meta ? d->meta_len : 0;
     if (ml >= SL_TS_MAX_META_LEN)
         return sl_errf(err, "document '%.*s': metadata of %zu bytes is too long", (int)d->id_len, d->id, ml);
+    /* Range check as a branch-free max (vectorizes); find the culprit only on failure. */
+    uint32_t mx = 0;
+    const uint32_t *tk = d->tokens;
+#pragma omp simd reduction(max : mx)
     for (size_t i = 0; i < d->n_tokens; i++)
-        if (d->tokens[i] >= w->h.vocab_size)
-            return sl_errf(err, "document '%.*s' token %zu: id %u is not below the vocab size %u", (int)d->id_len,
-                           d->id ? d->id : "", i, d->tokens[i], w->h.vocab_size);
+        mx = tk[i] > mx ? tk[i] : mx;
+    if (d->n_tokens && mx >= w->h.vocab_size)
+        for (size_t i = 0; i < d->n_tokens; i++)
+            if (tk[i] >= w->h.vocab_size)
+                return sl_errf(err, "document '%.*s' token %zu: id %u is not below the vocab size %u",
+                               (int)d->id_len, d->id ? d->id : "", i, tk[i], w->h.vocab_size);
     unsigned char rh[REC_HDR];
     rh[0] = 'D';
     put_u32(rh + 1, (uint32_t)d->id_len);
@@ -265,17 +276,19 @@ int sl_ts_write_doc(sl_ts_writer *w, const sl_doc *d, sl_err *err)
         size_t k = d->n_tokens - i < TOK_CHUNK ? d->n_tokens - i : TOK_CHUNK;
         const uint32_t *t = d->tokens + i;
         unsigned char *p = w->tmp;
-        if (width == 1)
+        /* little-endian host assumed by the fast paths (checked at compile time) */
+        if (width == 1) {
+#pragma omp simd
             for (size_t j = 0; j < k; j++)
                 p[j] = (unsigned char)t[j];
-        else if (width == 2)
-            for (size_t j = 0; j < k; j++) {
-                p[2 * j] = (unsigned char)t[j];
-                p[2 * j + 1] = (unsigned char)(t[j] >> 8);
-            }
-        else
+        } else if (width == 2) {
+            uint16_t *q = (uint16_t *)(void *)p;
+#pragma omp simd
             for (size_t j = 0; j < k; j++)
-                put_u32(p + 4 * j, t[j]);
+                q[j] = (uint16_t)t[j];
+        } else {
+            memcpy(p, t, k * 4);
+        }
         if (wr(w, p, k * width, err))
             return -1;
     }
@@ -541,20 +554,25 @@ int sl_ts_read_doc(sl_ts_reader *r, sl_doc *d, sl_err *err)
             return -1;
         XXH64_update(r->xx, r->tmp, k * width);
         sl_doc_reserve(d, (size_t)i + k);
-        uint32_t *t = d->tokens + i, bad = 0;
+        uint32_t *t = d->tokens + i;
         const unsigned char *p = r->tmp;
-        if (width == 1)
+        if (width == 1) {
+#pragma omp simd
             for (size_t j = 0; j < k; j++)
                 t[j] = p[j];
-        else if (width == 2)
+        } else if (width == 2) {
+            const uint16_t *q = (const uint16_t *)(const void *)p;
+#pragma omp simd
             for (size_t j = 0; j < k; j++)
-                t[j] = (uint32_t)p[2 * j] | (uint32_t)p[2 * j + 1] << 8;
-        else
-            for (size_t j = 0; j < k; j++)
-                t[j] = get_u32(p + 4 * j);
+                t[j] = q[j];
+        } else {
+            memcpy(t, p, k * 4);
+        }
+        uint32_t mx = 0;
+#pragma omp simd reduction(max : mx)
         for (size_t j = 0; j < k; j++)
-            bad |= t[j] >= vocab;
-        if (bad)
+            mx = t[j] > mx ? t[j] : mx;
+        if (k && mx >= vocab)
             for (size_t j = 0; j < k; j++)
                 if (t[j] >= vocab)
                     return sl_errf(err, "%s: document '%s' token %llu: id %u is not below the vocab size %u", name,
