@@ -3,10 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/commands.h"
 #include "model/mamba.h"
 #include "model/score.h"
+#include "shard/shard.h"
 #include "stream/io.h"
 #include "stream/json.h"
 #include "stream/progress.h"
@@ -43,11 +45,16 @@ static const char help[] =
     "                        model directory has one)\n"
     "      --chunk N         tokens per forward pass (default 2048)\n"
     "      --batch-tokens N  tokens read ahead and scored together (default 16384)\n"
+    "\nGiven a shard directory (sluice shard), the documents are reassembled from their\n"
+    "pieces using the boundary index and scored as document sequences ([BOS] tokens\n"
+    "[EOS], as packed), train split then val; each line gets \"split\". Shuffled\n"
+    "shards cannot be reassembled: score the token stream they were made from.\n"
     "\nThe stream's vocab size must round up to the model's (padded) vocabulary:\n"
     "e.g. the GPT-NeoX tokenizer (50277) for mamba-130m (50280). A token id the\n"
     "model cannot embed is an error even with --force.\n"
     "\nexamples:\n"
     "  sluice score -m mamba-130m/ docs.tok > scores.jsonl\n"
+    "  sluice score -m mamba-130m/ shards/ > shard-scores.jsonl\n"
     "  sluice score -m mamba-130m/ --to-stream docs.tok | sluice filter --keep-pct 10:90 -o kept.tok\n";
 
 typedef struct opts {
@@ -153,9 +160,27 @@ static int merged_meta(sl_buf *b, const sl_doc *d, const sl_buf *scores, const c
 
 typedef struct batch {
     sl_doc *docs;
+    const char **split; /* per document, or NULL (token streams) */
     size_t n, cap;
     int64_t tokens;
 } batch;
+
+/* Returns the next free document slot of the batch (cleared). */
+static sl_doc *batch_slot(batch *bt)
+{
+    if (bt->n == bt->cap) {
+        bt->cap = bt->cap ? 2 * bt->cap : 64;
+        bt->docs = sl_xrealloc(bt->docs, bt->cap * sizeof *bt->docs);
+        bt->split = sl_xrealloc(bt->split, bt->cap * sizeof *bt->split);
+        memset(bt->docs + bt->n, 0, (bt->cap - bt->n) * sizeof *bt->docs);
+    }
+    sl_doc *d = &bt->docs[bt->n];
+    sl_doc_clear(d);
+    d->src_bytes = 0;
+    sl_doc_set_meta(d, "", 0);
+    bt->split[bt->n] = NULL;
+    return d;
+}
 
 static int score_and_write(sl_mamba_run *run, batch *bt, const opts *o, sl_output *out, sl_ts_writer *w,
                            const char *src, sl_progress *pg, sl_err *err)
@@ -194,6 +219,8 @@ static int score_and_write(sl_mamba_run *run, batch *bt, const opts *o, sl_outpu
             sl_buf_clear(&b);
             sl_buf_puts(&b, "{\"id\":");
             sl_json_put_str(&b, d->id, d->id_len);
+            if (bt->split[i])
+                sl_buf_printf(&b, ",\"split\":\"%s\"", bt->split[i]);
             put_scores(&b, &it[i], d, o, lc ? &lc[i] : NULL, 0);
             sl_buf_puts(&b, "}\n");
             rc = sl_output_write(out, b.data, b.len, err);
@@ -210,6 +237,141 @@ static int score_and_write(sl_mamba_run *run, batch *bt, const opts *o, sl_outpu
     bt->n = 0;
     bt->tokens = 0;
     return rc;
+}
+
+/* Shard directories: documents are reassembled from their pieces. Rows of a
+ * slot (the row itself in the sequential layout; row r - B in the recurrent
+ * layout with batch B) continue each other, so a document is complete when
+ * its piece ends inside a row, or when the next row of its slot starts
+ * another document. */
+/* Scores the first m documents of the batch and keeps the rest (documents
+ * still being reassembled) at its front. cur[] indices are shifted. */
+static int flush_prefix(sl_mamba_run *run, batch *bt, size_t m, size_t *cur, size_t slots, const opts *o,
+                        sl_output *out, const char *src, sl_progress *pg, sl_err *err)
+{
+    size_t n = bt->n;
+    bt->n = m;
+    int rc = score_and_write(run, bt, o, out, NULL, src, pg, err);
+    for (size_t i = m; i < n; i++) { /* swap, so the scored slots' buffers are reused */
+        sl_doc t = bt->docs[i - m];
+        bt->docs[i - m] = bt->docs[i];
+        bt->docs[i] = t;
+        bt->split[i - m] = bt->split[i];
+        bt->tokens += (int64_t)bt->docs[i - m].n_tokens;
+    }
+    bt->n = n - m;
+    for (size_t i = 0; i < slots; i++)
+        if (cur[i] != SIZE_MAX)
+            cur[i] -= m;
+    return rc;
+}
+
+static int score_shard_dir(sl_cli *cli, sl_mamba_run *run, const opts *o, const char *dir, sl_err *err)
+{
+    sl_shard *sh = sl_shard_open(dir, 1, err);
+    if (!sh)
+        return -1;
+    int rc = 0;
+    const sl_shard_info *info = &sh->info;
+    if (info->shuffle) {
+        sl_shard_close(sh);
+        return sl_errf(err, "%s: shuffled shards cannot be reassembled into documents; score the token stream "
+                            "they were made from", dir);
+    }
+    sl_ts_header h;
+    sl_ts_header_init(&h, info->modality, info->vocab_size);
+    memcpy(h.fingerprint, info->fingerprint, sizeof h.fingerprint);
+    memcpy(h.tokenizer, info->tokenizer, sizeof h.tokenizer);
+    if (!o->force && check_vocab(&h, sl_mamba_cfg(sl_mamba_run_model(run)), o->model, dir, err) < 0) {
+        sl_ts_header_free(&h);
+        sl_shard_close(sh);
+        return -1;
+    }
+    sl_ts_header_free(&h);
+    size_t slots = info->layout == SL_LAYOUT_RECURRENT && info->batch ? info->batch : 1;
+    sl_output *out = sl_output_open(cli->output, err);
+    if (!out) {
+        sl_shard_close(sh);
+        return -1;
+    }
+    batch bt = {0};
+    /* the document in flight per slot: index into bt.docs, or SIZE_MAX */
+    size_t *cur = sl_xmalloc(slots * sizeof *cur);
+    sl_progress *pg = sl_progress_start("score", "docs", cli->progress);
+    for (int sp = 0; sp < SL_SPLIT_N && !rc; sp++) {
+        if (!sh->split[sp].present)
+            continue;
+        sl_shard_iter *it = sl_shard_iter_open(sh, sp, err);
+        if (!it) {
+            rc = -1;
+            break;
+        }
+        for (size_t i = 0; i < slots; i++)
+            cur[i] = SIZE_MAX;
+        sl_row row;
+        int k;
+        /* Documents stay in the batch from their first piece on; the batch is
+         * scored only when no document is in flight, so none is cut. */
+        while (!rc && (k = sl_shard_iter_next(it, &row, err)) == 1) {
+            size_t slot = (size_t)(row.index % slots), prev = cur[slot];
+            cur[slot] = SIZE_MAX; /* the slot's document ends here unless this row continues it */
+            for (size_t p = 0; p < row.n_pieces && !rc; p++) {
+                const sl_piece *pc = &row.pieces[p];
+                sl_doc *d;
+                if (pc->doc_offset == 0) {
+                    d = batch_slot(&bt);
+                    size_t idl;
+                    const char *id = sl_shard_doc_id(sh, pc->doc, &idl);
+                    char tmp[32];
+                    if (!id) {
+                        idl = (size_t)snprintf(tmp, sizeof tmp, "doc%llu", (unsigned long long)pc->doc);
+                        id = tmp;
+                    }
+                    sl_doc_set_id(d, id, idl);
+                    bt.split[bt.n] = sl_shard_split_names[sp];
+                    cur[slot] = bt.n++;
+                } else if (p != 0 || prev == SIZE_MAX || bt.docs[prev].n_tokens != pc->doc_offset) {
+                    rc = sl_errf(err, "%s: %s row %llu: the piece of document %llu at document offset %llu does not "
+                                      "continue an earlier piece, so documents cannot be reassembled (score the "
+                                      "token stream the shards were made from)",
+                                 dir, sl_shard_split_names[sp], (unsigned long long)row.index, (unsigned long long)pc->doc,
+                                 (unsigned long long)pc->doc_offset);
+                    break;
+                } else {
+                    d = &bt.docs[prev];
+                    cur[slot] = prev;
+                }
+                for (uint32_t t = 0; t < pc->length; t++)
+                    sl_doc_push(d, row.tokens[pc->offset + t]);
+                bt.tokens += pc->length;
+                if ((uint64_t)pc->offset + pc->length < info->seq_len)
+                    cur[slot] = SIZE_MAX; /* ends inside the row: complete */
+            }
+            /* documents before the oldest one in flight are complete */
+            size_t m = bt.n;
+            for (size_t i = 0; i < slots; i++)
+                m = cur[i] < m ? cur[i] : m;
+            if (!rc && m && (bt.tokens >= o->batch_tokens || m >= 4096))
+                rc = flush_prefix(run, &bt, m, cur, slots, o, out, dir, pg, err);
+        }
+        if (!rc && k < 0)
+            rc = -1;
+        sl_shard_iter_close(it);
+        if (!rc && bt.n)
+            rc = score_and_write(run, &bt, o, out, NULL, dir, pg, err);
+    }
+    sl_progress_done(pg);
+    free(cur);
+    for (size_t i = 0; i < bt.cap; i++)
+        sl_doc_free(&bt.docs[i]);
+    free(bt.docs);
+    free(bt.split);
+    sl_shard_close(sh);
+    if (rc) {
+        sl_output_abort(out);
+        return -1;
+    }
+    return sl_output_commit(out, err);
 }
 
 static int run(sl_cli *cli, int argc, char **argv)
@@ -250,6 +412,10 @@ static int run(sl_cli *cli, int argc, char **argv)
     if (o.to_stream && o.per_token)
         sl_cli_usage_error(cli, "--per-token writes JSON Lines; it cannot be combined with --to-stream");
     const char *path = optind < argc ? argv[optind] : "-";
+    struct stat st;
+    int is_dir = strcmp(path, "-") && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    if (is_dir && o.to_stream)
+        sl_cli_usage_error(cli, "--to-stream needs a token stream, not a shard directory");
 
     sl_err err = {{0}};
     sl_backend *be = sl_backend_open(o.device, sl_cli_threads(cli), &err);
@@ -257,6 +423,13 @@ static int run(sl_cli *cli, int argc, char **argv)
         return sl_cli_fail(cli, &err);
     sl_mamba *m = sl_mamba_load(o.model, be, &err);
     sl_mamba_run *run = m ? sl_mamba_run_new(m, o.chunk, &err) : NULL;
+    if (run && is_dir) {
+        int src = score_shard_dir(cli, run, &o, path, &err);
+        sl_mamba_run_free(run);
+        sl_mamba_free(m);
+        sl_backend_close(be);
+        return src ? sl_cli_fail(cli, &err) : 0;
+    }
     sl_input *in = run ? sl_input_open(path, &err) : NULL;
     sl_ts_reader *r = in ? sl_ts_reader_open(in, &err) : NULL;
     const char *src = in ? sl_input_name(in) : path;
@@ -273,12 +446,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     sl_progress *pg = sl_progress_start("score", "docs", cli->progress);
     int k = 0;
     while (!rc) {
-        if (bt.n == bt.cap) {
-            bt.cap = bt.cap ? 2 * bt.cap : 64;
-            bt.docs = sl_xrealloc(bt.docs, bt.cap * sizeof *bt.docs);
-            memset(bt.docs + bt.n, 0, (bt.cap - bt.n) * sizeof *bt.docs);
-        }
-        k = sl_ts_read_doc(r, &bt.docs[bt.n], &err);
+        k = sl_ts_read_doc(r, batch_slot(&bt), &err);
         if (k < 0) {
             rc = -1;
             break;
@@ -302,6 +470,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     for (size_t i = 0; i < bt.cap; i++)
         sl_doc_free(&bt.docs[i]);
     free(bt.docs);
+    free(bt.split);
     sl_ts_reader_close(r);
     sl_input_close(in);
     sl_mamba_run_free(run);
@@ -319,7 +488,7 @@ static int run(sl_cli *cli, int argc, char **argv)
 const sl_command sl_cmd_score = {
     .name = "score",
     .summary = "score documents with a Mamba language model (nll, ppl, bpb)",
-    .usage = "sluice score -m MODEL_DIR [options] [FILE]",
+    .usage = "sluice score -m MODEL_DIR [options] [FILE|DIR]",
     .help = help,
     .run = run,
 };

@@ -102,3 +102,28 @@ expect_fail 2 "--device: 'tpu' is not one of" -- "$SLUICE" score -m "$M/hf_f32" 
 expect_fail 2 'cannot be combined' -- "$SLUICE" score -m "$M/hf_f32" --per-token --to-stream "$T/hf_f32.tok"
 "$SLUICE" score --help > "$T/help.txt"
 grep -q -- '--long-context W' "$T/help.txt" || fail "help"
+
+# shard directories: documents reassembled from their pieces score as the token stream they came
+# from (sequential rows shorter than the documents, recurrent layout, EOS markers, a val split)
+"$SLUICE" shard --seq-len 64 --no-eos --pad 0 "$T/hf_f32.tok" -o "$T/sh1"
+"$SLUICE" score -m "$M/hf_f32" "$T/sh1" | sed 's/"split":"train",//' > "$T/sh1.jsonl"
+cmp -s "$T/sh1.jsonl" "$T/hf_f32.jsonl" || fail "sequential shards: $(diff "$T/sh1.jsonl" "$T/hf_f32.jsonl")"
+"$SLUICE" shard --seq-len 16 --no-eos --pad 0 --layout recurrent --batch 3 "$T/hf_f32.tok" -o "$T/sh2"
+"$SLUICE" score -m "$M/hf_f32" "$T/sh2" | sed 's/"split":"train",//' > "$T/sh2.jsonl"
+cmp -s "$T/sh2.jsonl" "$T/hf_f32.jsonl" || fail "recurrent shards: $(diff "$T/sh2.jsonl" "$T/hf_f32.jsonl")"
+sed 's/"tokens": \[\([^]]*\)\]/"ids": [\1, 0]/' "$M/hf_f32/expected.jsonl" > "$T/eos.jsonl"
+"$SLUICE" tokenize ids --vocab-size 64 "$T/eos.jsonl" -o "$T/eos.tok"
+"$SLUICE" score -m "$M/hf_f32" "$T/eos.tok" > "$T/eos_stream.jsonl"
+"$SLUICE" shard --seq-len 32 --eos 0 --pad 0 --val-fraction 0.5 "$T/hf_f32.tok" -o "$T/sh3"
+"$SLUICE" score -m "$M/hf_f32" "$T/sh3" > "$T/sh3.jsonl"
+grep -q '"split":"val"' "$T/sh3.jsonl" && grep -q '"split":"train"' "$T/sh3.jsonl" || fail "no val/train split in the test"
+# (other batches than the stream's: equal up to rounding)
+sed 's/"split":"[a-z]*",//' "$T/sh3.jsonl" | sort > "$T/sh3s.jsonl"
+sort "$T/eos_stream.jsonl" > "$T/eos_sorted.jsonl"
+[ "$(cut -d, -f1,2 "$T/sh3s.jsonl")" = "$(cut -d, -f1,2 "$T/eos_sorted.jsonl")" ] || fail "shards with EOS: ids/tokens"
+paste -d' ' "$T/sh3s.jsonl" "$T/eos_sorted.jsonl" | while read -r a b; do
+  close "$(printf '%s' "$a" | num nll)" "$(printf '%s' "$b" | num nll)" || fail "shards with EOS: $a vs $b"; done
+"$SLUICE" shard --seq-len 16 --no-eos --pad 0 --shuffle "$T/hf_f32.tok" -o "$T/sh4"
+expect_fail 1 'shuffled shards cannot be reassembled' -- "$SLUICE" score -m "$M/hf_f32" "$T/sh4" -o "$T/o4"
+no_file "$T/o4"
+expect_fail 2 'needs a token stream' -- "$SLUICE" score -m "$M/hf_f32" --to-stream "$T/sh1"
