@@ -87,6 +87,14 @@ int sl_docpipe_run(sl_docreader *r, sl_ts_writer *w, sl_encode_fn fn, void *ctx,
             }
             sl_progress_add(pg, 1, it->doc.text.len);
         }
+        /* Slots keep their buffers between batches, except very large ones:
+         * memory stays bounded by the batch, not by the largest documents
+         * ever seen in each of the 4096 slots. */
+        for (size_t i = 0; i < n; i++)
+            if (items[i].doc.text.cap > ((size_t)4 << 20) || items[i].ids.cap > ((size_t)1 << 20)) {
+                sl_textdoc_free(&items[i].doc);
+                sl_ids_free(&items[i].ids);
+            }
     }
     for (size_t i = 0; i < MAX_BATCH_DOCS; i++) {
         sl_textdoc_free(&items[i].doc);
