@@ -277,6 +277,15 @@ for x in d:
     assert x['label'] == (x['species'] == 'apeB')
 assert seen == {('apeA', 'chr2'), ('apeA', 'chr4'), ('apeB', 'chr2')}, seen
 EOF
+# --weights length: chromosomes drawn in proportion to their length
+python3 -c "print('>chr2\n' + 'A' * 1000 + '\n>chr4\n' + 'C' * 9000)" > "$T/w.fa"
+for w in uniform length; do
+  n=$("$SLUICE" dna species --window 10 --samples 1000 --weights $w "$T/w.fa" | "$SLUICE" cat | grep -c '"chrom":"chr4"')
+  case $w in
+    uniform) [ "$n" -gt 420 ] && [ "$n" -lt 580 ] || fail "uniform chromosome weights: $n of 1000 from chr4";;
+    length) [ "$n" -gt 860 ] && [ "$n" -lt 940 ] || fail "length weights: $n of 1000 from chr4 (expected ~900)";;
+  esac
+done
 # --hyena-tail-quirk: a start in the last 2L bases is cut at length - L and left-padded with N
 printf '>chr2\nACGTACGTACGTACGTACGT\n' > "$T/q.fa"
 "$SLUICE" dna species --window 8 --samples 200 --seed 3 --hyena-tail-quirk "$T/q.fa" | "$SLUICE" cat > "$T/q.jsonl"

@@ -289,6 +289,14 @@ static void test_mask_json(void **state)
     sl_buf_clear(&b);
     dna_tokens_mask_json(&t, &b);
     assert_string_equal(b.data, "[[2,4],[6,8],[9,10]]");
+    /* k-mers: masked when any of their bases is */
+    o.max_length = 0;
+    o.kmer = 3;
+    dna_tok_encode(&o, "acGTAA", 6, &t);
+    sl_buf_clear(&b);
+    dna_tokens_mask_json(&t, &b);
+    assert_string_equal(b.data, "[[0,2]]");
+    assert_int_equal(t.ids[0], DNABERT_FIRST + (0 * 16 + 2 * 4 + 3)); /* ACG: A=0 C=2 G=3 */
     sl_buf_free(&b);
     dna_tokens_free(&t);
 }
