@@ -281,8 +281,15 @@ static int load_pre_tokenizer(sl_bpe *b, const sl_json *p, sl_err *err)
         return sl_errf(err, "%s: pre_tokenizer is null; only the ByteLevel pre-tokenizer is supported", b->name);
     if (!strcmp(type_of(p), "Sequence")) {
         const sl_json *list = sl_json_get(p, "pretokenizers");
-        if (!list || list->type != SL_JSON_ARRAY || list->n != 1)
-            return sl_errf(err, "%s: pre_tokenizer Sequence is supported only with one ByteLevel step", b->name);
+        if (!list || list->type != SL_JSON_ARRAY || list->n != 1) {
+            sl_buf types = {0};
+            for (size_t i = 0; list && list->type == SL_JSON_ARRAY && i < list->n; i++)
+                sl_buf_printf(&types, "%s%s", i ? ", " : "", type_of(list->kids[i]));
+            sl_errf(err, "%s: pre_tokenizer Sequence [%s] is not supported (only a single ByteLevel step)", b->name,
+                    types.data ? types.data : "");
+            sl_buf_free(&types);
+            return -1;
+        }
         p = list->kids[0];
     }
     return load_byte_level(b, p, "pre_tokenizer", err);

@@ -218,6 +218,9 @@ static void test_refusals(void **st)
     expect_refused("{\"model\":{\"type\":\"WordPiece\",\"vocab\":{}}}", "WordPiece");
     expect_refused("{\"model\":{\"type\":\"Unigram\",\"vocab\":[]}}", "Unigram");
     expect_refused("{\"pre_tokenizer\":{\"type\":\"Metaspace\"}," BASE_MODEL "}}", "Metaspace");
+    expect_refused("{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Split\"}," BL "]}," BASE_MODEL
+                   "}}",
+                   "Sequence [Split, ByteLevel] is not supported");
     expect_refused("{\"normalizer\":{\"type\":\"BertNormalizer\"},\"pre_tokenizer\":" BL "," BASE_MODEL "}}",
                    "BertNormalizer");
     expect_refused("{\"pre_tokenizer\":" BL "," BASE_MODEL ",\"unk_token\":\"a\"}}", "unk_token");
