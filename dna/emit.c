@@ -91,16 +91,15 @@ int dna_emit(dna_emitter *e, const char *id, sl_buf *seq, const char *meta_field
     j->rc = rc_fwd;
     set_meta(j, meta_fields, rc_fwd);
     e->bases += j->seq.len;
-    if (e->o.revcomp_extra) {
-        job *fwd = &e->jobs[e->n - 1];
+    if (e->o.revcomp_extra) { /* (the CLI keeps this and rc_prob apart) */
         size_t fi = e->n - 1;
         job *r = push(e);
-        fwd = &e->jobs[fi]; /* push may have moved the array */
+        const job *fwd = &e->jobs[fi]; /* after push, which may move the array */
         sl_buf_append(&r->id, fwd->id.data, fwd->id.len);
         sl_buf_puts(&r->id, "/rc");
         sl_buf_append(&r->seq, fwd->seq.data ? fwd->seq.data : "", fwd->seq.len);
-        r->src_bytes = 0;
-        r->rc = !fwd->rc;
+        r->src_bytes = 0; /* the input bytes are counted once, by the forward document */
+        r->rc = 1;
         set_meta(r, meta_fields, 1);
         e->bases += r->seq.len;
     }
