@@ -12,13 +12,13 @@
 static const char PATTERN[] = "'(?:[sdmt]|ll|ve|re)| ?\\p{L}+| ?\\p{N}+| ?[^" WS "\\p{L}\\p{N}]+|[" WS
                               "]+(?![^" WS "])|[" WS "]+";
 
-static void init_ascii(void);
+static void init_classes(void);
 
 void sl_bpe_set_scanner(sl_bpe *b, int on) { b->scan = on && b->re; }
 
 int sl_pretok_compile(sl_bpe *b, sl_err *err)
 {
-    init_ascii();
+    init_classes();
     if (!b->use_regex)
         return 0;
     int ec;
@@ -108,12 +108,21 @@ size_t sl_utf8_valid_prefix(const char *s, size_t n)
 
 enum { CL_L = 1, CL_N = 2, CL_S = 3, CL_O = 4 };
 
-static uint8_t ascii_class[128];
+/* Classes of the Basic Multilingual Plane, filled once when a tokenizer is
+ * loaded (65,536 ICU look-ups, a few milliseconds) so that scanning text
+ * never calls ICU below U+10000. */
+static uint8_t bmp_class[0x10000];
 
-static void init_ascii(void)
+static int icu_class(uint32_t cp);
+
+static void init_classes(void)
 {
+    if (bmp_class['a'])
+        return;
+    for (uint32_t c = 0x80; c < 0x10000; c++)
+        bmp_class[c] = (uint8_t)icu_class(c);
     for (int c = 0; c < 128; c++)
-        ascii_class[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ? CL_L
+        bmp_class[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ? CL_L
                          : c >= '0' && c <= '9'                          ? CL_N
                          : (c >= '\t' && c <= '\r') || c == ' '          ? CL_S
                                                                          : CL_O;
@@ -121,8 +130,13 @@ static void init_ascii(void)
 
 int sl_pretok_class(uint32_t cp)
 {
-    if (cp < 128)
-        return ascii_class[cp] ? ascii_class[cp] : (init_ascii(), ascii_class[cp]);
+    if (!bmp_class['a'])
+        init_classes();
+    return cp < 0x10000 ? bmp_class[cp] : icu_class(cp);
+}
+
+static int icu_class(uint32_t cp)
+{
     if (cp == 0x85)
         return CL_S;
     UVersionInfo age;
@@ -150,7 +164,7 @@ static int class_at(const uint8_t *p, size_t n, size_t i, size_t *len)
 {
     if (p[i] < 0x80) {
         *len = 1;
-        return ascii_class[p[i]];
+        return bmp_class[p[i]];
     }
     uint32_t cp;
     *len = sl_utf8_seq(p + i, n - i, &cp);
@@ -158,13 +172,11 @@ static int class_at(const uint8_t *p, size_t n, size_t i, size_t *len)
         *len = 1;
         return CL_O;
     }
-    return sl_pretok_class(cp);
+    return cp < 0x10000 ? bmp_class[cp] : icu_class(cp);
 }
 
 size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos)
 {
-    if (!ascii_class['a'])
-        init_ascii();
     if (p[pos] == '\'' && pos + 1 < n) {
         uint8_t c = p[pos + 1];
         if (c == 's' || c == 'd' || c == 'm' || c == 't')
