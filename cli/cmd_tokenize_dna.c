@@ -85,7 +85,8 @@ static const char help[] =
     "examples:\n"
     "  sluice tokenize dna hg38.fa.gz -o hg38.tok\n"
     "  sluice tokenize dna --bed human-sequences.bed --split train --window 32768 \\\n"
-    "      --max-length 32769 --add-eos --n pad hg38.ml.fa | sluice shard ...\n"
+    "      --max-length 32768 --add-eos --n pad hg38.ml.fa \\\n"
+    "    | sluice shard --seq-len 32768 --no-eos --warmup double:1024..32768 -o hg38/\n"
     "  sluice tokenize dna --kmer 6 --window 512 reads.fq.gz\n";
 
 typedef struct opts {
