@@ -100,8 +100,8 @@ size_t sl_utf8_valid_prefix(const char *s, size_t n)
  *                                  the last whitespace character is left to
  *                                  start the next piece
  * tried in that order at each position. Character classes come from ICU's
- * general categories, limited to Unicode 14.0 (what PCRE2 10.42 and
- * Oniguruma 6.9.8, used by HF, know): characters assigned later count as
+ * general categories, limited to Unicode 14.0 (what PCRE2 10.42 knows; HF
+ * uses Oniguruma, likely 14.0 too, not verified): characters assigned later count as
  * unassigned, i.e. "other". test_bpe_pretok checks the scanner against the
  * PCRE2 pattern on every code point and on the test texts. */
 #include <unicode/uchar.h>
