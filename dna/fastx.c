@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stream/json.h"
+
 enum { ST_START, ST_SEQ, ST_NEXT, ST_END };
 
 /* What a byte inside a sequence line is. Graphic ASCII is sequence (anything
@@ -384,7 +386,18 @@ int dna_fx_next(dna_fx *r, sl_err *err)
         if (r->fmt == DNA_FMT_FASTQ && c != '@')
             return sl_errf(err, "%s:%llu: expected '@' at the start of a FASTQ record", r->src,
                            (unsigned long long)line);
-        /* (FASTA: the sequence reader stops only at '>', so c == '>' here.) */
+        /* (FASTA: the sequence reader stops only at '>', so c == '>' here.)
+         * Names become document ids (UTF-8 strings): no control bytes, valid UTF-8. */
+        for (size_t i = 0; i < r->hdr.len; i++) {
+            unsigned char b = (unsigned char)r->hdr.data[i];
+            if ((b < 0x20 && b != '\t') || b == 0x7f)
+                return sl_errf(err, "%s:%llu: invalid byte 0x%02x in a header line", r->src,
+                               (unsigned long long)line, b);
+        }
+        size_t bad = sl_utf8_check(r->hdr.data, r->hdr.len);
+        if (bad < r->hdr.len)
+            return sl_errf(err, "%s:%llu: header line is not valid UTF-8 (byte %zu)", r->src,
+                           (unsigned long long)line, bad + 1);
         parse_header(r);
         fai_begin(r);
         r->state = ST_SEQ;

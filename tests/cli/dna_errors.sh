@@ -41,4 +41,7 @@ expect_fail 2 '--split.* need --bed' -- "$SLUICE" tokenize dna --split train "$D
 expect_fail 2 'give one genome file per species' -- "$SLUICE" dna species
 expect_fail 2 '--names lists 1 names for 2 files' -- "$SLUICE" dna species --names a "$D/pysam_ex1.fa" "$D/lambda_virus.fa"
 expect_fail 2 "--revcomp and --revcomp-prob exclude each other" -- "$SLUICE" tokenize dna --revcomp --revcomp-prob 0.5 "$D/pysam_ex1.fa"
+printf ">a\001b\nACGT\n" > "$T/h1.fa"; printf ">a\377b\nACGT\n" > "$T/h2.fa"
+expect_fail 1 "h1.fa:1: invalid byte 0x01 in a header line" -- "$SLUICE" tokenize dna "$T/h1.fa" -o "$O"; no_file "$O"
+expect_fail 1 "h2.fa:1: header line is not valid UTF-8" -- "$SLUICE" tokenize dna "$T/h2.fa" -o "$O"; no_file "$O"
 echo ok
