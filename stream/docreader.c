@@ -1,7 +1,8 @@
 /* Text documents from sources (see docreader.h).
  *
  * Each source is read through one buffer that never holds more than one
- * line (or, for whole-file plain text, one document) plus a read chunk, so
+ * line (or, for whole-file plain text, one document) plus a read chunk, and
+ * JSON Lines are parsed in batches of at most BATCH_BYTES plus one line, so
  * memory stays bounded by max_doc_bytes whatever the input. The format of a
  * source is decided by its first non-whitespace byte (after an optional
  * UTF-8 byte order mark): '{' means JSON Lines, anything else plain text.
