@@ -149,3 +149,12 @@ check 7z
 expect_fail 1 '^sluice: read: <stdin>: a 7z archive can only be read from a regular, uncompressed file' -- \
   sh -c "cat '$DATA/read/docs.7z' | '$SLUICE' read -o out.7zpipe"
 no_file out.7zpipe
+
+# -o naming a FIFO (or a device such as /dev/null) writes into it: the atomic
+# rename must not replace it with a regular file
+mkfifo fifo
+timeout 20 cat fifo > fifo.out & reader=$!
+"$SLUICE" read src/b.txt -o fifo
+wait $reader || fail "nothing read from the FIFO"
+[ -p fifo ] || fail "the FIFO was replaced by a regular file"
+want_b src/b.txt | diff - fifo.out || fail "FIFO output differs"
