@@ -360,14 +360,14 @@ static int run(sl_cli *cli, int argc, char **argv)
         case O_CASE: o.em.tok.case_mode = sl_cli_choice(cli, "--case", optarg, cases); break;
         case O_N: o.em.tok.n_mode = sl_cli_choice(cli, "--n", optarg, ns); break;
         case O_EOS: o.em.tok.add_eos = 1; break;
-        case O_MAXLEN: o.em.tok.max_length = (uint64_t)sl_cli_int(cli, "--max-length", optarg, 1, 1LL << 40); break;
+        case O_MAXLEN: o.em.tok.max_length = (uint64_t)sl_cli_int(cli, "--max-length", optarg, 1, 1LL << 32); break;
         case O_PADSIDE: o.em.tok.pad_left = sl_cli_choice(cli, "--padding-side", optarg, sides) == 0; break;
         case O_KMER: o.em.tok.kmer = (int)sl_cli_int(cli, "--kmer", optarg, 1, DNA_MAX_KMER); break;
         case O_KSTRIDE:
             o.em.tok.kmer_stride = (int)sl_cli_int(cli, "--kmer-stride", optarg, 1, 1 << 20);
             o.kstride_set = 1;
             break;
-        case O_WINDOW: o.window = (uint64_t)sl_cli_int(cli, "--window", optarg, 1, 1LL << 40); break;
+        case O_WINDOW: o.window = (uint64_t)sl_cli_int(cli, "--window", optarg, 1, 1LL << 32); break;
         case O_STRIDE:
             stride = (uint64_t)sl_cli_int(cli, "--stride", optarg, 1, 1LL << 40);
             o.stride_set = 1;
