@@ -47,10 +47,21 @@ int sl_cpu_add_rmsnorm(sl_backend *b, const sl_norm_args *a, sl_err *err)
 SL_CPU_CLONES
 static float logsoftmax_row(const float *x, int64_t V, int32_t target)
 {
+    /* max in 16 lanes (a plain select per lane, which every compiler vectorizes) */
+    float lane[16];
+    for (int l = 0; l < 16; l++)
+        lane[l] = -INFINITY;
+    int64_t v0 = 0;
+    for (; v0 + 16 <= V; v0 += 16) {
+#pragma omp simd
+        for (int l = 0; l < 16; l++)
+            lane[l] = x[v0 + l] > lane[l] ? x[v0 + l] : lane[l];
+    }
     float m = -INFINITY;
-#pragma omp simd reduction(max : m)
-    for (int64_t v = 0; v < V; v++)
-        m = x[v] > m ? x[v] : m;
+    for (int l = 0; l < 16; l++)
+        m = lane[l] > m ? lane[l] : m;
+    for (; v0 < V; v0++)
+        m = x[v0] > m ? x[v0] : m;
     double s = 0.0;
 #pragma omp simd reduction(+ : s)
     for (int64_t v = 0; v < V; v++)
