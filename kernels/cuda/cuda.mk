@@ -47,6 +47,17 @@ $(BUILD)/kernels/cuda/%.o: kernels/cuda/%.cu
 	$(NVCC) $(NVCC_ALL) -MMD -MP -MF $(@:.o=.d) -c $< -o $@
 
 -include $(CUDA_OBJ:.o=.d)
+
+# The kernels' own source run on the CPU by a fiber simulator (tests/cuda/sim.h):
+# a unit test in `make test` that needs the CUDA headers but no GPU.
+CUDA_SIM_TEST := $(BUILD)/tests/test_cuda_sim
+UNIT_BIN += $(CUDA_SIM_TEST)
+CXX_SIM ?= g++
+$(CUDA_SIM_TEST): tests/cuda/test_cuda_sim.cc tests/cuda/sim.h $(wildcard kernels/cuda/*.cuh kernels/cuda/*.h) \
+                  kernels/ssm_math.h $(BUILD)/libsluice.a
+	@mkdir -p $(dir $@)
+	$(CXX_SIM) -std=c++17 $(OPT) -g -Wall -Wextra -Werror -Wno-unknown-pragmas -I. -I$(CUDA_HOME)/include \
+	  -o $@ $< $(BUILD)/libsluice.a $(LDFLAGS_ALL) $(LDLIBS_ALL)
 endif
 
 .PHONY: cuda-check test-cuda bench-cuda
