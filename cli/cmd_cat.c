@@ -21,6 +21,8 @@ static const char help[] =
     "  --tokenizer PATH    tokenizer for --text (tokenizer.json, or a vocab.json+merges.txt directory)\n"
     "  --no-ids            leave out the \"ids\" array (with --text: just the text)\n"
     "  --header            print the stream header as one JSON object and stop\n"
+    "  --stage K           shard directory: print the rows of warmup stage K (0-based;\n"
+    "                      default: the last stage, the stored rows)\n"
     "\nA truncated or corrupted stream is an error (exit 1) after the documents\n"
     "read so far; with -o FILE nothing is written in that case.\n";
 
@@ -73,14 +75,16 @@ static int put_meta(sl_buf *b, const sl_doc *d, const char *src, sl_err *err)
 
 static int run(sl_cli *cli, int argc, char **argv)
 {
-    enum { O_TEXT = SL_OPT_FIRST_FREE, O_TOK, O_NOIDS, O_HEADER };
+    enum { O_TEXT = SL_OPT_FIRST_FREE, O_TOK, O_NOIDS, O_HEADER, O_STAGE };
     static const struct option opts[] = {{"text", no_argument, 0, O_TEXT},
                                          {"tokenizer", required_argument, 0, O_TOK},
                                          {"no-ids", no_argument, 0, O_NOIDS},
                                          {"header", no_argument, 0, O_HEADER},
+                                         {"stage", required_argument, 0, O_STAGE},
                                          SL_CLI_COMMON_LONG,
                                          {0, 0, 0, 0}};
     int text = 0, noids = 0, header = 0;
+    const char *stage = NULL;
     const char *tokp = NULL;
     int c;
     while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
@@ -89,6 +93,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         case O_TOK: tokp = optarg; break;
         case O_NOIDS: noids = 1; break;
         case O_HEADER: header = 1; break;
+        case O_STAGE: stage = optarg; break; /* read again by sl_cat_shard_dir */
         default: sl_cli_common(cli, c, argv[optind - 1]);
         }
     }
@@ -100,6 +105,8 @@ static int run(sl_cli *cli, int argc, char **argv)
     struct stat st;
     if (strcmp(path, "-") && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return sl_cat_shard_dir(cli, path, argc, argv);
+    if (stage)
+        sl_cli_usage_error(cli, "--stage applies to shard directories only");
 
     sl_err err = {{0}};
     sl_detok *dt = NULL;

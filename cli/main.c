@@ -57,7 +57,7 @@ int main(int argc, char **argv)
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGHUP, on_signal);
-    signal(SIGPIPE, SIG_IGN);
+    signal(SIGPIPE, on_signal); /* like cat: a closed pipe ends us quietly, temporaries removed */
 
     if (argc < 2) {
         print_main_help(stderr);

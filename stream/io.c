@@ -403,6 +403,7 @@ struct sl_output {
     size_t len;
     uint64_t bytes;
     int failed;
+    int direct; /* written in place (a device or FIFO): no temporary, no rename */
     sl_output *next, *prev;
 };
 
@@ -437,6 +438,28 @@ sl_output *sl_output_open(const char *path, sl_err *err)
         return o;
     }
     o->path = sl_xstrdup(path);
+    /* Devices, FIFOs and sockets (/dev/null, a named pipe) are written in
+     * place: renaming a temporary over them would replace the device. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode)) {
+            sl_errf(err, "%s: is a directory", path);
+            free(o->path);
+            free(o->buf);
+            free(o);
+            return NULL;
+        }
+        o->fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (o->fd < 0) {
+            sl_errf(err, "%s: cannot open for writing: %s", path, strerror(errno));
+            free(o->path);
+            free(o->buf);
+            free(o);
+            return NULL;
+        }
+        o->direct = 1;
+        return o;
+    }
     size_t n = strlen(path) + 64;
     o->tmp = sl_xmalloc(n);
     static unsigned counter;
@@ -526,7 +549,12 @@ int sl_output_commit(sl_output *o, sl_err *err)
         sl_output_abort(o);
         return -1;
     }
-    if (!o->tmp) { /* stdout */
+    if (!o->tmp) { /* stdout, or a device/FIFO written in place */
+        if (o->direct && close(o->fd) != 0) {
+            sl_errf(err, "%s: close failed: %s", o->path, strerror(errno));
+            out_free(o);
+            return -1;
+        }
         out_free(o);
         return 0;
     }
@@ -564,6 +592,8 @@ void sl_output_abort(sl_output *o)
 {
     if (!o)
         return;
+    if (o->direct)
+        close(o->fd);
     if (o->tmp) {
         if (o->fd >= 0)
             close(o->fd);

@@ -82,3 +82,14 @@ else
   echo "note: cannot mount tmpfs here; testing /dev/full on stdout instead"
 fi
 expect_fail 1 'error writing|write failed' -- sh -c "\"$SLUICE\" cat \"$T/a.tok\" > /dev/full"
+
+# devices and FIFOs are written in place, never replaced by a renamed file
+"$SLUICE" cat "$T/a.tok" -o /dev/null
+[ -c /dev/null ] || fail "/dev/null is no longer a character device"
+mkfifo "$T/fifo"
+( cat "$T/fifo" > "$T/from-fifo" ) &
+"$SLUICE" cat "$T/a.tok" -o "$T/fifo"
+wait
+[ -p "$T/fifo" ] || fail "the FIFO was replaced"
+diff "$T/from-fifo" "$T/want.jsonl"
+expect_fail 1 'is a directory' -- "$SLUICE" cat "$T/a.tok" -o "$T"
