@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/cuda/gemm_plan.h"
 #include "kernels/cuda/internal.cuh"
 
 int sl_cuda_fail(sl_err *err, const char *what, cudaError_t e)
@@ -202,9 +203,8 @@ int blas_fail(sl_err *err, const char *what, cublasStatus_t s)
     return sl_errf(err, "cuda: %s: cuBLAS: %s", what, blas.status_string(s));
 }
 
-/* y[L][N] = x[L][K] W[N][K]^T (+ bias). Row-major y is column-major y^T
- * (N x L, ld ldy) = W^T(op T of the column-major K x N matrix W) times x^T
- * (column-major K x L, ld ldx). fp32 accumulation throughout. */
+/* y[L][N] = x[L][K] W[N][K]^T (+ bias) as one cublasGemmEx call mapped by
+ * gemm_plan.h (which the CPU tests check with OpenBLAS); fp32 accumulation. */
 int cu_linear(sl_backend *b, const sl_linear_args *a, sl_err *err)
 {
     sl_cuda_ctx *c = sl_cuda_ctx_of(b);
@@ -219,24 +219,25 @@ int cu_linear(sl_backend *b, const sl_linear_args *a, sl_err *err)
         if (sl_cuda_fill_bias(c, a->y, a->ldy, a->bias, L, N, err) != 0) return -1;
         beta = 1.0f;
     }
-    cublasStatus_t s;
-    if (w->dtype == SL_DT_BF16) {
-        /* Tensor cores need both inputs in bf16: round the activations. */
-        __nv_bfloat16 *xb = (__nv_bfloat16 *)sl_cuda_scratch(c, (size_t)(L * K) * 2, err);
+    const bool bf16 = w->dtype == SL_DT_BF16;
+    const void *x = a->x;
+    __nv_bfloat16 *xb = nullptr;
+    if (bf16) { /* tensor cores need both inputs in bf16: round the activations (contiguous, ld K) */
+        xb = (__nv_bfloat16 *)sl_cuda_scratch(c, (size_t)(L * K) * 2, err);
         if (!xb) return -1;
         if (sl_cuda_to_bf16(c, xb, a->x, a->ldx, L, K, err) != 0) {
             sl_cuda_scratch_free(c, xb);
             return -1;
         }
-        s = blas.gemm_ex(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)L, (int)K, &one, w->data, CUDA_R_16BF, (int)K,
-                         xb, CUDA_R_16BF, (int)K, &beta, a->y, CUDA_R_32F, (int)a->ldy, CUBLAS_COMPUTE_32F,
-                         CUBLAS_GEMM_DEFAULT);
-        sl_cuda_scratch_free(c, xb);
-    } else {
-        s = blas.gemm_ex(c->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)N, (int)L, (int)K, &one, w->data, CUDA_R_32F, (int)K,
-                         a->x, CUDA_R_32F, (int)a->ldx, &beta, a->y, CUDA_R_32F, (int)a->ldy,
-                         c->tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        x = xb;
     }
+    const sl_gemm_plan p = sl_gemm_plan_linear(L, N, K, bf16 ? K : a->ldx, a->ldy);
+    const cudaDataType in_type = bf16 ? CUDA_R_16BF : CUDA_R_32F;
+    const cublasComputeType_t compute = bf16 || !c->tf32 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_FAST_TF32;
+    cublasStatus_t s = blas.gemm_ex(c->blas, p.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, p.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                    (int)p.m, (int)p.n, (int)p.k, &one, w->data, in_type, (int)p.lda, x, in_type,
+                                    (int)p.ldb, &beta, a->y, CUDA_R_32F, (int)p.ldc, compute, CUBLAS_GEMM_DEFAULT);
+    sl_cuda_scratch_free(c, xb);
     return s == CUBLAS_STATUS_SUCCESS ? 0 : blas_fail(err, "linear", s);
 }
 
