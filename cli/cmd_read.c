@@ -1,13 +1,9 @@
 /* `sluice read`: corpora in, JSON Lines documents out. The work is in
  * stream/source.c (archives, compression) and stream/docreader.c (JSON
  * Lines, plain text, UTF-8 repair); this file wires options to them. */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli/commands.h"
 #include "stream/docreader.h"
@@ -95,25 +91,6 @@ static void put_doc(sl_buf *b, const sl_textdoc *d)
     sl_buf_puts(b, "}\n");
 }
 
-/* -o naming an existing device or FIFO (/dev/null, a named pipe): write to
- * it directly, as to standard output. The atomic temporary-and-rename of
- * sl_output_open would replace the device with a regular file (as root,
- * /dev/null itself). */
-static int output_to_device(sl_cli *cli, sl_err *err)
-{
-    struct stat st;
-    if (!strcmp(cli->output, "-") || stat(cli->output, &st) != 0 || S_ISREG(st.st_mode))
-        return 0;
-    if (S_ISDIR(st.st_mode))
-        return sl_errf(err, "%s: is a directory", cli->output);
-    int fd = open(cli->output, O_WRONLY | O_CLOEXEC);
-    if (fd < 0 || dup2(fd, 1) < 0)
-        return sl_errf(err, "%s: cannot open: %s", cli->output, strerror(errno));
-    close(fd);
-    cli->output = "-";
-    return 0;
-}
-
 static int run(sl_cli *cli, int argc, char **argv)
 {
     enum { O_INVALID = SL_OPT_FIRST_FREE, O_ON_ERROR, O_MAXB };
@@ -151,10 +128,6 @@ static int run(sl_cli *cli, int argc, char **argv)
     sl_docreader *r = sl_docreader_open((const char *const *)argv + optind, argc - optind, &o, &err);
     if (!r)
         return sl_cli_fail(cli, &err);
-    if (output_to_device(cli, &err) < 0) {
-        sl_docreader_close(r);
-        return sl_cli_fail(cli, &err);
-    }
     sl_output *out = sl_output_open(cli->output, &err);
     if (!out) {
         sl_docreader_close(r);
