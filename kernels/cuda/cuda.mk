@@ -98,7 +98,8 @@ test-cuda: $(CUDA_TESTS) $(BUILD)/tests/cuda/gpu_count
 	fail=0; for t in $(CUDA_TESTS); do echo "== $$t"; SLUICE_SRC=$(CURDIR) $$t || fail=1; \
 	  if [ -n "$(COMPUTE_SANITIZER)" ]; then for tool in memcheck racecheck synccheck; do \
 	    echo "== compute-sanitizer --tool $$tool $$t"; \
-	    SLUICE_SRC=$(CURDIR) SLUICE_CUDA_QUICK=1 $(COMPUTE_SANITIZER) --tool $$tool --error-exitcode 1 $$t >/dev/null || fail=1; done; \
+	    SLUICE_SRC=$(CURDIR) SLUICE_CUDA_QUICK=1 $(COMPUTE_SANITIZER) --tool $$tool --error-exitcode 1 $$t \
+	      > $$t.$$tool.log 2>&1 || { fail=1; tail -40 $$t.$$tool.log; }; done; \
 	  else echo "test-cuda: compute-sanitizer not found: sanitizer runs skipped"; fi; done; \
 	[ $$fail -eq 0 ] && echo "test-cuda: all GPU tests passed" || { echo "test-cuda: FAILED" >&2; exit 1; }
 
