@@ -106,7 +106,7 @@ static void put_scores(sl_buf *b, const sl_score_item *it, const sl_doc *d, cons
     sl_json_put_num(b, it->n_pred ? exp(it->nll / (double)it->n_pred) : NAN);
     if (d->src_bytes) {
         sl_buf_puts(b, ",\"bpb\":");
-        sl_json_put_num(b, it->nll / M_LN2 / (double)d->src_bytes);
+        sl_json_put_num(b, it->n_pred ? it->nll / M_LN2 / (double)d->src_bytes : NAN);
     }
     if (lc) {
         sl_buf_puts(b, ",\"long_context\":");

@@ -127,3 +127,17 @@ paste -d' ' "$T/sh3s.jsonl" "$T/eos_sorted.jsonl" | while read -r a b; do
 expect_fail 1 'shuffled shards cannot be reassembled' -- "$SLUICE" score -m "$M/hf_f32" "$T/sh4" -o "$T/o4"
 no_file "$T/o4"
 expect_fail 2 'needs a token stream' -- "$SLUICE" score -m "$M/hf_f32" --to-stream "$T/sh1"
+
+# bpb = nll / ln 2 / source bytes, when the stream records source bytes (tokenize char does)
+printf '{"id":"t1","text":"abba cab"}\n{"id":"t2","text":"cabbage bag"}\n' > "$T/t.jsonl"
+"$SLUICE" tokenize char --unit codepoint --build-vocab "$T/t.jsonl" -o "$T/t.tok"
+"$SLUICE" score -m "$M/hf_f32" --force "$T/t.tok" > "$T/t.jsonl.scores"
+"$SLUICE" cat --no-ids "$T/t.tok" > "$T/t.cat"
+paste -d' ' "$T/t.jsonl.scores" "$T/t.cat" | while read -r s c; do
+  b=$(printf '%s' "$c" | num src_bytes)
+  [ -n "$b" ] && [ "$b" -gt 0 ] || fail "no src_bytes in the test stream"
+  close "$(printf '%s' "$s" | num bpb)" "$(awk -v n="$(printf '%s' "$s" | num nll)" -v b="$b" 'BEGIN { printf "%.12g", n / log(2) / b }')" \
+    || fail "bpb: $s"
+done
+"$SLUICE" score -m "$M/hf_f32" "$T/hf_f32.tok" | grep -c '"bpb"' > "$T/nbpb" || true
+[ "$(cat "$T/nbpb")" = 0 ] || fail "bpb without source bytes"
