@@ -220,6 +220,11 @@ static void finish(const dna_tok_opts *o, dna_tokens *t)
         }
         return;
     }
+    /* Hugging Face's pad() leaves an empty input empty (no padding) unless a
+     * special token was added: HyenaDNA's tokenizer returns [] for "" without
+     * add_eos, checked against the executed reference vectors. */
+    if (t->n == 0 && !o->add_eos)
+        return;
     size_t body = (size_t)(o->add_eos ? L - 1 : L);
     if (t->n > body)
         t->n = body;

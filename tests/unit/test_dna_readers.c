@@ -777,6 +777,77 @@ static void test_bed_window_modes(void **state)
     free(tsv);
 }
 
+/* Regions read by pyfaidx, and the windows HyenaDNA's and Caduceus'
+ * FastaInterval classes return, both executed by make_reference_vectors.py. */
+static uint32_t crc_of_region(dna_genome *g, const char *chrom, uint64_t a, uint64_t b)
+{
+    sl_err err;
+    long ci = dna_genome_find(g, chrom);
+    assert_true(ci >= 0);
+    char *buf = malloc(b - a + 1);
+    if (dna_genome_fetch(g, (size_t)ci, a, b, buf, &err) < 0)
+        fail_msg("%s", err.msg);
+    uint32_t c = (uint32_t)crc32(0, (const Bytef *)buf, (uInt)(b - a));
+    free(buf);
+    return c;
+}
+
+static void test_reference_regions(void **state)
+{
+    (void)state;
+    sl_err err;
+    size_t len;
+    char *tsv = slurp(path_of("pyfaidx_regions.tsv"), &len);
+    char *save = NULL;
+    int rows = 0;
+    for (char *line = strtok_r(tsv, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (line[0] == '#')
+            continue;
+        char file[128], rec[128];
+        unsigned long long a, b;
+        unsigned crc;
+        assert_int_equal(sscanf(line, "%127[^\t]\t%127[^\t]\t%llu\t%llu\t%x", file, rec, &a, &b, &crc), 5);
+        dna_genome *g = dna_genome_open(path_of(file), 1, &err);
+        assert_non_null(g);
+        if (crc_of_region(g, rec, a, b) != crc)
+            fail_msg("%s %s:%llu-%llu differs from pyfaidx", file, rec, a, b);
+        dna_genome_close(g);
+        rows++;
+    }
+    assert_int_equal(rows, 160);
+    free(tsv);
+
+    dna_bed bed = {0};
+    assert_int_equal(dna_bed_load(path_of("synthetic_intervals.bed"), 4, &bed, &err), 0);
+    const char *genomes[] = {"synthetic_softmasked_lambda.fa", "synthetic_softmasked_lambda.fa.gz"};
+    for (int gi = 0; gi < 2; gi++) {
+        dna_genome *g = dna_genome_open(path_of(genomes[gi]), 1, &err);
+        tsv = slurp(path_of("reference_intervals.tsv"), &len);
+        save = NULL;
+        rows = 0;
+        for (char *line = strtok_r(tsv, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+            if (line[0] == '#')
+                continue;
+            char mode[16];
+            unsigned long long bl, L, piece, n;
+            unsigned crc;
+            assert_int_equal(sscanf(line, "%15s\t%llu\t%llu\t%llu\t%llu\t%x", mode, &bl, &L, &piece, &n, &crc), 6);
+            const dna_bed_rec *r = &bed.rec[bl - 1];
+            uint64_t clen = dna_genome_length(g, (size_t)dna_genome_find(g, r->chrom)), s, e;
+            dna_bed_window(!strcmp(mode, "hyena") ? DNA_BED_HYENA : DNA_BED_CADUCEUS, clen, r->start, r->end, L, piece,
+                           &s, &e);
+            if (e - s != n || crc_of_region(g, r->chrom, s, e) != crc)
+                fail_msg("%s BED line %llu L %llu piece %llu: [%llu,%llu) differs from the reference", mode, bl, L,
+                         piece, (unsigned long long)s, (unsigned long long)e);
+            rows++;
+        }
+        assert_true(rows > 3800);
+        free(tsv);
+        dna_genome_close(g);
+    }
+    dna_bed_free(&bed);
+}
+
 static void test_windows(void **state)
 {
     (void)state;
@@ -819,6 +890,7 @@ int main(void)
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_hyena_intervals),
         cmocka_unit_test(test_bed_window_modes),
+        cmocka_unit_test(test_reference_regions),
         cmocka_unit_test(test_windows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
