@@ -99,64 +99,48 @@ size_t sl_utf8_valid_prefix(const char *s, size_t n)
  *   S+(?!\S) | S+                  whitespace; before a non-space character
  *                                  the last whitespace character is left to
  *                                  start the next piece
- * tried in that order at each position. Character classes come from ICU's
- * general categories, limited to Unicode 14.0 (what PCRE2 10.42 knows; HF
- * uses Oniguruma, likely 14.0 too, not verified): characters assigned later count as
- * unassigned, i.e. "other". test_bpe_pretok checks the scanner against the
- * PCRE2 pattern on every code point and on the test texts. */
-#include <unicode/uchar.h>
+ * tried in that order at each position. The character classes come from a
+ * table (pretok_classes.h) generated from HF tokenizers itself: its
+ * Oniguruma knows Unicode 16.0, while PCRE2 10.42 knows 14.0 and ICU 72
+ * 15.0, so only a table gives HF's split for every code point.
+ * test_bpe_pretok checks the scanner against that table and against the
+ * PCRE2 pattern (on the code points PCRE2 knows). */
+#include "tokenize/pretok_classes.h"
 
 enum { CL_L = 1, CL_N = 2, CL_S = 3, CL_O = 4 };
 
-/* Classes of the Basic Multilingual Plane, filled once when a tokenizer is
- * loaded (65,536 ICU look-ups, a few milliseconds) so that scanning text
- * never calls ICU below U+10000. */
+/* The Basic Multilingual Plane as a byte table, filled from the ranges when
+ * a tokenizer is loaded; above it, a binary search over the ranges. */
 static uint8_t bmp_class[0x10000];
 
-static int icu_class(uint32_t cp);
+static int astral_class(uint32_t cp)
+{
+    size_t lo = 0, hi = sizeof pretok_ranges / sizeof *pretok_ranges;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (cp < pretok_ranges[mid].first)
+            hi = mid;
+        else if (cp > pretok_ranges[mid].last)
+            lo = mid + 1;
+        else
+            return pretok_ranges[mid].cls;
+    }
+    return CL_O;
+}
 
 static void init_classes(void)
 {
     if (bmp_class['a'])
         return;
-    for (uint32_t c = 0x80; c < 0x10000; c++)
-        bmp_class[c] = (uint8_t)icu_class(c);
-    for (int c = 0; c < 128; c++)
-        bmp_class[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ? CL_L
-                         : c >= '0' && c <= '9'                          ? CL_N
-                         : (c >= '\t' && c <= '\r') || c == ' '          ? CL_S
-                                                                         : CL_O;
+    for (uint32_t c = 0; c < 0x10000; c++)
+        bmp_class[c] = (uint8_t)astral_class(c);
 }
 
 int sl_pretok_class(uint32_t cp)
 {
     if (!bmp_class['a'])
         init_classes();
-    return cp < 0x10000 ? bmp_class[cp] : icu_class(cp);
-}
-
-static int icu_class(uint32_t cp)
-{
-    if (cp == 0x85)
-        return CL_S;
-    UVersionInfo age;
-    u_charAge((UChar32)cp, age);
-    if (age[0] > 14)
-        return CL_O;
-    switch (u_charType((UChar32)cp)) {
-    case U_UPPERCASE_LETTER:
-    case U_LOWERCASE_LETTER:
-    case U_TITLECASE_LETTER:
-    case U_MODIFIER_LETTER:
-    case U_OTHER_LETTER: return CL_L;
-    case U_DECIMAL_DIGIT_NUMBER:
-    case U_LETTER_NUMBER:
-    case U_OTHER_NUMBER: return CL_N;
-    case U_SPACE_SEPARATOR:
-    case U_LINE_SEPARATOR:
-    case U_PARAGRAPH_SEPARATOR: return CL_S;
-    default: return CL_O;
-    }
+    return cp < 0x10000 ? bmp_class[cp] : astral_class(cp);
 }
 
 /* Class of the character at p[i] (valid UTF-8) and its length. */
@@ -172,7 +156,7 @@ static int class_at(const uint8_t *p, size_t n, size_t i, size_t *len)
         *len = 1;
         return CL_O;
     }
-    return cp < 0x10000 ? bmp_class[cp] : icu_class(cp);
+    return cp < 0x10000 ? bmp_class[cp] : astral_class(cp);
 }
 
 size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos)

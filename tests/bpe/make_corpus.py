@@ -76,6 +76,11 @@ CASES = [
     "foxes fox xfox fox. fox_ (fox) 3fox fox3 \u00e9fox",
     "Quick QUICK quick  Quick\u2003Quick",
     "don't  stop don'tx DON'T\t\tgo",
+    # assigned in Unicode 15 (after PCRE2 10.42's 14.0): HF classifies them as unassigned too
+    "ab\U00031350cd 12\U0001E030 34 x\U00011F04 \u0CF3 \U0001F6DC!",
+    # Unicode 16.0 letters (HF's Oniguruma knows them) and characters after Unicode 9.0 that
+    # NFC would reorder or compose in ICU 72 but not in HF's 9.0 normalization tables
+    "x\u1C89y \U00010D50\U00010D70 \uA7CB\uA7CC a\u0898\u0316 \U00011935\U00011930 e\u1DFA\u0301 \U0001F16C",
 ]
 
 WORDS = ["the", "quick", "brown", "fox", "Über", "naïve", "日本語", "données", "1234", "x=y+1;",

@@ -1,0 +1,175 @@
+/* Normalizers against Hugging Face tokenizers on every code point:
+ * tests/data/bpe/hf-nf.txt holds HF's NFC and NFKC of each code point X alone
+ * and of 'a' X U+0316 (reordering, composition) wherever they change the
+ * text, and hf-lower.txt HF's Lowercase of each code point it changes (both
+ * probed from HF by tests/bpe/gen_classes.py). For all 1,112,064 scalar
+ * values, sluice must give exactly HF's result (the input itself when the
+ * fixture has no line). HF's normalization tables are Unicode 9.0 and its
+ * lowercase Unicode 16.0; ICU 72 knows 15.0: this is what pins the filter
+ * and the table in tokenize/normalize.c. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "stream/io.h"
+#include "tokenize/bpe_internal.h"
+
+static char *path(const char *rel)
+{
+    const char *src = getenv("SLUICE_SRC");
+    static char buf[4096];
+    snprintf(buf, sizeof buf, "%s/tests/data/bpe/%s", src ? src : ".", rel);
+    return buf;
+}
+
+static sl_bpe *with_normalizer(const char *type)
+{
+    char json[512];
+    snprintf(json, sizeof json,
+             "{\"normalizer\":{\"type\":\"%s\"},\"pre_tokenizer\":{\"type\":\"ByteLevel\"},"
+             "\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[]}}",
+             type);
+    sl_err e = {{0}};
+    sl_bpe *b = sl_bpe_load_mem(json, strlen(json), NULL, 0, type, &e);
+    if (!b)
+        fail_msg("%s", e.msg);
+    return b;
+}
+
+static size_t utf8(uint32_t cp, char *u)
+{
+    if (cp < 0x80)
+        return u[0] = (char)cp, 1;
+    if (cp < 0x800)
+        return u[0] = (char)(0xC0 | cp >> 6), u[1] = (char)(0x80 | (cp & 63)), 2;
+    if (cp < 0x10000)
+        return u[0] = (char)(0xE0 | cp >> 12), u[1] = (char)(0x80 | ((cp >> 6) & 63)), u[2] = (char)(0x80 | (cp & 63)), 3;
+    return u[0] = (char)(0xF0 | cp >> 18), u[1] = (char)(0x80 | ((cp >> 12) & 63)),
+           u[2] = (char)(0x80 | ((cp >> 6) & 63)), u[3] = (char)(0x80 | (cp & 63)), 4;
+}
+
+/* Expected results: per code point and probe, an index into lines (or -1). */
+typedef struct {
+    int32_t *idx; /* [cp * 2 + probe] */
+    char **res;
+    size_t *len;
+    size_t n;
+} expect;
+
+static void load_expect(const char *file, const char *form, expect *x)
+{
+    x->idx = malloc(sizeof *x->idx * 0x110000 * 2);
+    memset(x->idx, 0xff, sizeof *x->idx * 0x110000 * 2);
+    x->res = NULL;
+    x->len = NULL;
+    x->n = 0;
+    char *t;
+    size_t n;
+    sl_err e = {{0}};
+    assert_int_equal(sl_read_file(path(file), &t, &n, &e), 0);
+    for (char *l = t; l < t + n;) {
+        char *nl = strchr(l, '\n');
+        *nl = 0;
+        char f[8], hex[256];
+        unsigned cp;
+        int probe = 0;
+        int ok = form ? sscanf(l, "%7s %X %d %255s", f, &cp, &probe, hex) == 4 && !strcmp(f, form)
+                      : sscanf(l, "%X %255s", &cp, hex) == 2;
+        if (l[0] != '#' && ok) {
+            size_t hl = strlen(hex) / 2;
+            char *r = malloc(hl + 1);
+            for (size_t i = 0; i < hl; i++) {
+                unsigned v;
+                sscanf(hex + 2 * i, "%2x", &v);
+                r[i] = (char)v;
+            }
+            x->res = realloc(x->res, (x->n + 1) * sizeof *x->res);
+            x->len = realloc(x->len, (x->n + 1) * sizeof *x->len);
+            x->res[x->n] = r;
+            x->len[x->n] = hl;
+            x->idx[cp * 2 + (unsigned)probe] = (int32_t)x->n++;
+        }
+        l = nl + 1;
+    }
+    free(t);
+}
+
+static void free_expect(expect *x)
+{
+    for (size_t i = 0; i < x->n; i++)
+        free(x->res[i]);
+    free(x->res);
+    free(x->len);
+    free(x->idx);
+}
+
+static void check_all(const char *type, const char *file, const char *form, int probes)
+{
+    sl_bpe *b = with_normalizer(type);
+    sl_bpe_state *s = sl_bpe_state_new(b);
+    expect x;
+    load_expect(file, form, &x);
+    assert_true(x.n > 500);
+    sl_buf out = {0};
+    sl_err e = {{0}};
+    size_t bad = 0;
+    for (uint32_t cp = 0; cp < 0x110000; cp++) {
+        if (cp >= 0xD800 && cp <= 0xDFFF)
+            continue;
+        for (int probe = 0; probe < probes; probe++) {
+            char in[16];
+            size_t n = 0;
+            if (probe)
+                in[n++] = 'a';
+            n += utf8(cp, in + n);
+            if (probe)
+                in[n++] = (char)0xCC, in[n++] = (char)0x96; /* U+0316 */
+            assert_int_equal(sl_normalize(b, s, in, n, &out, &e), 0);
+            int32_t k = x.idx[cp * 2 + (uint32_t)probe];
+            const char *want = k >= 0 ? x.res[k] : in;
+            size_t wl = k >= 0 ? x.len[k] : n;
+            if (out.len != wl || memcmp(out.data, want, wl)) {
+                if (bad++ < 10)
+                    fprintf(stderr, "%s U+%04X probe %d differs from HF\n", type, cp, probe);
+            }
+        }
+    }
+    assert_int_equal(bad, 0);
+    sl_buf_free(&out);
+    free_expect(&x);
+    sl_bpe_state_free(s);
+    sl_bpe_free(b);
+}
+
+static void test_nfc(void **st)
+{
+    (void)st;
+    check_all("NFC", "hf-nf.txt", "NFC", 2);
+}
+
+static void test_nfkc(void **st)
+{
+    (void)st;
+    check_all("NFKC", "hf-nf.txt", "NFKC", 2);
+}
+
+static void test_lowercase(void **st)
+{
+    (void)st;
+    check_all("Lowercase", "hf-lower.txt", NULL, 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_nfc),
+        cmocka_unit_test(test_nfkc),
+        cmocka_unit_test(test_lowercase),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
