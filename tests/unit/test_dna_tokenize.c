@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "dna/nuctok.h"
 #include "dna/rng.h"
@@ -196,6 +197,65 @@ static void test_dnabert_vocab(void **state)
     dna_tok_encode(&o, "ACG", 3, &t); /* shorter than k: only [SEP] */
     assert_int_equal(t.n, 1);
     dna_tokens_free(&t);
+}
+
+/* DNABERT's own vocab.txt files (CRC of the lines) and seq2kmer + vocabulary
+ * lookup, run by make_reference_vectors.py on jerryji1993/DNABERT. */
+static void test_executed_dnabert_vectors(void **state)
+{
+    (void)state;
+    char *data;
+    size_t len;
+    sl_err err;
+    assert_int_equal(sl_read_file(path_of("dnabert_executed_vectors.tsv"), &data, &len, &err), 0);
+    char *save = NULL;
+    int vocabs = 0, rows = 0;
+    dna_tokens t = {0};
+    uint32_t want[128];
+    for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (line[0] == '#')
+            continue;
+        char *f[4] = {line, NULL, NULL, NULL};
+        for (int i = 1; i < 4; i++) {
+            char *tab = strchr(f[i - 1], '\t');
+            if (!tab)
+                break;
+            *tab = 0;
+            f[i] = tab + 1;
+        }
+        dna_tok_opts o;
+        dna_tok_opts_default(&o);
+        o.kmer = atoi(f[0]);
+        if (!strcmp(f[1], "vocab")) {
+            sl_buf x = {0}, joined = {0};
+            dna_tok_extra_json(&o, &x);
+            sl_json_doc *d = sl_json_parse(x.data, x.len, NULL, &err);
+            sl_json *v = sl_json_get(sl_json_root(d), "vocab");
+            assert_int_equal(v->n, strtoul(f[2], NULL, 10));
+            for (size_t i = 0; i < v->n; i++) {
+                if (i)
+                    sl_buf_putc(&joined, '\n');
+                sl_buf_append(&joined, v->kids[i]->str, v->kids[i]->str_len);
+            }
+            char crc[16];
+            snprintf(crc, sizeof crc, "%08lx", crc32(0, (const Bytef *)joined.data, (uInt)joined.len));
+            assert_string_equal(crc, f[3]);
+            sl_json_free(d);
+            sl_buf_free(&x);
+            sl_buf_free(&joined);
+            vocabs++;
+            continue;
+        }
+        size_t nw = parse_ids(f[2], want, 128);
+        dna_tok_encode(&o, f[1], strlen(f[1]), &t);
+        assert_int_equal(t.n, nw);
+        assert_memory_equal(t.ids, want, nw * sizeof *want);
+        rows++;
+    }
+    assert_int_equal(vocabs, 4);
+    assert_int_equal(rows, 100);
+    dna_tokens_free(&t);
+    free(data);
 }
 
 static void test_kmer_round_trip(void **state)
@@ -397,7 +457,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hyenadna_vectors),  cmocka_unit_test(test_executed_hyenadna_vectors),
-        cmocka_unit_test(test_dnabert_vocab),
+        cmocka_unit_test(test_dnabert_vocab),    cmocka_unit_test(test_executed_dnabert_vectors),
         cmocka_unit_test(test_kmer_round_trip),   cmocka_unit_test(test_char_round_trip_and_policies),
         cmocka_unit_test(test_padding_truncation), cmocka_unit_test(test_mask_json),
         cmocka_unit_test(test_revcomp),           cmocka_unit_test(test_threads_do_not_change_ids),

@@ -11,15 +11,20 @@ Unlike make_fixtures.py (our own re-implementations), this script imports the re
 The torch/pandas/polars imports of the dataset modules are stubbed (the classes used never touch them);
 the two torch one-liners of __getitem__ (replace N by PAD, data/target shift) are applied on lists here.
 
-usage: python3 make_reference_vectors.py HYENA_DNA_CHECKOUT CADUCEUS_CHECKOUT
+  - DNABERT (jerryji1993/DNABERT b6da04e): its vocab.txt files for k = 3..6, read as its
+    tokenization_dna.load_vocab does (id = line number, unknown -> [UNK]), and its seq2kmer
+    (motif/motif_utils.py) imported and run.
+
+usage: python3 make_reference_vectors.py HYENA_DNA_CHECKOUT CADUCEUS_CHECKOUT DNABERT_CHECKOUT
   (a venv with transformers==4.26.1 and pyfaidx; nothing from the checkouts is committed)
-outputs: hyenadna_executed_vectors.tsv, reference_intervals.tsv, pyfaidx_regions.tsv
+outputs: hyenadna_executed_vectors.tsv, reference_intervals.tsv, pyfaidx_regions.tsv,
+         dnabert_executed_vectors.tsv
 """
 import os, random, sys, types, zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 P = lambda *a: os.path.join(HERE, *a)
-hyena, caduceus = sys.argv[1], sys.argv[2]
+hyena, caduceus, dnabert = sys.argv[1], sys.argv[2], sys.argv[3]
 
 import importlib.util
 
@@ -105,4 +110,21 @@ with open(P('pyfaidx_regions.tsv'), 'w') as f:
             b = min(n, a + rng.choice([1, 10, 60, 61, 500, 5000]))
             s = str(fx[name][a:b])
             f.write('%s\t%s\t%d\t%d\t%08x\n' % (fn, name, a, b, zlib.crc32(s.encode())))
+
+# ---- 4. DNABERT k-mers --------------------------------------------------------------------------------
+motif = load(os.path.join(dnabert, 'motif/motif_utils.py'), 'motif_utils')
+rng = random.Random(63)
+with open(P('dnabert_executed_vectors.tsv'), 'w') as f:
+    f.write('# k\tinput\tids (DNABERT vocab.txt line numbers of seq2kmer(input, k); [UNK] when absent)'
+            '\tor: vocab\tcount\tcrc32 of the vocab lines joined by newlines\n')
+    for k in (3, 4, 5, 6):
+        lines = open(os.path.join(dnabert, 'src/transformers/dnabert-config/bert-config-%d/vocab.txt' % k),
+                     encoding='utf-8').readlines()
+        vocab = {tok.rstrip('\n'): i for i, tok in enumerate(lines)}  # tokenization_dna.load_vocab
+        f.write('%d\tvocab\t%d\t%08x\n' % (k, len(vocab), zlib.crc32('\n'.join(vocab).encode())))
+        for _ in range(25):
+            n = rng.randrange(k, 60)
+            seq = ''.join(rng.choice('ACGTACGTACGTN') for _ in range(n))
+            ids = [vocab.get(km, vocab['[UNK]']) for km in motif.seq2kmer(seq, k).split()]
+            f.write('%d\t%s\t%s\n' % (k, seq, ' '.join(map(str, ids))))
 print('ok')
