@@ -31,10 +31,23 @@ __device__ __forceinline__ sl_scan_pair shfl_up_pair(sl_scan_pair p, int off)
     return r;
 }
 
+/* B and C are staged in shared memory kScanGroup state indices at a time:
+ * read from global memory row by row (the B and C values of a token are
+ * contiguous, so a warp reads 4 rows x 2 runs of 16 bytes instead of 32
+ * scattered words), stored so that both the staging writes and the compute
+ * reads are free of bank conflicts: value j (0..3 B, 4..7 C) of chunk row r
+ * lives at j*S + r + r/32, with S = 4 (mod 32). */
+constexpr int kScanGroup = 4;
+
+/* At least 4 blocks per SM: caps registers at 128 (ptxas otherwise takes
+ * 121-185 for the staged loop, halving occupancy of a latency-bound kernel). */
 template <int T, int I>
-__global__ void __launch_bounds__(T) scan_kernel(scan_params p)
+__global__ void __launch_bounds__(T, 4) scan_kernel(scan_params p)
 {
-    constexpr int W = T / SL_WARP;
+    constexpr int W = T / SL_WARP, CH = T * I, G = kScanGroup;
+    constexpr int S = (CH + CH / 32 - 4 + 31) / 32 * 32 + 4; /* >= CH + CH/32, = 4 (mod 32) */
+    static_assert(S % 32 == 4 && S >= CH + CH / 32, "staging stride");
+    __shared__ float bc[2 * G * S];
     __shared__ sl_scan_pair wagg[SL_SCAN_MAX_N][W];
     __shared__ sl_scan_pair carry[SL_SCAN_MAX_N], carry_out[SL_SCAN_MAX_N];
     const int64_t d = blockIdx.x;
@@ -60,13 +73,24 @@ __global__ void __launch_bounds__(T) scan_kernel(scan_params p)
                 rs[i] = p.reset ? p.reset[t] != 0 : 0;
             }
         }
-        for (int n = 0; n < N; n++) {
+        for (int n0 = 0; n0 < N; n0 += G) {
+          __syncthreads(); /* the previous group's readers are done with bc */
+          for (int idx = tid; idx < CH * 2 * G; idx += T) {
+              const int r = idx / (2 * G), j = idx % (2 * G), n = n0 + j % G;
+              const int64_t t = c0 + r;
+              bc[j * S + r + r / 32] = t < p.L && n < N ? (j < G ? p.B : p.C)[t * p.ldbc + n] : 0.0f;
+          }
+          __syncthreads();
+#pragma unroll 1 /* unrolling the group multiplies register use */
+          for (int g = 0; g < G && n0 + g < N; g++) {
+            const int n = n0 + g;
             const float a2 = p.A_log2e[d * N + n];
             sl_scan_pair e[I];
 #pragma unroll
             for (int i = 0; i < I; i++) {
-                int64_t t = c0 + (int64_t)tid * I + i;
-                e[i] = t < p.L ? sl_scan_element(delta[i], a2, p.B[t * p.ldbc + n], u[i], rs[i]) : sl_scan_identity();
+                const int r = tid * I + i;
+                const int64_t t = c0 + r;
+                e[i] = t < p.L ? sl_scan_element(delta[i], a2, bc[g * S + r + r / 32], u[i], rs[i]) : sl_scan_identity();
             }
             sl_scan_pair x = e[0];
 #pragma unroll
@@ -84,9 +108,9 @@ __global__ void __launch_bounds__(T) scan_kernel(scan_params p)
             sl_scan_pair run = lane == 0 ? pre : sl_scan_combine(pre, excl);
 #pragma unroll
             for (int i = 0; i < I; i++) {
-                int64_t t = c0 + (int64_t)tid * I + i;
+                const int r = tid * I + i;
                 run = sl_scan_combine(run, e[i]);
-                if (t < p.L) acc[i] += p.C[t * p.ldbc + n] * run.b;
+                if (c0 + r < p.L) acc[i] += bc[(G + g) * S + r + r / 32] * run.b;
             }
             if (tid == 0) {
                 sl_scan_pair tot = carry[n];
@@ -94,6 +118,7 @@ __global__ void __launch_bounds__(T) scan_kernel(scan_params p)
                 carry_out[n].a = 1.0f;
                 carry_out[n].b = tot.b;
             }
+          }
         }
         __syncthreads();
         for (int n = tid; n < N; n += T) carry[n] = carry_out[n];
