@@ -313,9 +313,10 @@ int sl_sources_next(sl_sources *s, sl_input **in, sl_err *err)
             if (r < ARCHIVE_WARN)
                 return ar_fail(s, err, NULL);
             /* directories, links, devices: no data of their own. (ar headers
-             * carry permission bits only, hence type 0 counts as a file.) */
+             * carry permission bits only, hence type 0 counts as a file.) A
+             * hard link without data repeats a file already read. */
             unsigned type = archive_entry_filetype(e);
-            if (type != AE_IFREG && type != 0)
+            if ((type != AE_IFREG && type != 0) || (archive_entry_hardlink(e) && archive_entry_size(e) == 0))
                 continue;
             if (member_open(s, e, err) < 0)
                 return -1;

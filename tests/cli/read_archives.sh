@@ -158,3 +158,12 @@ timeout 20 cat fifo > fifo.out & reader=$!
 wait $reader || fail "nothing read from the FIFO"
 [ -p fifo ] || fail "the FIFO was replaced by a regular file"
 want_b src/b.txt | diff - fifo.out || fail "FIFO output differs"
+
+# a hard link and a symbolic link in a tar carry no data of their own: one
+# document, no "empty" warning
+mkdir links && printf 'linked content\n' > links/a.txt && ln links/a.txt links/b.txt && ln -s a.txt links/c.txt
+tar -C links -cf links.tar a.txt b.txt c.txt
+"$SLUICE" read links.tar 2> err > out.links
+printf '{"id":"links.tar:a.txt:1","text":"linked content\\n"}\n' > want.links
+check links
+[ ! -s err ] || fail "links: unexpected stderr: $(cat err)"
