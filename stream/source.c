@@ -210,9 +210,12 @@ static void member_close(sl_sources *s)
     s->member_data = NULL;
 }
 
-/* Reads the current member into memory and wraps it as an sl_input. The
- * size in the header only sizes the first allocation (up to 64 MiB): it is
- * data, not a promise. */
+/* Reads the current member into memory and wraps it as an sl_input: 1, or
+ * 0 for a member that is skipped, -1 on error. The size in the header only
+ * sizes the first allocation (up to 64 MiB): it is data, not a promise.
+ * AppleDouble files (macOS metadata: "__MACOSX/._name" in zips, "._name" in
+ * tars) are recognised by their magic and skipped: they are never text, and
+ * would otherwise stop the read as binary data. */
 static int member_open(sl_sources *s, struct archive_entry *e, sl_err *err)
 {
     const char *raw = archive_entry_pathname(e);
@@ -241,6 +244,11 @@ static int member_open(sl_sources *s, struct archive_entry *e, sl_err *err)
             break;
         len += (size_t)got;
     }
+    if (rc == 0 && len >= 4 && !memcmp(data, "\0\5\26\7", 4)) {
+        free(data);
+        free(mname);
+        return 0;
+    }
     if (rc == 0) {
         sl_buf name = {0};
         sl_buf_printf(&name, "%s:%s", s->ar_name, mname);
@@ -256,7 +264,7 @@ static int member_open(sl_sources *s, struct archive_entry *e, sl_err *err)
     s->member_data = data;
     free(s->member_prev);
     s->member_prev = mname;
-    return 0;
+    return 1;
 }
 
 /* ---- public API -------------------------------------------------------- */
@@ -318,8 +326,12 @@ int sl_sources_next(sl_sources *s, sl_input **in, sl_err *err)
             unsigned type = archive_entry_filetype(e);
             if ((type != AE_IFREG && type != 0) || (archive_entry_hardlink(e) && archive_entry_size(e) == 0))
                 continue;
-            if (member_open(s, e, err) < 0)
-                return -1;
+            int m = member_open(s, e, err);
+            if (m <= 0) {
+                if (m < 0)
+                    return -1;
+                continue;
+            }
             *in = s->member;
             return 1;
         }

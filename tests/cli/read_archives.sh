@@ -167,3 +167,12 @@ tar -C links -cf links.tar a.txt b.txt c.txt
 printf '{"id":"links.tar:a.txt:1","text":"linked content\\n"}\n' > want.links
 check links
 [ ! -s err ] || fail "links: unexpected stderr: $(cat err)"
+
+# macOS metadata (AppleDouble "__MACOSX/._name" members, recognised by their
+# magic 00 05 16 07) is skipped instead of stopping the read as binary data
+mkdir -p mac/__MACOSX && printf 'mac text\n' > mac/a.txt
+{ printf '\0\5\26\7\0\2\0\0Mac OS X        '; head -c 60 /dev/zero; } > mac/__MACOSX/._a.txt
+(cd mac && zip -q -r ../mac.zip a.txt __MACOSX)
+"$SLUICE" read mac.zip > out.mac
+printf '{"id":"mac.zip:a.txt:1","text":"mac text\\n"}\n' > want.mac
+check mac
