@@ -157,9 +157,9 @@ static void encode_chars(const dna_tok_opts *o, const char *seq, size_t n, dna_t
     }
     uint32_t *ids = t->ids;
     uint8_t *mask = t->mask;
-    /* Independent per position: split long sequences across threads (this
-     * runs single-threaded when already inside a parallel region). */
-#pragma omp parallel for schedule(static) if (n > (1u << 22))
+    /* A table lookup per base: memory-bound, so it is not split across
+     * threads (measured: two threads on one 10 MB record were slower than
+     * one); parallelism is across documents (dna/emit.c). */
     for (size_t i = 0; i < n; i++)
         ids[i] = lut[s[i]];
     if (keep)

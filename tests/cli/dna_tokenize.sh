@@ -221,6 +221,12 @@ nrc=$("$SLUICE" cat "$T/p1.tok" | grep -c '"revcomp":true' || true)
 "$SLUICE" tokenize dna --revcomp-prob 0.5 --seed 8 "$D/dm3_upstream2000_first100.fa" -o "$T/p3.tok"
 ! cmp -s "$T/p1.tok" "$T/p3.tok" || fail "--seed has no effect"
 
+# batches of >= 1 MB of bases are tokenized in parallel: the output must not depend on -@
+"$SLUICE" tokenize dna -@ 1 --window 4096 --revcomp-prob 0.5 --seed 2 --case keep "$D/htslib_ce.fa" -o "$T/t1.tok"
+"$SLUICE" tokenize dna -@ 4 --window 4096 --revcomp-prob 0.5 --seed 2 --case keep "$D/htslib_ce.fa" -o "$T/t4.tok"
+cmp "$T/t1.tok" "$T/t4.tok" || fail "parallel batches change the output"
+[ "$("$SLUICE" cat "$T/t4.tok" | wc -l)" -eq $(( 1009800 / 4096 + 1 + 6 * 2 )) ] || fail "window count"
+
 # --- 6. k-mers, stdin, compressed .2bit, threads -----------------------------------
 "$SLUICE" tokenize dna --kmer 6 --stride 3 "$D/pysam_ex1.fa" | "$SLUICE" cat --header > "$T/k.json"
 python3 -c "import json,sys; h=json.load(open(sys.argv[1])); v=h['extra']['vocab']; assert len(v)==4101 and v[5]=='AAAAAA' and v[6]=='AAAAAT', v[:9]" "$T/k.json"
