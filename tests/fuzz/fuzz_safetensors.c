@@ -1,10 +1,12 @@
 /* libFuzzer target: the safetensors header parser and validator, plus the
  * fp32 conversion of every float tensor it accepts (which must stay inside
- * the buffer). Seeds: tests/data/model/ (any model.safetensors). */
+ * the buffer); and the same bytes as a Mamba config.json (both schemas).
+ * Seeds: tests/fuzz/corpus/safetensors (safetensors files and configs). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/mamba.h"
 #include "model/safetensors.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -28,6 +30,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         sl_st_close(f);
     }
+    sl_mamba_config cfg;
+    if (sl_mamba_config_parse((const char *)copy, size, "config.json", &cfg, &err) == 0 &&
+        (cfg.vocab < cfg.vocab_size || cfg.vocab % cfg.pad_multiple || cfg.dt_rank < 1 || cfg.d_inner < 1))
+        abort(); /* an accepted config must be consistent */
     free(copy);
     return 0;
 }
