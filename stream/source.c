@@ -111,6 +111,15 @@ static int is_cpio(const unsigned char *p, size_t n)
     for (size_t i = 6; i < len; i++)
         if (newc ? !isxdigit(p[i]) : (p[i] < '0' || p[i] > '7'))
             return 0;
+    /* newc's name size (hex at offset 94) goes straight to an allocation in
+     * libarchive: a header claiming a name longer than PATH_MAX is not one. */
+    if (newc) {
+        unsigned long namesize = 0;
+        for (size_t i = 94; i < 102; i++)
+            namesize = namesize * 16 + (unsigned long)(isdigit(p[i]) ? p[i] - '0' : (p[i] | 0x20) - 'a' + 10);
+        if (namesize > 4096)
+            return 0;
+    }
     return 1;
 }
 

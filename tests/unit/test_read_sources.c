@@ -195,6 +195,9 @@ static void test_lookalikes_stay_plain(void **st)
         "070701 is a date, not a cpio header\n",
         "070707070707 still not cpio: the header must be 76 octal digits\n",
         "Rar! said the lion\n",
+        /* a newc header claiming a 4 GiB name (libarchive would allocate it) */
+        "070701" "00000001" "000081A4" "00000000" "00000000" "00000001" "00000000" "00000004" "00000000"
+        "00000000" "00000000" "00000000" "FFFFFFFF" "00000000" "a\n",
     };
     sl_err err;
     for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
