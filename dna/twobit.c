@@ -9,13 +9,16 @@
 
 #define TWOBIT_MAGIC 0x1A412743u
 
+/* Sequence sizes are u32 in every .2bit version and blocks are checked to lie
+ * inside the sequence, so u32 coordinates suffice (hg38 has ~5.6 M mask blocks:
+ * 12 bytes each here). */
 typedef struct block {
-    uint64_t start, end;
+    uint32_t start, end;
 } block;
 
 typedef struct blocks {
     block *b;
-    uint64_t *maxend; /* maxend[i] = max(b[0..i].end): monotonic, so searchable */
+    uint32_t *maxend; /* maxend[i] = max(b[0..i].end): monotonic, so searchable */
     size_t n;
 } blocks;
 
@@ -129,15 +132,15 @@ static int read_blocks(dna_2bit *t, seqrec *s, size_t idx, uint64_t *off, blocks
                            t->src, (unsigned long long)(*off + 4 * i), s->name, idx, kind, i, (unsigned long long)st,
                            (unsigned long long)(st + sz), (unsigned long long)s->size);
         }
-        bl->b[i].start = st;
-        bl->b[i].end = st + sz;
+        bl->b[i].start = (uint32_t)st;
+        bl->b[i].end = (uint32_t)(st + sz);
         if (i && st < bl->b[i - 1].start)
             sorted = 0;
     }
     free(raw);
     if (!sorted)
         qsort(bl->b, bl->n, sizeof *bl->b, cmp_block);
-    uint64_t m = 0;
+    uint32_t m = 0;
     for (size_t i = 0; i < bl->n; i++) {
         if (bl->b[i].end > m)
             m = bl->b[i].end;
