@@ -156,9 +156,13 @@ static int run(sl_cli *cli, int argc, char **argv)
             sl_buf_clear(&lines[i]);
             put_doc(&lines[i], &docs[i]);
         }
-        for (int i = 0; i < n && rc >= 0; i++)
-            if (sl_output_write(out, lines[i].data, lines[i].len, &err) < 0)
+        /* the documents before a read error are written too: on standard
+         * output they are what a stream consumer has seen */
+        for (int i = 0; i < n; i++)
+            if (sl_output_write(out, lines[i].data, lines[i].len, &err) < 0) {
                 rc = -1;
+                break;
+            }
         const sl_docreader_stats *st = sl_docreader_stats_get(r);
         sl_progress_add(pg, (uint64_t)n, st->bytes - bytes_seen);
         bytes_seen = st->bytes;
