@@ -21,8 +21,9 @@ static const char help[] =
     "first token of a document has no prediction). Writes one JSON object per\n"
     "document:\n"
     "  {\"id\":..., \"tokens\":N, \"nll\":X, \"ppl\":P, \"bpb\":B}\n"
-    "tokens = predicted tokens (document length - 1), nll = their summed negative\n"
-    "log-likelihood in nats, ppl = exp(nll / tokens) (null when tokens = 0),\n"
+    "tokens = predicted tokens (document length - 1; the length with --prepend),\n"
+    "nll = their summed negative log-likelihood in nats, ppl = exp(nll / tokens)\n"
+    "(null when tokens = 0),\n"
     "bpb = nll / ln 2 / source bytes (only when the stream records source bytes).\n"
     "Documents are packed into chunks with the recurrent state reset at each\n"
     "document start and carried across chunks, so results equal scoring each\n"
@@ -43,6 +44,10 @@ static const char help[] =
     "      --force           score even when the stream's tokenizer does not match the\n"
     "                        model (vocabulary size, or tokenizer.json fingerprint when the\n"
     "                        model directory has one)\n"
+    "      --prepend ID|eos  put token ID (or the stream's eos id) before each document as\n"
+    "                        context, so its first token is predicted too (tokens = length,\n"
+    "                        and bpb covers every source byte); e.g. --prepend eos with\n"
+    "                        GPT-NeoX-tokenized text (<|endoftext|> = 0). Default: none\n"
     "      --chunk N         tokens per forward pass (default 2048)\n"
     "      --batch-tokens N  tokens read ahead and scored together (default 16384)\n"
     "\nGiven a shard directory (sluice shard), the documents are reassembled from their\n"
@@ -61,6 +66,8 @@ typedef struct opts {
     const char *model, *device;
     int per_token, to_stream, force;
     int64_t max_tokens, long_context, chunk, batch_tokens;
+    const char *prepend_arg; /* --prepend as given */
+    int64_t prepend;         /* resolved id, or -1 */
 } opts;
 
 /* Checks the stream's tokenizer against the model. */
@@ -94,6 +101,17 @@ static int check_vocab(const sl_ts_header *h, const sl_mamba_config *c, const ch
     }
     free(p);
     return rc;
+}
+
+/* --prepend eos: the stream's end-of-text id. */
+static int resolve_prepend(opts *o, int64_t eos, const char *src, sl_err *err)
+{
+    if (!o->prepend_arg || strcmp(o->prepend_arg, "eos"))
+        return 0;
+    if (eos < 0)
+        return sl_errf(err, "%s: --prepend eos, but the stream has no eos id (give the id: --prepend ID)", src);
+    o->prepend = eos;
+    return 0;
 }
 
 /* Appends the score fields (without braces, each preceded by a comma). */
@@ -187,14 +205,23 @@ static int score_and_write(sl_mamba_run *run, batch *bt, const opts *o, sl_outpu
 {
     size_t n = bt->n;
     sl_score_item *it = sl_xcalloc(n ? n : 1, sizeof *it), *lc = NULL;
+    uint32_t **with_ctx = o->prepend >= 0 ? sl_xcalloc(n ? n : 1, sizeof *with_ctx) : NULL;
     for (size_t i = 0; i < n; i++) {
         sl_doc *d = &bt->docs[i];
         int64_t len = (int64_t)d->n_tokens;
         if (o->max_tokens > 0 && len > o->max_tokens)
             len = o->max_tokens;
         it[i] = (sl_score_item){.id = d->id, .tokens = d->tokens, .n = len};
+        if (with_ctx) { /* the context token in front, so the first token is predicted too */
+            with_ctx[i] = sl_xmalloc((size_t)(len + 1) * sizeof(uint32_t));
+            with_ctx[i][0] = (uint32_t)o->prepend;
+            if (len)
+                memcpy(with_ctx[i] + 1, d->tokens, (size_t)len * sizeof(uint32_t));
+            it[i].tokens = with_ctx[i];
+            it[i].n = len + 1;
+        }
         if (o->per_token)
-            it[i].logp = sl_xmalloc((size_t)(len ? len : 1) * sizeof(float));
+            it[i].logp = sl_xmalloc((size_t)(it[i].n ? it[i].n : 1) * sizeof(float));
     }
     int rc = sl_score_batch(run, it, n, 0, err);
     if (!rc && o->long_context) {
@@ -227,8 +254,12 @@ static int score_and_write(sl_mamba_run *run, batch *bt, const opts *o, sl_outpu
         }
         sl_progress_add(pg, 1, d->n_tokens);
     }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         free(it[i].logp);
+        if (with_ctx)
+            free(with_ctx[i]);
+    }
+    free(with_ctx);
     free(it);
     free(lc);
     sl_buf_free(&b);
@@ -266,11 +297,16 @@ static int flush_prefix(sl_mamba_run *run, batch *bt, size_t m, size_t *cur, siz
     return rc;
 }
 
-static int score_shard_dir(sl_cli *cli, sl_mamba_run *run, const opts *o, const char *dir, sl_err *err)
+static int score_shard_dir(sl_cli *cli, sl_mamba_run *run, const opts *oin, const char *dir, sl_err *err)
 {
     sl_shard *sh = sl_shard_open(dir, 1, err);
     if (!sh)
         return -1;
+    opts oo = *oin, *o = &oo;
+    if (resolve_prepend(o, sh->info.eos, dir, err) < 0) {
+        sl_shard_close(sh);
+        return -1;
+    }
     int rc = 0;
     const sl_shard_info *info = &sh->info;
     if (info->shuffle) {
@@ -376,7 +412,7 @@ static int score_shard_dir(sl_cli *cli, sl_mamba_run *run, const opts *o, const 
 
 static int run(sl_cli *cli, int argc, char **argv)
 {
-    enum { O_DEV = SL_OPT_FIRST_FREE, O_PER, O_MAX, O_LC, O_TS, O_FORCE, O_CHUNK, O_BATCH };
+    enum { O_DEV = SL_OPT_FIRST_FREE, O_PER, O_MAX, O_LC, O_TS, O_FORCE, O_CHUNK, O_BATCH, O_PRE };
     static const struct option lo[] = {{"model", required_argument, 0, 'm'},
                                        {"device", required_argument, 0, O_DEV},
                                        {"per-token", no_argument, 0, O_PER},
@@ -386,9 +422,10 @@ static int run(sl_cli *cli, int argc, char **argv)
                                        {"force", no_argument, 0, O_FORCE},
                                        {"chunk", required_argument, 0, O_CHUNK},
                                        {"batch-tokens", required_argument, 0, O_BATCH},
+                                       {"prepend", required_argument, 0, O_PRE},
                                        SL_CLI_COMMON_LONG,
                                        {0, 0, 0, 0}};
-    opts o = {.device = "auto", .chunk = 2048, .batch_tokens = 16384};
+    opts o = {.device = "auto", .chunk = 2048, .batch_tokens = 16384, .prepend = -1};
     static const char *const devices[] = {"cpu", "cuda", "auto", NULL};
     int c;
     while ((c = getopt_long(argc, argv, "m:" SL_CLI_COMMON_SHORT, lo, NULL)) != -1) {
@@ -402,6 +439,11 @@ static int run(sl_cli *cli, int argc, char **argv)
         case O_FORCE: o.force = 1; break;
         case O_CHUNK: o.chunk = sl_cli_int(cli, "--chunk", optarg, 1, 1 << 20); break;
         case O_BATCH: o.batch_tokens = sl_cli_int(cli, "--batch-tokens", optarg, 1, 1LL << 32); break;
+        case O_PRE:
+            o.prepend_arg = optarg;
+            if (strcmp(optarg, "eos"))
+                o.prepend = sl_cli_int(cli, "--prepend", optarg, 0, UINT32_MAX);
+            break;
         default: sl_cli_common(cli, c, argv[optind - 1]);
         }
     }
@@ -436,6 +478,8 @@ static int run(sl_cli *cli, int argc, char **argv)
     int rc = r ? 0 : -1;
     if (!rc && !o.force)
         rc = check_vocab(sl_ts_reader_header(r), sl_mamba_cfg(m), o.model, src, &err);
+    if (!rc)
+        rc = resolve_prepend(&o, sl_ts_reader_header(r)->eos, src, &err);
     sl_output *out = rc ? NULL : sl_output_open(cli->output, &err);
     sl_ts_writer *w = NULL;
     if (!out)

@@ -141,3 +141,17 @@ paste -d' ' "$T/t.jsonl.scores" "$T/t.cat" | while read -r s c; do
 done
 "$SLUICE" score -m "$M/hf_f32" "$T/hf_f32.tok" | grep -c '"bpb"' > "$T/nbpb" || true
 [ "$(cat "$T/nbpb")" = 0 ] || fail "bpb without source bytes"
+
+# --prepend ID: the same as scoring the documents with ID put in front; --prepend eos needs an eos id
+sed 's/"tokens": \[/"ids": [7, /' "$M/hf_f32/expected.jsonl" > "$T/pre.jsonl"
+"$SLUICE" tokenize ids --vocab-size 64 "$T/pre.jsonl" -o "$T/pre.tok"
+"$SLUICE" score -m "$M/hf_f32" "$T/pre.tok" > "$T/pre_ref.jsonl"
+"$SLUICE" score -m "$M/hf_f32" --prepend 7 "$T/hf_f32.tok" > "$T/pre_opt.jsonl"
+[ "$(cut -d, -f1,2 "$T/pre_opt.jsonl")" = "$(cut -d, -f1,2 "$T/pre_ref.jsonl")" ] || fail "--prepend: token counts"
+paste -d' ' "$T/pre_opt.jsonl" "$T/pre_ref.jsonl" | while read -r a b; do
+  close "$(printf '%s' "$a" | num nll)" "$(printf '%s' "$b" | num nll)" || fail "--prepend: $a vs $b"; done
+echo '{"id":"e","ids":[1,2,3]}' | "$SLUICE" tokenize ids --vocab-size 64 --eos 5 -o "$T/e.tok"
+"$SLUICE" score -m "$M/hf_f32" --prepend eos "$T/e.tok" > "$T/e1.jsonl"
+"$SLUICE" score -m "$M/hf_f32" --prepend 5 "$T/e.tok" > "$T/e2.jsonl"
+cmp -s "$T/e1.jsonl" "$T/e2.jsonl" || fail "--prepend eos is not the stream's eos"
+expect_fail 1 'no eos id' -- "$SLUICE" score -m "$M/hf_f32" --prepend eos "$T/hf_f32.tok"
