@@ -75,3 +75,17 @@ expect_fail 2 "--bucket: 'top' is not one of head\|middle\|tail" -- "$SLUICE" fi
 head -c 300 "$T/scored.tok" > "$T/trunc.tok"
 expect_fail 1 'trunc.tok' -- "$SLUICE" filter --keep-pct 10:90 "$T/trunc.tok" -o "$T/o3"
 no_file "$T/o3"
+
+# --field: any numeric score, e.g. long_context; --cutoffs moves the CCNet cuts
+"$SLUICE" score -m "$M/ssm_f32" --long-context 8 --to-stream "$T/docs.tok" -o "$T/lc.tok"
+"$SLUICE" score -m "$M/ssm_f32" --long-context 8 "$T/docs.tok" -o "$T/lc.jsonl"
+"$SLUICE" filter -q --field long_context --min-ppl 0.5 "$T/lc.tok" -o "$T/lc_kept.tok"
+ids "$T/lc_kept.tok" > "$T/got"
+sed -n 's/^{"id":"\([^"]*\)".*"long_context":\([-0-9.eE+][-0-9.eE+]*\).*/\1 \2/p' "$T/lc.jsonl" | awk '$2 >= 0.5 { print $1 }' > "$T/want"
+[ -s "$T/want" ] || fail "test setup: no document with long_context >= 0.5"
+cmp -s "$T/got" "$T/want" || fail "--field long_context: $(diff "$T/got" "$T/want")"
+"$SLUICE" filter -q --bucket head --cutoffs 50:80 "$T/scored.tok" -o "$T/h50.tok"
+p50=$(ppl | sort -k2 -g | awk '{ v[NR] = $2 } END { pos = 0.5 * (NR - 1); i = int(pos); printf "%.17g", v[i+1] + (v[i+2] - v[i+1]) * (pos - i) }')
+ppl | awk -v c="$p50" '$2 < c { print $1 }' | sort > "$T/want"
+ids "$T/h50.tok" | sort > "$T/got"
+cmp -s "$T/got" "$T/want" || fail "--cutoffs 50:80 head: $(diff "$T/got" "$T/want")"
