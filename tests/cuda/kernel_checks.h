@@ -409,6 +409,44 @@ static void test_logsoftmax(void **st)
     free(lg);
 }
 
+/* Transfers through page-locked memory (CUDA: asynchronous until sync()),
+ * queued behind a kernel that reads the uploaded data: the round trip
+ * upload -> norm -> download into pinned memory -> sync must give the same
+ * numbers as the CPU backend. Backends other than CUDA use ordinary memory. */
+static void test_pinned_transfers(void **st)
+{
+    (void)st;
+    int cuda = !strcmp(dut->name, "cuda");
+    int64_t L = 16, D = 1000;
+    size_t bytes = (size_t)(L * D) * 4;
+    sl_err err = {{0}};
+    float *hx = cuda ? sl_cuda_host_alloc(dut, bytes, &err) : malloc(bytes);
+    float *hout = cuda ? sl_cuda_host_alloc(dut, bytes, &err) : malloc(bytes);
+    if (!hx || !hout) fail_msg("host_alloc: %s", err.msg);
+    float *x = rnd_vec((size_t)(L * D), -3, 3), *w = rnd_vec((size_t)D, 0.5f, 1.5f), want[16 * 1000];
+    memcpy(hx, x, bytes);
+    float *dres = put(dut, NULL, bytes), *dout = put(dut, NULL, bytes), *dw = put(dut, w, (size_t)D * 4);
+    ok(dut, dut->upload(dut, dres, hx, bytes, &err), &err, "upload");
+    sl_norm_args a = {.L = L, .D = D, .x = NULL, .residual = dres, .w = dw, .eps = 1e-5f, .out = dout};
+    ok(dut, dut->add_rmsnorm(dut, &a, &err), &err, "add_rmsnorm");
+    ok(dut, dut->download(dut, hout, dout, bytes, &err), &err, "download");
+    ok(dut, dut->sync(dut, &err), &err, "sync");
+    float *rres = put(ref, x, bytes), *rout = put(ref, NULL, bytes), *rw = put(ref, w, (size_t)D * 4);
+    sl_norm_args r = {.L = L, .D = D, .x = NULL, .residual = rres, .w = rw, .eps = 1e-5f, .out = rout};
+    ok(ref, ref->add_rmsnorm(ref, &r, &err), &err, "add_rmsnorm");
+    get(ref, want, rout, bytes);
+    assert_true(allclose("pinned round trip", hout, want, (size_t)(L * D), F32_RTOL, F32_ATOL));
+    dut->free(dut, dres), dut->free(dut, dout), dut->free(dut, dw);
+    ref->free(ref, rres), ref->free(ref, rout), ref->free(ref, rw);
+    if (cuda) {
+        sl_cuda_host_free(dut, hx);
+        sl_cuda_host_free(dut, hout);
+    } else {
+        free(hx), free(hout);
+    }
+    free(x), free(w);
+}
+
 static int run_kernel_checks(sl_backend *reference, sl_backend *tested, int quick_shapes)
 {
     ref = reference, dut = tested, quick = quick_shapes;
@@ -419,6 +457,7 @@ static int run_kernel_checks(sl_backend *reference, sl_backend *tested, int quic
         cmocka_unit_test(test_conv),    cmocka_unit_test(test_scan),
         cmocka_unit_test(test_scan_rejects_large_state),
         cmocka_unit_test(test_norm),    cmocka_unit_test(test_logsoftmax),
+        cmocka_unit_test(test_pinned_transfers),
     };
     return cmocka_run_group_tests_name(dut->name, tests, NULL, NULL);
 }
