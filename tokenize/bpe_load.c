@@ -122,6 +122,10 @@ static int load_vocab(sl_bpe *b, const sl_json *vocab, uint32_t extra_max, str_m
         if ((uint32_t)id + 1 > max_id)
             max_id = (uint32_t)id + 1;
     }
+    /* Ids index tables: a hostile file with one huge id must not make us
+     * allocate gigabytes. Real vocabularies are dense (ids 0..n-1). */
+    if ((uint64_t)max_id > 2 * ((uint64_t)vocab->n + b->n_added) + 256)
+        return sl_errf(err, "%s: vocab ids are not dense (id %u with %zu entries)", b->name, max_id - 1, vocab->n);
     alloc_ids(b, max_id);
     smap_init(map, vocab->n + 64);
     for (size_t i = 0; i < vocab->n; i++) {
@@ -332,6 +336,9 @@ static int finish_added(sl_bpe *b, sl_buf *txt, sl_err *err)
     for (size_t i = 0; i < b->n_added; i++)
         if (b->added[i].id + 1 > max_id)
             max_id = b->added[i].id + 1;
+    if ((uint64_t)max_id > 2 * ((uint64_t)b->vocab_size + b->n_added) + 256)
+        return sl_errf(err, "%s: added token id %u is far beyond the vocab (%u ids)", b->name, max_id - 1,
+                       b->vocab_size);
     if (max_id > b->vocab_size) {
         uint32_t old = b->vocab_size;
         b->tok_off = sl_xrealloc(b->tok_off, max_id * sizeof *b->tok_off);

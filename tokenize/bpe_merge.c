@@ -226,6 +226,7 @@ void sl_bpe_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, 
         e->len = (uint8_t)n;
         e->n_ids = (uint8_t)got;
         memcpy(e->key, p, n);
-        memcpy(e->ids, out->v + start, got * sizeof *e->ids);
+        if (got) /* a piece whose bytes all lack a token gives no ids */
+            memcpy(e->ids, out->v + start, got * sizeof *e->ids);
     }
 }

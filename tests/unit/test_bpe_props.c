@@ -237,6 +237,11 @@ static void test_refusals(void **st)
     expect_refused("{\"pre_tokenizer\":" BL ",\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[\"a\"]}}",
                    "two tokens");
     expect_refused("{\"model\":", "t.json");
+    /* one huge id would otherwise allocate gigabytes (found by fuzz_bpe_load) */
+    expect_refused("{\"pre_tokenizer\":" BL ",\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":888888888},\"merges\":[]}}",
+                   "not dense");
+    expect_refused("{\"pre_tokenizer\":" BL ",\"added_tokens\":[{\"id\":99999999,\"content\":\"x\"}]," BASE_MODEL "}}",
+                   "far beyond");
     /* and a minimal valid one loads, with the pair-form merge */
     const char *ok = "{\"pre_tokenizer\":" BL ",\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1,\"ab\":2},"
                      "\"merges\":[[\"a\",\"b\"]]}}";
