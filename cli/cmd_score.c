@@ -270,11 +270,6 @@ static int score_and_write(sl_mamba_run *run, batch *bt, const opts *o, sl_outpu
     return rc;
 }
 
-/* Shard directories: documents are reassembled from their pieces. Rows of a
- * slot (the row itself in the sequential layout; row r - B in the recurrent
- * layout with batch B) continue each other, so a document is complete when
- * its piece ends inside a row, or when the next row of its slot starts
- * another document. */
 /* Scores the first m documents of the batch and keeps the rest (documents
  * still being reassembled) at its front. cur[] indices are shifted. */
 static int flush_prefix(sl_mamba_run *run, batch *bt, size_t m, size_t *cur, size_t slots, const opts *o,
@@ -297,6 +292,11 @@ static int flush_prefix(sl_mamba_run *run, batch *bt, size_t m, size_t *cur, siz
     return rc;
 }
 
+/* Shard directories: documents are reassembled from their pieces. Rows of a
+ * slot (the row itself in the sequential layout; row r - B in the recurrent
+ * layout with batch B) continue each other, so a document is complete when
+ * its piece ends inside a row, or when the next row of its slot starts
+ * another document. */
 static int score_shard_dir(sl_cli *cli, sl_mamba_run *run, const opts *oin, const char *dir, sl_err *err)
 {
     sl_shard *sh = sl_shard_open(dir, 1, err);

@@ -111,6 +111,13 @@ cmp -s "$T/sh1.jsonl" "$T/hf_f32.jsonl" || fail "sequential shards: $(diff "$T/s
 "$SLUICE" shard --seq-len 16 --no-eos --pad 0 --layout recurrent --batch 3 "$T/hf_f32.tok" -o "$T/sh2"
 "$SLUICE" score -m "$M/hf_f32" "$T/sh2" | sed 's/"split":"train",//' > "$T/sh2.jsonl"
 cmp -s "$T/sh2.jsonl" "$T/hf_f32.jsonl" || fail "recurrent shards: $(diff "$T/sh2.jsonl" "$T/hf_f32.jsonl")"
+# small batches: scored while other documents are still being reassembled
+for sh in sh1 sh2; do
+  "$SLUICE" score -m "$M/hf_f32" --batch-tokens 7 "$T/$sh" | sed 's/"split":"train",//' > "$T/$sh.b7.jsonl"
+  [ "$(cut -d, -f1,2 "$T/$sh.b7.jsonl")" = "$(cut -d, -f1,2 "$T/hf_f32.jsonl")" ] || fail "$sh --batch-tokens 7: documents"
+  paste -d' ' "$T/$sh.b7.jsonl" "$T/hf_f32.jsonl" | while read -r a b; do
+    close "$(printf '%s' "$a" | num nll)" "$(printf '%s' "$b" | num nll)" || fail "$sh --batch-tokens 7: $a vs $b"; done
+done
 sed 's/"tokens": \[\([^]]*\)\]/"ids": [\1, 0]/' "$M/hf_f32/expected.jsonl" > "$T/eos.jsonl"
 "$SLUICE" tokenize ids --vocab-size 64 "$T/eos.jsonl" -o "$T/eos.tok"
 "$SLUICE" score -m "$M/hf_f32" "$T/eos.tok" > "$T/eos_stream.jsonl"
