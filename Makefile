@@ -9,6 +9,9 @@
 #   make demo            installs dependencies if needed, builds, runs examples/demo.sh
 #   make install PREFIX=/usr/local
 #   make CUDA=1          also build the CUDA backend (auto when nvcc is on PATH)
+#   make cuda-check      SASS for every listed GPU architecture is in the objects
+#   make test-cuda       GPU tests against the CPU backend (needs a GPU; skipped otherwise)
+#   make bench-cuda      GPU benchmark (needs a GPU)
 #
 # Sources are discovered: every .c in a module folder goes into libsluice.a, every
 # cli/*.c into the binary, every tests/unit/test_*.c becomes one cmocka test program,
@@ -60,7 +63,7 @@ CLI_TESTS := $(sort $(wildcard tests/cli/*.sh))
 all: deps-check $(BUILD)/sluice sluice
 
 help:
-	@sed -n '2,17p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,20p' Makefile | sed 's/^# \{0,1\}//'
 
 # Tell the user how to get missing headers instead of failing in the compiler.
 DEP_HEADERS := zstd.h archive.h pcre2.h cmocka.h cblas.h sndfile.h soxr.h xxhash.h zlib.h
