@@ -23,7 +23,7 @@
 #include "stream/json.h"
 
 /* lm_head rows per call: bounds the logits buffer to LM_TILE x vocab. */
-#define LM_TILE 128
+#define LM_TILE 256
 
 typedef struct layer {
     sl_weight in_proj, x_proj, dt_proj, out_proj;
