@@ -1,7 +1,8 @@
 /* Byte input with content-detected decompression, and atomic file output. */
 #include "stream/io.h"
 
-#include <archive.h>
+#include <bzlib.h>
+#include <lzma.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -11,6 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
 
 #define IN_BUF (1u << 20)
 #define PEEK_MAX 4096u
@@ -22,8 +25,18 @@ struct sl_input {
     size_t mem_len, mem_pos;
     unsigned char head[8];    /* raw bytes read for magic detection, replayed */
     size_t head_len, head_pos;
-    struct archive *ar;       /* decompressor, when compressed */
-    unsigned char *rawbuf;    /* raw read buffer for libarchive */
+    lzma_stream xs;           /* xz decompressor */
+    int xs_live;
+    bz_stream bs;             /* bzip2 decompressor */
+    int bs_live, bs_between;
+    z_stream zs;              /* gzip decompressor */
+    int zs_live, zs_between, zs_padding;
+    ZSTD_DStream *zd;         /* zstd decompressor */
+    int zd_pending;           /* zstd: inside a frame */
+    unsigned char *rawbuf;    /* raw (compressed) bytes */
+    size_t raw_len, raw_pos;
+    int raw_eof;
+    uint64_t decoded;         /* decoded bytes produced so far */
     sl_compression comp;
     unsigned char *buf;       /* decoded bytes */
     size_t buf_len, buf_pos;
@@ -35,16 +48,9 @@ struct sl_input {
 
 /* ---- raw bytes ------------------------------------------------------ */
 
-static long raw_read(sl_input *in, void *dst, size_t n, sl_err *err)
+/* Reads from the underlying file or memory. */
+static long src_read(sl_input *in, void *dst, size_t n, sl_err *err)
 {
-    if (in->head_pos < in->head_len) {
-        size_t k = in->head_len - in->head_pos;
-        if (k > n)
-            k = n;
-        memcpy(dst, in->head + in->head_pos, k);
-        in->head_pos += k;
-        return (long)k;
-    }
     if (in->mem) {
         size_t k = in->mem_len - in->mem_pos;
         if (k > n)
@@ -66,17 +72,18 @@ static long raw_read(sl_input *in, void *dst, size_t n, sl_err *err)
     }
 }
 
-static ssize_t ar_read_cb(struct archive *a, void *ud, const void **buf)
+/* Reads raw bytes: first the magic bytes kept by setup(), then the source. */
+static long raw_read(sl_input *in, void *dst, size_t n, sl_err *err)
 {
-    sl_input *in = ud;
-    sl_err e;
-    long r = raw_read(in, in->rawbuf, IN_BUF, &e);
-    if (r < 0) {
-        archive_set_error(a, EIO, "%s", e.msg);
-        return -1;
+    if (in->head_pos < in->head_len) {
+        size_t k = in->head_len - in->head_pos;
+        if (k > n)
+            k = n;
+        memcpy(dst, in->head + in->head_pos, k);
+        in->head_pos += k;
+        return (long)k;
     }
-    *buf = in->rawbuf;
-    return r;
+    return src_read(in, dst, n, err);
 }
 
 static sl_compression detect(const unsigned char *h, size_t n)
@@ -108,7 +115,7 @@ static int setup(sl_input *in, sl_err *err)
     in->buf = sl_xmalloc(IN_BUF + PEEK_MAX);
     /* read up to 8 bytes for the magic */
     while (in->head_len < sizeof in->head) {
-        long r = raw_read(in, in->head + in->head_len, sizeof in->head - in->head_len, err);
+        long r = src_read(in, in->head + in->head_len, sizeof in->head - in->head_len, err);
         if (r < 0)
             return -1;
         if (r == 0)
@@ -119,27 +126,124 @@ static int setup(sl_input *in, sl_err *err)
     if (in->comp == SL_COMP_NONE)
         return 0;
     in->rawbuf = sl_xmalloc(IN_BUF);
-    in->ar = archive_read_new();
-    archive_read_support_filter_all(in->ar);
-    archive_read_support_format_raw(in->ar);
-    if (archive_read_open(in->ar, in, NULL, ar_read_cb, NULL) != ARCHIVE_OK)
-        return sl_errf(err, "%s: corrupt or truncated %s data: %s", in->name, comp_name(in->comp),
-                       archive_error_string(in->ar));
-    struct archive_entry *ent;
-    int r = archive_read_next_header(in->ar, &ent);
-    if (r == ARCHIVE_EOF) {
-        in->eof = 1;
+    if (in->comp == SL_COMP_GZIP) {
+        /* zlib directly: it checks every member's CRC-32 and length, which
+         * libarchive's gzip filter does not */
+        if (inflateInit2(&in->zs, 16 + MAX_WBITS) != Z_OK)
+            return sl_errf(err, "%s: cannot initialise zlib", in->name);
+        in->zs_live = 1;
         return 0;
     }
-    if (r != ARCHIVE_OK)
-        return sl_errf(err, "%s: corrupt or truncated %s data: %s", in->name, comp_name(in->comp),
-                       archive_error_string(in->ar));
+    if (in->comp == SL_COMP_ZSTD) {
+        in->zd = ZSTD_createDStream();
+        if (!in->zd || ZSTD_isError(ZSTD_initDStream(in->zd)))
+            return sl_errf(err, "%s: cannot initialise zstd", in->name);
+        return 0;
+    }
+    if (in->comp == SL_COMP_XZ) {
+        /* concatenated .xz streams, with their integrity checks */
+        if (lzma_stream_decoder(&in->xs, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
+            return sl_errf(err, "%s: cannot initialise liblzma", in->name);
+        in->xs_live = 1;
+        return 0;
+    }
+    if (BZ2_bzDecompressInit(&in->bs, 0, 0) != BZ_OK)
+        return sl_errf(err, "%s: cannot initialise libbz2", in->name);
+    in->bs_live = 1;
     return 0;
+}
+
+/* Makes raw input available in rawbuf; returns 0, or -1 on a read error. */
+static int raw_fill(sl_input *in, sl_err *err)
+{
+    if (in->raw_pos < in->raw_len || in->raw_eof)
+        return 0;
+    long r = raw_read(in, in->rawbuf, IN_BUF, err);
+    if (r < 0)
+        return -1;
+    in->raw_len = (size_t)r;
+    in->raw_pos = 0;
+    if (r == 0)
+        in->raw_eof = 1;
+    return 0;
+}
+
+static long dec_fail(sl_input *in, const char *what, const char *detail)
+{
+    sl_errf(&in->saved, "%s: %s %s data after %llu decoded bytes (compressed offset %llu)%s%s", in->name, what,
+            comp_name(in->comp), (unsigned long long)in->decoded,
+            (unsigned long long)(in->raw_off - (in->raw_len - in->raw_pos)), detail ? ": " : "",
+            detail ? detail : "");
+    return -1;
+}
+
+/* gzip, including concatenated members (BGZF). Trailing NUL padding after
+ * the last member is accepted (as gzip -d does), anything else is an error. */
+static long gzip_decode(sl_input *in, unsigned char *dst, size_t cap, sl_err *err)
+{
+    for (;;) {
+        if (raw_fill(in, err))
+            return -1;
+        if (in->zs_between) {
+            /* at a member boundary: end of input, padding, or another member */
+            while (in->raw_pos < in->raw_len && in->rawbuf[in->raw_pos] == 0) {
+                in->raw_pos++;
+                in->zs_padding = 1;
+            }
+            if (in->raw_pos == in->raw_len) {
+                if (in->raw_eof)
+                    return 0;
+                continue;
+            }
+            if (in->zs_padding || in->rawbuf[in->raw_pos] != 0x1f)
+                return dec_fail(in, "unexpected data after", NULL);
+            in->zs_between = 0;
+        }
+        if (in->raw_pos == in->raw_len && in->raw_eof)
+            return dec_fail(in, "truncated", NULL);
+        in->zs.next_in = in->rawbuf + in->raw_pos;
+        in->zs.avail_in = (uInt)(in->raw_len - in->raw_pos);
+        in->zs.next_out = dst;
+        in->zs.avail_out = (uInt)cap;
+        int ret = inflate(&in->zs, Z_NO_FLUSH);
+        in->raw_pos = in->raw_len - in->zs.avail_in;
+        size_t got = cap - in->zs.avail_out;
+        if (ret == Z_STREAM_END) {
+            inflateReset(&in->zs);
+            in->zs_between = 1;
+        } else if (ret != Z_OK && ret != Z_BUF_ERROR) {
+            return dec_fail(in, "corrupt", in->zs.msg ? in->zs.msg : "inflate failed");
+        }
+        if (got)
+            return (long)got;
+    }
+}
+
+/* zstd: concatenated and skippable frames; content checksums are verified
+ * when the frame has one (zstd's CLI writes them by default). */
+static long zstd_decode(sl_input *in, unsigned char *dst, size_t cap, sl_err *err)
+{
+    for (;;) {
+        if (raw_fill(in, err))
+            return -1;
+        if (in->raw_pos == in->raw_len && in->raw_eof)
+            return in->zd_pending ? dec_fail(in, "truncated", NULL) : 0;
+        ZSTD_inBuffer ib = {in->rawbuf, in->raw_len, in->raw_pos};
+        ZSTD_outBuffer ob = {dst, cap, 0};
+        size_t ret = ZSTD_decompressStream(in->zd, &ob, &ib);
+        in->raw_pos = ib.pos;
+        if (ZSTD_isError(ret))
+            return dec_fail(in, "corrupt", ZSTD_getErrorName(ret));
+        in->zd_pending = ret != 0;
+        if (ob.pos)
+            return (long)ob.pos;
+    }
 }
 
 static sl_input *new_input(const char *name)
 {
     sl_input *in = sl_xcalloc(1, sizeof *in);
+    in->xs = (lzma_stream)LZMA_STREAM_INIT;
     in->name = sl_xstrdup(name);
     in->fd = -1;
     in->raw_size = -1;
@@ -194,6 +298,67 @@ sl_input *sl_input_mem(const void *data, size_t len, const char *name, sl_err *e
     return in;
 }
 
+/* xz (liblzma, LZMA_CONCATENATED: several streams and padding). */
+static long xz_decode(sl_input *in, unsigned char *dst, size_t cap, sl_err *err)
+{
+    for (;;) {
+        if (raw_fill(in, err))
+            return -1;
+        in->xs.next_in = in->rawbuf + in->raw_pos;
+        in->xs.avail_in = in->raw_len - in->raw_pos;
+        in->xs.next_out = dst;
+        in->xs.avail_out = cap;
+        lzma_ret ret = lzma_code(&in->xs, in->raw_eof ? LZMA_FINISH : LZMA_RUN);
+        in->raw_pos = in->raw_len - in->xs.avail_in;
+        size_t got = cap - in->xs.avail_out;
+        if (ret == LZMA_STREAM_END)
+            return (long)got; /* 0 when everything was delivered */
+        if (ret != LZMA_OK && !(ret == LZMA_BUF_ERROR && got))
+            return dec_fail(in, ret == LZMA_BUF_ERROR ? "truncated" : "corrupt",
+                            ret == LZMA_DATA_ERROR   ? "data error"
+                            : ret == LZMA_FORMAT_ERROR ? "not xz data"
+                            : ret == LZMA_BUF_ERROR  ? NULL
+                                                     : "integrity check failed or unsupported");
+        if (got)
+            return (long)got;
+    }
+}
+
+/* bzip2 (libbz2), including concatenated streams (pbzip2 writes them). */
+static long bz2_decode(sl_input *in, unsigned char *dst, size_t cap, sl_err *err)
+{
+    for (;;) {
+        if (raw_fill(in, err))
+            return -1;
+        if (in->bs_between) {
+            if (in->raw_pos == in->raw_len && in->raw_eof)
+                return 0;
+            if (in->raw_pos == in->raw_len)
+                continue;
+            BZ2_bzDecompressEnd(&in->bs);
+            memset(&in->bs, 0, sizeof in->bs);
+            if (BZ2_bzDecompressInit(&in->bs, 0, 0) != BZ_OK)
+                return dec_fail(in, "corrupt", "cannot restart libbz2");
+            in->bs_between = 0;
+        }
+        if (in->raw_pos == in->raw_len && in->raw_eof)
+            return dec_fail(in, "truncated", NULL);
+        in->bs.next_in = (char *)in->rawbuf + in->raw_pos;
+        in->bs.avail_in = (unsigned)(in->raw_len - in->raw_pos);
+        in->bs.next_out = (char *)dst;
+        in->bs.avail_out = (unsigned)cap;
+        int ret = BZ2_bzDecompress(&in->bs);
+        in->raw_pos = in->raw_len - in->bs.avail_in;
+        size_t got = cap - in->bs.avail_out;
+        if (ret == BZ_STREAM_END)
+            in->bs_between = 1;
+        else if (ret != BZ_OK)
+            return dec_fail(in, "corrupt", ret == BZ_DATA_ERROR_MAGIC ? "not bzip2 data" : "data error (CRC)");
+        if (got)
+            return (long)got;
+    }
+}
+
 /* Decodes up to cap bytes into dst. Returns bytes (0 at end) or -1. */
 static long decode_into(sl_input *in, unsigned char *dst, size_t cap, sl_err *err)
 {
@@ -205,29 +370,22 @@ static long decode_into(sl_input *in, unsigned char *dst, size_t cap, sl_err *er
     if (in->eof)
         return 0;
     long r;
-    if (in->ar) {
-        la_ssize_t k = archive_read_data(in->ar, dst, cap);
-        if (k < 0) {
-            sl_errf(&in->saved, "%s: corrupt or truncated %s data near decoded offset %llu: %s", in->name,
-                    comp_name(in->comp), (unsigned long long)(in->offset + (in->buf_len - in->buf_pos)),
-                    archive_error_string(in->ar));
-            in->failed = 1;
-            if (err)
-                *err = in->saved;
-            return -1;
-        }
-        r = (long)k;
-    } else {
-        r = raw_read(in, dst, cap, &in->saved);
-        if (r < 0) {
-            in->failed = 1;
-            if (err)
-                *err = in->saved;
-            return -1;
-        }
+    switch (in->comp) {
+    case SL_COMP_GZIP: r = gzip_decode(in, dst, cap, &in->saved); break;
+    case SL_COMP_ZSTD: r = zstd_decode(in, dst, cap, &in->saved); break;
+    case SL_COMP_XZ: r = xz_decode(in, dst, cap, &in->saved); break;
+    case SL_COMP_BZIP2: r = bz2_decode(in, dst, cap, &in->saved); break;
+    default: r = raw_read(in, dst, cap, &in->saved);
+    }
+    if (r < 0) {
+        in->failed = 1;
+        if (err)
+            *err = in->saved;
+        return -1;
     }
     if (r == 0)
         in->eof = 1;
+    in->decoded += (uint64_t)r;
     return r;
 }
 
@@ -353,8 +511,14 @@ void sl_input_close(sl_input *in)
 {
     if (!in)
         return;
-    if (in->ar)
-        archive_read_free(in->ar);
+    if (in->xs_live)
+        lzma_end(&in->xs);
+    if (in->bs_live)
+        BZ2_bzDecompressEnd(&in->bs);
+    if (in->zs_live)
+        inflateEnd(&in->zs);
+    if (in->zd)
+        ZSTD_freeDStream(in->zd);
     if (in->own_fd && in->fd >= 0)
         close(in->fd);
     free(in->rawbuf);
