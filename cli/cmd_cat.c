@@ -55,13 +55,15 @@ static int put_meta(sl_buf *b, const sl_doc *d, const char *src, sl_err *err)
 {
     if (!d->meta || !d->meta_len)
         return 0;
+    char q[SL_QUOTE_MAX];
     sl_json_doc *jd = sl_json_parse(d->meta, d->meta_len, NULL, err);
     if (!jd)
-        return sl_err_prefix(err, "%s: document '%s': metadata", src, d->id);
+        return sl_err_prefix(err, "%s: document '%s': metadata", src, sl_err_quote(d->id, d->id_len, q, sizeof q));
     sl_json *o = sl_json_root(jd);
     if (o->type != SL_JSON_OBJECT) {
         sl_json_free(jd);
-        return sl_errf(err, "%s: document '%s': metadata is not a JSON object", src, d->id);
+        return sl_errf(err, "%s: document '%s': metadata is not a JSON object", src,
+                       sl_err_quote(d->id, d->id_len, q, sizeof q));
     }
     for (size_t i = 0; i < o->n; i++) {
         sl_buf_putc(b, ',');
@@ -146,7 +148,8 @@ static int run(sl_cli *cli, int argc, char **argv)
         if (dt) {
             sl_buf_clear(&txt);
             if (sl_detok_decode(dt, d.tokens, d.n_tokens, &txt, &err)) {
-                sl_err_prefix(&err, "%s: document '%s'", sl_input_name(in), d.id);
+                char q[SL_QUOTE_MAX];
+                sl_err_prefix(&err, "%s: document '%s'", sl_input_name(in), sl_err_quote(d.id, d.id_len, q, sizeof q));
                 rc = -1;
                 break;
             }

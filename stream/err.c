@@ -78,3 +78,24 @@ char *sl_xstrndup(const char *s, size_t n)
     p[n] = 0;
     return p;
 }
+
+const char *sl_err_quote(const char *s, size_t n, char *buf, size_t cap)
+{
+    size_t o = 0;
+    if (!cap)
+        return buf;
+    for (size_t i = 0; i < n && s; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (o + 8 >= cap) {
+            if (o + 4 <= cap)
+                memcpy(buf + o, "...", 3), o += 3;
+            break;
+        }
+        if (ch < 0x20 || ch == 0x7f)
+            o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", ch);
+        else
+            buf[o++] = (char)ch;
+    }
+    buf[o < cap ? o : cap - 1] = 0;
+    return buf;
+}

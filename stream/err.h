@@ -22,6 +22,11 @@ int sl_errf(sl_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 
 /* Prepends "prefix: " to an existing message (used to add a file name). */
 int sl_err_prefix(sl_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Copies s[0..n) into buf as a one-line, printable string for messages:
+ * control bytes become \xNN and long strings are cut with "...". Returns buf. */
+const char *sl_err_quote(const char *s, size_t n, char *buf, size_t cap);
+#define SL_QUOTE_MAX 160
+
 /* Allocation helpers that never return NULL: on out-of-memory they print a
  * message and abort the process (there is no sensible recovery). */
 void *sl_xmalloc(size_t n);

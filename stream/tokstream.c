@@ -246,8 +246,10 @@ int sl_ts_write_doc(sl_ts_writer *w, const sl_doc *d, sl_err *err)
     if (d->id_len >= SL_TS_MAX_ID_LEN)
         return sl_errf(err, "document id of %zu bytes is too long (max %u)", d->id_len, SL_TS_MAX_ID_LEN - 1);
     size_t ml = d->meta ? d->meta_len : 0;
+    char q[SL_QUOTE_MAX];
     if (ml >= SL_TS_MAX_META_LEN)
-        return sl_errf(err, "document '%.*s': metadata of %zu bytes is too long", (int)d->id_len, d->id, ml);
+        return sl_errf(err, "document '%s': metadata of %zu bytes is too long",
+                       sl_err_quote(d->id, d->id_len, q, sizeof q), ml);
     /* Range check as a branch-free max (vectorizes); find the culprit only on failure. */
     uint32_t mx = 0;
     const uint32_t *tk = d->tokens;
@@ -257,8 +259,8 @@ int sl_ts_write_doc(sl_ts_writer *w, const sl_doc *d, sl_err *err)
     if (d->n_tokens && mx >= w->h.vocab_size)
         for (size_t i = 0; i < d->n_tokens; i++)
             if (tk[i] >= w->h.vocab_size)
-                return sl_errf(err, "document '%.*s' token %zu: id %u is not below the vocab size %u",
-                               (int)d->id_len, d->id ? d->id : "", i, tk[i], w->h.vocab_size);
+                return sl_errf(err, "document '%s' token %zu: id %u is not below the vocab size %u",
+                               sl_err_quote(d->id, d->id_len, q, sizeof q), i, tk[i], w->h.vocab_size);
     unsigned char rh[REC_HDR];
     rh[0] = 'D';
     put_u32(rh + 1, (uint32_t)d->id_len);
@@ -548,6 +550,7 @@ int sl_ts_read_doc(sl_ts_reader *r, sl_doc *d, sl_err *err)
     }
     size_t width = r->h.width;
     uint32_t vocab = r->h.vocab_size;
+    char q[SL_QUOTE_MAX];
     for (uint64_t i = 0; i < n; i += TOK_CHUNK) {
         size_t k = n - i < TOK_CHUNK ? (size_t)(n - i) : TOK_CHUNK;
         if (rd(r, r->tmp, k * width, "record tokens", err))
@@ -576,7 +579,7 @@ int sl_ts_read_doc(sl_ts_reader *r, sl_doc *d, sl_err *err)
             for (size_t j = 0; j < k; j++)
                 if (t[j] >= vocab)
                     return sl_errf(err, "%s: document '%s' token %llu: id %u is not below the vocab size %u", name,
-                                   d->id, (unsigned long long)(i + j), t[j], vocab);
+                                   sl_err_quote(d->id, d->id_len, q, sizeof q), (unsigned long long)(i + j), t[j], vocab);
     }
     d->n_tokens = (size_t)n;
     r->count++;

@@ -93,3 +93,9 @@ wait
 [ -p "$T/fifo" ] || fail "the FIFO was replaced"
 diff "$T/from-fifo" "$T/want.jsonl"
 expect_fail 1 'is a directory' -- "$SLUICE" cat "$T/a.tok" -o "$T"
+
+# a document id with a newline and control bytes stays on one line in messages
+printf '{"id":"a\\nb\\u0001c","ids":[99]}\n' > "$T/nl.jsonl"
+expect_fail 1 "id 99 is not below" -- "$SLUICE" tokenize ids --vocab-size 10 "$T/nl.jsonl"
+[ "$(wc -l < "$T/err")" -eq 1 ] || fail "multi-line error: $(cat "$T/err")"
+grep -q 'a\\x0ab\\x01c' "$T/err" || fail "id not quoted: $(cat "$T/err")"
