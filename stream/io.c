@@ -22,6 +22,8 @@ struct sl_input {
     char *name;
     int fd, own_fd;
     const unsigned char *mem; /* memory source, or NULL */
+    sl_read_fn cb;            /* callback source, or NULL */
+    void *cb_ctx;
     size_t mem_len, mem_pos;
     unsigned char head[8];    /* raw bytes read for magic detection, replayed */
     size_t head_len, head_pos;
@@ -51,6 +53,12 @@ struct sl_input {
 /* Reads from the underlying file or memory. */
 static long src_read(sl_input *in, void *dst, size_t n, sl_err *err)
 {
+    if (in->cb) {
+        long r = in->cb(in->cb_ctx, dst, n, err);
+        if (r > 0)
+            in->raw_off += (uint64_t)r;
+        return r;
+    }
     if (in->mem) {
         size_t k = in->mem_len - in->mem_pos;
         if (k > n)
@@ -357,6 +365,18 @@ static long bz2_decode(sl_input *in, unsigned char *dst, size_t cap, sl_err *err
         if (got)
             return (long)got;
     }
+}
+
+sl_input *sl_input_callbacks(sl_read_fn read, void *ctx, const char *name, sl_err *err)
+{
+    sl_input *in = new_input(name);
+    in->cb = read;
+    in->cb_ctx = ctx;
+    if (setup(in, err)) {
+        sl_input_close(in);
+        return NULL;
+    }
+    return in;
 }
 
 /* Decodes up to cap bytes into dst. Returns bytes (0 at end) or -1. */

@@ -34,6 +34,11 @@ sl_input *sl_input_open(const char *path, sl_err *err);
 /* Wraps a memory buffer (not copied; must outlive the input). `name` is used
  * in messages. Compression is detected as for files. */
 sl_input *sl_input_mem(const void *data, size_t len, const char *name, sl_err *err);
+/* Wraps a byte source given as a callback (e.g. an archive member): read()
+ * returns bytes read, 0 at end, or -1 with err set. Compression is detected
+ * as for files; ctx must outlive the input. */
+typedef long (*sl_read_fn)(void *ctx, void *buf, size_t n, sl_err *err);
+sl_input *sl_input_callbacks(sl_read_fn read, void *ctx, const char *name, sl_err *err);
 /* Reads up to n bytes; returns bytes read (0 at end), or -1 on error
  * (corrupt/truncated compressed data, I/O error) with err set. */
 long sl_input_read(sl_input *in, void *buf, size_t n, sl_err *err);

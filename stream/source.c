@@ -13,11 +13,8 @@
  * else through callbacks that pull decoded bytes from the sl_input, so "-"
  * (stdin), tar.zst, tar.gz and friends work too. Every regular member becomes one source named
  * "<archive>:<member>"; members may themselves be compressed (a tar of
- * .jsonl.gz files), which sl_input_mem detects.
- *
- * io.h has no constructor for an sl_input over a callback, so a member is
- * read into memory and wrapped with sl_input_mem. That bounds a member to
- * SL_MEMBER_MAX bytes; a streaming constructor in io.c would lift it. */
+ * .jsonl.gz files), which the member's sl_input detects. Members are
+ * streamed (sl_input_callbacks), so memory does not grow with their size. */
 #include "stream/source.h"
 
 #include <archive.h>
@@ -32,7 +29,6 @@
 #include "stream/buf.h"
 
 /* Largest archive member held in memory (see the note above). */
-#define SL_MEMBER_MAX ((size_t)2 << 30)
 #define SNIFF_BYTES 4096
 #define ARCHIVE_BLOCK (256 * 1024)
 
@@ -44,7 +40,6 @@ struct sl_sources {
     char *ar_name;         /* name used for the archive in messages */
     char *member_prev;     /* name of the last member (for error positions) */
     sl_input *member;      /* current member source */
-    char *member_data;     /* its bytes (sl_input_mem does not copy) */
     /* libarchive read callback state */
     char *block;
     sl_err io_err;
@@ -215,64 +210,45 @@ static void member_close(sl_sources *s)
 {
     sl_input_close(s->member);
     s->member = NULL;
-    free(s->member_data);
-    s->member_data = NULL;
 }
 
-/* Reads the current member into memory and wraps it as an sl_input: 1, or
- * 0 for a member that is skipped, -1 on error. The size in the header only
- * sizes the first allocation (up to 64 MiB): it is data, not a promise.
- * AppleDouble files (macOS metadata: "__MACOSX/._name" in zips, "._name" in
- * tars) are recognised by their magic and skipped: they are never text, and
- * would otherwise stop the read as binary data. */
+/* Bytes of the current member, pulled from libarchive as the reader asks
+ * for them (memory stays bounded whatever the member's size). */
+static long member_read(void *ctx, void *buf, size_t n, sl_err *err)
+{
+    sl_sources *s = ctx;
+    la_ssize_t got = archive_read_data(s->ar, buf, n);
+    if (got < 0)
+        return ar_fail(s, err, s->member_prev);
+    return (long)got;
+}
+
+/* Opens the current member as a streaming sl_input: 1, or 0 for a member
+ * that is skipped, -1 on error. AppleDouble files (macOS metadata:
+ * "__MACOSX/._name" in zips, "._name" in tars) are recognised by their
+ * magic and skipped: they are never text, and would otherwise stop the read
+ * as binary data. */
 static int member_open(sl_sources *s, struct archive_entry *e, sl_err *err)
 {
     const char *raw = archive_entry_pathname(e);
-    char *mname = printable(sl_xstrdup(raw ? raw : "?"));
-    la_int64_t declared = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
-    size_t cap = declared > 0 && declared < (64 << 20) ? (size_t)declared + 1 : 65536;
-    size_t len = 0;
-    char *data = sl_xmalloc(cap);
-    int rc = 0;
-    for (;;) {
-        if (len == cap) {
-            if (cap >= SL_MEMBER_MAX) {
-                rc = sl_errf(err, "%s:%s: member larger than %zu MiB; unpack the archive to read it", s->ar_name,
-                             mname, SL_MEMBER_MAX >> 20);
-                break;
-            }
-            cap = cap * 2 > SL_MEMBER_MAX ? SL_MEMBER_MAX : cap * 2;
-            data = sl_xrealloc(data, cap);
-        }
-        la_ssize_t got = archive_read_data(s->ar, data + len, cap - len);
-        if (got < 0) {
-            rc = ar_fail(s, err, mname);
-            break;
-        }
-        if (got == 0)
-            break;
-        len += (size_t)got;
-    }
-    if (rc == 0 && len >= 4 && !memcmp(data, "\0\5\26\7", 4)) {
-        free(data);
-        free(mname);
-        return 0;
-    }
-    if (rc == 0) {
-        sl_buf name = {0};
-        sl_buf_printf(&name, "%s:%s", s->ar_name, mname);
-        s->member = sl_input_mem(data, len, name.data, err);
-        sl_buf_free(&name);
-        rc = s->member ? 0 : -1;
-    }
-    if (rc < 0) {
-        free(data);
-        free(mname);
+    free(s->member_prev);
+    s->member_prev = printable(sl_xstrdup(raw ? raw : "?"));
+    sl_buf name = {0};
+    sl_buf_printf(&name, "%s:%s", s->ar_name, s->member_prev);
+    s->member = sl_input_callbacks(member_read, s, name.data, err);
+    sl_buf_free(&name);
+    if (!s->member)
+        return -1;
+    unsigned char magic[4];
+    long k = sl_input_peek(s->member, magic, 4, err);
+    if (k < 0) {
+        member_close(s);
         return -1;
     }
-    s->member_data = data;
-    free(s->member_prev);
-    s->member_prev = mname;
+    if (k == 4 && !memcmp(magic, "\0\5\26\7", 4)) {
+        member_close(s);
+        return 0;
+    }
     return 1;
 }
 
