@@ -31,6 +31,8 @@ static const char help[] =
     "                          error (stop); repairs are counted and reported\n"
     "      --on-error MODE     malformed JSON line, or one without a string text field:\n"
     "                          fail (default: stop with FILE:LINE) or skip (warn, count)\n"
+    "      --format KIND       auto (default: JSON Lines when the first non-blank byte\n"
+    "                          is '{'), jsonl or text: treat every source as that kind\n"
     "      --max-doc-bytes N   longest line / plain-text document (default 64M; k, M, G\n"
     "                          suffixes); longer input is an error\n"
     "\nexamples:\n"
@@ -93,16 +95,18 @@ static void put_doc(sl_buf *b, const sl_textdoc *d)
 
 static int run(sl_cli *cli, int argc, char **argv)
 {
-    enum { O_INVALID = SL_OPT_FIRST_FREE, O_ON_ERROR, O_MAXB };
+    enum { O_INVALID = SL_OPT_FIRST_FREE, O_ON_ERROR, O_MAXB, O_FORMAT };
     static const struct option opts[] = {{"field", required_argument, 0, 'f'},
                                          {"lines", no_argument, 0, 'l'},
                                          {"invalid", required_argument, 0, O_INVALID},
                                          {"on-error", required_argument, 0, O_ON_ERROR},
                                          {"max-doc-bytes", required_argument, 0, O_MAXB},
+                                         {"format", required_argument, 0, O_FORMAT},
                                          SL_CLI_COMMON_LONG,
                                          {0, 0, 0, 0}};
     static const char *const invalid_modes[] = {"replace", "skip", "error", NULL};
     static const char *const error_modes[] = {"fail", "skip", NULL};
+    static const char *const formats[] = {"auto", "jsonl", "text", NULL}; /* order of SL_DOCS_* */
     sl_docreader_opts o = {.field = "text", .invalid_utf8 = SL_UTF8_REPLACE, .max_doc_bytes = 64u << 20};
     int c;
     while ((c = getopt_long(argc, argv, "f:l" SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
@@ -118,6 +122,7 @@ static int run(sl_cli *cli, int argc, char **argv)
             o.invalid_utf8 = sl_cli_choice(cli, "--invalid", optarg, invalid_modes);
             break;
         case O_ON_ERROR: o.skip_bad_json = sl_cli_choice(cli, "--on-error", optarg, error_modes); break;
+        case O_FORMAT: o.format = sl_cli_choice(cli, "--format", optarg, formats); break;
         case O_MAXB: o.max_doc_bytes = (size_t)sl_cli_int(cli, "--max-doc-bytes", optarg, 1, 1LL << 40); break;
         default: sl_cli_common(cli, c, argv[optind - 1]);
         }

@@ -370,7 +370,8 @@ static int detect(sl_docreader *r, sl_err *err)
         while (bom_checked && r->start + i < r->end && is_ws(r->buf[r->start + i]))
             i++;
         if (bom_checked && r->start + i < r->end) {
-            r->mode = r->buf[r->start + i] == '{' ? M_JSONL : r->o.lines ? M_LINES : M_TEXT;
+            int jsonl = r->o.format == SL_DOCS_JSONL || (r->o.format == SL_DOCS_AUTO && r->buf[r->start + i] == '{');
+            r->mode = jsonl ? M_JSONL : r->o.lines ? M_LINES : M_TEXT;
             return 0;
         }
         if (r->eof) {

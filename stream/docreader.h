@@ -12,6 +12,8 @@
 #include "stream/buf.h"
 #include "stream/err.h"
 
+enum { SL_DOCS_AUTO = 0, SL_DOCS_JSONL = 1, SL_DOCS_TEXT = 2 };
+
 typedef struct sl_docreader_opts {
     const char *field;      /* text field name in JSON objects; default "text" */
     int lines;              /* plain text: one document per line */
@@ -19,6 +21,7 @@ typedef struct sl_docreader_opts {
     int skip_bad_json;      /* 1: report malformed JSON lines and skip; 0: fatal */
     size_t max_doc_bytes;   /* 0 = default 64 MiB */
     int quiet;              /* do not print skipped-line warnings */
+    int format;             /* SL_DOCS_AUTO (default), SL_DOCS_JSONL or SL_DOCS_TEXT: force the kind of every source */
 } sl_docreader_opts;
 
 typedef struct sl_textdoc {

@@ -119,3 +119,13 @@ fi
 expect_fail 1 '^sluice: read: nl\.cpio:bad\?name: ' -- "$SLUICE" read nl.cpio -o out3.jsonl
 [ "$(wc -l < "$T/err")" -eq 1 ] || fail "error is not one line: $(cat "$T/err")"
 no_file out3.jsonl
+
+# --format forces the kind of a source
+printf '{not json, just text}\n' > "$T/brace.txt"
+expect_fail 1 'brace.txt:1' -- "$SLUICE" read "$T/brace.txt"
+"$SLUICE" read --format text "$T/brace.txt" | grep -q '"text":"{not json, just text}\\n"' || fail "--format text"
+printf '  \n{"text":"a"}\n' > "$T/j.txt"
+"$SLUICE" read --format jsonl "$T/j.txt" | grep -q '"text":"a"' || fail "--format jsonl"
+printf 'plain\n' > "$T/p.txt"
+expect_fail 1 'p.txt:1' -- "$SLUICE" read --format jsonl "$T/p.txt"
+expect_fail 2 "--format: 'xml' is not one of auto\|jsonl\|text" -- "$SLUICE" read --format xml "$T/p.txt"
