@@ -21,12 +21,12 @@ static const char help[] =
     "a character) are written as U+FFFD and counted in a warning.\n\n"
     "options:\n"
     "  -t, --tokenizer PATH  the tokenizer: tokenizer.json, a vocab.json + merges.txt\n"
-    "                        directory, or a character vocabulary file. Not needed for\n"
-    "                        streams written by 'tokenize char' (the vocabulary is in\n"
-    "                        the header)\n"
+    "                        directory, or a character vocabulary file. Not needed\n"
+    "                        for streams written by 'tokenize char' (the\n"
+    "                        vocabulary is in the header)\n"
     "      --skip-special    leave out the stream's eos/bos/pad ids\n"
-    "      --force           decode even when the tokenizer's fingerprint differs from\n"
-    "                        the one recorded in the stream (default: error)\n"
+    "      --force           decode even when the tokenizer's fingerprint differs\n"
+    "                        from the one recorded in the stream (default: error)\n"
     "\nexample:\n"
     "  sluice detokenize -t gpt-neox-20b/tokenizer.json docs.tok | jq -r .text\n";
 

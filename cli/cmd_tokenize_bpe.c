@@ -20,9 +20,9 @@ static const char help[] =
     "UTF-8 byte count of its text and its token ids. The ids are exactly those of\n"
     "Hugging Face tokenizers' encode(text, add_special_tokens=False).\n\n"
     "options:\n"
-    "  -t, --tokenizer PATH  required: a Hugging Face tokenizer.json (byte-level BPE),\n"
-    "                        a directory holding tokenizer.json or vocab.json +\n"
-    "                        merges.txt (GPT-2 format), or such a vocab.json\n"
+    "  -t, --tokenizer PATH  required: a Hugging Face tokenizer.json (byte-level\n"
+    "                        BPE), a directory holding tokenizer.json or\n"
+    "                        vocab.json + merges.txt (GPT-2), or such a vocab.json\n"
     "      --special MODE    special tokens (e.g. <|endoftext|>) written literally in\n"
     "                        the text: plain (default) encodes them as ordinary text,\n"
     "                        parse turns them into their id (Hugging Face's default),\n"
@@ -48,8 +48,8 @@ static const char help[] =
     "\nText is NFC-normalized when the tokenizer says so (GPT-NeoX-20B does), so\n"
     "decoding gives the NFC form of the input back.\n"
     "\nexamples:\n"
-    "  sluice tokenize bpe -t gpt-neox-20b/tokenizer.json --append-eos docs.jsonl -o docs.tok\n"
-    "  sluice read corpus.tar.zst | sluice tokenize bpe -t gpt2/ -@ 8 | sluice cat | head\n";
+    "  sluice tokenize bpe -t neox/tokenizer.json --append-eos docs.jsonl -o d.tok\n"
+    "  sluice read corpus.tar.zst | sluice tokenize bpe -t gpt2/ | sluice cat\n";
 
 typedef struct {
     const sl_bpe *bpe;

@@ -24,9 +24,10 @@ static const char help[] =
     "             points sorted ascending, then <|endoftext|>, <|bos|>, <|unk|>;\n"
     "             a code point missing from a given vocabulary becomes <|unk|>\n\n"
     "options:\n"
-    "      --unit UNIT       byte or codepoint (codepoint needs --build-vocab or --vocab)\n"
-    "      --build-vocab     build the code point vocabulary from the input (reads the\n"
-    "                        FILES twice, so standard input is not accepted)\n"
+    "      --unit UNIT       byte or codepoint (codepoint needs --build-vocab or\n"
+    "                        --vocab)\n"
+    "      --build-vocab     build the code point vocabulary from the input (reads\n"
+    "                        the FILES twice, so standard input is not accepted)\n"
     "      --vocab FILE      use a vocabulary file written by --save-vocab\n"
     "      --save-vocab FILE also write the vocabulary (JSON) to FILE\n"
     "      --append-eos      end every document with <|endoftext|>\n"
@@ -38,7 +39,7 @@ static const char help[] =
     "      --max-doc-bytes N longest document (default 64M)\n"
     "\nexamples:\n"
     "  sluice tokenize char --append-eos docs.jsonl -o bytes.tok\n"
-    "  sluice tokenize char --build-vocab --save-vocab chars.json docs.jsonl -o chars.tok\n";
+    "  sluice tokenize char --build-vocab --save-vocab v.json docs.jsonl -o c.tok\n";
 
 static int encode(void *c, int thread, const char *text, size_t n, sl_ids *out, sl_err *err)
 {
