@@ -66,7 +66,7 @@ help:
 	@sed -n '2,20p' Makefile | sed 's/^# \{0,1\}//'
 
 # Tell the user how to get missing headers instead of failing in the compiler.
-DEP_HEADERS := zstd.h archive.h pcre2.h cmocka.h cblas.h sndfile.h soxr.h xxhash.h zlib.h lzma.h bzlib.h
+DEP_HEADERS := zstd.h archive.h pcre2.h cmocka.h cblas.h sndfile.h soxr.h xxhash.h zlib.h lzma.h bzlib.h unicode/unorm2.h
 deps-check:
 	@missing=""; for h in $(DEP_HEADERS); do \
 	  printf '#include <stddef.h>\n#include <stdarg.h>\n#include <setjmp.h>\n#include <stdint.h>\n#define PCRE2_CODE_UNIT_WIDTH 8\n#include <%s>\n' $$h \
