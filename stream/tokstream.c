@@ -152,6 +152,19 @@ static uint64_t get_u64(const unsigned char *p)
     return v;
 }
 
+/* 1 when some t[i] >= v. Compares with the sign bit flipped so the unsigned
+ * test becomes a signed one, which plain SSE2 does in one instruction
+ * (there is no unsigned max before SSE4.1). */
+static int any_ge(const uint32_t *t, size_t n, uint32_t v)
+{
+    const int32_t vb = (int32_t)(v ^ 0x80000000u);
+    uint32_t bad = 0;
+#pragma omp simd reduction(| : bad)
+    for (size_t i = 0; i < n; i++)
+        bad |= (uint32_t)((int32_t)(t[i] ^ 0x80000000u) >= vb);
+    return bad != 0;
+}
+
 /* ---- writer ------------------------------------------------------------- */
 
 struct sl_ts_writer {
@@ -250,13 +263,9 @@ int sl_ts_write_doc(sl_ts_writer *w, const sl_doc *d, sl_err *err)
     if (ml >= SL_TS_MAX_META_LEN)
         return sl_errf(err, "document '%s': metadata of %zu bytes is too long",
                        sl_err_quote(d->id, d->id_len, q, sizeof q), ml);
-    /* Range check as a branch-free max (vectorizes); find the culprit only on failure. */
-    uint32_t mx = 0;
+    /* Range check without branches (vectorizes); find the culprit only on failure. */
     const uint32_t *tk = d->tokens;
-#pragma omp simd reduction(max : mx)
-    for (size_t i = 0; i < d->n_tokens; i++)
-        mx = tk[i] > mx ? tk[i] : mx;
-    if (d->n_tokens && mx >= w->h.vocab_size)
+    if (any_ge(tk, d->n_tokens, w->h.vocab_size))
         for (size_t i = 0; i < d->n_tokens; i++)
             if (tk[i] >= w->h.vocab_size)
                 return sl_errf(err, "document '%s' token %zu: id %u is not below the vocab size %u",
@@ -571,11 +580,7 @@ int sl_ts_read_doc(sl_ts_reader *r, sl_doc *d, sl_err *err)
         } else {
             memcpy(t, p, k * 4);
         }
-        uint32_t mx = 0;
-#pragma omp simd reduction(max : mx)
-        for (size_t j = 0; j < k; j++)
-            mx = t[j] > mx ? t[j] : mx;
-        if (k && mx >= vocab)
+        if (any_ge(t, k, vocab))
             for (size_t j = 0; j < k; j++)
                 if (t[j] >= vocab)
                     return sl_errf(err, "%s: document '%s' token %llu: id %u is not below the vocab size %u", name,
