@@ -115,6 +115,18 @@ sl_shard_writer *sl_shard_writer_open(const char *dir, const sl_shard_info *info
     w->tmp = sl_xmalloc(n);
     snprintf(w->tmp, n, "%s.tmp.%ld", dir, (long)getpid());
     sl_shard_rmdir(w->tmp);
+    /* create missing parents (`-o out/shards/text`), like mkdir -p */
+    for (char *p = strchr(w->tmp + 1, '/'); p; p = strchr(p + 1, '/')) {
+        *p = 0;
+        if (mkdir(w->tmp, 0777) && errno != EEXIST) {
+            sl_errf(err, "%s: cannot create directory: %s", w->tmp, strerror(errno));
+            *p = '/';
+            free(w->tmp);
+            w->tmp = NULL;
+            goto fail;
+        }
+        *p = '/';
+    }
     if (mkdir(w->tmp, 0777)) {
         sl_errf(err, "%s: cannot create directory: %s", w->tmp, strerror(errno));
         free(w->tmp);

@@ -114,3 +114,6 @@ cmp "$T/pw/manifest.json" "$T/w1/manifest.json" || fail "pack --warmup | shard d
 $S pack --seq-len 64 --layout recurrent --batch 3 "$T/in.tok" -o "$T/pr.tok"
 $S shard "$T/pr.tok" -o "$T/pr"
 for f in train-00000.tokens train-00000.bounds; do cmp "$T/r/$f" "$T/pr/$f" || fail "recurrent via pack: $f"; done
+# missing parent directories of -o are created (mkdir -p), and the result equals a flat one
+$S shard --seq-len 64 "$T/in.tok" -o "$T/nested/a/b"
+for f in train-00000.tokens train-00000.bounds; do cmp "$T/d/$f" "$T/nested/a/b/$f" || fail "nested -o: $f"; done
