@@ -59,6 +59,12 @@ _Noreturn void sl_cli_usage_error(const sl_cli *cli, const char *fmt, ...) __att
 /* Prints "sluice: <cmd>: <err->msg>", removes unfinished outputs; returns 1
  * (the exit status), so a command can `return sl_cli_fail(cli, &err);`. */
 int sl_cli_fail(const sl_cli *cli, const sl_err *err);
+/* Ends a stage that wrote `out` (and, when w is not NULL, a token stream
+ * through w): on rc != 0 discards both and reports err (returns 1); else
+ * writes the trailer, commits the file and returns 0 (or 1 when that fails). */
+struct sl_output;
+struct sl_ts_writer;
+int sl_cli_finish(const sl_cli *cli, struct sl_output *out, struct sl_ts_writer *w, int rc, sl_err *err);
 /* Prints a warning line unless --quiet. */
 void sl_cli_warn(const sl_cli *cli, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints the full help of a command to f. */

@@ -173,13 +173,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     sl_ts_reader_close(r);
     sl_input_close(in);
     sl_detok_close(dt);
-    if (rc) {
-        sl_output_abort(out);
-        return sl_cli_fail(cli, &err);
-    }
-    if (sl_output_commit(out, &err))
-        return sl_cli_fail(cli, &err);
-    return 0;
+    return sl_cli_finish(cli, out, NULL, rc, &err);
 }
 
 const sl_command sl_cmd_cat = {

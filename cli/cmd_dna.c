@@ -380,15 +380,7 @@ static int run_species(sl_cli *cli, int argc, char **argv)
         free(sp[i].files);
     }
     free(sp);
-    if (rc) {
-        if (w)
-            sl_ts_writer_abort(w);
-        sl_output_abort(out);
-        return sl_cli_fail(cli, &err);
-    }
-    if (sl_ts_writer_finish(w, &err) || sl_output_commit(out, &err))
-        return sl_cli_fail(cli, &err);
-    return 0;
+    return sl_cli_finish(cli, out, w, rc, &err);
 }
 
 static const sl_command sl_cmd_dna_species = {

@@ -221,14 +221,7 @@ static int run_ids(sl_cli *cli, int argc, char **argv)
     sl_doc_free(&d);
     sl_progress_done(pg);
     sl_ts_header_free(&h);
-    if (rc) {
-        sl_ts_writer_abort(w);
-        sl_output_abort(out);
-        return sl_cli_fail(cli, &err);
-    }
-    if (sl_ts_writer_finish(w, &err) || sl_output_commit(out, &err))
-        return sl_cli_fail(cli, &err);
-    return 0;
+    return sl_cli_finish(cli, out, w, rc, &err);
 }
 
 const sl_command sl_cmd_tokenize_ids = {

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "stream/io.h"
+#include "stream/tokstream.h"
 
 void sl_cli_print_help(const sl_command *cmd, FILE *f)
 {
@@ -76,6 +77,18 @@ int sl_cli_fail(const sl_cli *cli, const sl_err *err)
     sl_output_abort_all();
     fprintf(stderr, "sluice: %s: %s\n", cli->cmd->name, err && err->msg[0] ? err->msg : "failed");
     return 1;
+}
+
+int sl_cli_finish(const sl_cli *cli, sl_output *out, sl_ts_writer *w, int rc, sl_err *err)
+{
+    if (rc) {
+        sl_ts_writer_abort(w);
+        sl_output_abort(out);
+        return sl_cli_fail(cli, err);
+    }
+    if ((w && sl_ts_writer_finish(w, err)) || sl_output_commit(out, err))
+        return sl_cli_fail(cli, err);
+    return 0;
 }
 
 void sl_cli_warn(const sl_cli *cli, const char *fmt, ...)
