@@ -32,7 +32,8 @@ static const char help[] =
     "  -m, --model DIR       model directory: config.json + model.safetensors (or\n"
     "                        sharded model-*.safetensors + model.safetensors.index.json);\n"
     "                        Hugging Face MambaForCausalLM or mamba_ssm names; F32/F16/BF16\n"
-    "      --device NAME     cpu, cuda or auto (default auto: cuda when a device is found)\n"
+    "      --device NAME     cpu, cuda, cuda:N (device N) or auto (default auto: cuda\n"
+    "                        when a device is found)\n"
     "      --per-token       add \"logprobs\": the natural-log probability of each predicted token\n"
     "      --max-tokens N    score only the first N tokens of each document (default: all)\n"
     "      --long-context W  add \"long_context\": (NLL with the state reset every W tokens\n"
@@ -431,7 +432,10 @@ static int run(sl_cli *cli, int argc, char **argv)
     while ((c = getopt_long(argc, argv, "m:" SL_CLI_COMMON_SHORT, lo, NULL)) != -1) {
         switch (c) {
         case 'm': o.model = optarg; break;
-        case O_DEV: o.device = devices[sl_cli_choice(cli, "--device", optarg, devices)]; break;
+        case O_DEV:
+            /* cuda:N picks device N; the backend validates the number */
+            o.device = strncmp(optarg, "cuda:", 5) ? devices[sl_cli_choice(cli, "--device", optarg, devices)] : optarg;
+            break;
         case O_PER: o.per_token = 1; break;
         case O_MAX: o.max_tokens = sl_cli_int(cli, "--max-tokens", optarg, 1, INT64_MAX / 4); break;
         case O_LC: o.long_context = sl_cli_int(cli, "--long-context", optarg, 1, INT64_MAX / 4); break;

@@ -1,4 +1,5 @@
-/* Backend selection by name: "cpu", "cuda", "auto". */
+/* Backend selection by name: "cpu", "cuda", "cuda:N", "auto". */
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernels/kernels.h"
@@ -11,7 +12,13 @@ sl_backend *sl_backend_open(const char *name, int threads, sl_err *err)
         return sl_backend_cpu(threads, err);
     if (!strcmp(name, "cuda"))
         return sl_backend_cuda(0, err);
-    sl_errf(err, "unknown device '%s' (expected cpu, cuda or auto)", name);
+    if (!strncmp(name, "cuda:", 5) && name[5] >= '0' && name[5] <= '9') {
+        char *end;
+        long dev = strtol(name + 5, &end, 10);
+        if (!*end && dev < 1024)
+            return sl_backend_cuda((int)dev, err);
+    }
+    sl_errf(err, "unknown device '%s' (expected cpu, cuda, cuda:N or auto)", name);
     return NULL;
 }
 
