@@ -254,6 +254,20 @@ static int wr(sl_ts_writer *w, const void *p, size_t n, sl_err *err)
     return sl_output_write(w->out, p, n, err);
 }
 
+/* The record header, id and metadata of a document with n tokens. */
+static int write_rec_head(sl_ts_writer *w, const sl_doc *d, size_t ml, size_t n, sl_err *err)
+{
+    unsigned char rh[REC_HDR];
+    rh[0] = 'D';
+    put_u32(rh + 1, (uint32_t)d->id_len);
+    put_u32(rh + 5, (uint32_t)ml);
+    put_u64(rh + 9, d->src_bytes);
+    put_u64(rh + 17, n);
+    if (wr(w, rh, REC_HDR, err) || wr(w, d->id ? d->id : "", d->id_len, err) || wr(w, d->meta ? d->meta : "", ml, err))
+        return -1;
+    return 0;
+}
+
 int sl_ts_write_doc(sl_ts_writer *w, const sl_doc *d, sl_err *err)
 {
     if (d->id_len >= SL_TS_MAX_ID_LEN)
@@ -270,13 +284,7 @@ int sl_ts_write_doc(sl_ts_writer *w, const sl_doc *d, sl_err *err)
             if (tk[i] >= w->h.vocab_size)
                 return sl_errf(err, "document '%s' token %zu: id %u is not below the vocab size %u",
                                sl_err_quote(d->id, d->id_len, q, sizeof q), i, tk[i], w->h.vocab_size);
-    unsigned char rh[REC_HDR];
-    rh[0] = 'D';
-    put_u32(rh + 1, (uint32_t)d->id_len);
-    put_u32(rh + 5, (uint32_t)ml);
-    put_u64(rh + 9, d->src_bytes);
-    put_u64(rh + 17, d->n_tokens);
-    if (wr(w, rh, REC_HDR, err) || wr(w, d->id ? d->id : "", d->id_len, err) || wr(w, d->meta ? d->meta : "", ml, err))
+    if (write_rec_head(w, d, ml, d->n_tokens, err))
         return -1;
     size_t width = w->h.width;
     if (w->tmp_cap < TOK_CHUNK * 4) {
@@ -307,6 +315,30 @@ int sl_ts_write_doc(sl_ts_writer *w, const sl_doc *d, sl_err *err)
     w->tokens += d->n_tokens;
     return 0;
 }
+
+int sl_ts_write_doc_raw(sl_ts_writer *w, const sl_doc *d, const void *tokens, size_t n, uint32_t max_token,
+                        sl_err *err)
+{
+    char q[SL_QUOTE_MAX];
+    if (d->id_len >= SL_TS_MAX_ID_LEN)
+        return sl_errf(err, "document id of %zu bytes is too long (max %u)", d->id_len, SL_TS_MAX_ID_LEN - 1);
+    size_t ml = d->meta ? d->meta_len : 0;
+    if (ml >= SL_TS_MAX_META_LEN)
+        return sl_errf(err, "document '%s': metadata of %zu bytes is too long",
+                       sl_err_quote(d->id, d->id_len, q, sizeof q), ml);
+    /* The caller vouches for the ids (its encoder cannot exceed max_token), so
+     * the range check is one compare instead of a pass over the tokens. */
+    if (n && max_token >= w->h.vocab_size)
+        return sl_errf(err, "document '%s': ids up to %u are not all below the vocab size %u",
+                       sl_err_quote(d->id, d->id_len, q, sizeof q), max_token, w->h.vocab_size);
+    if (write_rec_head(w, d, ml, n, err) || (n && wr(w, tokens, n * w->h.width, err)))
+        return -1;
+    w->count++;
+    w->tokens += n;
+    return 0;
+}
+
+uint8_t sl_ts_writer_width(const sl_ts_writer *w) { return w->h.width; }
 
 uint64_t sl_ts_writer_count(const sl_ts_writer *w) { return w->count; }
 

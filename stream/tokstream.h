@@ -89,6 +89,15 @@ typedef struct sl_ts_writer sl_ts_writer;
 sl_ts_writer *sl_ts_writer_open(sl_output *out, const sl_ts_header *h, sl_err *err);
 /* Fails if a token id >= vocab_size (message names the document and position). */
 int sl_ts_write_doc(sl_ts_writer *w, const sl_doc *d, sl_err *err);
+/* Writes a document whose n tokens are already in the stream's width
+ * (sl_ts_writer_width bytes each, little-endian): a fast path for encoders
+ * that produce narrow ids directly. d gives the id, metadata and src_bytes
+ * (its tokens are ignored). The caller guarantees every id <= max_token; the
+ * call fails when max_token is not below the vocab size (the ids are not
+ * scanned). */
+int sl_ts_write_doc_raw(sl_ts_writer *w, const sl_doc *d, const void *tokens, size_t n, uint32_t max_token,
+                        sl_err *err);
+uint8_t sl_ts_writer_width(const sl_ts_writer *w);
 /* Writes the trailer and frees the writer (the sl_output stays open: the
  * caller commits it with sl_output_commit). */
 int sl_ts_writer_finish(sl_ts_writer *w, sl_err *err);

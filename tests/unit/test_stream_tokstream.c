@@ -223,12 +223,91 @@ static void test_not_a_stream(void **st)
     assert_non_null(strstr(e.msg, "not a token stream"));
 }
 
+/* sl_ts_write_doc_raw with ids already narrowed (by this test, byte by byte)
+ * gives exactly the bytes sl_ts_write_doc gives for the same documents, at
+ * every width, and the reader reads them back; a max_token not below the vocab
+ * size is refused with the document named. */
+static void test_write_raw_same_bytes(void **st)
+{
+    (void)st;
+    const uint32_t vocabs[] = {12, 256, 257, 65536, 65537};
+    for (size_t v = 0; v < sizeof vocabs / sizeof *vocabs; v++) {
+        sl_ts_header h;
+        sl_ts_header_init(&h, SL_MOD_DNA, vocabs[v]);
+        sl_ts_header_set_extra(&h, "{\"k\":1}");
+        sl_doc docs[6];
+        make_docs(docs, 6, vocabs[v]);
+        blob ref = write_stream(&h, docs, 6);
+
+        char path[] = "/tmp/sluice-ts-raw-XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        close(fd);
+        sl_err e;
+        sl_output *o = sl_output_open(path, &e);
+        assert_non_null(o);
+        sl_ts_writer *w = sl_ts_writer_open(o, &h, &e);
+        assert_non_null(w);
+        size_t width = sl_ts_writer_width(w);
+        assert_int_equal(width, h.width);
+        for (int i = 0; i < 6; i++) {
+            unsigned char *p = malloc(docs[i].n_tokens * width + 1);
+            uint32_t max = 0;
+            for (size_t j = 0; j < docs[i].n_tokens; j++) {
+                uint32_t t = docs[i].tokens[j];
+                max = t > max ? t : max;
+                for (size_t b = 0; b < width; b++)
+                    p[j * width + b] = (unsigned char)(t >> (8 * b));
+            }
+            sl_doc meta = {0};
+            sl_doc_set_id(&meta, docs[i].id, docs[i].id_len);
+            sl_doc_set_meta(&meta, docs[i].meta ? docs[i].meta : "", docs[i].meta ? docs[i].meta_len : 0);
+            meta.src_bytes = docs[i].src_bytes;
+            assert_int_equal(sl_ts_write_doc_raw(w, &meta, p, docs[i].n_tokens, max, &e), 0);
+            free(p);
+            sl_doc_free(&meta);
+        }
+        assert_int_equal(sl_ts_writer_count(w), 6);
+        assert_int_equal(sl_ts_writer_finish(w, &e), 0);
+        assert_int_equal(sl_output_commit(o, &e), 0);
+        blob raw;
+        assert_int_equal(sl_read_file(path, &raw.data, &raw.len, &e), 0);
+        unlink(path);
+        assert_int_equal(raw.len, ref.len);
+        assert_memory_equal(raw.data, ref.data, ref.len);
+        assert_int_equal(read_stream(raw.data, raw.len, NULL, 0, &e), 6);
+        for (int i = 0; i < 6; i++)
+            sl_doc_free(&docs[i]);
+        free(ref.data);
+        free(raw.data);
+        sl_ts_header_free(&h);
+    }
+
+    sl_ts_header h;
+    sl_ts_header_init(&h, SL_MOD_DNA, 12);
+    sl_err e;
+    sl_output *o = sl_output_open("/tmp/sluice-never-committed-raw.tok", &e);
+    sl_ts_writer *w = sl_ts_writer_open(o, &h, &e);
+    sl_doc d = {0};
+    sl_doc_set_id(&d, "chr1", 4);
+    const unsigned char ids[2] = {7, 11};
+    assert_int_equal(sl_ts_write_doc_raw(w, &d, ids, 2, 11, &e), 0);
+    assert_int_equal(sl_ts_write_doc_raw(w, &d, ids, 2, 12, &e), -1);
+    assert_non_null(strstr(e.msg, "document 'chr1': ids up to 12 are not all below the vocab size 12"));
+    assert_int_equal(sl_ts_writer_count(w), 1);
+    sl_ts_writer_abort(w);
+    sl_output_abort(o);
+    assert_int_equal(access("/tmp/sluice-never-committed-raw.tok", F_OK), -1);
+    sl_doc_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip_widths),       cmocka_unit_test(test_truncation_every_offset),
         cmocka_unit_test(test_every_bit_flip_detected), cmocka_unit_test(test_trailing_garbage_rejected),
         cmocka_unit_test(test_writer_rejects_out_of_vocab), cmocka_unit_test(test_not_a_stream),
+        cmocka_unit_test(test_write_raw_same_bytes),
     };
     return cmocka_run_group_tests_name("stream/tokstream", tests, NULL, NULL);
 }
