@@ -30,6 +30,7 @@ struct dna_emitter {
     size_t bases;
     uint64_t ordinal; /* forward documents handed over so far (for rc_prob) */
     uint64_t written;
+    int narrow; /* character ids go to the stream as bytes (dna_tok_encode_bytes) */
 };
 
 void dna_emit_header(const dna_tok_opts *o, sl_ts_header *h)
@@ -52,6 +53,7 @@ dna_emitter *dna_emitter_new(const dna_emit_opts *o, sl_ts_writer *w, sl_progres
     e->o = *o;
     e->w = w;
     e->pg = pg;
+    e->narrow = !o->tok.kmer && sl_ts_writer_width(w) == 1;
     return e;
 }
 
@@ -112,21 +114,27 @@ int dna_emit(dna_emitter *e, const char *id, sl_buf *seq, const char *meta_field
     return 0;
 }
 
-static void encode_job(const dna_tok_opts *o, job *j)
+static void encode_job(const dna_tok_opts *o, int narrow, job *j)
 {
     if (j->rc)
         dna_revcomp(j->seq.data, j->seq.len);
-    dna_tok_encode(o, j->seq.data ? j->seq.data : "", j->seq.len, &j->tok);
+    const char *seq = j->seq.data ? j->seq.data : "";
     sl_doc_clear(&j->doc);
-    /* hand the id array to the record instead of copying it: both are
-     * malloc'd arrays of uint32 with a capacity in elements */
-    uint32_t *ids = j->doc.tokens;
-    size_t cap = j->doc.cap_tokens;
-    j->doc.tokens = j->tok.ids;
-    j->doc.cap_tokens = j->tok.cap;
-    j->doc.n_tokens = j->tok.n;
-    j->tok.ids = ids;
-    j->tok.cap = cap;
+    if (narrow) {
+        /* the ids stay in j->tok.bytes; the record carries id and metadata */
+        dna_tok_encode_bytes(o, seq, j->seq.len, &j->tok);
+    } else {
+        dna_tok_encode(o, seq, j->seq.len, &j->tok);
+        /* hand the id array to the record instead of copying it: both are
+         * malloc'd arrays of uint32 with a capacity in elements */
+        uint32_t *ids = j->doc.tokens;
+        size_t cap = j->doc.cap_tokens;
+        j->doc.tokens = j->tok.ids;
+        j->doc.cap_tokens = j->tok.cap;
+        j->doc.n_tokens = j->tok.n;
+        j->tok.ids = ids;
+        j->tok.cap = cap;
+    }
     sl_doc_set_id(&j->doc, j->id.data ? j->id.data : "", j->id.len);
     j->doc.src_bytes = j->src_bytes;
     if (o->case_mode == DNA_CASE_KEEP) {
@@ -154,16 +162,17 @@ int dna_emit_flush(dna_emitter *e, sl_err *err)
      * saves (idle OpenMP threads spin), and one record is one task anyway. */
     if (n == 1 || e->bases < PARALLEL_MIN_BASES) {
         for (long i = 0; i < n; i++)
-            encode_job(o, &e->jobs[i]);
+            encode_job(o, e->narrow, &e->jobs[i]);
     } else {
 #pragma omp parallel for schedule(dynamic, 4)
         for (long i = 0; i < n; i++)
-            encode_job(o, &e->jobs[i]);
+            encode_job(o, e->narrow, &e->jobs[i]);
     }
     int rc = 0;
     for (long i = 0; i < n; i++) {
         job *j = &e->jobs[i];
-        if (!rc && sl_ts_write_doc(e->w, &j->doc, err) < 0)
+        if (!rc && (e->narrow ? sl_ts_write_doc_raw(e->w, &j->doc, j->tok.bytes, j->tok.n, DNA_CHAR_VOCAB - 1, err)
+                              : sl_ts_write_doc(e->w, &j->doc, err)) < 0)
             rc = -1;
         if (!rc) {
             e->written++;
@@ -173,7 +182,7 @@ int dna_emit_flush(dna_emitter *e, sl_err *err)
         /* release big buffers so one huge record does not pin its memory */
         if (j->seq.cap > (64u << 20))
             sl_buf_free(&j->seq);
-        if (j->tok.cap > (16u << 20))
+        if (j->tok.cap > (16u << 20) || j->tok.bytes_cap > (64u << 20))
             dna_tokens_free(&j->tok);
         if (j->doc.cap_tokens > (16u << 20))
             sl_doc_free(&j->doc);

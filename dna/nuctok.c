@@ -99,23 +99,43 @@ void dna_tok_extra_json(const dna_tok_opts *o, sl_buf *b)
 void dna_tokens_free(dna_tokens *t)
 {
     free(t->ids);
+    free(t->bytes);
     free(t->mask);
     memset(t, 0, sizeof *t);
 }
 
-static void reserve(dna_tokens *t, size_t n, int with_mask)
+/* p (an array of elements of size el with capacity *cap) grown to hold n. */
+static void *grow(void *p, size_t *cap, size_t n, size_t el)
 {
-    if (n > t->cap) {
-        size_t cap = t->cap ? t->cap : 1024;
-        while (cap < n)
-            cap *= 2;
-        t->ids = sl_xrealloc(t->ids, cap * sizeof *t->ids);
-        t->cap = cap;
+    if (n <= *cap)
+        return p;
+    size_t c = *cap ? *cap : 1024;
+    while (c < n)
+        c *= 2;
+    *cap = c;
+    return sl_xrealloc(p, c * el);
+}
+
+/* Room for n ids in t->bytes (narrow) or t->ids, and n mask bytes. */
+static void reserve(dna_tokens *t, size_t n, int narrow, int with_mask)
+{
+    if (narrow)
+        t->bytes = grow(t->bytes, &t->bytes_cap, n, 1);
+    else
+        t->ids = grow(t->ids, &t->cap, n, sizeof *t->ids);
+    if (with_mask)
+        t->mask = grow(t->mask, &t->mask_cap, n, 1);
+}
+
+/* ids [at, at + k) = v, in whichever array holds them */
+static void fill_ids(dna_tokens *t, int narrow, size_t at, size_t k, uint32_t v)
+{
+    if (narrow) {
+        memset(t->bytes + at, (int)v, k);
+        return;
     }
-    if (with_mask && t->mask_cap < t->cap) {
-        t->mask = sl_xrealloc(t->mask, t->cap);
-        t->mask_cap = t->cap;
-    }
+    for (size_t i = 0; i < k; i++)
+        t->ids[at + i] = v;
 }
 
 /* Byte -> character id under a case policy (N policy applied afterwards). */
@@ -130,6 +150,7 @@ static void char_lut(int case_mode, uint8_t lut[256])
     }
 }
 
+/* Character ids, one byte each (all are below DNA_CHAR_VOCAB). */
 static void encode_chars(const dna_tok_opts *o, const char *seq, size_t n, dna_tokens *t)
 {
     uint8_t lut[256];
@@ -140,8 +161,9 @@ static void encode_chars(const dna_tok_opts *o, const char *seq, size_t n, dna_t
             lut['n'] = DNA_ID_PAD;
     }
     int keep = o->case_mode == DNA_CASE_KEEP;
-    reserve(t, n + 1, keep);
+    reserve(t, n + 1, 1, keep);
     const unsigned char *s = (const unsigned char *)seq;
+    uint8_t *ids = t->bytes, *mask = t->mask;
     if (o->n_mode == DNA_N_DROP) {
         size_t k = 0;
         for (size_t i = 0; i < n; i++) {
@@ -149,22 +171,22 @@ static void encode_chars(const dna_tok_opts *o, const char *seq, size_t n, dna_t
             if (id == DNA_ID_N)
                 continue;
             if (keep)
-                t->mask[k] = s[i] >= 'a' && s[i] <= 'z';
-            t->ids[k++] = id;
+                mask[k] = s[i] >= 'a' && s[i] <= 'z';
+            ids[k++] = id;
         }
         t->n = k;
         return;
     }
-    uint32_t *ids = t->ids;
-    uint8_t *mask = t->mask;
     /* A table lookup per base: memory-bound, so it is not split across
      * threads (measured: two threads on one 10 MB record were slower than
      * one); parallelism is across documents (dna/emit.c). */
     for (size_t i = 0; i < n; i++)
         ids[i] = lut[s[i]];
-    if (keep)
+    if (keep) {
+#pragma omp simd
         for (size_t i = 0; i < n; i++)
-            mask[i] = s[i] >= 'a' && s[i] <= 'z';
+            mask[i] = (unsigned char)(s[i] - 'a') < 26;
+    }
     t->n = n;
 }
 
@@ -180,7 +202,7 @@ static void encode_kmers(const dna_tok_opts *o, const char *seq, size_t n, dna_t
             digit[(unsigned char)tolower(dnabert_order[i])] = (int8_t)i;
     }
     size_t count = n >= (size_t)k ? (n - (size_t)k) / stride + 1 : 0;
-    reserve(t, count + 1, keep);
+    reserve(t, count + 1, 0, keep);
     size_t m = 0;
     for (size_t p = 0; p + (size_t)k <= n; p += stride) {
         uint32_t code = 0;
@@ -205,18 +227,19 @@ static void encode_kmers(const dna_tok_opts *o, const char *seq, size_t n, dna_t
     t->n = m;
 }
 
-/* add_eos, truncation and padding, Hugging Face style. */
-static void finish(const dna_tok_opts *o, dna_tokens *t)
+/* add_eos, truncation and padding, Hugging Face style, on t->bytes (narrow)
+ * or t->ids. */
+static void finish(const dna_tok_opts *o, dna_tokens *t, int narrow)
 {
     uint32_t eos = (uint32_t)dna_tok_eos_id(o), pad = (uint32_t)dna_tok_pad_id(o);
     int keep = t->mask != NULL && o->case_mode == DNA_CASE_KEEP;
     uint64_t L = o->max_length;
     if (!L) {
         if (o->add_eos) {
-            reserve(t, t->n + 1, keep);
+            reserve(t, t->n + 1, narrow, keep);
             if (keep)
                 t->mask[t->n] = 0;
-            t->ids[t->n++] = eos;
+            fill_ids(t, narrow, t->n++, 1, eos);
         }
         return;
     }
@@ -229,41 +252,53 @@ static void finish(const dna_tok_opts *o, dna_tokens *t)
     if (t->n > body)
         t->n = body;
     if (o->add_eos) {
-        reserve(t, t->n + 1, keep);
+        reserve(t, t->n + 1, narrow, keep);
         if (keep)
             t->mask[t->n] = 0;
-        t->ids[t->n++] = eos;
+        fill_ids(t, narrow, t->n++, 1, eos);
     }
     size_t need = (size_t)L;
     if (t->n >= need)
         return;
-    reserve(t, need, keep);
+    reserve(t, need, narrow, keep);
     size_t padn = need - t->n;
     if (o->pad_left) {
-        memmove(t->ids + padn, t->ids, t->n * sizeof *t->ids);
+        if (narrow)
+            memmove(t->bytes + padn, t->bytes, t->n);
+        else
+            memmove(t->ids + padn, t->ids, t->n * sizeof *t->ids);
         if (keep)
             memmove(t->mask + padn, t->mask, t->n);
-        for (size_t i = 0; i < padn; i++)
-            t->ids[i] = pad;
+        fill_ids(t, narrow, 0, padn, pad);
         if (keep)
             memset(t->mask, 0, padn);
     } else {
-        for (size_t i = 0; i < padn; i++)
-            t->ids[t->n + i] = pad;
+        fill_ids(t, narrow, t->n, padn, pad);
         if (keep)
             memset(t->mask + t->n, 0, padn);
     }
     t->n = need;
 }
 
-void dna_tok_encode(const dna_tok_opts *o, const char *seq, size_t n, dna_tokens *t)
+void dna_tok_encode_bytes(const dna_tok_opts *o, const char *seq, size_t n, dna_tokens *t)
 {
     t->n = 0;
-    if (o->kmer)
-        encode_kmers(o, seq, n, t);
-    else
-        encode_chars(o, seq, n, t);
-    finish(o, t);
+    encode_chars(o, seq, n, t);
+    finish(o, t, 1);
+}
+
+void dna_tok_encode(const dna_tok_opts *o, const char *seq, size_t n, dna_tokens *t)
+{
+    if (!o->kmer) {
+        dna_tok_encode_bytes(o, seq, n, t);
+        reserve(t, t->n + 1, 0, 0);
+        for (size_t i = 0; i < t->n; i++)
+            t->ids[i] = t->bytes[i];
+        return;
+    }
+    t->n = 0;
+    encode_kmers(o, seq, n, t);
+    finish(o, t, 0);
 }
 
 void dna_tokens_mask_json(const dna_tokens *t, sl_buf *b)

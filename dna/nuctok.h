@@ -77,17 +77,25 @@ void dna_tok_name(const dna_tok_opts *o, char *out, size_t n);
  * k-mer vocabularies only up to k = 8, beyond that the rule), and the options. */
 void dna_tok_extra_json(const dna_tok_opts *o, sl_buf *out);
 
-/* Token ids plus, with DNA_CASE_KEEP, one mask byte per token (1 = soft-masked). */
+/* Token ids plus, with DNA_CASE_KEEP, one mask byte per token (1 = soft-masked).
+ * The ids are in `ids` (dna_tok_encode) or, one byte each, in `bytes`
+ * (dna_tok_encode_bytes). */
 typedef struct dna_tokens {
     uint32_t *ids; /* malloc'd: may be handed to an sl_doc (see dna/emit.c) */
+    uint8_t *bytes;
     uint8_t *mask;
-    size_t n, cap, mask_cap;
+    size_t n, cap, bytes_cap, mask_cap;
 } dna_tokens;
 void dna_tokens_free(dna_tokens *t);
 
 /* Tokenizes seq[0..n) (replacing t's content), then applies add_eos,
  * truncation and padding. */
 void dna_tok_encode(const dna_tok_opts *o, const char *seq, size_t n, dna_tokens *t);
+/* The same for the character vocabulary (o->kmer == 0) into t->bytes: every
+ * id is below DNA_CHAR_VOCAB, so a byte holds it and a token stream of that
+ * vocabulary (width 1) takes the bytes as they are. dna_tok_encode is this
+ * followed by widening, so both give the same ids. */
+void dna_tok_encode_bytes(const dna_tok_opts *o, const char *seq, size_t n, dna_tokens *t);
 /* Appends the soft-mask channel as JSON runs of token positions
  * [[start,end),...] (0-based, end exclusive); "[]" when nothing is masked. */
 void dna_tokens_mask_json(const dna_tokens *t, sl_buf *out);
