@@ -308,6 +308,7 @@ long dna_fx_read(dna_fx *r, char *out, size_t n, sl_err *err)
         /* Fast path: a line piece of plain graphic bytes is copied whole. The
          * check is branch-free so the compiler vectorizes it. */
         unsigned special = 0;
+#pragma omp simd reduction(| : special)
         for (size_t i = 0; i < seg; i++)
             special |= (unsigned char)(p[i] - 0x21) > 0x5d;
         if (!special) {
