@@ -1,6 +1,14 @@
-/* Batched, ordered tokenization of sequences: see emit.h. */
+/* Batched, ordered tokenization of sequences: see emit.h.
+ *
+ * With more than one thread, a batch is tokenized and written by a worker
+ * thread while the caller reads the next one (two batches, handed back and
+ * forth): reading and writing are both serial, so this overlap is what a
+ * second core can add. Batches are written in the order they were filled,
+ * one at a time, so the output does not depend on the thread count. */
 #include "dna/emit.h"
 
+#include <omp.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,16 +29,31 @@ typedef struct job {
     dna_tokens tok;
 } job;
 
+typedef struct batch {
+    job *jobs;
+    size_t n, cap;
+    size_t bases;
+} batch;
+
 struct dna_emitter {
     dna_emit_opts o;
     sl_ts_writer *w;
     sl_progress *pg;
-    job *jobs;
-    size_t n, cap;
-    size_t bases;
+    batch b[2];
+    int fill;         /* the batch the caller fills; the other is the worker's */
     uint64_t ordinal; /* forward documents handed over so far (for rc_prob) */
     uint64_t written;
-    int narrow; /* character ids go to the stream as bytes (dna_tok_encode_bytes) */
+    int narrow;       /* character ids go to the stream as bytes (dna_tok_encode_bytes) */
+    int enc_threads;  /* threads for tokenizing one batch */
+    /* the worker thread (only with 2+ threads) */
+    int async;
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int busy; /* the worker holds a batch */
+    int quit;
+    int wrc;  /* the worker failed: its message is in werr, nothing more is written */
+    sl_err werr;
 };
 
 void dna_emit_header(const dna_tok_opts *o, sl_ts_header *h)
@@ -47,6 +70,8 @@ void dna_emit_header(const dna_tok_opts *o, sl_ts_header *h)
     sl_buf_free(&extra);
 }
 
+static void *worker(void *arg);
+
 dna_emitter *dna_emitter_new(const dna_emit_opts *o, sl_ts_writer *w, sl_progress *pg)
 {
     dna_emitter *e = sl_xcalloc(1, sizeof *e);
@@ -54,18 +79,31 @@ dna_emitter *dna_emitter_new(const dna_emit_opts *o, sl_ts_writer *w, sl_progres
     e->w = w;
     e->pg = pg;
     e->narrow = !o->tok.kmer && sl_ts_writer_width(w) == 1;
+    int threads = omp_get_max_threads();
+    /* with a worker, the caller's thread reads and the worker's team tokenizes */
+    e->enc_threads = threads > 2 ? threads - 1 : 1;
+    if (threads > 1) {
+        pthread_mutex_init(&e->mu, NULL);
+        pthread_cond_init(&e->cv, NULL);
+        e->async = pthread_create(&e->th, NULL, worker, e) == 0;
+        if (!e->async) { /* no thread to be had: work in the caller's */
+            pthread_mutex_destroy(&e->mu);
+            pthread_cond_destroy(&e->cv);
+            e->enc_threads = threads;
+        }
+    }
     return e;
 }
 
-static job *push(dna_emitter *e)
+static job *push(batch *b)
 {
-    if (e->n == e->cap) {
-        size_t cap = e->cap ? e->cap * 2 : 64;
-        e->jobs = sl_xrealloc(e->jobs, cap * sizeof *e->jobs);
-        memset(e->jobs + e->cap, 0, (cap - e->cap) * sizeof *e->jobs);
-        e->cap = cap;
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 64;
+        b->jobs = sl_xrealloc(b->jobs, cap * sizeof *b->jobs);
+        memset(b->jobs + b->cap, 0, (cap - b->cap) * sizeof *b->jobs);
+        b->cap = cap;
     }
-    job *j = &e->jobs[e->n++];
+    job *j = &b->jobs[b->n++];
     sl_buf_clear(&j->id);
     sl_buf_clear(&j->seq);
     sl_buf_clear(&j->meta);
@@ -80,11 +118,14 @@ static void set_meta(job *j, const char *fields, int rc_doc)
         sl_buf_printf(&j->meta, "%s\"revcomp\":true", j->meta.len ? "," : "");
 }
 
+static int hand_over(dna_emitter *e, sl_err *err);
+
 int dna_emit(dna_emitter *e, const char *id, sl_buf *seq, const char *meta_fields, uint64_t src_bytes, sl_err *err)
 {
+    batch *b = &e->b[e->fill];
     int rc_fwd = e->o.rc_prob > 0 && dna_rng_unit_at(e->o.seed, e->ordinal) < e->o.rc_prob;
     e->ordinal++;
-    job *j = push(e);
+    job *j = push(b);
     sl_buf_puts(&j->id, id);
     if (rc_fwd)
         sl_buf_puts(&j->id, "/rc");
@@ -96,21 +137,21 @@ int dna_emit(dna_emitter *e, const char *id, sl_buf *seq, const char *meta_field
     j->src_bytes = src_bytes;
     j->rc = rc_fwd;
     set_meta(j, meta_fields, rc_fwd);
-    e->bases += j->seq.len;
+    b->bases += j->seq.len;
     if (e->o.revcomp_extra) { /* (the CLI keeps this and rc_prob apart) */
-        size_t fi = e->n - 1;
-        job *r = push(e);
-        const job *fwd = &e->jobs[fi]; /* after push, which may move the array */
+        size_t fi = b->n - 1;
+        job *r = push(b);
+        const job *fwd = &b->jobs[fi]; /* after push, which may move the array */
         sl_buf_append(&r->id, fwd->id.data, fwd->id.len);
         sl_buf_puts(&r->id, "/rc");
         sl_buf_append(&r->seq, fwd->seq.data ? fwd->seq.data : "", fwd->seq.len);
         r->src_bytes = 0; /* the input bytes are counted once, by the forward document */
         r->rc = 1;
         set_meta(r, meta_fields, 1);
-        e->bases += r->seq.len;
+        b->bases += r->seq.len;
     }
-    if (e->bases >= BATCH_BASES || e->n >= BATCH_DOCS)
-        return dna_emit_flush(e, err);
+    if (b->bases >= BATCH_BASES || b->n >= BATCH_DOCS)
+        return hand_over(e, err);
     return 0;
 }
 
@@ -153,24 +194,25 @@ static void encode_job(const dna_tok_opts *o, int narrow, job *j)
     }
 }
 
-int dna_emit_flush(dna_emitter *e, sl_err *err)
+/* Tokenizes and writes a batch, then empties it. */
+static int process(dna_emitter *e, batch *b, sl_err *err)
 {
     const dna_tok_opts *o = &e->o.tok;
-    long n = (long)e->n;
+    long n = (long)b->n;
     /* Documents are tokenized one per task, when the batch is worth waking
      * the threads for: a region per batch of short reads costs more than it
      * saves (idle OpenMP threads spin), and one record is one task anyway. */
-    if (n == 1 || e->bases < PARALLEL_MIN_BASES) {
+    if (n == 1 || b->bases < PARALLEL_MIN_BASES || e->enc_threads < 2) {
         for (long i = 0; i < n; i++)
-            encode_job(o, e->narrow, &e->jobs[i]);
+            encode_job(o, e->narrow, &b->jobs[i]);
     } else {
-#pragma omp parallel for schedule(dynamic, 4)
+#pragma omp parallel for schedule(dynamic, 4) num_threads(e->enc_threads)
         for (long i = 0; i < n; i++)
-            encode_job(o, e->narrow, &e->jobs[i]);
+            encode_job(o, e->narrow, &b->jobs[i]);
     }
     int rc = 0;
     for (long i = 0; i < n; i++) {
-        job *j = &e->jobs[i];
+        job *j = &b->jobs[i];
         if (!rc && (e->narrow ? sl_ts_write_doc_raw(e->w, &j->doc, j->tok.bytes, j->tok.n, DNA_CHAR_VOCAB - 1, err)
                               : sl_ts_write_doc(e->w, &j->doc, err)) < 0)
             rc = -1;
@@ -187,9 +229,70 @@ int dna_emit_flush(dna_emitter *e, sl_err *err)
         if (j->doc.cap_tokens > (16u << 20))
             sl_doc_free(&j->doc);
     }
-    e->n = 0;
-    e->bases = 0;
+    b->n = 0;
+    b->bases = 0;
     return rc;
+}
+
+static void *worker(void *arg)
+{
+    dna_emitter *e = arg;
+    pthread_mutex_lock(&e->mu);
+    for (;;) {
+        while (!e->busy && !e->quit)
+            pthread_cond_wait(&e->cv, &e->mu);
+        if (!e->busy)
+            break;
+        batch *b = &e->b[!e->fill];
+        pthread_mutex_unlock(&e->mu);
+        sl_err err = {{0}};
+        int rc = process(e, b, &err);
+        pthread_mutex_lock(&e->mu);
+        if (rc) {
+            e->wrc = -1;
+            e->werr = err;
+        }
+        e->busy = 0;
+        pthread_cond_broadcast(&e->cv);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* Waits until the worker is idle; -1 with its message if it failed. */
+static int wait_idle(dna_emitter *e, sl_err *err)
+{
+    pthread_mutex_lock(&e->mu);
+    while (e->busy)
+        pthread_cond_wait(&e->cv, &e->mu);
+    int rc = e->wrc;
+    if (rc && err)
+        *err = e->werr;
+    pthread_mutex_unlock(&e->mu);
+    return rc;
+}
+
+/* The filled batch goes to the worker (after it finished the previous one)
+ * and the caller fills the other; without a worker it is processed here. */
+static int hand_over(dna_emitter *e, sl_err *err)
+{
+    if (!e->async)
+        return process(e, &e->b[e->fill], err);
+    if (wait_idle(e, err))
+        return -1;
+    pthread_mutex_lock(&e->mu);
+    e->fill = !e->fill;
+    e->busy = 1;
+    pthread_cond_broadcast(&e->cv);
+    pthread_mutex_unlock(&e->mu);
+    return 0;
+}
+
+int dna_emit_flush(dna_emitter *e, sl_err *err)
+{
+    if (e->b[e->fill].n && hand_over(e, err))
+        return -1;
+    return e->async ? wait_idle(e, err) : 0;
 }
 
 uint64_t dna_emitter_docs(const dna_emitter *e) { return e->written; }
@@ -198,13 +301,25 @@ void dna_emitter_free(dna_emitter *e)
 {
     if (!e)
         return;
-    for (size_t i = 0; i < e->cap; i++) {
-        sl_buf_free(&e->jobs[i].id);
-        sl_buf_free(&e->jobs[i].seq);
-        sl_buf_free(&e->jobs[i].meta);
-        sl_doc_free(&e->jobs[i].doc);
-        dna_tokens_free(&e->jobs[i].tok);
+    if (e->async) {
+        pthread_mutex_lock(&e->mu);
+        e->quit = 1;
+        pthread_cond_broadcast(&e->cv);
+        pthread_mutex_unlock(&e->mu);
+        pthread_join(e->th, NULL);
+        pthread_mutex_destroy(&e->mu);
+        pthread_cond_destroy(&e->cv);
     }
-    free(e->jobs);
+    for (int k = 0; k < 2; k++) {
+        batch *b = &e->b[k];
+        for (size_t i = 0; i < b->cap; i++) {
+            sl_buf_free(&b->jobs[i].id);
+            sl_buf_free(&b->jobs[i].seq);
+            sl_buf_free(&b->jobs[i].meta);
+            sl_doc_free(&b->jobs[i].doc);
+            dna_tokens_free(&b->jobs[i].tok);
+        }
+        free(b->jobs);
+    }
     free(e);
 }

@@ -1,10 +1,12 @@
 /* From sequences to token-stream records, in batches.
  *
  * The caller hands over one sequence at a time (with its id and metadata
- * fields); the emitter queues them, tokenizes a batch in parallel (OpenMP,
- * one document per task; a single huge record is split inside the
- * tokenizer), and writes the records in the order they were handed over, so
- * the output does not depend on the thread count. Reverse complements are
+ * fields); the emitter queues them in batches, tokenizes a batch (OpenMP, one
+ * document per task, when there are threads to spare) and writes the records
+ * in the order they were handed over, so the output does not depend on the
+ * thread count. With 2+ threads a worker thread tokenizes and writes one
+ * batch while the caller reads the next (so at most two batches are in
+ * memory). Reverse complements are
  * applied here: as extra documents (revcomp_extra) or, with probability
  * rc_prob, instead of the forward strand, decided per document from the seed
  * and the document's ordinal. */
@@ -39,7 +41,8 @@ dna_emitter *dna_emitter_new(const dna_emit_opts *o, sl_ts_writer *w, sl_progres
  * the record). */
 int dna_emit(dna_emitter *e, const char *id, sl_buf *seq, const char *meta_fields, uint64_t src_bytes,
              sl_err *err);
-/* Writes what is queued. */
+/* Writes what is queued (and waits until it is written). dna_emit and
+ * dna_emit_flush report a failed write of an earlier batch. */
 int dna_emit_flush(dna_emitter *e, sl_err *err);
 uint64_t dna_emitter_docs(const dna_emitter *e);
 void dna_emitter_free(dna_emitter *e);
