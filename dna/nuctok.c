@@ -203,25 +203,32 @@ static void encode_kmers(const dna_tok_opts *o, const char *seq, size_t n, dna_t
     }
     size_t count = n >= (size_t)k ? (n - (size_t)k) / stride + 1 : 0;
     reserve(t, count + 1, 0, keep);
-    size_t m = 0;
-    for (size_t p = 0; p + (size_t)k <= n; p += stride) {
-        uint32_t code = 0;
-        int bad = 0, low = 0;
-        for (int j = 0; j < k; j++) {
-            unsigned char c = (unsigned char)seq[p + (size_t)j];
-            int d = digit[c];
-            bad |= d < 0;
-            low |= c >= 'a' && c <= 'z';
-            code = code << 2 | (uint32_t)(d & 3);
-        }
+    /* One pass over the bases with a rolling code (the last k digits); a
+     * k-mer [p, p+k) holds a non-ACGT (or lower-case) base when the last one
+     * seen is at or after p. */
+    const uint32_t kmask = (uint32_t)((1ull << (2 * k)) - 1);
+    uint32_t code = 0;
+    size_t bad_end = 0, low_end = 0, next = 0, m = 0; /* *_end: 1 + index of the last such base */
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)seq[i];
+        int d = digit[c];
+        code = (code << 2 | (uint32_t)(d & 3)) & kmask;
+        if (d < 0)
+            bad_end = i + 1;
+        if (c >= 'a' && c <= 'z')
+            low_end = i + 1;
+        if (i + 1 < (size_t)k || i + 1 - (size_t)k != next)
+            continue;
+        size_t p = next;
+        next += stride;
         uint32_t id = DNABERT_FIRST + code;
-        if (bad) {
+        if (bad_end > p) {
             if (o->n_mode == DNA_N_DROP)
                 continue;
             id = o->n_mode == DNA_N_PAD ? DNABERT_PAD : DNABERT_UNK;
         }
         if (keep)
-            t->mask[m] = (uint8_t)low;
+            t->mask[m] = low_end > p;
         t->ids[m++] = id;
     }
     t->n = m;
