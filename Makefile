@@ -31,7 +31,7 @@ WARN    := -Wall -Wextra -Werror
 OPT     ?= -O2
 CSTD    := -std=c17 -D_GNU_SOURCE
 CFLAGS_ALL = $(CSTD) $(OPT) -g $(WARN) -fopenmp -I. -DSLUICE_VERSION='"$(VERSION)"' $(EXTRA_CFLAGS)
-LDLIBS_ALL = -lzstd -larchive -lpcre2-8 -lopenblas -lsndfile -lsoxr -lxxhash -lz -llzma -lbz2 -lm -lpthread $(EXTRA_LDLIBS)
+LDLIBS_ALL = -lzstd -larchive -lpcre2-8 -lsndfile -lsoxr -lxxhash -lz -llzma -lbz2 -lm -lpthread -ldl $(EXTRA_LDLIBS)
 LDFLAGS_ALL = -fopenmp $(EXTRA_LDFLAGS)
 
 ifeq ($(SAN),1)
@@ -93,7 +93,7 @@ sluice: $(BUILD)/sluice
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(TEST_SUPPORT_OBJ) $(BUILD)/libsluice.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -I/usr/include/openblas -MMD -MP -o $@ $< $(TEST_SUPPORT_OBJ) $(BUILD)/libsluice.a $(LDFLAGS_ALL) $(LDLIBS_ALL) -lcmocka
+	$(CC) $(CFLAGS_ALL) -I/usr/include/openblas -MMD -MP -o $@ $< $(TEST_SUPPORT_OBJ) $(BUILD)/libsluice.a $(LDFLAGS_ALL) $(LDLIBS_ALL) -lcmocka -lopenblas
 
 test: deps-check unit-test cli-test
 	@echo "make test: all tests passed ($(BUILD))"

@@ -7,11 +7,11 @@
  * thread pools competing for the same cores (OpenBLAS' pthreads spinning
  * against OpenMP's), and makes every output element's summation order
  * independent of the thread count, so results do not change with -@. */
-#include <cblas.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/blas.h"
 #include "kernels/cpu_kernels.h"
 
 static void *cpu_alloc(sl_backend *b, size_t bytes, sl_err *err)
@@ -100,7 +100,7 @@ static int cpu_linear(sl_backend *b, const sl_linear_args *a, sl_err *err)
         int64_t rn = L - r0 < TILE_M ? L - r0 : TILE_M, cn = N - c0 < TILE_N ? N - c0 : TILE_N;
         float *y = a->y + r0 * a->ldy + c0;
         if (K > 0) {
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rn, (int)cn, (int)K, 1.0f, a->x + r0 * a->ldx,
+            sl_blas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rn, (int)cn, (int)K, 1.0f, a->x + r0 * a->ldx,
                         (int)a->ldx, W + c0 * K, (int)K, 0.0f, y, (int)a->ldy);
         } else {
             for (int64_t r = 0; r < rn; r++)
@@ -140,11 +140,12 @@ static void cpu_destroy(sl_backend *b) { free(b); }
 
 sl_backend *sl_backend_cpu(int threads, sl_err *err)
 {
-    (void)err;
+    /* See the comment at the top: OpenMP tiles, single-threaded sgemm
+     * (sl_blas_load sets OpenBLAS to one thread). */
+    if (sl_blas_load(err))
+        return NULL;
     if (threads > 0)
         omp_set_num_threads(threads);
-    /* See the comment at the top: OpenMP tiles, single-threaded sgemm. */
-    openblas_set_num_threads(1);
     sl_backend *b = sl_xcalloc(1, sizeof *b);
     b->name = "cpu";
     b->alloc = cpu_alloc;

@@ -1,0 +1,38 @@
+/* See blas.h: OpenBLAS through dlopen. */
+#include "kernels/blas.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+
+sl_sgemm_fn *sl_blas_sgemm;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static char failure[256];
+
+static void load(void)
+{
+    /* the runtime names Debian's libopenblas0-{pthread,openmp} and the generic BLAS provide */
+    static const char *const names[] = {"libopenblas.so.0", "libopenblas.so", "libblas.so.3", NULL};
+    void *h = NULL;
+    for (int i = 0; names[i] && !h; i++)
+        h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(failure, sizeof failure, "cannot load OpenBLAS (libopenblas.so.0): %s; run scripts/install-deps",
+                 dlerror());
+        return;
+    }
+    void (*set_threads)(int) = (void (*)(int))dlsym(h, "openblas_set_num_threads");
+    if (set_threads)
+        set_threads(1);
+    sl_blas_sgemm = (sl_sgemm_fn *)dlsym(h, "cblas_sgemm");
+    if (!sl_blas_sgemm)
+        snprintf(failure, sizeof failure, "the BLAS library has no cblas_sgemm");
+}
+
+int sl_blas_load(sl_err *err)
+{
+    pthread_once(&once, load);
+    if (!sl_blas_sgemm)
+        return sl_errf(err, "%s", failure);
+    return 0;
+}
