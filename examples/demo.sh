@@ -52,5 +52,5 @@ step "audio: SC09-like spoken digits -> SaShiMi 8-bit mu-law, 1 s clips -> shard
 "$S" detokenize audio "$OUT/audio.tok" -o "$OUT/audio-decoded"
 ls "$OUT/audio-decoded" | head -n 3
 
-step "done: outputs are in $OUT/"
+step "done: outputs are in $(cd "$OUT" && pwd)/"
 ls "$OUT"
