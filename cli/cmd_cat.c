@@ -125,6 +125,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     sl_buf b = {0}, txt = {0};
     sl_doc d = {0};
     sl_progress *pg = sl_progress_start("cat", "docs", cli->progress);
+    sl_progress_track_input(pg, in);
     if (!rc && header) {
         put_header(&b, sl_ts_reader_header(r), sl_input_name(in));
         rc = sl_output_write(out, b.data, b.len, &err);
@@ -162,7 +163,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         }
         sl_buf_puts(&b, "}\n");
         rc = sl_output_write(out, b.data, b.len, &err);
-        sl_progress_add(pg, 1, d.n_tokens);
+        sl_progress_add(pg, 1, b.len); /* bytes of JSON written */
     }
     if (k < 0)
         rc = -1;

@@ -95,6 +95,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     if (!out)
         goto done;
     sl_progress *pg = sl_progress_start("detokenize", "docs", cli->progress);
+    sl_progress_track_input(pg, in);
     sl_doc d = {0};
     sl_buf raw = {0}, text = {0}, line = {0};
     uint64_t repaired = 0;

@@ -86,6 +86,7 @@ static int run_megatron(sl_cli *cli, int argc, char **argv)
     if (!w)
         goto done;
     pg = sl_progress_start("export", "docs", cli->progress);
+    sl_progress_track_input(pg, in);
     int k;
     while ((k = sl_ts_read_doc(r, &d, &err)) == 1) {
         if (d.n_tokens == 0)

@@ -364,6 +364,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     if (!(out = sl_output_open(cli->output, &err)) || !(w = sl_ts_writer_open(out, sl_ts_reader_header(r), &err)))
         goto fail;
     sl_progress *pg = sl_progress_start("filter", "docs", cli->progress);
+    sl_progress_track_input(pg, in);
     while ((k = sl_ts_read_doc(r, &d, &err)) == 1) {
         double v;
         if (doc_score(&d, &m, &s, src, &v, &err) < 0) {

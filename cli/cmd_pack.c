@@ -132,6 +132,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     if (!pk)
         goto done;
     pg = sl_progress_start("pack", "docs", cli->progress);
+    sl_progress_track_input(pg, in);
     uint64_t ord = 0;
     int k;
     while ((k = sl_ts_read_doc(r, &d, &err)) == 1) {

@@ -492,6 +492,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         rc = -1;
     batch bt = {0};
     sl_progress *pg = sl_progress_start("score", "docs", cli->progress);
+    sl_progress_track_input(pg, in);
     int k = 0;
     while (!rc) {
         k = sl_ts_read_doc(r, batch_slot(&bt), &err);

@@ -204,6 +204,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     if (!w)
         goto done;
     pg = sl_progress_start("shard", packed ? "rows" : "docs", cli->progress);
+    sl_progress_track_input(pg, in);
     int k;
     if (packed) {
         /* documents.jsonl from the pieces: a document is new when its ordinal

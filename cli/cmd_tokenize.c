@@ -190,6 +190,7 @@ static int run_ids(sl_cli *cli, int argc, char **argv)
             rc = -1;
             break;
         }
+        sl_progress_track_input(pg, nfiles == 1 ? in : NULL); /* ETA only for a single input */
         uint64_t lineno = 0;
         int r;
         while ((r = sl_input_getline(in, &line, &len, &cap, maxb, &err)) == 1) {
@@ -214,6 +215,7 @@ static int run_ids(sl_cli *cli, int argc, char **argv)
         }
         if (r < 0)
             rc = -1;
+        sl_progress_track_input(pg, NULL);
         sl_input_close(in);
     }
     free(line);

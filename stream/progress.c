@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "stream/err.h"
+#include "stream/io.h"
 
 struct sl_progress {
     char stage[64], unit[16];
@@ -16,6 +17,7 @@ struct sl_progress {
     _Atomic uint64_t items, bytes;
     _Atomic int64_t last_ns;
     int64_t total, start_ns;
+    const sl_input *in;
     int drawn;
 };
 
@@ -40,6 +42,12 @@ sl_progress *sl_progress_start(const char *stage, const char *unit, int mode)
 
 void sl_progress_set_total(sl_progress *p, int64_t total) { p->total = total; }
 
+void sl_progress_track_input(sl_progress *p, const sl_input *in)
+{
+    if (p)
+        p->in = in;
+}
+
 static void human(char *out, size_t n, double v)
 {
     const char *u[] = {"B", "KB", "MB", "GB", "TB"};
@@ -58,9 +66,15 @@ static void draw(sl_progress *p, int final)
     char b[32], rate[32], eta[32] = "";
     human(b, sizeof b, (double)bytes);
     human(rate, sizeof rate, secs > 0 ? (double)bytes / secs : 0);
-    if (!final && p->total > 0 && bytes > 0 && (int64_t)bytes < p->total) {
-        double left = secs * (double)(p->total - (int64_t)bytes) / (double)bytes;
-        snprintf(eta, sizeof eta, "  ETA %d:%02d", (int)left / 60, (int)left % 60);
+    /* done/total in the same unit: the tracked input's file position, or bytes */
+    double done = (double)bytes, total = (double)p->total;
+    if (!final && p->in && sl_input_raw_size(p->in) > 0) { /* the input may be closed at the end */
+        done = (double)sl_input_raw_offset(p->in);
+        total = (double)sl_input_raw_size(p->in);
+    }
+    if (!final && total > 0 && done > 0 && done < total) {
+        double left = secs * (total - done) / done;
+        snprintf(eta, sizeof eta, "  %.0f%%  ETA %d:%02d", 100 * done / total, (int)left / 60, (int)left % 60);
     }
     fprintf(stderr, "\r%s: %llu %s  %s  %s/s%s%s", p->stage, (unsigned long long)items, p->unit, b, rate, eta,
             final ? "\n" : "\033[K");
