@@ -207,8 +207,9 @@ static long gzip_decode(sl_input *in, unsigned char *dst, size_t cap, sl_err *er
                 return dec_fail(in, "unexpected data after", NULL);
             in->zs_between = 0;
         }
-        if (in->raw_pos == in->raw_len && in->raw_eof)
-            return dec_fail(in, "truncated", NULL);
+        /* at the end of the input, call inflate once more: it may still hold
+         * output that did not fit last time; truncated only if it has none */
+        int at_end = in->raw_pos == in->raw_len && in->raw_eof;
         in->zs.next_in = in->rawbuf + in->raw_pos;
         in->zs.avail_in = (uInt)(in->raw_len - in->raw_pos);
         in->zs.next_out = dst;
@@ -224,6 +225,8 @@ static long gzip_decode(sl_input *in, unsigned char *dst, size_t cap, sl_err *er
         }
         if (got)
             return (long)got;
+        if (at_end && ret != Z_STREAM_END)
+            return dec_fail(in, "truncated", NULL);
     }
 }
 
@@ -234,8 +237,9 @@ static long zstd_decode(sl_input *in, unsigned char *dst, size_t cap, sl_err *er
     for (;;) {
         if (raw_fill(in, err))
             return -1;
-        if (in->raw_pos == in->raw_len && in->raw_eof)
-            return in->zd_pending ? dec_fail(in, "truncated", NULL) : 0;
+        int at_end = in->raw_pos == in->raw_len && in->raw_eof;
+        if (at_end && !in->zd_pending)
+            return 0;
         ZSTD_inBuffer ib = {in->rawbuf, in->raw_len, in->raw_pos};
         ZSTD_outBuffer ob = {dst, cap, 0};
         size_t ret = ZSTD_decompressStream(in->zd, &ob, &ib);
@@ -245,6 +249,9 @@ static long zstd_decode(sl_input *in, unsigned char *dst, size_t cap, sl_err *er
         in->zd_pending = ret != 0;
         if (ob.pos)
             return (long)ob.pos;
+        /* no output from all the input there is: the frame is cut short */
+        if (at_end)
+            return in->zd_pending ? dec_fail(in, "truncated", NULL) : 0;
     }
 }
 
@@ -349,8 +356,7 @@ static long bz2_decode(sl_input *in, unsigned char *dst, size_t cap, sl_err *err
                 return dec_fail(in, "corrupt", "cannot restart libbz2");
             in->bs_between = 0;
         }
-        if (in->raw_pos == in->raw_len && in->raw_eof)
-            return dec_fail(in, "truncated", NULL);
+        int at_end = in->raw_pos == in->raw_len && in->raw_eof;
         in->bs.next_in = (char *)in->rawbuf + in->raw_pos;
         in->bs.avail_in = (unsigned)(in->raw_len - in->raw_pos);
         in->bs.next_out = (char *)dst;
@@ -364,6 +370,8 @@ static long bz2_decode(sl_input *in, unsigned char *dst, size_t cap, sl_err *err
             return dec_fail(in, "corrupt", ret == BZ_DATA_ERROR_MAGIC ? "not bzip2 data" : "data error (CRC)");
         if (got)
             return (long)got;
+        if (at_end && ret != BZ_STREAM_END)
+            return dec_fail(in, "truncated", NULL);
     }
 }
 
