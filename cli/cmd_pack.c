@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/pack_opts.h"
 #include "shard/packed.h"
 #include "stream/io.h"
 #include "stream/progress.h"
@@ -35,7 +36,6 @@ static const char help[] =
     "  sluice tokenize bpe --tokenizer tok.json docs.jsonl | sluice pack --seq-len 2048 -o rows.tok\n";
 
 /* Options shared with `sluice shard` (kept in step with cmd_shard.c). */
-enum { O_SEQ = SL_OPT_FIRST_FREE, O_EOS, O_NOEOS, O_BOS, O_PAD, O_NOSPLIT, O_LONG, O_LAYOUT, O_BATCH, O_WARMUP };
 
 typedef struct {
     sl_ts_writer *w;
@@ -54,43 +54,15 @@ static int on_row(void *vc, const sl_row *row, sl_err *e)
 
 static int run(sl_cli *cli, int argc, char **argv)
 {
-    static const struct option opts[] = {{"seq-len", required_argument, 0, O_SEQ},
-                                         {"eos", required_argument, 0, O_EOS},
-                                         {"no-eos", no_argument, 0, O_NOEOS},
-                                         {"bos", required_argument, 0, O_BOS},
-                                         {"pad", required_argument, 0, O_PAD},
-                                         {"no-split", no_argument, 0, O_NOSPLIT},
-                                         {"long", required_argument, 0, O_LONG},
-                                         {"layout", required_argument, 0, O_LAYOUT},
-                                         {"batch", required_argument, 0, O_BATCH},
-                                         {"warmup", required_argument, 0, O_WARMUP},
-                                         SL_CLI_COMMON_LONG,
-                                         {0, 0, 0, 0}};
-    static const char *const longs[] = {"truncate", "drop", "split", NULL};
-    static const char *const layouts[] = {"sequential", "recurrent", NULL};
+    static const struct option opts[] = {SL_PACK_LONG_OPTS, SL_CLI_COMMON_LONG, {0, 0, 0, 0}};
     sl_pack_user u = SL_PACK_USER_INIT;
     int c;
-    while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
-        switch (c) {
-        case O_SEQ: u.seq_len = sl_cli_int(cli, "--seq-len", optarg, 0, 1ll << 31); break;
-        case O_EOS: u.eos = sl_cli_int(cli, "--eos", optarg, 0, UINT32_MAX); break;
-        case O_NOEOS: u.no_eos = 1; break;
-        case O_BOS: u.bos = sl_cli_int(cli, "--bos", optarg, 0, UINT32_MAX); break;
-        case O_PAD: u.pad = sl_cli_int(cli, "--pad", optarg, 0, UINT32_MAX); break;
-        case O_NOSPLIT: u.no_split = 1; break;
-        case O_LONG: u.long_mode = sl_cli_choice(cli, "--long", optarg, longs); break;
-        case O_LAYOUT: u.layout = sl_cli_choice(cli, "--layout", optarg, layouts); break;
-        case O_BATCH: u.batch = sl_cli_int(cli, "--batch", optarg, 1, 1 << 24); break;
-        case O_WARMUP: u.warmup = optarg; break;
-        default: sl_cli_common(cli, c, argv[optind - 1]);
-        }
-    }
+    while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, opts, NULL)) != -1)
+        if (!sl_cli_pack_option(cli, c, &u))
+            sl_cli_common(cli, c, argv[optind - 1]);
     if (argc - optind > 1)
         sl_cli_usage_error(cli, "one input at a time (got %d)", argc - optind);
-    if (u.seq_len >= 0 && (u.seq_len == 0 || u.seq_len % 8))
-        sl_cli_usage_error(cli, "--seq-len %lld: must be a positive multiple of 8", (long long)u.seq_len);
-    if (u.no_eos && u.eos >= 0)
-        sl_cli_usage_error(cli, "--eos and --no-eos exclude each other");
+    sl_cli_pack_check(cli, &u);
     const char *path = optind < argc ? argv[optind] : "-";
 
     sl_err err = {{0}};

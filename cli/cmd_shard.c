@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/pack_opts.h"
 #include "shard/packed.h"
 #include "shard/shard.h"
 #include "stream/io.h"
@@ -40,25 +41,7 @@ static const char help[] =
     "  sluice shard --seq-len 2048 --warmup double:256..2048,epochs=1,batch=64 \\\n"
     "      --shuffle --seed 1 --val-fraction 0.01 tokens.tok -o shards/\n";
 
-enum {
-    O_SEQ = SL_OPT_FIRST_FREE,
-    O_EOS,
-    O_NOEOS,
-    O_BOS,
-    O_PAD,
-    O_NOSPLIT,
-    O_LONG,
-    O_LAYOUT,
-    O_BATCH,
-    O_WARMUP,
-    O_FORCE,
-    O_DTYPE,
-    O_MAXB,
-    O_SHUF,
-    O_SEED,
-    O_WIN,
-    O_VAL
-};
+enum { O_FORCE = SL_PO_END, O_DTYPE, O_MAXB, O_SHUF, O_SEED, O_WIN, O_VAL };
 
 typedef struct {
     sl_shard_writer *w;
@@ -73,16 +56,7 @@ static int on_row(void *vc, const sl_row *row, sl_err *err)
 
 static int run(sl_cli *cli, int argc, char **argv)
 {
-    static const struct option opts[] = {{"seq-len", required_argument, 0, O_SEQ},
-                                         {"eos", required_argument, 0, O_EOS},
-                                         {"no-eos", no_argument, 0, O_NOEOS},
-                                         {"bos", required_argument, 0, O_BOS},
-                                         {"pad", required_argument, 0, O_PAD},
-                                         {"no-split", no_argument, 0, O_NOSPLIT},
-                                         {"long", required_argument, 0, O_LONG},
-                                         {"layout", required_argument, 0, O_LAYOUT},
-                                         {"batch", required_argument, 0, O_BATCH},
-                                         {"warmup", required_argument, 0, O_WARMUP},
+    static const struct option opts[] = {SL_PACK_LONG_OPTS,
                                          {"force", no_argument, 0, O_FORCE},
                                          {"dtype", required_argument, 0, O_DTYPE},
                                          {"max-file-bytes", required_argument, 0, O_MAXB},
@@ -92,8 +66,6 @@ static int run(sl_cli *cli, int argc, char **argv)
                                          {"val-fraction", required_argument, 0, O_VAL},
                                          SL_CLI_COMMON_LONG,
                                          {0, 0, 0, 0}};
-    static const char *const longs[] = {"truncate", "drop", "split", NULL};
-    static const char *const layouts[] = {"sequential", "recurrent", NULL};
     static const char *const dtypes[] = {"auto", "uint16", "uint32", NULL};
     sl_pack_user u = SL_PACK_USER_INIT;
     int force = 0, dtype = 0, shuffle = 0;
@@ -102,17 +74,9 @@ static int run(sl_cli *cli, int argc, char **argv)
     double valf = 0;
     int c;
     while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
+        if (sl_cli_pack_option(cli, c, &u))
+            continue;
         switch (c) {
-        case O_SEQ: u.seq_len = sl_cli_int(cli, "--seq-len", optarg, 0, 1ll << 31); break;
-        case O_EOS: u.eos = sl_cli_int(cli, "--eos", optarg, 0, UINT32_MAX); break;
-        case O_NOEOS: u.no_eos = 1; break;
-        case O_BOS: u.bos = sl_cli_int(cli, "--bos", optarg, 0, UINT32_MAX); break;
-        case O_PAD: u.pad = sl_cli_int(cli, "--pad", optarg, 0, UINT32_MAX); break;
-        case O_NOSPLIT: u.no_split = 1; break;
-        case O_LONG: u.long_mode = sl_cli_choice(cli, "--long", optarg, longs); break;
-        case O_LAYOUT: u.layout = sl_cli_choice(cli, "--layout", optarg, layouts); break;
-        case O_BATCH: u.batch = sl_cli_int(cli, "--batch", optarg, 1, 1 << 24); break;
-        case O_WARMUP: u.warmup = optarg; break;
         case O_FORCE: force = 1; break;
         case O_DTYPE: dtype = sl_cli_choice(cli, "--dtype", optarg, dtypes); break;
         case O_MAXB: maxb = sl_cli_int(cli, "--max-file-bytes", optarg, 1, 1ll << 50); break;
@@ -127,10 +91,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         sl_cli_usage_error(cli, "one input at a time (got %d)", argc - optind);
     if (!strcmp(cli->output, "-"))
         sl_cli_usage_error(cli, "needs -o DIR (a shard directory cannot go to standard output)");
-    if (u.seq_len >= 0 && (u.seq_len == 0 || u.seq_len % 8))
-        sl_cli_usage_error(cli, "--seq-len %lld: must be a positive multiple of 8", (long long)u.seq_len);
-    if (u.no_eos && u.eos >= 0)
-        sl_cli_usage_error(cli, "--eos and --no-eos exclude each other");
+    sl_cli_pack_check(cli, &u);
     if (shuffle && u.layout == SL_LAYOUT_RECURRENT)
         sl_cli_usage_error(cli, "--shuffle would break the row continuity of --layout recurrent");
     if (window && !shuffle)
