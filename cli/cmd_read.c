@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/doc_opts.h"
 #include "stream/docreader.h"
 #include "stream/io.h"
 #include "stream/json.h"
@@ -95,38 +96,12 @@ static void put_doc(sl_buf *b, const sl_textdoc *d)
 
 static int run(sl_cli *cli, int argc, char **argv)
 {
-    enum { O_INVALID = SL_OPT_FIRST_FREE, O_ON_ERROR, O_MAXB, O_FORMAT };
-    static const struct option opts[] = {{"field", required_argument, 0, 'f'},
-                                         {"lines", no_argument, 0, 'l'},
-                                         {"invalid", required_argument, 0, O_INVALID},
-                                         {"on-error", required_argument, 0, O_ON_ERROR},
-                                         {"max-doc-bytes", required_argument, 0, O_MAXB},
-                                         {"format", required_argument, 0, O_FORMAT},
-                                         SL_CLI_COMMON_LONG,
-                                         {0, 0, 0, 0}};
-    static const char *const invalid_modes[] = {"replace", "skip", "error", NULL};
-    static const char *const error_modes[] = {"fail", "skip", NULL};
-    static const char *const formats[] = {"auto", "jsonl", "text", NULL}; /* order of SL_DOCS_* */
-    sl_docreader_opts o = {.field = "text", .invalid_utf8 = SL_UTF8_REPLACE, .max_doc_bytes = 64u << 20};
+    static const struct option opts[] = {SL_DOC_LONG_OPTS, SL_CLI_COMMON_LONG, {0, 0, 0, 0}};
+    sl_docreader_opts o = SL_DOCREADER_OPTS_INIT;
     int c;
-    while ((c = getopt_long(argc, argv, "f:l" SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
-        switch (c) {
-        case 'f':
-            if (!optarg[0])
-                sl_cli_usage_error(cli, "--field needs a non-empty name");
-            o.field = optarg;
-            break;
-        case 'l': o.lines = 1; break;
-        case O_INVALID:
-            /* the words are listed in the order of SL_UTF8_REPLACE/SKIP/ERROR */
-            o.invalid_utf8 = sl_cli_choice(cli, "--invalid", optarg, invalid_modes);
-            break;
-        case O_ON_ERROR: o.skip_bad_json = sl_cli_choice(cli, "--on-error", optarg, error_modes); break;
-        case O_FORMAT: o.format = sl_cli_choice(cli, "--format", optarg, formats); break;
-        case O_MAXB: o.max_doc_bytes = (size_t)sl_cli_int(cli, "--max-doc-bytes", optarg, 1, 1LL << 40); break;
-        default: sl_cli_common(cli, c, argv[optind - 1]);
-        }
-    }
+    while ((c = getopt_long(argc, argv, SL_DOC_SHORT SL_CLI_COMMON_SHORT, opts, NULL)) != -1)
+        if (!sl_cli_doc_option(cli, c, &o))
+            sl_cli_common(cli, c, argv[optind - 1]);
     o.quiet = cli->quiet;
 
     sl_err err = {{0}};

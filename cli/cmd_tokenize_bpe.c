@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/doc_opts.h"
 #include "stream/docreader.h"
 #include "stream/io.h"
 #include "stream/json.h"
@@ -45,6 +46,8 @@ static const char help[] =
     "                        skip or error (see 'sluice help read')\n"
     "      --on-error MODE   malformed JSON line: fail (default) or skip\n"
     "      --max-doc-bytes N longest document (default 64M)\n"
+    "      --format KIND     auto (default: JSON Lines when a source starts with '{'),\n"
+    "                        jsonl or text: read every source as that kind\n"
     "\nText is NFC-normalized when the tokenizer says so (GPT-NeoX-20B does), so\n"
     "decoding gives the NFC form of the input back.\n"
     "\nexamples:\n"
@@ -75,45 +78,32 @@ static int64_t special_id(const sl_cli *cli, const sl_bpe *b, const char *opt, c
 
 static int run(sl_cli *cli, int argc, char **argv)
 {
-    enum { O_SPECIAL = SL_OPT_FIRST_FREE, O_EOS, O_BOS, O_INVALID, O_ON_ERROR, O_MAXB, O_PRETOK };
+    enum { O_SPECIAL = SL_DO_END, O_EOS, O_BOS, O_PRETOK };
     static const struct option opts[] = {{"tokenizer", required_argument, 0, 't'},
                                          {"special", required_argument, 0, O_SPECIAL},
                                          {"append-eos", optional_argument, 0, O_EOS},
                                          {"prepend-bos", optional_argument, 0, O_BOS},
-                                         {"field", required_argument, 0, 'f'},
-                                         {"lines", no_argument, 0, 'l'},
-                                         {"invalid", required_argument, 0, O_INVALID},
-                                         {"on-error", required_argument, 0, O_ON_ERROR},
-                                         {"max-doc-bytes", required_argument, 0, O_MAXB},
                                          {"pretokenizer", required_argument, 0, O_PRETOK},
+                                         SL_DOC_LONG_OPTS,
                                          SL_CLI_COMMON_LONG,
                                          {0, 0, 0, 0}};
     static const char *const special_modes[] = {"plain", "parse", "error", NULL}; /* sl_special_mode order */
-    static const char *const invalid_modes[] = {"replace", "skip", "error", NULL};
-    static const char *const error_modes[] = {"fail", "skip", NULL};
     static const char *const pretoks[] = {"pcre2", "scan", NULL};
     int scan = 1;
-    sl_docreader_opts ro = {.field = "text", .invalid_utf8 = SL_UTF8_REPLACE, .max_doc_bytes = 64u << 20};
+    sl_docreader_opts ro = SL_DOCREADER_OPTS_INIT;
     const char *tokp = NULL, *eos_arg = NULL, *bos_arg = NULL;
     int want_eos = 0, want_bos = 0;
     sl_special_mode mode = SL_SPECIAL_PLAIN;
     int c;
-    while ((c = getopt_long(argc, argv, "t:f:l" SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "t:" SL_DOC_SHORT SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
+        if (sl_cli_doc_option(cli, c, &ro))
+            continue;
         switch (c) {
         case 't': tokp = optarg; break;
         case O_SPECIAL: mode = (sl_special_mode)sl_cli_choice(cli, "--special", optarg, special_modes); break;
         case O_EOS: want_eos = 1, eos_arg = optarg; break;
         case O_BOS: want_bos = 1, bos_arg = optarg; break;
-        case 'f':
-            if (!optarg[0])
-                sl_cli_usage_error(cli, "--field needs a non-empty name");
-            ro.field = optarg;
-            break;
-        case 'l': ro.lines = 1; break;
-        case O_INVALID: ro.invalid_utf8 = sl_cli_choice(cli, "--invalid", optarg, invalid_modes); break;
-        case O_ON_ERROR: ro.skip_bad_json = sl_cli_choice(cli, "--on-error", optarg, error_modes); break;
         case O_PRETOK: scan = sl_cli_choice(cli, "--pretokenizer", optarg, pretoks); break;
-        case O_MAXB: ro.max_doc_bytes = (size_t)sl_cli_int(cli, "--max-doc-bytes", optarg, 1, 1LL << 40); break;
         default: sl_cli_common(cli, c, argv[optind - 1]);
         }
     }

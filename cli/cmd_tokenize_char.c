@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/doc_opts.h"
 #include "stream/docreader.h"
 #include "stream/io.h"
 #include "stream/json.h"
@@ -37,6 +38,8 @@ static const char help[] =
     "      --invalid MODE    invalid UTF-8: replace (default, U+FFFD), skip or error\n"
     "      --on-error MODE   malformed JSON line: fail (default) or skip\n"
     "      --max-doc-bytes N longest document (default 64M)\n"
+    "      --format KIND     auto (default: JSON Lines when a source starts with '{'),\n"
+    "                        jsonl or text: read every source as that kind\n"
     "\nexamples:\n"
     "  sluice tokenize char --append-eos docs.jsonl -o bytes.tok\n"
     "  sluice tokenize char --build-vocab --save-vocab v.json docs.jsonl -o c.tok\n";
@@ -95,28 +98,24 @@ static int save_vocab(const char *path, const sl_charvocab *v, sl_err *err)
 
 static int run(sl_cli *cli, int argc, char **argv)
 {
-    enum { O_UNIT = SL_OPT_FIRST_FREE, O_BUILD, O_VOCAB, O_SAVE, O_EOS, O_BOS, O_INVALID, O_ON_ERROR, O_MAXB };
+    enum { O_UNIT = SL_DO_END, O_BUILD, O_VOCAB, O_SAVE, O_EOS, O_BOS };
     static const struct option opts[] = {{"unit", required_argument, 0, O_UNIT},
                                          {"build-vocab", no_argument, 0, O_BUILD},
                                          {"vocab", required_argument, 0, O_VOCAB},
                                          {"save-vocab", required_argument, 0, O_SAVE},
                                          {"append-eos", no_argument, 0, O_EOS},
                                          {"prepend-bos", no_argument, 0, O_BOS},
-                                         {"field", required_argument, 0, 'f'},
-                                         {"lines", no_argument, 0, 'l'},
-                                         {"invalid", required_argument, 0, O_INVALID},
-                                         {"on-error", required_argument, 0, O_ON_ERROR},
-                                         {"max-doc-bytes", required_argument, 0, O_MAXB},
+                                         SL_DOC_LONG_OPTS,
                                          SL_CLI_COMMON_LONG,
                                          {0, 0, 0, 0}};
     static const char *const units[] = {"byte", "codepoint", NULL};
-    static const char *const invalid_modes[] = {"replace", "skip", "error", NULL};
-    static const char *const error_modes[] = {"fail", "skip", NULL};
-    sl_docreader_opts ro = {.field = "text", .invalid_utf8 = SL_UTF8_REPLACE, .max_doc_bytes = 64u << 20};
+    sl_docreader_opts ro = SL_DOCREADER_OPTS_INIT;
     int unit = -1, build = 0, eos = 0, bos = 0;
     const char *vocab_path = NULL, *save = NULL;
     int c;
-    while ((c = getopt_long(argc, argv, "f:l" SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, SL_DOC_SHORT SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
+        if (sl_cli_doc_option(cli, c, &ro))
+            continue;
         switch (c) {
         case O_UNIT: unit = sl_cli_choice(cli, "--unit", optarg, units); break;
         case O_BUILD: build = 1; break;
@@ -124,15 +123,6 @@ static int run(sl_cli *cli, int argc, char **argv)
         case O_SAVE: save = optarg; break;
         case O_EOS: eos = 1; break;
         case O_BOS: bos = 1; break;
-        case 'f':
-            if (!optarg[0])
-                sl_cli_usage_error(cli, "--field needs a non-empty name");
-            ro.field = optarg;
-            break;
-        case 'l': ro.lines = 1; break;
-        case O_INVALID: ro.invalid_utf8 = sl_cli_choice(cli, "--invalid", optarg, invalid_modes); break;
-        case O_ON_ERROR: ro.skip_bad_json = sl_cli_choice(cli, "--on-error", optarg, error_modes); break;
-        case O_MAXB: ro.max_doc_bytes = (size_t)sl_cli_int(cli, "--max-doc-bytes", optarg, 1, 1LL << 40); break;
         default: sl_cli_common(cli, c, argv[optind - 1]);
         }
     }
