@@ -4,15 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static uint32_t rd32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint16_t rd16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
+#include "stream/byteorder.h"
 
 /* A chunk id for messages: printable ASCII or escaped bytes. */
 static void show_id(const uint8_t *p, char out[20])
@@ -46,7 +38,7 @@ int sl_wavscan(const uint8_t *p, size_t n, const char *name, sl_wavinfo *out, sl
             return sl_errf(err, "%s:%zu: truncated chunk header (%zu bytes left, no 'data' chunk yet)", name, off,
                            n - off);
         }
-        uint32_t size = rd32(p + off + 4);
+        uint32_t size = sl_get_le32(p + off + 4);
         char id[20];
         show_id(p + off, id);
         if (!memcmp(p + off, "data", 4) && size == 0xFFFFFFFFu) {
@@ -66,12 +58,12 @@ int sl_wavscan(const uint8_t *p, size_t n, const char *name, sl_wavinfo *out, sl
             if (size < 16)
                 return sl_errf(err, "%s:%zu: 'fmt ' chunk is %u bytes, needs at least 16", name, off, size);
             const uint8_t *f = p + off + 8;
-            out->format_tag = rd16(f);
-            out->channels = rd16(f + 2);
-            out->sample_rate = rd32(f + 4);
-            out->bits = rd16(f + 14);
+            out->format_tag = sl_get_le16(f);
+            out->channels = sl_get_le16(f + 2);
+            out->sample_rate = sl_get_le32(f + 4);
+            out->bits = sl_get_le16(f + 14);
             if (out->format_tag == 0xFFFE && size >= 40) /* WAVE_FORMAT_EXTENSIBLE: the subformat GUID */
-                out->format_tag = rd16(f + 24);
+                out->format_tag = sl_get_le16(f + 24);
             have_fmt = 1;
             fmt_off = off;
         } else if (!memcmp(p + off, "data", 4) && !have_data) {

@@ -5,16 +5,19 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "stream/byteorder.h"
+
 static void put16(sl_buf *b, unsigned v)
 {
-    unsigned char p[2] = {(unsigned char)v, (unsigned char)(v >> 8)};
+    unsigned char p[2];
+    sl_put_le16(p, (uint16_t)v);
     sl_buf_append(b, p, 2);
 }
 
 static void put32(sl_buf *b, uint32_t v)
 {
-    unsigned char p[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
-                          (unsigned char)(v >> 24)};
+    unsigned char p[4];
+    sl_put_le32(p, v);
     sl_buf_append(b, p, 4);
 }
 

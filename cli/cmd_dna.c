@@ -9,11 +9,11 @@
 
 #include "cli/commands.h"
 #include "dna/emit.h"
-#include "dna/rng.h"
 #include "dna/seqfile.h"
 #include "stream/io.h"
 #include "stream/json.h"
 #include "stream/progress.h"
+#include "stream/rng.h"
 #include "stream/tokstream.h"
 
 static const char species_help[] =
@@ -324,19 +324,19 @@ static int run_species(sl_cli *cli, int argc, char **argv)
         uint64_t state = seed;
         sl_buf seq = {0}, id = {0}, meta = {0};
         for (uint64_t k = 0; k < samples && !rc; k++) {
-            species *s = &sp[dna_rng_below(&state, (uint64_t)nsp)];
+            species *s = &sp[sl_rng_below(&state, (uint64_t)nsp)];
             size_t ci;
             if (by_length) {
-                uint64_t x = dna_rng_below(&state, s->total), acc = 0;
+                uint64_t x = sl_rng_below(&state, s->total), acc = 0;
                 ci = 0;
                 while (ci + 1 < s->n && (acc += s->chroms[ci].len) <= x)
                     ci++;
             } else {
-                ci = (size_t)dna_rng_below(&state, s->n);
+                ci = (size_t)sl_rng_below(&state, s->n);
             }
             const chrom *ch = &s->chroms[ci];
             uint64_t len = ch->len;
-            uint64_t start = len > L ? dna_rng_below(&state, len - L + 1) : 0;
+            uint64_t start = len > L ? sl_rng_below(&state, len - L + 1) : 0;
             uint64_t end = start + L < len ? start + L : len;
             if (tail_quirk && len > L && end > len - L)
                 end = start < len - L ? len - L : start; /* HyenaDNA: fasta[start:min(end, right)] */

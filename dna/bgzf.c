@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "stream/byteorder.h"
 #include "stream/io.h"
 
 #define BGZF_MAX_BLOCK 65536
@@ -24,14 +25,6 @@ struct dna_bgzf {
     entry *e; /* e[0] = (0, 0), then the .gzi pairs */
     size_t n;
 };
-
-static uint64_t le64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
 
 static int pread_full(const dna_bgzf *z, uint64_t off, void *buf, size_t n, sl_err *err)
 {
@@ -62,8 +55,8 @@ static int read_block(const dna_bgzf *z, uint64_t coff, unsigned char *out, size
     if (h[0] != 31 || h[1] != 139 || h[2] != 8 || !(h[3] & 4) || h[12] != 'B' || h[13] != 'C' || h[14] != 2 ||
         h[15] != 0)
         return sl_errf(err, "%s: offset %llu: not a BGZF block", z->path, (unsigned long long)coff);
-    size_t xlen = (size_t)h[10] | (size_t)h[11] << 8;
-    size_t bsize = ((size_t)h[16] | (size_t)h[17] << 8) + 1;
+    size_t xlen = sl_get_le16(h + 10);
+    size_t bsize = (size_t)sl_get_le16(h + 16) + 1;
     if (bsize < 12 + xlen + 8 + 2 || coff + bsize > z->fsize)
         return sl_errf(err, "%s: offset %llu: BGZF block size %zu is inconsistent or runs past the end", z->path,
                        (unsigned long long)coff, bsize);
@@ -73,8 +66,7 @@ static int read_block(const dna_bgzf *z, uint64_t coff, unsigned char *out, size
     if (pread_full(z, coff, blk, bsize, err) < 0)
         return -1;
     const unsigned char *tr = blk + bsize - 8;
-    uint32_t crc = (uint32_t)tr[0] | (uint32_t)tr[1] << 8 | (uint32_t)tr[2] << 16 | (uint32_t)tr[3] << 24;
-    uint32_t isize = (uint32_t)tr[4] | (uint32_t)tr[5] << 8 | (uint32_t)tr[6] << 16 | (uint32_t)tr[7] << 24;
+    uint32_t crc = sl_get_le32(tr), isize = sl_get_le32(tr + 4);
     if (isize > BGZF_MAX_BLOCK)
         return sl_errf(err, "%s: offset %llu: BGZF block claims %u bytes", z->path, (unsigned long long)coff, isize);
     z_stream s;
@@ -137,7 +129,7 @@ dna_bgzf *dna_bgzf_open(const char *path, const char *gzi_path, sl_err *err)
         sl_errf(err, "%s: offset 0: too short for a .gzi index", gzi_path);
         goto fail;
     }
-    uint64_t count = le64((const unsigned char *)gzi);
+    uint64_t count = sl_get_le64((const unsigned char *)gzi);
     if (count > (glen - 8) / 16 || 8 + count * 16 != glen) {
         sl_errf(err, "%s: offset 0: %llu entries do not match the file size (%zu bytes)", gzi_path,
                 (unsigned long long)count, glen);
@@ -148,8 +140,8 @@ dna_bgzf *dna_bgzf_open(const char *path, const char *gzi_path, sl_err *err)
     z->e[0] = (entry){0, 0};
     for (size_t i = 1; i < z->n; i++) {
         const unsigned char *p = (const unsigned char *)gzi + 8 + 16 * (i - 1);
-        z->e[i].coff = le64(p);
-        z->e[i].uoff = le64(p + 8);
+        z->e[i].coff = sl_get_le64(p);
+        z->e[i].uoff = sl_get_le64(p + 8);
         if (z->e[i].coff <= z->e[i - 1].coff || z->e[i].uoff < z->e[i - 1].uoff || z->e[i].coff >= z->fsize ||
             z->e[i].uoff - z->e[i - 1].uoff > BGZF_MAX_BLOCK * (z->e[i].coff - z->e[i - 1].coff)) {
             sl_errf(err, "%s: offset %zu: entry %zu (%llu, %llu) is out of order or outside %s", gzi_path,

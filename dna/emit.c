@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dna/rng.h"
+#include "stream/rng.h"
 
 /* A batch ends at 8 MB of bases or 256 documents: small enough that the
  * jobs' buffers stay in cache for short reads (4096 documents per batch
@@ -123,7 +123,7 @@ static int hand_over(dna_emitter *e, sl_err *err);
 int dna_emit(dna_emitter *e, const char *id, sl_buf *seq, const char *meta_fields, uint64_t src_bytes, sl_err *err)
 {
     batch *b = &e->b[e->fill];
-    int rc_fwd = e->o.rc_prob > 0 && dna_rng_unit_at(e->o.seed, e->ordinal) < e->o.rc_prob;
+    int rc_fwd = e->o.rc_prob > 0 && sl_rng_unit_at(e->o.seed, e->ordinal) < e->o.rc_prob;
     e->ordinal++;
     job *j = push(b);
     sl_buf_puts(&j->id, id);

@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "stream/byteorder.h"
+
 #define TWOBIT_MAGIC 0x1A412743u
 
 /* Sequence sizes are u32 in every .2bit version and blocks are checked to lie
@@ -45,9 +47,7 @@ int dna_2bit_sniff(const void *p, size_t n)
     if (n < 4)
         return 0;
     const unsigned char *b = p;
-    uint32_t le = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-    uint32_t be = (uint32_t)b[3] | (uint32_t)b[2] << 8 | (uint32_t)b[1] << 16 | (uint32_t)b[0] << 24;
-    return le == TWOBIT_MAGIC || be == TWOBIT_MAGIC;
+    return sl_get_le32(b) == TWOBIT_MAGIC || sl_get_be32(b) == TWOBIT_MAGIC;
 }
 
 static int read_at(const dna_2bit *t, uint64_t off, void *buf, size_t n, const char *what, sl_err *err)
@@ -75,18 +75,11 @@ static int read_at(const dna_2bit *t, uint64_t off, void *buf, size_t n, const c
     return 0;
 }
 
-static uint32_t u32(const dna_2bit *t, const unsigned char *b)
-{
-    if (t->swap)
-        return (uint32_t)b[3] | (uint32_t)b[2] << 8 | (uint32_t)b[1] << 16 | (uint32_t)b[0] << 24;
-    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
+/* Integers in the file's byte order (a .2bit file is written in its
+ * writer's native order; the magic tells which). */
+static uint32_t u32(const dna_2bit *t, const unsigned char *b) { return t->swap ? sl_get_be32(b) : sl_get_le32(b); }
 
-static uint64_t u64(const dna_2bit *t, const unsigned char *b)
-{
-    uint64_t lo = u32(t, b), hi = u32(t, b + 4);
-    return t->swap ? (lo << 32 | hi) : (hi << 32 | lo);
-}
+static uint64_t u64(const dna_2bit *t, const unsigned char *b) { return t->swap ? sl_get_be64(b) : sl_get_le64(b); }
 
 static int cmp_block(const void *a, const void *b)
 {
@@ -164,7 +157,7 @@ static dna_2bit *open_common(dna_2bit *t, sl_err *err)
         sl_errf(err, "%s: offset 0: not a .2bit file (bad magic)", t->src);
         goto fail;
     }
-    t->swap = ((uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24) != TWOBIT_MAGIC;
+    t->swap = sl_get_le32(h) != TWOBIT_MAGIC;
     uint32_t version = u32(t, h + 4), count = u32(t, h + 8);
     if (version > 1) {
         sl_errf(err, "%s: offset 4: unsupported .2bit version %u (0 and 1 are known)", t->src, version);

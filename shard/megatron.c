@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "shard/rng.h"
+#include "stream/byteorder.h"
 #include "stream/io.h"
 
 int sl_mega_dtype_for_vocab(uint64_t vocab_size) { return vocab_size < 65500 ? SL_MEGA_UINT16 : SL_MEGA_INT32; }
@@ -172,7 +172,7 @@ static int read_tokens(sl_mega_reader *r, uint64_t byte_off, uint64_t count, uin
         return sl_errf(err, "%s: offset %llu: unexpected end of file", r->bin_path, (unsigned long long)byte_off);
     for (uint64_t i = 0; i < count; i++) {
         if (r->ix.itemsize == 2) {
-            dst[i] = (uint32_t)r->raw[2 * i] | (uint32_t)r->raw[2 * i + 1] << 8;
+            dst[i] = sl_get_le16(r->raw + 2 * i);
         } else {
             int32_t v = (int32_t)sl_get_le32(r->raw + 4 * i);
             if (v < 0)
@@ -300,8 +300,7 @@ int sl_mega_add_doc(sl_mega_writer *w, const uint32_t *tok, size_t n, sl_err *er
         if (w->itemsize == 2) {
             if (tok[i] > 0xffff)
                 return sl_errf(err, "%s: token %u does not fit uint16", sl_output_name(w->bin), tok[i]);
-            w->conv[2 * i] = (unsigned char)tok[i];
-            w->conv[2 * i + 1] = (unsigned char)(tok[i] >> 8);
+            sl_put_le16(w->conv + 2 * i, (uint16_t)tok[i]);
         } else {
             if (tok[i] > INT32_MAX)
                 return sl_errf(err, "%s: token %u does not fit int32", sl_output_name(w->bin), tok[i]);

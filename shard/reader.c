@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <xxhash.h>
 
-#include "shard/rng.h"
 #include "shard/shard.h"
+#include "stream/byteorder.h"
 #include "stream/io.h"
 #include "stream/json.h"
 #include "stream/tokstream.h"
@@ -467,7 +467,7 @@ int sl_shard_iter_next(sl_shard_iter *it, sl_row *row, sl_err *err)
     if (fread(it->raw, w, L, it->ft) != L)
         return sl_errf(err, "%s: row %llu: unexpected end of file", it->tname, (unsigned long long)it->row);
     for (uint32_t i = 0; i < L; i++) {
-        it->tok[i] = w == 2 ? (uint32_t)it->raw[2 * i] | (uint32_t)it->raw[2 * i + 1] << 8 : sl_get_le32(it->raw + 4 * i);
+        it->tok[i] = w == 2 ? sl_get_le16(it->raw + 2 * i) : sl_get_le32(it->raw + 4 * i);
         if (it->tok[i] >= s->info.vocab_size)
             return sl_errf(err, "%s: row %llu: offset %u: token %u >= vocab size %u", it->tname,
                            (unsigned long long)it->row, i, it->tok[i], s->info.vocab_size);

@@ -13,12 +13,13 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "shard/rng.h"
 #include "shard/shard.h"
 #include "shard/util.h"
 #include "stream/buf.h"
+#include "stream/byteorder.h"
 #include "stream/io.h"
 #include "stream/json.h"
+#include "stream/rng.h"
 #include "stream/tokstream.h"
 
 const char *const sl_shard_split_names[SL_SPLIT_N] = {"train", "val"};
@@ -249,8 +250,7 @@ static int write_row(sl_shard_writer *w, int split, const uint32_t *tok, const w
 #else
         for (uint32_t i = 0; i < L; i++) {
             high |= tok[i];
-            w->conv[2 * i] = (unsigned char)tok[i];
-            w->conv[2 * i + 1] = (unsigned char)(tok[i] >> 8);
+            sl_put_le16(w->conv + 2 * i, (uint16_t)tok[i]);
         }
 #endif
         if (high > 0xffff)

@@ -38,98 +38,6 @@ static void *arena_alloc(sl_json_doc *d, size_t n)
     return p;
 }
 
-/* ---- UTF-8 ---------------------------------------------------------- */
-
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if the bytes at s do
- * not start a valid sequence; *bad is then the length of the maximal subpart
- * to replace (Unicode 15, section 3.9 "U+FFFD substitution of maximal
- * subparts", as Python's decode(errors="replace") does). */
-static size_t utf8_seq(const unsigned char *s, size_t n, size_t *bad)
-{
-    unsigned c = s[0];
-    if (c < 0x80)
-        return 1;
-    size_t need;
-    unsigned lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF)
-        need = 1;
-    else if (c >= 0xE0 && c <= 0xEF) {
-        need = 2;
-        if (c == 0xE0)
-            lo = 0xA0;
-        else if (c == 0xED)
-            hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        need = 3;
-        if (c == 0xF0)
-            lo = 0x90;
-        else if (c == 0xF4)
-            hi = 0x8F;
-    } else {
-        *bad = 1;
-        return 0;
-    }
-    size_t i = 1;
-    for (; i <= need; i++) {
-        if (i >= n) {
-            *bad = i;
-            return 0;
-        }
-        unsigned b = s[i];
-        unsigned l = i == 1 ? lo : 0x80, h = i == 1 ? hi : 0xBF;
-        if (b < l || b > h) {
-            *bad = i;
-            return 0;
-        }
-    }
-    return need + 1;
-}
-
-size_t sl_utf8_check(const char *s, size_t n)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < n) {
-        if (p[i] < 0x80) {
-            i++;
-            continue;
-        }
-        size_t bad, k = utf8_seq(p + i, n - i, &bad);
-        if (!k)
-            return i;
-        i += k;
-    }
-    return n;
-}
-
-size_t sl_utf8_repair(sl_buf *out, const char *s, size_t n, int mode)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    size_t count = 0, i = 0, run = 0;
-    sl_buf_reserve(out, n);
-    while (i < n) {
-        if (p[i] < 0x80) {
-            i++;
-            run++;
-            continue;
-        }
-        size_t bad = 0, k = utf8_seq(p + i, n - i, &bad);
-        if (k) {
-            i += k;
-            run += k;
-            continue;
-        }
-        sl_buf_append(out, s + i - run, run);
-        run = 0;
-        if (mode == SL_UTF8_REPLACE)
-            sl_buf_append(out, "\xEF\xBF\xBD", 3);
-        count++;
-        i += bad;
-    }
-    sl_buf_append(out, s + i - run, run);
-    return count;
-}
-
 /* ---- parser --------------------------------------------------------- */
 
 typedef struct parser {
@@ -187,32 +95,6 @@ static int hex4(parser *p, unsigned *out)
     p->i += 4;
     *out = v;
     return 0;
-}
-
-static void put_cp(sl_buf *b, unsigned cp)
-{
-    char u[4];
-    size_t n;
-    if (cp < 0x80) {
-        u[0] = (char)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        u[0] = (char)(0xC0 | (cp >> 6));
-        u[1] = (char)(0x80 | (cp & 0x3F));
-        n = 2;
-    } else if (cp < 0x10000) {
-        u[0] = (char)(0xE0 | (cp >> 12));
-        u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        u[2] = (char)(0x80 | (cp & 0x3F));
-        n = 3;
-    } else {
-        u[0] = (char)(0xF0 | (cp >> 18));
-        u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        u[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        u[3] = (char)(0x80 | (cp & 0x3F));
-        n = 4;
-    }
-    sl_buf_append(b, u, n);
 }
 
 /* Parses a string at p->i (which is at '"'). */
@@ -306,7 +188,7 @@ static sl_json *parse_string(parser *p)
                 if (p->opts)
                     p->opts->invalid_count++;
             }
-            put_cp(b, cp);
+            sl_utf8_put(b, cp);
             break;
         }
         default:

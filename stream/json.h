@@ -19,6 +19,7 @@
 
 #include "stream/buf.h"
 #include "stream/err.h"
+#include "stream/utf8.h"
 
 #define SL_JSON_MAX_DEPTH 512
 
@@ -50,8 +51,6 @@ struct sl_json {
 
 typedef struct sl_json_doc sl_json_doc; /* owns the arena */
 
-enum { SL_UTF8_REPLACE = 0, SL_UTF8_SKIP = 1, SL_UTF8_ERROR = 2 };
-
 typedef struct sl_json_opts {
     int invalid_utf8;        /* SL_UTF8_*; default REPLACE */
     size_t invalid_count;    /* out: number of invalid sequences repaired */
@@ -80,14 +79,5 @@ void sl_json_put_num(sl_buf *b, double v); /* shortest round-trip form; NaN/Inf 
 void sl_json_put_int(sl_buf *b, int64_t v);
 /* Re-serializes a parsed value compactly (keys in their original order). */
 void sl_json_put_value(sl_buf *b, const sl_json *v);
-
-/* UTF-8 validation/repair used by the parser and by plain-text readers.
- * Appends `s` to `out` replacing each maximal invalid subsequence by U+FFFD
- * (the WHATWG/Unicode "substitution of maximal subparts" rule, which is what
- * Python's bytes.decode(errors="replace") does), or dropping it (SKIP).
- * Returns the number of invalid subsequences found. */
-size_t sl_utf8_repair(sl_buf *out, const char *s, size_t n, int mode);
-/* Returns the byte offset of the first invalid sequence, or n if valid. */
-size_t sl_utf8_check(const char *s, size_t n);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "stream/byteorder.h"
 #include "stream/json.h"
 
 #define TS_END_MAGIC "SLTSEND\n"
@@ -125,33 +126,6 @@ void sl_doc_free(sl_doc *d)
     memset(d, 0, sizeof *d);
 }
 
-/* ---- little-endian helpers --------------------------------------------- */
-
-static void put_u32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put_u64(unsigned char *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint32_t get_u32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get_u64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
 /* 1 when some t[i] >= v. Compares with the sign bit flipped so the unsigned
  * test becomes a signed one, which plain SSE2 does in one instruction
  * (there is no unsigned max before SSE4.1). */
@@ -224,16 +198,16 @@ sl_ts_writer *sl_ts_writer_open(sl_output *out, const sl_ts_header *h, sl_err *e
     header_json(&js, &w->h);
     unsigned char fixed[24];
     memcpy(fixed, SL_TS_MAGIC, 8);
-    put_u32(fixed + 8, SL_TS_VERSION);
+    sl_put_le32(fixed + 8, SL_TS_VERSION);
     fixed[12] = w->h.width;
     fixed[13] = w->h.modality;
     fixed[14] = fixed[15] = 0;
-    put_u32(fixed + 16, w->h.vocab_size);
-    put_u32(fixed + 20, (uint32_t)js.len);
+    sl_put_le32(fixed + 16, w->h.vocab_size);
+    sl_put_le32(fixed + 20, (uint32_t)js.len);
     sl_buf_append(&hdr, fixed, 24);
     sl_buf_append(&hdr, js.data, js.len);
     unsigned char sum[8];
-    put_u64(sum, XXH64(hdr.data, hdr.len, 0));
+    sl_put_le64(sum, XXH64(hdr.data, hdr.len, 0));
     sl_buf_append(&hdr, sum, 8);
     int rc = sl_output_write(out, hdr.data, hdr.len, err);
     sl_buf_free(&hdr);
@@ -259,10 +233,10 @@ static int write_rec_head(sl_ts_writer *w, const sl_doc *d, size_t ml, size_t n,
 {
     unsigned char rh[REC_HDR];
     rh[0] = 'D';
-    put_u32(rh + 1, (uint32_t)d->id_len);
-    put_u32(rh + 5, (uint32_t)ml);
-    put_u64(rh + 9, d->src_bytes);
-    put_u64(rh + 17, n);
+    sl_put_le32(rh + 1, (uint32_t)d->id_len);
+    sl_put_le32(rh + 5, (uint32_t)ml);
+    sl_put_le64(rh + 9, d->src_bytes);
+    sl_put_le64(rh + 17, n);
     if (wr(w, rh, REC_HDR, err) || wr(w, d->id ? d->id : "", d->id_len, err) || wr(w, d->meta ? d->meta : "", ml, err))
         return -1;
     return 0;
@@ -354,9 +328,9 @@ int sl_ts_writer_finish(sl_ts_writer *w, sl_err *err)
 {
     unsigned char t[33];
     t[0] = 'E';
-    put_u64(t + 1, w->count);
-    put_u64(t + 9, w->tokens);
-    put_u64(t + 17, XXH64_digest(w->xx));
+    sl_put_le64(t + 1, w->count);
+    sl_put_le64(t + 9, w->tokens);
+    sl_put_le64(t + 17, XXH64_digest(w->xx));
     memcpy(t + 25, TS_END_MAGIC, 8);
     int rc = sl_output_write(w->out, t, sizeof t, err);
     writer_free(w);
@@ -433,11 +407,11 @@ sl_ts_reader *sl_ts_reader_open(sl_input *in, sl_err *err)
     }
     if (rd(r, fixed + 8, 16, "header", err))
         goto fail;
-    r->h.version = get_u32(fixed + 8);
+    r->h.version = sl_get_le32(fixed + 8);
     r->h.width = fixed[12];
     r->h.modality = fixed[13];
-    r->h.vocab_size = get_u32(fixed + 16);
-    uint32_t jl = get_u32(fixed + 20);
+    r->h.vocab_size = sl_get_le32(fixed + 16);
+    uint32_t jl = sl_get_le32(fixed + 20);
     if (r->h.version != SL_TS_VERSION) {
         sl_errf(err, "%s: offset 8: unsupported token stream version %u (this sluice reads %d)", name, r->h.version,
                 SL_TS_VERSION);
@@ -453,7 +427,7 @@ sl_ts_reader *sl_ts_reader_open(sl_input *in, sl_err *err)
         free(hb);
         goto fail;
     }
-    if (XXH64(hb, 24 + jl, 0) != get_u64(hb + 24 + jl)) {
+    if (XXH64(hb, 24 + jl, 0) != sl_get_le64(hb + 24 + jl)) {
         free(hb);
         sl_errf(err, "%s: offset %u: header checksum mismatch (corrupt stream)", name, 24 + jl);
         goto fail;
@@ -513,11 +487,11 @@ static int read_trailer(sl_ts_reader *r, uint64_t at, sl_err *err)
         return -1;
     if (memcmp(t + 24, TS_END_MAGIC, 8))
         return sl_errf(err, "%s: offset %llu: bad trailer (corrupt stream)", name, (unsigned long long)at);
-    if (get_u64(t) != r->count || get_u64(t + 8) != r->tokens)
+    if (sl_get_le64(t) != r->count || sl_get_le64(t + 8) != r->tokens)
         return sl_errf(err, "%s: offset %llu: trailer says %llu documents / %llu tokens, stream has %llu / %llu", name,
-                       (unsigned long long)at, (unsigned long long)get_u64(t), (unsigned long long)get_u64(t + 8),
+                       (unsigned long long)at, (unsigned long long)sl_get_le64(t), (unsigned long long)sl_get_le64(t + 8),
                        (unsigned long long)r->count, (unsigned long long)r->tokens);
-    if (get_u64(t + 16) != XXH64_digest(r->xx))
+    if (sl_get_le64(t + 16) != XXH64_digest(r->xx))
         return sl_errf(err, "%s: offset %llu: checksum mismatch (corrupt stream)", name, (unsigned long long)at);
     unsigned char extra;
     long k = sl_input_read(r->in, &extra, 1, err);
@@ -550,8 +524,8 @@ int sl_ts_read_doc(sl_ts_reader *r, sl_doc *d, sl_err *err)
                        rh[0]);
     if (rd(r, rh + 1, REC_HDR - 1, "record header", err))
         return -1;
-    uint32_t il = get_u32(rh + 1), ml = get_u32(rh + 5);
-    uint64_t n = get_u64(rh + 17);
+    uint32_t il = sl_get_le32(rh + 1), ml = sl_get_le32(rh + 5);
+    uint64_t n = sl_get_le64(rh + 17);
     if (il >= SL_TS_MAX_ID_LEN || ml >= SL_TS_MAX_META_LEN)
         return sl_errf(err, "%s: offset %llu: record lengths out of range (corrupt stream)", name,
                        (unsigned long long)at);
@@ -560,7 +534,7 @@ int sl_ts_read_doc(sl_ts_reader *r, sl_doc *d, sl_err *err)
                        (unsigned long long)at, (unsigned long long)n);
     XXH64_update(r->xx, rh, REC_HDR);
     sl_doc_clear(d);
-    d->src_bytes = get_u64(rh + 9);
+    d->src_bytes = sl_get_le64(rh + 9);
     sl_doc_set_id(d, "", 0);
     if (d->cap_id < il + 1) {
         d->cap_id = il + 1;

@@ -222,7 +222,7 @@ int sl_bpe_encode(const sl_bpe *b, sl_bpe_state *s, const char *text, size_t n, 
 {
     size_t pos = 0;
     while (pos < n) {
-        size_t v = pos + sl_utf8_valid_prefix(text + pos, n - pos);
+        size_t v = pos + sl_utf8_check(text + pos, n - pos);
         if (v > pos) {
             s->mode = (int)mode;
             s->base = pos;

@@ -7,6 +7,7 @@
 #include <pcre2.h>
 #include <stdint.h>
 
+#include "stream/utf8.h"
 #include "tokenize/bpe.h"
 
 /* Normalizer steps, applied in order. */
@@ -115,14 +116,10 @@ int sl_uc_is_word(uint32_t c);
 
 /* pretok.c */
 int sl_pretok_compile(sl_bpe *b, sl_err *err);
-/* Length of the UTF-8 sequence at s[0..n) when valid, 0 when invalid. */
-size_t sl_utf8_seq(const uint8_t *s, size_t n, uint32_t *cp);
 /* The hand-written GPT-2 pre-tokenizer: end of the piece that starts at
  * pos (p valid UTF-8, pos < n). Same split as the PCRE2 pattern. */
 size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos);
 /* Its character class of a code point: 1 letter, 2 number, 3 space, 4 other. */
 int sl_pretok_class(uint32_t cp);
-/* Offset of the first invalid UTF-8 sequence in s[0..n), or n. */
-size_t sl_utf8_valid_prefix(const char *s, size_t n);
 
 #endif

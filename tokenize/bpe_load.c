@@ -148,8 +148,7 @@ static int load_vocab(sl_bpe *b, const sl_json *vocab, uint32_t extra_max, str_m
     byte_level_tables(b2u, u2b);
     for (int c = 0; c < 256; c++) {
         char u[4];
-        size_t un = b2u[c] < 0x80 ? (u[0] = (char)b2u[c], 1)
-                                  : (u[0] = (char)(0xC0 | (b2u[c] >> 6)), u[1] = (char)(0x80 | (b2u[c] & 0x3F)), 2);
+        size_t un = sl_utf8_encode(u, b2u[c]);
         str_slot *s = smap_find(map, u, un);
         b->byte_id[c] = s->s ? (int32_t)s->id : -1;
     }

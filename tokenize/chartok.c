@@ -22,18 +22,6 @@ struct sl_charvocab {
     char *json;
 };
 
-static void put_cp(sl_buf *b, uint32_t cp)
-{
-    char u[4];
-    size_t n = cp < 0x80 ? (u[0] = (char)cp, 1)
-               : cp < 0x800 ? (u[0] = (char)(0xC0 | cp >> 6), u[1] = (char)(0x80 | (cp & 63)), 2)
-               : cp < 0x10000 ? (u[0] = (char)(0xE0 | cp >> 12), u[1] = (char)(0x80 | ((cp >> 6) & 63)),
-                                 u[2] = (char)(0x80 | (cp & 63)), 3)
-                              : (u[0] = (char)(0xF0 | cp >> 18), u[1] = (char)(0x80 | ((cp >> 12) & 63)),
-                                 u[2] = (char)(0x80 | ((cp >> 6) & 63)), u[3] = (char)(0x80 | (cp & 63)), 4);
-    sl_buf_append(b, u, n);
-}
-
 static void make_json(sl_charvocab *v)
 {
     sl_buf b = {0};
@@ -43,7 +31,7 @@ static void make_json(sl_charvocab *v)
         sl_buf one = {0};
         for (uint32_t i = 0; i < v->base; i++) {
             sl_buf_clear(&one);
-            put_cp(&one, v->cps[i]);
+            sl_utf8_put(&one, v->cps[i]);
             if (i)
                 sl_buf_putc(&b, ',');
             sl_json_put_str(&b, one.data, one.len);
@@ -240,7 +228,7 @@ int sl_charvocab_decode(const sl_charvocab *v, const uint32_t *ids, size_t n, sl
             if (v->unit == SL_CHAR_BYTE)
                 sl_buf_putc(out, (char)id);
             else
-                put_cp(out, v->cps[id]);
+                sl_utf8_put(out, v->cps[id]);
         } else if (id - v->base < (uint32_t)v->n_specials) {
             sl_buf_puts(out, SPECIALS[id - v->base]);
         } else {

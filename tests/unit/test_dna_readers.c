@@ -24,11 +24,11 @@
 #include "dna/bgzf.h"
 #include "dna/faidx.h"
 #include "dna/fastx.h"
-#include "dna/rng.h"
 #include "dna/seqfile.h"
 #include "dna/twobit.h"
 #include "dna/window.h"
 #include "stream/io.h"
+#include "stream/rng.h"
 
 static const char *path_of(const char *rel)
 {
@@ -186,7 +186,7 @@ static void test_genome_random_access(void **state)
             assert_string_equal(dna_genome_name(g, i), dna_reader_name(r));
             assert_int_equal(dna_genome_length(g, i), seq.len);
             for (int k = 0; k < 200; k++) {
-                uint64_t a = dna_rng_below(&st, seq.len + 1), b = a + dna_rng_below(&st, seq.len - a + 1);
+                uint64_t a = sl_rng_below(&st, seq.len + 1), b = a + sl_rng_below(&st, seq.len - a + 1);
                 char *out = malloc(b - a + 1);
                 if (dna_genome_fetch(g, i, a, b, out, &err) < 0)
                     fail_msg("%s", err.msg);
@@ -233,7 +233,7 @@ static void test_bgzf_random_access(void **state)
     uint64_t st = 77;
     char *buf = malloc(200000);
     for (int k = 0; k < 300; k++) {
-        uint64_t a = dna_rng_below(&st, len), n = dna_rng_below(&st, len - a < 200000 ? len - a + 1 : 200000);
+        uint64_t a = sl_rng_below(&st, len), n = sl_rng_below(&st, len - a < 200000 ? len - a + 1 : 200000);
         if (dna_bgzf_read_at(z, a, buf, n, &err) < 0)
             fail_msg("%s", err.msg);
         assert_memory_equal(buf, whole + a, n);
@@ -384,7 +384,7 @@ static void test_chunked_reads(void **state)
             assert_int_equal(dna_reader_read_all(a, &whole, &err), 0);
             char buf[97];
             long n;
-            while ((n = dna_reader_read(b, buf, 1 + dna_rng_below(&st, sizeof buf), &err)) > 0)
+            while ((n = dna_reader_read(b, buf, 1 + sl_rng_below(&st, sizeof buf), &err)) > 0)
                 sl_buf_append(&parts, buf, (size_t)n);
             assert_int_equal(n, 0);
             assert_int_equal(whole.len, parts.len);
@@ -408,21 +408,21 @@ static void test_random_fastx_round_trip(void **state)
     uint64_t st = 2024;
     for (int iter = 0; iter < 300; iter++) {
         int fastq = iter % 3 == 2;
-        int nrec = (int)dna_rng_below(&st, 6);
+        int nrec = (int)sl_rng_below(&st, 6);
         sl_buf file = {0};
         char **seqs = calloc((size_t)nrec + 1, sizeof *seqs);
         char names[8][32];
         for (int r = 0; r < nrec; r++) {
-            size_t len = dna_rng_below(&st, 4) == 0 ? 0 : dna_rng_below(&st, 500);
+            size_t len = sl_rng_below(&st, 4) == 0 ? 0 : sl_rng_below(&st, 500);
             seqs[r] = malloc(len + 1);
             for (size_t i = 0; i < len; i++)
-                seqs[r][i] = alpha[dna_rng_below(&st, sizeof alpha - 1)];
+                seqs[r][i] = alpha[sl_rng_below(&st, sizeof alpha - 1)];
             seqs[r][len] = 0;
             snprintf(names[r], sizeof names[r], "rec%d", r);
-            const char *eol = dna_rng_below(&st, 3) == 0 ? "\r\n" : "\n";
-            size_t width = 1 + dna_rng_below(&st, 80);
-            sl_buf_printf(&file, "%c%s%s%s", fastq ? '@' : '>', dna_rng_below(&st, 2) ? " " : "", names[r],
-                          dna_rng_below(&st, 2) ? " some description" : "");
+            const char *eol = sl_rng_below(&st, 3) == 0 ? "\r\n" : "\n";
+            size_t width = 1 + sl_rng_below(&st, 80);
+            sl_buf_printf(&file, "%c%s%s%s", fastq ? '@' : '>', sl_rng_below(&st, 2) ? " " : "", names[r],
+                          sl_rng_below(&st, 2) ? " some description" : "");
             sl_buf_puts(&file, eol);
             for (size_t i = 0; i < len; i += width) {
                 size_t k = len - i < width ? len - i : width;
@@ -436,16 +436,16 @@ static void test_random_fastx_round_trip(void **state)
                 for (size_t i = 0; i < len; i += width) {
                     size_t k = len - i < width ? len - i : width;
                     for (size_t j = 0; j < k; j++)
-                        sl_buf_putc(&file, "@+>I#"[dna_rng_below(&st, 5)]);
+                        sl_buf_putc(&file, "@+>I#"[sl_rng_below(&st, 5)]);
                     sl_buf_puts(&file, eol);
                 }
                 if (len == 0)
                     sl_buf_puts(&file, eol);
-            } else if (dna_rng_below(&st, 4) == 0) {
+            } else if (sl_rng_below(&st, 4) == 0) {
                 sl_buf_puts(&file, eol); /* blank line after a record */
             }
         }
-        if (file.len && dna_rng_below(&st, 3) == 0 && file.data[file.len - 1] == '\n' && !fastq) {
+        if (file.len && sl_rng_below(&st, 3) == 0 && file.data[file.len - 1] == '\n' && !fastq) {
             file.len--; /* no final newline */
             if (file.len && file.data[file.len - 1] == '\r')
                 file.len--;
@@ -538,19 +538,19 @@ static void test_random_2bit_round_trip(void **state)
         /* version 0 (32-bit offsets) and 1 (64-bit), little- and big-endian */
         int version = iter % 2;
         g_big_endian = (iter / 2) % 2;
-        int nseq = 1 + (int)dna_rng_below(&st, 4);
+        int nseq = 1 + (int)sl_rng_below(&st, 4);
         char *seqs[4];
         size_t lens[4];
         sl_buf body[4];
         for (int i = 0; i < nseq; i++) {
-            lens[i] = dna_rng_below(&st, 300);
+            lens[i] = sl_rng_below(&st, 300);
             seqs[i] = malloc(lens[i] + 1);
             /* runs, so blocks have some length */
             for (size_t k = 0; k < lens[i];) {
-                char c = alpha[dna_rng_below(&st, sizeof alpha - 1)];
-                size_t run = 1 + dna_rng_below(&st, 12);
+                char c = alpha[sl_rng_below(&st, sizeof alpha - 1)];
+                size_t run = 1 + sl_rng_below(&st, 12);
                 for (size_t m = 0; m < run && k < lens[i]; m++, k++)
-                    seqs[i][k] = (c == 'N' || c == 'n') ? c : alpha[(dna_rng_below(&st, 4)) + (is_lower(c) ? 5 : 0)];
+                    seqs[i][k] = (c == 'N' || c == 'n') ? c : alpha[(sl_rng_below(&st, 4)) + (is_lower(c) ? 5 : 0)];
             }
             memset(&body[i], 0, sizeof body[i]);
             put32(&body[i], (uint32_t)lens[i]);
@@ -603,7 +603,7 @@ static void test_random_2bit_round_trip(void **state)
             if (lens[i])
                 assert_memory_equal(out, seqs[i], lens[i]);
             if (lens[i] > 2) {
-                uint64_t a = dna_rng_below(&st, lens[i]), b = a + dna_rng_below(&st, lens[i] - a + 1);
+                uint64_t a = sl_rng_below(&st, lens[i]), b = a + sl_rng_below(&st, lens[i] - a + 1);
                 assert_int_equal(dna_2bit_fetch(t, (size_t)i, a, b, out, &err), 0);
                 assert_memory_equal(out, seqs[i] + a, b - a);
             }
@@ -613,7 +613,7 @@ static void test_random_2bit_round_trip(void **state)
         }
         /* any truncation of the file is an error at open or at fetch, never a crash */
         for (int k = 0; k < 5; k++) {
-            size_t cut = dna_rng_below(&st, file.len);
+            size_t cut = sl_rng_below(&st, file.len);
             dna_2bit *u = dna_2bit_open_mem(file.data, cut, "cut.2bit", &err);
             if (u) {
                 for (size_t i = 0; i < dna_2bit_count(u); i++) {
@@ -862,7 +862,7 @@ static void test_windows(void **state)
     /* property: windows cover every base once the tail is kept (stride <= L) */
     uint64_t st = 5;
     for (int k = 0; k < 2000; k++) {
-        uint64_t len = dna_rng_below(&st, 200), L = 1 + dna_rng_below(&st, 50), S = 1 + dna_rng_below(&st, L);
+        uint64_t len = sl_rng_below(&st, 200), L = 1 + sl_rng_below(&st, 50), S = 1 + sl_rng_below(&st, L);
         uint64_t n = dna_window_count(len, L, S, 0);
         uint64_t covered = 0;
         for (uint64_t i = 0; i < n; i++) {

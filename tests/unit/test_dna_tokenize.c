@@ -20,9 +20,9 @@
 #include <zlib.h>
 
 #include "dna/nuctok.h"
-#include "dna/rng.h"
 #include "stream/io.h"
 #include "stream/json.h"
+#include "stream/rng.h"
 
 static const char *path_of(const char *rel)
 {
@@ -267,11 +267,11 @@ static void test_kmer_round_trip(void **state)
     for (int it = 0; it < 200; it++) {
         dna_tok_opts o;
         dna_tok_opts_default(&o);
-        o.kmer = 1 + (int)dna_rng_below(&st, 8);
-        size_t n = dna_rng_below(&st, 300);
+        o.kmer = 1 + (int)sl_rng_below(&st, 8);
+        size_t n = sl_rng_below(&st, 300);
         char *s = malloc(n + 1);
         for (size_t i = 0; i < n; i++)
-            s[i] = "ACGTacgt"[dna_rng_below(&st, 8)];
+            s[i] = "ACGTacgt"[sl_rng_below(&st, 8)];
         s[n] = 0;
         dna_tok_encode(&o, s, n, &t);
         assert_int_equal(t.n, n >= (size_t)o.kmer ? n - (size_t)o.kmer + 1 : 0);
@@ -296,12 +296,12 @@ static void test_char_round_trip_and_policies(void **state)
     for (int it = 0; it < 500; it++) {
         dna_tok_opts o;
         dna_tok_opts_default(&o);
-        o.case_mode = (int)dna_rng_below(&st, 3);
-        o.n_mode = (int)dna_rng_below(&st, 3);
-        size_t n = dna_rng_below(&st, 400);
+        o.case_mode = (int)sl_rng_below(&st, 3);
+        o.n_mode = (int)sl_rng_below(&st, 3);
+        size_t n = sl_rng_below(&st, 400);
         char *s = malloc(n + 1);
         for (size_t i = 0; i < n; i++)
-            s[i] = "ACGTNacgtnRy.-"[dna_rng_below(&st, 14)];
+            s[i] = "ACGTNacgtnRy.-"[sl_rng_below(&st, 14)];
         s[n] = 0;
         dna_tok_encode(&o, s, n, &t);
         sl_buf_clear(&dec);
@@ -347,17 +347,17 @@ static void test_padding_truncation(void **state)
     for (int it = 0; it < 500; it++) {
         dna_tok_opts o, p;
         dna_tok_opts_default(&o);
-        o.add_eos = (int)dna_rng_below(&st, 2);
-        o.pad_left = (int)dna_rng_below(&st, 2);
-        o.max_length = 2 + dna_rng_below(&st, 40);
+        o.add_eos = (int)sl_rng_below(&st, 2);
+        o.pad_left = (int)sl_rng_below(&st, 2);
+        o.max_length = 2 + sl_rng_below(&st, 40);
         o.case_mode = DNA_CASE_KEEP;
         p = o;
         p.max_length = 0;
         p.add_eos = 0;
-        size_t n = dna_rng_below(&st, 60);
+        size_t n = sl_rng_below(&st, 60);
         char s[64];
         for (size_t i = 0; i < n; i++)
-            s[i] = "ACGTNacgtn"[dna_rng_below(&st, 10)];
+            s[i] = "ACGTNacgtn"[sl_rng_below(&st, 10)];
         dna_tok_encode(&o, s, n, &t);
         dna_tok_encode(&p, s, n, &plain);
         size_t L = (size_t)o.max_length, body = o.add_eos ? L - 1 : L;
@@ -421,9 +421,9 @@ static void test_revcomp(void **state)
     uint64_t st = 14;
     for (int it = 0; it < 200; it++) {
         char a[101], b[101];
-        size_t n = dna_rng_below(&st, 100);
+        size_t n = sl_rng_below(&st, 100);
         for (size_t i = 0; i < n; i++)
-            a[i] = "ACGTNacgtnRYKM"[dna_rng_below(&st, 14)];
+            a[i] = "ACGTNacgtnRYKM"[sl_rng_below(&st, 14)];
         memcpy(b, a, n);
         dna_revcomp(b, n);
         dna_revcomp(b, n);

@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include "shard/pack.h"
-#include "shard/rng.h"
 #include "shard/shard.h"
 #include "shard/util.h"
+#include "stream/rng.h"
 
 #define L 16
 #define NDOCS 60

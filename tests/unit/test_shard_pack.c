@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "shard/pack.h"
-#include "shard/rng.h"
+#include "stream/rng.h"
 
 #define PAD 7
 #define EOS 3

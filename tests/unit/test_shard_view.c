@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "shard/pack.h"
-#include "shard/rng.h"
 #include "shard/view.h"
+#include "stream/rng.h"
 
 #define L 64
 #define NDOCS 40
