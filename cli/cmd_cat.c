@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "cli/commands.h"
+#include "cli/inputs.h"
 #include "stream/io.h"
 #include "stream/json.h"
 #include "stream/progress.h"
@@ -16,6 +17,8 @@ static const char help[] =
     "  {\"id\":..., \"ids\":[...], \"src_bytes\":N, <metadata fields>}\n"
     "(src_bytes only when known). Given a shard directory, prints every document\n"
     "piece of every row (see 'sluice help shard').\n\n"
+    "Several FILEs, or a directory of part files (NAME-<R>-of-<N>...), are read as\n"
+    "one stream: the output is that of their concatenation (docs/scale-out.md).\n\n"
     "options:\n"
     "  --text              add a \"text\" field decoded with --tokenizer\n"
     "  --tokenizer PATH    tokenizer for --text (tokenizer.json, or a vocab.json+merges.txt directory)\n"
@@ -99,13 +102,10 @@ static int run(sl_cli *cli, int argc, char **argv)
         default: sl_cli_common(cli, c, argv[optind - 1]);
         }
     }
-    if (argc - optind > 1)
-        sl_cli_usage_error(cli, "one input at a time (got %d)", argc - optind);
     if (text && !tokp)
         sl_cli_usage_error(cli, "--text needs --tokenizer PATH");
     const char *path = optind < argc ? argv[optind] : "-";
-    struct stat st;
-    if (strcmp(path, "-") && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    if (argc - optind == 1 && sl_cli_is_shard_dir(path))
         return sl_cat_shard_dir(cli, path, argc, argv);
     if (stage)
         sl_cli_usage_error(cli, "--stage applies to shard directories only");
@@ -114,20 +114,16 @@ static int run(sl_cli *cli, int argc, char **argv)
     sl_detok *dt = NULL;
     if (text && !(dt = sl_detok_open(tokp, &err)))
         return sl_cli_fail(cli, &err);
-    sl_input *in = sl_input_open(path, &err);
-    if (!in) {
-        sl_detok_close(dt);
-        return sl_cli_fail(cli, &err);
-    }
-    sl_ts_reader *r = sl_ts_reader_open(in, &err);
+    sl_ts_reader *r = sl_ts_reader_open_paths(argv + optind, (size_t)(argc - optind), &err);
     sl_output *out = r ? sl_output_open(cli->output, &err) : NULL;
     int rc = out ? 0 : -1;
     sl_buf b = {0}, txt = {0};
     sl_doc d = {0};
     sl_progress *pg = sl_progress_start("cat", "docs", cli->progress);
-    sl_progress_track_input(pg, in);
+    if (r)
+        sl_cli_track(pg, r);
     if (!rc && header) {
-        put_header(&b, sl_ts_reader_header(r), sl_input_name(in));
+        put_header(&b, sl_ts_reader_header(r), sl_input_name(sl_ts_reader_input(r)));
         rc = sl_output_write(out, b.data, b.len, &err);
     }
     int k = 0;
@@ -150,14 +146,15 @@ static int run(sl_cli *cli, int argc, char **argv)
             sl_buf_clear(&txt);
             if (sl_detok_decode(dt, d.tokens, d.n_tokens, &txt, &err)) {
                 char q[SL_QUOTE_MAX];
-                sl_err_prefix(&err, "%s: document '%s'", sl_input_name(in), sl_err_quote(d.id, d.id_len, q, sizeof q));
+                sl_err_prefix(&err, "%s: document '%s'", sl_input_name(sl_ts_reader_input(r)),
+                              sl_err_quote(d.id, d.id_len, q, sizeof q));
                 rc = -1;
                 break;
             }
             sl_buf_puts(&b, ",\"text\":");
             sl_json_put_str(&b, txt.data ? txt.data : "", txt.len);
         }
-        if (put_meta(&b, &d, sl_input_name(in), &err)) {
+        if (put_meta(&b, &d, sl_input_name(sl_ts_reader_input(r)), &err)) {
             rc = -1;
             break;
         }
@@ -172,7 +169,6 @@ static int run(sl_cli *cli, int argc, char **argv)
     sl_buf_free(&txt);
     sl_doc_free(&d);
     sl_ts_reader_close(r);
-    sl_input_close(in);
     sl_detok_close(dt);
     return sl_cli_finish(cli, out, NULL, rc, &err);
 }
@@ -180,7 +176,7 @@ static int run(sl_cli *cli, int argc, char **argv)
 const sl_command sl_cmd_cat = {
     .name = "cat",
     .summary = "print a token stream or shard directory as JSON Lines",
-    .usage = "sluice cat [options] [FILE|DIR]",
+    .usage = "sluice cat [options] [FILE...|DIR]",
     .help = help,
     .run = run,
 };

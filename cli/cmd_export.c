@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/inputs.h"
 #include "shard/megatron.h"
 #include "shard/packed.h"
 #include "stream/io.h"
@@ -16,6 +17,8 @@ static const char help[] =
     "appended and counted (as Megatron's preprocess_data.py --append-eod), empty\n"
     "documents dropped, token dtype uint16 (code 8) when the vocab is below 65500,\n"
     "else int32 (code 4), as megatron-core's DType.optimal_dtype picks.\n\n"
+    "Several FILEs, or a directory of part files (NAME-<R>-of-<N>...), are read as\n"
+    "one stream: the output is that of their concatenation (docs/scale-out.md).\n\n"
     "options:\n"
     "  -o PREFIX           output prefix (required)\n"
     "  --eos ID            end-of-document token (default: the stream's eos)\n"
@@ -41,18 +44,13 @@ static int run_megatron(sl_cli *cli, int argc, char **argv)
         default: sl_cli_common(cli, c, argv[optind - 1]);
         }
     }
-    if (argc - optind > 1)
-        sl_cli_usage_error(cli, "one input at a time (got %d)", argc - optind);
     if (!strcmp(cli->output, "-"))
         sl_cli_usage_error(cli, "needs -o PREFIX (writes PREFIX.bin and PREFIX.idx)");
     if (no_eos && eos >= 0)
         sl_cli_usage_error(cli, "--eos and --no-eos exclude each other");
     const char *path = optind < argc ? argv[optind] : "-";
     sl_err err = {{0}};
-    sl_input *in = sl_input_open(path, &err);
-    if (!in)
-        return sl_cli_fail(cli, &err);
-    sl_ts_reader *r = sl_ts_reader_open(in, &err);
+    sl_ts_reader *r = sl_ts_reader_open_paths(argv + optind, (size_t)(argc - optind), &err);
     sl_mega_writer *w = NULL;
     sl_doc d = {0};
     sl_progress *pg = NULL;
@@ -66,12 +64,13 @@ static int run_megatron(sl_cli *cli, int argc, char **argv)
     free(wu);
     if (packed) {
         if (packed > 0)
-            sl_errf(&err, "%s: a packed stream (rows of %u tokens): export needs a document stream", path, po.seq_len);
+            sl_errf(&err, "%s: a packed stream (rows of %u tokens): export needs a document stream", sl_cli_src(r, path),
+                    po.seq_len);
         goto done;
     }
     int64_t e = no_eos ? SL_TS_NO_ID : eos >= 0 ? eos : h->eos;
     if (!no_eos && e == SL_TS_NO_ID) {
-        sl_errf(&err, "%s: the stream has no eos: give --eos ID (or --no-eos)", path);
+        sl_errf(&err, "%s: the stream has no eos: give --eos ID (or --no-eos)", sl_cli_src(r, path));
         goto done;
     }
     if (e != SL_TS_NO_ID && (uint64_t)e >= h->vocab_size) {
@@ -79,14 +78,14 @@ static int run_megatron(sl_cli *cli, int argc, char **argv)
         goto done;
     }
     if (h->vocab_size > (uint64_t)INT32_MAX + 1) {
-        sl_errf(&err, "%s: vocab size %u does not fit Megatron's int32 tokens", path, h->vocab_size);
+        sl_errf(&err, "%s: vocab size %u does not fit Megatron's int32 tokens", sl_cli_src(r, path), h->vocab_size);
         goto done;
     }
     w = sl_mega_writer_open(cli->output, sl_mega_dtype_for_vocab(h->vocab_size), &err);
     if (!w)
         goto done;
     pg = sl_progress_start("export", "docs", cli->progress);
-    sl_progress_track_input(pg, in);
+    sl_cli_track(pg, r);
     int k;
     while ((k = sl_ts_read_doc(r, &d, &err)) == 1) {
         if (d.n_tokens == 0)
@@ -94,7 +93,7 @@ static int run_megatron(sl_cli *cli, int argc, char **argv)
         if (e != SL_TS_NO_ID)
             sl_doc_push(&d, (uint32_t)e);
         if (sl_mega_add_doc(w, d.tokens, d.n_tokens, &err)) {
-            sl_err_prefix(&err, "%s: document '%s'", path, d.id);
+            sl_err_prefix(&err, "%s: document '%s'", sl_cli_src(r, path), d.id);
             goto done;
         }
         sl_progress_add(pg, 1, d.n_tokens * sizeof *d.tokens);
@@ -108,14 +107,13 @@ done:
     sl_mega_writer_abort(w);
     sl_doc_free(&d);
     sl_ts_reader_close(r);
-    sl_input_close(in);
     return rc ? sl_cli_fail(cli, &err) : 0;
 }
 
 static const sl_command export_megatron = {
     .name = "export megatron",
     .summary = "Megatron-LM / GPT-NeoX indexed dataset (.bin + .idx)",
-    .usage = "sluice export megatron [options] [FILE] -o PREFIX",
+    .usage = "sluice export megatron [options] [FILE...] -o PREFIX",
     .help = help,
     .run = run_megatron,
 };
@@ -125,7 +123,7 @@ static const sl_command *const subs[] = {&export_megatron, NULL};
 const sl_command sl_cmd_export = {
     .name = "export",
     .summary = "export to other formats (megatron)",
-    .usage = "sluice export megatron [options] [FILE] -o PREFIX",
+    .usage = "sluice export megatron [options] [FILE...] -o PREFIX",
     .help = "",
     .run = NULL,
     .subs = subs,

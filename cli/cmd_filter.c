@@ -7,6 +7,7 @@
 #include <xxhash.h>
 
 #include "cli/commands.h"
+#include "cli/inputs.h"
 #include "model/filter.h"
 #include "stream/io.h"
 #include "stream/json.h"
@@ -18,6 +19,8 @@ static const char help[] =
     "'sluice score --to-stream'), or any token stream plus --scores FILE (the JSON\n"
     "Lines of 'sluice score', joined by id), and writes the documents that pass\n"
     "the selection, unchanged, as a token stream.\n\n"
+    "Several FILEs, or a directory of part files (NAME-<R>-of-<N>...), are read as\n"
+    "one stream: the output is that of their concatenation (docs/scale-out.md).\n\n"
     "selection (combined with AND; default: keep every scored document):\n"
     "      --max-ppl X        keep documents with score <= X\n"
     "      --min-ppl X        keep documents with score >= X\n"
@@ -294,17 +297,20 @@ static int run(sl_cli *cli, int argc, char **argv)
         default: sl_cli_common(cli, c, argv[optind - 1]);
         }
     }
-    if (argc - optind > 1)
-        sl_cli_usage_error(cli, "one input at a time (got %d)", argc - optind);
     const char *path = optind < argc ? argv[optind] : "-";
     int need_dist = !isnan(s.pct_lo) || s.bucket >= 0;
+    /* several inputs read as one stream (cli/inputs.h); standard input only alone */
+    char **paths = argv + optind;
+    size_t n_paths = (size_t)(argc - optind);
+    for (size_t i = 0; n_paths > 1 && i < n_paths; i++)
+        if (!strcmp(paths[i], "-"))
+            sl_cli_usage_error(cli, "standard input ('-') cannot be one of several inputs");
 
     sl_err err = {{0}};
     smap m = {0};
     vec vals = {0}, all = {0};
-    char spool[4200] = "";
+    char spool[4200] = "", *spool_path = spool;
     const char *src = path;
-    sl_input *in = NULL;
     sl_ts_reader *r = NULL;
     sl_output *out = NULL, *sout = NULL;
     sl_ts_writer *w = NULL;
@@ -322,9 +328,9 @@ static int run(sl_cli *cli, int argc, char **argv)
                 vpush(&vals, m.val[i]);
     } else if (need_dist) {
         /* pass 1: the score distribution; stdin is spooled for pass 2 */
-        if (!(in = sl_input_open(path, &err)) || !(r = sl_ts_reader_open(in, &err)))
+        if (!(r = sl_ts_reader_open_paths(paths, n_paths, &err)))
             goto fail;
-        src = sl_input_name(in);
+        src = sl_ts_reader_n_inputs(r) == 1 ? sl_input_name(sl_ts_reader_input(r)) : path;
         if (!strcmp(path, "-")) {
             const char *td = getenv("TMPDIR");
             snprintf(spool, sizeof spool, "%s/sluice-filter-%ld.tok", td && *td ? td : "/tmp", (long)getpid());
@@ -348,23 +354,23 @@ static int run(sl_cli *cli, int argc, char **argv)
             }
             sout = NULL;
             path = spool;
+            paths = &spool_path;
+            n_paths = 1;
         }
         sl_ts_reader_close(r);
-        sl_input_close(in);
         r = NULL;
-        in = NULL;
     }
     resolve(&s, &vals);
 
     /* pass 2: select */
-    if (!(in = sl_input_open(path, &err)) || !(r = sl_ts_reader_open(in, &err)))
+    if (!(r = sl_ts_reader_open_paths(paths, n_paths, &err)))
         goto fail;
     if (!spool[0])
-        src = sl_input_name(in);
+        src = sl_ts_reader_n_inputs(r) == 1 ? sl_input_name(sl_ts_reader_input(r)) : path;
     if (!(out = sl_output_open(cli->output, &err)) || !(w = sl_ts_writer_open(out, sl_ts_reader_header(r), &err)))
         goto fail;
     sl_progress *pg = sl_progress_start("filter", "docs", cli->progress);
-    sl_progress_track_input(pg, in);
+    sl_cli_track(pg, r);
     while ((k = sl_ts_read_doc(r, &d, &err)) == 1) {
         double v;
         if (doc_score(&d, &m, &s, src, &v, &err) < 0) {
@@ -489,7 +495,6 @@ done:
     if (w)
         sl_ts_writer_abort(w);
     sl_ts_reader_close(r);
-    sl_input_close(in);
     if (spool[0])
         unlink(spool);
     sl_doc_free(&d);
@@ -508,7 +513,7 @@ done:
 const sl_command sl_cmd_filter = {
     .name = "filter",
     .summary = "keep documents by perplexity thresholds, percentiles or CCNet buckets",
-    .usage = "sluice filter [options] [FILE]",
+    .usage = "sluice filter [options] [FILE...]",
     .help = help,
     .run = run,
 };

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/inputs.h"
 #include "cli/pack_opts.h"
 #include "shard/packed.h"
 #include "stream/io.h"
@@ -15,6 +16,8 @@ static const char help[] =
     "writes a packed stream: a token stream with one record per row whose\n"
     "metadata lists the document pieces in the row (offset, length, document\n"
     "ordinal, offset in the document, id). See docs/shards.md.\n\n"
+    "Several FILEs, or a directory of part files (NAME-<R>-of-<N>...), are read as\n"
+    "one stream: the output is that of their concatenation (docs/scale-out.md).\n\n"
     "options:\n"
     "  --seq-len L         row length, a positive multiple of 8 (required unless --warmup)\n"
     "  --eos ID            token appended to every document (default: the stream's eos)\n"
@@ -60,16 +63,11 @@ static int run(sl_cli *cli, int argc, char **argv)
     while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, opts, NULL)) != -1)
         if (!sl_cli_pack_option(cli, c, &u))
             sl_cli_common(cli, c, argv[optind - 1]);
-    if (argc - optind > 1)
-        sl_cli_usage_error(cli, "one input at a time (got %d)", argc - optind);
     sl_cli_pack_check(cli, &u);
     const char *path = optind < argc ? argv[optind] : "-";
 
     sl_err err = {{0}};
-    sl_input *in = sl_input_open(path, &err);
-    if (!in)
-        return sl_cli_fail(cli, &err);
-    sl_ts_reader *r = sl_ts_reader_open(in, &err);
+    sl_ts_reader *r = sl_ts_reader_open_paths(argv + optind, (size_t)(argc - optind), &err);
     sl_ts_header oh = {0};
     sl_ts_writer *w = NULL;
     sl_output *out = NULL;
@@ -87,9 +85,9 @@ static int run(sl_cli *cli, int argc, char **argv)
     free(prev_warmup);
     if (packed) {
         if (packed > 0)
-            sl_errf(&err, "%s: the stream is already packed (rows of %u tokens)", path, po.seq_len);
+            sl_errf(&err, "%s: the stream is already packed (rows of %u tokens)", sl_cli_src(r, path), po.seq_len);
         else
-            sl_err_prefix(&err, "%s", path);
+            sl_err_prefix(&err, "%s", sl_cli_src(r, path));
         goto done;
     }
     if (sl_pack_resolve(&u, h, &po, &err))
@@ -104,12 +102,12 @@ static int run(sl_cli *cli, int argc, char **argv)
     if (!pk)
         goto done;
     pg = sl_progress_start("pack", "docs", cli->progress);
-    sl_progress_track_input(pg, in);
+    sl_cli_track(pg, r);
     uint64_t ord = 0;
     int k;
     while ((k = sl_ts_read_doc(r, &d, &err)) == 1) {
         if (sl_packer_add(pk, ord++, d.id, d.id_len, d.tokens, d.n_tokens, NULL, &err)) {
-            sl_err_prefix(&err, "%s: document '%s'", path, d.id);
+            sl_err_prefix(&err, "%s: document '%s'", sl_cli_src(r, path), d.id);
             goto done;
         }
         sl_progress_add(pg, 1, d.n_tokens * sizeof *d.tokens);
@@ -136,14 +134,13 @@ done:
     sl_doc_free(&rowdoc);
     sl_buf_free(&scratch);
     sl_ts_reader_close(r);
-    sl_input_close(in);
     return rc ? sl_cli_fail(cli, &err) : 0;
 }
 
 const sl_command sl_cmd_pack = {
     .name = "pack",
     .summary = "pack documents into fixed-length rows with boundary markers",
-    .usage = "sluice pack --seq-len L [options] [FILE]",
+    .usage = "sluice pack --seq-len L [options] [FILE...]",
     .help = help,
     .run = run,
 };

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "cli/commands.h"
+#include "cli/inputs.h"
 #include "model/mamba.h"
 #include "model/score.h"
 #include "shard/shard.h"
@@ -28,6 +29,8 @@ static const char help[] =
     "Documents are packed into chunks with the recurrent state reset at each\n"
     "document start and carried across chunks, so results equal scoring each\n"
     "document alone in one pass, in bounded memory.\n\n"
+    "Several FILEs, or a directory of part files (NAME-<R>-of-<N>...), are read as\n"
+    "one stream: the output is that of their concatenation (docs/scale-out.md).\n\n"
     "options:\n"
     "  -m, --model DIR       model directory: config.json + model.safetensors (or\n"
     "                        sharded model-*.safetensors + model.safetensors.index.json);\n"
@@ -453,13 +456,14 @@ static int run(sl_cli *cli, int argc, char **argv)
     }
     if (!o.model)
         sl_cli_usage_error(cli, "-m MODEL_DIR is required");
-    if (argc - optind > 1)
-        sl_cli_usage_error(cli, "one input at a time (got %d)", argc - optind);
     if (o.to_stream && o.per_token)
         sl_cli_usage_error(cli, "--per-token writes JSON Lines; it cannot be combined with --to-stream");
     const char *path = optind < argc ? argv[optind] : "-";
-    struct stat st;
-    int is_dir = strcmp(path, "-") && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    int is_dir = argc - optind == 1 && sl_cli_is_shard_dir(path);
+    for (int i = optind; argc - optind > 1 && i < argc; i++)
+        if (sl_cli_is_shard_dir(argv[i]))
+            sl_cli_usage_error(cli, "%s is a shard directory: one at a time (several inputs are token streams)",
+                               argv[i]);
     if (is_dir && o.to_stream)
         sl_cli_usage_error(cli, "--to-stream needs a token stream, not a shard directory");
 
@@ -476,9 +480,9 @@ static int run(sl_cli *cli, int argc, char **argv)
         sl_backend_close(be);
         return src ? sl_cli_fail(cli, &err) : 0;
     }
-    sl_input *in = run ? sl_input_open(path, &err) : NULL;
-    sl_ts_reader *r = in ? sl_ts_reader_open(in, &err) : NULL;
-    const char *src = in ? sl_input_name(in) : path;
+    sl_ts_reader *r = run ? sl_ts_reader_open_paths(argv + optind, (size_t)(argc - optind), &err) : NULL;
+    /* a name that stays valid while the reader moves from input to input */
+    const char *src = r && sl_ts_reader_n_inputs(r) == 1 ? sl_input_name(sl_ts_reader_input(r)) : path;
     int rc = r ? 0 : -1;
     if (!rc && !o.force)
         rc = check_vocab(sl_ts_reader_header(r), sl_mamba_cfg(m), o.model, src, &err);
@@ -492,7 +496,8 @@ static int run(sl_cli *cli, int argc, char **argv)
         rc = -1;
     batch bt = {0};
     sl_progress *pg = sl_progress_start("score", "docs", cli->progress);
-    sl_progress_track_input(pg, in);
+    if (r)
+        sl_cli_track(pg, r);
     int k = 0;
     while (!rc) {
         k = sl_ts_read_doc(r, batch_slot(&bt), &err);
@@ -521,7 +526,6 @@ static int run(sl_cli *cli, int argc, char **argv)
     free(bt.docs);
     free(bt.split);
     sl_ts_reader_close(r);
-    sl_input_close(in);
     sl_mamba_run_free(run);
     sl_mamba_free(m);
     sl_backend_close(be);
@@ -531,7 +535,7 @@ static int run(sl_cli *cli, int argc, char **argv)
 const sl_command sl_cmd_score = {
     .name = "score",
     .summary = "score documents with a Mamba language model (nll, ppl, bpb)",
-    .usage = "sluice score -m MODEL_DIR [options] [FILE|DIR]",
+    .usage = "sluice score -m MODEL_DIR [options] [FILE...|DIR]",
     .help = help,
     .run = run,
 };

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/inputs.h"
 #include "cli/pack_opts.h"
 #include "shard/packed.h"
 #include "shard/shard.h"
@@ -19,6 +20,8 @@ static const char help[] =
     "(.bounds) beside each. The input is a document token stream, packed with the\n"
     "options below, or a packed stream from `sluice pack` (then no packing options).\n"
     "Layout and manifest schema: docs/shards.md.\n\n"
+    "Several FILEs, or a directory of part files (NAME-<R>-of-<N>...), are read as\n"
+    "one stream: the output is that of their concatenation (docs/scale-out.md).\n\n"
     "packing options (as `sluice pack`):\n"
     "  --seq-len L, --eos ID, --no-eos, --bos ID, --pad ID, --no-split,\n"
     "  --long truncate|drop|split, --layout sequential|recurrent, --batch B,\n"
@@ -87,8 +90,6 @@ static int run(sl_cli *cli, int argc, char **argv)
         default: sl_cli_common(cli, c, argv[optind - 1]);
         }
     }
-    if (argc - optind > 1)
-        sl_cli_usage_error(cli, "one input at a time (got %d)", argc - optind);
     if (!strcmp(cli->output, "-"))
         sl_cli_usage_error(cli, "needs -o DIR (a shard directory cannot go to standard output)");
     sl_cli_pack_check(cli, &u);
@@ -99,10 +100,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     const char *path = optind < argc ? argv[optind] : "-";
 
     sl_err err = {{0}};
-    sl_input *in = sl_input_open(path, &err);
-    if (!in)
-        return sl_cli_fail(cli, &err);
-    sl_ts_reader *r = sl_ts_reader_open(in, &err);
+    sl_ts_reader *r = sl_ts_reader_open_paths(argv + optind, (size_t)(argc - optind), &err);
     sl_shard_writer *w = NULL;
     sl_packer *pk[SL_SPLIT_N] = {0};
     row_ctx rc_[SL_SPLIT_N];
@@ -117,21 +115,21 @@ static int run(sl_cli *cli, int argc, char **argv)
     sl_pack_opts po;
     int packed = sl_packed_detect(h, &po, &warmup, &err);
     if (packed < 0) {
-        sl_err_prefix(&err, "%s", path);
+        sl_err_prefix(&err, "%s", sl_cli_src(r, path));
         goto done;
     }
     if (packed) {
         if (sl_pack_user_any(&u)) {
-            sl_errf(&err, "%s: the input is already packed (rows of %u tokens): packing options do not apply", path,
+            sl_errf(&err, "%s: the input is already packed (rows of %u tokens): packing options do not apply", sl_cli_src(r, path),
                     po.seq_len);
             goto done;
         }
         if (valf > 0) {
-            sl_errf(&err, "%s: --val-fraction splits documents, so it needs a document stream, not packed rows", path);
+            sl_errf(&err, "%s: --val-fraction splits documents, so it needs a document stream, not packed rows", sl_cli_src(r, path));
             goto done;
         }
         if (shuffle && po.layout == SL_LAYOUT_RECURRENT) {
-            sl_errf(&err, "%s: --shuffle would break the row continuity of the recurrent layout", path);
+            sl_errf(&err, "%s: --shuffle would break the row continuity of the recurrent layout", sl_cli_src(r, path));
             goto done;
         }
     } else {
@@ -145,7 +143,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     info.vocab_size = h->vocab_size;
     info.dtype_bytes = dtype == 1 ? 2 : dtype == 2 ? 4 : h->vocab_size <= 65536 ? 2 : 4;
     if (info.dtype_bytes == 2 && h->vocab_size > 65536) {
-        sl_errf(&err, "%s: vocab size %u does not fit --dtype uint16 (ids up to 65535)", path, h->vocab_size);
+        sl_errf(&err, "%s: vocab size %u does not fit --dtype uint16 (ids up to 65535)", sl_cli_src(r, path), h->vocab_size);
         goto done;
     }
     info.modality = h->modality;
@@ -165,7 +163,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     if (!w)
         goto done;
     pg = sl_progress_start("shard", packed ? "rows" : "docs", cli->progress);
-    sl_progress_track_input(pg, in);
+    sl_cli_track(pg, r);
     int k;
     if (packed) {
         /* documents.jsonl from the pieces: a document is new when its ordinal
@@ -173,13 +171,20 @@ static int run(sl_cli *cli, int argc, char **argv)
         uint64_t next = 0;
         while ((k = sl_ts_read_doc(r, &d, &err)) == 1) {
             sl_row row;
-            if (sl_packed_decode(&d, po.seq_len, &prow, &row, path, &err))
+            if (sl_ts_reader_streams(r) > 1) {
+                /* each packed stream numbers its documents from 0 */
+                sl_errf(&err, "%s: several packed streams: their document numbers restart, so they cannot be "
+                        "sharded as one; shard the document streams (or merge shard directories)",
+                        sl_cli_src(r, path));
+                goto done;
+            }
+            if (sl_packed_decode(&d, po.seq_len, &prow, &row, sl_cli_src(r, path), &err))
                 goto done;
             for (size_t i = 0; i < row.n_pieces; i++) {
                 const sl_piece *p = &row.pieces[i];
                 if (p->doc >= next) {
                     if (p->doc_offset != 0) {
-                        sl_errf(&err, "%s: row '%s': document %llu first appears at document offset %llu", path,
+                        sl_errf(&err, "%s: row '%s': document %llu first appears at document offset %llu", sl_cli_src(r, path),
                                 d.id, (unsigned long long)p->doc, (unsigned long long)p->doc_offset);
                         goto done;
                     }
@@ -204,7 +209,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         while ((k = sl_ts_read_doc(r, &d, &err)) == 1) {
             int split = sl_split_of(d.id, d.id_len, valf), st;
             if (sl_packer_add(pk[split], ord, d.id, d.id_len, d.tokens, d.n_tokens, &st, &err)) {
-                sl_err_prefix(&err, "%s: document '%s'", path, d.id);
+                sl_err_prefix(&err, "%s: document '%s'", sl_cli_src(r, path), d.id);
                 goto done;
             }
             if (st != SL_DOC_EMPTY || po.eos != SL_NO_TOKEN || po.bos != SL_NO_TOKEN)
@@ -238,14 +243,13 @@ done:
     sl_doc_free(&d);
     free(warmup);
     sl_ts_reader_close(r);
-    sl_input_close(in);
     return rc ? sl_cli_fail(cli, &err) : 0;
 }
 
 const sl_command sl_cmd_shard = {
     .name = "shard",
     .summary = "write a shard directory (manifest, token files, boundary index), with warmup",
-    .usage = "sluice shard [options] [FILE] -o DIR",
+    .usage = "sluice shard [options] [FILE...] -o DIR",
     .help = help,
     .run = run,
 };

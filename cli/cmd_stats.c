@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/inputs.h"
 #include "shard/packed.h"
 #include "shard/shard.h"
 #include "shard/util.h"
@@ -21,6 +22,8 @@ static const char help[] =
     "    length histogram (lengths include EOS/BOS); per warmup stage the batch, steps,\n"
     "    tokens per step, and the rows, pieces and document starts of one epoch of\n"
     "    its view. The directory is verified (checksums) first.\n\n"
+    "Several FILEs, or a directory of part files (NAME-<R>-of-<N>...), are read as\n"
+    "one stream: the output is that of their concatenation (docs/scale-out.md).\n\n"
     "example:\n"
     "  sluice stats shards/ | jq .stages\n";
 
@@ -68,12 +71,10 @@ static void ls_put(sl_buf *b, const lenstats *s, const char *ind)
 
 static void put_frac(sl_buf *b, uint64_t a, uint64_t n) { sl_json_put_num(b, n ? (double)a / (double)n : 0); }
 
-static int stats_stream(const char *path, sl_buf *b, sl_err *err)
+static int stats_stream(char **paths, int n, sl_buf *b, sl_err *err)
 {
-    sl_input *in = sl_input_open(path, err);
-    if (!in)
-        return -1;
-    sl_ts_reader *r = sl_ts_reader_open(in, err);
+    const char *path = n ? paths[0] : "-";
+    sl_ts_reader *r = sl_ts_reader_open_paths(paths, (size_t)n, err);
     sl_doc d = {0};
     sl_packed_row pr = {0};
     char *wu = NULL;
@@ -86,14 +87,21 @@ static int stats_stream(const char *path, sl_buf *b, sl_err *err)
     if (packed < 0)
         goto done;
     sl_buf_puts(b, "{\n  \"input\": ");
-    sl_json_put_cstr(b, path);
+    if (n <= 1)
+        sl_json_put_cstr(b, path);
+    else
+        for (int i = 0; i < n; i++) {
+            sl_buf_puts(b, i ? ", " : "[");
+            sl_json_put_cstr(b, paths[i]);
+            sl_buf_puts(b, i == n - 1 ? "]" : "");
+        }
     sl_buf_printf(b, ",\n  \"modality\": \"%s\",\n  \"vocab_size\": %u,\n", sl_modality_name(h->modality),
                   h->vocab_size);
     if (packed) {
         uint64_t rows = 0, pieces = 0, starts = 0, used = 0;
         while ((k = sl_ts_read_doc(r, &d, err)) == 1) {
             sl_row row;
-            if (sl_packed_decode(&d, po.seq_len, &pr, &row, path, err))
+            if (sl_packed_decode(&d, po.seq_len, &pr, &row, sl_cli_src(r, path), err))
                 goto done;
             rows++;
             pieces += row.n_pieces;
@@ -126,7 +134,6 @@ done:
     sl_packed_row_free(&pr);
     sl_doc_free(&d);
     sl_ts_reader_close(r);
-    sl_input_close(in);
     return rc;
 }
 
@@ -244,12 +251,17 @@ static int run(sl_cli *cli, int argc, char **argv)
     int c;
     while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, opts, NULL)) != -1)
         sl_cli_common(cli, c, argv[optind - 1]);
-    if (argc - optind > 1)
-        sl_cli_usage_error(cli, "one input at a time (got %d)", argc - optind);
     const char *path = optind < argc ? argv[optind] : "-";
+    if (argc - optind > 1)
+        for (int i = optind; i < argc; i++)
+            if (sl_cli_is_shard_dir(argv[i]))
+                sl_cli_usage_error(cli, "%s is a shard directory: one at a time (several inputs are token streams)",
+                                   argv[i]);
     sl_err err = {{0}};
     sl_buf b = {0};
-    int rc = strcmp(path, "-") && sl_shard_is_dir(path) ? stats_dir(path, &b, &err) : stats_stream(path, &b, &err);
+    int rc = argc - optind == 1 && sl_cli_is_shard_dir(path)
+                 ? stats_dir(path, &b, &err)
+                 : stats_stream(argv + optind, argc - optind, &b, &err);
     sl_output *out = rc ? NULL : sl_output_open(cli->output, &err);
     if (out && (sl_output_write(out, b.data, b.len, &err) || sl_output_commit(out, &err)))
         out = NULL;
@@ -260,7 +272,7 @@ static int run(sl_cli *cli, int argc, char **argv)
 const sl_command sl_cmd_stats = {
     .name = "stats",
     .summary = "rows, documents, tokens and length histograms of a stream or shard directory",
-    .usage = "sluice stats [FILE|DIR]",
+    .usage = "sluice stats [FILE...|DIR]",
     .help = help,
     .run = run,
 };

@@ -9,6 +9,7 @@
 
 #include "stream/byteorder.h"
 #include "stream/json.h"
+#include "stream/parts.h"
 
 #define TS_END_MAGIC "SLTSEND\n"
 #define REC_HDR 25 /* tag + id_len + meta_len + src_bytes + n_tokens */
@@ -345,13 +346,24 @@ void sl_ts_writer_abort(sl_ts_writer *w)
 
 /* ---- reader ------------------------------------------------------------- */
 
+/* A reader goes through one or more inputs (files given in order, or the
+ * part files of a directory), and each input through one or more streams
+ * (concatenated `.tok` files). Every stream after the first must have the
+ * first one's header; the documents of all of them come out as one stream. */
 struct sl_ts_reader {
-    sl_input *in;
-    sl_ts_header h;
-    XXH64_state_t *xx;
-    uint64_t count, tokens;
+    sl_input *in;            /* the input being read */
+    sl_ts_header h;          /* the first stream's header */
+    XXH64_state_t *xx;       /* checksum of the current stream's records */
+    uint64_t count, tokens;  /* documents and tokens of the current stream */
+    uint64_t total;          /* documents of every stream so far */
+    uint64_t streams;        /* streams begun so far */
     int done;
     unsigned char *tmp;
+    /* inputs the reader opened itself (sl_ts_reader_open_paths) */
+    char **paths;
+    size_t n_paths, next_path;
+    char *first_name;        /* the input the first header came from */
+    int own_in;
 };
 
 int sl_ts_sniff(const void *p, size_t n) { return n >= 8 && !memcmp(p, SL_TS_MAGIC, 8); }
@@ -385,99 +397,277 @@ static int parse_special(const sl_json *o, const char *name, int64_t *out, const
     return 0;
 }
 
-sl_ts_reader *sl_ts_reader_open(sl_input *in, sl_err *err)
+/* Reads a header whose 8 magic bytes were already read and checked; the
+ * stream starts at input offset `base` (offsets in messages are absolute). */
+static int read_header(sl_ts_reader *r, sl_ts_header *h, uint64_t base, sl_err *err)
 {
-    const char *name = sl_input_name(in);
-    sl_ts_reader *r = sl_xcalloc(1, sizeof *r);
-    r->in = in;
+    const char *name = sl_input_name(r->in);
     unsigned char fixed[24];
-    int rc = sl_input_read_full(in, fixed, 8, err);
-    if (rc == 1) {
-        sl_errf(err, "%s: empty input, not a token stream", name);
-        goto fail;
-    }
-    if (rc < 0) {
-        if (strstr(err->msg, "unexpected end"))
-            sl_errf(err, "%s: offset 0: not a token stream (too short)", name);
-        goto fail;
-    }
-    if (memcmp(fixed, SL_TS_MAGIC, 8)) {
-        sl_errf(err, "%s: offset 0: not a token stream (bad magic; expected '%s')", name, SL_TS_MAGIC);
-        goto fail;
-    }
+    memcpy(fixed, SL_TS_MAGIC, 8);
+    memset(h, 0, sizeof *h);
     if (rd(r, fixed + 8, 16, "header", err))
-        goto fail;
-    r->h.version = sl_get_le32(fixed + 8);
-    r->h.width = fixed[12];
-    r->h.modality = fixed[13];
-    r->h.vocab_size = sl_get_le32(fixed + 16);
+        return -1;
+    h->version = sl_get_le32(fixed + 8);
+    h->width = fixed[12];
+    h->modality = fixed[13];
+    h->vocab_size = sl_get_le32(fixed + 16);
     uint32_t jl = sl_get_le32(fixed + 20);
-    if (r->h.version != SL_TS_VERSION) {
-        sl_errf(err, "%s: offset 8: unsupported token stream version %u (this sluice reads %d)", name, r->h.version,
-                SL_TS_VERSION);
-        goto fail;
-    }
-    if (jl > SL_TS_MAX_HEADER_JSON) {
-        sl_errf(err, "%s: offset 20: header JSON length %u is too large", name, jl);
-        goto fail;
-    }
+    if (h->version != SL_TS_VERSION)
+        return sl_errf(err, "%s: offset %llu: unsupported token stream version %u (this sluice reads %d)", name,
+                       (unsigned long long)(base + 8), h->version, SL_TS_VERSION);
+    if (jl > SL_TS_MAX_HEADER_JSON)
+        return sl_errf(err, "%s: offset %llu: header JSON length %u is too large", name,
+                       (unsigned long long)(base + 20), jl);
     unsigned char *hb = sl_xmalloc(24 + jl + 8);
     memcpy(hb, fixed, 24);
     if (rd(r, hb + 24, jl + 8, "header", err)) {
         free(hb);
-        goto fail;
+        return -1;
     }
     if (XXH64(hb, 24 + jl, 0) != sl_get_le64(hb + 24 + jl)) {
         free(hb);
-        sl_errf(err, "%s: offset %u: header checksum mismatch (corrupt stream)", name, 24 + jl);
-        goto fail;
+        return sl_errf(err, "%s: offset %llu: header checksum mismatch (corrupt stream)", name,
+                       (unsigned long long)(base + 24 + jl));
     }
-    if (r->h.vocab_size == 0 || r->h.width != sl_ts_width_for_vocab(r->h.vocab_size) || r->h.modality > 4) {
+    if (h->vocab_size == 0 || h->width != sl_ts_width_for_vocab(h->vocab_size) || h->modality > 4) {
         free(hb);
-        sl_errf(err, "%s: offset 12: inconsistent header (width %u, vocab size %u, modality %u)", name, r->h.width,
-                r->h.vocab_size, r->h.modality);
-        goto fail;
+        return sl_errf(err, "%s: offset %llu: inconsistent header (width %u, vocab size %u, modality %u)", name,
+                       (unsigned long long)(base + 12), h->width, h->vocab_size, h->modality);
     }
     sl_json_doc *jd = sl_json_parse((const char *)hb + 24, jl, NULL, err);
     free(hb);
     if (!jd) {
         sl_err_prefix(err, "%s: header JSON", name);
-        goto fail;
+        return -1;
     }
     sl_json *o = sl_json_root(jd);
     int bad = o->type != SL_JSON_OBJECT;
     if (bad)
         sl_errf(err, "%s: header JSON is not an object", name);
-    bad = bad || parse_special(o, "eos", &r->h.eos, name, err) || parse_special(o, "bos", &r->h.bos, name, err) ||
-          parse_special(o, "pad", &r->h.pad, name, err) || parse_special(o, "unk", &r->h.unk, name, err);
+    bad = bad || parse_special(o, "eos", &h->eos, name, err) || parse_special(o, "bos", &h->bos, name, err) ||
+          parse_special(o, "pad", &h->pad, name, err) || parse_special(o, "unk", &h->unk, name, err);
     if (!bad) {
         const char *fp = sl_json_get_str(o, "fingerprint"), *tk = sl_json_get_str(o, "tokenizer");
         if (fp)
-            snprintf(r->h.fingerprint, sizeof r->h.fingerprint, "%s", fp);
+            snprintf(h->fingerprint, sizeof h->fingerprint, "%s", fp);
         if (tk)
-            snprintf(r->h.tokenizer, sizeof r->h.tokenizer, "%s", tk);
+            snprintf(h->tokenizer, sizeof h->tokenizer, "%s", tk);
         sl_json *ex = sl_json_get(o, "extra");
         if (ex) {
             sl_buf b = {0};
             sl_json_put_value(&b, ex);
-            r->h.extra_json = b.data;
+            h->extra_json = b.data;
         }
     }
     sl_json_free(jd);
-    if (bad)
-        goto fail;
+    if (bad) {
+        sl_ts_header_free(h);
+        return -1;
+    }
+    return 0;
+}
+
+static const char *or_none(const char *s) { return s && *s ? s : "(none)"; }
+
+static void special_str(char *out, size_t n, int64_t v)
+{
+    if (v == SL_TS_NO_ID)
+        snprintf(out, n, "none");
+    else
+        snprintf(out, n, "%" PRId64, v);
+}
+
+/* Names the first field in which b differs from a, or returns 0 when the
+ * streams can be read as one. The human-readable tokenizer name only counts
+ * when neither header has a fingerprint (it may be a path, spelled
+ * differently on each machine, for the same tokenizer). */
+int sl_ts_header_diff(const sl_ts_header *a, const sl_ts_header *b, char *what, size_t n)
+{
+    char x[32], y[32];
+    if (a->modality != b->modality) {
+        snprintf(what, n, "modality %s vs %s", sl_modality_name(a->modality), sl_modality_name(b->modality));
+        return 1;
+    }
+    if (a->vocab_size != b->vocab_size) {
+        snprintf(what, n, "vocab size %u vs %u", a->vocab_size, b->vocab_size);
+        return 1;
+    }
+    if (a->width != b->width) {
+        snprintf(what, n, "token width %u vs %u", a->width, b->width);
+        return 1;
+    }
+    const int64_t sa[4] = {a->eos, a->bos, a->pad, a->unk}, sb[4] = {b->eos, b->bos, b->pad, b->unk};
+    static const char *const sn[4] = {"eos", "bos", "pad", "unk"};
+    for (int i = 0; i < 4; i++)
+        if (sa[i] != sb[i]) {
+            special_str(x, sizeof x, sa[i]);
+            special_str(y, sizeof y, sb[i]);
+            snprintf(what, n, "%s id %s vs %s", sn[i], x, y);
+            return 1;
+        }
+    if (strcmp(a->fingerprint, b->fingerprint)) {
+        snprintf(what, n, "tokenizer fingerprint %s vs %s", or_none(a->fingerprint), or_none(b->fingerprint));
+        return 1;
+    }
+    if (!a->fingerprint[0] && strcmp(a->tokenizer, b->tokenizer)) {
+        snprintf(what, n, "tokenizer '%s' vs '%s' (no fingerprint)", a->tokenizer, b->tokenizer);
+        return 1;
+    }
+    const char *ea = a->extra_json ? a->extra_json : "", *eb = b->extra_json ? b->extra_json : "";
+    if (strcmp(ea, eb)) {
+        snprintf(what, n, "extra header fields %.200s vs %.200s", or_none(ea), or_none(eb));
+        return 1;
+    }
+    return 0;
+}
+
+/* Starts the next stream of the current input at offset base (its magic is
+ * already read): its header must match the first one. */
+static int next_stream(sl_ts_reader *r, uint64_t base, sl_err *err)
+{
+    sl_ts_header h2;
+    if (read_header(r, &h2, base, err))
+        return -1;
+    char what[512];
+    int d = sl_ts_header_diff(&r->h, &h2, what, sizeof what);
+    sl_ts_header_free(&h2);
+    if (d) {
+        const char *name = sl_input_name(r->in);
+        if (base == 0)
+            return sl_errf(err, "%s: its header differs from that of %s (%s): these streams cannot be read as one",
+                           name, r->first_name, what);
+        return sl_errf(err, "%s: offset %llu: the stream concatenated here has a different header (%s) than the "
+                       "first one: these streams cannot be read as one", name, (unsigned long long)base, what);
+    }
+    r->count = r->tokens = 0;
+    r->streams++;
+    XXH64_reset(r->xx, 0);
+    return 0;
+}
+
+/* Reads the magic of a stream at the start of the current input. */
+static int read_magic(sl_ts_reader *r, sl_err *err)
+{
+    const char *name = sl_input_name(r->in);
+    unsigned char m[8];
+    int rc = sl_input_read_full(r->in, m, 8, err);
+    if (rc == 1)
+        return sl_errf(err, "%s: empty input, not a token stream", name);
+    if (rc < 0) {
+        if (strstr(err->msg, "unexpected end"))
+            sl_errf(err, "%s: offset 0: not a token stream (too short)", name);
+        return -1;
+    }
+    if (memcmp(m, SL_TS_MAGIC, 8))
+        return sl_errf(err, "%s: offset 0: not a token stream (bad magic; expected '%s')", name, SL_TS_MAGIC);
+    return 0;
+}
+
+static sl_ts_reader *reader_new(void)
+{
+    sl_ts_reader *r = sl_xcalloc(1, sizeof *r);
     r->xx = XXH64_createState();
     XXH64_reset(r->xx, 0);
     r->tmp = sl_xmalloc(TOK_CHUNK * 4);
     return r;
-fail:
-    sl_ts_header_free(&r->h);
-    free(r);
-    return NULL;
+}
+
+sl_ts_reader *sl_ts_reader_open(sl_input *in, sl_err *err)
+{
+    sl_ts_reader *r = reader_new();
+    r->in = in;
+    if (read_magic(r, err) || read_header(r, &r->h, 0, err)) {
+        sl_ts_reader_close(r);
+        return NULL;
+    }
+    r->first_name = sl_xstrdup(sl_input_name(in));
+    return r;
+}
+
+/* Opens the next of the reader's own inputs; 1 when there is none left. */
+static int open_next_path(sl_ts_reader *r, sl_err *err)
+{
+    if (r->next_path >= r->n_paths)
+        return 1;
+    if (r->own_in)
+        sl_input_close(r->in);
+    r->in = NULL;
+    r->own_in = 0;
+    if (!(r->in = sl_input_open(r->paths[r->next_path++], err)))
+        return -1;
+    r->own_in = 1;
+    return 0;
+}
+
+sl_ts_reader *sl_ts_reader_open_paths(char *const *paths, size_t n, sl_err *err)
+{
+    sl_ts_reader *r = reader_new();
+    static char dash[] = "-";
+    char *const stdin_path[1] = {dash};
+    if (n == 0) {
+        paths = stdin_path;
+        n = 1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char **parts = NULL;
+        size_t np = 0;
+        int isdir = sl_parts_list(paths[i], &parts, &np, err);
+        if (isdir < 0) {
+            sl_ts_reader_close(r);
+            return NULL;
+        }
+        if (!isdir) {
+            r->paths = sl_xrealloc(r->paths, (r->n_paths + 1) * sizeof *r->paths);
+            r->paths[r->n_paths++] = sl_xstrdup(paths[i]);
+            continue;
+        }
+        r->paths = sl_xrealloc(r->paths, (r->n_paths + np) * sizeof *r->paths);
+        for (size_t k = 0; k < np; k++)
+            r->paths[r->n_paths++] = parts[k];
+        free(parts);
+    }
+    if (open_next_path(r, err) || read_magic(r, err) || read_header(r, &r->h, 0, err)) {
+        sl_ts_reader_close(r);
+        return NULL;
+    }
+    r->first_name = sl_xstrdup(sl_input_name(r->in));
+    return r;
 }
 
 const sl_ts_header *sl_ts_reader_header(const sl_ts_reader *r) { return &r->h; }
-uint64_t sl_ts_reader_count(const sl_ts_reader *r) { return r->count; }
+uint64_t sl_ts_reader_count(const sl_ts_reader *r) { return r->total; }
+const sl_input *sl_ts_reader_input(const sl_ts_reader *r) { return r->in; }
+size_t sl_ts_reader_n_inputs(const sl_ts_reader *r) { return r->n_paths ? r->n_paths : 1; }
+uint64_t sl_ts_reader_streams(const sl_ts_reader *r) { return r->streams + 1; }
+
+/* After a verified trailer: the end of the input, or the start of another
+ * stream (concatenated, or in the next input). 1 = a stream follows, 0 = the
+ * end, -1 = error. */
+static int after_trailer(sl_ts_reader *r, sl_err *err)
+{
+    for (;;) {
+        unsigned char m[8];
+        uint64_t at = sl_input_offset(r->in);
+        long k = sl_input_read(r->in, m, 1, err);
+        if (k < 0)
+            return -1;
+        if (k == 0) {
+            int o = open_next_path(r, err);
+            if (o)
+                return o > 0 ? 0 : -1;
+            if (read_magic(r, err) || next_stream(r, 0, err))
+                return -1;
+            return 1;
+        }
+        int rc = m[0] == SL_TS_MAGIC[0] ? sl_input_read_full(r->in, m + 1, 7, err) : 0;
+        if (rc < 0 && !strstr(err->msg, "unexpected end"))
+            return -1;
+        if (m[0] != SL_TS_MAGIC[0] || rc || memcmp(m, SL_TS_MAGIC, 8))
+            return sl_errf(err, "%s: offset %llu: unexpected data after the end of the stream (neither the end of "
+                           "the input nor another token stream)", sl_input_name(r->in), (unsigned long long)at);
+        return next_stream(r, at, err) ? -1 : 1;
+    }
+}
 
 static int read_trailer(sl_ts_reader *r, uint64_t at, sl_err *err)
 {
@@ -493,32 +683,34 @@ static int read_trailer(sl_ts_reader *r, uint64_t at, sl_err *err)
                        (unsigned long long)r->count, (unsigned long long)r->tokens);
     if (sl_get_le64(t + 16) != XXH64_digest(r->xx))
         return sl_errf(err, "%s: offset %llu: checksum mismatch (corrupt stream)", name, (unsigned long long)at);
-    unsigned char extra;
-    long k = sl_input_read(r->in, &extra, 1, err);
-    if (k < 0)
-        return -1;
-    if (k > 0)
-        return sl_errf(err, "%s: offset %llu: unexpected data after the end of the stream", name,
-                       (unsigned long long)(sl_input_offset(r->in) - 1));
-    r->done = 1;
-    return 0;
+    int k = after_trailer(r, err);
+    if (k == 0)
+        r->done = 1;
+    return k;
 }
 
 int sl_ts_read_doc(sl_ts_reader *r, sl_doc *d, sl_err *err)
 {
-    if (r->done)
-        return 0;
-    const char *name = sl_input_name(r->in);
-    uint64_t at = sl_input_offset(r->in);
+    const char *name;
+    uint64_t at;
     unsigned char rh[REC_HDR];
-    int rc = sl_input_read_full(r->in, rh, 1, err);
-    if (rc == 1)
-        return sl_errf(err, "%s: offset %llu: stream is truncated (no trailer after %llu documents)", name,
-                       (unsigned long long)at, (unsigned long long)r->count);
-    if (rc < 0)
-        return -1;
-    if (rh[0] == 'E')
-        return read_trailer(r, at, err) ? -1 : 0;
+    for (;;) {
+        if (r->done)
+            return 0;
+        name = sl_input_name(r->in);
+        at = sl_input_offset(r->in);
+        int rc = sl_input_read_full(r->in, rh, 1, err);
+        if (rc == 1)
+            return sl_errf(err, "%s: offset %llu: stream is truncated (no trailer after %llu documents)", name,
+                           (unsigned long long)at, (unsigned long long)r->count);
+        if (rc < 0)
+            return -1;
+        if (rh[0] != 'E')
+            break;
+        int t = read_trailer(r, at, err);
+        if (t < 0)
+            return -1;
+    }
     if (rh[0] != 'D')
         return sl_errf(err, "%s: offset %llu: bad record tag 0x%02x (corrupt stream)", name, (unsigned long long)at,
                        rh[0]);
@@ -594,6 +786,7 @@ int sl_ts_read_doc(sl_ts_reader *r, sl_doc *d, sl_err *err)
     }
     d->n_tokens = (size_t)n;
     r->count++;
+    r->total++;
     r->tokens += n;
     return 1;
 }
@@ -606,5 +799,11 @@ void sl_ts_reader_close(sl_ts_reader *r)
         XXH64_freeState(r->xx);
     sl_ts_header_free(&r->h);
     free(r->tmp);
+    if (r->own_in)
+        sl_input_close(r->in);
+    for (size_t i = 0; i < r->n_paths; i++)
+        free(r->paths[i]);
+    free(r->paths);
+    free(r->first_name);
     free(r);
 }

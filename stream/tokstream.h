@@ -16,6 +16,14 @@
  *   while ((rc = sl_ts_read_doc(r, &d, &err)) == 1) { ... }
  *   rc == 0: clean end (trailer present, counts and checksum verified)
  *   rc < 0: error (truncated, corrupt, checksum mismatch) in err.
+ *
+ * Concatenation: streams written one after another (`cat a.tok b.tok`) read
+ * as one stream when their headers are equal (sl_ts_header_diff), as
+ * concatenated gzip members do; each stream's trailer is verified. A
+ * different header is an error naming the first difference.
+ * Several inputs: sl_ts_reader_open_paths reads files in the order given (a
+ * directory stands for its part files in part order, stream/parts.h) as one
+ * stream, under the same rule.
  */
 #ifndef SLUICE_STREAM_TOKSTREAM_H
 #define SLUICE_STREAM_TOKSTREAM_H
@@ -108,9 +116,22 @@ typedef struct sl_ts_reader sl_ts_reader;
 /* Reads and validates the header. `name` is used in error messages. */
 sl_ts_reader *sl_ts_reader_open(sl_input *in, sl_err *err);
 const sl_ts_header *sl_ts_reader_header(const sl_ts_reader *r);
+/* Opens paths (n of them; none = standard input) as one stream: files in
+ * order, a directory as its part files (sl_parts_list). The reader opens and
+ * closes the inputs itself. */
+sl_ts_reader *sl_ts_reader_open_paths(char *const *paths, size_t n, sl_err *err);
+/* The input being read now (its name and position, for progress). */
+const sl_input *sl_ts_reader_input(const sl_ts_reader *r);
+/* How many inputs the reader goes through (1 for sl_ts_reader_open). */
+size_t sl_ts_reader_n_inputs(const sl_ts_reader *r);
+/* How many streams (concatenated or in separate inputs) were begun so far. */
+uint64_t sl_ts_reader_streams(const sl_ts_reader *r);
+/* 0 when streams with headers a and b read as one; else 1 and a description
+ * of the first difference in what ("vocab size 256 vs 512"). */
+int sl_ts_header_diff(const sl_ts_header *a, const sl_ts_header *b, char *what, size_t n);
 /* 1 = a document was read into d, 0 = clean end of stream, -1 = error. */
 int sl_ts_read_doc(sl_ts_reader *r, sl_doc *d, sl_err *err);
-uint64_t sl_ts_reader_count(const sl_ts_reader *r);
+uint64_t sl_ts_reader_count(const sl_ts_reader *r); /* documents read, all streams */
 void sl_ts_reader_close(sl_ts_reader *r);
 
 /* True when the first bytes look like a token stream. */
