@@ -6,6 +6,8 @@
 #   make check-valgrind  the unit tests under valgrind memcheck
 #   make bench           benchmarks side by side with peer tools (bench/*.sh)
 #   make fuzz            libFuzzer targets with clang (build-fuzz/)
+#   make format-check    every .c/.h/.cu/.cuh file is formatted as .clang-format says
+#   make format          reformat them (FILES="a.c b.h" for some only)
 #   make demo            installs dependencies if needed, builds, runs examples/demo.sh
 #   make install PREFIX=/usr/local
 #   make CUDA=1          also build the CUDA backend (auto when nvcc is on PATH)
@@ -59,7 +61,7 @@ CLI_TESTS := $(sort $(wildcard tests/cli/*.sh))
 # Module fragments may append to LIB_OBJ, LDLIBS_ALL, CUDA objects, bench or fuzz rules.
 -include $(wildcard $(addsuffix /module.mk,$(MODULES)) kernels/cuda/cuda.mk)
 
-.PHONY: all test unit-test cli-test check-asan check-valgrind bench fuzz demo install clean deps-check help
+.PHONY: all test unit-test cli-test check-asan check-valgrind bench fuzz demo install clean deps-check help format format-check
 all: deps-check $(BUILD)/sluice sluice
 
 help:
@@ -129,6 +131,23 @@ fuzz-bins: $(BUILD)/libsluice.a
 	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); echo "  FUZZ $$n"; \
 	  $(CC) $(CFLAGS_ALL) -I/usr/include/openblas -fsanitize=fuzzer,address,undefined -o $(BUILD)/$$n $$f $(BUILD)/libsluice.a $(LDLIBS_ALL) -fopenmp || exit 1; done
 	@echo "fuzz targets in $(BUILD)/: run e.g. $(BUILD)/fuzz_json -max_total_time=60 tests/fuzz/corpus/json"
+
+# --- formatting (clang-format with the repository's .clang-format) ---------
+CLANG_FORMAT ?= clang-format
+# Every C, header and CUDA file under version control (or, outside a git
+# checkout, in the source folders).
+FORMAT_FILES = $(or $(FILES),$(shell git ls-files '*.c' '*.h' '*.cu' '*.cuh' 2>/dev/null),\
+  $(shell find $(MODULES) cli tests bench -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' | sort))
+format-check:
+	@command -v $(CLANG_FORMAT) >/dev/null || { echo "make format-check: $(CLANG_FORMAT) not found (scripts/install-deps installs clang-format)" >&2; exit 1; }
+	@n=0; bad=""; for f in $(FORMAT_FILES); do n=$$((n+1)); \
+	  $(CLANG_FORMAT) --style=file "$$f" | cmp -s - "$$f" || bad="$$bad $$f"; done; \
+	if [ -n "$$bad" ]; then echo "make format-check: these files differ from what $(CLANG_FORMAT) makes of them (make format FILES=...):" >&2; \
+	  for f in $$bad; do echo "  $$f" >&2; done; echo "make format-check: $$(echo $$bad | wc -w) of $$n files not formatted" >&2; exit 1; fi; \
+	echo "make format-check: $$n files formatted as .clang-format says"
+
+format:
+	$(CLANG_FORMAT) --style=file -i $(FORMAT_FILES)
 
 demo:
 	@command -v dpkg-query >/dev/null && ! $(MAKE) -s deps-check >/dev/null 2>&1 && scripts/install-deps || true

@@ -9,7 +9,10 @@
 
 #include <stdint.h>
 
-static inline uint16_t sl_get_le16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static inline uint16_t sl_get_le16(const unsigned char *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
 
 static inline uint32_t sl_get_le32(const unsigned char *p)
 {

@@ -48,7 +48,10 @@ static inline uint64_t sl_rng_below(uint64_t *state, uint64_t n)
 }
 
 /* Uniform double in [0, 1) from the top 53 bits of one draw. */
-static inline double sl_rng_unit(uint64_t *state) { return (double)(sl_splitmix64(state) >> 11) * 0x1.0p-53; }
+static inline double sl_rng_unit(uint64_t *state)
+{
+    return (double)(sl_splitmix64(state) >> 11) * 0x1.0p-53;
+}
 
 /* The k-th value of the stream seeded by `seed`, independent of any other
  * draw (for per-document choices that must not depend on thread timing). */

@@ -64,7 +64,10 @@ static inline size_t sl_utf8_decode(const uint8_t *s, size_t n, uint32_t *cp, si
 
 /* Length of the well-formed sequence at s[0..n) (n >= 1) with its code
  * point in *cp, or 0. */
-static inline size_t sl_utf8_seq(const uint8_t *s, size_t n, uint32_t *cp) { return sl_utf8_decode(s, n, cp, NULL); }
+static inline size_t sl_utf8_seq(const uint8_t *s, size_t n, uint32_t *cp)
+{
+    return sl_utf8_decode(s, n, cp, NULL);
+}
 
 /* Byte offset of the first ill-formed sequence in s[0..n), or n. */
 size_t sl_utf8_check(const char *s, size_t n);

@@ -193,8 +193,8 @@ static void check_string(iconv_t cd, const unsigned char *s, size_t n, long *val
     if (ok) {
         (*valid)++;
         if (k != n || got != want)
-            fail_msg("bytes %02x %02x %02x %02x (n=%zu): iconv U+%04X, sluice length %zu U+%04X", s[0], n > 1 ? s[1] : 0,
-                     n > 2 ? s[2] : 0, n > 3 ? s[3] : 0, n, want, k, got);
+            fail_msg("bytes %02x %02x %02x %02x (n=%zu): iconv U+%04X, sluice length %zu U+%04X", s[0],
+                     n > 1 ? s[1] : 0, n > 2 ? s[2] : 0, n > 3 ? s[3] : 0, n, want, k, got);
     } else if (k == n) {
         fail_msg("bytes %02x %02x %02x %02x (n=%zu): iconv rejects, sluice decodes U+%04X", s[0], n > 1 ? s[1] : 0,
                  n > 2 ? s[2] : 0, n > 3 ? s[3] : 0, n, got);
