@@ -9,7 +9,8 @@
 #   make format-check    every .c/.h/.cu/.cuh file is formatted as .clang-format says
 #   make format          reformat them (FILES="a.c b.h" for some only)
 #   make demo            installs dependencies if needed, builds, runs examples/demo.sh
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   binary, man pages, libsluice.a, the public headers
+#                        (include/sluice/, sluice.h names them) and sluice.pc (pkg-config)
 #   make CUDA=1          also build the CUDA backend (auto when nvcc is on PATH)
 #   make cuda-check      SASS for every listed GPU architecture is in the objects
 #   make test-cuda       GPU tests against the CPU backend (needs a GPU; skipped otherwise)
@@ -20,8 +21,11 @@
 # every tests/cli/*.sh is an end-to-end test, every tests/fuzz/fuzz_*.c a fuzz target.
 # A module may add flags or targets in its own <module>/module.mk.
 
-VERSION := 0.1.0
+# The version lives in sluice.h (SLUICE_VERSION_STRING).
+VERSION := $(shell sed -n 's/^\#define SLUICE_VERSION_STRING "\(.*\)"$$/\1/p' sluice.h)
 PREFIX  ?= /usr/local
+LIBDIR  ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
 BUILD   ?= build
 CC      ?= gcc
 ifeq ($(origin CC),default)
@@ -154,11 +158,25 @@ demo:
 	$(MAKE) all
 	examples/demo.sh
 
+# Public headers: those sluice.h includes. Installed under include/sluice/
+# with their includes rewritten to <sluice/...>; a public header that
+# includes an internal one stops the install.
+PUBLIC_HEADERS := $(shell sed -n 's/^\#include "\(.*\)"$$/\1/p' sluice.h)
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/man/man1
+	@for h in $(PUBLIC_HEADERS); do for i in $$(sed -n 's/^#include "\(.*\)"$$/\1/p' $$h); do \
+	  case " $(PUBLIC_HEADERS) " in *" $$i "*) ;; *) echo "make install: public header $$h includes $$i, which sluice.h does not list" >&2; exit 1;; esac; \
+	done; done
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(INCLUDEDIR)/sluice
 	install -m 755 $(BUILD)/sluice $(DESTDIR)$(PREFIX)/bin/sluice
-	install -m 644 $(BUILD)/libsluice.a $(DESTDIR)$(PREFIX)/lib/libsluice.a
+	install -m 644 $(BUILD)/libsluice.a $(DESTDIR)$(LIBDIR)/libsluice.a
 	@for m in $(wildcard docs/man/*.1); do install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/; done
+	@for h in sluice.h $(PUBLIC_HEADERS); do d=$(DESTDIR)$(INCLUDEDIR)/sluice/$$(dirname $$h); install -d $$d && \
+	  sed 's|^#include "\(.*\)"$$|#include <sluice/\1>|' $$h > $$d/$$(basename $$h) && chmod 644 $$d/$$(basename $$h) || exit 1; done
+	@printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' 'Name: sluice' \
+	  'Description: data preparation for long-context pretraining: read, tokenize, pack, shard, score' \
+	  'Version: $(VERSION)' 'Cflags: -I$${includedir}' \
+	  'Libs: -L$${libdir} -lsluice $(strip $(LDFLAGS_ALL) $(LDLIBS_ALL))' > $(DESTDIR)$(LIBDIR)/pkgconfig/sluice.pc
+	@echo "installed sluice $(VERSION) under $(DESTDIR)$(PREFIX) ($(words $(PUBLIC_HEADERS)) public headers, sluice.pc)"
 
 clean:
 	rm -rf build build-asan build-fuzz sluice

@@ -34,9 +34,9 @@ size_t sl_clips_plan(size_t n, size_t clip_len, size_t overlap, int drop_last, s
     return full + (size_t)tail;
 }
 
-const char *const sl_split_names[] = {"train", "valid", "test", NULL};
+const char *const sl_audio_split_names[] = {"train", "valid", "test", NULL};
 
-int sl_split_parse(const char *s, double w[3])
+int sl_audio_split_parse(const char *s, double w[3])
 {
     const char *p = s;
     for (int i = 0; i < 3; i++) {
@@ -55,7 +55,7 @@ int sl_split_parse(const char *s, double w[3])
     return w[0] + w[1] + w[2] > 0 ? 0 : -1;
 }
 
-int sl_split_by_index(size_t i, size_t n, const double w[3])
+int sl_audio_split_by_index(size_t i, size_t n, const double w[3])
 {
     /* Written as s4 computes its ratios (train_percentage f0, then valid up to
      * f0 + (1 - f0) / 2): with equal valid and test weights the doubles, and so the
@@ -64,14 +64,14 @@ int sl_split_by_index(size_t i, size_t n, const double w[3])
     double f1 = w[1] + w[2] > 0 ? f0 + (1 - f0) * (w[1] / (w[1] + w[2])) : 1.0;
     size_t cut1 = (size_t)(f0 * (double)n);
     size_t cut2 = (size_t)(f1 * (double)n);
-    return i < cut1 ? SL_SPLIT_TRAIN : i < cut2 ? SL_SPLIT_VALID : SL_SPLIT_TEST;
+    return i < cut1 ? SL_AUDIO_SPLIT_TRAIN : i < cut2 ? SL_AUDIO_SPLIT_VALID : SL_AUDIO_SPLIT_TEST;
 }
 
-int sl_split_by_hash(const char *key, uint64_t seed, const double w[3])
+int sl_audio_split_by_hash(const char *key, uint64_t seed, const double w[3])
 {
     double sum = w[0] + w[1] + w[2];
     double u = (double)(XXH64(key, strlen(key), seed) >> 11) * 0x1.0p-53; /* uniform in [0, 1) */
-    return u < w[0] / sum ? SL_SPLIT_TRAIN : u < (w[0] + w[1]) / sum ? SL_SPLIT_VALID : SL_SPLIT_TEST;
+    return u < w[0] / sum ? SL_AUDIO_SPLIT_TRAIN : u < (w[0] + w[1]) / sum ? SL_AUDIO_SPLIT_VALID : SL_AUDIO_SPLIT_TEST;
 }
 
 int sl_natcmp(const char *a, const char *b)

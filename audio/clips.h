@@ -27,15 +27,15 @@ typedef struct sl_clip {
  * Requires overlap < clip_len when clip_len > 0. */
 size_t sl_clips_plan(size_t n, size_t clip_len, size_t overlap, int drop_last, sl_clip **out);
 
-enum { SL_SPLIT_TRAIN = 0, SL_SPLIT_VALID = 1, SL_SPLIT_TEST = 2 };
-extern const char *const sl_split_names[]; /* "train", "valid", "test", NULL */
+enum { SL_AUDIO_SPLIT_TRAIN = 0, SL_AUDIO_SPLIT_VALID = 1, SL_AUDIO_SPLIT_TEST = 2 };
+extern const char *const sl_audio_split_names[]; /* "train", "valid", "test", NULL */
 
 /* Parses "88:6:6" (three non-negative numbers, positive sum). 0 ok, -1 bad. */
-int sl_split_parse(const char *s, double w[3]);
+int sl_audio_split_parse(const char *s, double w[3]);
 /* The part of file i of n (sorted order). */
-int sl_split_by_index(size_t i, size_t n, const double w[3]);
+int sl_audio_split_by_index(size_t i, size_t n, const double w[3]);
 /* The part of a file named key. */
-int sl_split_by_hash(const char *key, uint64_t seed, const double w[3]);
+int sl_audio_split_by_hash(const char *key, uint64_t seed, const double w[3]);
 
 /* Natural order ("a2" < "a10"), as Python's natsort sorts file names; ties
  * broken by strcmp so the order is total. */

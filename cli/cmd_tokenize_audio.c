@@ -265,7 +265,7 @@ static void tokenize_file(const topts *o, const input *in, result *r)
         sl_json_put_cstr(&b, in->path);
         sl_buf_printf(&b, ",\"offset\":%zu,\"samples\":%zu,\"sample_rate\":%d", clips[i].start, len, a.rate);
         if (in->part >= 0)
-            sl_buf_printf(&b, ",\"split\":\"%s\"", sl_split_names[in->part]);
+            sl_buf_printf(&b, ",\"split\":\"%s\"", sl_audio_split_names[in->part]);
         sl_buf_putc(&b, '}');
         sl_doc_set_meta(d, b.data, b.len);
     }
@@ -342,7 +342,7 @@ static int run(sl_cli *cli, int argc, char **argv)
             pad_id = sl_cli_int(cli, "--pad-id", optarg, 0, (1LL << SL_AQ_MAX_BITS) - 1);
             break;
         case O_SPLIT:
-            if (sl_split_parse(optarg, o.w) < 0)
+            if (sl_audio_split_parse(optarg, o.w) < 0)
                 sl_cli_usage_error(cli, "--split: '%s' is not A:B:C with non-negative weights", optarg);
             o.split = 1;
             break;
@@ -353,7 +353,7 @@ static int run(sl_cli *cli, int argc, char **argv)
             o.seed = (uint64_t)sl_cli_int(cli, "--seed", optarg, 0, INT64_MAX);
             break;
         case O_PART:
-            o.part = sl_cli_choice(cli, "--part", optarg, sl_split_names);
+            o.part = sl_cli_choice(cli, "--part", optarg, sl_audio_split_names);
             break;
         case O_SKIP:
             o.skip_bad = 1;
@@ -427,9 +427,9 @@ static int run(sl_cli *cli, int argc, char **argv)
                 return sl_cli_fail(cli, &err);
             }
         for (size_t i = 0; i < np; i++)
-            ins[i].part = in_list(&lists[1], paths[i])   ? SL_SPLIT_TEST
-                          : in_list(&lists[0], paths[i]) ? SL_SPLIT_VALID
-                                                         : SL_SPLIT_TRAIN;
+            ins[i].part = in_list(&lists[1], paths[i])   ? SL_AUDIO_SPLIT_TEST
+                          : in_list(&lists[0], paths[i]) ? SL_AUDIO_SPLIT_VALID
+                                                         : SL_AUDIO_SPLIT_TRAIN;
         list_free(&lists[0]);
         list_free(&lists[1]);
     } else if (o.split) {
@@ -439,7 +439,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         qsort(sorted, np, sizeof *sorted, cmp_nat);
         for (size_t i = 0; i < np; i++) {
             if (o.split_by_hash) {
-                ins[i].part = sl_split_by_hash(paths[i], o.seed, o.w);
+                ins[i].part = sl_audio_split_by_hash(paths[i], o.seed, o.w);
             } else {
                 size_t lo = 0, hi = np; /* position of paths[i] in sorted */
                 while (lo < hi) {
@@ -449,7 +449,7 @@ static int run(sl_cli *cli, int argc, char **argv)
                     else
                         hi = mid;
                 }
-                ins[i].part = sl_split_by_index(lo, np, o.w);
+                ins[i].part = sl_audio_split_by_index(lo, np, o.w);
             }
         }
         free(sorted);

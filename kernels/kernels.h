@@ -12,13 +12,17 @@
  * optional `reset` array (L bytes, backend memory) marks tokens that start a
  * new document: before processing such a token the conv and scan states are
  * zeroed (mamba_ssm's seq_idx semantics). Carried state makes a long
- * document processed in several calls equal one pass. */
+ * document processed in several calls equal one pass.
+ *
+ * This header is internal (not installed): library users open and close
+ * backends through kernels/backend.h. */
 #ifndef SLUICE_KERNELS_KERNELS_H
 #define SLUICE_KERNELS_KERNELS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/backend.h"
 #include "stream/err.h"
 
 typedef enum { SL_DT_F32 = 0, SL_DT_F16 = 1, SL_DT_BF16 = 2 } sl_dtype;
@@ -30,8 +34,6 @@ typedef struct sl_weight {
     int64_t rows, cols;
     void *data;
 } sl_weight;
-
-typedef struct sl_backend sl_backend;
 
 /* y[L][N] = x[L][K] · W[N][K]^T (+ bias[N] when non-NULL): PyTorch Linear. */
 typedef struct sl_linear_args {
@@ -132,19 +134,10 @@ struct sl_backend {
     void (*destroy)(sl_backend *b);
 };
 
-/* Opens a backend by name: "cpu", "cuda", or "auto" (cuda when a device is
- * found, else cpu). threads applies to the CPU backend (0 = all cores).
- * Errors name the reason, e.g. "cuda: sluice was built without CUDA" or
- * "cuda: no CUDA device found (cudaGetDeviceCount: ...)". */
-sl_backend *sl_backend_open(const char *name, int threads, sl_err *err);
-void sl_backend_close(sl_backend *b);
-
 /* Implemented by kernels/cpu_*.c. */
 sl_backend *sl_backend_cpu(int threads, sl_err *err);
 /* Implemented by kernels/cuda/ when built with CUDA=1 (kernels/cuda_stub.c
  * otherwise): returns NULL with a message when unavailable. */
 sl_backend *sl_backend_cuda(int device, sl_err *err);
-/* Number of usable CUDA devices (0 when none or not built with CUDA). */
-int sl_cuda_device_count(void);
 
 #endif

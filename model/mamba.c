@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/kernels.h"
 #include "model/safetensors.h"
 #include "stream/io.h"
 #include "stream/json.h"

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernels/kernels.h"
+#include "kernels/backend.h"
 #include "stream/err.h"
 
 typedef struct sl_mamba_config {

@@ -78,18 +78,9 @@ int sl_bpe_decode(const sl_bpe *b, const uint32_t *ids, size_t n, sl_buf *out, s
 /* Bytes of one id (NULL when the id has none); *len set. */
 const char *sl_bpe_id_bytes(const sl_bpe *b, uint32_t id, size_t *len);
 
-/* For tests: work done by this state so far (merge-table lookups and heap
- * operations), to check that long pieces stay O(n log n). */
-uint64_t sl_bpe_state_work(const sl_bpe_state *s);
-
-/* For tests: the BPE of one pre-token (bytes), by the heap algorithm
- * (heap = 1) or the simple scan (heap = 0). */
-void sl_bpe_encode_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, int heap, sl_ids *out);
 /* Chooses the pre-tokenizer: the hand-written scanner (1, the default;
  * HF's character classes) or the PCRE2 pattern (0; the same split for every
  * character of Unicode 14.0, which is all PCRE2 10.42 knows). */
 void sl_bpe_set_scanner(sl_bpe *b, int on);
-/* For tests: the regex pre-tokenization of text as piece end offsets. */
-int sl_bpe_pretokenize(const sl_bpe *b, sl_bpe_state *s, const char *text, size_t n, sl_ids *ends);
 
 #endif

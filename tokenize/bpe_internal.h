@@ -122,4 +122,15 @@ size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos);
 /* Its character class of a code point: 1 letter, 2 number, 3 space, 4 other. */
 int sl_pretok_class(uint32_t cp);
 
+/* Test hooks (tests/unit/test_bpe_*.c, tests/fuzz/fuzz_bpe_encode.c):
+ * work done by this state so far (merge-table lookups and heap operations),
+ * to check that long pieces stay O(n log n); */
+uint64_t sl_bpe_state_work(const sl_bpe_state *s);
+
+/* the BPE of one pre-token (bytes), by the heap algorithm (heap = 1) or the
+ * simple scan (heap = 0); */
+void sl_bpe_encode_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, int heap, sl_ids *out);
+/* the regex pre-tokenization of text as piece end offsets. */
+int sl_bpe_pretokenize(const sl_bpe *b, sl_bpe_state *s, const char *text, size_t n, sl_ids *ends);
+
 #endif

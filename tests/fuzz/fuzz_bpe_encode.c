@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tokenize/bpe.h"
+#include "tokenize/bpe_internal.h"
 
 static sl_bpe *load(const char *rel)
 {

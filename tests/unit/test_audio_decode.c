@@ -305,34 +305,34 @@ static void test_split_and_natsort(void **s)
 {
     (void)s;
     double w[3];
-    assert_int_equal(sl_split_parse("88:6:6", w), 0);
-    assert_int_equal(sl_split_parse("1:0:0", w), 0);
-    assert_int_equal(sl_split_parse("0:0:0", w), -1);
-    assert_int_equal(sl_split_parse("88:6", w), -1);
-    assert_int_equal(sl_split_parse("a:b:c", w), -1);
-    assert_int_equal(sl_split_parse("-1:1:1", w), -1);
-    sl_split_parse("88:6:6", w);
+    assert_int_equal(sl_audio_split_parse("88:6:6", w), 0);
+    assert_int_equal(sl_audio_split_parse("1:0:0", w), 0);
+    assert_int_equal(sl_audio_split_parse("0:0:0", w), -1);
+    assert_int_equal(sl_audio_split_parse("88:6", w), -1);
+    assert_int_equal(sl_audio_split_parse("a:b:c", w), -1);
+    assert_int_equal(sl_audio_split_parse("-1:1:1", w), -1);
+    sl_audio_split_parse("88:6:6", w);
     /* SaShiMi: train [0, int(0.88 n)), valid [int(0.88 n), int(0.94 n)), test the rest */
     size_t n = 50, counts[3] = {0};
     for (size_t i = 0; i < n; i++)
-        counts[sl_split_by_index(i, n, w)]++;
+        counts[sl_audio_split_by_index(i, n, w)]++;
     assert_int_equal(counts[0], 44);
     assert_int_equal(counts[1], 3);
     assert_int_equal(counts[2], 3);
     /* unequal valid/test weights: f0 = 0.5, f1 = 0.5 + 0.5 * (3/4) = 0.875 -> 5, 3 (8 of 10 cut), 2 */
-    sl_split_parse("4:3:1", w);
+    sl_audio_split_parse("4:3:1", w);
     size_t c2[3] = {0};
     for (size_t i = 0; i < 10; i++)
-        c2[sl_split_by_index(i, 10, w)]++;
+        c2[sl_audio_split_by_index(i, 10, w)]++;
     assert_int_equal(c2[0], 5);
     assert_int_equal(c2[1], 3);
     assert_int_equal(c2[2], 2);
-    sl_split_parse("88:6:6", w);
+    sl_audio_split_parse("88:6:6", w);
     size_t hc[3] = {0};
     char key[32];
     for (int i = 0; i < 10000; i++) {
         snprintf(key, sizeof key, "f%d.wav", i);
-        hc[sl_split_by_hash(key, 0, w)]++;
+        hc[sl_audio_split_by_hash(key, 0, w)]++;
     }
     assert_true(hc[0] > 8600 && hc[0] < 9000 && hc[1] > 450 && hc[2] > 450);
     assert_true(sl_natcmp("a2.wav", "a10.wav") < 0);

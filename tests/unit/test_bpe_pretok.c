@@ -23,7 +23,7 @@
 #include <unicode/uchar.h>
 
 #include "stream/io.h"
-#include "tokenize/bpe.h"
+#include "tokenize/bpe_internal.h"
 
 int sl_pretok_class(uint32_t cp); /* tokenize/pretok.c */
 

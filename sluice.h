@@ -1,0 +1,78 @@
+/* sluice: the library behind the `sluice` command (libsluice.a).
+ *
+ * Every public header, in the order of the pipeline. A program includes this
+ * one (`#include <sluice/sluice.h>`, compiled with `pkg-config --cflags
+ * --libs sluice`) or the module headers it needs (`<sluice/shard/shard.h>`).
+ * `make install` installs exactly the headers listed here (plus whatever
+ * they include, which must be public too: tests/cli/install_pkgconfig.sh
+ * builds a program against the installed copy), so a header that is not
+ * here is internal and may change at any time. docs/architecture.md says
+ * what each module does and how the CLI calls it.
+ *
+ * Conventions: names start with sl_ / SL_ (dna_ / DNA_ in dna/); a function
+ * that can fail returns -1 or NULL and fills an sl_err whose message names
+ * the file and position; nothing prints, nothing exits. */
+#ifndef SLUICE_H
+#define SLUICE_H
+
+#define SLUICE_VERSION_MAJOR 0
+#define SLUICE_VERSION_MINOR 1
+#define SLUICE_VERSION_PATCH 0
+#define SLUICE_VERSION_STRING "0.1.0"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* base: errors, buffers, UTF-8, JSON, input and atomic output, progress */
+#include "stream/err.h"
+#include "stream/buf.h"
+#include "stream/utf8.h"
+#include "stream/json.h"
+#include "stream/io.h"
+#include "stream/source.h"
+#include "stream/progress.h"
+
+/* documents in, token streams between stages */
+#include "stream/docreader.h"
+#include "stream/tokstream.h"
+
+/* text tokenizers */
+#include "tokenize/bpe.h"
+#include "tokenize/chartok.h"
+#include "tokenize/detok.h"
+#include "tokenize/docpipe.h"
+
+/* DNA */
+#include "dna/seqfile.h"
+#include "dna/bed.h"
+#include "dna/window.h"
+#include "dna/nuctok.h"
+#include "dna/emit.h"
+
+/* audio */
+#include "audio/decode.h"
+#include "audio/quantize.h"
+#include "audio/clips.h"
+#include "audio/wavwrite.h"
+
+/* packing, warmup schedules, shard directories, Megatron datasets */
+#include "shard/pack.h"
+#include "shard/packed.h"
+#include "shard/warmup.h"
+#include "shard/view.h"
+#include "shard/shard.h"
+#include "shard/megatron.h"
+
+/* compute backends, checkpoints, the Mamba model, scoring and filtering */
+#include "kernels/backend.h"
+#include "model/safetensors.h"
+#include "model/mamba.h"
+#include "model/score.h"
+#include "model/filter.h"
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

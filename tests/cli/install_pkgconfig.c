@@ -1,0 +1,91 @@
+/* A program that uses libsluice the way an outside project would: built by
+ * tests/cli/install_pkgconfig.sh against the installed headers and library
+ * only (`pkg-config --cflags --libs sluice`), never against the source tree.
+ *
+ *   install_pkgconfig count STREAM       "docs D tokens T sum S" of a token stream
+ *   install_pkgconfig bpe TOKENIZER FILE the BPE ids of FILE's bytes, one line */
+#include <sluice/sluice.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int die(const sl_err *err)
+{
+    fprintf(stderr, "install_pkgconfig: %s\n", err->msg);
+    return 1;
+}
+
+static int count(const char *path)
+{
+    sl_err err = {{0}};
+    sl_input *in = sl_input_open(path, &err);
+    if (!in)
+        return die(&err);
+    sl_ts_reader *r = sl_ts_reader_open(in, &err);
+    if (!r) {
+        sl_input_close(in);
+        return die(&err);
+    }
+    sl_doc d;
+    memset(&d, 0, sizeof d);
+    unsigned long long docs = 0, tokens = 0, sum = 0;
+    unsigned vocab = sl_ts_reader_header(r)->vocab_size;
+    int rc;
+    while ((rc = sl_ts_read_doc(r, &d, &err)) == 1) {
+        docs++;
+        tokens += d.n_tokens;
+        for (size_t i = 0; i < d.n_tokens; i++)
+            sum += d.tokens[i];
+    }
+    sl_doc_free(&d);
+    sl_ts_reader_close(r);
+    sl_input_close(in);
+    if (rc < 0)
+        return die(&err);
+    printf("docs %llu tokens %llu sum %llu vocab %u\n", docs, tokens, sum, vocab);
+    return 0;
+}
+
+static int bpe(const char *tokenizer, const char *path)
+{
+    sl_err err = {{0}};
+    sl_bpe *b = sl_bpe_load(tokenizer, &err);
+    if (!b)
+        return die(&err);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        sl_bpe_free(b);
+        perror(path);
+        return 1;
+    }
+    sl_buf text = {0};
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        sl_buf_append(&text, chunk, n);
+    fclose(f);
+    sl_bpe_state *st = sl_bpe_state_new(b);
+    sl_ids ids = {0};
+    int rc = sl_bpe_encode(b, st, text.data ? text.data : "", text.len, SL_SPECIAL_PARSE, &ids, &err);
+    if (rc == 0) {
+        for (size_t i = 0; i < ids.n; i++)
+            printf(i ? " %u" : "%u", ids.v[i]);
+        printf("\n");
+    }
+    sl_ids_free(&ids);
+    sl_bpe_state_free(st);
+    sl_buf_free(&text);
+    sl_bpe_free(b);
+    return rc ? die(&err) : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && !strcmp(argv[1], "count"))
+        return count(argv[2]);
+    if (argc == 4 && !strcmp(argv[1], "bpe"))
+        return bpe(argv[2], argv[3]);
+    fprintf(stderr, "usage: install_pkgconfig count STREAM | bpe TOKENIZER FILE (sluice %s)\n", SLUICE_VERSION_STRING);
+    return 2;
+}
