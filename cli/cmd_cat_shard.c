@@ -57,17 +57,19 @@ int sl_cat_shard_dir(sl_cli *cli, const char *dir, int argc, char **argv)
     sl_shard *s = sl_shard_open(dir, 1, &err);
     if (!s)
         return sl_cli_fail(cli, &err);
-    if (stage >= (long)s->warmup.n) {
+    const sl_warmup *wu = sl_shard_get_warmup(s);
+    size_t n_stages = wu->n;
+    if (stage >= (long)n_stages) {
         sl_shard_close(s);
-        sl_cli_usage_error(cli, "--stage %ld: the shard has %zu stage(s)", stage, s->warmup.n);
+        sl_cli_usage_error(cli, "--stage %ld: the shard has %zu stage(s)", stage, n_stages);
     }
     if (stage < 0)
-        stage = (long)s->warmup.n - 1;
-    uint32_t L = s->info.seq_len;
+        stage = (long)n_stages - 1;
+    uint32_t L = sl_shard_get_info(s)->seq_len;
     cat_ctx c = {.out = sl_output_open(cli->output, &err), .stage = stage};
     int rc = c.out ? 0 : -1;
     for (int k = 0; k < SL_SPLIT_N && !rc; k++) {
-        if (!s->split[k].present)
+        if (!sl_shard_get_split(s, k)->present)
             continue;
         sl_shard_iter *it = sl_shard_iter_open(s, k, &err);
         if (!it) {
@@ -75,7 +77,7 @@ int sl_cat_shard_dir(sl_cli *cli, const char *dir, int argc, char **argv)
             break;
         }
         /* the val split has no stages: it is read at the stored length */
-        uint32_t l = k == SL_SPLIT_TRAIN ? s->warmup.stages[stage].seq_len : L;
+        uint32_t l = k == SL_SPLIT_TRAIN ? wu->stages[stage].seq_len : L;
         c.stage = k == SL_SPLIT_TRAIN ? stage : -1;
         c.split = sl_shard_split_names[k];
         sl_row row;

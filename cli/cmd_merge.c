@@ -38,9 +38,9 @@ static int merge_shards(sl_cli *cli, char **srcs, int n, int force, uint64_t max
     for (int i = 0; i < n; i++)
         if (!(s[i] = sl_shard_open(srcs[i], 1, err)))
             goto done;
-    const sl_shard_info *a = &s[0]->info;
+    const sl_shard_info *a = sl_shard_get_info(s[0]);
     for (int i = 1; i < n; i++) {
-        const sl_shard_info *b = &s[i]->info;
+        const sl_shard_info *b = sl_shard_get_info(s[i]);
         if (a->seq_len != b->seq_len || a->dtype_bytes != b->dtype_bytes || a->vocab_size != b->vocab_size ||
             strcmp(a->fingerprint, b->fingerprint) || a->eos != b->eos || a->bos != b->bos || a->pad != b->pad ||
             a->layout != b->layout || a->batch != b->batch || !same_str(a->warmup, b->warmup)) {
@@ -56,15 +56,16 @@ static int merge_shards(sl_cli *cli, char **srcs, int n, int force, uint64_t max
     uint64_t base = 0;
     for (int i = 0; i < n; i++) {
         uint64_t top = 0;
-        for (size_t k = 0; k < s[i]->n_docs; k++) {
-            const sl_shard_docref *dr = &s[i]->docs[k];
-            if (sl_shard_writer_doc(w, base + dr->ordinal, s[i]->doc_ids + dr->id_off, dr->id_len, dr->split,
+        for (size_t k = 0; k < sl_shard_n_docs(s[i]); k++) {
+            const char *id;
+            const sl_shard_docref *dr = sl_shard_doc(s[i], k, &id);
+            if (sl_shard_writer_doc(w, base + dr->ordinal, id, dr->id_len, dr->split,
                                     dr->long_status, err))
                 goto done;
             top = dr->ordinal + 1;
         }
         for (int k = 0; k < SL_SPLIT_N; k++) {
-            if (!s[i]->split[k].present)
+            if (!sl_shard_get_split(s[i], k)->present)
                 continue;
             sl_shard_iter *it = sl_shard_iter_open(s[i], k, err);
             if (!it)

@@ -307,12 +307,12 @@ static int score_shard_dir(sl_cli *cli, sl_mamba_run *run, const opts *oin, cons
     if (!sh)
         return -1;
     opts oo = *oin, *o = &oo;
-    if (resolve_prepend(o, sh->info.eos, dir, err) < 0) {
+    if (resolve_prepend(o, sl_shard_get_info(sh)->eos, dir, err) < 0) {
         sl_shard_close(sh);
         return -1;
     }
     int rc = 0;
-    const sl_shard_info *info = &sh->info;
+    const sl_shard_info *info = sl_shard_get_info(sh);
     if (info->shuffle) {
         sl_shard_close(sh);
         return sl_errf(err, "%s: shuffled shards cannot be reassembled into documents; score the token stream "
@@ -339,7 +339,7 @@ static int score_shard_dir(sl_cli *cli, sl_mamba_run *run, const opts *oin, cons
     size_t *cur = sl_xmalloc(slots * sizeof *cur);
     sl_progress *pg = sl_progress_start("score", "docs", cli->progress);
     for (int sp = 0; sp < SL_SPLIT_N && !rc; sp++) {
-        if (!sh->split[sp].present)
+        if (!sl_shard_get_split(sh, sp)->present)
             continue;
         sl_shard_iter *it = sl_shard_iter_open(sh, sp, err);
         if (!it) {

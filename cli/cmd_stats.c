@@ -139,10 +139,10 @@ done:
 
 static size_t doc_index(const sl_shard *s, uint64_t ord)
 {
-    size_t lo = 0, hi = s->n_docs;
+    size_t lo = 0, hi = sl_shard_n_docs(s);
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (s->docs[mid].ordinal < ord)
+        if (sl_shard_doc(s, mid, NULL)->ordinal < ord)
             lo = mid + 1;
         else
             hi = mid;
@@ -155,21 +155,24 @@ static int stats_dir(const char *dir, sl_buf *b, sl_err *err)
     sl_shard *s = sl_shard_open(dir, 1, err);
     if (!s)
         return -1;
-    uint32_t L = s->info.seq_len;
-    size_t ns = s->warmup.n;
+    const sl_shard_info *info = sl_shard_get_info(s);
+    const sl_warmup *wu = sl_shard_get_warmup(s);
+    size_t nd = sl_shard_n_docs(s);
+    uint32_t L = info->seq_len;
+    size_t ns = wu->n;
     uint64_t *st_pieces = sl_xcalloc(ns, sizeof *st_pieces), *st_starts = sl_xcalloc(ns, sizeof *st_starts);
-    uint64_t *dlen = sl_xcalloc(s->n_docs ? s->n_docs : 1, sizeof *dlen);
+    uint64_t *dlen = sl_xcalloc(nd ? nd : 1, sizeof *dlen);
     int rc = -1;
     sl_buf_puts(b, "{\n  \"input\": ");
     sl_json_put_cstr(b, dir);
     sl_buf_printf(b,
                   ",\n  \"kind\": \"shards\",\n  \"seq_len\": %u,\n  \"dtype\": \"%s\",\n  \"vocab_size\": %u,\n"
                   "  \"layout\": \"%s\",\n  \"documents\": %zu,\n  \"splits\": {",
-                  L, s->info.dtype_bytes == 2 ? "uint16" : "uint32", s->info.vocab_size,
-                  s->info.layout == SL_LAYOUT_RECURRENT ? "recurrent" : "sequential", s->n_docs);
+                  L, info->dtype_bytes == 2 ? "uint16" : "uint32", info->vocab_size,
+                  info->layout == SL_LAYOUT_RECURRENT ? "recurrent" : "sequential", nd);
     int first = 1;
     for (int k = 0; k < SL_SPLIT_N; k++) {
-        if (!s->split[k].present)
+        if (!sl_shard_get_split(s, k)->present)
             continue;
         sl_shard_iter *it = sl_shard_iter_open(s, k, err);
         if (!it)
@@ -187,7 +190,7 @@ static int stats_dir(const char *dir, sl_buf *b, sl_err *err)
                     continue;
                 uint64_t g = row.index * (uint64_t)L + p->offset;
                 for (size_t j = 0; j < ns; j++) {
-                    uint64_t l = s->warmup.stages[j].seq_len;
+                    uint64_t l = wu->stages[j].seq_len;
                     st_pieces[j] += (g + p->length - 1) / l - g / l + 1;
                     st_starts[j] += p->doc_offset == 0;
                 }
@@ -197,10 +200,10 @@ static int stats_dir(const char *dir, sl_buf *b, sl_err *err)
         if (m < 0)
             goto done;
         lenstats ls = {0};
-        for (size_t i = 0; i < s->n_docs; i++)
-            if (s->docs[i].split == k && s->docs[i].long_status != SL_DOC_DROPPED)
+        for (size_t i = 0; i < nd; i++)
+            if (sl_shard_doc(s, i, NULL)->split == k && sl_shard_doc(s, i, NULL)->long_status != SL_DOC_DROPPED)
                 ls_add(&ls, dlen[i]);
-        const sl_shard_split *sp = &s->split[k];
+        const sl_shard_split *sp = sl_shard_get_split(s, k);
         sl_buf_printf(b,
                       "%s\n    \"%s\": {\n      \"rows\": %llu,\n      \"files\": %zu,\n      \"tokens\": %llu,\n"
                       "      \"pad_tokens\": %llu,\n      \"pad_fraction\": ",
@@ -214,14 +217,14 @@ static int stats_dir(const char *dir, sl_buf *b, sl_err *err)
         (void)used;
     }
     sl_buf_puts(b, "\n  },\n  \"warmup\": ");
-    if (s->info.warmup)
-        sl_json_put_cstr(b, s->info.warmup);
+    if (info->warmup)
+        sl_json_put_cstr(b, info->warmup);
     else
         sl_buf_puts(b, "null");
     sl_buf_puts(b, ",\n  \"stages\": [");
-    uint64_t D = s->split[SL_SPLIT_TRAIN].tokens;
+    uint64_t D = sl_shard_get_split(s, SL_SPLIT_TRAIN)->tokens;
     for (size_t j = 0; j < ns; j++) {
-        const sl_stage *st = &s->warmup.stages[j];
+        const sl_stage *st = &wu->stages[j];
         sl_buf_printf(b, "%s\n    {\"stage\": %zu, \"seq_len\": %u, \"batch\": %llu, \"steps\": ", j ? "," : "", j,
                       st->seq_len, (unsigned long long)st->batch);
         if (st->steps < 0)

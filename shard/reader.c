@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <xxhash.h>
 
-#include "shard/shard.h"
+#include "shard/shard_internal.h"
 #include "stream/byteorder.h"
 #include "stream/io.h"
 #include "stream/json.h"
@@ -364,6 +364,19 @@ void sl_shard_close(sl_shard *s)
     free(s->doc_ids);
     free(s->dir);
     free(s);
+}
+
+const char *sl_shard_dir(const sl_shard *s) { return s->dir; }
+const sl_shard_info *sl_shard_get_info(const sl_shard *s) { return &s->info; }
+const sl_warmup *sl_shard_get_warmup(const sl_shard *s) { return &s->warmup; }
+const sl_shard_split *sl_shard_get_split(const sl_shard *s, int split) { return &s->split[split]; }
+size_t sl_shard_n_docs(const sl_shard *s) { return s->n_docs; }
+
+const sl_shard_docref *sl_shard_doc(const sl_shard *s, size_t i, const char **id)
+{
+    if (id)
+        *id = s->doc_ids + s->docs[i].id_off;
+    return &s->docs[i];
 }
 
 const char *sl_shard_doc_id(const sl_shard *s, uint64_t ordinal, size_t *len)

@@ -72,21 +72,25 @@ typedef struct sl_shard_docref {
     uint8_t split, long_status;
 } sl_shard_docref;
 
-typedef struct sl_shard {
-    char *dir;
-    sl_shard_info info;
-    sl_warmup warmup; /* resolved stages of the train split */
-    sl_shard_split split[SL_SPLIT_N];
-    /* documents.jsonl, loaded (ordinal-sorted) */
-    size_t n_docs;
-    sl_shard_docref *docs;
-    char *doc_ids;
-} sl_shard;
+/* An open shard directory (its fields are internal: shard/shard_internal.h). */
+typedef struct sl_shard sl_shard;
 
 /* Opens DIR and checks manifest, documents.jsonl and file sizes; with verify
  * also the XXH64 of every file (a corrupted file is an error naming it). */
 sl_shard *sl_shard_open(const char *dir, int verify, sl_err *err);
 void sl_shard_close(sl_shard *s);
+
+/* What the directory holds; the pointers stay valid until sl_shard_close. */
+const char *sl_shard_dir(const sl_shard *s);
+const sl_shard_info *sl_shard_get_info(const sl_shard *s);
+/* The resolved warmup stages of the train split (one stage without warmup). */
+const sl_warmup *sl_shard_get_warmup(const sl_shard *s);
+/* SL_SPLIT_TRAIN or SL_SPLIT_VAL; `present` is 0 when the split is empty. */
+const sl_shard_split *sl_shard_get_split(const sl_shard *s, int split);
+/* documents.jsonl in ordinal order: the count, and document i (< count)
+ * with its id (id_len bytes, not NUL-terminated) in *id when id is not NULL. */
+size_t sl_shard_n_docs(const sl_shard *s);
+const sl_shard_docref *sl_shard_doc(const sl_shard *s, size_t i, const char **id);
 /* The id of document `ordinal`, or NULL when it is not in documents.jsonl. */
 const char *sl_shard_doc_id(const sl_shard *s, uint64_t ordinal, size_t *len);
 

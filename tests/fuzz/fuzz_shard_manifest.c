@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!s)
         return 0;
     for (int k = 0; k < SL_SPLIT_N; k++) {
-        sl_shard_iter *it = s->split[k].present ? sl_shard_iter_open(s, k, &err) : NULL;
+        sl_shard_iter *it = sl_shard_get_split(s, k)->present ? sl_shard_iter_open(s, k, &err) : NULL;
         sl_row row;
         while (it && sl_shard_iter_next(it, &row, &err) == 1)
             ;

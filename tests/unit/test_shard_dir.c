@@ -159,11 +159,11 @@ static void test_round_trip(void **state)
     sl_shard *s = sl_shard_open(d, 1, &err);
     if (!s)
         fail_msg("%s", err.msg);
-    assert_int_equal(s->split[SL_SPLIT_TRAIN].rows, c.n_rows);
-    assert_int_equal(s->split[SL_SPLIT_TRAIN].n_files, (c.n_rows + 2) / 3);
-    assert_int_equal(s->n_docs, NDOCS);
-    assert_int_equal(s->warmup.n, 1);
-    assert_int_equal(s->warmup.stages[0].steps, (int64_t)c.n_rows);
+    assert_int_equal(sl_shard_get_split(s, SL_SPLIT_TRAIN)->rows, c.n_rows);
+    assert_int_equal(sl_shard_get_split(s, SL_SPLIT_TRAIN)->n_files, (c.n_rows + 2) / 3);
+    assert_int_equal(sl_shard_n_docs(s), NDOCS);
+    assert_int_equal(sl_shard_get_warmup(s)->n, 1);
+    assert_int_equal(sl_shard_get_warmup(s)->stages[0].steps, (int64_t)c.n_rows);
     sl_shard_iter *it = sl_shard_iter_open(s, SL_SPLIT_TRAIN, &err);
     sl_row r;
     size_t k = 0, moved = 0;
