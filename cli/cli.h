@@ -44,12 +44,12 @@ struct sl_cli {
  * command's own `struct option` array (before the terminator) and
  * SL_CLI_COMMON_SHORT to its short-option string; pass each option that
  * the command does not handle to sl_cli_common(). */
-enum { SL_OPT_PROGRESS = 0x1000, SL_OPT_FIRST_FREE = 0x1100 };
+enum { SL_OPT_PROGRESS = 0x1000, SL_OPT_VERSION, SL_OPT_FIRST_FREE = 0x1100 };
 #define SL_CLI_COMMON_SHORT "o:@:qh"
 #define SL_CLI_COMMON_LONG                                                                              \
     {"output", required_argument, 0, 'o'}, {"threads", required_argument, 0, '@'},                   \
         {"quiet", no_argument, 0, 'q'}, {"progress", no_argument, 0, SL_OPT_PROGRESS},               \
-        {"help", no_argument, 0, 'h'}
+        {"help", no_argument, 0, 'h'}, {"version", no_argument, 0, SL_OPT_VERSION}
 
 /* Handles a common option or a getopt error ('?' / ':'); exits for --help
  * (0) and usage errors (2). Returns normally only for handled options. */

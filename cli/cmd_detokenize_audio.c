@@ -13,9 +13,47 @@
 #include "stream/progress.h"
 #include "stream/tokstream.h"
 
+/* Appends the file-name form of a document id: "dir/clip.wav@16000" ->
+ * "dir_clip@16000" (the source's audio extension dropped, so the file ends
+ * in one ".wav"), characters outside [A-Za-z0-9._@-] replaced by '_'. */
+static void put_name(sl_buf *name, const char *id, size_t len)
+{
+    if (len > 200)
+        len = 200;
+    size_t at = len; /* "@<digits>" at the end: a clip offset */
+    for (size_t i = len; i-- > 0;) {
+        if (id[i] == '@') {
+            at = i + 1 < len ? i : len;
+            break;
+        }
+        if (id[i] < '0' || id[i] > '9')
+            break;
+    }
+    size_t ext = at; /* ".<1-5 letters or digits>" just before it */
+    for (size_t i = at; i-- > 0 && at - i <= 6;) {
+        if (id[i] == '.') {
+            if (at - i > 1 && i > 0)
+                ext = i;
+            break;
+        }
+        char c = id[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+            break;
+    }
+    for (size_t i = 0; i < len; i++) {
+        if (i >= ext && i < at)
+            continue;
+        char c = id[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+                 c == '-' || c == '@';
+        sl_buf_putc(name, ok ? c : '_');
+    }
+}
+
 static const char HELP[] =
     "Reads a token stream written by 'sluice tokenize audio' and writes one WAV file per document\n"
     "into the directory given with -o (created if missing), named '<index>-<id>.wav' with the id's\n"
+    "audio extension dropped ('clip.flac@16000' -> '000002-clip@16000.wav') and its\n"
     "characters outside [A-Za-z0-9._@-] replaced by '_'. Each file is written atomically.\n"
     "The quantizer, bits and sample rate come from the stream header; the options below supply or\n"
     "override them. Codes are decoded as the quantizer's reference decoder does (mulaw-s4: SaShiMi's\n"
@@ -126,6 +164,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     sl_buf wav = {0}, name = {0};
     char **written = NULL; /* removed again if the run fails: no partial output */
     size_t nwritten = 0;
+    sl_outdir *od = NULL;
     sl_progress *pg = sl_progress_start("detokenize audio", "files", cli->progress);
     if (h->modality != SL_MOD_AUDIO && h->modality != SL_MOD_UNKNOWN && h->modality != SL_MOD_IDS) {
         sl_errf(&err, "%s: the stream holds %s tokens, not audio", inpath, sl_modality_name(h->modality));
@@ -145,8 +184,16 @@ static int run(sl_cli *cli, int argc, char **argv)
         sl_errf(&err, "%s: vocabulary %u is larger than %d-bit codes allow", inpath, h->vocab_size, bits);
         goto done;
     }
-    if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
-        sl_errf(&err, "%s: cannot create directory: %s", dir, strerror(errno));
+    /* A new directory is written as a whole (DIR.tmp.<pid>/, renamed at the
+     * end; removed on an error or a signal); into an existing one, each file
+     * is atomic and the run's files are removed on an error. */
+    struct stat dst;
+    if (stat(dir, &dst) != 0) {
+        if (!(od = sl_outdir_open(dir, 0, &err)))
+            goto done;
+        dir = sl_outdir_tmp(od);
+    } else if (!S_ISDIR(dst.st_mode)) {
+        sl_errf(&err, "%s: not a directory", dir);
         goto done;
     }
     int got;
@@ -166,12 +213,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         }
         sl_buf_clear(&name);
         sl_buf_printf(&name, "%s/%06llu-", dir, (unsigned long long)index);
-        for (size_t i = 0; i < d.id_len && i < 200; i++) {
-            char c = d.id[i];
-            int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                     c == '_' || c == '-' || c == '@';
-            sl_buf_putc(&name, ok ? c : '_');
-        }
+        put_name(&name, d.id, d.id_len);
         sl_buf_puts(&name, ".wav");
         sl_output *out = sl_output_open(name.data, &err);
         if (!out || sl_output_write(out, wav.data, wav.len, &err) < 0) {
@@ -187,8 +229,10 @@ static int run(sl_cli *cli, int argc, char **argv)
     }
     if (got < 0)
         goto done;
-    rc = 0;
+    rc = od && sl_outdir_commit(od, &err) ? 1 : 0;
+    od = NULL;
 done:
+    sl_outdir_abort(od);
     sl_progress_done(pg);
     for (size_t i = 0; i < nwritten; i++) {
         if (rc)

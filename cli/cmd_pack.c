@@ -90,6 +90,7 @@ static int run(sl_cli *cli, int argc, char **argv)
             sl_err_prefix(&err, "%s", sl_cli_src(r, path));
         goto done;
     }
+    sl_cli_pack_need_len(cli, &u);
     if (sl_pack_resolve(&u, h, &po, &err))
         goto done;
     sl_packed_header(h, &po, u.warmup, &oh);

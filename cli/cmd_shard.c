@@ -133,6 +133,7 @@ static int run(sl_cli *cli, int argc, char **argv)
             goto done;
         }
     } else {
+        sl_cli_pack_need_len(cli, &u);
         if (sl_pack_resolve(&u, h, &po, &err))
             goto done;
         warmup = u.warmup ? sl_xstrdup(u.warmup) : NULL;

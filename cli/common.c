@@ -27,7 +27,8 @@ void sl_cli_print_help(const sl_command *cmd, FILE *f)
                "  -@, --threads N     worker threads (default: all cores)\n"
                "  -q, --quiet         no progress line, no warnings\n"
                "      --progress      show progress even when stderr is not a terminal\n"
-               "  -h, --help          this help\n");
+               "  -h, --help          this help\n"
+               "      --version       print the version\n");
 }
 
 _Noreturn void sl_cli_usage_error(const sl_cli *cli, const char *fmt, ...)
@@ -48,7 +49,12 @@ void sl_cli_common(sl_cli *cli, int opt, const char *arg)
      * `arg` (the last argv word) is only used to name a bad option. */
     switch (opt) {
     case 'o':
-        cli->output = optarg;
+        /* "-o=PATH" means PATH, as "--output=PATH" does (getopt would give
+         * "=PATH"); "-o =x" (a separate word) keeps its '=' */
+        cli->output = optarg && optarg[0] == '=' && arg && arg[0] == '-' && arg[1] != '-' &&
+                              optarg > arg && optarg < arg + strlen(arg)
+                          ? optarg + 1
+                          : optarg;
         return;
     case '@':
         cli->threads = (int)sl_cli_int(cli, "--threads", optarg, 1, 4096);
@@ -64,6 +70,9 @@ void sl_cli_common(sl_cli *cli, int opt, const char *arg)
         return;
     case 'h':
         sl_cli_print_help(cli->cmd, stdout);
+        exit(0);
+    case SL_OPT_VERSION:
+        printf("sluice %s\n", SLUICE_VERSION);
         exit(0);
     default:
         /* getopt_long returns '?' for an unknown option and for a missing value */

@@ -117,11 +117,16 @@ int main(int argc, char **argv)
             sl_cli_print_help(c, stdout);
             return 0;
         }
+        if (argc > 2 && !strcmp(argv[2], "--version")) {
+            printf("sluice %s\n", SLUICE_VERSION);
+            return 0;
+        }
         fprintf(stderr, "sluice: %s: missing subcommand\nusage: %s\n", c->name, c->usage);
         return 2;
     }
     opterr = 0; /* sl_cli_common reports unknown options in our own format */
     sl_cli cli = {.cmd = c, .output = "-", .threads = 0, .quiet = 0, .progress = -1};
+    sl_io_set_reporter(c->name, &cli.quiet);
     int rc = c->run(&cli, argc - off, argv + off);
     sl_output_abort_all(); /* anything not committed is not complete */
     fflush(stdout);

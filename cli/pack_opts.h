@@ -34,5 +34,8 @@ int sl_cli_pack_option(const sl_cli *cli, int opt, sl_pack_user *u);
 /* Checks the combination (--seq-len a positive multiple of 8, --eos vs
  * --no-eos); usage error (exit 2) otherwise. */
 void sl_cli_pack_check(const sl_cli *cli, const sl_pack_user *u);
+/* Usage error (exit 2) when neither --seq-len nor --warmup is given (packing
+ * a document stream needs a row length). */
+void sl_cli_pack_need_len(const sl_cli *cli, const sl_pack_user *u);
 
 #endif

@@ -50,6 +50,7 @@ typedef struct {
 
 struct sl_shard_writer {
     char *dir, *tmp;
+    sl_outdir *od;
     sl_shard_info info;
     sl_warmup warmup;
     uint64_t rows_per_file;
@@ -82,11 +83,6 @@ static char *path_in(const char *dir, const char *name)
 sl_shard_writer *sl_shard_writer_open(const char *dir, const sl_shard_info *info, uint64_t max_file_bytes, int force,
                                       sl_err *err)
 {
-    struct stat st;
-    if (stat(dir, &st) == 0 && !force) {
-        sl_errf(err, "%s: already exists (use --force to replace it)", dir);
-        return NULL;
-    }
     if (info->dtype_bytes != 2 && info->dtype_bytes != 4) {
         sl_errf(err, "%s: token width must be 2 or 4 bytes", dir);
         return NULL;
@@ -111,29 +107,11 @@ sl_shard_writer *sl_shard_writer_open(const char *dir, const sl_shard_info *info
     }
     uint64_t row_bytes = (uint64_t)info->seq_len * (uint64_t)info->dtype_bytes;
     w->rows_per_file = max_file_bytes ? (max_file_bytes / row_bytes ? max_file_bytes / row_bytes : 1) : UINT64_MAX;
-    w->dir = sl_xstrdup(dir);
-    size_t n = strlen(dir) + 32;
-    w->tmp = sl_xmalloc(n);
-    snprintf(w->tmp, n, "%s.tmp.%ld", dir, (long)getpid());
-    sl_shard_rmdir(w->tmp);
-    /* create missing parents (`-o out/shards/text`), like mkdir -p */
-    for (char *p = strchr(w->tmp + 1, '/'); p; p = strchr(p + 1, '/')) {
-        *p = 0;
-        if (mkdir(w->tmp, 0777) && errno != EEXIST) {
-            sl_errf(err, "%s: cannot create directory: %s", w->tmp, strerror(errno));
-            *p = '/';
-            free(w->tmp);
-            w->tmp = NULL;
-            goto fail;
-        }
-        *p = '/';
-    }
-    if (mkdir(w->tmp, 0777)) {
-        sl_errf(err, "%s: cannot create directory: %s", w->tmp, strerror(errno));
-        free(w->tmp);
-        w->tmp = NULL;
+    /* DIR.tmp.<pid>/ (parents created, removed on failure or signal) */
+    if (!(w->od = sl_outdir_open(dir, force, err)))
         goto fail;
-    }
+    w->dir = sl_xstrdup(sl_outdir_name(w->od));
+    w->tmp = sl_xstrdup(sl_outdir_tmp(w->od));
     w->conv = sl_xmalloc(row_bytes);
     for (int s = 0; s < SL_SPLIT_N; s++) {
         split_state *sp = &w->sp[s];
@@ -466,10 +444,10 @@ int sl_shard_writer_finish(sl_shard_writer *w, sl_err *err)
     sl_buf_free(&m);
     if (rc)
         goto fail;
-    if (sl_shard_dir_replace(w->tmp, w->dir, err))
+    rc = sl_outdir_commit(w->od, err);
+    w->od = NULL; /* committed, or removed on failure */
+    if (rc)
         goto fail;
-    free(w->tmp);
-    w->tmp = NULL; /* nothing to remove any more */
     sl_shard_writer_abort(w);
     return 0;
 fail:
@@ -501,8 +479,7 @@ void sl_shard_writer_abort(sl_shard_writer *w)
     sl_output_abort(w->docs_out);
     if (w->xd)
         XXH64_freeState(w->xd);
-    if (w->tmp)
-        sl_shard_rmdir(w->tmp);
+    sl_outdir_abort(w->od);
     sl_warmup_free(&w->warmup);
     free(w->info.warmup);
     free(w->tmp);

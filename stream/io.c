@@ -584,6 +584,290 @@ int sl_read_file(const char *path, char **data, size_t *len, sl_err *err)
     return 0;
 }
 
+/* ---- output paths, temporaries and their cleanup --------------------------
+ *
+ * Every output is first written under a temporary name beside its target:
+ * a file as NAME.tmp.<pid>.<n>, a directory as NAME.tmp.<pid>/. The process
+ * holds an exclusive flock(2) on each temporary while it writes it, and
+ * keeps a registry of its temporaries and of the parent directories it
+ * created for them, so that a failure, a signal or the end of main removes
+ * all of it: no stage leaves an empty directory or a temporary behind.
+ *
+ * A process killed with SIGKILL (or a machine that lost power) cannot clean
+ * up; the next process writing NAME finds NAME.tmp.<pid>[.<n>] whose pid no
+ * longer runs and whose lock nobody holds (the lock also covers a writer on
+ * another host of a shared file system, whose pid means nothing here),
+ * removes it and says so on stderr. */
+
+#include <pthread.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/syscall.h>
+#include <dirent.h>
+
+typedef struct tmp_entry tmp_entry;
+struct tmp_entry {
+    char *path;     /* a temporary file or directory */
+    char **parents; /* directories created for it, outermost first, NULL-terminated */
+    int is_dir;
+    tmp_entry *next, *prev;
+};
+
+static tmp_entry *tmp_list;
+static pthread_mutex_t tmp_lock = PTHREAD_MUTEX_INITIALIZER;
+static const char *io_stage = "sluice";
+static const int *io_quiet;
+
+void sl_io_set_reporter(const char *stage, const int *quiet)
+{
+    io_stage = stage;
+    io_quiet = quiet;
+}
+
+static void tmp_reg(tmp_entry *e)
+{
+    pthread_mutex_lock(&tmp_lock);
+    e->prev = NULL;
+    e->next = tmp_list;
+    if (tmp_list)
+        tmp_list->prev = e;
+    tmp_list = e;
+    pthread_mutex_unlock(&tmp_lock);
+}
+
+static void tmp_unreg(tmp_entry *e)
+{
+    pthread_mutex_lock(&tmp_lock);
+    if (e->prev)
+        e->prev->next = e->next;
+    else if (tmp_list == e)
+        tmp_list = e->next;
+    if (e->next)
+        e->next->prev = e->prev;
+    e->next = e->prev = NULL;
+    pthread_mutex_unlock(&tmp_lock);
+}
+
+static void free_parents(char **parents)
+{
+    for (size_t i = 0; parents && parents[i]; i++)
+        free(parents[i]);
+    free(parents);
+}
+
+/* Removes the directories in parents (innermost first) that are empty.
+ * Async-signal-safe (rmdir only). */
+static void remove_parents(char **parents)
+{
+    size_t n = 0;
+    while (parents && parents[n])
+        n++;
+    while (n--)
+        if (rmdir(parents[n]) != 0)
+            break;
+}
+
+/* Removes a directory and the files in it (temporary directories hold only
+ * files). Async-signal-safe: getdents64 and unlinkat, no allocation; an
+ * entry that the deletions make getdents skip is caught by the next pass. */
+struct sl_dirent64 {
+    uint64_t ino;
+    int64_t off;
+    unsigned short reclen;
+    unsigned char type;
+    char name[];
+};
+
+static void remove_tree(const char *dir)
+{
+    for (int pass = 0; pass < 8; pass++) {
+        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+            return;
+        long buf[1024]; /* 8 KiB, aligned for the records */
+        int removed = 0;
+        for (;;) {
+            long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+            if (n <= 0)
+                break;
+            for (long off = 0; off < n;) {
+                struct sl_dirent64 *d = (struct sl_dirent64 *)((char *)buf + off);
+                off += d->reclen;
+                if (!strcmp(d->name, ".") || !strcmp(d->name, ".."))
+                    continue;
+                if (unlinkat(fd, d->name, 0) == 0 || unlinkat(fd, d->name, AT_REMOVEDIR) == 0)
+                    removed = 1;
+            }
+        }
+        close(fd);
+        if (rmdir(dir) == 0 || !removed)
+            return;
+    }
+}
+
+/* Removes one registered temporary and the parents created for it. */
+static void tmp_remove(const tmp_entry *e)
+{
+    if (e->is_dir)
+        remove_tree(e->path);
+    else
+        unlink(e->path);
+    remove_parents(e->parents);
+}
+
+char *sl_path_clean(const char *path)
+{
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    return sl_xstrndup(path, n);
+}
+
+/* mkdir -p of the directory that holds `path`; the directories it created
+ * are returned (outermost first, NULL-terminated; NULL when none). */
+static int make_parents(const char *path, char ***created, sl_err *err)
+{
+    *created = NULL;
+    char *p = sl_xstrdup(path);
+    char *slash = strrchr(p, '/');
+    if (!slash || slash == p) {
+        free(p);
+        return 0;
+    }
+    *slash = 0;
+    struct stat st;
+    if (stat(p, &st) == 0) {
+        free(p);
+        return 0;
+    }
+    size_t n = 0;
+    for (char *q = strchr(p + 1, '/');; q = strchr(q + 1, '/')) {
+        if (q)
+            *q = 0;
+        if (mkdir(p, 0777) == 0) {
+            *created = sl_xrealloc(*created, (n + 2) * sizeof **created);
+            (*created)[n++] = sl_xstrdup(p);
+            (*created)[n] = NULL;
+        } else if (errno != EEXIST) {
+            sl_errf(err, "%s: cannot create directory %s: %s", path, p, strerror(errno));
+            free(p);
+            remove_parents(*created);
+            free_parents(*created);
+            *created = NULL;
+            return -1;
+        }
+        if (!q)
+            break;
+        *q = '/';
+    }
+    free(p);
+    return 0;
+}
+
+/* ---- stale temporaries ---------------------------------------------------- */
+
+/* Directories already searched by this process, with the temporary-looking
+ * names found there: one directory listing per directory, however many
+ * files (detokenize audio writes thousands) go into it. */
+typedef struct scanned_dir {
+    char *dir;
+    char **names;
+    size_t n;
+    struct scanned_dir *next;
+} scanned_dir;
+static scanned_dir *scanned;
+
+/* "<base>.tmp.<digits>" or "<base>.tmp.<digits>.<digits>": the pid, else 0. */
+static long tmp_pid(const char *name, const char *base)
+{
+    size_t bl = strlen(base);
+    if (strncmp(name, base, bl) || strncmp(name + bl, ".tmp.", 5))
+        return 0;
+    const char *s = name + bl + 5;
+    char *end;
+    if (*s < '1' || *s > '9')
+        return 0;
+    long pid = strtol(s, &end, 10);
+    if (*end == '.') {
+        const char *t = end + 1;
+        if (*t < '0' || *t > '9')
+            return 0;
+        strtol(t, &end, 10);
+    }
+    return *end ? 0 : pid;
+}
+
+static scanned_dir *scan_dir(const char *dir)
+{
+    for (scanned_dir *s = scanned; s; s = s->next)
+        if (!strcmp(s->dir, dir))
+            return s;
+    scanned_dir *s = sl_xcalloc(1, sizeof *s);
+    s->dir = sl_xstrdup(dir);
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        const char *t = strstr(e->d_name, ".tmp.");
+        if (!t || t == e->d_name)
+            continue;
+        s->names = sl_xrealloc(s->names, (s->n + 1) * sizeof *s->names);
+        s->names[s->n++] = sl_xstrdup(e->d_name);
+    }
+    if (d)
+        closedir(d);
+    s->next = scanned;
+    scanned = s;
+    return s;
+}
+
+void sl_stale_temps_clean(const char *path)
+{
+    char *p = sl_path_clean(path);
+    char *slash = strrchr(p, '/');
+    const char *dir = ".", *base = p;
+    if (slash) {
+        *slash = 0;
+        dir = slash == p ? "/" : p;
+        base = slash + 1;
+    }
+    if (!*base) {
+        free(p);
+        return;
+    }
+    pthread_mutex_lock(&tmp_lock);
+    scanned_dir *s = scan_dir(dir);
+    for (size_t i = 0; i < s->n; i++) {
+        long pid = tmp_pid(s->names[i], base);
+        if (!pid || pid == (long)getpid())
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno == EPERM)
+            continue; /* that process still runs */
+        size_t n = strlen(dir) + strlen(s->names[i]) + 2;
+        char *full = sl_xmalloc(n);
+        snprintf(full, n, "%s%s%s", slash ? dir : "", slash && strcmp(dir, "/") ? "/" : "", s->names[i]);
+        int fd = open(full, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+        struct stat st;
+        if (fd >= 0 && fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) &&
+            flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            if (S_ISDIR(st.st_mode))
+                remove_tree(full);
+            else
+                unlink(full);
+            if (!io_quiet || !*io_quiet)
+                fprintf(stderr, "sluice: %s: removed stale temporary %s%s (left by process %ld, which no longer runs)\n",
+                        io_stage, full, S_ISDIR(st.st_mode) ? "/" : "", pid);
+        }
+        if (fd >= 0)
+            close(fd);
+        free(full);
+        free(s->names[i]);
+        s->names[i] = s->names[--s->n];
+        i--;
+    }
+    pthread_mutex_unlock(&tmp_lock);
+    free(p);
+}
+
 /* ---- atomic output -------------------------------------------------- */
 
 #define OUT_BUF (1u << 20)
@@ -596,28 +880,16 @@ struct sl_output {
     uint64_t bytes;
     int failed;
     int direct; /* written in place (a device or FIFO): no temporary, no rename */
-    sl_output *next, *prev;
+    tmp_entry reg;
 };
 
-static sl_output *open_outputs;
-
-static void reg(sl_output *o)
+static void out_free(sl_output *o)
 {
-    o->next = open_outputs;
-    if (open_outputs)
-        open_outputs->prev = o;
-    open_outputs = o;
-}
-
-static void unreg(sl_output *o)
-{
-    if (o->prev)
-        o->prev->next = o->next;
-    else if (open_outputs == o)
-        open_outputs = o->next;
-    if (o->next)
-        o->next->prev = o->prev;
-    o->next = o->prev = NULL;
+    free(o->buf);
+    free(o->path);
+    free(o->tmp);
+    free_parents(o->reg.parents);
+    free(o);
 }
 
 sl_output *sl_output_open(const char *path, sl_err *err)
@@ -636,36 +908,42 @@ sl_output *sl_output_open(const char *path, sl_err *err)
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         if (S_ISDIR(st.st_mode)) {
             sl_errf(err, "%s: is a directory", path);
-            free(o->path);
-            free(o->buf);
-            free(o);
+            out_free(o);
             return NULL;
         }
         o->fd = open(path, O_WRONLY | O_CLOEXEC);
         if (o->fd < 0) {
             sl_errf(err, "%s: cannot open for writing: %s", path, strerror(errno));
-            free(o->path);
-            free(o->buf);
-            free(o);
+            out_free(o);
             return NULL;
         }
         o->direct = 1;
         return o;
     }
+    if (!*path || path[strlen(path) - 1] == '/') {
+        sl_errf(err, "%s: not a file name (a file is written here, not a directory)", path);
+        out_free(o);
+        return NULL;
+    }
+    sl_stale_temps_clean(path);
+    if (make_parents(path, &o->reg.parents, err)) {
+        out_free(o);
+        return NULL;
+    }
     size_t n = strlen(path) + 64;
     o->tmp = sl_xmalloc(n);
-    static unsigned counter;
+    static _Atomic unsigned counter;
     snprintf(o->tmp, n, "%s.tmp.%ld.%u", path, (long)getpid(), counter++);
     o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (o->fd < 0) {
         sl_errf(err, "%s: cannot create: %s", path, strerror(errno));
-        free(o->tmp);
-        free(o->path);
-        free(o->buf);
-        free(o);
+        remove_parents(o->reg.parents);
+        out_free(o);
         return NULL;
     }
-    reg(o);
+    flock(o->fd, LOCK_EX | LOCK_NB); /* marks it live for sl_stale_temps_clean */
+    o->reg.path = o->tmp;
+    tmp_reg(&o->reg);
     return o;
 }
 
@@ -727,12 +1005,16 @@ int sl_output_printf(sl_output *o, sl_err *err, const char *fmt, ...)
     return rc;
 }
 
-static void out_free(sl_output *o)
+/* fsync of the directory that holds path, so a rename into it is durable. */
+static void sync_parent(const char *path)
 {
-    free(o->buf);
-    free(o->path);
-    free(o->tmp);
-    free(o);
+    char *dcopy = sl_xstrdup(path);
+    int dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+    free(dcopy);
 }
 
 int sl_output_commit(sl_output *o, sl_err *err)
@@ -755,27 +1037,24 @@ int sl_output_commit(sl_output *o, sl_err *err)
         sl_output_abort(o);
         return -1;
     }
-    if (close(o->fd) != 0) {
-        o->fd = -1;
-        sl_errf(err, "%s: close failed: %s", o->path, strerror(errno));
-        sl_output_abort(o);
-        return -1;
-    }
-    o->fd = -1;
+    /* rename while the lock is held: a stale-temporary sweep by another
+     * process never sees this file unlocked */
     if (rename(o->tmp, o->path) != 0) {
         sl_errf(err, "%s: cannot rename %s into place: %s", o->path, o->tmp, strerror(errno));
         sl_output_abort(o);
         return -1;
     }
-    /* make the rename durable */
-    char *dcopy = sl_xstrdup(o->path);
-    int dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
+    tmp_unreg(&o->reg);
+    int rc = close(o->fd);
+    o->fd = -1;
+    if (rc != 0) {
+        sl_errf(err, "%s: close failed: %s", o->path, strerror(errno));
+        unlink(o->path);
+        remove_parents(o->reg.parents);
+        out_free(o);
+        return -1;
     }
-    free(dcopy);
-    unreg(o);
+    sync_parent(o->path);
     out_free(o);
     return 0;
 }
@@ -787,10 +1066,11 @@ void sl_output_abort(sl_output *o)
     if (o->direct)
         close(o->fd);
     if (o->tmp) {
+        tmp_unreg(&o->reg);
+        unlink(o->tmp);
         if (o->fd >= 0)
             close(o->fd);
-        unlink(o->tmp);
-        unreg(o);
+        remove_parents(o->reg.parents);
     }
     out_free(o);
 }
@@ -798,10 +1078,126 @@ void sl_output_abort(sl_output *o)
 const char *sl_output_name(const sl_output *o) { return o->path; }
 uint64_t sl_output_bytes(const sl_output *o) { return o->bytes; }
 
+/* ---- atomic output directory ---------------------------------------- */
+
+struct sl_outdir {
+    char *path, *tmp;
+    int lock_fd;
+    tmp_entry reg;
+};
+
+static void outdir_free(sl_outdir *d)
+{
+    if (d->lock_fd >= 0)
+        close(d->lock_fd);
+    free(d->path);
+    free(d->tmp);
+    free_parents(d->reg.parents);
+    free(d);
+}
+
+sl_outdir *sl_outdir_open(const char *dir, int force, sl_err *err)
+{
+    if (!*dir || !strcmp(dir, "-")) {
+        sl_errf(err, "'%s': a directory name is needed", dir);
+        return NULL;
+    }
+    sl_outdir *d = sl_xcalloc(1, sizeof *d);
+    d->lock_fd = -1;
+    d->path = sl_path_clean(dir);
+    struct stat st;
+    if (stat(d->path, &st) == 0 && !force) {
+        sl_errf(err, "%s: already exists (use --force to replace it)", d->path);
+        outdir_free(d);
+        return NULL;
+    }
+    if (!strcmp(d->path, "/") || !strcmp(d->path, ".") || !strcmp(d->path, "..") ||
+        (strlen(d->path) >= 3 && !strcmp(d->path + strlen(d->path) - 3, "/..")) ||
+        (strlen(d->path) >= 2 && !strcmp(d->path + strlen(d->path) - 2, "/."))) {
+        sl_errf(err, "%s: cannot be replaced (name a new directory)", d->path);
+        outdir_free(d);
+        return NULL;
+    }
+    sl_stale_temps_clean(d->path);
+    size_t n = strlen(d->path) + 32;
+    d->tmp = sl_xmalloc(n);
+    snprintf(d->tmp, n, "%s.tmp.%ld", d->path, (long)getpid());
+    remove_tree(d->tmp); /* ours from an earlier writer of the same name in this process */
+    if (make_parents(d->tmp, &d->reg.parents, err)) {
+        outdir_free(d);
+        return NULL;
+    }
+    if (mkdir(d->tmp, 0777) != 0) {
+        sl_errf(err, "%s: cannot create directory: %s", d->tmp, strerror(errno));
+        remove_parents(d->reg.parents);
+        outdir_free(d);
+        return NULL;
+    }
+    d->lock_fd = open(d->tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (d->lock_fd >= 0)
+        flock(d->lock_fd, LOCK_EX | LOCK_NB);
+    d->reg.path = d->tmp;
+    d->reg.is_dir = 1;
+    tmp_reg(&d->reg);
+    return d;
+}
+
+const char *sl_outdir_tmp(const sl_outdir *d) { return d->tmp; }
+const char *sl_outdir_name(const sl_outdir *d) { return d->path; }
+
+int sl_outdir_commit(sl_outdir *d, sl_err *err)
+{
+    if (d->lock_fd >= 0)
+        fsync(d->lock_fd);
+    char *old = NULL;
+    struct stat st;
+    if (lstat(d->path, &st) == 0) {
+        size_t n = strlen(d->path) + 32;
+        old = sl_xmalloc(n);
+        snprintf(old, n, "%s.old.%ld", d->path, (long)getpid());
+        if (rename(d->path, old)) {
+            sl_errf(err, "%s: cannot move the existing %s aside: %s", d->path,
+                    S_ISDIR(st.st_mode) ? "directory" : "file", strerror(errno));
+            free(old);
+            sl_outdir_abort(d);
+            return -1;
+        }
+    }
+    if (rename(d->tmp, d->path)) {
+        sl_errf(err, "%s: cannot rename %s into place: %s", d->path, d->tmp, strerror(errno));
+        if (old)
+            rename(old, d->path);
+        free(old);
+        sl_outdir_abort(d);
+        return -1;
+    }
+    tmp_unreg(&d->reg);
+    sync_parent(d->path);
+    if (old) {
+        if (S_ISDIR(st.st_mode))
+            remove_tree(old);
+        else
+            unlink(old);
+        free(old);
+    }
+    outdir_free(d);
+    return 0;
+}
+
+void sl_outdir_abort(sl_outdir *d)
+{
+    if (!d)
+        return;
+    tmp_unreg(&d->reg);
+    remove_tree(d->tmp);
+    remove_parents(d->reg.parents);
+    outdir_free(d);
+}
+
 void sl_output_abort_all(void)
 {
-    /* async-signal-safe enough: unlink only, no frees */
-    for (sl_output *o = open_outputs; o; o = o->next)
-        if (o->tmp)
-            unlink(o->tmp);
+    /* From a signal handler too: unlink, rmdir and getdents only, no
+     * allocation, no lock (a thread may hold it while the signal arrives). */
+    for (tmp_entry *e = tmp_list; e; e = e->next)
+        tmp_remove(e);
 }

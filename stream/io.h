@@ -5,11 +5,15 @@
  * xz, bzip2, or plain. Archives (tar, zip, ...) are handled one level up
  * by stream/source.h, which yields one sl_input per member.
  *
- * sl_output: a file written atomically: bytes go to "<path>.tmp.<pid>"
- * next to the target; sl_output_commit() flushes, fsyncs and renames;
- * sl_output_abort() (or process exit through sl_output_abort_all(), which
- * the CLI installs for fatal errors and signals) removes the temporary.
- * Path "-" writes to stdout directly (a pipe cannot be atomic). */
+ * sl_output: a file written atomically: bytes go to "<path>.tmp.<pid>.<n>"
+ * next to the target (missing parent directories are created);
+ * sl_output_commit() flushes, fsyncs and renames; sl_output_abort() (or
+ * process exit through sl_output_abort_all(), which the CLI installs for
+ * fatal errors and signals) removes the temporary and the directories
+ * created for it. Path "-" writes to stdout directly (a pipe cannot be
+ * atomic). sl_outdir: the same for a directory ("<dir>.tmp.<pid>/").
+ * Temporaries left by a process that died (SIGKILL) are removed by the next
+ * process that writes the same name (see sl_stale_temps_clean). */
 #ifndef SLUICE_STREAM_IO_H
 #define SLUICE_STREAM_IO_H
 
@@ -67,8 +71,31 @@ int sl_output_commit(sl_output *out, sl_err *err);
 void sl_output_abort(sl_output *out);
 const char *sl_output_name(const sl_output *out);
 uint64_t sl_output_bytes(const sl_output *out);
-/* Removes every temporary file still open (for fatal errors and signals). */
+/* Removes every temporary file and directory still open, and the parent
+ * directories created for them (for fatal errors and signals: it is
+ * async-signal-safe). */
 void sl_output_abort_all(void);
+
+/* A directory written atomically: sl_outdir_open creates "<dir>.tmp.<pid>/"
+ * (and missing parents), fails when dir exists unless force; the caller
+ * writes files into sl_outdir_tmp() (through sl_output); sl_outdir_commit
+ * renames it to dir (replacing an existing one), sl_outdir_abort removes it.
+ * "DIR/" and "DIR" name the same directory. */
+typedef struct sl_outdir sl_outdir;
+sl_outdir *sl_outdir_open(const char *dir, int force, sl_err *err);
+const char *sl_outdir_tmp(const sl_outdir *d);
+const char *sl_outdir_name(const sl_outdir *d); /* dir without trailing '/' */
+int sl_outdir_commit(sl_outdir *d, sl_err *err); /* frees d */
+void sl_outdir_abort(sl_outdir *d);              /* frees d; NULL is a no-op */
+
+/* Removes "<path>.tmp.<pid>[.<n>]" files and directories beside path whose
+ * process no longer runs and whose lock nobody holds, with a line on stderr
+ * for each (sl_output_open and sl_outdir_open call it). */
+void sl_stale_temps_clean(const char *path);
+/* Names the stage in those lines; *quiet (when not NULL) silences them. */
+void sl_io_set_reporter(const char *stage, const int *quiet);
+/* path without trailing slashes ("/" stays "/"); a new string. */
+char *sl_path_clean(const char *path);
 
 /* Reads a whole (possibly compressed) file into memory; NUL-terminated. */
 int sl_read_file(const char *path, char **data, size_t *len, sl_err *err);

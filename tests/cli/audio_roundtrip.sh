@@ -8,8 +8,8 @@ ids() { "$SLUICE" cat "$1" | grep -o '"ids":\[[0-9,]*\]'; }
 "$SLUICE" tokenize audio --quantizer mulaw --clip-len 8000 "$A/alsa_Front_Center_16k.wav" "$A/freedesktop_complete_16k.wav" -o "$T/m.tok"
 "$SLUICE" detokenize audio "$T/m.tok" -o "$T/wav"
 [ "$(ls "$T/wav" | wc -l)" -eq 6 ] || fail "expected 6 WAV files: $(ls "$T/wav")"
-ls "$T/wav" | grep -q '^000003-.*alsa_Front_Center_16k.wav@24000.wav$' && fail "unexpected clip" || true
-ls "$T/wav" | grep -q '^000002-.*alsa_Front_Center_16k.wav@16000.wav$' || fail "names: $(ls "$T/wav")"
+ls "$T/wav" | grep -q '^000003-.*alsa_Front_Center_16k@24000.wav$' && fail "unexpected clip" || true
+ls "$T/wav" | grep -q '^000002-.*alsa_Front_Center_16k@16000.wav$' || fail "names: $(ls "$T/wav")"
 "$SLUICE" tokenize audio --quantizer mulaw "$T/wav" -o "$T/m2.tok"
 [ "$(ids "$T/m.tok")" = "$(ids "$T/m2.tok")" ] || fail "mulaw codes changed in the round trip"
 

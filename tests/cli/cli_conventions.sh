@@ -1,0 +1,40 @@
+# Conventions shared by every subcommand (docs/cli.md): `SUBCOMMAND --version`
+# prints the version; usage errors exit 2 with the usage line, including the
+# ones only known after the input's header is read (shard/pack without
+# --seq-len); decoded audio files are named <index>-<id without its audio
+# extension>.wav.
+. "$SRC/tests/cli/lib.sh"
+S=$SLUICE
+want="sluice $("$S" --version | awk '{print $2}')"
+[ "$want" != "sluice " ] || fail "sluice --version printed nothing"
+# every subcommand and sub-subcommand listed by `sluice --help`
+"$S" --help | awk '/^subcommands:/{on=1;next} /^$/{on=0} on && /^  [a-z]/ && !/^    /{print $1} on && /^    [a-z]/{print $1" "$2}' >"$T/cmds"
+[ "$(wc -l <"$T/cmds")" -ge 20 ] || fail "expected 20+ subcommands: $(cat "$T/cmds")"
+while read -r c; do
+  # shellcheck disable=SC2086
+  out=$("$S" $c --version) || fail "'$c --version' exited $?"
+  [ "$out" = "$want" ] || fail "'$c --version' printed '$out'"
+done <"$T/cmds"
+
+echo '{"id":"a","ids":[1,2,3]}' | "$S" tokenize ids --vocab-size 10 -o "$T/a.tok"
+expect_fail 2 'seq-len L is required' -- "$S" shard "$T/a.tok" -o "$T/x"
+grep -q '^usage: sluice shard' "$T/err" || fail "no usage line: $(cat "$T/err")"
+no_file "$T/x"
+expect_fail 2 'seq-len L is required' -- "$S" pack "$T/a.tok" -o "$T/p.tok"
+no_file "$T/p.tok"
+expect_fail 2 'needs --batch' -- "$S" shard --layout recurrent --seq-len 8 "$T/a.tok" -o "$T/x"
+expect_fail 2 'only with --no-split' -- "$S" pack --long drop --seq-len 8 "$T/a.tok" -o "$T/p.tok"
+expect_fail 2 'unknown option' -- "$S" read --no-such-option
+expect_fail 2 'seq-len' -- "$S" shard --seq-len 12 "$T/a.tok" -o "$T/x"
+
+# audio file names: the clip offset stays, the source's .wav does not repeat
+"$S" tokenize audio --clip-len 8000 "$DATA/audio/alsa_Front_Center_16k.wav" -o "$T/c.tok"
+"$S" detokenize audio "$T/c.tok" -o "$T/wav/"
+ls "$T/wav" >"$T/names"
+grep -q '^000001-.*alsa_Front_Center_16k@8000\.wav$' "$T/names" || fail "names: $(cat "$T/names")"
+grep -q '\.wav@\|\.wav\.wav' "$T/names" && fail "doubled extension: $(cat "$T/names")" || true
+# a failed decode into a new directory leaves no directory
+head -c 300 "$T/c.tok" >"$T/cut.tok"
+expect_fail 1 'cut.tok' -- "$S" detokenize audio "$T/cut.tok" -o "$T/wav2"
+[ ! -e "$T/wav2" ] || fail "failed detokenize audio left $(ls -a "$T/wav2")"
+echo OK
