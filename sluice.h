@@ -31,6 +31,7 @@ extern "C" {
 #include "stream/json.h"
 #include "stream/io.h"
 #include "stream/source.h"
+#include "stream/parts.h"
 #include "stream/progress.h"
 
 /* documents in, token streams between stages */
