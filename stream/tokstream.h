@@ -4,13 +4,16 @@
  *
  * Writer use:
  *   sl_ts_header h; sl_ts_header_init(&h, SL_MOD_TEXT, vocab_size);
- *   h.eos = 0; sl_ts_header_set_fingerprint(&h, "...");
- *   sl_ts_writer *w = sl_ts_writer_open(out, "-", &h, &err);   // out: sl_output
+ *   h.eos = 0; snprintf(h.fingerprint, sizeof h.fingerprint, "sha256:...");
+ *   sl_output *out = sl_output_open("out.tok", &err);       // "-": stdout
+ *   sl_ts_writer *w = sl_ts_writer_open(out, &h, &err);
  *   sl_ts_write_doc(w, &doc, &err) ...;
  *   sl_ts_writer_finish(w, &err);     // writes the trailer
+ *   sl_output_commit(out, &err);      // renames the temporary into place
  *
  * Reader use:
- *   sl_ts_reader *r = sl_ts_reader_open(in, "file.tok", &err);  // in: sl_input
+ *   sl_input *in = sl_input_open("file.tok", &err);          // "-": stdin
+ *   sl_ts_reader *r = sl_ts_reader_open(in, &err);
  *   const sl_ts_header *h = sl_ts_reader_header(r);
  *   sl_doc d = {0};
  *   while ((rc = sl_ts_read_doc(r, &d, &err)) == 1) { ... }
