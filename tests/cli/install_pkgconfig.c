@@ -3,7 +3,8 @@
  * only (`pkg-config --cflags --libs sluice`), never against the source tree.
  *
  *   install_pkgconfig count STREAM       "docs D tokens T sum S" of a token stream
- *   install_pkgconfig bpe TOKENIZER FILE the BPE ids of FILE's bytes, one line */
+ *   install_pkgconfig bpe TOKENIZER FILE the BPE ids of FILE's bytes, one line
+ *   install_pkgconfig shard DIR          per split: rows, pieces, documents, tokens */
 #include <sluice/sluice.h>
 
 #include <stdio.h>
@@ -80,12 +81,61 @@ static int bpe(const char *tokenizer, const char *path)
     return rc ? die(&err) : 0;
 }
 
+static int shard(const char *dir)
+{
+    sl_err err = {{0}};
+    sl_shard *s = sl_shard_open(dir, 1, &err);
+    if (!s)
+        return die(&err);
+    int rc = 0;
+    for (int k = 0; k < SL_SPLIT_N && !rc; k++) {
+        const sl_shard_split *sp = sl_shard_get_split(s, k);
+        if (!sp->present)
+            continue;
+        unsigned long long rows = 0, pieces = 0, docs = 0;
+        sl_shard_iter *it = sl_shard_iter_open(s, k, &err);
+        if (!it) {
+            rc = -1;
+            break;
+        }
+        sl_row row;
+        int m;
+        while ((m = sl_shard_iter_next(it, &row, &err)) == 1) {
+            rows++;
+            pieces += row.n_pieces;
+        }
+        sl_shard_iter_close(it);
+        if (m < 0) {
+            rc = -1;
+            break;
+        }
+        for (size_t i = 0; i < sl_shard_n_docs(s); i++) {
+            const char *id, *by_ordinal;
+            size_t len = 0;
+            const sl_shard_docref *d = sl_shard_doc(s, i, &id);
+            by_ordinal = sl_shard_doc_id(s, d->ordinal, &len);
+            if (by_ordinal != id || len != d->id_len) {
+                fprintf(stderr, "install_pkgconfig: document %zu: the two id accessors disagree\n", i);
+                rc = 1;
+            }
+            docs += d->split == k;
+        }
+        printf("%s rows %llu pieces %llu documents %llu tokens %llu seq_len %u\n", sl_shard_split_names[k], rows,
+               pieces, docs, (unsigned long long)sp->tokens, sl_shard_get_info(s)->seq_len);
+    }
+    sl_shard_close(s);
+    return rc ? die(&err) : 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && !strcmp(argv[1], "count"))
         return count(argv[2]);
     if (argc == 4 && !strcmp(argv[1], "bpe"))
         return bpe(argv[2], argv[3]);
-    fprintf(stderr, "usage: install_pkgconfig count STREAM | bpe TOKENIZER FILE (sluice %s)\n", SLUICE_VERSION_STRING);
+    if (argc == 3 && !strcmp(argv[1], "shard"))
+        return shard(argv[2]);
+    fprintf(stderr, "usage: install_pkgconfig count STREAM | bpe TOKENIZER FILE | shard DIR (sluice %s)\n",
+            SLUICE_VERSION_STRING);
     return 2;
 }

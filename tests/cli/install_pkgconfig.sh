@@ -56,6 +56,18 @@ print("docs %d tokens %d sum %d vocab %d" % (len(docs), sum(len(d["ids"]) for d 
 diff "$T/want" "$T/got" || fail "token stream read through the installed library differs from sluice cat"
 grep -q '^docs 8 ' "$T/got" || fail "expected the 8 license texts: $(cat "$T/got")"
 
+# a shard directory through the accessors of the opaque sl_shard equals sluice stats
+"$SLUICE" shard "$T/docs.tok" --seq-len 512 --val-fraction 0.3 -o "$T/shards"
+"$T/prog" shard "$T/shards" > "$T/got"
+"$SLUICE" stats "$T/shards" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+for name, sp in s["splits"].items():
+    print("%s rows %d pieces %d documents %d tokens %d seq_len %d" % (name, sp["rows"], sp["pieces"], sp["documents"], sp["tokens"], s["seq_len"]))
+' > "$T/want"
+diff "$T/want" "$T/got" || fail "shard directory read through the installed library differs from sluice stats"
+[ "$(wc -l < "$T/got")" -eq 2 ] || fail "expected a train and a val split: $(cat "$T/got")"
+
 # BPE through the library equals tokenize bpe on the same text
 for f in "$SRC"/examples/data/text/*.txt; do
   [ -f "$f" ] || continue
