@@ -69,7 +69,7 @@ CLI_TESTS := $(sort $(wildcard tests/cli/*.sh))
 all: deps-check $(BUILD)/sluice sluice
 
 help:
-	@sed -n '2,20p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,/^$$/p' Makefile | sed -n 's/^# \{0,1\}//p'
 
 # Tell the user how to get missing headers instead of failing in the compiler.
 DEP_HEADERS := zstd.h archive.h pcre2.h cmocka.h cblas.h sndfile.h soxr.h xxhash.h zlib.h lzma.h bzlib.h unicode/unorm2.h
