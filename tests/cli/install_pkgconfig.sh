@@ -36,6 +36,9 @@ for h in $(cd "$inc" && find . -name '*.h' | sed 's|^\./||' | sort); do
   n=$((n + 1))
 done
 [ $n -ge 20 ] || fail "only $n headers installed"
+# and from C++ (sluice.h wraps the declarations in extern "C"; g++ comes with build-essential)
+printf '#include <sluice/sluice.h>\nint main() { return sl_cuda_device_count() < 0; }\n' > "$T/cxx.cc"
+c++ -std=c++17 -Wall -Wextra -Werror $(pkg-config --cflags sluice) -c "$T/cxx.cc" -o "$T/cxx.o" || fail "sluice.h does not compile as C++"
 
 # 2. the program, from the installed copy only (it is compiled outside the source tree)
 cp "$SRC/tests/cli/install_pkgconfig.c" "$T/prog.c"
