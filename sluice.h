@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-/* base: errors, buffers, UTF-8, JSON, input and atomic output, progress */
+/* base: errors, buffers, UTF-8, JSON, input and atomic output, progress, statistics */
 #include "stream/err.h"
 #include "stream/buf.h"
 #include "stream/utf8.h"
@@ -33,6 +33,7 @@ extern "C" {
 #include "stream/source.h"
 #include "stream/parts.h"
 #include "stream/progress.h"
+#include "stream/stats.h"
 
 /* documents in, token streams between stages */
 #include "stream/docreader.h"

@@ -28,7 +28,4 @@ extern const sl_command sl_cmd_dna;
 /* `sluice cat DIR` (a shard directory): implemented in cli/cmd_cat_shard.c. */
 int sl_cat_shard_dir(sl_cli *cli, const char *dir, int argc, char **argv);
 
-/* For commands that are declared but not built yet. */
-int sl_cli_not_implemented(sl_cli *cli, int argc, char **argv);
-
 #endif

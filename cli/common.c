@@ -167,11 +167,3 @@ int sl_cli_threads(const sl_cli *cli)
 {
     return cli->threads > 0 ? cli->threads : omp_get_max_threads();
 }
-
-int sl_cli_not_implemented(sl_cli *cli, int argc, char **argv)
-{
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "sluice: %s: not implemented yet\n", cli->cmd->name);
-    return 2;
-}

@@ -1,27 +1,18 @@
-/* Percentiles, CCNet buckets, histograms (see filter.h). */
+/* The filter stage (see filter.h). */
 #include "model/filter.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "stream/json.h"
+#include "stream/progress.h"
+#include "stream/stats.h"
 
 const char *const sl_bucket_names[3] = {"head", "middle", "tail"};
-
-double sl_percentile(const double *s, size_t n, double p)
-{
-    if (!n)
-        return NAN;
-    if (p <= 0)
-        return s[0];
-    if (p >= 100)
-        return s[n - 1];
-    double pos = p / 100.0 * (double)(n - 1);
-    size_t i = (size_t)floor(pos);
-    double f = pos - (double)i;
-    if (i + 1 >= n)
-        return s[n - 1];
-    return s[i] + (s[i + 1] - s[i]) * f;
-}
 
 int sl_ccnet_bucket(double pp, double c_head, double c_tail)
 {
@@ -29,115 +20,496 @@ int sl_ccnet_bucket(double pp, double c_head, double c_tail)
     return pp < c_head ? 0 : pp < c_tail ? 1 : 2;
 }
 
-void sl_histogram_log(const double *v, size_t n, int nbins, uint64_t *counts, double *edges)
+/* --- options ------------------------------------------------------------- */
+void sl_filter_opts_init(sl_filter_opts *o)
 {
-    double lo = INFINITY, hi = -INFINITY;
-    memset(counts, 0, (size_t)nbins * sizeof *counts);
-    for (size_t i = 0; i < n; i++)
-        if (v[i] > 0 && isfinite(v[i])) {
-            lo = fmin(lo, log10(v[i]));
-            hi = fmax(hi, log10(v[i]));
+    *o = (sl_filter_opts){.field = "ppl",
+                          .min = NAN,
+                          .max = NAN,
+                          .pct_lo = NAN,
+                          .pct_hi = NAN,
+                          .bucket = SL_BUCKET_NONE,
+                          .cut_head = 30,
+                          .cut_tail = 60,
+                          .bins = 20,
+                          .progress = 0};
+}
+
+static int builtin_field(const char *f)
+{
+    return !strcmp(f, SL_FILTER_FIELD_TOKENS) ? 1 : !strcmp(f, SL_FILTER_FIELD_SRC_BYTES) ? 2 : 0;
+}
+
+static int pair_ok(double a, double b) { return a >= 0 && b <= 100 && a <= b; }
+
+int sl_filter_opts_check(const sl_filter_opts *o, sl_err *err)
+{
+    if (!o->field || !*o->field)
+        return sl_errf(err, "field: empty");
+    if (isnan(o->pct_lo) != isnan(o->pct_hi) || (!isnan(o->pct_lo) && !pair_ok(o->pct_lo, o->pct_hi)))
+        return sl_errf(err, "pct_lo/pct_hi: %g:%g is not 0 <= lo <= hi <= 100", o->pct_lo, o->pct_hi);
+    if (!pair_ok(o->cut_head, o->cut_tail))
+        return sl_errf(err, "cut_head/cut_tail: %g:%g is not 0 <= head <= tail <= 100", o->cut_head, o->cut_tail);
+    if (o->bucket < SL_BUCKET_NONE || o->bucket > SL_BUCKET_TAIL)
+        return sl_errf(err, "bucket: %d is not head (0), middle (1) or tail (2)", o->bucket);
+    if (o->bins < 1 || o->bins > 1000)
+        return sl_errf(err, "bins: %d is not in 1..1000", o->bins);
+    if (o->n_scores && builtin_field(o->field))
+        return sl_errf(err, "field %s is the record's own count and does not come from score files", o->field);
+    return 0;
+}
+
+int sl_filter_needs_dist(const sl_filter_opts *o) { return !isnan(o->pct_lo) || o->bucket >= 0; }
+
+/* --- distribution and cuts ------------------------------------------------- */
+void sl_filter_dist_add(sl_filter_dist *d, double v)
+{
+    if (d->n == d->cap) {
+        d->cap = d->cap ? 2 * d->cap : 1024;
+        d->v = sl_xrealloc(d->v, d->cap * sizeof *d->v);
+    }
+    d->v[d->n++] = v;
+}
+
+void sl_filter_dist_merge(sl_filter_dist *dst, const sl_filter_dist *src)
+{
+    for (size_t i = 0; i < src->n; i++)
+        sl_filter_dist_add(dst, src->v[i]);
+}
+
+void sl_filter_dist_free(sl_filter_dist *d)
+{
+    free(d->v);
+    *d = (sl_filter_dist){0};
+}
+
+void sl_filter_resolve(const sl_filter_opts *o, sl_filter_dist *d, sl_filter_cuts *c)
+{
+    size_t n = d->n = sl_sort_finite(d->v, d->n);
+    c->lo = o->min;
+    c->hi = o->max;
+    if (!isnan(o->pct_lo) && o->pct_lo > 0) {
+        double p = sl_percentile(d->v, n, o->pct_lo);
+        c->lo = isnan(c->lo) ? p : fmax(c->lo, p);
+    }
+    if (!isnan(o->pct_hi) && o->pct_hi < 100) {
+        double p = sl_percentile(d->v, n, o->pct_hi);
+        c->hi = isnan(c->hi) ? p : fmin(c->hi, p);
+    }
+    c->c_head = sl_percentile(d->v, n, o->cut_head);
+    c->c_tail = sl_percentile(d->v, n, o->cut_tail);
+}
+
+int sl_filter_keep(const sl_filter_opts *o, const sl_filter_cuts *c, double v)
+{
+    if (isnan(v))
+        return o->keep_unscored;
+    if (!isnan(c->lo) && v < c->lo)
+        return 0;
+    if (!isnan(c->hi) && v > c->hi)
+        return 0;
+    if (o->bucket >= 0 && sl_ccnet_bucket(v, c->c_head, c->c_tail) != o->bucket)
+        return 0;
+    return 1;
+}
+
+/* --- id -> score map ------------------------------------------------------ */
+struct sl_scoremap {
+    char **ids;
+    double *val;
+    size_t cap, n;
+    char *desc; /* the file, or "the score files", for messages */
+};
+
+static size_t smap_slot(const sl_scoremap *m, const char *id, size_t len)
+{
+    size_t i = (size_t)XXH64(id, len, 0) & (m->cap - 1);
+    while (m->ids[i] && !(strlen(m->ids[i]) == len && !memcmp(m->ids[i], id, len)))
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+static void smap_grow(sl_scoremap *m)
+{
+    sl_scoremap o = *m;
+    m->cap = o.cap ? o.cap * 2 : 1024;
+    m->ids = sl_xcalloc(m->cap, sizeof *m->ids);
+    m->val = sl_xcalloc(m->cap, sizeof *m->val);
+    for (size_t i = 0; i < o.cap; i++)
+        if (o.ids[i]) {
+            size_t s = smap_slot(m, o.ids[i], strlen(o.ids[i]));
+            m->ids[s] = o.ids[i];
+            m->val[s] = o.val[i];
         }
-    if (!(lo <= hi)) {
-        lo = 0;
-        hi = 1;
+    free(o.ids);
+    free(o.val);
+}
+
+void sl_scoremap_free(sl_scoremap *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->cap; i++)
+        free(m->ids[i]);
+    free(m->ids);
+    free(m->val);
+    free(m->desc);
+    free(m);
+}
+
+/* Reads a score value: number, or null (NAN = unscored). 1 ok, 0 absent, -1 bad. */
+static int json_score(const sl_json *o, const char *field, double *v)
+{
+    const sl_json *x = sl_json_get(o, field);
+    if (!x)
+        return 0;
+    if (x->type == SL_JSON_NULL) {
+        *v = NAN;
+        return 1;
     }
-    if (hi - lo < 1e-9) { /* all equal: one decade around the value */
-        lo -= 0.5;
-        hi += 0.5;
-    }
-    double w = (hi - lo) / nbins;
-    for (int i = 0; i <= nbins; i++)
-        edges[i] = pow(10.0, lo + w * i);
-    for (size_t i = 0; i < n; i++) {
-        if (!(v[i] > 0 && isfinite(v[i])))
+    if (x->type != SL_JSON_NUMBER)
+        return -1;
+    *v = x->num;
+    return 1;
+}
+
+static int load_one(sl_scoremap *m, const char *path, const char *field, sl_err *err)
+{
+    sl_input *in = sl_input_open(path, err);
+    if (!in)
+        return -1;
+    char *line = NULL;
+    size_t len = 0, cap = 0;
+    uint64_t ln = 0;
+    int rc = 0, k;
+    while ((k = sl_input_getline(in, &line, &len, &cap, 1 << 26, err)) == 1) {
+        ln++;
+        if (!len)
             continue;
-        int b = (int)((log10(v[i]) - lo) / w);
-        b = b < 0 ? 0 : b >= nbins ? nbins - 1 : b;
-        counts[b]++;
+        sl_err je;
+        sl_json_doc *jd = sl_json_parse(line, len, NULL, &je);
+        if (!jd) {
+            rc = sl_errf(err, "%s:%llu: %s", path, (unsigned long long)ln, je.msg);
+            break;
+        }
+        const sl_json *o = sl_json_root(jd), *id = o->type == SL_JSON_OBJECT ? sl_json_get(o, "id") : NULL;
+        double v;
+        int s = id ? json_score(o, field, &v) : 0;
+        if (!id || id->type != SL_JSON_STRING || s <= 0) {
+            sl_json_free(jd);
+            rc = sl_errf(err, "%s:%llu: expected an object with a string \"id\" and a numeric \"%s\"", path,
+                         (unsigned long long)ln, field);
+            break;
+        }
+        if ((m->n + 1) * 2 > m->cap)
+            smap_grow(m);
+        size_t slot = smap_slot(m, id->str, id->str_len);
+        if (m->ids[slot]) {
+            rc = sl_errf(err, "%s:%llu: id '%s' appears twice", path, (unsigned long long)ln, m->ids[slot]);
+            sl_json_free(jd);
+            break;
+        }
+        m->ids[slot] = sl_xstrndup(id->str, id->str_len);
+        m->val[slot] = v;
+        m->n++;
+        sl_json_free(jd);
     }
+    if (k < 0)
+        rc = -1;
+    free(line);
+    sl_input_close(in);
+    return rc;
 }
 
-void sl_histogram_text(sl_buf *b, const uint64_t *counts, const double *edges, int nbins, const char *what)
+sl_scoremap *sl_scoremap_load(const char *const *paths, size_t n, const char *field, sl_err *err)
 {
-    uint64_t mx = 1;
-    for (int i = 0; i < nbins; i++)
-        mx = counts[i] > mx ? counts[i] : mx;
-    sl_buf_printf(b, "histogram of %s (log scale):\n", what);
-    for (int i = 0; i < nbins; i++) {
-        int bar = (int)((double)counts[i] * 40.0 / (double)mx + 0.5);
-        sl_buf_printf(b, "  %10.4g - %-10.4g |", edges[i], edges[i + 1]);
-        for (int k = 0; k < bar; k++)
-            sl_buf_putc(b, '#');
-        sl_buf_printf(b, "%*s %llu\n", 40 - bar, "", (unsigned long long)counts[i]);
-    }
+    sl_scoremap *m = sl_xcalloc(1, sizeof *m);
+    smap_grow(m); /* an empty map still means "scores come from the files" */
+    m->desc = sl_xstrdup(n == 1 ? paths[0] : "the score files");
+    for (size_t i = 0; i < n; i++)
+        if (load_one(m, paths[i], field, err) < 0) {
+            sl_scoremap_free(m);
+            return NULL;
+        }
+    return m;
 }
 
-static void svg_text(sl_buf *b, double x, double y, const char *anchor, const char *s)
+void sl_scoremap_dist(const sl_scoremap *m, sl_filter_dist *d)
 {
-    sl_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">", x, y, anchor);
-    for (; *s; s++) { /* XML-escape */
-        if (*s == '<')
-            sl_buf_puts(b, "&lt;");
-        else if (*s == '>')
-            sl_buf_puts(b, "&gt;");
-        else if (*s == '&')
-            sl_buf_puts(b, "&amp;");
-        else
-            sl_buf_putc(b, *s);
-    }
-    sl_buf_puts(b, "</text>\n");
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->ids[i])
+            sl_filter_dist_add(d, m->val[i]);
 }
 
-void sl_histogram_svg(sl_buf *b, const uint64_t *counts, const double *edges, int nbins, const char *what,
-                      const double *lines, int nlines)
+/* --- one document's score ---------------------------------------------------- */
+int sl_filter_score(const sl_filter_opts *o, const sl_scoremap *m, const sl_doc *d, const char *src, double *v,
+                    int *missing, sl_err *err)
 {
-    const double W = 640, H = 360, L = 60, R = 20, T = 30, B = 50;
-    const double pw = W - L - R, ph = H - T - B;
-    uint64_t mx = 1;
-    for (int i = 0; i < nbins; i++)
-        mx = counts[i] > mx ? counts[i] : mx;
-    double lx0 = log10(edges[0]), lx1 = log10(edges[nbins]);
-#define XOF(v) (L + (log10(v) - lx0) / (lx1 - lx0) * pw)
-    sl_buf_printf(b,
-                  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-                  "font-family=\"sans-serif\" font-size=\"12\">\n"
-                  "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
-                  W, H);
-    char t[256];
-    snprintf(t, sizeof t, "documents by %s", what);
-    svg_text(b, W / 2, 18, "middle", t);
-    for (int i = 0; i < nbins; i++) {
-        double x0 = XOF(edges[i]), x1 = XOF(edges[i + 1]);
-        double h = (double)counts[i] / (double)mx * ph;
-        sl_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#4a7fb5\"/>\n", x0 + 0.5,
-                      T + ph - h, fmax(0.5, x1 - x0 - 1), h);
+    int b = builtin_field(o->field);
+    if (b == 1) {
+        *v = (double)d->n_tokens;
+        return 0;
     }
-    sl_buf_printf(b, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L, T + ph, L + pw,
-                  T + ph);
-    sl_buf_printf(b, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"black\"/>\n", L, T, L, T + ph);
-    for (int i = 0; i <= 4; i++) { /* x ticks at 5 points of the log range */
-        double v = pow(10.0, lx0 + (lx1 - lx0) * i / 4.0);
-        snprintf(t, sizeof t, "%.4g", v);
-        svg_text(b, XOF(v), T + ph + 16, "middle", t);
+    if (b == 2) {
+        *v = d->src_bytes ? (double)d->src_bytes : NAN;
+        return 0;
     }
-    snprintf(t, sizeof t, "%s (log scale)", what);
-    svg_text(b, L + pw / 2, H - 12, "middle", t);
-    snprintf(t, sizeof t, "%llu", (unsigned long long)mx);
-    svg_text(b, L - 6, T + 4, "end", t);
-    svg_text(b, L - 6, T + ph, "end", "0");
-    for (int i = 0; i < nlines; i++) {
-        if (!(lines[i] > 0) || !isfinite(lines[i]))
-            continue;
-        double x = XOF(lines[i]);
-        x = fmin(fmax(x, L), L + pw);
-        sl_buf_printf(b,
-                      "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#c0392b\" "
-                      "stroke-dasharray=\"4 3\"/>\n",
-                      x, T, x, T + ph);
-        snprintf(t, sizeof t, "%.4g", lines[i]);
-        svg_text(b, x, T - 4, "middle", t);
+    if (m) {
+        size_t slot = smap_slot(m, d->id, d->id_len);
+        if (!m->ids[slot]) {
+            *missing = 1;
+            return sl_errf(err, "%s: document '%s' has no score in %s", src, d->id, m->desc);
+        }
+        *v = m->val[slot];
+        return 0;
     }
-    sl_buf_puts(b, "</svg>\n");
-#undef XOF
+    int k = 0;
+    if (d->meta && d->meta_len) {
+        sl_json_doc *jd = sl_json_parse(d->meta, d->meta_len, NULL, err);
+        if (!jd)
+            return sl_err_prefix(err, "%s: document '%s': metadata", src, d->id);
+        const sl_json *r = sl_json_root(jd);
+        k = r->type == SL_JSON_OBJECT ? json_score(r, o->field, v) : 0;
+        sl_json_free(jd);
+    }
+    if (k < 0)
+        return sl_errf(err, "%s: document '%s': \"%s\" in the metadata is not a number", src, d->id, o->field);
+    if (k == 0) {
+        *missing = 1;
+        return sl_errf(err, "%s: document '%s' has no \"%s\" in its metadata", src, d->id, o->field);
+    }
+    return 0;
+}
+
+/* --- the selection pass ---------------------------------------------------- */
+void sl_filter_result_free(sl_filter_result *r)
+{
+    sl_filter_dist_free(&r->seen);
+    free(r->counts);
+    free(r->edges);
+    r->counts = NULL;
+    r->edges = NULL;
+}
+
+static const char *reader_src(const sl_ts_reader *r, const char *first)
+{
+    return sl_ts_reader_n_inputs(r) == 1 ? sl_input_name(sl_ts_reader_input(r)) : first;
+}
+
+int sl_filter_select(const sl_filter_opts *o, const sl_filter_cuts *c, const sl_scoremap *m, sl_ts_reader *r,
+                     const char *src, sl_ts_writer *w, sl_filter_result *res, sl_err *err)
+{
+    if (!src)
+        src = sl_input_name(sl_ts_reader_input(r));
+    res->cuts = *c;
+    sl_doc d = {0};
+    int k;
+    sl_progress *pg = sl_progress_start("filter", "docs", o->progress);
+    if (sl_ts_reader_n_inputs(r) == 1)
+        sl_progress_track_input(pg, sl_ts_reader_input(r));
+    while ((k = sl_ts_read_doc(r, &d, err)) == 1) {
+        double v;
+        if (sl_filter_score(o, m, &d, src, &v, &res->missing, err) < 0) {
+            k = -1;
+            break;
+        }
+        res->docs++;
+        res->tokens += d.n_tokens;
+        res->unscored += isnan(v);
+        sl_filter_dist_add(&res->seen, v);
+        if (sl_filter_keep(o, c, v)) {
+            res->kept++;
+            res->kept_tokens += d.n_tokens;
+            if (sl_ts_write_doc(w, &d, err) < 0) {
+                k = -1;
+                break;
+            }
+        }
+        sl_progress_add(pg, 1, d.n_tokens);
+    }
+    sl_progress_done(pg);
+    sl_doc_free(&d);
+    if (k < 0)
+        return -1;
+    /* the histogram over every value seen (log scale ignores NaN and <= 0) */
+    res->bins = o->bins;
+    res->counts = sl_xcalloc((size_t)o->bins, sizeof *res->counts);
+    res->edges = sl_xcalloc((size_t)o->bins + 1, sizeof *res->edges);
+    sl_histogram_log(res->seen.v, res->seen.n, o->bins, res->counts, res->edges);
+    res->seen.n = sl_sort_finite(res->seen.v, res->seen.n);
+    return 0;
+}
+
+/* First pass: the distribution of the input's scores; standard input is
+ * copied to *spool on the way (so that the second pass can read it again). */
+static int dist_pass(const sl_filter_opts *o, const char *const *paths, size_t n, sl_filter_dist *dist,
+                     char *spool, size_t spool_cap, const char **src, int *missing, sl_err *err)
+{
+    sl_ts_reader *r = sl_ts_reader_open_paths((char *const *)paths, n, err);
+    if (!r)
+        return -1;
+    *src = reader_src(r, paths[0]);
+    sl_output *sout = NULL;
+    sl_ts_writer *w = NULL;
+    sl_doc d = {0};
+    int k = 0;
+    if (!strcmp(paths[0], "-")) {
+        const char *td = o->tmpdir ? o->tmpdir : getenv("TMPDIR");
+        snprintf(spool, spool_cap, "%s/sluice-filter-%ld.tok", td && *td ? td : "/tmp", (long)getpid());
+        if (!(sout = sl_output_open(spool, err)) || !(w = sl_ts_writer_open(sout, sl_ts_reader_header(r), err)))
+            goto fail;
+    }
+    while ((k = sl_ts_read_doc(r, &d, err)) == 1) {
+        double v;
+        if (sl_filter_score(o, NULL, &d, *src, &v, missing, err) < 0 || (w && sl_ts_write_doc(w, &d, err) < 0))
+            goto fail;
+        sl_filter_dist_add(dist, v);
+    }
+    if (k < 0)
+        goto fail;
+    if (w) {
+        k = sl_ts_writer_finish(w, err);
+        w = NULL;
+        if (k < 0 || sl_output_commit(sout, err) < 0) {
+            sout = NULL;
+            goto fail;
+        }
+    }
+    sl_doc_free(&d);
+    sl_ts_reader_close(r);
+    return 0;
+fail:
+    if (w)
+        sl_ts_writer_abort(w);
+    sl_output_abort(sout);
+    sl_doc_free(&d);
+    sl_ts_reader_close(r);
+    return -1;
+}
+
+int sl_filter_run(const sl_filter_opts *o, const char *const *paths, size_t n, sl_output *out,
+                  sl_filter_result *res, sl_err *err)
+{
+    *res = (sl_filter_result){0};
+    if (sl_filter_opts_check(o, err) < 0)
+        return -1;
+    static const char *const stdin_path[] = {"-"};
+    if (!n) {
+        paths = stdin_path;
+        n = 1;
+    }
+    for (size_t i = 0; n > 1 && i < n; i++)
+        if (!strcmp(paths[i], "-"))
+            return sl_errf(err, "standard input ('-') cannot be one of several inputs");
+    sl_scoremap *m = NULL;
+    sl_filter_dist dist = {0};
+    sl_filter_cuts cuts;
+    sl_ts_reader *r = NULL;
+    sl_ts_writer *w = NULL;
+    char spool[4200] = "";
+    const char *spool_path = spool, *src = NULL;
+    int rc = -1;
+    if (o->n_scores && !(m = sl_scoremap_load(o->scores, o->n_scores, o->field, err)))
+        goto done;
+    if (sl_filter_needs_dist(o) && m) {
+        sl_scoremap_dist(m, &dist);
+    } else if (sl_filter_needs_dist(o)) {
+        if (dist_pass(o, paths, n, &dist, spool, sizeof spool, &src, &res->missing, err) < 0)
+            goto done;
+        if (spool[0]) {
+            paths = &spool_path;
+            n = 1;
+        }
+    }
+    sl_filter_resolve(o, &dist, &cuts);
+
+    if (!(r = sl_ts_reader_open_paths((char *const *)paths, n, err)))
+        goto done;
+    if (!spool[0])
+        src = reader_src(r, paths[0]);
+    if (!(w = sl_ts_writer_open(out, sl_ts_reader_header(r), err)))
+        goto done;
+    if (sl_filter_select(o, &cuts, m, r, src, w, res, err) < 0)
+        goto done;
+    rc = sl_ts_writer_finish(w, err);
+    w = NULL;
+done:
+    if (w)
+        sl_ts_writer_abort(w);
+    sl_ts_reader_close(r);
+    if (spool[0])
+        unlink(spool);
+    sl_scoremap_free(m);
+    sl_filter_dist_free(&dist);
+    return rc;
+}
+
+/* --- reports ------------------------------------------------------------------ */
+void sl_filter_report_text(sl_buf *b, const sl_filter_opts *o, const sl_filter_result *r)
+{
+    const sl_filter_cuts *c = &r->cuts;
+    sl_buf_printf(b, "kept %llu of %llu documents (%.1f%%), %llu of %llu tokens", (unsigned long long)r->kept,
+                  (unsigned long long)r->docs, r->docs ? 100.0 * (double)r->kept / (double)r->docs : 0.0,
+                  (unsigned long long)r->kept_tokens, (unsigned long long)r->tokens);
+    if (!isnan(c->lo))
+        sl_buf_printf(b, "; %s >= %.6g", o->field, c->lo);
+    if (!isnan(c->hi))
+        sl_buf_printf(b, "; %s <= %.6g", o->field, c->hi);
+    if (o->bucket >= 0)
+        sl_buf_printf(b, "; bucket %s (p%g = %.6g, p%g = %.6g)", sl_bucket_names[o->bucket], o->cut_head, c->c_head,
+                      o->cut_tail, c->c_tail);
+    if (r->unscored)
+        sl_buf_printf(b, "; %llu unscored (%s)", (unsigned long long)r->unscored,
+                      o->keep_unscored ? "kept" : "dropped");
+    sl_buf_putc(b, '\n');
+    if (r->seen.n)
+        sl_histogram_text(b, r->counts, r->edges, r->bins, o->field);
+}
+
+void sl_filter_summary_json(sl_buf *b, const sl_filter_opts *o, const sl_filter_result *r)
+{
+    const sl_filter_cuts *c = &r->cuts;
+    sl_buf_puts(b, "{\"field\":");
+    sl_json_put_cstr(b, o->field);
+    sl_buf_printf(b, ",\"documents\":%llu,\"kept\":%llu,\"dropped\":%llu,\"unscored\":%llu,\"tokens\":%llu,"
+                     "\"kept_tokens\":%llu,\"dropped_tokens\":%llu,\"thresholds\":{\"min\":",
+                  (unsigned long long)r->docs, (unsigned long long)r->kept, (unsigned long long)(r->docs - r->kept),
+                  (unsigned long long)r->unscored, (unsigned long long)r->tokens, (unsigned long long)r->kept_tokens,
+                  (unsigned long long)(r->tokens - r->kept_tokens));
+    sl_json_put_num(b, c->lo); /* NaN -> null */
+    sl_buf_puts(b, ",\"max\":");
+    sl_json_put_num(b, c->hi);
+    sl_buf_puts(b, ",\"bucket\":");
+    if (o->bucket >= 0) {
+        sl_json_put_cstr(b, sl_bucket_names[o->bucket]);
+        sl_buf_puts(b, ",\"head_below\":");
+        sl_json_put_num(b, c->c_head);
+        sl_buf_puts(b, ",\"tail_from\":");
+        sl_json_put_num(b, c->c_tail);
+    } else {
+        sl_buf_puts(b, "null");
+    }
+    sl_buf_puts(b, "},\"percentiles\":{");
+    static const int ps[] = {0, 10, 30, 50, 60, 90, 100};
+    for (int i = 0; i < 7; i++) {
+        sl_buf_printf(b, "%s\"p%d\":", i ? "," : "", ps[i]);
+        sl_json_put_num(b, sl_percentile(r->seen.v, r->seen.n, ps[i]));
+    }
+    sl_buf_puts(b, "},\"histogram\":{\"scale\":\"log10\",\"edges\":[");
+    for (int i = 0; i <= r->bins; i++) {
+        if (i)
+            sl_buf_putc(b, ',');
+        sl_json_put_num(b, r->edges[i]);
+    }
+    sl_buf_puts(b, "],\"counts\":[");
+    for (int i = 0; i < r->bins; i++)
+        sl_buf_printf(b, "%s%llu", i ? "," : "", (unsigned long long)r->counts[i]);
+    sl_buf_puts(b, "]}}\n");
+}
+
+void sl_filter_plot_svg(sl_buf *b, const sl_filter_opts *o, const sl_filter_result *r)
+{
+    const sl_filter_cuts *c = &r->cuts;
+    double lines[4] = {c->lo, c->hi, o->bucket >= 0 ? c->c_head : NAN, o->bucket >= 0 ? c->c_tail : NAN};
+    sl_histogram_svg(b, r->counts, r->edges, r->bins, o->field, lines, 4);
 }
