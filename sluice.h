@@ -51,6 +51,7 @@ extern "C" {
 #include "dna/window.h"
 #include "dna/nuctok.h"
 #include "dna/emit.h"
+#include "dna/species.h"
 
 /* audio */
 #include "audio/decode.h"
