@@ -1,4 +1,5 @@
-# dna species draws its samples as docs/dna.md and docs/formats.md ("Random
+# The seeded draws of the DNA stages, re-derived in Python from the docs.
+# 1. dna species draws its samples as docs/dna.md and docs/formats.md ("Random
 # draws") say, re-implemented here in Python from that text and the .fai
 # indexes: species uniform, then a chromosome of the split uniform (or, with
 # --weights length, the one holding a uniform position in the species' total
@@ -71,3 +72,37 @@ for seed in 0 5 9007199254740993; do
   done
 done
 run 7 uniform valid "$D/pysam_ex1.fa"
+
+# 2. tokenize dna --revcomp-prob P --seed S: document k (0-based) is replaced by
+# its reverse complement (id suffix /rc) when unit_at(S, k) < P, where unit_at
+# starts a state at S XOR (k * 0xD1B54A32D192ED03), discards one draw and takes
+# the top 53 bits of the next (docs/formats.md, "Random draws")
+for seed in 0 3 123456789; do
+  for p in 0.5 0.1; do
+    "$SLUICE" tokenize dna "$D/lambda_virus.fa" --window 200 --revcomp-prob $p --seed $seed \
+      | "$SLUICE" cat | python3 -c 'import json,sys; [print(json.loads(l)["id"]) for l in sys.stdin]' > "$T/got"
+    python3 - $seed $p "$T/got" <<'PY'
+import sys
+M = (1 << 64) - 1
+seed, p, ids = int(sys.argv[1]), float(sys.argv[2]), open(sys.argv[3]).read().split()
+
+def splitmix64(st):
+    st[0] = (st[0] + 0x9E3779B97F4A7C15) & M
+    z = st[0]
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M
+    return z ^ (z >> 31)
+
+assert len(ids) == 243, len(ids)  # 48502 bases in windows of 200
+n_rc = 0
+for k, i in enumerate(ids):
+    st = [seed ^ ((k * 0xD1B54A32D192ED03) & M)]
+    splitmix64(st)
+    want = (splitmix64(st) >> 11) / float(1 << 53) < p
+    if want != i.endswith("/rc"):
+        sys.exit("document %d (%s): reverse complement %s, specification says %s" % (k, i, not want, want))
+    n_rc += want
+assert 0 < n_rc < len(ids), n_rc
+PY
+  done
+done
