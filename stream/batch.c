@@ -1,0 +1,191 @@
+/* Ordered parallel batches (see batch.h). */
+#include "stream/batch.h"
+
+#include <omp.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct batch {
+    unsigned char *slots; /* max_items slots of slot_size bytes */
+    size_t n;
+    uint64_t cost;
+} batch;
+
+struct sl_batcher {
+    sl_batch_ops ops;
+    void *ctx;
+    sl_batch_opts o;
+    batch b[2];
+    int fill;        /* the batch the caller fills; the other is the worker's */
+    int enc_threads; /* threads for encoding one batch */
+    /* the worker thread (async only) */
+    int async;
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int busy; /* the worker holds a batch */
+    int quit;
+    int wrc;  /* the worker failed: its message is in werr, nothing more is written */
+    sl_err werr;
+};
+
+static void *worker(void *arg);
+
+sl_batcher *sl_batcher_new(const sl_batch_ops *ops, void *ctx, const sl_batch_opts *o)
+{
+    sl_batcher *b = sl_xcalloc(1, sizeof *b);
+    b->ops = *ops;
+    b->ctx = ctx;
+    b->o = *o;
+    if (!b->o.max_items)
+        b->o.max_items = 1;
+    if (b->o.chunk < 1)
+        b->o.chunk = 1;
+    int threads = o->threads > 0 ? o->threads : omp_get_max_threads();
+    b->enc_threads = threads;
+    b->b[0].slots = sl_xcalloc(b->o.max_items, ops->slot_size);
+    if (o->async && threads > 1) {
+        /* with a worker, the caller's thread fills and the worker's team encodes */
+        b->enc_threads = threads > 2 ? threads - 1 : 1;
+        pthread_mutex_init(&b->mu, NULL);
+        pthread_cond_init(&b->cv, NULL);
+        b->async = pthread_create(&b->th, NULL, worker, b) == 0;
+        if (!b->async) { /* no thread to be had: work in the caller's */
+            pthread_mutex_destroy(&b->mu);
+            pthread_cond_destroy(&b->cv);
+            b->enc_threads = threads;
+        } else {
+            b->b[1].slots = sl_xcalloc(b->o.max_items, ops->slot_size);
+        }
+    }
+    return b;
+}
+
+static void *slot(const sl_batcher *b, const batch *t, size_t i) { return t->slots + i * b->ops.slot_size; }
+
+/* Encodes and writes a batch, then empties it. */
+static int process(sl_batcher *b, batch *t, sl_err *err)
+{
+    long n = (long)t->n;
+    if (n == 1 || t->cost < b->o.parallel_min_cost || b->enc_threads < 2) {
+        for (long i = 0; i < n; i++)
+            b->ops.encode(b->ctx, 0, slot(b, t, (size_t)i));
+    } else {
+        int chunk = b->o.chunk;
+#pragma omp parallel for schedule(dynamic, chunk) num_threads(b->enc_threads)
+        for (long i = 0; i < n; i++)
+            b->ops.encode(b->ctx, omp_get_thread_num(), slot(b, t, (size_t)i));
+    }
+    int rc = 0;
+    for (long i = 0; i < n && !rc; i++)
+        rc = b->ops.write(b->ctx, slot(b, t, (size_t)i), err) < 0 ? -1 : 0;
+    t->n = 0;
+    t->cost = 0;
+    return rc;
+}
+
+static void *worker(void *arg)
+{
+    sl_batcher *b = arg;
+    pthread_mutex_lock(&b->mu);
+    for (;;) {
+        while (!b->busy && !b->quit)
+            pthread_cond_wait(&b->cv, &b->mu);
+        if (!b->busy)
+            break;
+        batch *t = &b->b[!b->fill];
+        pthread_mutex_unlock(&b->mu);
+        sl_err err = {{0}};
+        int rc = b->wrc ? 0 : process(b, t, &err); /* after a failure nothing more is written */
+        pthread_mutex_lock(&b->mu);
+        if (rc) {
+            b->wrc = -1;
+            b->werr = err;
+        }
+        b->busy = 0;
+        pthread_cond_broadcast(&b->cv);
+    }
+    pthread_mutex_unlock(&b->mu);
+    return NULL;
+}
+
+/* Waits until the worker is idle; -1 with its message if it failed. */
+static int wait_idle(sl_batcher *b, sl_err *err)
+{
+    pthread_mutex_lock(&b->mu);
+    while (b->busy)
+        pthread_cond_wait(&b->cv, &b->mu);
+    int rc = b->wrc;
+    if (rc && err)
+        *err = b->werr;
+    pthread_mutex_unlock(&b->mu);
+    return rc;
+}
+
+/* The filled batch goes to the worker (after it finished the previous one)
+ * and the caller fills the other. Without a worker, or for a small batch, it
+ * is processed here: waking the worker and moving the data to its core cost
+ * more than the overlap saves on a batch below parallel_min_cost. */
+static int hand_over(sl_batcher *b, sl_err *err)
+{
+    batch *t = &b->b[b->fill];
+    if (!b->async || t->cost < b->o.parallel_min_cost) {
+        if (b->async && wait_idle(b, err)) /* the batch before goes first */
+            return -1;
+        return process(b, t, err);
+    }
+    if (wait_idle(b, err))
+        return -1;
+    pthread_mutex_lock(&b->mu);
+    b->fill = !b->fill;
+    b->busy = 1;
+    pthread_cond_broadcast(&b->cv);
+    pthread_mutex_unlock(&b->mu);
+    return 0;
+}
+
+void *sl_batcher_next(sl_batcher *b)
+{
+    batch *t = &b->b[b->fill];
+    return slot(b, t, t->n);
+}
+
+int sl_batcher_push(sl_batcher *b, uint64_t cost, sl_err *err)
+{
+    batch *t = &b->b[b->fill];
+    t->n++;
+    t->cost += cost;
+    if (t->n >= b->o.max_items || (b->o.max_cost && t->cost >= b->o.max_cost))
+        return hand_over(b, err);
+    return 0;
+}
+
+int sl_batcher_flush(sl_batcher *b, sl_err *err)
+{
+    if (b->b[b->fill].n && hand_over(b, err))
+        return -1;
+    return b->async ? wait_idle(b, err) : 0;
+}
+
+void sl_batcher_free(sl_batcher *b)
+{
+    if (!b)
+        return;
+    if (b->async) {
+        pthread_mutex_lock(&b->mu);
+        b->quit = 1;
+        pthread_cond_broadcast(&b->cv);
+        pthread_mutex_unlock(&b->mu);
+        pthread_join(b->th, NULL);
+        pthread_mutex_destroy(&b->mu);
+        pthread_cond_destroy(&b->cv);
+    }
+    for (int k = 0; k < 2; k++) {
+        if (b->ops.free_slot && b->b[k].slots)
+            for (size_t i = 0; i < b->o.max_items; i++)
+                b->ops.free_slot(b->ctx, slot(b, &b->b[k], i));
+        free(b->b[k].slots);
+    }
+    free(b);
+}
