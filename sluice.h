@@ -34,6 +34,7 @@ extern "C" {
 #include "stream/parts.h"
 #include "stream/progress.h"
 #include "stream/stats.h"
+#include "stream/batch.h"
 
 /* documents in, token streams between stages */
 #include "stream/docreader.h"
@@ -58,6 +59,7 @@ extern "C" {
 #include "audio/quantize.h"
 #include "audio/clips.h"
 #include "audio/wavwrite.h"
+#include "audio/tokenize.h"
 
 /* packing, warmup schedules, shard directories, Megatron datasets */
 #include "shard/pack.h"
