@@ -91,8 +91,8 @@ static int has_suffix(const char *name, const char *suf)
  * so it is tried only for files named .mp3 or .mp2. */
 static int known_container(const unsigned char *p, size_t n, const char *name)
 {
-    static const char *const magic[] = {"RIFF", "RIFX", "RF64", "BW64", "FORM", "fLaC", "OggS", ".snd", "caff",
-                                        "riff" /* Sony Wave64 GUID */, NULL};
+    static const char *const magic[] = {
+        "RIFF", "RIFX", "RF64", "BW64", "FORM", "fLaC", "OggS", ".snd", "caff", "riff" /* Sony Wave64 GUID */, NULL};
     for (int i = 0; magic[i]; i++)
         if (n >= 4 && !memcmp(p, magic[i], 4))
             return 1;
@@ -108,8 +108,8 @@ int sl_audio_decode_mem(const void *data, size_t len, const char *name, const sl
     if (len == 0)
         return sl_errf(err, "%s:0: empty file, no audio", name);
     if (!known_container(data, len, name))
-        return sl_errf(err, "%s:0: not a recognised audio file (WAV, FLAC, Ogg, AIFF, AU, CAF, W64, or MP3 named *.mp3)",
-                       name);
+        return sl_errf(
+            err, "%s:0: not a recognised audio file (WAV, FLAC, Ogg, AIFF, AU, CAF, W64, or MP3 named *.mp3)", name);
     sl_wavinfo ws;
     if (sl_wavscan(data, len, name, &ws, err) < 0)
         return -1;

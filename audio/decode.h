@@ -26,13 +26,13 @@ typedef struct sl_audio_opts {
 } sl_audio_opts;
 
 typedef struct sl_audio {
-    float *x;         /* mono samples at `rate` */
+    float *x; /* mono samples at `rate` */
     size_t n;
     int rate;
-    int src_rate;     /* as stored in the file */
+    int src_rate; /* as stored in the file */
     int src_channels;
     uint64_t src_frames;
-    int src_format;   /* libsndfile SF_FORMAT_* value */
+    int src_format;     /* libsndfile SF_FORMAT_* value */
     uint64_t src_bytes; /* size of the encoded input */
 } sl_audio;
 

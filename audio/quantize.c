@@ -129,15 +129,9 @@ int16_t sl_aq_to_int16(float x)
 void sl_aq_encode(int kind, int bits, const float *x, size_t n, uint32_t *codes)
 {
     switch (kind) {
-    case SL_AQ_MULAW_S4:
-        encode_mulaw_s4(bits, x, n, codes);
-        break;
-    case SL_AQ_LINEAR:
-        encode_linear(bits, x, n, codes);
-        break;
-    case SL_AQ_MULAW:
-        encode_mulaw(bits, x, n, codes);
-        break;
+    case SL_AQ_MULAW_S4: encode_mulaw_s4(bits, x, n, codes); break;
+    case SL_AQ_LINEAR: encode_linear(bits, x, n, codes); break;
+    case SL_AQ_MULAW: encode_mulaw(bits, x, n, codes); break;
     default:
         for (size_t i = 0; i < n; i++)
             codes[i] = sl_g711_encode(sl_aq_to_int16(x[i]));
@@ -160,15 +154,9 @@ void sl_aq_decode(int kind, int bits, const uint32_t *codes, size_t n, float *x)
         case SL_AQ_MULAW_S4: /* s4 mu_law_decode: dequantize, then expand */
             x[i] = (float)mulaw_expand(k / half - 1, mu);
             break;
-        case SL_AQ_LINEAR: /* s4 linear_decode = dequantize */
-            x[i] = (float)(k / half - 1);
-            break;
-        case SL_AQ_MULAW: /* torchaudio mu_law_decoding */
-            x[i] = (float)mulaw_expand(2 * k / mu - 1, mu);
-            break;
-        default:
-            x[i] = (float)(sl_g711_decode((uint8_t)codes[i]) / 32768.0);
-            break;
+        case SL_AQ_LINEAR: /* s4 linear_decode = dequantize */ x[i] = (float)(k / half - 1); break;
+        case SL_AQ_MULAW: /* torchaudio mu_law_decoding */ x[i] = (float)mulaw_expand(2 * k / mu - 1, mu); break;
+        default: x[i] = (float)(sl_g711_decode((uint8_t)codes[i]) / 32768.0); break;
         }
     }
 }

@@ -31,7 +31,10 @@ static uint32_t pad_of(const sl_audio_tok_opts *o)
 }
 
 /* clip_len after pad_to's default */
-static size_t clip_of(const sl_audio_tok_opts *o) { return o->pad_to && !o->clip_len ? o->pad_to : o->clip_len; }
+static size_t clip_of(const sl_audio_tok_opts *o)
+{
+    return o->pad_to && !o->clip_len ? o->pad_to : o->clip_len;
+}
 
 int sl_audio_tok_check(const sl_audio_tok_opts *o, sl_err *err)
 {
@@ -59,9 +62,8 @@ typedef struct {
     int part; /* SL_SPLIT_* or -1 */
 } input;
 
-
-static const char *const AUDIO_EXT[] = {"wav", "wave", "flac", "ogg", "oga", "opus", "aif", "aiff", "aifc",
-                                        "au",  "snd",  "w64",  "caf", "rf64", "mp3", NULL};
+static const char *const AUDIO_EXT[] = {"wav",  "wave", "flac", "ogg", "oga", "opus", "aif", "aiff",
+                                        "aifc", "au",   "snd",  "w64", "caf", "rf64", "mp3", NULL};
 
 static int has_audio_ext(const char *name)
 {
@@ -244,7 +246,10 @@ static void result_free(result *r)
     memset(r, 0, sizeof *r);
 }
 
-void sl_audio_paths_free(char **paths, size_t n) { free_paths(paths, n); }
+void sl_audio_paths_free(char **paths, size_t n)
+{
+    free_paths(paths, n);
+}
 
 int sl_audio_list_inputs(const char *const *args, size_t n, char ***paths_out, size_t *np_out, sl_err *err)
 {
@@ -392,8 +397,9 @@ int sl_audio_tokenize(const sl_audio_tok_opts *o, char *const *paths, size_t np,
     h.pad = o->pad_to ? (int64_t)c.pad_id : SL_TS_NO_ID;
     snprintf(h.tokenizer, sizeof h.tokenizer, "audio %s %d-bit %d Hz", sl_aq_name(o->quant), o->bits, o->rate);
     sl_buf ex = {0};
-    sl_buf_printf(&ex, "{\"sample_rate\":%d,\"quantizer\":\"%s\",\"bits\":%d,\"start_token\":%u,\"clip_len\":%zu,"
-                       "\"overlap\":%zu,\"pad_to\":%zu,\"channels\":1}",
+    sl_buf_printf(&ex,
+                  "{\"sample_rate\":%d,\"quantizer\":\"%s\",\"bits\":%d,\"start_token\":%u,\"clip_len\":%zu,"
+                  "\"overlap\":%zu,\"pad_to\":%zu,\"channels\":1}",
                   o->rate, sl_aq_name(o->quant), o->bits, sl_aq_zero(o->bits), c.eff.clip_len, o->overlap, o->pad_to);
     sl_ts_header_set_extra(&h, ex.data);
     sl_buf_free(&ex);

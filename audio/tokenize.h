@@ -16,14 +16,14 @@
 #include "stream/io.h"
 
 typedef struct sl_audio_tok_opts {
-    int quant;                 /* SL_AQ_* (default mulaw-s4) */
-    int bits;                  /* bits per code (default 8) */
-    int rate;                  /* output sample rate (default 16000) */
-    int quality;               /* libsoxr recipe (default SOXR_HQ) */
-    size_t clip_len, overlap;  /* clip windows in samples (0: one clip per file) */
-    int drop_last;             /* drop each file's short final clip */
-    size_t pad_to;             /* pad every clip to this many tokens (0 = none) */
-    int64_t pad_id;            /* padding token; -1 = sl_aq_zero(bits) */
+    int quant;                /* SL_AQ_* (default mulaw-s4) */
+    int bits;                 /* bits per code (default 8) */
+    int rate;                 /* output sample rate (default 16000) */
+    int quality;              /* libsoxr recipe (default SOXR_HQ) */
+    size_t clip_len, overlap; /* clip windows in samples (0: one clip per file) */
+    int drop_last;            /* drop each file's short final clip */
+    size_t pad_to;            /* pad every clip to this many tokens (0 = none) */
+    int64_t pad_id;           /* padding token; -1 = sl_aq_zero(bits) */
     /* file splits: weights (split = 1) by index in natural order or by hash
      * (split_by_hash, seed), or by lists (valid_list, test_list: one path tail
      * per line); part >= 0 keeps one SL_AUDIO_SPLIT_* only */
@@ -32,9 +32,9 @@ typedef struct sl_audio_tok_opts {
     uint64_t seed;
     const char *valid_list, *test_list;
     int part;
-    int skip_bad;              /* undecodable files: warn and go on (default: error) */
-    int threads;               /* 0 = omp_get_max_threads() */
-    int progress;              /* -1 auto (a terminal), 0 off, 1 on */
+    int skip_bad; /* undecodable files: warn and go on (default: error) */
+    int threads;  /* 0 = omp_get_max_threads() */
+    int progress; /* -1 auto (a terminal), 0 off, 1 on */
     /* warnings ("skipping FILE: why"); NULL = none */
     void (*warn)(void *ctx, const char *msg);
     void *warn_ctx;

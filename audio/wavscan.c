@@ -80,7 +80,6 @@ int sl_wavscan(const uint8_t *p, size_t n, const char *name, sl_wavinfo *out, sl
     if (out->channels == 0)
         return sl_errf(err, "%s:%zu: the 'fmt ' chunk declares 0 channels", name, fmt_off + 10);
     if (out->data_len == 0)
-        return sl_errf(err, "%s:%llu: no audio: the 'data' chunk is empty", name,
-                       (unsigned long long)out->data_off);
+        return sl_errf(err, "%s:%llu: no audio: the 'data' chunk is empty", name, (unsigned long long)out->data_off);
     return 0;
 }

@@ -18,10 +18,10 @@
 #include "stream/err.h"
 
 typedef struct sl_wavscan {
-    int is_wav;          /* 1 when the bytes are RIFF/WAVE */
-    int streamed;        /* data size was 0xFFFFFFFF */
-    uint64_t data_off;   /* offset of the data payload */
-    uint64_t data_len;   /* payload bytes (to the end of file when streamed) */
+    int is_wav;        /* 1 when the bytes are RIFF/WAVE */
+    int streamed;      /* data size was 0xFFFFFFFF */
+    uint64_t data_off; /* offset of the data payload */
+    uint64_t data_len; /* payload bytes (to the end of file when streamed) */
     uint16_t format_tag, channels, bits;
     uint32_t sample_rate;
 } sl_wavinfo;

@@ -52,11 +52,11 @@ static int gen(const char *dir, int nl, int d, int vocab)
     int di = 2 * d, n = 16, r = (d + 15) / 16, k = 4;
     int cap = 2 + nl * 10, nt = 0;
     tensor *t = calloc((size_t)cap, sizeof *t);
-#define ADD(nm, nd, s0, s1, s2, kd, aa)                                                                          \
-    do {                                                                                                       \
-        tensor *x = &t[nt++];                                                                                  \
-        snprintf(x->name, sizeof x->name, "%s", nm);                                                           \
-        x->ndim = nd, x->shape[0] = s0, x->shape[1] = s1, x->shape[2] = s2, x->kind = kd, x->a = aa;           \
+#define ADD(nm, nd, s0, s1, s2, kd, aa)                                                                                \
+    do {                                                                                                               \
+        tensor *x = &t[nt++];                                                                                          \
+        snprintf(x->name, sizeof x->name, "%s", nm);                                                                   \
+        x->ndim = nd, x->shape[0] = s0, x->shape[1] = s1, x->shape[2] = s2, x->kind = kd, x->a = aa;                   \
     } while (0)
     char nm[128];
     ADD("backbone.embeddings.weight", 2, vocab, d, 0, 0, 0.1f);

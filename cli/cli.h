@@ -24,20 +24,20 @@ typedef struct sl_cli sl_cli;
 typedef struct sl_command sl_command;
 
 struct sl_command {
-    const char *name;     /* "read", "tokenize bpe", ... */
-    const char *summary;  /* one line for `sluice --help` */
-    const char *usage;    /* "sluice read [options] [FILES...]" */
-    const char *help;     /* the rest of the help text (options, examples) */
+    const char *name;                               /* "read", "tokenize bpe", ... */
+    const char *summary;                            /* one line for `sluice --help` */
+    const char *usage;                              /* "sluice read [options] [FILES...]" */
+    const char *help;                               /* the rest of the help text (options, examples) */
     int (*run)(sl_cli *cli, int argc, char **argv); /* argv[0] is the command name */
-    const sl_command *const *subs; /* NULL-terminated sub-subcommands, or NULL */
+    const sl_command *const *subs;                  /* NULL-terminated sub-subcommands, or NULL */
 };
 
 struct sl_cli {
     const sl_command *cmd;
-    const char *output;   /* -o, default "-" */
-    int threads;          /* 0 = default (all cores) */
+    const char *output; /* -o, default "-" */
+    int threads;        /* 0 = default (all cores) */
     int quiet;
-    int progress;         /* -1 auto, 1 forced, 0 off */
+    int progress; /* -1 auto, 1 forced, 0 off */
 };
 
 /* Long options every subcommand accepts. Append SL_CLI_COMMON_LONG to the
@@ -46,10 +46,12 @@ struct sl_cli {
  * the command does not handle to sl_cli_common(). */
 enum { SL_OPT_PROGRESS = 0x1000, SL_OPT_VERSION, SL_OPT_FIRST_FREE = 0x1100 };
 #define SL_CLI_COMMON_SHORT "o:@:qh"
-#define SL_CLI_COMMON_LONG                                                                              \
-    {"output", required_argument, 0, 'o'}, {"threads", required_argument, 0, '@'},                   \
-        {"quiet", no_argument, 0, 'q'}, {"progress", no_argument, 0, SL_OPT_PROGRESS},               \
-        {"help", no_argument, 0, 'h'}, {"version", no_argument, 0, SL_OPT_VERSION}
+#define SL_CLI_COMMON_LONG                                                                                             \
+    {"output", required_argument, 0, 'o'}, {"threads", required_argument, 0, '@'}, {"quiet", no_argument, 0, 'q'},     \
+        {"progress", no_argument, 0, SL_OPT_PROGRESS}, {"help", no_argument, 0, 'h'},                                  \
+    {                                                                                                                  \
+        "version", no_argument, 0, SL_OPT_VERSION                                                                      \
+    }
 
 /* Handles a common option or a getopt error ('?' / ':'); exits for --help
  * (0) and usage errors (2). Returns normally only for handled options. */

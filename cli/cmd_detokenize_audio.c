@@ -111,32 +111,24 @@ static int64_t meta_samples(const sl_doc *d)
 static int run(sl_cli *cli, int argc, char **argv)
 {
     static const struct option longs[] = {
-        {"quantizer", required_argument, 0, O_QUANT}, {"bits", required_argument, 0, O_BITS},
-        {"rate", required_argument, 0, O_RATE},       {"float", no_argument, 0, O_FLOAT},
-        {"keep-pad", no_argument, 0, O_KEEPPAD},      SL_CLI_COMMON_LONG,
+        {"quantizer", required_argument, 0, O_QUANT},
+        {"bits", required_argument, 0, O_BITS},
+        {"rate", required_argument, 0, O_RATE},
+        {"float", no_argument, 0, O_FLOAT},
+        {"keep-pad", no_argument, 0, O_KEEPPAD},
+        SL_CLI_COMMON_LONG,
         {0, 0, 0, 0},
     };
     int quant = -1, bits = -1, rate = -1, as_float = 0, keep_pad = 0, opt;
     optind = 1;
     while ((opt = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, longs, NULL)) != -1) {
         switch (opt) {
-        case O_QUANT:
-            quant = sl_cli_choice(cli, "--quantizer", optarg, sl_aq_names);
-            break;
-        case O_BITS:
-            bits = (int)sl_cli_int(cli, "--bits", optarg, SL_AQ_MIN_BITS, SL_AQ_MAX_BITS);
-            break;
-        case O_RATE:
-            rate = (int)sl_cli_int(cli, "--rate", optarg, 1, 1000000000);
-            break;
-        case O_FLOAT:
-            as_float = 1;
-            break;
-        case O_KEEPPAD:
-            keep_pad = 1;
-            break;
-        default:
-            sl_cli_common(cli, opt, optarg);
+        case O_QUANT: quant = sl_cli_choice(cli, "--quantizer", optarg, sl_aq_names); break;
+        case O_BITS: bits = (int)sl_cli_int(cli, "--bits", optarg, SL_AQ_MIN_BITS, SL_AQ_MAX_BITS); break;
+        case O_RATE: rate = (int)sl_cli_int(cli, "--rate", optarg, 1, 1000000000); break;
+        case O_FLOAT: as_float = 1; break;
+        case O_KEEPPAD: keep_pad = 1; break;
+        default: sl_cli_common(cli, opt, optarg);
         }
     }
     if (argc - optind > 1)
@@ -172,8 +164,12 @@ static int run(sl_cli *cli, int argc, char **argv)
     }
     if (quant < 0 || bits < 0 || rate < 0) {
         sl_errf(&err, "%s: the stream header does not name the %s; give --%s", inpath,
-                quant < 0 ? "quantizer" : bits < 0 ? "bits" : "sample rate",
-                quant < 0 ? "quantizer" : bits < 0 ? "bits" : "rate");
+                quant < 0  ? "quantizer"
+                : bits < 0 ? "bits"
+                           : "sample rate",
+                quant < 0  ? "quantizer"
+                : bits < 0 ? "bits"
+                           : "rate");
         goto done;
     }
     if (sl_aq_bits_ok(quant, bits)) {

@@ -12,23 +12,22 @@
 #include "tokenize/chartok.h"
 #include "tokenize/sha256.h"
 
-static const char help[] =
-    "Reads a token stream (FILE, '-' or none: standard input) and writes one JSON\n"
-    "object per document: {\"id\":...,\"text\":...,<metadata fields>}, the form\n"
-    "'sluice read' writes, so read | tokenize | detokenize gives the documents back\n"
-    "(text after the tokenizer's normalization, e.g. NFC for GPT-NeoX-20B).\n"
-    "Byte sequences that are not valid UTF-8 (possible only for ids that end inside\n"
-    "a character) are written as U+FFFD and counted in a warning.\n\n"
-    "options:\n"
-    "  -t, --tokenizer PATH  the tokenizer: tokenizer.json, a vocab.json + merges.txt\n"
-    "                        directory, or a character vocabulary file. Not needed\n"
-    "                        for streams written by 'tokenize char' (the\n"
-    "                        vocabulary is in the header)\n"
-    "      --skip-special    leave out the stream's eos/bos/pad ids\n"
-    "      --force           decode even when the tokenizer's fingerprint differs\n"
-    "                        from the one recorded in the stream (default: error)\n"
-    "\nexample:\n"
-    "  sluice detokenize -t gpt-neox-20b/tokenizer.json docs.tok | jq -r .text\n";
+static const char help[] = "Reads a token stream (FILE, '-' or none: standard input) and writes one JSON\n"
+                           "object per document: {\"id\":...,\"text\":...,<metadata fields>}, the form\n"
+                           "'sluice read' writes, so read | tokenize | detokenize gives the documents back\n"
+                           "(text after the tokenizer's normalization, e.g. NFC for GPT-NeoX-20B).\n"
+                           "Byte sequences that are not valid UTF-8 (possible only for ids that end inside\n"
+                           "a character) are written as U+FFFD and counted in a warning.\n\n"
+                           "options:\n"
+                           "  -t, --tokenizer PATH  the tokenizer: tokenizer.json, a vocab.json + merges.txt\n"
+                           "                        directory, or a character vocabulary file. Not needed\n"
+                           "                        for streams written by 'tokenize char' (the\n"
+                           "                        vocabulary is in the header)\n"
+                           "      --skip-special    leave out the stream's eos/bos/pad ids\n"
+                           "      --force           decode even when the tokenizer's fingerprint differs\n"
+                           "                        from the one recorded in the stream (default: error)\n"
+                           "\nexample:\n"
+                           "  sluice detokenize -t gpt-neox-20b/tokenizer.json docs.tok | jq -r .text\n";
 
 static int run(sl_cli *cli, int argc, char **argv)
 {

@@ -8,44 +8,43 @@
 #include "dna/species.h"
 #include "stream/io.h"
 
-static const char species_help[] =
-    "Samples windows of L bases from genomes, one argument per species: a genome\n"
-    "file (FASTA, plain or compressed, or .2bit; every record is a chromosome), or\n"
-    "a directory with one file per chromosome as in HyenaDNA's species_dir/<species>/\n"
-    "chr<N>.fna[.gz] layout (the file name without extensions names the\n"
-    "chromosome; its first record is used; an uncompressed copy wins over a .gz).\n"
-    "The species' label is its position on the command line, its name the file or\n"
-    "directory name without extensions unless --names. For each sample: a species\n"
-    "uniformly, then one of its chromosomes of the chosen split uniformly (or\n"
-    "weighted by length), then a start uniformly in [0, length - L]. As in\n"
-    "HyenaDNA's species_dataset.py bases are upper-cased and a chromosome shorter\n"
-    "than L is left-padded with N. Each sample is a document with id\n"
-    "SPECIES:CHROM:START-END and metadata {\"label\":INDEX,\"species\":NAME,\n"
-    "\"chrom\":..,\"start\":..,\"end\":..}; the header's extra object lists the\n"
-    "species. The same inputs and --seed give the same stream, for any -@.\n"
-    "Chromosome splits are HyenaDNA's: a chromosome belongs to a split when its\n"
-    "name is an entry of the list or \"chr\" + an entry; train is the rest.\n\n"
-    "options:\n"
-    "  --window L          bases per sample (default 1024)\n"
-    "  --samples N         number of samples (default 1024)\n"
-    "  --split NAME        train|valid|test (default train)\n"
-    "  --valid-chroms LIST comma-separated (default 1,3,12,13)\n"
-    "  --test-chroms LIST  comma-separated (default 5,7,9,10,11)\n"
-    "  --names LIST        comma-separated species names, one per argument\n"
-    "  --weights uniform|length   how a chromosome is picked (default uniform)\n"
-    "  --seed N            random seed (default 0)\n"
-    "  --add-eos           append [SEP] (HyenaDNA adds it, then drops the last id)\n"
-    "  --n token|pad|drop  N bases (default token), as in 'sluice tokenize dna'\n"
-    "  --case upper|keep   soft-masked bases (default upper)\n"
-    "  --hyena-tail-quirk  reproduce HyenaDNA's fasta[start:min(end, length - L)]:\n"
-    "                      a window starting in the last 2L bases is cut short and\n"
-    "                      left-padded with N (off by default: every window has L\n"
-    "                      bases of sequence)\n\n"
-    "Random access: .2bit directly, uncompressed FASTA through its .fai (built when\n"
-    "absent); a compressed FASTA is loaded into memory (decompress big genomes).\n\n"
-    "example:\n"
-    "  sluice dna species --window 32768 --samples 65536 --split train --seed 1 \\\n"
-    "      species/human species/chimpanzee gorilla.2bit -o species_train.tok\n";
+static const char species_help[] = "Samples windows of L bases from genomes, one argument per species: a genome\n"
+                                   "file (FASTA, plain or compressed, or .2bit; every record is a chromosome), or\n"
+                                   "a directory with one file per chromosome as in HyenaDNA's species_dir/<species>/\n"
+                                   "chr<N>.fna[.gz] layout (the file name without extensions names the\n"
+                                   "chromosome; its first record is used; an uncompressed copy wins over a .gz).\n"
+                                   "The species' label is its position on the command line, its name the file or\n"
+                                   "directory name without extensions unless --names. For each sample: a species\n"
+                                   "uniformly, then one of its chromosomes of the chosen split uniformly (or\n"
+                                   "weighted by length), then a start uniformly in [0, length - L]. As in\n"
+                                   "HyenaDNA's species_dataset.py bases are upper-cased and a chromosome shorter\n"
+                                   "than L is left-padded with N. Each sample is a document with id\n"
+                                   "SPECIES:CHROM:START-END and metadata {\"label\":INDEX,\"species\":NAME,\n"
+                                   "\"chrom\":..,\"start\":..,\"end\":..}; the header's extra object lists the\n"
+                                   "species. The same inputs and --seed give the same stream, for any -@.\n"
+                                   "Chromosome splits are HyenaDNA's: a chromosome belongs to a split when its\n"
+                                   "name is an entry of the list or \"chr\" + an entry; train is the rest.\n\n"
+                                   "options:\n"
+                                   "  --window L          bases per sample (default 1024)\n"
+                                   "  --samples N         number of samples (default 1024)\n"
+                                   "  --split NAME        train|valid|test (default train)\n"
+                                   "  --valid-chroms LIST comma-separated (default 1,3,12,13)\n"
+                                   "  --test-chroms LIST  comma-separated (default 5,7,9,10,11)\n"
+                                   "  --names LIST        comma-separated species names, one per argument\n"
+                                   "  --weights uniform|length   how a chromosome is picked (default uniform)\n"
+                                   "  --seed N            random seed (default 0)\n"
+                                   "  --add-eos           append [SEP] (HyenaDNA adds it, then drops the last id)\n"
+                                   "  --n token|pad|drop  N bases (default token), as in 'sluice tokenize dna'\n"
+                                   "  --case upper|keep   soft-masked bases (default upper)\n"
+                                   "  --hyena-tail-quirk  reproduce HyenaDNA's fasta[start:min(end, length - L)]:\n"
+                                   "                      a window starting in the last 2L bases is cut short and\n"
+                                   "                      left-padded with N (off by default: every window has L\n"
+                                   "                      bases of sequence)\n\n"
+                                   "Random access: .2bit directly, uncompressed FASTA through its .fai (built when\n"
+                                   "absent); a compressed FASTA is loaded into memory (decompress big genomes).\n\n"
+                                   "example:\n"
+                                   "  sluice dna species --window 32768 --samples 65536 --split train --seed 1 \\\n"
+                                   "      species/human species/chimpanzee gorilla.2bit -o species_train.tok\n";
 
 /* Splits a comma-separated list (empty items dropped). */
 static int split_list(const char *s, char ***items)
@@ -81,12 +80,18 @@ static int run_species(sl_cli *cli, int argc, char **argv)
         O_QUIRK,
     };
     static const struct option lopts[] = {
-        {"window", required_argument, 0, O_WINDOW},   {"samples", required_argument, 0, O_SAMPLES},
-        {"split", required_argument, 0, O_SPLIT},     {"valid-chroms", required_argument, 0, O_VALID},
-        {"test-chroms", required_argument, 0, O_TEST}, {"names", required_argument, 0, O_NAMES},
-        {"weights", required_argument, 0, O_WEIGHTS}, {"seed", required_argument, 0, O_SEED},
-        {"add-eos", no_argument, 0, O_EOS},           {"n", required_argument, 0, O_N},
-        {"case", required_argument, 0, O_CASE},       {"hyena-tail-quirk", no_argument, 0, O_QUIRK},
+        {"window", required_argument, 0, O_WINDOW},
+        {"samples", required_argument, 0, O_SAMPLES},
+        {"split", required_argument, 0, O_SPLIT},
+        {"valid-chroms", required_argument, 0, O_VALID},
+        {"test-chroms", required_argument, 0, O_TEST},
+        {"names", required_argument, 0, O_NAMES},
+        {"weights", required_argument, 0, O_WEIGHTS},
+        {"seed", required_argument, 0, O_SEED},
+        {"add-eos", no_argument, 0, O_EOS},
+        {"n", required_argument, 0, O_N},
+        {"case", required_argument, 0, O_CASE},
+        {"hyena-tail-quirk", no_argument, 0, O_QUIRK},
         SL_CLI_COMMON_LONG,
         {0, 0, 0, 0},
     };

@@ -12,29 +12,26 @@
 #include "stream/progress.h"
 #include "stream/tokstream.h"
 
-static const char help[] =
-    "Writes PREFIX.bin and PREFIX.idx: one sequence per document with the EOS\n"
-    "appended and counted (as Megatron's preprocess_data.py --append-eod), empty\n"
-    "documents dropped, token dtype uint16 (code 8) when the vocab is below 65500,\n"
-    "else int32 (code 4), as megatron-core's DType.optimal_dtype picks.\n\n"
-    "Several FILEs, or a directory of part files (NAME-<R>-of-<N>...), are read as\n"
-    "one stream: the output is that of their concatenation (docs/scale-out.md).\n\n"
-    "options:\n"
-    "  -o PREFIX           output prefix (required)\n"
-    "  --eos ID            end-of-document token (default: the stream's eos)\n"
-    "  --no-eos            append nothing (required when the stream has no eos and\n"
-    "                      no --eos is given)\n\n"
-    "example:\n"
-    "  sluice export megatron tokens.tok -o data/my_text_document\n"
-    "  # train with --data-path data/my_text_document\n";
+static const char help[] = "Writes PREFIX.bin and PREFIX.idx: one sequence per document with the EOS\n"
+                           "appended and counted (as Megatron's preprocess_data.py --append-eod), empty\n"
+                           "documents dropped, token dtype uint16 (code 8) when the vocab is below 65500,\n"
+                           "else int32 (code 4), as megatron-core's DType.optimal_dtype picks.\n\n"
+                           "Several FILEs, or a directory of part files (NAME-<R>-of-<N>...), are read as\n"
+                           "one stream: the output is that of their concatenation (docs/scale-out.md).\n\n"
+                           "options:\n"
+                           "  -o PREFIX           output prefix (required)\n"
+                           "  --eos ID            end-of-document token (default: the stream's eos)\n"
+                           "  --no-eos            append nothing (required when the stream has no eos and\n"
+                           "                      no --eos is given)\n\n"
+                           "example:\n"
+                           "  sluice export megatron tokens.tok -o data/my_text_document\n"
+                           "  # train with --data-path data/my_text_document\n";
 
 static int run_megatron(sl_cli *cli, int argc, char **argv)
 {
     enum { O_EOS = SL_OPT_FIRST_FREE, O_NOEOS };
-    static const struct option opts[] = {{"eos", required_argument, 0, O_EOS},
-                                         {"no-eos", no_argument, 0, O_NOEOS},
-                                         SL_CLI_COMMON_LONG,
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"eos", required_argument, 0, O_EOS}, {"no-eos", no_argument, 0, O_NOEOS}, SL_CLI_COMMON_LONG, {0, 0, 0, 0}};
     long long eos = -1;
     int no_eos = 0, c;
     while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
@@ -64,8 +61,8 @@ static int run_megatron(sl_cli *cli, int argc, char **argv)
     free(wu);
     if (packed) {
         if (packed > 0)
-            sl_errf(&err, "%s: a packed stream (rows of %u tokens): export needs a document stream", sl_cli_src(r, path),
-                    po.seq_len);
+            sl_errf(&err, "%s: a packed stream (rows of %u tokens): export needs a document stream",
+                    sl_cli_src(r, path), po.seq_len);
         goto done;
     }
     int64_t e = no_eos ? SL_TS_NO_ID : eos >= 0 ? eos : h->eos;

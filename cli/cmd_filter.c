@@ -66,7 +66,21 @@ static int write_file(const char *path, const sl_buf *b, sl_err *err)
 
 static int run(sl_cli *cli, int argc, char **argv)
 {
-    enum { O_MAX = SL_OPT_FIRST_FREE, O_MIN, O_MAXP, O_MINP, O_PCT, O_BUCKET, O_CUTS, O_SCORES, O_FIELD, O_UNSC, O_SUM, O_PLOT, O_BINS };
+    enum {
+        O_MAX = SL_OPT_FIRST_FREE,
+        O_MIN,
+        O_MAXP,
+        O_MINP,
+        O_PCT,
+        O_BUCKET,
+        O_CUTS,
+        O_SCORES,
+        O_FIELD,
+        O_UNSC,
+        O_SUM,
+        O_PLOT,
+        O_BINS
+    };
     static const struct option lo[] = {{"max", required_argument, 0, O_MAX},
                                        {"min", required_argument, 0, O_MIN},
                                        {"max-ppl", required_argument, 0, O_MAXP},

@@ -9,20 +9,19 @@
 #include "stream/progress.h"
 #include "stream/tokstream.h"
 
-static const char help[] =
-    "Reads PREFIX.idx and PREFIX.bin (checking the index: magic, version, dtype,\n"
-    "sizes, pointers, document indices, .bin size) and writes a token stream with\n"
-    "one document per Megatron document (its sequences concatenated). Document ids\n"
-    "are the document numbers 0, 1, ...\n\n"
-    "options:\n"
-    "  --eos ID            record ID as the stream's eos and remove it from the end\n"
-    "                      of each document that ends with it (the EOD that\n"
-    "                      --append-eod added)\n"
-    "  --vocab-size N      the stream's vocab size (default: largest id + 1)\n"
-    "  --modality NAME     text|dna|audio|ids|unknown (default: ids)\n"
-    "  -o FILE             output token stream (default: standard output)\n\n"
-    "example:\n"
-    "  sluice import megatron data/my_text_document --eos 0 | sluice stats\n";
+static const char help[] = "Reads PREFIX.idx and PREFIX.bin (checking the index: magic, version, dtype,\n"
+                           "sizes, pointers, document indices, .bin size) and writes a token stream with\n"
+                           "one document per Megatron document (its sequences concatenated). Document ids\n"
+                           "are the document numbers 0, 1, ...\n\n"
+                           "options:\n"
+                           "  --eos ID            record ID as the stream's eos and remove it from the end\n"
+                           "                      of each document that ends with it (the EOD that\n"
+                           "                      --append-eod added)\n"
+                           "  --vocab-size N      the stream's vocab size (default: largest id + 1)\n"
+                           "  --modality NAME     text|dna|audio|ids|unknown (default: ids)\n"
+                           "  -o FILE             output token stream (default: standard output)\n\n"
+                           "example:\n"
+                           "  sluice import megatron data/my_text_document --eos 0 | sluice stats\n";
 
 static int run_megatron(sl_cli *cli, int argc, char **argv)
 {

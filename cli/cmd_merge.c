@@ -11,24 +11,26 @@
 #include "shard/util.h"
 #include "stream/io.h"
 
-static const char help[] =
-    "Shard directories: every SRC must have the same seq_len, dtype, vocab,\n"
-    "tokenizer fingerprint, special ids, layout and warmup SPEC. Rows of each split\n"
-    "are concatenated in argument order, document ordinals are renumbered after the\n"
-    "previous sources, warmup stages are resolved again for the merged size. Each\n"
-    "SRC is verified (checksums) first. DST is written atomically.\n\n"
-    "Megatron datasets (SRC = a prefix with SRC.idx and SRC.bin): the .bin files\n"
-    "are concatenated and sizes/pointers/document indices rebased, as Megatron's\n"
-    "add_index / tools/merge_datasets.py do; dtypes must match.\n\n"
-    "options:\n"
-    "  -o DST              output directory or prefix (required)\n"
-    "  --force             replace an existing DST directory\n"
-    "  --max-file-bytes N  cap token files of a merged shard directory\n\n"
-    "example:\n"
-    "  sluice merge part-0/ part-1/ part-2/ -o shards/\n"
-    "  sluice merge data/a_text_document data/b_text_document -o data/ab_text_document\n";
+static const char help[] = "Shard directories: every SRC must have the same seq_len, dtype, vocab,\n"
+                           "tokenizer fingerprint, special ids, layout and warmup SPEC. Rows of each split\n"
+                           "are concatenated in argument order, document ordinals are renumbered after the\n"
+                           "previous sources, warmup stages are resolved again for the merged size. Each\n"
+                           "SRC is verified (checksums) first. DST is written atomically.\n\n"
+                           "Megatron datasets (SRC = a prefix with SRC.idx and SRC.bin): the .bin files\n"
+                           "are concatenated and sizes/pointers/document indices rebased, as Megatron's\n"
+                           "add_index / tools/merge_datasets.py do; dtypes must match.\n\n"
+                           "options:\n"
+                           "  -o DST              output directory or prefix (required)\n"
+                           "  --force             replace an existing DST directory\n"
+                           "  --max-file-bytes N  cap token files of a merged shard directory\n\n"
+                           "example:\n"
+                           "  sluice merge part-0/ part-1/ part-2/ -o shards/\n"
+                           "  sluice merge data/a_text_document data/b_text_document -o data/ab_text_document\n";
 
-static int same_str(const char *a, const char *b) { return !strcmp(a ? a : "", b ? b : ""); }
+static int same_str(const char *a, const char *b)
+{
+    return !strcmp(a ? a : "", b ? b : "");
+}
 
 static int merge_shards(sl_cli *cli, char **srcs, int n, int force, uint64_t maxb, sl_err *err)
 {
@@ -44,8 +46,10 @@ static int merge_shards(sl_cli *cli, char **srcs, int n, int force, uint64_t max
         if (a->seq_len != b->seq_len || a->dtype_bytes != b->dtype_bytes || a->vocab_size != b->vocab_size ||
             strcmp(a->fingerprint, b->fingerprint) || a->eos != b->eos || a->bos != b->bos || a->pad != b->pad ||
             a->layout != b->layout || a->batch != b->batch || !same_str(a->warmup, b->warmup)) {
-            sl_errf(err, "%s: does not match %s (seq_len, dtype, vocab, fingerprint, special ids, layout and warmup "
-                    "must be equal)", srcs[i], srcs[0]);
+            sl_errf(err,
+                    "%s: does not match %s (seq_len, dtype, vocab, fingerprint, special ids, layout and warmup "
+                    "must be equal)",
+                    srcs[i], srcs[0]);
             goto done;
         }
     }
@@ -59,8 +63,7 @@ static int merge_shards(sl_cli *cli, char **srcs, int n, int force, uint64_t max
         for (size_t k = 0; k < sl_shard_n_docs(s[i]); k++) {
             const char *id;
             const sl_shard_docref *dr = sl_shard_doc(s[i], k, &id);
-            if (sl_shard_writer_doc(w, base + dr->ordinal, id, dr->id_len, dr->split,
-                                    dr->long_status, err))
+            if (sl_shard_writer_doc(w, base + dr->ordinal, id, dr->id_len, dr->split, dr->long_status, err))
                 goto done;
             top = dr->ordinal + 1;
         }

@@ -98,8 +98,9 @@ static int check_vocab(const sl_ts_header *h, const sl_mamba_config *c, const ch
         char fp[72];
         sl_sha256_fingerprint(text, len, fp);
         if (strcmp(fp, h->fingerprint))
-            rc = sl_errf(err, "%s: the stream's tokenizer fingerprint %s differs from %s (%s): use the model's "
-                              "tokenizer, or --force",
+            rc = sl_errf(err,
+                         "%s: the stream's tokenizer fingerprint %s differs from %s (%s): use the model's "
+                         "tokenizer, or --force",
                          src, h->fingerprint, p, fp);
         free(text);
     }
@@ -163,7 +164,8 @@ static int merged_meta(sl_buf *b, const sl_doc *d, const sl_buf *scores, const c
         for (size_t i = 0; i < o->n; i++) {
             int skip = 0;
             for (int k = 0; ours[k]; k++)
-                skip |= strlen(ours[k]) == o->keys[i]->str_len && !memcmp(ours[k], o->keys[i]->str, o->keys[i]->str_len);
+                skip |=
+                    strlen(ours[k]) == o->keys[i]->str_len && !memcmp(ours[k], o->keys[i]->str, o->keys[i]->str_len);
             if (skip)
                 continue;
             if (!first)
@@ -315,8 +317,10 @@ static int score_shard_dir(sl_cli *cli, sl_mamba_run *run, const opts *oin, cons
     const sl_shard_info *info = sl_shard_get_info(sh);
     if (info->shuffle) {
         sl_shard_close(sh);
-        return sl_errf(err, "%s: shuffled shards cannot be reassembled into documents; score the token stream "
-                            "they were made from", dir);
+        return sl_errf(err,
+                       "%s: shuffled shards cannot be reassembled into documents; score the token stream "
+                       "they were made from",
+                       dir);
     }
     sl_ts_header h;
     sl_ts_header_init(&h, info->modality, info->vocab_size);
@@ -371,11 +375,12 @@ static int score_shard_dir(sl_cli *cli, sl_mamba_run *run, const opts *oin, cons
                     bt.split[bt.n] = sl_shard_split_names[sp];
                     cur[slot] = bt.n++;
                 } else if (p != 0 || prev == SIZE_MAX || bt.docs[prev].n_tokens != pc->doc_offset) {
-                    rc = sl_errf(err, "%s: %s row %llu: the piece of document %llu at document offset %llu does not "
-                                      "continue an earlier piece, so documents cannot be reassembled (score the "
-                                      "token stream the shards were made from)",
-                                 dir, sl_shard_split_names[sp], (unsigned long long)row.index, (unsigned long long)pc->doc,
-                                 (unsigned long long)pc->doc_offset);
+                    rc = sl_errf(err,
+                                 "%s: %s row %llu: the piece of document %llu at document offset %llu does not "
+                                 "continue an earlier piece, so documents cannot be reassembled (score the "
+                                 "token stream the shards were made from)",
+                                 dir, sl_shard_split_names[sp], (unsigned long long)row.index,
+                                 (unsigned long long)pc->doc, (unsigned long long)pc->doc_offset);
                     break;
                 } else {
                     d = &bt.docs[prev];

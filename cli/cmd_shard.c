@@ -13,36 +13,35 @@
 #include "stream/progress.h"
 #include "stream/tokstream.h"
 
-static const char help[] =
-    "Writes a shard directory: manifest.json, documents.jsonl, and per split\n"
-    "(train, val) token files that numpy.memmap opens directly (uint16 when the\n"
-    "vocab fits, else uint32; rows of --seq-len tokens) with a boundary index\n"
-    "(.bounds) beside each. The input is a document token stream, packed with the\n"
-    "options below, or a packed stream from `sluice pack` (then no packing options).\n"
-    "Layout and manifest schema: docs/shards.md.\n\n"
-    "Several FILEs, or a directory of part files (NAME-<R>-of-<N>...), are read as\n"
-    "one stream: the output is that of their concatenation (docs/scale-out.md).\n\n"
-    "packing options (as `sluice pack`):\n"
-    "  --seq-len L, --eos ID, --no-eos, --bos ID, --pad ID, --no-split,\n"
-    "  --long truncate|drop|split, --layout sequential|recurrent, --batch B,\n"
-    "  --warmup SPEC       stages recorded in the manifest (steps resolved against the\n"
-    "                      train split's token count); the data is stored once at the\n"
-    "                      longest length and every stage is a view of it\n\n"
-    "shard options:\n"
-    "  -o DIR              the output directory (required); written as DIR.tmp.<pid>\n"
-    "                      and renamed at the end\n"
-    "  --force             replace an existing DIR (default: error)\n"
-    "  --dtype TYPE        auto (default: uint16 when vocab <= 65536), uint16 or uint32\n"
-    "  --max-file-bytes N  cap each token file at N bytes (whole rows; k/M/G suffixes;\n"
-    "                      default: one file per split)\n"
-    "  --shuffle           permute rows within windows (bounded memory)\n"
-    "  --seed S            shuffle seed (default 0)\n"
-    "  --shuffle-window W  rows per shuffle window (default: 256 MiB of rows)\n"
-    "  --val-fraction F    send a document to the val split when XXH64(id)/2^64 < F\n"
-    "                      (default 0: no val split)\n\n"
-    "example:\n"
-    "  sluice shard --seq-len 2048 --warmup double:256..2048,epochs=1,batch=64 \\\n"
-    "      --shuffle --seed 1 --val-fraction 0.01 tokens.tok -o shards/\n";
+static const char help[] = "Writes a shard directory: manifest.json, documents.jsonl, and per split\n"
+                           "(train, val) token files that numpy.memmap opens directly (uint16 when the\n"
+                           "vocab fits, else uint32; rows of --seq-len tokens) with a boundary index\n"
+                           "(.bounds) beside each. The input is a document token stream, packed with the\n"
+                           "options below, or a packed stream from `sluice pack` (then no packing options).\n"
+                           "Layout and manifest schema: docs/shards.md.\n\n"
+                           "Several FILEs, or a directory of part files (NAME-<R>-of-<N>...), are read as\n"
+                           "one stream: the output is that of their concatenation (docs/scale-out.md).\n\n"
+                           "packing options (as `sluice pack`):\n"
+                           "  --seq-len L, --eos ID, --no-eos, --bos ID, --pad ID, --no-split,\n"
+                           "  --long truncate|drop|split, --layout sequential|recurrent, --batch B,\n"
+                           "  --warmup SPEC       stages recorded in the manifest (steps resolved against the\n"
+                           "                      train split's token count); the data is stored once at the\n"
+                           "                      longest length and every stage is a view of it\n\n"
+                           "shard options:\n"
+                           "  -o DIR              the output directory (required); written as DIR.tmp.<pid>\n"
+                           "                      and renamed at the end\n"
+                           "  --force             replace an existing DIR (default: error)\n"
+                           "  --dtype TYPE        auto (default: uint16 when vocab <= 65536), uint16 or uint32\n"
+                           "  --max-file-bytes N  cap each token file at N bytes (whole rows; k/M/G suffixes;\n"
+                           "                      default: one file per split)\n"
+                           "  --shuffle           permute rows within windows (bounded memory)\n"
+                           "  --seed S            shuffle seed (default 0)\n"
+                           "  --shuffle-window W  rows per shuffle window (default: 256 MiB of rows)\n"
+                           "  --val-fraction F    send a document to the val split when XXH64(id)/2^64 < F\n"
+                           "                      (default 0: no val split)\n\n"
+                           "example:\n"
+                           "  sluice shard --seq-len 2048 --warmup double:256..2048,epochs=1,batch=64 \\\n"
+                           "      --shuffle --seed 1 --val-fraction 0.01 tokens.tok -o shards/\n";
 
 enum { O_FORCE = SL_PO_END, O_DTYPE, O_MAXB, O_SHUF, O_SEED, O_WIN, O_VAL };
 
@@ -120,12 +119,13 @@ static int run(sl_cli *cli, int argc, char **argv)
     }
     if (packed) {
         if (sl_pack_user_any(&u)) {
-            sl_errf(&err, "%s: the input is already packed (rows of %u tokens): packing options do not apply", sl_cli_src(r, path),
-                    po.seq_len);
+            sl_errf(&err, "%s: the input is already packed (rows of %u tokens): packing options do not apply",
+                    sl_cli_src(r, path), po.seq_len);
             goto done;
         }
         if (valf > 0) {
-            sl_errf(&err, "%s: --val-fraction splits documents, so it needs a document stream, not packed rows", sl_cli_src(r, path));
+            sl_errf(&err, "%s: --val-fraction splits documents, so it needs a document stream, not packed rows",
+                    sl_cli_src(r, path));
             goto done;
         }
         if (shuffle && po.layout == SL_LAYOUT_RECURRENT) {
@@ -144,7 +144,8 @@ static int run(sl_cli *cli, int argc, char **argv)
     info.vocab_size = h->vocab_size;
     info.dtype_bytes = dtype == 1 ? 2 : dtype == 2 ? 4 : h->vocab_size <= 65536 ? 2 : 4;
     if (info.dtype_bytes == 2 && h->vocab_size > 65536) {
-        sl_errf(&err, "%s: vocab size %u does not fit --dtype uint16 (ids up to 65535)", sl_cli_src(r, path), h->vocab_size);
+        sl_errf(&err, "%s: vocab size %u does not fit --dtype uint16 (ids up to 65535)", sl_cli_src(r, path),
+                h->vocab_size);
         goto done;
     }
     info.modality = h->modality;
@@ -174,7 +175,8 @@ static int run(sl_cli *cli, int argc, char **argv)
             sl_row row;
             if (sl_ts_reader_streams(r) > 1) {
                 /* each packed stream numbers its documents from 0 */
-                sl_errf(&err, "%s: several packed streams: their document numbers restart, so they cannot be "
+                sl_errf(&err,
+                        "%s: several packed streams: their document numbers restart, so they cannot be "
                         "sharded as one; shard the document streams (or merge shard directories)",
                         sl_cli_src(r, path));
                 goto done;
@@ -185,8 +187,9 @@ static int run(sl_cli *cli, int argc, char **argv)
                 const sl_piece *p = &row.pieces[i];
                 if (p->doc >= next) {
                     if (p->doc_offset != 0) {
-                        sl_errf(&err, "%s: row '%s': document %llu first appears at document offset %llu", sl_cli_src(r, path),
-                                d.id, (unsigned long long)p->doc, (unsigned long long)p->doc_offset);
+                        sl_errf(&err, "%s: row '%s': document %llu first appears at document offset %llu",
+                                sl_cli_src(r, path), d.id, (unsigned long long)p->doc,
+                                (unsigned long long)p->doc_offset);
                         goto done;
                     }
                     if (sl_shard_writer_doc(w, p->doc, p->id, p->id_len, SL_SPLIT_TRAIN, SL_DOC_PLACED, &err))

@@ -13,19 +13,18 @@
 #include "stream/json.h"
 #include "stream/tokstream.h"
 
-static const char help[] =
-    "Prints one JSON object:\n"
-    "  document stream: documents, tokens, empty documents, min/max/mean length and a\n"
-    "    histogram of lengths in power-of-two buckets [lo, hi);\n"
-    "  packed stream (`sluice pack`): rows, pieces, document starts, padding;\n"
-    "  shard directory: per split rows, tokens, padding fraction, documents and their\n"
-    "    length histogram (lengths include EOS/BOS); per warmup stage the batch, steps,\n"
-    "    tokens per step, and the rows, pieces and document starts of one epoch of\n"
-    "    its view. The directory is verified (checksums) first.\n\n"
-    "Several FILEs, or a directory of part files (NAME-<R>-of-<N>...), are read as\n"
-    "one stream: the output is that of their concatenation (docs/scale-out.md).\n\n"
-    "example:\n"
-    "  sluice stats shards/ | jq .stages\n";
+static const char help[] = "Prints one JSON object:\n"
+                           "  document stream: documents, tokens, empty documents, min/max/mean length and a\n"
+                           "    histogram of lengths in power-of-two buckets [lo, hi);\n"
+                           "  packed stream (`sluice pack`): rows, pieces, document starts, padding;\n"
+                           "  shard directory: per split rows, tokens, padding fraction, documents and their\n"
+                           "    length histogram (lengths include EOS/BOS); per warmup stage the batch, steps,\n"
+                           "    tokens per step, and the rows, pieces and document starts of one epoch of\n"
+                           "    its view. The directory is verified (checksums) first.\n\n"
+                           "Several FILEs, or a directory of part files (NAME-<R>-of-<N>...), are read as\n"
+                           "one stream: the output is that of their concatenation (docs/scale-out.md).\n\n"
+                           "example:\n"
+                           "  sluice stats shards/ | jq .stages\n";
 
 #define NB 65 /* bucket 0: length 0; bucket k: [2^(k-1), 2^k) */
 
@@ -69,7 +68,10 @@ static void ls_put(sl_buf *b, const lenstats *s, const char *ind)
     sl_buf_puts(b, "]");
 }
 
-static void put_frac(sl_buf *b, uint64_t a, uint64_t n) { sl_json_put_num(b, n ? (double)a / (double)n : 0); }
+static void put_frac(sl_buf *b, uint64_t a, uint64_t n)
+{
+    sl_json_put_num(b, n ? (double)a / (double)n : 0);
+}
 
 static int stats_stream(char **paths, int n, sl_buf *b, sl_err *err)
 {
@@ -262,9 +264,8 @@ static int run(sl_cli *cli, int argc, char **argv)
                                    argv[i]);
     sl_err err = {{0}};
     sl_buf b = {0};
-    int rc = argc - optind == 1 && sl_cli_is_shard_dir(path)
-                 ? stats_dir(path, &b, &err)
-                 : stats_stream(argv + optind, argc - optind, &b, &err);
+    int rc = argc - optind == 1 && sl_cli_is_shard_dir(path) ? stats_dir(path, &b, &err)
+                                                             : stats_stream(argv + optind, argc - optind, &b, &err);
     sl_output *out = rc ? NULL : sl_output_open(cli->output, &err);
     if (out && (sl_output_write(out, b.data, b.len, &err) || sl_output_commit(out, &err)))
         out = NULL;

@@ -11,7 +11,7 @@
 #include "stream/source.h"
 #include "stream/tokstream.h"
 
-static const sl_command *const subs[] = {&sl_cmd_tokenize_bpe,  &sl_cmd_tokenize_char, &sl_cmd_tokenize_dna,
+static const sl_command *const subs[] = {&sl_cmd_tokenize_bpe,   &sl_cmd_tokenize_char, &sl_cmd_tokenize_dna,
                                          &sl_cmd_tokenize_audio, &sl_cmd_tokenize_ids,  NULL};
 
 const sl_command sl_cmd_tokenize = {
@@ -41,8 +41,8 @@ static const char ids_help[] =
     "\nexample:\n"
     "  echo '{\"id\":\"a\",\"ids\":[1,2,3]}' | sluice tokenize ids --vocab-size 50277 | sluice cat\n";
 
-static int ids_line(const char *src, uint64_t lineno, const char *line, size_t len, const char *field,
-                    sl_doc *d, sl_buf *meta, sl_err *err)
+static int ids_line(const char *src, uint64_t lineno, const char *line, size_t len, const char *field, sl_doc *d,
+                    sl_buf *meta, sl_err *err)
 {
     sl_json_doc *jd = sl_json_parse(line, len, NULL, err);
     if (!jd)
@@ -115,12 +115,17 @@ out:
 static int run_ids(sl_cli *cli, int argc, char **argv)
 {
     enum { O_VOCAB = SL_OPT_FIRST_FREE, O_FIELD, O_EOS, O_BOS, O_PAD, O_MOD, O_TOK, O_FP, O_MAXB };
-    static const struct option opts[] = {
-        {"vocab-size", required_argument, 0, O_VOCAB}, {"field", required_argument, 0, O_FIELD},
-        {"eos", required_argument, 0, O_EOS},          {"bos", required_argument, 0, O_BOS},
-        {"pad", required_argument, 0, O_PAD},          {"modality", required_argument, 0, O_MOD},
-        {"tokenizer", required_argument, 0, O_TOK},    {"fingerprint", required_argument, 0, O_FP},
-        {"max-doc-bytes", required_argument, 0, O_MAXB}, SL_CLI_COMMON_LONG, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"vocab-size", required_argument, 0, O_VOCAB},
+                                         {"field", required_argument, 0, O_FIELD},
+                                         {"eos", required_argument, 0, O_EOS},
+                                         {"bos", required_argument, 0, O_BOS},
+                                         {"pad", required_argument, 0, O_PAD},
+                                         {"modality", required_argument, 0, O_MOD},
+                                         {"tokenizer", required_argument, 0, O_TOK},
+                                         {"fingerprint", required_argument, 0, O_FP},
+                                         {"max-doc-bytes", required_argument, 0, O_MAXB},
+                                         SL_CLI_COMMON_LONG,
+                                         {0, 0, 0, 0}};
     long long vocab = -1;
     const char *field = "ids", *tok = NULL, *fp = NULL;
     long long eos = SL_TS_NO_ID, bos = SL_TS_NO_ID, pad = SL_TS_NO_ID;

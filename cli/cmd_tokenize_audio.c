@@ -80,7 +80,10 @@ enum {
     O_TLIST,
 };
 
-static void warn(void *ctx, const char *msg) { sl_cli_warn(ctx, "%s", msg); }
+static void warn(void *ctx, const char *msg)
+{
+    sl_cli_warn(ctx, "%s", msg);
+}
 
 static int run(sl_cli *cli, int argc, char **argv)
 {

@@ -14,35 +14,34 @@
 #include "tokenize/docpipe.h"
 #include "tokenize/sha256.h"
 
-static const char help[] =
-    "Reads documents (JSON Lines or plain text, see 'sluice help read') and writes a\n"
-    "token stream of characters. The vocabulary is written into the stream header\n"
-    "(\"extra\"), so 'sluice detokenize' and 'sluice cat' need no other file.\n\n"
-    "units:\n"
-    "  byte       (default) each UTF-8 byte is its id 0..255; 256 = <|endoftext|>,\n"
-    "             257 = <|bos|> (vocab size 258)\n"
-    "  codepoint  each Unicode code point is one id from a vocabulary: the code\n"
-    "             points sorted ascending, then <|endoftext|>, <|bos|>, <|unk|>;\n"
-    "             a code point missing from a given vocabulary becomes <|unk|>\n\n"
-    "options:\n"
-    "      --unit UNIT       byte or codepoint (codepoint needs --build-vocab or\n"
-    "                        --vocab)\n"
-    "      --build-vocab     build the code point vocabulary from the input (reads\n"
-    "                        the FILES twice, so standard input is not accepted)\n"
-    "      --vocab FILE      use a vocabulary file written by --save-vocab\n"
-    "      --save-vocab FILE also write the vocabulary (JSON) to FILE\n"
-    "      --append-eos      end every document with <|endoftext|>\n"
-    "      --prepend-bos     start every document with <|bos|>\n"
-    "  -f, --field NAME      JSON field that holds the text (default: text)\n"
-    "  -l, --lines           plain text: one document per line\n"
-    "      --invalid MODE    invalid UTF-8: replace (default, U+FFFD), skip or error\n"
-    "      --on-error MODE   malformed JSON line: fail (default) or skip\n"
-    "      --max-doc-bytes N longest document (default 64M)\n"
-    "      --format KIND     auto (default: JSON Lines when a source starts with '{'),\n"
-    "                        jsonl or text: read every source as that kind\n"
-    "\nexamples:\n"
-    "  sluice tokenize char --append-eos docs.jsonl -o bytes.tok\n"
-    "  sluice tokenize char --build-vocab --save-vocab v.json docs.jsonl -o c.tok\n";
+static const char help[] = "Reads documents (JSON Lines or plain text, see 'sluice help read') and writes a\n"
+                           "token stream of characters. The vocabulary is written into the stream header\n"
+                           "(\"extra\"), so 'sluice detokenize' and 'sluice cat' need no other file.\n\n"
+                           "units:\n"
+                           "  byte       (default) each UTF-8 byte is its id 0..255; 256 = <|endoftext|>,\n"
+                           "             257 = <|bos|> (vocab size 258)\n"
+                           "  codepoint  each Unicode code point is one id from a vocabulary: the code\n"
+                           "             points sorted ascending, then <|endoftext|>, <|bos|>, <|unk|>;\n"
+                           "             a code point missing from a given vocabulary becomes <|unk|>\n\n"
+                           "options:\n"
+                           "      --unit UNIT       byte or codepoint (codepoint needs --build-vocab or\n"
+                           "                        --vocab)\n"
+                           "      --build-vocab     build the code point vocabulary from the input (reads\n"
+                           "                        the FILES twice, so standard input is not accepted)\n"
+                           "      --vocab FILE      use a vocabulary file written by --save-vocab\n"
+                           "      --save-vocab FILE also write the vocabulary (JSON) to FILE\n"
+                           "      --append-eos      end every document with <|endoftext|>\n"
+                           "      --prepend-bos     start every document with <|bos|>\n"
+                           "  -f, --field NAME      JSON field that holds the text (default: text)\n"
+                           "  -l, --lines           plain text: one document per line\n"
+                           "      --invalid MODE    invalid UTF-8: replace (default, U+FFFD), skip or error\n"
+                           "      --on-error MODE   malformed JSON line: fail (default) or skip\n"
+                           "      --max-doc-bytes N longest document (default 64M)\n"
+                           "      --format KIND     auto (default: JSON Lines when a source starts with '{'),\n"
+                           "                        jsonl or text: read every source as that kind\n"
+                           "\nexamples:\n"
+                           "  sluice tokenize char --append-eos docs.jsonl -o bytes.tok\n"
+                           "  sluice tokenize char --build-vocab --save-vocab v.json docs.jsonl -o c.tok\n";
 
 static int encode(void *c, int thread, const char *text, size_t n, sl_ids *out, sl_err *err)
 {
@@ -144,7 +143,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     }
 
     sl_err err = {{0}};
-    sl_charvocab *v = build ? build_vocab(files, nfiles, &ro, &err)
+    sl_charvocab *v = build        ? build_vocab(files, nfiles, &ro, &err)
                       : vocab_path ? sl_charvocab_load(vocab_path, &err)
                                    : sl_charvocab_bytes();
     if (!v)

@@ -51,8 +51,8 @@ void sl_cli_common(sl_cli *cli, int opt, const char *arg)
     case 'o':
         /* "-o=PATH" means PATH, as "--output=PATH" does (getopt would give
          * "=PATH"); "-o =x" (a separate word) keeps its '=' */
-        cli->output = optarg && optarg[0] == '=' && arg && arg[0] == '-' && arg[1] != '-' &&
-                              optarg > arg && optarg < arg + strlen(arg)
+        cli->output = optarg && optarg[0] == '=' && arg && arg[0] == '-' && arg[1] != '-' && optarg > arg &&
+                              optarg < arg + strlen(arg)
                           ? optarg + 1
                           : optarg;
         return;
@@ -68,12 +68,8 @@ void sl_cli_common(sl_cli *cli, int opt, const char *arg)
         if (!cli->quiet)
             cli->progress = 1;
         return;
-    case 'h':
-        sl_cli_print_help(cli->cmd, stdout);
-        exit(0);
-    case SL_OPT_VERSION:
-        printf("sluice %s\n", SLUICE_VERSION);
-        exit(0);
+    case 'h': sl_cli_print_help(cli->cmd, stdout); exit(0);
+    case SL_OPT_VERSION: printf("sluice %s\n", SLUICE_VERSION); exit(0);
     default:
         /* getopt_long returns '?' for an unknown option and for a missing value */
         sl_cli_usage_error(cli, "unknown option or missing value: '%s' (see 'sluice help %s')", arg ? arg : "",

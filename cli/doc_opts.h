@@ -17,12 +17,18 @@ enum {
 };
 
 #define SL_DOC_SHORT "f:l"
-#define SL_DOC_LONG_OPTS                                                                                           \
-    {"field", required_argument, 0, 'f'}, {"lines", no_argument, 0, 'l'},                                         \
-        {"invalid", required_argument, 0, SL_DO_INVALID}, {"on-error", required_argument, 0, SL_DO_ON_ERROR},     \
-        {"max-doc-bytes", required_argument, 0, SL_DO_MAXB}, {"format", required_argument, 0, SL_DO_FORMAT}
+#define SL_DOC_LONG_OPTS                                                                                               \
+    {"field", required_argument, 0, 'f'}, {"lines", no_argument, 0, 'l'},                                              \
+        {"invalid", required_argument, 0, SL_DO_INVALID}, {"on-error", required_argument, 0, SL_DO_ON_ERROR},          \
+        {"max-doc-bytes", required_argument, 0, SL_DO_MAXB},                                                           \
+    {                                                                                                                  \
+        "format", required_argument, 0, SL_DO_FORMAT                                                                   \
+    }
 
-#define SL_DOCREADER_OPTS_INIT {.field = "text", .invalid_utf8 = SL_UTF8_REPLACE, .max_doc_bytes = 64u << 20}
+#define SL_DOCREADER_OPTS_INIT                                                                                         \
+    {                                                                                                                  \
+        .field = "text", .invalid_utf8 = SL_UTF8_REPLACE, .max_doc_bytes = 64u << 20                                   \
+    }
 
 /* Handles one document-reading option (value in optarg): 1 when it was one. */
 int sl_cli_doc_option(const sl_cli *cli, int opt, sl_docreader_opts *o);

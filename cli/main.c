@@ -10,9 +10,8 @@
 #include "stream/io.h"
 
 static const sl_command *const top[] = {
-    &sl_cmd_read,  &sl_cmd_tokenize, &sl_cmd_detokenize, &sl_cmd_cat,    &sl_cmd_stats,
-    &sl_cmd_pack,  &sl_cmd_shard,    &sl_cmd_export,     &sl_cmd_import, &sl_cmd_merge,
-    &sl_cmd_score, &sl_cmd_filter,   &sl_cmd_dna,        NULL,
+    &sl_cmd_read,   &sl_cmd_tokenize, &sl_cmd_detokenize, &sl_cmd_cat,   &sl_cmd_stats,  &sl_cmd_pack, &sl_cmd_shard,
+    &sl_cmd_export, &sl_cmd_import,   &sl_cmd_merge,      &sl_cmd_score, &sl_cmd_filter, &sl_cmd_dna,  NULL,
 };
 
 static void print_main_help(FILE *f)
@@ -107,8 +106,7 @@ int main(int argc, char **argv)
             c = s;
             off = 2;
         } else if (!c->run) {
-            fprintf(stderr, "sluice: %s: unknown subcommand '%s' (see 'sluice help %s')\n", c->name, argv[2],
-                    c->name);
+            fprintf(stderr, "sluice: %s: unknown subcommand '%s' (see 'sluice help %s')\n", c->name, argv[2], c->name);
             return 2;
         }
     }

@@ -22,12 +22,15 @@ enum {
     SL_PO_END /* a command's own options start here */
 };
 
-#define SL_PACK_LONG_OPTS                                                                                          \
-    {"seq-len", required_argument, 0, SL_PO_SEQ}, {"eos", required_argument, 0, SL_PO_EOS},                       \
-        {"no-eos", no_argument, 0, SL_PO_NOEOS}, {"bos", required_argument, 0, SL_PO_BOS},                        \
-        {"pad", required_argument, 0, SL_PO_PAD}, {"no-split", no_argument, 0, SL_PO_NOSPLIT},                    \
-        {"long", required_argument, 0, SL_PO_LONG}, {"layout", required_argument, 0, SL_PO_LAYOUT},               \
-        {"batch", required_argument, 0, SL_PO_BATCH}, {"warmup", required_argument, 0, SL_PO_WARMUP}
+#define SL_PACK_LONG_OPTS                                                                                              \
+    {"seq-len", required_argument, 0, SL_PO_SEQ}, {"eos", required_argument, 0, SL_PO_EOS},                            \
+        {"no-eos", no_argument, 0, SL_PO_NOEOS}, {"bos", required_argument, 0, SL_PO_BOS},                             \
+        {"pad", required_argument, 0, SL_PO_PAD}, {"no-split", no_argument, 0, SL_PO_NOSPLIT},                         \
+        {"long", required_argument, 0, SL_PO_LONG}, {"layout", required_argument, 0, SL_PO_LAYOUT},                    \
+        {"batch", required_argument, 0, SL_PO_BATCH},                                                                  \
+    {                                                                                                                  \
+        "warmup", required_argument, 0, SL_PO_WARMUP                                                                   \
+    }
 
 /* Handles one packing option (value in optarg): 1 when it was one, else 0. */
 int sl_cli_pack_option(const sl_cli *cli, int opt, sl_pack_user *u);

@@ -166,8 +166,8 @@ int dna_split_map_load(const char *path, dna_split_map *m, sl_err *err)
         if (nf != 2) {
             free(data);
             dna_split_map_free(m);
-            return sl_errf(err, "%s:%llu: expected two fields 'chrom split', found %zu", path,
-                           (unsigned long long)line, nf);
+            return sl_errf(err, "%s:%llu: expected two fields 'chrom split', found %zu", path, (unsigned long long)line,
+                           nf);
         }
         m->chrom = sl_xrealloc(m->chrom, (m->n + 1) * sizeof *m->chrom);
         m->split = sl_xrealloc(m->split, (m->n + 1) * sizeof *m->split);

@@ -16,9 +16,9 @@
 typedef struct dna_bed_rec {
     char *chrom;
     uint64_t start, end;
-    char *name;   /* column 4 unless it is the split column, else NULL */
-    char *split;  /* the split column's value, or NULL */
-    char strand;  /* '+', '-' or '.' (column 6; '.' when absent) */
+    char *name;  /* column 4 unless it is the split column, else NULL */
+    char *split; /* the split column's value, or NULL */
+    char strand; /* '+', '-' or '.' (column 6; '.' when absent) */
     uint64_t line;
 } dna_bed_rec;
 

@@ -145,8 +145,7 @@ dna_bgzf *dna_bgzf_open(const char *path, const char *gzi_path, sl_err *err)
         if (z->e[i].coff <= z->e[i - 1].coff || z->e[i].uoff < z->e[i - 1].uoff || z->e[i].coff >= z->fsize ||
             z->e[i].uoff - z->e[i - 1].uoff > BGZF_MAX_BLOCK * (z->e[i].coff - z->e[i - 1].coff)) {
             sl_errf(err, "%s: offset %zu: entry %zu (%llu, %llu) is out of order or outside %s", gzi_path,
-                    8 + 16 * (i - 1), i - 1, (unsigned long long)z->e[i].coff, (unsigned long long)z->e[i].uoff,
-                    path);
+                    8 + 16 * (i - 1), i - 1, (unsigned long long)z->e[i].coff, (unsigned long long)z->e[i].uoff, path);
             goto fail;
         }
     }

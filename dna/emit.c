@@ -212,9 +212,15 @@ static void free_job(void *ctx, void *slot)
     }
 }
 
-int dna_emit_flush(dna_emitter *e, sl_err *err) { return sl_batcher_flush(e->bt, err); }
+int dna_emit_flush(dna_emitter *e, sl_err *err)
+{
+    return sl_batcher_flush(e->bt, err);
+}
 
-uint64_t dna_emitter_docs(const dna_emitter *e) { return e->written; }
+uint64_t dna_emitter_docs(const dna_emitter *e)
+{
+    return e->written;
+}
 
 void dna_emitter_free(dna_emitter *e)
 {

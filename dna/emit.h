@@ -24,8 +24,8 @@
 
 typedef struct dna_emit_opts {
     dna_tok_opts tok;
-    int revcomp_extra;  /* also emit the reverse complement of every document */
-    double rc_prob;     /* replace a document by its reverse complement with this probability */
+    int revcomp_extra; /* also emit the reverse complement of every document */
+    double rc_prob;    /* replace a document by its reverse complement with this probability */
     uint64_t seed;
 } dna_emit_opts;
 
@@ -39,8 +39,7 @@ dna_emitter *dna_emitter_new(const dna_emit_opts *o, sl_ts_writer *w, sl_progres
  * meta_fields: JSON members without braces ("\"chrom\":\"chr1\",\"start\":0")
  * or NULL. src_bytes: bytes of input behind the sequence (for progress and
  * the record). */
-int dna_emit(dna_emitter *e, const char *id, sl_buf *seq, const char *meta_fields, uint64_t src_bytes,
-             sl_err *err);
+int dna_emit(dna_emitter *e, const char *id, sl_buf *seq, const char *meta_fields, uint64_t src_bytes, sl_err *err);
 /* Writes what is queued (and waits until it is written). dna_emit and
  * dna_emit_flush report a failed write of an earlier batch. */
 int dna_emit_flush(dna_emitter *e, sl_err *err);

@@ -71,8 +71,8 @@ int dna_fai_parse(const char *text, size_t len, const char *src, dna_fai *fai, s
             const char *fe = k + 1 < nf ? f[k + 1] - 1 : le;
             if (parse_u64(f[k], fe, vals[k - 1]) < 0) {
                 dna_fai_free(fai);
-                return sl_errf(err, "%s:%llu: field %zu is not a non-negative integer", src,
-                               (unsigned long long)line, k + 1);
+                return sl_errf(err, "%s:%llu: field %zu is not a non-negative integer", src, (unsigned long long)line,
+                               k + 1);
             }
         }
         if (r->length && (r->linebases == 0 || r->linewidth < r->linebases)) {
@@ -197,8 +197,9 @@ int dna_fai_fetch_with(dna_read_at_fn read_at, const void *ctx, const char *path
         int ok = col < lb ? (c >= 0x21 && c <= 0x7e && c != '>') : (c == '\n' || c == '\r');
         if (!ok || (col < lb && o == want)) {
             free(raw);
-            return sl_errf(err, "%s: offset %llu: unexpected byte 0x%02x in %s:%llu-%llu: the .fai index does not "
-                                "match the file",
+            return sl_errf(err,
+                           "%s: offset %llu: unexpected byte 0x%02x in %s:%llu-%llu: the .fai index does not "
+                           "match the file",
                            path, (unsigned long long)(a + i), c, rec->name, (unsigned long long)start,
                            (unsigned long long)end);
         }

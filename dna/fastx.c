@@ -78,12 +78,30 @@ void dna_fx_close(dna_fx *r)
     free(r);
 }
 
-const char *dna_fx_name(const dna_fx *r) { return r->name.data ? r->name.data : ""; }
-size_t dna_fx_name_len(const dna_fx *r) { return r->name.len; }
-const char *dna_fx_desc(const dna_fx *r) { return r->desc.data ? r->desc.data : ""; }
-int dna_fx_format(const dna_fx *r) { return r->fmt; }
-const char *dna_fx_source(const dna_fx *r) { return r->src; }
-const dna_fx_fai *dna_fx_fai_info(const dna_fx *r) { return &r->fai; }
+const char *dna_fx_name(const dna_fx *r)
+{
+    return r->name.data ? r->name.data : "";
+}
+size_t dna_fx_name_len(const dna_fx *r)
+{
+    return r->name.len;
+}
+const char *dna_fx_desc(const dna_fx *r)
+{
+    return r->desc.data ? r->desc.data : "";
+}
+int dna_fx_format(const dna_fx *r)
+{
+    return r->fmt;
+}
+const char *dna_fx_source(const dna_fx *r)
+{
+    return r->src;
+}
+const dna_fx_fai *dna_fx_fai_info(const dna_fx *r)
+{
+    return &r->fai;
+}
 
 /* Makes at least one unread byte available: 1, 0 at end of input, -1 error. */
 static int fill(dna_fx *r, sl_err *err)
@@ -239,8 +257,8 @@ static int read_quality(dna_fx *r, sl_err *err)
         if (rc < 0)
             return -1;
         if (rc == 0)
-            return sl_errf(err, "%s:%llu: truncated FASTQ record '%s': %llu quality characters for %llu bases",
-                           r->src, (unsigned long long)line, dna_fx_name(r), (unsigned long long)q,
+            return sl_errf(err, "%s:%llu: truncated FASTQ record '%s': %llu quality characters for %llu bases", r->src,
+                           (unsigned long long)line, dna_fx_name(r), (unsigned long long)q,
                            (unsigned long long)r->seq_len);
         for (size_t i = 0; i < r->scratch.len; i++) {
             unsigned char c = (unsigned char)r->scratch.data[i];
@@ -382,8 +400,8 @@ int dna_fx_next(dna_fx *r, sl_err *err)
         if (r->fmt == DNA_FMT_UNKNOWN && (c == '>' || c == '@'))
             r->fmt = c == '>' ? DNA_FMT_FASTA : DNA_FMT_FASTQ;
         if (r->fmt == DNA_FMT_UNKNOWN)
-            return sl_errf(err, "%s:%llu: no FASTA/FASTQ header: expected '>' or '@' at the start of a record",
-                           r->src, (unsigned long long)line);
+            return sl_errf(err, "%s:%llu: no FASTA/FASTQ header: expected '>' or '@' at the start of a record", r->src,
+                           (unsigned long long)line);
         if (r->fmt == DNA_FMT_FASTQ && c != '@')
             return sl_errf(err, "%s:%llu: expected '@' at the start of a FASTQ record", r->src,
                            (unsigned long long)line);
@@ -392,13 +410,13 @@ int dna_fx_next(dna_fx *r, sl_err *err)
         for (size_t i = 0; i < r->hdr.len; i++) {
             unsigned char b = (unsigned char)r->hdr.data[i];
             if ((b < 0x20 && b != '\t') || b == 0x7f)
-                return sl_errf(err, "%s:%llu: invalid byte 0x%02x in a header line", r->src,
-                               (unsigned long long)line, b);
+                return sl_errf(err, "%s:%llu: invalid byte 0x%02x in a header line", r->src, (unsigned long long)line,
+                               b);
         }
         size_t bad = sl_utf8_check(r->hdr.data, r->hdr.len);
         if (bad < r->hdr.len)
-            return sl_errf(err, "%s:%llu: header line is not valid UTF-8 (byte %zu)", r->src,
-                           (unsigned long long)line, bad + 1);
+            return sl_errf(err, "%s:%llu: header line is not valid UTF-8 (byte %zu)", r->src, (unsigned long long)line,
+                           bad + 1);
         parse_header(r);
         fai_begin(r);
         r->state = ST_SEQ;

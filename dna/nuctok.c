@@ -9,9 +9,8 @@
 #include "stream/err.h"
 #include "stream/json.h"
 
-static const char *const char_vocab[DNA_CHAR_VOCAB] = {"[CLS]", "[SEP]",      "[BOS]", "[MASK]",
-                                                       "[PAD]", "[RESERVED]", "[UNK]", "A",
-                                                       "C",     "G",          "T",     "N"};
+static const char *const char_vocab[DNA_CHAR_VOCAB] = {"[CLS]", "[SEP]", "[BOS]", "[MASK]", "[PAD]", "[RESERVED]",
+                                                       "[UNK]", "A",     "C",     "G",      "T",     "N"};
 static const char *const dnabert_specials[DNABERT_FIRST] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
 static const char dnabert_order[4] = {'A', 'T', 'C', 'G'};
 
@@ -31,9 +30,18 @@ uint32_t dna_tok_vocab_size(const dna_tok_opts *o)
     return DNABERT_FIRST + (1u << (2 * o->kmer));
 }
 
-int64_t dna_tok_pad_id(const dna_tok_opts *o) { return o->kmer ? DNABERT_PAD : DNA_ID_PAD; }
-int64_t dna_tok_eos_id(const dna_tok_opts *o) { return o->kmer ? DNABERT_SEP : DNA_ID_SEP; }
-int64_t dna_tok_unk_id(const dna_tok_opts *o) { return o->kmer ? DNABERT_UNK : DNA_ID_UNK; }
+int64_t dna_tok_pad_id(const dna_tok_opts *o)
+{
+    return o->kmer ? DNABERT_PAD : DNA_ID_PAD;
+}
+int64_t dna_tok_eos_id(const dna_tok_opts *o)
+{
+    return o->kmer ? DNABERT_SEP : DNA_ID_SEP;
+}
+int64_t dna_tok_unk_id(const dna_tok_opts *o)
+{
+    return o->kmer ? DNABERT_UNK : DNA_ID_UNK;
+}
 
 void dna_tok_name(const dna_tok_opts *o, char *out, size_t n)
 {

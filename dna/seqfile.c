@@ -15,7 +15,10 @@
 #include "dna/twobit.h"
 #include "stream/io.h"
 
-static long input_read(void *ctx, void *buf, size_t n, sl_err *err) { return sl_input_read(ctx, buf, n, err); }
+static long input_read(void *ctx, void *buf, size_t n, sl_err *err)
+{
+    return sl_input_read(ctx, buf, n, err);
+}
 
 /* Reads what is left of `in` into memory. */
 static int slurp(sl_input *in, char **data, size_t *len, sl_err *err)
@@ -59,8 +62,7 @@ static int open_any(const char *path, sl_input **in, dna_2bit **tb, char **mem, 
     if (!dna_2bit_sniff(h, (size_t)n))
         return 0;
     struct stat st;
-    if (sl_input_compression(*in) == SL_COMP_NONE && strcmp(path, "-") && stat(path, &st) == 0 &&
-        S_ISREG(st.st_mode)) {
+    if (sl_input_compression(*in) == SL_COMP_NONE && strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
         sl_input_close(*in);
         *in = NULL;
         int fd = open(path, O_RDONLY);
@@ -86,8 +88,8 @@ struct dna_reader {
     dna_fx *fx;
     dna_2bit *tb;
     char *mem;
-    size_t idx;    /* 2bit: 1 + index of the current record (0 before the first) */
-    uint64_t pos;  /* 2bit: next base of the current record */
+    size_t idx;   /* 2bit: 1 + index of the current record (0 before the first) */
+    uint64_t pos; /* 2bit: next base of the current record */
 };
 
 dna_reader *dna_reader_open(const char *path, sl_err *err)
@@ -120,7 +122,10 @@ const char *dna_reader_name(const dna_reader *r)
     return r->fx ? dna_fx_name(r->fx) : dna_2bit_name(r->tb, r->idx - 1);
 }
 
-const char *dna_reader_desc(const dna_reader *r) { return r->fx ? dna_fx_desc(r->fx) : ""; }
+const char *dna_reader_desc(const dna_reader *r)
+{
+    return r->fx ? dna_fx_desc(r->fx) : "";
+}
 
 const char *dna_reader_format(const dna_reader *r)
 {
@@ -177,7 +182,7 @@ struct dna_genome {
     char *path;
     dna_2bit *tb; /* .2bit */
     char *mem;
-    dna_fai fai;  /* indexed FASTA: plain (fd) or BGZF (bgzf) */
+    dna_fai fai; /* indexed FASTA: plain (fd) or BGZF (bgzf) */
     int fd;
     dna_bgzf *bgzf;
     char **names; /* in-memory sequences */
@@ -189,8 +194,9 @@ struct dna_genome {
 static int load_memory(dna_genome *g, sl_input *in, int quiet, sl_err *err)
 {
     if (!quiet)
-        fprintf(stderr, "sluice: note: %s has no usable index (compressed without .gzi, or irregular lines): "
-                        "loading it into memory\n",
+        fprintf(stderr,
+                "sluice: note: %s has no usable index (compressed without .gzi, or irregular lines): "
+                "loading it into memory\n",
                 g->path);
     dna_fx *r = dna_fx_open(input_read, in, sl_input_name(in));
     int rc;
@@ -296,7 +302,10 @@ fail_closed:
     return NULL;
 }
 
-static int indexed(const dna_genome *g) { return g->fd >= 0 || g->bgzf; }
+static int indexed(const dna_genome *g)
+{
+    return g->fd >= 0 || g->bgzf;
+}
 
 size_t dna_genome_count(const dna_genome *g)
 {
@@ -332,7 +341,10 @@ long dna_genome_find(const dna_genome *g, const char *name)
     return -1;
 }
 
-const char *dna_genome_path(const dna_genome *g) { return g->path; }
+const char *dna_genome_path(const dna_genome *g)
+{
+    return g->path;
+}
 
 int dna_genome_fetch(const dna_genome *g, size_t i, uint64_t start, uint64_t end, char *out, sl_err *err)
 {

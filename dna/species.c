@@ -19,18 +19,15 @@ const char *const dna_split_names[3] = {"train", "valid", "test"};
 
 void dna_species_opts_default(dna_species_opts *o)
 {
-    *o = (dna_species_opts){.window = 1024,
-                            .samples = 1024,
-                            .valid_chroms = "1,3,12,13",
-                            .test_chroms = "5,7,9,10,11",
-                            .progress = 0};
+    *o = (dna_species_opts){
+        .window = 1024, .samples = 1024, .valid_chroms = "1,3,12,13", .test_chroms = "5,7,9,10,11", .progress = 0};
     dna_tok_opts_default(&o->tok);
 }
 
 typedef struct chrom {
     dna_genome *g;
     size_t rec;
-    char *name;     /* the name splits and ids use: the record's, or (directories) the file's */
+    char *name; /* the name splits and ids use: the record's, or (directories) the file's */
     uint64_t len;
 } chrom;
 
@@ -101,7 +98,10 @@ static char *species_name(const char *path)
     return s;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 static void add_chrom(species *s, dna_genome *g, size_t rec, const char *name, char **vl, int nv, char **tl, int nt,
                       int split)
@@ -205,8 +205,9 @@ int dna_species_run(const dna_species_opts *o, const char *const *genomes, size_
             break;
         }
         if (s->n == 0)
-            rc = sl_errf(err, "%s: no non-empty chromosome belongs to the %s split (chromosomes are matched as NAME or "
-                              "chrNAME against the valid and test chromosome lists)",
+            rc = sl_errf(err,
+                         "%s: no non-empty chromosome belongs to the %s split (chromosomes are matched as NAME or "
+                         "chrNAME against the valid and test chromosome lists)",
                          genomes[i], dna_split_names[split]);
     }
     free_list(vl, nv);
@@ -228,8 +229,8 @@ int dna_species_run(const dna_species_opts *o, const char *const *genomes, size_
                 sl_buf_putc(&x, ',');
             sl_json_put_cstr(&x, sp[i].name);
         }
-        sl_buf_printf(&x, "],\"split\":\"%s\",\"window\":%llu,\"seed\":%llu}", dna_split_names[split], (unsigned long long)L,
-                      (unsigned long long)seed);
+        sl_buf_printf(&x, "],\"split\":\"%s\",\"window\":%llu,\"seed\":%llu}", dna_split_names[split],
+                      (unsigned long long)L, (unsigned long long)seed);
         sl_ts_header_set_extra(&h, x.data);
         sl_buf_free(&x);
         w = sl_ts_writer_open(out, &h, err);

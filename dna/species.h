@@ -25,10 +25,10 @@ enum { DNA_SPLIT_TRAIN = 0, DNA_SPLIT_VALID = 1, DNA_SPLIT_TEST = 2 };
 extern const char *const dna_split_names[3]; /* "train", "valid", "test" */
 
 typedef struct dna_species_opts {
-    uint64_t window;          /* bases per sample (default 1024) */
-    uint64_t samples;         /* number of samples (default 1024) */
-    uint64_t seed;            /* default 0 */
-    int split;                /* DNA_SPLIT_*: the chromosomes sampled (default train) */
+    uint64_t window;  /* bases per sample (default 1024) */
+    uint64_t samples; /* number of samples (default 1024) */
+    uint64_t seed;    /* default 0 */
+    int split;        /* DNA_SPLIT_*: the chromosomes sampled (default train) */
     /* HyenaDNA's chromosome splits, comma-separated: a chromosome belongs to
      * a split when its name is an entry or "chr" + an entry; train is the
      * rest. Defaults "1,3,12,13" and "5,7,9,10,11". */

@@ -26,8 +26,8 @@ typedef struct blocks {
 
 typedef struct seqrec {
     char *name;
-    uint64_t size;      /* bases */
-    uint64_t packed;    /* file offset of the packed bases */
+    uint64_t size;   /* bases */
+    uint64_t packed; /* file offset of the packed bases */
     blocks nblk, mblk;
 } seqrec;
 
@@ -53,7 +53,8 @@ int dna_2bit_sniff(const void *p, size_t n)
 static int read_at(const dna_2bit *t, uint64_t off, void *buf, size_t n, const char *what, sl_err *err)
 {
     if (off > t->fsize || n > t->fsize - off)
-        return sl_errf(err, "%s: offset %llu: %s runs past the end of the file (%llu bytes): truncated or corrupt .2bit",
+        return sl_errf(err,
+                       "%s: offset %llu: %s runs past the end of the file (%llu bytes): truncated or corrupt .2bit",
                        t->src, (unsigned long long)off, what, (unsigned long long)t->fsize);
     if (t->mem) {
         memcpy(buf, t->mem + off, n);
@@ -68,8 +69,7 @@ static int read_at(const dna_2bit *t, uint64_t off, void *buf, size_t n, const c
             return sl_errf(err, "%s: offset %llu: read error: %s", t->src, (unsigned long long)(off + done),
                            strerror(errno));
         if (r == 0)
-            return sl_errf(err, "%s: offset %llu: unexpected end of file", t->src,
-                           (unsigned long long)(off + done));
+            return sl_errf(err, "%s: offset %llu: unexpected end of file", t->src, (unsigned long long)(off + done));
         done += (size_t)r;
     }
     return 0;
@@ -77,9 +77,15 @@ static int read_at(const dna_2bit *t, uint64_t off, void *buf, size_t n, const c
 
 /* Integers in the file's byte order (a .2bit file is written in its
  * writer's native order; the magic tells which). */
-static uint32_t u32(const dna_2bit *t, const unsigned char *b) { return t->swap ? sl_get_be32(b) : sl_get_le32(b); }
+static uint32_t u32(const dna_2bit *t, const unsigned char *b)
+{
+    return t->swap ? sl_get_be32(b) : sl_get_le32(b);
+}
 
-static uint64_t u64(const dna_2bit *t, const unsigned char *b) { return t->swap ? sl_get_be64(b) : sl_get_le64(b); }
+static uint64_t u64(const dna_2bit *t, const unsigned char *b)
+{
+    return t->swap ? sl_get_be64(b) : sl_get_le64(b);
+}
 
 static int cmp_block(const void *a, const void *b)
 {
@@ -120,8 +126,9 @@ static int read_blocks(dna_2bit *t, seqrec *s, size_t idx, uint64_t *off, blocks
         uint64_t st = u32(t, raw + 4 * i), sz = u32(t, raw + 4 * (count + i));
         if (st + sz > s->size) {
             free(raw);
-            return sl_errf(err, "%s: offset %llu: sequence '%s' (#%zu): %s block %zu [%llu, %llu) is outside the "
-                                "sequence (%llu bases)",
+            return sl_errf(err,
+                           "%s: offset %llu: sequence '%s' (#%zu): %s block %zu [%llu, %llu) is outside the "
+                           "sequence (%llu bases)",
                            t->src, (unsigned long long)(*off + 4 * i), s->name, idx, kind, i, (unsigned long long)st,
                            (unsigned long long)(st + sz), (unsigned long long)s->size);
         }
@@ -204,8 +211,8 @@ static dna_2bit *open_common(dna_2bit *t, sl_err *err)
             sl_errf(err,
                     "%s: offset %llu: sequence '%s' (#%zu) of %llu bases needs %llu packed bytes, past the end of "
                     "the file (%llu bytes)",
-                    t->src, (unsigned long long)p, s->name, i, (unsigned long long)s->size,
-                    (unsigned long long)nbytes, (unsigned long long)t->fsize);
+                    t->src, (unsigned long long)p, s->name, i, (unsigned long long)s->size, (unsigned long long)nbytes,
+                    (unsigned long long)t->fsize);
             goto fail;
         }
         s->packed = p;
@@ -259,9 +266,18 @@ void dna_2bit_close(dna_2bit *t)
     free(t);
 }
 
-size_t dna_2bit_count(const dna_2bit *t) { return t->n; }
-const char *dna_2bit_name(const dna_2bit *t, size_t i) { return t->seq[i].name; }
-uint64_t dna_2bit_length(const dna_2bit *t, size_t i) { return t->seq[i].size; }
+size_t dna_2bit_count(const dna_2bit *t)
+{
+    return t->n;
+}
+const char *dna_2bit_name(const dna_2bit *t, size_t i)
+{
+    return t->seq[i].name;
+}
+uint64_t dna_2bit_length(const dna_2bit *t, size_t i)
+{
+    return t->seq[i].size;
+}
 
 /* Applies blocks overlapping [start, end): N blocks write 'N', mask blocks
  * lower-case what is there (so a masked N becomes 'n', per base). */

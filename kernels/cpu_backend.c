@@ -101,7 +101,7 @@ static int cpu_linear(sl_backend *b, const sl_linear_args *a, sl_err *err)
         float *y = a->y + r0 * a->ldy + c0;
         if (K > 0) {
             sl_blas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rn, (int)cn, (int)K, 1.0f, a->x + r0 * a->ldx,
-                        (int)a->ldx, W + c0 * K, (int)K, 0.0f, y, (int)a->ldy);
+                          (int)a->ldx, W + c0 * K, (int)K, 0.0f, y, (int)a->ldy);
         } else {
             for (int64_t r = 0; r < rn; r++)
                 memset(y + r * a->ldy, 0, (size_t)cn * sizeof(float));
@@ -136,7 +136,10 @@ static int cpu_sync(sl_backend *b, sl_err *err)
     return 0;
 }
 
-static void cpu_destroy(sl_backend *b) { free(b); }
+static void cpu_destroy(sl_backend *b)
+{
+    free(b);
+}
 
 sl_backend *sl_backend_cpu(int threads, sl_err *err)
 {

@@ -26,7 +26,10 @@ static inline float sl_cpu_bits_to_float(int32_t i)
 }
 
 /* 2^n for integer-valued n in [-126, 127]. */
-static inline float sl_cpu_pow2i(float n) { return sl_cpu_bits_to_float(((int32_t)n + 127) << 23); }
+static inline float sl_cpu_pow2i(float n)
+{
+    return sl_cpu_bits_to_float(((int32_t)n + 127) << 23);
+}
 
 /* Round to nearest for |x| < 2^22 without a libm call (vectorizes). */
 static inline float sl_cpu_round(float x)
@@ -97,6 +100,9 @@ static inline float sl_cpu_softplus(float x)
     return m + sl_cpu_log1p01(sl_cpu_exp(-ax));
 }
 
-static inline float sl_cpu_silu(float x) { return x / (1.0f + sl_cpu_exp(-x)); }
+static inline float sl_cpu_silu(float x)
+{
+    return x / (1.0f + sl_cpu_exp(-x));
+}
 
 #endif

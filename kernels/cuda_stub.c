@@ -12,7 +12,10 @@ sl_backend *sl_backend_cuda(int device, sl_err *err)
     return NULL;
 }
 
-int sl_cuda_device_count(void) { return 0; }
+int sl_cuda_device_count(void)
+{
+    return 0;
+}
 
 int sl_cuda_set_tf32(sl_backend *b, int on)
 {
@@ -27,7 +30,10 @@ void *sl_cuda_host_alloc(sl_backend *b, size_t bytes, sl_err *err)
     return NULL;
 }
 
-void sl_cuda_host_free(sl_backend *b, void *p) { (void)b, (void)p; }
+void sl_cuda_host_free(sl_backend *b, void *p)
+{
+    (void)b, (void)p;
+}
 
 const char *sl_cuda_describe(sl_backend *b)
 {

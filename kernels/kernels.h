@@ -38,10 +38,12 @@ typedef struct sl_weight {
 /* y[L][N] = x[L][K] · W[N][K]^T (+ bias[N] when non-NULL): PyTorch Linear. */
 typedef struct sl_linear_args {
     int64_t L;
-    const float *x; int64_t ldx;
+    const float *x;
+    int64_t ldx;
     const sl_weight *w;
-    const float *bias;      /* f32 [N] or NULL */
-    float *y; int64_t ldy;
+    const float *bias; /* f32 [N] or NULL */
+    float *y;
+    int64_t ldy;
 } sl_linear_args;
 
 /* Causal depthwise conv1d over time with kernel K, bias, then SiLU:
@@ -50,13 +52,16 @@ typedef struct sl_linear_args {
  * first); on return state holds the last K-1 inputs. reset[t] zeroes the
  * history before token t. */
 typedef struct sl_conv_args {
-    int64_t L, D; int K;
-    const float *x; int64_t ldx;
-    const float *w;         /* [D][K] */
-    const float *bias;      /* [D] */
-    float *state;           /* [D][K-1], in/out */
-    const uint8_t *reset;   /* [L] or NULL */
-    float *out; int64_t ldout;
+    int64_t L, D;
+    int K;
+    const float *x;
+    int64_t ldx;
+    const float *w;       /* [D][K] */
+    const float *bias;    /* [D] */
+    float *state;         /* [D][K-1], in/out */
+    const uint8_t *reset; /* [L] or NULL */
+    float *out;
+    int64_t ldout;
 } sl_conv_args;
 
 /* Selective scan (Mamba-1), per channel d and state n:
@@ -66,17 +71,24 @@ typedef struct sl_conv_args {
  * A is given as A_log2e[d][n] = -exp(A_log[d][n]) * log2(e) (precomputed at
  * load). state [D][N] in/out; reset zeroes h before token t. */
 typedef struct sl_scan_args {
-    int64_t L, D; int N;
-    const float *u; int64_t ldu;
-    const float *dt; int64_t lddt;    /* dt_proj output without bias */
-    const float *dt_bias;             /* [D] */
-    const float *A_log2e;             /* [D][N] */
-    const float *B; const float *C; int64_t ldbc; /* [L][N] each, row stride ldbc */
-    const float *Dskip;               /* [D] */
-    const float *z; int64_t ldz;      /* gate, or NULL for no gating */
-    float *state;                     /* [D][N] */
-    const uint8_t *reset;             /* [L] or NULL */
-    float *y; int64_t ldy;
+    int64_t L, D;
+    int N;
+    const float *u;
+    int64_t ldu;
+    const float *dt;
+    int64_t lddt;         /* dt_proj output without bias */
+    const float *dt_bias; /* [D] */
+    const float *A_log2e; /* [D][N] */
+    const float *B;
+    const float *C;
+    int64_t ldbc;       /* [L][N] each, row stride ldbc */
+    const float *Dskip; /* [D] */
+    const float *z;
+    int64_t ldz;          /* gate, or NULL for no gating */
+    float *state;         /* [D][N] */
+    const uint8_t *reset; /* [L] or NULL */
+    float *y;
+    int64_t ldy;
 } sl_scan_args;
 
 /* Fused residual add + RMSNorm over rows of width D:
@@ -84,12 +96,12 @@ typedef struct sl_scan_args {
  *   out[t] = residual[t] * w / sqrt(mean(residual[t]^2) + eps) */
 typedef struct sl_norm_args {
     int64_t L, D;
-    const float *x;         /* may be NULL: normalize residual as is */
-    float *residual;        /* [L][D], in/out */
+    const float *x;  /* may be NULL: normalize residual as is */
+    float *residual; /* [L][D], in/out */
     int residual_init;
-    const float *w;         /* [D] */
+    const float *w; /* [D] */
     float eps;
-    float *out;             /* [L][D] */
+    float *out; /* [L][D] */
 } sl_norm_args;
 
 /* logp[t] = logits[t][target[t]] - logsumexp(logits[t][0..V-1]) for the
@@ -97,9 +109,10 @@ typedef struct sl_norm_args {
  * give logp 0 (no prediction). */
 typedef struct sl_logsoftmax_args {
     int64_t T, V;
-    const float *logits; int64_t ld;
-    const int32_t *target;  /* [T] backend memory */
-    float *logp;            /* [T] backend memory */
+    const float *logits;
+    int64_t ld;
+    const int32_t *target; /* [T] backend memory */
+    float *logp;           /* [T] backend memory */
 } sl_logsoftmax_args;
 
 /* Gathers embedding rows: out[t] = emb[ids[t]] (emb is an sl_weight [V][D]). */
@@ -107,11 +120,12 @@ typedef struct sl_embed_args {
     int64_t L;
     const int32_t *ids;
     const sl_weight *emb;
-    float *out; int64_t ldout;
+    float *out;
+    int64_t ldout;
 } sl_embed_args;
 
 struct sl_backend {
-    const char *name;        /* "cpu", "cuda" */
+    const char *name; /* "cpu", "cuda" */
     void *ctx;
     void *(*alloc)(sl_backend *b, size_t bytes, sl_err *err);
     void (*free)(sl_backend *b, void *p);
@@ -121,8 +135,8 @@ struct sl_backend {
     /* Creates a backend weight from host f32 data (the loader converts
      * f16/bf16 to f32 on the host; `src_dtype` tells the original type so
      * a backend may store it in that precision). */
-    int (*weight_create)(sl_backend *b, sl_weight *w, const float *host, int64_t rows, int64_t cols,
-                         sl_dtype src_dtype, sl_err *err);
+    int (*weight_create)(sl_backend *b, sl_weight *w, const float *host, int64_t rows, int64_t cols, sl_dtype src_dtype,
+                         sl_err *err);
     void (*weight_free)(sl_backend *b, sl_weight *w);
     int (*linear)(sl_backend *b, const sl_linear_args *a, sl_err *err);
     int (*embed)(sl_backend *b, const sl_embed_args *a, sl_err *err);

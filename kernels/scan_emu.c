@@ -20,7 +20,8 @@ static void warp_scan(sl_scan_pair *x)
     sl_scan_pair old[SL_WARP];
     for (int off = 1; off < SL_WARP; off <<= 1) {
         memcpy(old, x, sizeof old);
-        for (int lane = off; lane < SL_WARP; lane++) x[lane] = sl_scan_combine(old[lane - off], old[lane]);
+        for (int lane = off; lane < SL_WARP; lane++)
+            x[lane] = sl_scan_combine(old[lane - off], old[lane]);
     }
 }
 
@@ -42,7 +43,8 @@ int sl_scan_emu_shape(const sl_scan_args *a, int T, int I, sl_err *err)
         return sl_errf(err, "scan_emu: out of memory");
     }
     for (int64_t d = 0; d < a->D; d++) { /* one block per channel */
-        for (int n = 0; n < N; n++) carry[n] = (sl_scan_pair){1.0f, a->state[d * N + n]};
+        for (int n = 0; n < N; n++)
+            carry[n] = (sl_scan_pair){1.0f, a->state[d * N + n]};
         for (int64_t c0 = 0; c0 < a->L; c0 += chunk) {
             /* Load: item k = tid*I + i is token c0 + k. */
             for (int64_t k = 0; k < chunk; k++) {
@@ -63,7 +65,8 @@ int sl_scan_emu_shape(const sl_scan_args *a, int T, int I, sl_err *err)
                                         : sl_scan_identity();
                     }
                     sl_scan_pair f = e[(int64_t)tid * I];
-                    for (int i = 1; i < I; i++) f = sl_scan_combine(f, e[(int64_t)tid * I + i]);
+                    for (int i = 1; i < I; i++)
+                        f = sl_scan_combine(f, e[(int64_t)tid * I + i]);
                     incl[tid] = f;
                 }
                 for (int w = 0; w < W; w++) {
@@ -75,16 +78,19 @@ int sl_scan_emu_shape(const sl_scan_args *a, int T, int I, sl_err *err)
                 for (int tid = 0; tid < T; tid++) {
                     int w = tid / SL_WARP, lane = tid % SL_WARP;
                     sl_scan_pair pre = carry[n];
-                    for (int j = 0; j < w; j++) pre = sl_scan_combine(pre, wagg[j]);
+                    for (int j = 0; j < w; j++)
+                        pre = sl_scan_combine(pre, wagg[j]);
                     sl_scan_pair run = lane == 0 ? pre : sl_scan_combine(pre, incl[tid - 1]);
                     for (int i = 0; i < I; i++) {
                         int64_t k = (int64_t)tid * I + i, t = c0 + k;
                         run = sl_scan_combine(run, e[k]);
-                        if (t < a->L) acc[k] += a->C[t * a->ldbc + n] * run.b;
+                        if (t < a->L)
+                            acc[k] += a->C[t * a->ldbc + n] * run.b;
                     }
                 }
                 sl_scan_pair tot = carry[n]; /* thread 0: the new carry */
-                for (int j = 0; j < W; j++) tot = sl_scan_combine(tot, wagg[j]);
+                for (int j = 0; j < W; j++)
+                    tot = sl_scan_combine(tot, wagg[j]);
                 carry_out[n] = (sl_scan_pair){1.0f, tot.b};
             }
             memcpy(carry, carry_out, (size_t)N * sizeof *carry);
@@ -94,7 +100,8 @@ int sl_scan_emu_shape(const sl_scan_args *a, int T, int I, sl_err *err)
                 a->y[t * a->ldy + d] = sl_scan_output(acc[k], a->Dskip ? a->Dskip[d] : 0.0f, u[k], z, a->z != NULL);
             }
         }
-        for (int n = 0; n < N; n++) a->state[d * N + n] = carry[n].b;
+        for (int n = 0; n < N; n++)
+            a->state[d * N + n] = carry[n].b;
     }
     free(u), free(delta), free(acc), free(rs), free(e), free(incl), free(wagg);
     return 0;
@@ -102,8 +109,10 @@ int sl_scan_emu_shape(const sl_scan_args *a, int T, int I, sl_err *err)
 
 int sl_scan_emu(const sl_scan_args *a, int layout, sl_err *err)
 {
-    if (layout < 0) layout = sl_scan_layout_pick(a->L);
-    if (layout >= SL_SCAN_NLAYOUTS) return sl_errf(err, "scan_emu: no layout %d", layout);
+    if (layout < 0)
+        layout = sl_scan_layout_pick(a->L);
+    if (layout >= SL_SCAN_NLAYOUTS)
+        return sl_errf(err, "scan_emu: no layout %d", layout);
     sl_scan_layout l = sl_scan_layout_get(layout);
     return sl_scan_emu_shape(a, l.threads, l.items, err);
 }
@@ -113,7 +122,8 @@ int sl_scan_emu(const sl_scan_args *a, int layout, sl_err *err)
 int sl_conv_emu(const sl_conv_args *a, sl_err *err)
 {
     const int K = a->K;
-    if (K < 1 || K > 8) return sl_errf(err, "conv_emu: kernel width %d outside 1..8", K);
+    if (K < 1 || K > 8)
+        return sl_errf(err, "conv_emu: kernel width %d outside 1..8", K);
     float taps[8], hist[8];
     /* Kernel 1: one thread per (t, d); the history still holds the old state. */
     for (int64_t t = 0; t < a->L; t++) {
@@ -143,9 +153,12 @@ int sl_conv_emu(const sl_conv_args *a, sl_err *err)
     for (int64_t d = 0; d < a->D; d++) {
         for (int j = 0; j < K - 1; j++) {
             int64_t src = a->L - (K - 1) + j;
-            hist[j] = src < last_reset ? 0.0f : src >= 0 ? a->x[src * a->ldx + d] : a->state[d * (K - 1) + (K - 1) + src];
+            hist[j] = src < last_reset ? 0.0f
+                      : src >= 0       ? a->x[src * a->ldx + d]
+                                       : a->state[d * (K - 1) + (K - 1) + src];
         }
-        for (int j = 0; j < K - 1; j++) a->state[d * (K - 1) + j] = hist[j];
+        for (int j = 0; j < K - 1; j++)
+            a->state[d * (K - 1) + j] = hist[j];
     }
     return 0;
 }
@@ -158,7 +171,8 @@ static void warp_sum(float *v)
     float old[SL_WARP];
     for (int off = SL_WARP / 2; off > 0; off >>= 1) {
         memcpy(old, v, sizeof old);
-        for (int lane = 0; lane < SL_WARP; lane++) v[lane] = old[lane] + old[lane ^ off];
+        for (int lane = 0; lane < SL_WARP; lane++)
+            v[lane] = old[lane] + old[lane ^ off];
     }
 }
 
@@ -167,7 +181,8 @@ static void warp_lse(sl_lse *v)
     sl_lse old[SL_WARP];
     for (int off = SL_WARP / 2; off > 0; off >>= 1) {
         memcpy(old, v, sizeof old);
-        for (int lane = 0; lane < SL_WARP; lane++) v[lane] = sl_lse_merge(old[lane], old[lane ^ off]);
+        for (int lane = 0; lane < SL_WARP; lane++)
+            v[lane] = sl_lse_merge(old[lane], old[lane ^ off]);
     }
 }
 
@@ -193,7 +208,8 @@ int sl_norm_emu(const sl_norm_args *a, sl_err *err)
             tot += part[w * SL_WARP];
         }
         float scale = sl_rms_scale(tot, (int)a->D, a->eps);
-        for (int64_t c = 0; c < a->D; c++) a->out[t * a->D + c] = res[c] * scale * a->w[c];
+        for (int64_t c = 0; c < a->D; c++)
+            a->out[t * a->D + c] = res[c] * scale * a->w[c];
     }
     return 0;
 }
@@ -207,7 +223,8 @@ int sl_logsoftmax_emu(const sl_logsoftmax_args *a, sl_err *err)
         const float *row = a->logits + t * a->ld;
         for (int tid = 0; tid < T; tid++) {
             sl_lse x = sl_lse_empty();
-            for (int64_t c = tid; c < a->V; c += T) x = sl_lse_add(x, row[c]);
+            for (int64_t c = tid; c < a->V; c += T)
+                x = sl_lse_add(x, row[c]);
             part[tid] = x;
         }
         sl_lse tot = sl_lse_empty();

@@ -20,12 +20,21 @@
 
 #define SL_LOG2E 1.4426950408889634f
 
-SL_HD float sl_softplus(float x) { return x > 20.0f ? x : log1pf(expf(x)); }
+SL_HD float sl_softplus(float x)
+{
+    return x > 20.0f ? x : log1pf(expf(x));
+}
 
-SL_HD float sl_silu(float x) { return x / (1.0f + expf(-x)); }
+SL_HD float sl_silu(float x)
+{
+    return x / (1.0f + expf(-x));
+}
 
 /* exp(delta * A) computed as exp2(delta * (A * log2 e)); a_log2e = A * log2(e). */
-SL_HD float sl_discretize_a(float delta, float a_log2e) { return exp2f(delta * a_log2e); }
+SL_HD float sl_discretize_a(float delta, float a_log2e)
+{
+    return exp2f(delta * a_log2e);
+}
 
 typedef struct sl_scan_pair {
     float a; /* multiplier */
@@ -42,6 +51,9 @@ SL_HD sl_scan_pair sl_scan_combine(sl_scan_pair p0, sl_scan_pair p1)
 }
 
 /* RMSNorm scale for a row with sum of squares `ss` over n elements. */
-SL_HD float sl_rms_scale(float ss, int n, float eps) { return 1.0f / sqrtf(ss / (float)n + eps); }
+SL_HD float sl_rms_scale(float ss, int n, float eps)
+{
+    return 1.0f / sqrtf(ss / (float)n + eps);
+}
 
 #endif

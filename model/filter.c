@@ -40,7 +40,10 @@ static int builtin_field(const char *f)
     return !strcmp(f, SL_FILTER_FIELD_TOKENS) ? 1 : !strcmp(f, SL_FILTER_FIELD_SRC_BYTES) ? 2 : 0;
 }
 
-static int pair_ok(double a, double b) { return a >= 0 && b <= 100 && a <= b; }
+static int pair_ok(double a, double b)
+{
+    return a >= 0 && b <= 100 && a <= b;
+}
 
 int sl_filter_opts_check(const sl_filter_opts *o, sl_err *err)
 {
@@ -59,7 +62,10 @@ int sl_filter_opts_check(const sl_filter_opts *o, sl_err *err)
     return 0;
 }
 
-int sl_filter_needs_dist(const sl_filter_opts *o) { return !isnan(o->pct_lo) || o->bucket >= 0; }
+int sl_filter_needs_dist(const sl_filter_opts *o)
+{
+    return !isnan(o->pct_lo) || o->bucket >= 0;
+}
 
 /* --- distribution and cuts ------------------------------------------------- */
 void sl_filter_dist_add(sl_filter_dist *d, double v)
@@ -342,8 +348,8 @@ int sl_filter_select(const sl_filter_opts *o, const sl_filter_cuts *c, const sl_
 
 /* First pass: the distribution of the input's scores; standard input is
  * copied to *spool on the way (so that the second pass can read it again). */
-static int dist_pass(const sl_filter_opts *o, const char *const *paths, size_t n, sl_filter_dist *dist,
-                     char *spool, size_t spool_cap, const char **src, int *missing, sl_err *err)
+static int dist_pass(const sl_filter_opts *o, const char *const *paths, size_t n, sl_filter_dist *dist, char *spool,
+                     size_t spool_cap, const char **src, int *missing, sl_err *err)
 {
     sl_ts_reader *r = sl_ts_reader_open_paths((char *const *)paths, n, err);
     if (!r)
@@ -387,8 +393,8 @@ fail:
     return -1;
 }
 
-int sl_filter_run(const sl_filter_opts *o, const char *const *paths, size_t n, sl_output *out,
-                  sl_filter_result *res, sl_err *err)
+int sl_filter_run(const sl_filter_opts *o, const char *const *paths, size_t n, sl_output *out, sl_filter_result *res,
+                  sl_err *err)
 {
     *res = (sl_filter_result){0};
     if (sl_filter_opts_check(o, err) < 0)
@@ -471,8 +477,9 @@ void sl_filter_summary_json(sl_buf *b, const sl_filter_opts *o, const sl_filter_
     const sl_filter_cuts *c = &r->cuts;
     sl_buf_puts(b, "{\"field\":");
     sl_json_put_cstr(b, o->field);
-    sl_buf_printf(b, ",\"documents\":%llu,\"kept\":%llu,\"dropped\":%llu,\"unscored\":%llu,\"tokens\":%llu,"
-                     "\"kept_tokens\":%llu,\"dropped_tokens\":%llu,\"thresholds\":{\"min\":",
+    sl_buf_printf(b,
+                  ",\"documents\":%llu,\"kept\":%llu,\"dropped\":%llu,\"unscored\":%llu,\"tokens\":%llu,"
+                  "\"kept_tokens\":%llu,\"dropped_tokens\":%llu,\"thresholds\":{\"min\":",
                   (unsigned long long)r->docs, (unsigned long long)r->kept, (unsigned long long)(r->docs - r->kept),
                   (unsigned long long)r->unscored, (unsigned long long)r->tokens, (unsigned long long)r->kept_tokens,
                   (unsigned long long)(r->tokens - r->kept_tokens));

@@ -125,8 +125,8 @@ int sl_filter_select(const sl_filter_opts *o, const sl_filter_cuts *c, const sl_
  * is spooled to tmpdir for it), and writes the kept documents to out as a
  * token stream (out is written, not committed: the caller commits or
  * aborts it). */
-int sl_filter_run(const sl_filter_opts *o, const char *const *paths, size_t n, sl_output *out,
-                  sl_filter_result *res, sl_err *err);
+int sl_filter_run(const sl_filter_opts *o, const char *const *paths, size_t n, sl_output *out, sl_filter_result *res,
+                  sl_err *err);
 
 /* Reports of a result. Text: "kept N of M documents ..." and the text
  * histogram (the lines the CLI prints after "sluice: filter: "). JSON: the

@@ -275,8 +275,8 @@ static int check_names(const ckpt *c, const sl_mamba_config *cfg, sl_err *err)
             if (end == n + strlen(p) || *end != '.')
                 continue;
             if (li < 0 || li >= cfg->n_layer)
-                return sl_errf(err, "%s: tensor '%s' is for layer %ld but config.json has n_layer = %lld", sl_st_name(f),
-                               n, li, (long long)cfg->n_layer);
+                return sl_errf(err, "%s: tensor '%s' is for layer %ld but config.json has n_layer = %lld",
+                               sl_st_name(f), n, li, (long long)cfg->n_layer);
             if (strstr(end, ".mixer.dt_bias") || strstr(end, ".mixer.norm.weight"))
                 return sl_errf(err, "%s: tensor '%s' belongs to a Mamba-2 model; only Mamba-1 is supported",
                                sl_st_name(f), n);
@@ -414,8 +414,14 @@ void sl_mamba_free(sl_mamba *m)
     free(m);
 }
 
-const sl_mamba_config *sl_mamba_cfg(const sl_mamba *m) { return &m->cfg; }
-sl_backend *sl_mamba_backend(const sl_mamba *m) { return m->be; }
+const sl_mamba_config *sl_mamba_cfg(const sl_mamba *m)
+{
+    return &m->cfg;
+}
+sl_backend *sl_mamba_backend(const sl_mamba *m)
+{
+    return m->be;
+}
 
 int64_t sl_mamba_params(const sl_mamba *m)
 {
@@ -462,8 +468,14 @@ void sl_mamba_run_free(sl_mamba_run *r)
     free(r);
 }
 
-static size_t conv_state_len(const sl_mamba_config *k) { return (size_t)k->n_layer * (size_t)k->d_inner * (size_t)(k->d_conv - 1); }
-static size_t ssm_state_len(const sl_mamba_config *k) { return (size_t)k->n_layer * (size_t)k->d_inner * (size_t)k->d_state; }
+static size_t conv_state_len(const sl_mamba_config *k)
+{
+    return (size_t)k->n_layer * (size_t)k->d_inner * (size_t)(k->d_conv - 1);
+}
+static size_t ssm_state_len(const sl_mamba_config *k)
+{
+    return (size_t)k->n_layer * (size_t)k->d_inner * (size_t)k->d_state;
+}
 
 sl_mamba_run *sl_mamba_run_new(sl_mamba *m, int64_t chunk, sl_err *err)
 {
@@ -508,8 +520,14 @@ sl_mamba_run *sl_mamba_run_new(sl_mamba *m, int64_t chunk, sl_err *err)
     return r;
 }
 
-int64_t sl_mamba_run_chunk(const sl_mamba_run *r) { return r->chunk; }
-sl_mamba *sl_mamba_run_model(const sl_mamba_run *r) { return r->m; }
+int64_t sl_mamba_run_chunk(const sl_mamba_run *r)
+{
+    return r->chunk;
+}
+sl_mamba *sl_mamba_run_model(const sl_mamba_run *r)
+{
+    return r->m;
+}
 
 int sl_mamba_run_reset(sl_mamba_run *r, sl_err *err)
 {
@@ -554,29 +572,63 @@ int sl_mamba_forward(sl_mamba_run *r, const int32_t *ids, const uint8_t *reset, 
         return -1;
     for (int64_t i = 0; i < k->n_layer; i++) {
         layer *l = &m->layers[i];
-        sl_norm_args na = {.L = n, .D = d, .x = r->hidden, .residual = r->residual, .residual_init = i == 0,
-                           .w = l->norm_w, .eps = (float)k->eps, .out = r->normed};
-        sl_linear_args in = {.L = n, .x = r->normed, .ldx = d, .w = &l->in_proj, .bias = l->in_bias, .y = r->xz,
-                             .ldy = 2 * di};
-        sl_conv_args ca = {.L = n, .D = di, .K = (int)K, .x = r->xz, .ldx = 2 * di, .w = l->conv_w, .bias = l->conv_b,
-                           .state = r->conv_state + (size_t)i * (size_t)di * (size_t)(K - 1), .reset = rs,
-                           .out = r->xc, .ldout = di};
+        sl_norm_args na = {.L = n,
+                           .D = d,
+                           .x = r->hidden,
+                           .residual = r->residual,
+                           .residual_init = i == 0,
+                           .w = l->norm_w,
+                           .eps = (float)k->eps,
+                           .out = r->normed};
+        sl_linear_args in = {
+            .L = n, .x = r->normed, .ldx = d, .w = &l->in_proj, .bias = l->in_bias, .y = r->xz, .ldy = 2 * di};
+        sl_conv_args ca = {.L = n,
+                           .D = di,
+                           .K = (int)K,
+                           .x = r->xz,
+                           .ldx = 2 * di,
+                           .w = l->conv_w,
+                           .bias = l->conv_b,
+                           .state = r->conv_state + (size_t)i * (size_t)di * (size_t)(K - 1),
+                           .reset = rs,
+                           .out = r->xc,
+                           .ldout = di};
         sl_linear_args xp = {.L = n, .x = r->xc, .ldx = di, .w = &l->x_proj, .y = r->xdbl, .ldy = ldx};
         sl_linear_args dp = {.L = n, .x = r->xdbl, .ldx = ldx, .w = &l->dt_proj, .y = r->dt, .ldy = di};
-        sl_scan_args sa = {.L = n, .D = di, .N = (int)N, .u = r->xc, .ldu = di, .dt = r->dt, .lddt = di,
-                           .dt_bias = l->dt_bias, .A_log2e = l->A_log2e, .B = r->xdbl + R, .C = r->xdbl + R + N,
-                           .ldbc = ldx, .Dskip = l->Dskip, .z = r->xz + di, .ldz = 2 * di,
-                           .state = r->ssm_state + (size_t)i * (size_t)di * (size_t)N, .reset = rs, .y = r->y,
+        sl_scan_args sa = {.L = n,
+                           .D = di,
+                           .N = (int)N,
+                           .u = r->xc,
+                           .ldu = di,
+                           .dt = r->dt,
+                           .lddt = di,
+                           .dt_bias = l->dt_bias,
+                           .A_log2e = l->A_log2e,
+                           .B = r->xdbl + R,
+                           .C = r->xdbl + R + N,
+                           .ldbc = ldx,
+                           .Dskip = l->Dskip,
+                           .z = r->xz + di,
+                           .ldz = 2 * di,
+                           .state = r->ssm_state + (size_t)i * (size_t)di * (size_t)N,
+                           .reset = rs,
+                           .y = r->y,
                            .ldy = di};
-        sl_linear_args op = {.L = n, .x = r->y, .ldx = di, .w = &l->out_proj, .bias = l->out_bias, .y = r->hidden,
-                             .ldy = d};
+        sl_linear_args op = {
+            .L = n, .x = r->y, .ldx = di, .w = &l->out_proj, .bias = l->out_bias, .y = r->hidden, .ldy = d};
         if (be->add_rmsnorm(be, &na, err) < 0 || be->linear(be, &in, err) < 0 || be->conv1d_silu(be, &ca, err) < 0 ||
             be->linear(be, &xp, err) < 0 || be->linear(be, &dp, err) < 0 || be->selective_scan(be, &sa, err) < 0 ||
             be->linear(be, &op, err) < 0)
             return -1;
     }
-    sl_norm_args fa = {.L = n, .D = d, .x = r->hidden, .residual = r->residual, .residual_init = 0, .w = m->norm_f,
-                       .eps = (float)k->eps, .out = r->normed};
+    sl_norm_args fa = {.L = n,
+                       .D = d,
+                       .x = r->hidden,
+                       .residual = r->residual,
+                       .residual_init = 0,
+                       .w = m->norm_f,
+                       .eps = (float)k->eps,
+                       .out = r->normed};
     if (be->add_rmsnorm(be, &fa, err) < 0)
         return -1;
     /* lm_head in row tiles, each reduced at once to the target's log-prob */
@@ -590,10 +642,14 @@ int sl_mamba_forward(sl_mamba_run *r, const int32_t *ids, const uint8_t *reset, 
                 return -1;
             continue;
         }
-        sl_linear_args lh = {.L = tn, .x = r->normed + t0 * d, .ldx = d, .w = &m->lm_head, .y = r->logits,
-                             .ldy = k->vocab};
-        sl_logsoftmax_args ls = {.T = tn, .V = k->vocab, .logits = r->logits, .ld = k->vocab,
-                                 .target = r->targets + t0, .logp = r->logp + t0};
+        sl_linear_args lh = {
+            .L = tn, .x = r->normed + t0 * d, .ldx = d, .w = &m->lm_head, .y = r->logits, .ldy = k->vocab};
+        sl_logsoftmax_args ls = {.T = tn,
+                                 .V = k->vocab,
+                                 .logits = r->logits,
+                                 .ld = k->vocab,
+                                 .target = r->targets + t0,
+                                 .logp = r->logp + t0};
         if (be->linear(be, &lh, err) < 0 || be->logsoftmax_gather(be, &ls, err) < 0)
             return -1;
     }

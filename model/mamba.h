@@ -21,14 +21,14 @@
 
 typedef struct sl_mamba_config {
     int64_t d_model, n_layer;
-    int64_t vocab_size;     /* as in config.json */
-    int64_t pad_multiple;   /* pad_vocab_size_multiple (default 8) */
-    int64_t vocab;          /* rows of the embedding: vocab_size, padded */
+    int64_t vocab_size;   /* as in config.json */
+    int64_t pad_multiple; /* pad_vocab_size_multiple (default 8) */
+    int64_t vocab;        /* rows of the embedding: vocab_size, padded */
     int64_t d_state, d_conv, d_inner, dt_rank;
     double eps;
-    int use_bias;           /* in_proj/out_proj biases (false in released models) */
+    int use_bias; /* in_proj/out_proj biases (false in released models) */
     int conv_bias;
-    int tie_embeddings;     /* informational; lm_head.weight is used when present */
+    int tie_embeddings; /* informational; lm_head.weight is used when present */
 } sl_mamba_config;
 
 /* Parses config.json text (either schema). `name` is used in messages. */

@@ -81,21 +81,21 @@ int sl_mamba_config_parse(const char *text, size_t len, const char *name, sl_mam
         goto out;
     }
     int k;
-#define REQ(k1, k2, field, what)                                                                                \
-    if ((k = get_int2(r, k1, r, k2, &c->field, name, err)) < 0)                                                 \
-        goto out;                                                                                                \
-    if (!k) {                                                                                                    \
-        sl_errf(err, "%s: missing \"%s\" (%s)", name, k1, what);                                                 \
-        goto out;                                                                                                \
+#define REQ(k1, k2, field, what)                                                                                       \
+    if ((k = get_int2(r, k1, r, k2, &c->field, name, err)) < 0)                                                        \
+        goto out;                                                                                                      \
+    if (!k) {                                                                                                          \
+        sl_errf(err, "%s: missing \"%s\" (%s)", name, k1, what);                                                       \
+        goto out;                                                                                                      \
     }
     REQ("hidden_size", "d_model", d_model, "model width");
     REQ("num_hidden_layers", "n_layer", n_layer, "number of layers");
     REQ("vocab_size", NULL, vocab_size, "vocabulary size");
 #undef REQ
-#define OPT(k1, k2, field, def)                                                                                 \
-    if ((k = get_int2(r, k1, ssm, k2, &c->field, name, err)) < 0)                                               \
-        goto out;                                                                                                \
-    if (!k)                                                                                                      \
+#define OPT(k1, k2, field, def)                                                                                        \
+    if ((k = get_int2(r, k1, ssm, k2, &c->field, name, err)) < 0)                                                      \
+        goto out;                                                                                                      \
+    if (!k)                                                                                                            \
         c->field = (def);
     OPT("pad_vocab_size_multiple", NULL, pad_multiple, 8);
     OPT("state_size", "d_state", d_state, 16);
@@ -113,7 +113,8 @@ int sl_mamba_config_parse(const char *text, size_t len, const char *name, sl_mam
     int64_t seen = -1;
     for (int i = 0; i < 2; i++) {
         int64_t v;
-        if (!dr[i] || dr[i]->type == SL_JSON_NULL || (dr[i]->type == SL_JSON_STRING && dr[i]->str_len == 4 && !memcmp(dr[i]->str, "auto", 4)))
+        if (!dr[i] || dr[i]->type == SL_JSON_NULL ||
+            (dr[i]->type == SL_JSON_STRING && dr[i]->str_len == 4 && !memcmp(dr[i]->str, "auto", 4)))
             continue;
         if (!sl_json_is_int(dr[i], &v)) {
             sl_errf(err, "%s:%zu: time step rank is neither an integer nor \"auto\"", name, dr[i]->offset);
@@ -149,7 +150,8 @@ int sl_mamba_config_parse(const char *text, size_t len, const char *name, sl_mam
     if (get_int2(r, "d_intermediate", NULL, NULL, &dint, name, err) < 0)
         goto out;
     if (dint) {
-        sl_errf(err, "%s: d_intermediate = %lld: Mamba models with MLP blocks are not supported", name, (long long)dint);
+        sl_errf(err, "%s: d_intermediate = %lld: Mamba models with MLP blocks are not supported", name,
+                (long long)dint);
         goto out;
     }
     c->use_bias = 0;
@@ -166,7 +168,7 @@ int sl_mamba_config_parse(const char *text, size_t len, const char *name, sl_mam
         const char *what;
         int64_t v, lo, hi;
     } lim[] = {
-        {"d_model", c->d_model, 1, 1 << 16},      {"n_layer", c->n_layer, 1, 1024},
+        {"d_model", c->d_model, 1, 1 << 16},       {"n_layer", c->n_layer, 1, 1024},
         {"vocab_size", c->vocab_size, 1, 1 << 24}, {"pad_vocab_size_multiple", c->pad_multiple, 1, 1 << 16},
         {"d_state", c->d_state, 1, 256},           {"d_conv", c->d_conv, 1, 64},
         {"d_inner", c->d_inner, 1, 1 << 18},       {"dt_rank", c->dt_rank, 1, 1 << 16},

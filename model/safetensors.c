@@ -13,15 +13,15 @@
 
 struct sl_st_file {
     char *name;
-    void *map;          /* mmap'ed file, or NULL when parsing caller memory */
+    void *map; /* mmap'ed file, or NULL when parsing caller memory */
     size_t map_len;
     const unsigned char *bytes;
     size_t len;
     const unsigned char *buffer; /* data buffer start */
     uint64_t buffer_len;
     size_t n;
-    sl_st_tensor *t;    /* sorted by name */
-    char *names;        /* storage for all names */
+    sl_st_tensor *t; /* sorted by name */
+    char *names;     /* storage for all names */
 };
 
 static const struct {
@@ -29,15 +29,21 @@ static const struct {
     sl_st_dtype t;
     size_t size;
 } dtypes[] = {
-    {"BOOL", SL_ST_BOOL, 1}, {"U8", SL_ST_U8, 1},     {"I8", SL_ST_I8, 1},     {"F8_E5M2", SL_ST_F8_E5M2, 1},
+    {"BOOL", SL_ST_BOOL, 1},       {"U8", SL_ST_U8, 1},   {"I8", SL_ST_I8, 1},   {"F8_E5M2", SL_ST_F8_E5M2, 1},
     {"F8_E4M3", SL_ST_F8_E4M3, 1}, {"I16", SL_ST_I16, 2}, {"U16", SL_ST_U16, 2}, {"F16", SL_ST_F16, 2},
-    {"BF16", SL_ST_BF16, 2}, {"I32", SL_ST_I32, 4},   {"U32", SL_ST_U32, 4},   {"F32", SL_ST_F32, 4},
-    {"I64", SL_ST_I64, 8},   {"U64", SL_ST_U64, 8},   {"F64", SL_ST_F64, 8},   {"C64", SL_ST_C64, 8},
+    {"BF16", SL_ST_BF16, 2},       {"I32", SL_ST_I32, 4}, {"U32", SL_ST_U32, 4}, {"F32", SL_ST_F32, 4},
+    {"I64", SL_ST_I64, 8},         {"U64", SL_ST_U64, 8}, {"F64", SL_ST_F64, 8}, {"C64", SL_ST_C64, 8},
 };
 #define N_DTYPES (sizeof dtypes / sizeof dtypes[0])
 
-const char *sl_st_dtype_name(sl_st_dtype t) { return (size_t)t < N_DTYPES ? dtypes[t].name : "?"; }
-size_t sl_st_dtype_size(sl_st_dtype t) { return (size_t)t < N_DTYPES ? dtypes[t].size : 0; }
+const char *sl_st_dtype_name(sl_st_dtype t)
+{
+    return (size_t)t < N_DTYPES ? dtypes[t].name : "?";
+}
+size_t sl_st_dtype_size(sl_st_dtype t)
+{
+    return (size_t)t < N_DTYPES ? dtypes[t].size : 0;
+}
 
 static int by_name(const void *a, const void *b)
 {
@@ -96,12 +102,15 @@ static int parse_entry(sl_st_file *f, sl_st_tensor *t, const sl_json *v, size_t 
                        (long long)b, (long long)e);
     uint64_t bytes;
     if (__builtin_mul_overflow(numel, (uint64_t)dtypes[k].size, &bytes) || bytes != (uint64_t)(e - b))
-        return sl_errf(err, "%s:%zu: tensor '%s': data_offsets [%lld, %lld] hold %lld bytes, dtype %s and shape need %llu",
+        return sl_errf(err,
+                       "%s:%zu: tensor '%s': data_offsets [%lld, %lld] hold %lld bytes, dtype %s and shape need %llu",
                        f->name, pos, nm, (long long)b, (long long)e, (long long)(e - b), dtypes[k].name,
                        (unsigned long long)bytes);
     if ((uint64_t)e > f->buffer_len)
-        return sl_errf(err, "%s:%zu: tensor '%s': data_offsets [%lld, %lld] end past the data buffer (%llu bytes; file truncated?)",
-                       f->name, pos, nm, (long long)b, (long long)e, (unsigned long long)f->buffer_len);
+        return sl_errf(
+            err,
+            "%s:%zu: tensor '%s': data_offsets [%lld, %lld] end past the data buffer (%llu bytes; file truncated?)",
+            f->name, pos, nm, (long long)b, (long long)e, (unsigned long long)f->buffer_len);
     t->begin = (uint64_t)b;
     t->end = (uint64_t)e;
     t->data = f->buffer + b;
@@ -274,9 +283,18 @@ void sl_st_close(sl_st_file *f)
     free(f);
 }
 
-size_t sl_st_count(const sl_st_file *f) { return f->n; }
-const sl_st_tensor *sl_st_tensor_at(const sl_st_file *f, size_t i) { return i < f->n ? &f->t[i] : NULL; }
-const char *sl_st_name(const sl_st_file *f) { return f->name; }
+size_t sl_st_count(const sl_st_file *f)
+{
+    return f->n;
+}
+const sl_st_tensor *sl_st_tensor_at(const sl_st_file *f, size_t i)
+{
+    return i < f->n ? &f->t[i] : NULL;
+}
+const char *sl_st_name(const sl_st_file *f)
+{
+    return f->name;
+}
 
 const sl_st_tensor *sl_st_find(const sl_st_file *f, const char *name)
 {

@@ -21,14 +21,26 @@
 #define SL_ST_MAX_DIMS 8
 
 typedef enum {
-    SL_ST_BOOL, SL_ST_U8, SL_ST_I8, SL_ST_F8_E5M2, SL_ST_F8_E4M3,
-    SL_ST_I16, SL_ST_U16, SL_ST_F16, SL_ST_BF16,
-    SL_ST_I32, SL_ST_U32, SL_ST_F32,
-    SL_ST_I64, SL_ST_U64, SL_ST_F64, SL_ST_C64,
+    SL_ST_BOOL,
+    SL_ST_U8,
+    SL_ST_I8,
+    SL_ST_F8_E5M2,
+    SL_ST_F8_E4M3,
+    SL_ST_I16,
+    SL_ST_U16,
+    SL_ST_F16,
+    SL_ST_BF16,
+    SL_ST_I32,
+    SL_ST_U32,
+    SL_ST_F32,
+    SL_ST_I64,
+    SL_ST_U64,
+    SL_ST_F64,
+    SL_ST_C64,
 } sl_st_dtype;
 
 typedef struct sl_st_tensor {
-    const char *name;   /* NUL-terminated, owned by the file */
+    const char *name; /* NUL-terminated, owned by the file */
     sl_st_dtype dtype;
     int ndim;
     int64_t shape[SL_ST_MAX_DIMS];

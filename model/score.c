@@ -8,8 +8,8 @@ typedef struct pending {
     int32_t *ids, *targets;
     uint8_t *reset;
     float *logp;
-    size_t *item;    /* which item position t predicts for */
-    int64_t *pos;    /* index of the prediction inside that item */
+    size_t *item; /* which item position t predicts for */
+    int64_t *pos; /* index of the prediction inside that item */
     int64_t n;
 } pending;
 

@@ -19,13 +19,13 @@
 #include "model/mamba.h"
 
 typedef struct sl_score_item {
-    const char *id;          /* for messages */
+    const char *id; /* for messages */
     const uint32_t *tokens;
     int64_t n;
     /* results */
-    double nll;              /* sum of -log p over the n - 1 predictions, nats */
-    int64_t n_pred;          /* n - 1 (0 for empty or one-token documents) */
-    float *logp;             /* if non-NULL: receives n - 1 log-probabilities */
+    double nll;     /* sum of -log p over the n - 1 predictions, nats */
+    int64_t n_pred; /* n - 1 (0 for empty or one-token documents) */
+    float *logp;    /* if non-NULL: receives n - 1 log-probabilities */
 } sl_score_item;
 
 /* reset_every: 0 = full context; W > 0 = state reset every W tokens. */

@@ -13,7 +13,10 @@
 #include "stream/byteorder.h"
 #include "stream/io.h"
 
-int sl_mega_dtype_for_vocab(uint64_t vocab_size) { return vocab_size < 65500 ? SL_MEGA_UINT16 : SL_MEGA_INT32; }
+int sl_mega_dtype_for_vocab(uint64_t vocab_size)
+{
+    return vocab_size < 65500 ? SL_MEGA_UINT16 : SL_MEGA_INT32;
+}
 
 static char *with_ext(const char *prefix, const char *ext)
 {
@@ -158,8 +161,14 @@ fail:
     return NULL;
 }
 
-const sl_mega_index *sl_mega_index_of(const sl_mega_reader *r) { return &r->ix; }
-uint64_t sl_mega_n_docs(const sl_mega_reader *r) { return r->ix.n_doc_idx - 1; }
+const sl_mega_index *sl_mega_index_of(const sl_mega_reader *r)
+{
+    return &r->ix;
+}
+uint64_t sl_mega_n_docs(const sl_mega_reader *r)
+{
+    return r->ix.n_doc_idx - 1;
+}
 
 static int read_tokens(sl_mega_reader *r, uint64_t byte_off, uint64_t count, uint32_t *dst, sl_err *err)
 {
@@ -289,8 +298,8 @@ static void push_doc(sl_mega_writer *w, int64_t end)
 int sl_mega_add_doc(sl_mega_writer *w, const uint32_t *tok, size_t n, sl_err *err)
 {
     if (n > INT32_MAX)
-        return sl_errf(err, "%s: a document of %zu tokens does not fit Megatron's int32 sizes",
-                       sl_output_name(w->bin), n);
+        return sl_errf(err, "%s: a document of %zu tokens does not fit Megatron's int32 sizes", sl_output_name(w->bin),
+                       n);
     size_t nb = n * (size_t)w->itemsize;
     if (nb > w->cap_conv) {
         w->cap_conv = nb;
@@ -318,7 +327,8 @@ int sl_mega_add_index(sl_mega_writer *w, sl_mega_reader *r, sl_err *err)
 {
     const sl_mega_index *ix = &r->ix;
     if (ix->dtype_code != w->code)
-        return sl_errf(err, "%s: dtype code %u differs from the output's %d (Megatron's add_index requires equal dtypes)",
+        return sl_errf(err,
+                       "%s: dtype code %u differs from the output's %d (Megatron's add_index requires equal dtypes)",
                        r->bin_path, ix->dtype_code, w->code);
     int64_t off = (int64_t)w->n_seq;
     for (uint64_t i = 0; i < ix->n_seq; i++)
@@ -344,7 +354,10 @@ int sl_mega_add_index(sl_mega_writer *w, sl_mega_reader *r, sl_err *err)
     return 0;
 }
 
-uint64_t sl_mega_writer_docs(const sl_mega_writer *w) { return w->n_doc - 1; }
+uint64_t sl_mega_writer_docs(const sl_mega_writer *w)
+{
+    return w->n_doc - 1;
+}
 
 int sl_mega_writer_finish(sl_mega_writer *w, sl_err *err)
 {

@@ -18,9 +18,9 @@ typedef struct sl_mega_index {
     uint8_t dtype_code; /* SL_MEGA_UINT16 or SL_MEGA_INT32 */
     int itemsize;       /* 2 or 4 */
     uint64_t n_seq, n_doc_idx;
-    int32_t *sizes;     /* n_seq */
-    int64_t *pointers;  /* n_seq, bytes */
-    int64_t *doc_idx;   /* n_doc_idx; documents = n_doc_idx - 1 */
+    int32_t *sizes;    /* n_seq */
+    int64_t *pointers; /* n_seq, bytes */
+    int64_t *doc_idx;  /* n_doc_idx; documents = n_doc_idx - 1 */
     uint64_t total_tokens;
 } sl_mega_index;
 

@@ -19,10 +19,10 @@ typedef struct {
 /* A document sequence [BOS] tokens [EOS], without copying the tokens. */
 typedef struct {
     const uint32_t *tok;
-    size_t n;      /* body tokens */
+    size_t n; /* body tokens */
     int has_bos, has_eos;
     uint32_t bos, eos;
-    size_t len;    /* sequence length used (may be cut by truncation) */
+    size_t len; /* sequence length used (may be cut by truncation) */
 } docseq;
 
 typedef struct {
@@ -43,8 +43,8 @@ struct sl_packer {
     uint32_t fill;
     pending_piece *pend;
     size_t n_pend, cap_pend;
-    sl_piece *out;       /* pieces handed to the callback */
-    sl_buf ids;          /* id arena of the current row */
+    sl_piece *out; /* pieces handed to the callback */
+    sl_buf ids;    /* id arena of the current row */
     uint64_t row_index;
     sl_pack_stats st;
     /* recurrent layout */
@@ -154,8 +154,12 @@ static int place(sl_packer *p, const docseq *s, size_t *pos, uint64_t ordinal, c
         p->pend = sl_xrealloc(p->pend, p->cap_pend * sizeof *p->pend);
     }
     pending_piece *pp = &p->pend[p->n_pend++];
-    pp->p = (sl_piece){.doc = ordinal, .doc_offset = *pos, .offset = p->fill, .length = (uint32_t)take,
-                       .id = NULL, .id_len = (uint32_t)id_len};
+    pp->p = (sl_piece){.doc = ordinal,
+                       .doc_offset = *pos,
+                       .offset = p->fill,
+                       .length = (uint32_t)take,
+                       .id = NULL,
+                       .id_len = (uint32_t)id_len};
     pp->id_off = p->ids.len;
     sl_buf_append(&p->ids, id ? id : "", id ? id_len : 0);
     p->fill += (uint32_t)take;
@@ -268,7 +272,10 @@ int sl_packer_finish(sl_packer *p, sl_err *err)
     return 0;
 }
 
-const sl_pack_stats *sl_packer_stats(const sl_packer *p) { return &p->st; }
+const sl_pack_stats *sl_packer_stats(const sl_packer *p)
+{
+    return &p->st;
+}
 
 void sl_packer_free(sl_packer *p)
 {

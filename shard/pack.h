@@ -19,15 +19,15 @@ typedef struct sl_piece {
     uint64_t doc_offset; /* offset of the piece in the document sequence ([BOS] tokens [EOS]) */
     uint32_t offset;     /* offset in the row */
     uint32_t length;
-    const char *id;      /* document id (not NUL-terminated), valid during the callback; may be NULL */
+    const char *id; /* document id (not NUL-terminated), valid during the callback; may be NULL */
     uint32_t id_len;
 } sl_piece;
 
 typedef struct sl_row {
-    uint64_t index;          /* row number, from 0 */
-    const uint32_t *tokens;  /* seq_len tokens */
+    uint64_t index;         /* row number, from 0 */
+    const uint32_t *tokens; /* seq_len tokens */
     size_t n_pieces;
-    const sl_piece *pieces;  /* sorted by offset */
+    const sl_piece *pieces; /* sorted by offset */
 } sl_row;
 
 /* Receives each complete row; returns 0, or -1 with err set to stop packing. */
@@ -38,17 +38,17 @@ enum { SL_LONG_TRUNCATE = 0, SL_LONG_DROP = 1, SL_LONG_SPLIT = 2 };
 enum { SL_DOC_PLACED = 0, SL_DOC_TRUNCATED = 1, SL_DOC_DROPPED = 2, SL_DOC_EMPTY = 3 };
 
 typedef struct sl_pack_opts {
-    uint32_t seq_len;     /* > 0, multiple of 8 */
+    uint32_t seq_len;      /* > 0, multiple of 8 */
     int64_t eos, bos, pad; /* SL_NO_TOKEN when none */
-    int layout;           /* SL_LAYOUT_* */
-    uint32_t batch;       /* recurrent layout: rows per step */
-    int no_split;         /* sequential layout: a document that does not fit starts a fresh row */
-    int long_mode;        /* with no_split: SL_LONG_* for documents longer than a row */
+    int layout;            /* SL_LAYOUT_* */
+    uint32_t batch;        /* recurrent layout: rows per step */
+    int no_split;          /* sequential layout: a document that does not fit starts a fresh row */
+    int long_mode;         /* with no_split: SL_LONG_* for documents longer than a row */
 } sl_pack_opts;
 
 typedef struct sl_pack_stats {
     uint64_t docs, rows, pieces;
-    uint64_t doc_tokens;  /* tokens of document sequences placed (markers included) */
+    uint64_t doc_tokens; /* tokens of document sequences placed (markers included) */
     uint64_t pad_tokens;
     uint64_t truncated, dropped, cut_tokens;
 } sl_pack_stats;
@@ -61,8 +61,8 @@ sl_packer *sl_packer_new(const sl_pack_opts *o, sl_row_fn fn, void *ctx, sl_err 
 /* Adds one document (its tokens, without markers). *status (may be NULL)
  * receives SL_DOC_*. Returns 0 or -1 (error from the callback, or a row that
  * needs padding when there is no pad id). */
-int sl_packer_add(sl_packer *p, uint64_t ordinal, const char *id, size_t id_len, const uint32_t *tokens,
-                  size_t n, int *status, sl_err *err);
+int sl_packer_add(sl_packer *p, uint64_t ordinal, const char *id, size_t id_len, const uint32_t *tokens, size_t n,
+                  int *status, sl_err *err);
 /* Emits the last (padded) row(s). */
 int sl_packer_finish(sl_packer *p, sl_err *err);
 const sl_pack_stats *sl_packer_stats(const sl_packer *p);

@@ -76,9 +76,8 @@ void sl_packed_header(const sl_ts_header *h, const sl_pack_opts *o, const char *
     sl_buf b = {0};
     sl_buf_puts(&b, "{");
     /* keep the input's extra fields, except an older "packed" */
-    sl_json_doc *jd = h->extra_json && *h->extra_json
-                          ? sl_json_parse(h->extra_json, strlen(h->extra_json), NULL, NULL)
-                          : NULL;
+    sl_json_doc *jd =
+        h->extra_json && *h->extra_json ? sl_json_parse(h->extra_json, strlen(h->extra_json), NULL, NULL) : NULL;
     sl_json *root = jd ? sl_json_root(jd) : NULL;
     if (root && root->type == SL_JSON_OBJECT)
         for (size_t i = 0; i < root->n; i++) {
@@ -208,8 +207,10 @@ int sl_packed_decode(const sl_doc *d, uint32_t L, sl_packed_row *st, sl_row *out
             ok = (uint64_t)v[0] >= end && v[1] > 0 && (uint64_t)v[0] + (uint64_t)v[1] <= L;
         if (!ok) {
             sl_json_free(jd);
-            return sl_errf(err, "%s: row '%s': piece %zu: expected [offset,length,doc,doc_offset,\"id\"] inside the "
-                           "row, after the previous piece", src, d->id, i);
+            return sl_errf(err,
+                           "%s: row '%s': piece %zu: expected [offset,length,doc,doc_offset,\"id\"] inside the "
+                           "row, after the previous piece",
+                           src, d->id, i);
         }
         sl_piece *p = &st->pieces[i];
         p->offset = (uint32_t)v[0];

@@ -12,14 +12,17 @@
 typedef struct sl_pack_user {
     int64_t seq_len, eos, bos, pad; /* -1 = not given */
     int no_eos;
-    int layout;      /* SL_LAYOUT_* */
-    int64_t batch;   /* -1 = not given */
+    int layout;    /* SL_LAYOUT_* */
+    int64_t batch; /* -1 = not given */
     int no_split;
-    int long_mode;   /* -1 = not given */
+    int long_mode; /* -1 = not given */
     const char *warmup;
 } sl_pack_user;
 
-#define SL_PACK_USER_INIT {-1, -1, -1, -1, 0, SL_LAYOUT_SEQUENTIAL, -1, 0, -1, NULL}
+#define SL_PACK_USER_INIT                                                                                              \
+    {                                                                                                                  \
+        -1, -1, -1, -1, 0, SL_LAYOUT_SEQUENTIAL, -1, 0, -1, NULL                                                       \
+    }
 
 /* 1 when any packing option was given (a packed input must not get any). */
 int sl_pack_user_any(const sl_pack_user *u);

@@ -179,8 +179,10 @@ static int load_split(sl_shard *s, int k, const sl_json *sj, int verify, sl_err 
         if (!bx || !safe_name(tn) || !safe_name(bn) || get_u64(fj, "rows", &f->rows) ||
             get_u64(fj, "pieces", &f->pieces) || strlen(tx) != 16 || strlen(bx) != 16 || f->rows > (1ull << 48) ||
             f->pieces > (1ull << 48))
-            return sl_errf(err, "%s/manifest.json: split \"%s\" file %zu: needs tokens, bounds, rows, pieces, "
-                           "tokens_xxh64 and bounds_xxh64", s->dir, name, i);
+            return sl_errf(err,
+                           "%s/manifest.json: split \"%s\" file %zu: needs tokens, bounds, rows, pieces, "
+                           "tokens_xxh64 and bounds_xxh64",
+                           s->dir, name, i);
         f->tokens = sl_xstrdup(tn);
         f->bounds = sl_xstrdup(bn);
         memcpy(f->tokens_xxh64, tx, 17);
@@ -272,7 +274,8 @@ sl_shard *sl_shard_open(const char *dir, int verify, sl_err *err)
         seq_len % 8 || seq_len > (1u << 31) || get_u64(tk, "vocab_size", &vocab) || vocab > UINT32_MAX || !dv ||
         dv->type != SL_JSON_OBJECT || get_special(sp, "eos", &in->eos) || get_special(sp, "bos", &in->bos) ||
         get_special(sp, "pad", &in->pad)) {
-        sl_errf(err, "%s: missing or malformed field (tokenizer, special, splits, dtype, layout, seq_len, documents)", mp);
+        sl_errf(err, "%s: missing or malformed field (tokenizer, special, splits, dtype, layout, seq_len, documents)",
+                mp);
         goto fail;
     }
     in->seq_len = (uint32_t)seq_len;
@@ -366,11 +369,26 @@ void sl_shard_close(sl_shard *s)
     free(s);
 }
 
-const char *sl_shard_dir(const sl_shard *s) { return s->dir; }
-const sl_shard_info *sl_shard_get_info(const sl_shard *s) { return &s->info; }
-const sl_warmup *sl_shard_get_warmup(const sl_shard *s) { return &s->warmup; }
-const sl_shard_split *sl_shard_get_split(const sl_shard *s, int split) { return &s->split[split]; }
-size_t sl_shard_n_docs(const sl_shard *s) { return s->n_docs; }
+const char *sl_shard_dir(const sl_shard *s)
+{
+    return s->dir;
+}
+const sl_shard_info *sl_shard_get_info(const sl_shard *s)
+{
+    return &s->info;
+}
+const sl_warmup *sl_shard_get_warmup(const sl_shard *s)
+{
+    return &s->warmup;
+}
+const sl_shard_split *sl_shard_get_split(const sl_shard *s, int split)
+{
+    return &s->split[split];
+}
+size_t sl_shard_n_docs(const sl_shard *s)
+{
+    return s->n_docs;
+}
 
 const sl_shard_docref *sl_shard_doc(const sl_shard *s, size_t i, const char **id)
 {
@@ -400,11 +418,11 @@ const char *sl_shard_doc_id(const sl_shard *s, uint64_t ordinal, size_t *len)
 struct sl_shard_iter {
     const sl_shard *s;
     const sl_shard_split *sp;
-    size_t file;        /* index of the open file */
+    size_t file; /* index of the open file */
     FILE *ft, *fb;
     char *tname, *bname; /* paths, for messages */
-    uint64_t row;       /* next row in the file */
-    uint64_t piece;     /* pieces read in the file */
+    uint64_t row;        /* next row in the file */
+    uint64_t piece;      /* pieces read in the file */
     int have_next;
     unsigned char rec[SL_BOUNDS_RECORD];
     unsigned char *raw;
@@ -416,7 +434,8 @@ struct sl_shard_iter {
 sl_shard_iter *sl_shard_iter_open(const sl_shard *s, int split, sl_err *err)
 {
     if (split < 0 || split >= SL_SPLIT_N || !s->split[split].present) {
-        sl_errf(err, "%s: no \"%s\" split", s->dir, split >= 0 && split < SL_SPLIT_N ? sl_shard_split_names[split] : "?");
+        sl_errf(err, "%s: no \"%s\" split", s->dir,
+                split >= 0 && split < SL_SPLIT_N ? sl_shard_split_names[split] : "?");
         return NULL;
     }
     sl_shard_iter *it = sl_xcalloc(1, sizeof *it);

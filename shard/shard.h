@@ -21,7 +21,7 @@ extern const char *const sl_shard_split_names[SL_SPLIT_N];
 /* What the manifest says about the tokens (copied from the stream header). */
 typedef struct sl_shard_info {
     uint32_t seq_len;
-    int dtype_bytes;       /* 2 or 4 */
+    int dtype_bytes; /* 2 or 4 */
     uint32_t vocab_size;
     int modality;
     char fingerprint[72];
@@ -43,8 +43,8 @@ typedef struct sl_shard_writer sl_shard_writer;
 sl_shard_writer *sl_shard_writer_open(const char *dir, const sl_shard_info *info, uint64_t max_file_bytes, int force,
                                       sl_err *err);
 /* A line of documents.jsonl; long_status is SL_DOC_* (TRUNCATED / DROPPED noted). */
-int sl_shard_writer_doc(sl_shard_writer *w, uint64_t ordinal, const char *id, size_t id_len, int split,
-                        int long_status, sl_err *err);
+int sl_shard_writer_doc(sl_shard_writer *w, uint64_t ordinal, const char *id, size_t id_len, int split, int long_status,
+                        sl_err *err);
 /* One packed row of `split` (goes through the shuffle window when enabled). */
 int sl_shard_writer_row(sl_shard_writer *w, int split, const sl_row *row, sl_err *err);
 /* Flushes, writes manifest.json, renames the directory into place; frees w. */

@@ -11,8 +11,12 @@
 static void push(sl_warmup *w, uint32_t len, uint64_t batch, int kind, double amount)
 {
     w->stages = sl_xrealloc(w->stages, (w->n + 1) * sizeof *w->stages);
-    w->stages[w->n++] = (sl_stage){.seq_len = len, .batch = batch, .tokens_per_step = batch * len,
-                                   .amount_kind = kind, .amount = amount, .steps = -1};
+    w->stages[w->n++] = (sl_stage){.seq_len = len,
+                                   .batch = batch,
+                                   .tokens_per_step = batch * len,
+                                   .amount_kind = kind,
+                                   .amount = amount,
+                                   .steps = -1};
 }
 
 /* Parses an unsigned integer at *p; advances *p. */
@@ -167,8 +171,8 @@ int sl_warmup_parse(const char *spec, sl_warmup *w, sl_err *err)
             goto out;
         }
         if (bad || (*p && *p != ',')) {
-            sl_errf(err, "--warmup '%s': offset %d: bad value for '%.*s'%s", spec, (int)(eq + 1 - spec), (int)kl,
-                    key, !strncmp(key, "tps", 3) ? " (a multiple of MAX)" : "");
+            sl_errf(err, "--warmup '%s': offset %d: bad value for '%.*s'%s", spec, (int)(eq + 1 - spec), (int)kl, key,
+                    !strncmp(key, "tps", 3) ? " (a multiple of MAX)" : "");
             goto out;
         }
     }
@@ -183,8 +187,8 @@ int sl_warmup_parse(const char *spec, sl_warmup *w, sl_err *err)
         while (l < hi)
             l *= 2;
         if (l != hi) {
-            sl_errf(err, "--warmup '%s': MAX %llu is not MIN %llu times a power of two", spec,
-                    (unsigned long long)hi, (unsigned long long)lo);
+            sl_errf(err, "--warmup '%s': MAX %llu is not MIN %llu times a power of two", spec, (unsigned long long)hi,
+                    (unsigned long long)lo);
             goto out;
         }
         for (l = lo; l <= hi; l *= 2)

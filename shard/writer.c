@@ -98,8 +98,8 @@ sl_shard_writer *sl_shard_writer_open(const char *dir, const sl_shard_info *info
         if (sl_warmup_parse(info->warmup, &w->warmup, err))
             goto fail;
         if (w->warmup.max_len != info->seq_len) {
-            sl_errf(err, "--warmup '%s': longest stage %u differs from --seq-len %u", info->warmup,
-                    w->warmup.max_len, info->seq_len);
+            sl_errf(err, "--warmup '%s': longest stage %u differs from --seq-len %u", info->warmup, w->warmup.max_len,
+                    info->seq_len);
             goto fail;
         }
     } else {
@@ -134,8 +134,8 @@ fail:
     return NULL;
 }
 
-int sl_shard_writer_doc(sl_shard_writer *w, uint64_t ordinal, const char *id, size_t id_len, int split,
-                        int long_status, sl_err *err)
+int sl_shard_writer_doc(sl_shard_writer *w, uint64_t ordinal, const char *id, size_t id_len, int split, int long_status,
+                        sl_err *err)
 {
     sl_buf b = {0};
     sl_buf_printf(&b, "{\"doc\":%llu,\"id\":", (unsigned long long)ordinal);

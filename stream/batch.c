@@ -26,7 +26,7 @@ struct sl_batcher {
     pthread_cond_t cv;
     int busy; /* the worker holds a batch */
     int quit;
-    int wrc;  /* the worker failed: its message is in werr, nothing more is written */
+    int wrc; /* the worker failed: its message is in werr, nothing more is written */
     sl_err werr;
 };
 
@@ -62,7 +62,10 @@ sl_batcher *sl_batcher_new(const sl_batch_ops *ops, void *ctx, const sl_batch_op
     return b;
 }
 
-static void *slot(const sl_batcher *b, const batch *t, size_t i) { return t->slots + i * b->ops.slot_size; }
+static void *slot(const sl_batcher *b, const batch *t, size_t i)
+{
+    return t->slots + i * b->ops.slot_size;
+}
 
 /* Encodes and writes a batch, then empties it. */
 static int process(sl_batcher *b, batch *t, sl_err *err)

@@ -36,7 +36,10 @@ void sl_buf_putc(sl_buf *b, char c)
     b->data[b->len] = 0;
 }
 
-void sl_buf_puts(sl_buf *b, const char *s) { sl_buf_append(b, s, strlen(s)); }
+void sl_buf_puts(sl_buf *b, const char *s)
+{
+    sl_buf_append(b, s, strlen(s));
+}
 
 void sl_buf_printf(sl_buf *b, const char *fmt, ...)
 {

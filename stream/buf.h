@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 typedef struct sl_buf {
-    char *data;  /* always NUL-terminated when non-NULL */
+    char *data; /* always NUL-terminated when non-NULL */
     size_t len;
     size_t cap;
 } sl_buf;

@@ -34,31 +34,34 @@ typedef struct jslot jslot;
 
 /* JSON Lines lines gathered for parsing in parallel (see batch_fill). */
 typedef struct {
-    sl_buf data;          /* the lines' bytes */
-    size_t *off, *len;    /* line i is data[off[i], off[i] + len[i]) */
-    jslot *slots;         /* parse results */
-    size_t n, next, cap;  /* n lines, next to hand out, capacity */
-    sl_err pending;       /* a read error met after line n */
+    sl_buf data;         /* the lines' bytes */
+    size_t *off, *len;   /* line i is data[off[i], off[i] + len[i]) */
+    jslot *slots;        /* parse results */
+    size_t n, next, cap; /* n lines, next to hand out, capacity */
+    sl_err pending;      /* a read error met after line n */
     int has_pending;
 } sl_batch;
 
 struct sl_docreader {
     sl_docreader_opts o;
     sl_sources *src;
-    sl_input *in;       /* current source (owned by src), NULL between sources */
-    char *name;         /* its name */
+    sl_input *in; /* current source (owned by src), NULL between sources */
+    char *name;   /* its name */
     int mode;
-    char *buf;          /* buf[start, end) is read but not consumed */
+    char *buf;                    /* buf[start, end) is read but not consumed */
     size_t cap, start, end, scan; /* no '\n' in buf[start, scan) */
     int eof;
-    uint64_t line;      /* lines consumed in this source */
-    uint64_t ndoc;      /* documents produced from this source */
+    uint64_t line; /* lines consumed in this source */
+    uint64_t ndoc; /* documents produced from this source */
     sl_docreader_stats st;
     unsigned warnings;
     sl_batch batch;
 };
 
-static int is_ws(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+static int is_ws(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
 
 /* ---- buffered reading of the current source ---------------------------- */
 
@@ -160,8 +163,7 @@ static int put_text(sl_docreader *r, sl_textdoc *d, const char *s, size_t n, uin
     const char *nul = memchr(s, 0, n);
     if (nul)
         return sl_errf(err, "%s:%llu: binary data (NUL byte at offset %zu); not text, JSON Lines or a known archive",
-                       r->name, (unsigned long long)(line ? line : line_at(r, (size_t)(nul - s))),
-                       (size_t)(nul - s));
+                       r->name, (unsigned long long)(line ? line : line_at(r, (size_t)(nul - s))), (size_t)(nul - s));
     size_t bad = sl_utf8_check(s, n);
     if (bad == n) {
         sl_buf_append(&d->text, s, n);
@@ -178,9 +180,9 @@ static int put_text(sl_docreader *r, sl_textdoc *d, const char *s, size_t n, uin
  * it only reads r and writes the slot. */
 struct jslot {
     sl_textdoc d;
-    int status;        /* 0 ok; -1 bad line (skippable); -2 fatal (invalid UTF-8 under --invalid=error) */
-    int gen_id;        /* no usable "id": generated when handed out, in order */
-    size_t invalid;    /* invalid UTF-8 sequences repaired */
+    int status;     /* 0 ok; -1 bad line (skippable); -2 fatal (invalid UTF-8 under --invalid=error) */
+    int gen_id;     /* no usable "id": generated when handed out, in order */
+    size_t invalid; /* invalid UTF-8 sequences repaired */
     uint64_t line;
     sl_err err;
 };
@@ -238,7 +240,8 @@ static void parse_json_line(const sl_docreader *r, jslot *s, const char *p, size
         int first = 1;
         for (size_t i = 0; i < root->n; i++) {
             const sl_json *k = root->keys[i];
-            if ((k->str_len == 2 && !memcmp(k->str, "id", 2)) || (k->str_len == flen && !memcmp(k->str, r->o.field, flen)))
+            if ((k->str_len == 2 && !memcmp(k->str, "id", 2)) ||
+                (k->str_len == flen && !memcmp(k->str, r->o.field, flen)))
                 continue;
             if (!first)
                 sl_buf_putc(&d->meta, ',');
@@ -432,8 +435,8 @@ static int source_next(sl_docreader *r, sl_textdoc *d, sl_err *err)
                 return -1;
         }
         if (r->end - r->start > r->o.max_doc_bytes)
-            return sl_errf(err, "%s: document longer than --max-doc-bytes (%zu bytes); --lines splits it",
-                           r->name, r->o.max_doc_bytes);
+            return sl_errf(err, "%s: document longer than --max-doc-bytes (%zu bytes); --lines splits it", r->name,
+                           r->o.max_doc_bytes);
         doc_reset(r, d);
         if (put_text(r, d, r->buf + r->start, r->end - r->start, 0, err) < 0)
             return -1;
@@ -443,8 +446,7 @@ static int source_next(sl_docreader *r, sl_textdoc *d, sl_err *err)
         gen_id(r, d);
         sl_buf_puts(&d->meta, "{}");
         return 1;
-    default:
-        return 0;
+    default: return 0;
     }
 }
 
@@ -493,7 +495,10 @@ int sl_docreader_next(sl_docreader *r, sl_textdoc *doc, sl_err *err)
     }
 }
 
-const sl_docreader_stats *sl_docreader_stats_get(const sl_docreader *r) { return &r->st; }
+const sl_docreader_stats *sl_docreader_stats_get(const sl_docreader *r)
+{
+    return &r->st;
+}
 
 void sl_docreader_close(sl_docreader *r)
 {

@@ -15,19 +15,19 @@
 enum { SL_DOCS_AUTO = 0, SL_DOCS_JSONL = 1, SL_DOCS_TEXT = 2 };
 
 typedef struct sl_docreader_opts {
-    const char *field;      /* text field name in JSON objects; default "text" */
-    int lines;              /* plain text: one document per line */
-    int invalid_utf8;       /* SL_UTF8_REPLACE (default), SL_UTF8_SKIP, SL_UTF8_ERROR */
-    int skip_bad_json;      /* 1: report malformed JSON lines and skip; 0: fatal */
-    size_t max_doc_bytes;   /* 0 = default 64 MiB */
-    int quiet;              /* do not print skipped-line warnings */
-    int format;             /* SL_DOCS_AUTO (default), SL_DOCS_JSONL or SL_DOCS_TEXT: force the kind of every source */
+    const char *field;    /* text field name in JSON objects; default "text" */
+    int lines;            /* plain text: one document per line */
+    int invalid_utf8;     /* SL_UTF8_REPLACE (default), SL_UTF8_SKIP, SL_UTF8_ERROR */
+    int skip_bad_json;    /* 1: report malformed JSON lines and skip; 0: fatal */
+    size_t max_doc_bytes; /* 0 = default 64 MiB */
+    int quiet;            /* do not print skipped-line warnings */
+    int format;           /* SL_DOCS_AUTO (default), SL_DOCS_JSONL or SL_DOCS_TEXT: force the kind of every source */
 } sl_docreader_opts;
 
 typedef struct sl_textdoc {
-    sl_buf id;     /* kept from the "id" field (as text: a JSON number keeps its source text), or "<source>:<n>" */
-    sl_buf text;   /* valid UTF-8 */
-    sl_buf meta;   /* the other fields as a JSON object text, "{}" when none; "id" and the text field excluded */
+    sl_buf id;          /* kept from the "id" field (as text: a JSON number keeps its source text), or "<source>:<n>" */
+    sl_buf text;        /* valid UTF-8 */
+    sl_buf meta;        /* the other fields as a JSON object text, "{}" when none; "id" and the text field excluded */
     int id_is_string;   /* 1 when id came from a JSON string or was generated */
     const char *source; /* name of the source (valid until next call) */
     uint64_t line;      /* 1-based line number in the source (JSON Lines / --lines), 0 otherwise */

@@ -69,7 +69,10 @@ void *sl_xrealloc(void *p, size_t n)
     return q;
 }
 
-char *sl_xstrdup(const char *s) { return sl_xstrndup(s, strlen(s)); }
+char *sl_xstrdup(const char *s)
+{
+    return sl_xstrndup(s, strlen(s));
+}
 
 char *sl_xstrndup(const char *s, size_t n)
 {

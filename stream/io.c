@@ -25,27 +25,27 @@ struct sl_input {
     sl_read_fn cb;            /* callback source, or NULL */
     void *cb_ctx;
     size_t mem_len, mem_pos;
-    unsigned char head[8];    /* raw bytes read for magic detection, replayed */
+    unsigned char head[8]; /* raw bytes read for magic detection, replayed */
     size_t head_len, head_pos;
-    lzma_stream xs;           /* xz decompressor */
+    lzma_stream xs; /* xz decompressor */
     int xs_live;
-    bz_stream bs;             /* bzip2 decompressor */
+    bz_stream bs; /* bzip2 decompressor */
     int bs_live, bs_between;
-    z_stream zs;              /* gzip decompressor */
+    z_stream zs; /* gzip decompressor */
     int zs_live, zs_between, zs_padding;
-    ZSTD_DStream *zd;         /* zstd decompressor */
-    int zd_pending;           /* zstd: inside a frame */
-    unsigned char *rawbuf;    /* raw (compressed) bytes */
+    ZSTD_DStream *zd;      /* zstd decompressor */
+    int zd_pending;        /* zstd: inside a frame */
+    unsigned char *rawbuf; /* raw (compressed) bytes */
     size_t raw_len, raw_pos;
     int raw_eof;
-    uint64_t decoded;         /* decoded bytes produced so far */
+    uint64_t decoded; /* decoded bytes produced so far */
     sl_compression comp;
-    unsigned char *buf;       /* decoded bytes */
+    unsigned char *buf; /* decoded bytes */
     size_t buf_len, buf_pos;
     uint64_t offset, raw_off;
     int64_t raw_size;
     int eof, failed;
-    sl_err saved;             /* error of a failed refill, reported again */
+    sl_err saved; /* error of a failed refill, reported again */
 };
 
 /* ---- raw bytes ------------------------------------------------------ */
@@ -100,7 +100,10 @@ static sl_compression detect(const unsigned char *h, size_t n)
         return SL_COMP_GZIP;
     if (n >= 4 && h[0] == 0x28 && h[1] == 0xb5 && h[2] == 0x2f && h[3] == 0xfd)
         return SL_COMP_ZSTD;
-    if (n >= 6 && !memcmp(h, "\xfd" "7zXZ\0", 6))
+    if (n >= 6 && !memcmp(h,
+                          "\xfd"
+                          "7zXZ\0",
+                          6))
         return SL_COMP_XZ;
     if (n >= 3 && h[0] == 'B' && h[1] == 'Z' && h[2] == 'h')
         return SL_COMP_BZIP2;
@@ -180,8 +183,7 @@ static long dec_fail(sl_input *in, const char *what, const char *detail)
 {
     sl_errf(&in->saved, "%s: %s %s data after %llu decoded bytes (compressed offset %llu)%s%s", in->name, what,
             comp_name(in->comp), (unsigned long long)in->decoded,
-            (unsigned long long)(in->raw_off - (in->raw_len - in->raw_pos)), detail ? ": " : "",
-            detail ? detail : "");
+            (unsigned long long)(in->raw_off - (in->raw_len - in->raw_pos)), detail ? ": " : "", detail ? detail : "");
     return -1;
 }
 
@@ -330,10 +332,10 @@ static long xz_decode(sl_input *in, unsigned char *dst, size_t cap, sl_err *err)
             return (long)got; /* 0 when everything was delivered */
         if (ret != LZMA_OK && !(ret == LZMA_BUF_ERROR && got))
             return dec_fail(in, ret == LZMA_BUF_ERROR ? "truncated" : "corrupt",
-                            ret == LZMA_DATA_ERROR   ? "data error"
+                            ret == LZMA_DATA_ERROR     ? "data error"
                             : ret == LZMA_FORMAT_ERROR ? "not xz data"
-                            : ret == LZMA_BUF_ERROR  ? NULL
-                                                     : "integrity check failed or unsupported");
+                            : ret == LZMA_BUF_ERROR    ? NULL
+                                                       : "integrity check failed or unsupported");
         if (got)
             return (long)got;
     }
@@ -529,11 +531,26 @@ int sl_input_getline(sl_input *in, char **line, size_t *len, size_t *cap, size_t
     return 1;
 }
 
-const char *sl_input_name(const sl_input *in) { return in->name; }
-uint64_t sl_input_offset(const sl_input *in) { return in->offset; }
-uint64_t sl_input_raw_offset(const sl_input *in) { return in->raw_off; }
-int64_t sl_input_raw_size(const sl_input *in) { return in->raw_size; }
-sl_compression sl_input_compression(const sl_input *in) { return in->comp; }
+const char *sl_input_name(const sl_input *in)
+{
+    return in->name;
+}
+uint64_t sl_input_offset(const sl_input *in)
+{
+    return in->offset;
+}
+uint64_t sl_input_raw_offset(const sl_input *in)
+{
+    return in->raw_off;
+}
+int64_t sl_input_raw_size(const sl_input *in)
+{
+    return in->raw_size;
+}
+sl_compression sl_input_compression(const sl_input *in)
+{
+    return in->comp;
+}
 
 void sl_input_close(sl_input *in)
 {
@@ -854,7 +871,8 @@ void sl_stale_temps_clean(const char *path)
             else
                 unlink(full);
             if (!io_quiet || !*io_quiet)
-                fprintf(stderr, "sluice: %s: removed stale temporary %s%s (left by process %ld, which no longer runs)\n",
+                fprintf(stderr,
+                        "sluice: %s: removed stale temporary %s%s (left by process %ld, which no longer runs)\n",
                         io_stage, full, S_ISDIR(st.st_mode) ? "/" : "", pid);
         }
         if (fd >= 0)
@@ -1075,8 +1093,14 @@ void sl_output_abort(sl_output *o)
     out_free(o);
 }
 
-const char *sl_output_name(const sl_output *o) { return o->path; }
-uint64_t sl_output_bytes(const sl_output *o) { return o->bytes; }
+const char *sl_output_name(const sl_output *o)
+{
+    return o->path;
+}
+uint64_t sl_output_bytes(const sl_output *o)
+{
+    return o->bytes;
+}
 
 /* ---- atomic output directory ---------------------------------------- */
 
@@ -1142,8 +1166,14 @@ sl_outdir *sl_outdir_open(const char *dir, int force, sl_err *err)
     return d;
 }
 
-const char *sl_outdir_tmp(const sl_outdir *d) { return d->tmp; }
-const char *sl_outdir_name(const sl_outdir *d) { return d->path; }
+const char *sl_outdir_tmp(const sl_outdir *d)
+{
+    return d->tmp;
+}
+const char *sl_outdir_name(const sl_outdir *d)
+{
+    return d->path;
+}
 
 int sl_outdir_commit(sl_outdir *d, sl_err *err)
 {

@@ -55,9 +55,9 @@ long sl_input_peek(sl_input *in, void *buf, size_t n, sl_err *err);
  * Returns 1 line read, 0 end, -1 error (incl. line longer than max_len). */
 int sl_input_getline(sl_input *in, char **line, size_t *len, size_t *cap, size_t max_len, sl_err *err);
 const char *sl_input_name(const sl_input *in);
-uint64_t sl_input_offset(const sl_input *in);      /* decoded bytes consumed */
-uint64_t sl_input_raw_offset(const sl_input *in);  /* compressed bytes consumed (progress) */
-int64_t sl_input_raw_size(const sl_input *in);     /* file size or -1 */
+uint64_t sl_input_offset(const sl_input *in);     /* decoded bytes consumed */
+uint64_t sl_input_raw_offset(const sl_input *in); /* compressed bytes consumed (progress) */
+int64_t sl_input_raw_size(const sl_input *in);    /* file size or -1 */
 sl_compression sl_input_compression(const sl_input *in);
 void sl_input_close(sl_input *in);
 
@@ -84,7 +84,7 @@ void sl_output_abort_all(void);
 typedef struct sl_outdir sl_outdir;
 sl_outdir *sl_outdir_open(const char *dir, int force, sl_err *err);
 const char *sl_outdir_tmp(const sl_outdir *d);
-const char *sl_outdir_name(const sl_outdir *d); /* dir without trailing '/' */
+const char *sl_outdir_name(const sl_outdir *d);  /* dir without trailing '/' */
 int sl_outdir_commit(sl_outdir *d, sl_err *err); /* frees d */
 void sl_outdir_abort(sl_outdir *d);              /* frees d; NULL is a no-op */
 

@@ -420,7 +420,10 @@ sl_json_doc *sl_json_parse(const char *text, size_t len, sl_json_opts *opts, sl_
     return d;
 }
 
-sl_json *sl_json_root(sl_json_doc *doc) { return doc ? doc->root : NULL; }
+sl_json *sl_json_root(sl_json_doc *doc)
+{
+    return doc ? doc->root : NULL;
+}
 
 void sl_json_free(sl_json_doc *doc)
 {
@@ -536,7 +539,10 @@ void sl_json_put_str(sl_buf *b, const char *s, size_t n)
     sl_buf_putc(b, '"');
 }
 
-void sl_json_put_cstr(sl_buf *b, const char *s) { sl_json_put_str(b, s, strlen(s)); }
+void sl_json_put_cstr(sl_buf *b, const char *s)
+{
+    sl_json_put_str(b, s, strlen(s));
+}
 
 void sl_json_put_num(sl_buf *b, double v)
 {
@@ -558,7 +564,10 @@ void sl_json_put_num(sl_buf *b, double v)
     sl_buf_puts(b, tmp);
 }
 
-void sl_json_put_int(sl_buf *b, int64_t v) { sl_buf_printf(b, "%lld", (long long)v); }
+void sl_json_put_int(sl_buf *b, int64_t v)
+{
+    sl_buf_printf(b, "%lld", (long long)v);
+}
 
 void sl_json_put_value(sl_buf *b, const sl_json *v)
 {

@@ -52,8 +52,8 @@ struct sl_json {
 typedef struct sl_json_doc sl_json_doc; /* owns the arena */
 
 typedef struct sl_json_opts {
-    int invalid_utf8;        /* SL_UTF8_*; default REPLACE */
-    size_t invalid_count;    /* out: number of invalid sequences repaired */
+    int invalid_utf8;     /* SL_UTF8_*; default REPLACE */
+    size_t invalid_count; /* out: number of invalid sequences repaired */
 } sl_json_opts;
 
 /* Parses exactly one JSON value (surrounding whitespace allowed). On error
@@ -64,7 +64,7 @@ void sl_json_free(sl_json_doc *doc);
 
 /* Lookup helpers; return NULL when absent or of another type. */
 sl_json *sl_json_get(const sl_json *obj, const char *key);
-const char *sl_json_get_str(const sl_json *obj, const char *key); /* NUL-terminated */
+const char *sl_json_get_str(const sl_json *obj, const char *key);       /* NUL-terminated */
 int sl_json_get_int(const sl_json *obj, const char *key, int64_t *out); /* 0 ok, -1 absent/not integer */
 int sl_json_get_num(const sl_json *obj, const char *key, double *out);
 int sl_json_get_bool(const sl_json *obj, const char *key, int *out);

@@ -8,7 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static int digits_at(const char *s, size_t i) { return s[i] >= '0' && s[i] <= '9'; }
+static int digits_at(const char *s, size_t i)
+{
+    return s[i] >= '0' && s[i] <= '9';
+}
 
 static int parse_u64(const char *s, size_t a, size_t b, uint64_t *v)
 {
@@ -86,8 +89,10 @@ int sl_parts_list(const char *path, char ***out, size_t *n_out, sl_err *err)
         uint64_t r, nn;
         size_t pre, post;
         if (!sl_parts_parse_name(nm, &r, &nn, &pre, &post)) {
-            sl_errf(err, "%s: '%s' is not a part file (a name with <R>-of-<N>, e.g. part-3-of-8.tok): move it "
-                    "out or name the files to read one by one", path, nm);
+            sl_errf(err,
+                    "%s: '%s' is not a part file (a name with <R>-of-<N>, e.g. part-3-of-8.tok): move it "
+                    "out or name the files to read one by one",
+                    path, nm);
             goto done;
         }
         if (!first) {
@@ -96,8 +101,8 @@ int sl_parts_list(const char *path, char ***out, size_t *n_out, sl_err *err)
             first_post = post;
             N = nn;
         } else if (pre != first_pre || strncmp(nm, first, pre) || strcmp(nm + post, first + first_post)) {
-            sl_errf(err, "%s: '%s' and '%s' are parts of different outputs (the names differ around <R>-of-<N>)",
-                    path, first, nm);
+            sl_errf(err, "%s: '%s' and '%s' are parts of different outputs (the names differ around <R>-of-<N>)", path,
+                    first, nm);
             goto done;
         } else if (nn != N) {
             sl_errf(err, "%s: parts of different N: '%s' is one of %llu, '%s' one of %llu", path, first,
@@ -157,8 +162,10 @@ static int env_u64(const char *name, uint64_t *v, sl_err *err)
 {
     const char *s = getenv(name);
     if (!s || !*s)
-        return sl_errf(err, "--part slurm: %s is not set: not inside a Slurm job array (submit with sbatch "
-                       "--array, or give --part R/N)", name);
+        return sl_errf(err,
+                       "--part slurm: %s is not set: not inside a Slurm job array (submit with sbatch "
+                       "--array, or give --part R/N)",
+                       name);
     char *end;
     errno = 0;
     unsigned long long x = strtoull(s, &end, 10);
@@ -183,9 +190,11 @@ int sl_part_parse(const char *spec, sl_part *p, sl_err *err)
             return sl_errf(err, "--part slurm: task %llu is not in the array %llu..%llu+%llu", (unsigned long long)id,
                            (unsigned long long)min, (unsigned long long)min, (unsigned long long)count);
         if (mx && *mx && max - min + 1 != count)
-            return sl_errf(err, "--part slurm: the array %llu-%llu has %llu tasks, not a contiguous range with "
-                           "step 1 (submit --array=0-%llu)", (unsigned long long)min, (unsigned long long)max,
-                           (unsigned long long)count, (unsigned long long)(count - 1));
+            return sl_errf(err,
+                           "--part slurm: the array %llu-%llu has %llu tasks, not a contiguous range with "
+                           "step 1 (submit --array=0-%llu)",
+                           (unsigned long long)min, (unsigned long long)max, (unsigned long long)count,
+                           (unsigned long long)(count - 1));
         p->r = id - min;
         p->n = count;
         return 0;

@@ -40,7 +40,10 @@ sl_progress *sl_progress_start(const char *stage, const char *unit, int mode)
     return p;
 }
 
-void sl_progress_set_total(sl_progress *p, int64_t total) { p->total = total; }
+void sl_progress_set_total(sl_progress *p, int64_t total)
+{
+    p->total = total;
+}
 
 void sl_progress_track_input(sl_progress *p, const sl_input *in)
 {

@@ -34,12 +34,12 @@
 
 struct sl_sources {
     char **paths;
-    int n, next;           /* paths[next] is the next path to open */
-    sl_input *in;          /* the open path: a plain source, or the archive's bytes */
-    struct archive *ar;    /* open archive reading from `in`, or NULL */
-    char *ar_name;         /* name used for the archive in messages */
-    char *member_prev;     /* name of the last member (for error positions) */
-    sl_input *member;      /* current member source */
+    int n, next;        /* paths[next] is the next path to open */
+    sl_input *in;       /* the open path: a plain source, or the archive's bytes */
+    struct archive *ar; /* open archive reading from `in`, or NULL */
+    char *ar_name;      /* name used for the archive in messages */
+    char *member_prev;  /* name of the last member (for error positions) */
+    sl_input *member;   /* current member source */
     /* libarchive read callback state */
     char *block;
     sl_err io_err;
@@ -121,8 +121,8 @@ static int is_cpio(const unsigned char *p, size_t n)
 static int is_archive(const unsigned char *p, size_t n)
 {
     return is_tar(p, n) || is_cpio(p, n) || starts(p, n, "PK\3\4", 4) || starts(p, n, "PK\5\6", 4) ||
-           starts(p, n, "PK\7\10PK", 6) || starts(p, n, "7z\xBC\xAF\x27\x1C", 6) ||
-           starts(p, n, "Rar!\x1A\x07", 6) || starts(p, n, "!<arch>\n", 8);
+           starts(p, n, "PK\7\10PK", 6) || starts(p, n, "7z\xBC\xAF\x27\x1C", 6) || starts(p, n, "Rar!\x1A\x07", 6) ||
+           starts(p, n, "!<arch>\n", 8);
 }
 
 /* ---- libarchive over an sl_input --------------------------------------- */
@@ -195,7 +195,8 @@ static int archive_start(sl_sources *s, const char *path, const unsigned char *h
     s->ar_name = sl_xstrdup(strcmp(path, "-") ? path : sl_input_name(s->in));
     free(s->member_prev);
     s->member_prev = NULL;
-    int seekable = strcmp(path, "-") != 0 && sl_input_compression(s->in) == SL_COMP_NONE && sl_input_raw_size(s->in) >= 0;
+    int seekable =
+        strcmp(path, "-") != 0 && sl_input_compression(s->in) == SL_COMP_NONE && sl_input_raw_size(s->in) >= 0;
     if (!seekable && starts(head, n, "7z\xBC\xAF\x27\x1C", 6))
         return sl_errf(err, "%s: a 7z archive can only be read from a regular, uncompressed file (7z needs to seek)",
                        s->ar_name);

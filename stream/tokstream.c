@@ -21,7 +21,10 @@
 
 static const char *const mod_names[] = {"unknown", "text", "dna", "audio", "ids"};
 
-const char *sl_modality_name(int m) { return m >= 0 && m <= 4 ? mod_names[m] : "unknown"; }
+const char *sl_modality_name(int m)
+{
+    return m >= 0 && m <= 4 ? mod_names[m] : "unknown";
+}
 
 int sl_modality_parse(const char *s)
 {
@@ -291,8 +294,7 @@ int sl_ts_write_doc(sl_ts_writer *w, const sl_doc *d, sl_err *err)
     return 0;
 }
 
-int sl_ts_write_doc_raw(sl_ts_writer *w, const sl_doc *d, const void *tokens, size_t n, uint32_t max_token,
-                        sl_err *err)
+int sl_ts_write_doc_raw(sl_ts_writer *w, const sl_doc *d, const void *tokens, size_t n, uint32_t max_token, sl_err *err)
 {
     char q[SL_QUOTE_MAX];
     if (d->id_len >= SL_TS_MAX_ID_LEN)
@@ -313,9 +315,15 @@ int sl_ts_write_doc_raw(sl_ts_writer *w, const sl_doc *d, const void *tokens, si
     return 0;
 }
 
-uint8_t sl_ts_writer_width(const sl_ts_writer *w) { return w->h.width; }
+uint8_t sl_ts_writer_width(const sl_ts_writer *w)
+{
+    return w->h.width;
+}
 
-uint64_t sl_ts_writer_count(const sl_ts_writer *w) { return w->count; }
+uint64_t sl_ts_writer_count(const sl_ts_writer *w)
+{
+    return w->count;
+}
 
 static void writer_free(sl_ts_writer *w)
 {
@@ -351,22 +359,25 @@ void sl_ts_writer_abort(sl_ts_writer *w)
  * (concatenated `.tok` files). Every stream after the first must have the
  * first one's header; the documents of all of them come out as one stream. */
 struct sl_ts_reader {
-    sl_input *in;            /* the input being read */
-    sl_ts_header h;          /* the first stream's header */
-    XXH64_state_t *xx;       /* checksum of the current stream's records */
-    uint64_t count, tokens;  /* documents and tokens of the current stream */
-    uint64_t total;          /* documents of every stream so far */
-    uint64_t streams;        /* streams begun so far */
+    sl_input *in;           /* the input being read */
+    sl_ts_header h;         /* the first stream's header */
+    XXH64_state_t *xx;      /* checksum of the current stream's records */
+    uint64_t count, tokens; /* documents and tokens of the current stream */
+    uint64_t total;         /* documents of every stream so far */
+    uint64_t streams;       /* streams begun so far */
     int done;
     unsigned char *tmp;
     /* inputs the reader opened itself (sl_ts_reader_open_paths) */
     char **paths;
     size_t n_paths, next_path;
-    char *first_name;        /* the input the first header came from */
+    char *first_name; /* the input the first header came from */
     int own_in;
 };
 
-int sl_ts_sniff(const void *p, size_t n) { return n >= 8 && !memcmp(p, SL_TS_MAGIC, 8); }
+int sl_ts_sniff(const void *p, size_t n)
+{
+    return n >= 8 && !memcmp(p, SL_TS_MAGIC, 8);
+}
 
 static int rd(sl_ts_reader *r, void *p, size_t n, const char *what, sl_err *err)
 {
@@ -467,7 +478,10 @@ static int read_header(sl_ts_reader *r, sl_ts_header *h, uint64_t base, sl_err *
     return 0;
 }
 
-static const char *or_none(const char *s) { return s && *s ? s : "(none)"; }
+static const char *or_none(const char *s)
+{
+    return s && *s ? s : "(none)";
+}
 
 static void special_str(char *out, size_t n, int64_t v)
 {
@@ -536,8 +550,10 @@ static int next_stream(sl_ts_reader *r, uint64_t base, sl_err *err)
         if (base == 0)
             return sl_errf(err, "%s: its header differs from that of %s (%s): these streams cannot be read as one",
                            name, r->first_name, what);
-        return sl_errf(err, "%s: offset %llu: the stream concatenated here has a different header (%s) than the "
-                       "first one: these streams cannot be read as one", name, (unsigned long long)base, what);
+        return sl_errf(err,
+                       "%s: offset %llu: the stream concatenated here has a different header (%s) than the "
+                       "first one: these streams cannot be read as one",
+                       name, (unsigned long long)base, what);
     }
     r->count = r->tokens = 0;
     r->streams++;
@@ -634,11 +650,26 @@ sl_ts_reader *sl_ts_reader_open_paths(char *const *paths, size_t n, sl_err *err)
     return r;
 }
 
-const sl_ts_header *sl_ts_reader_header(const sl_ts_reader *r) { return &r->h; }
-uint64_t sl_ts_reader_count(const sl_ts_reader *r) { return r->total; }
-const sl_input *sl_ts_reader_input(const sl_ts_reader *r) { return r->in; }
-size_t sl_ts_reader_n_inputs(const sl_ts_reader *r) { return r->n_paths ? r->n_paths : 1; }
-uint64_t sl_ts_reader_streams(const sl_ts_reader *r) { return r->streams + 1; }
+const sl_ts_header *sl_ts_reader_header(const sl_ts_reader *r)
+{
+    return &r->h;
+}
+uint64_t sl_ts_reader_count(const sl_ts_reader *r)
+{
+    return r->total;
+}
+const sl_input *sl_ts_reader_input(const sl_ts_reader *r)
+{
+    return r->in;
+}
+size_t sl_ts_reader_n_inputs(const sl_ts_reader *r)
+{
+    return r->n_paths ? r->n_paths : 1;
+}
+uint64_t sl_ts_reader_streams(const sl_ts_reader *r)
+{
+    return r->streams + 1;
+}
 
 /* After a verified trailer: the end of the input, or the start of another
  * stream (concatenated, or in the next input). 1 = a stream follows, 0 = the
@@ -663,8 +694,10 @@ static int after_trailer(sl_ts_reader *r, sl_err *err)
         if (rc < 0 && !strstr(err->msg, "unexpected end"))
             return -1;
         if (m[0] != SL_TS_MAGIC[0] || rc || memcmp(m, SL_TS_MAGIC, 8))
-            return sl_errf(err, "%s: offset %llu: unexpected data after the end of the stream (neither the end of "
-                           "the input nor another token stream)", sl_input_name(r->in), (unsigned long long)at);
+            return sl_errf(err,
+                           "%s: offset %llu: unexpected data after the end of the stream (neither the end of "
+                           "the input nor another token stream)",
+                           sl_input_name(r->in), (unsigned long long)at);
         return next_stream(r, at, err) ? -1 : 1;
     }
 }
@@ -679,8 +712,9 @@ static int read_trailer(sl_ts_reader *r, uint64_t at, sl_err *err)
         return sl_errf(err, "%s: offset %llu: bad trailer (corrupt stream)", name, (unsigned long long)at);
     if (sl_get_le64(t) != r->count || sl_get_le64(t + 8) != r->tokens)
         return sl_errf(err, "%s: offset %llu: trailer says %llu documents / %llu tokens, stream has %llu / %llu", name,
-                       (unsigned long long)at, (unsigned long long)sl_get_le64(t), (unsigned long long)sl_get_le64(t + 8),
-                       (unsigned long long)r->count, (unsigned long long)r->tokens);
+                       (unsigned long long)at, (unsigned long long)sl_get_le64(t),
+                       (unsigned long long)sl_get_le64(t + 8), (unsigned long long)r->count,
+                       (unsigned long long)r->tokens);
     if (sl_get_le64(t + 16) != XXH64_digest(r->xx))
         return sl_errf(err, "%s: offset %llu: checksum mismatch (corrupt stream)", name, (unsigned long long)at);
     int k = after_trailer(r, err);
@@ -782,7 +816,8 @@ int sl_ts_read_doc(sl_ts_reader *r, sl_doc *d, sl_err *err)
             for (size_t j = 0; j < k; j++)
                 if (t[j] >= vocab)
                     return sl_errf(err, "%s: document '%s' token %llu: id %u is not below the vocab size %u", name,
-                                   sl_err_quote(d->id, d->id_len, q, sizeof q), (unsigned long long)(i + j), t[j], vocab);
+                                   sl_err_quote(d->id, d->id_len, q, sizeof q), (unsigned long long)(i + j), t[j],
+                                   vocab);
     }
     d->n_tokens = (size_t)n;
     r->count++;

@@ -38,9 +38,9 @@
 #include "stream/err.h"
 #include "stream/io.h"
 
-#define SL_TS_MAGIC "SLUICETS"  /* 8 bytes, no NUL */
+#define SL_TS_MAGIC "SLUICETS" /* 8 bytes, no NUL */
 #define SL_TS_VERSION 1
-#define SL_TS_NO_ID (-1)         /* "no such special token" */
+#define SL_TS_NO_ID (-1) /* "no such special token" */
 #define SL_TS_MAX_ID_LEN (1u << 16)
 #define SL_TS_MAX_META_LEN (1u << 26)
 #define SL_TS_MAX_HEADER_JSON (1u << 24)
@@ -58,9 +58,9 @@ int sl_modality_parse(const char *s); /* -1 when unknown */
 
 typedef struct sl_ts_header {
     uint32_t version;
-    uint8_t width;        /* bytes per token: 1, 2 or 4 (derived from vocab_size) */
-    uint8_t modality;     /* sl_modality */
-    uint32_t vocab_size;  /* every id is < vocab_size */
+    uint8_t width;       /* bytes per token: 1, 2 or 4 (derived from vocab_size) */
+    uint8_t modality;    /* sl_modality */
+    uint32_t vocab_size; /* every id is < vocab_size */
     /* Special ids, SL_TS_NO_ID when absent. */
     int64_t eos, bos, pad, unk;
     char fingerprint[72]; /* "sha256:<hex>" of the tokenizer definition, or "" */
@@ -74,10 +74,10 @@ typedef struct sl_ts_header {
 typedef struct sl_doc {
     char *id;
     size_t id_len;
-    uint64_t src_bytes;   /* bytes of source text/data the tokens came from (0 = unknown) */
+    uint64_t src_bytes; /* bytes of source text/data the tokens came from (0 = unknown) */
     uint32_t *tokens;
     size_t n_tokens, cap_tokens;
-    char *meta;           /* JSON object text, NUL-terminated, or NULL/"" for none */
+    char *meta; /* JSON object text, NUL-terminated, or NULL/"" for none */
     size_t meta_len, cap_meta;
     size_t cap_id;
 } sl_doc;

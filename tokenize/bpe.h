@@ -49,8 +49,8 @@ void sl_ids_free(sl_ids *a);
 sl_bpe *sl_bpe_load(const char *path, sl_err *err);
 /* The same from memory: json = tokenizer.json text, or (json = vocab.json,
  * merges = merges.txt) when merges != NULL. `name` is used in messages. */
-sl_bpe *sl_bpe_load_mem(const char *json, size_t json_len, const char *merges, size_t merges_len,
-                        const char *name, sl_err *err);
+sl_bpe *sl_bpe_load_mem(const char *json, size_t json_len, const char *merges, size_t merges_len, const char *name,
+                        sl_err *err);
 void sl_bpe_free(sl_bpe *b);
 
 /* Number of ids (model vocab and added tokens): every id is < this. */

@@ -51,7 +51,10 @@ void sl_bpe_state_free(sl_bpe_state *s)
     free(s);
 }
 
-uint64_t sl_bpe_state_work(const sl_bpe_state *s) { return s->work; }
+uint64_t sl_bpe_state_work(const sl_bpe_state *s)
+{
+    return s->work;
+}
 
 /* Calls fn on each regex piece of p[0..n) (valid UTF-8). Every byte lands
  * in exactly one piece: the pattern's last alternatives cover every code
@@ -145,8 +148,7 @@ static uint32_t char_before(const char *t, size_t pos, size_t *start)
     return cp;
 }
 
-typedef void (*gap_fn)(const sl_bpe *b, sl_bpe_state *s, const char *p, size_t n, sl_ids *out, sl_err *err,
-                       int *rc);
+typedef void (*gap_fn)(const sl_bpe *b, sl_bpe_state *s, const char *p, size_t n, sl_ids *out, sl_err *err, int *rc);
 
 /* Splits t[0..n) on the tokens of trie: emits gaps through gap(), tokens
  * as their ids. Follows HF AddedVocabulary::find_matches, including
@@ -208,8 +210,7 @@ static int split_added(const sl_bpe *b, sl_bpe_state *s, const sl_trie *trie, co
     return rc;
 }
 
-static void gap_normalized(const sl_bpe *b, sl_bpe_state *s, const char *p, size_t n, sl_ids *out, sl_err *err,
-                           int *rc)
+static void gap_normalized(const sl_bpe *b, sl_bpe_state *s, const char *p, size_t n, sl_ids *out, sl_err *err, int *rc)
 {
     (void)err, (void)rc;
     encode_plain(b, s, p, n, out);

@@ -83,8 +83,8 @@ struct sl_bpe_state {
     pcre2_match_data *md;
     sl_cache_entry *cache;
     uint64_t work; /* merge lookups + heap operations (tests check it stays n log n) */
-    int mode;    /* sl_special_mode of the current encode call */
-    size_t base; /* offset of the current valid-UTF-8 segment in the text */
+    int mode;      /* sl_special_mode of the current encode call */
+    size_t base;   /* offset of the current valid-UTF-8 segment in the text */
     /* scratch */
     sl_buf norm, tmp, piece;
     int32_t *sym, *prev, *next;

@@ -133,8 +133,7 @@ static int load_vocab(sl_bpe *b, const sl_json *vocab, uint32_t extra_max, str_m
         sl_json_is_int(vocab->kids[i], &id);
         const sl_json *k = vocab->keys[i];
         if (b->txt_off[id] != UINT32_MAX)
-            return sl_errf(err, "%s:offset %zu: id %lld is used twice in the vocab", b->name, k->offset,
-                           (long long)id);
+            return sl_errf(err, "%s:offset %zu: id %lld is used twice in the vocab", b->name, k->offset, (long long)id);
         str_slot *s = smap_find(map, k->str, k->str_len);
         s->s = k->str, s->n = k->str_len, s->id = (uint32_t)id;
         b->txt_off[id] = (uint32_t)txt->len;
@@ -192,8 +191,8 @@ static int load_merges_json(sl_bpe *b, const sl_json *merges, str_map *map, sl_e
         if (m->type == SL_JSON_STRING) {
             const char *sp = memchr(m->str, ' ', m->str_len);
             if (!sp || memchr(sp + 1, ' ', m->str_len - (size_t)(sp + 1 - m->str)))
-                return sl_errf(err, "%s:offset %zu: merge '%.60s' is not two tokens separated by one space",
-                               b->name, m->offset, m->str);
+                return sl_errf(err, "%s:offset %zu: merge '%.60s' is not two tokens separated by one space", b->name,
+                               m->offset, m->str);
             if (add_merge(b, map, m->str, (size_t)(sp - m->str), sp + 1, m->str_len - (size_t)(sp + 1 - m->str), i,
                           "merge", i, err))
                 return -1;
@@ -236,7 +235,10 @@ static int load_merges_txt(sl_bpe *b, const char *txt, size_t n, str_map *map, s
     return 0;
 }
 
-static int is_null(const sl_json *v) { return !v || v->type == SL_JSON_NULL; }
+static int is_null(const sl_json *v)
+{
+    return !v || v->type == SL_JSON_NULL;
+}
 
 static const char *type_of(const sl_json *v)
 {
@@ -258,7 +260,10 @@ static int load_normalizer(sl_bpe *b, const sl_json *n, int depth, sl_err *err)
                 return -1;
         return 0;
     }
-    int kind = !strcmp(t, "NFC") ? SL_NORM_NFC : !strcmp(t, "NFKC") ? SL_NORM_NFKC : !strcmp(t, "Lowercase") ? SL_NORM_LOWER : 0;
+    int kind = !strcmp(t, "NFC")         ? SL_NORM_NFC
+               : !strcmp(t, "NFKC")      ? SL_NORM_NFKC
+               : !strcmp(t, "Lowercase") ? SL_NORM_LOWER
+                                         : 0;
     if (!kind)
         return sl_errf(err, "%s: normalizer '%s' is not supported (supported: NFC, NFKC, Lowercase, Sequence of them)",
                        b->name, t);
@@ -420,8 +425,7 @@ static sl_bpe *load_tokenizer_json(const char *text, size_t len, const char *nam
         sl_errf(err, "%s: model has no vocab/merges (only byte-level BPE is supported)", name);
         goto fail;
     }
-    static const char *const must_be_null[][2] = {
-        {"truncation", "truncation"}, {"padding", "padding"}};
+    static const char *const must_be_null[][2] = {{"truncation", "truncation"}, {"padding", "padding"}};
     for (size_t i = 0; i < 2; i++)
         if (!is_null(sl_json_get(root, must_be_null[i][0]))) {
             sl_errf(err, "%s: %s is not supported (set it to null)", name, must_be_null[i][1]);
@@ -626,8 +630,14 @@ void sl_bpe_free(sl_bpe *b)
     free(b);
 }
 
-uint32_t sl_bpe_vocab_size(const sl_bpe *b) { return b->vocab_size; }
-const char *sl_bpe_fingerprint(const sl_bpe *b) { return b->fingerprint; }
+uint32_t sl_bpe_vocab_size(const sl_bpe *b)
+{
+    return b->vocab_size;
+}
+const char *sl_bpe_fingerprint(const sl_bpe *b)
+{
+    return b->fingerprint;
+}
 
 int64_t sl_bpe_token_id(const sl_bpe *b, const char *text)
 {

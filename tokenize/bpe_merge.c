@@ -170,8 +170,7 @@ static void merge_heap(const sl_bpe *b, sl_bpe_state *s, size_t n, sl_ids *out)
         int32_t nx = next[pos];
         uint32_t r, id;
         /* Stale when the symbol was merged away (sym < 0) or its pair changed. */
-        if (sym[pos] < 0 || nx < 0 || !sl_merge_lookup(b, (uint32_t)sym[pos], (uint32_t)sym[nx], &r, &id) ||
-            r != rank)
+        if (sym[pos] < 0 || nx < 0 || !sl_merge_lookup(b, (uint32_t)sym[pos], (uint32_t)sym[nx], &r, &id) || r != rank)
             continue;
         sym[pos] = (int32_t)id;
         sym[nx] = -1;

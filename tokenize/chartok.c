@@ -15,9 +15,9 @@ static const char *const SPECIALS[] = {"<|endoftext|>", "<|bos|>", "<|unk|>"};
 
 struct sl_charvocab {
     int unit;
-    uint32_t base;     /* ids below are bytes / vocabulary characters */
-    uint32_t *cps;     /* codepoint unit: id -> code point */
-    int32_t *cp2id;    /* codepoint unit: code point -> id or -1 (MAX_CP entries) */
+    uint32_t base;  /* ids below are bytes / vocabulary characters */
+    uint32_t *cps;  /* codepoint unit: id -> code point */
+    int32_t *cp2id; /* codepoint unit: code point -> id or -1 (MAX_CP entries) */
     int n_specials;
     char *json;
 };
@@ -25,7 +25,8 @@ struct sl_charvocab {
 static void make_json(sl_charvocab *v)
 {
     sl_buf b = {0};
-    sl_buf_puts(&b, v->unit == SL_CHAR_BYTE ? "{\"type\":\"char\",\"unit\":\"byte\"" : "{\"type\":\"char\",\"unit\":\"codepoint\"");
+    sl_buf_puts(&b, v->unit == SL_CHAR_BYTE ? "{\"type\":\"char\",\"unit\":\"byte\""
+                                            : "{\"type\":\"char\",\"unit\":\"codepoint\"");
     if (v->unit == SL_CHAR_CODEPOINT) {
         sl_buf_puts(&b, ",\"vocab\":[");
         sl_buf one = {0};
@@ -179,9 +180,18 @@ void sl_charvocab_free(sl_charvocab *v)
     free(v);
 }
 
-int sl_charvocab_unit(const sl_charvocab *v) { return v->unit; }
-uint32_t sl_charvocab_size(const sl_charvocab *v) { return v->base + (uint32_t)v->n_specials; }
-const char *sl_charvocab_json(const sl_charvocab *v) { return v->json; }
+int sl_charvocab_unit(const sl_charvocab *v)
+{
+    return v->unit;
+}
+uint32_t sl_charvocab_size(const sl_charvocab *v)
+{
+    return v->base + (uint32_t)v->n_specials;
+}
+const char *sl_charvocab_json(const sl_charvocab *v)
+{
+    return v->json;
+}
 
 int64_t sl_charvocab_special(const sl_charvocab *v, int k)
 {
@@ -197,8 +207,7 @@ static void push(uint32_t **ids, size_t *n, size_t *cap, uint32_t id)
     (*ids)[(*n)++] = id;
 }
 
-void sl_charvocab_encode(const sl_charvocab *v, const char *text, size_t n, uint32_t **ids, size_t *n_ids,
-                         size_t *cap)
+void sl_charvocab_encode(const sl_charvocab *v, const char *text, size_t n, uint32_t **ids, size_t *n_ids, size_t *cap)
 {
     if (v->unit == SL_CHAR_BYTE) {
         for (size_t i = 0; i < n; i++)

@@ -44,8 +44,7 @@ const char *sl_charvocab_json(const sl_charvocab *v);
 
 /* Appends the ids of text[0..n) (valid UTF-8 for unit codepoint; invalid
  * bytes become <|unk|>). */
-void sl_charvocab_encode(const sl_charvocab *v, const char *text, size_t n, uint32_t **ids, size_t *n_ids,
-                         size_t *cap);
+void sl_charvocab_encode(const sl_charvocab *v, const char *text, size_t n, uint32_t **ids, size_t *n_ids, size_t *cap);
 int sl_charvocab_decode(const sl_charvocab *v, const uint32_t *ids, size_t n, sl_buf *out, sl_err *err);
 
 #endif

@@ -16,8 +16,8 @@
 typedef int (*sl_encode_fn)(void *ctx, int thread, const char *text, size_t n, sl_ids *out, sl_err *err);
 
 typedef struct sl_docpipe_opts {
-    int64_t prepend; /* id written before each document's tokens, or -1 */
-    int64_t append;  /* id written after, or -1 */
+    int64_t prepend;    /* id written before each document's tokens, or -1 */
+    int64_t append;     /* id written after, or -1 */
     size_t batch_bytes; /* text bytes per batch (0 = 8 MiB) */
 } sl_docpipe_opts;
 

@@ -20,7 +20,10 @@
 
 #include "tokenize/bpe_internal.h"
 
-int sl_uc_is_space(uint32_t c) { return u_isUWhiteSpace((UChar32)c); }
+int sl_uc_is_space(uint32_t c)
+{
+    return u_isUWhiteSpace((UChar32)c);
+}
 
 /* HF tests single_word with the Rust regex \w (UTS #18 word character):
  * Alphabetic, marks, decimal digits, connector punctuation, join controls. */

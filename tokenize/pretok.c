@@ -9,12 +9,15 @@
 #include "tokenize/bpe_internal.h"
 
 #define WS "\\t-\\r\\x{85}\\p{Z}"
-static const char PATTERN[] = "'(?:[sdmt]|ll|ve|re)| ?\\p{L}+| ?\\p{N}+| ?[^" WS "\\p{L}\\p{N}]+|[" WS
-                              "]+(?![^" WS "])|[" WS "]+";
+static const char PATTERN[] =
+    "'(?:[sdmt]|ll|ve|re)| ?\\p{L}+| ?\\p{N}+| ?[^" WS "\\p{L}\\p{N}]+|[" WS "]+(?![^" WS "])|[" WS "]+";
 
 static void init_classes(void);
 
-void sl_bpe_set_scanner(sl_bpe *b, int on) { b->scan = on && b->re; }
+void sl_bpe_set_scanner(sl_bpe *b, int on)
+{
+    b->scan = on && b->re;
+}
 
 int sl_pretok_compile(sl_bpe *b, sl_err *err)
 {
@@ -107,8 +110,8 @@ size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos)
         uint8_t c = p[pos + 1];
         if (c == 's' || c == 'd' || c == 'm' || c == 't')
             return pos + 2;
-        if (pos + 2 < n && ((c == 'l' && p[pos + 2] == 'l') || (c == 'v' && p[pos + 2] == 'e') ||
-                            (c == 'r' && p[pos + 2] == 'e')))
+        if (pos + 2 < n &&
+            ((c == 'l' && p[pos + 2] == 'l') || (c == 'v' && p[pos + 2] == 'e') || (c == 'r' && p[pos + 2] == 'e')))
             return pos + 3;
     }
     size_t j = p[pos] == ' ' && pos + 1 < n ? pos + 1 : pos, len;

@@ -9,9 +9,9 @@
 
 typedef struct sl_sha256 {
     uint32_t h[8];
-    uint64_t total;  /* bytes hashed so far */
+    uint64_t total; /* bytes hashed so far */
     uint8_t block[64];
-    size_t used;     /* bytes in block */
+    size_t used; /* bytes in block */
 } sl_sha256;
 
 void sl_sha256_init(sl_sha256 *s);

@@ -52,21 +52,25 @@ static void *dev_alloc(sl_backend *b, size_t bytes, const void *host)
 {
     sl_err err = {{0}};
     void *p = b->alloc(b, bytes, &err);
-    if (!p) die("alloc", &err);
-    if (host ? b->upload(b, p, host, bytes, &err) : b->memset0(b, p, bytes, &err)) die("upload", &err);
+    if (!p)
+        die("alloc", &err);
+    if (host ? b->upload(b, p, host, bytes, &err) : b->memset0(b, p, bytes, &err))
+        die("upload", &err);
     return p;
 }
 
 static void sync_or_die(sl_backend *b)
 {
     sl_err err = {{0}};
-    if (b->sync(b, &err) != 0) die("sync", &err);
+    if (b->sync(b, &err) != 0)
+        die("sync", &err);
 }
 
 static float *rnd_host(size_t n, float lo, float hi)
 {
     float *p = malloc(n * sizeof *p);
-    for (size_t i = 0; i < n; i++) p[i] = lo + (hi - lo) * rm_uniform();
+    for (size_t i = 0; i < n; i++)
+        p[i] = lo + (hi - lo) * rm_uniform();
     return p;
 }
 
@@ -83,17 +87,20 @@ static double measure_copy_bw(sl_backend *b)
     double t0 = 0;
     for (int i = -1; i < reps; i++) { /* i = -1: warm-up */
         if (i == 0) {
-            if (cuda) cudaDeviceSynchronize();
+            if (cuda)
+                cudaDeviceSynchronize();
             t0 = now();
         }
         if (cuda) {
             cudaError_t e = cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice);
-            if (e != cudaSuccess) fprintf(stderr, "bench-cuda: cudaMemcpy: %s\n", cudaGetErrorString(e)), exit(1);
+            if (e != cudaSuccess)
+                fprintf(stderr, "bench-cuda: cudaMemcpy: %s\n", cudaGetErrorString(e)), exit(1);
         } else {
             memcpy(dst, src, bytes);
         }
     }
-    if (cuda) cudaDeviceSynchronize();
+    if (cuda)
+        cudaDeviceSynchronize();
     double dt = now() - t0;
     b->free(b, src), b->free(b, dst);
     return 2.0 * (double)bytes * reps / dt;
@@ -106,16 +113,19 @@ static double measure_gemm(sl_backend *b, int64_t M, int64_t N, int64_t K, sl_dt
     rm_rng = 1;
     float *hw = rnd_host((size_t)(N * K), -0.01f, 0.01f), *hx = rnd_host((size_t)(M * K), -1, 1);
     sl_weight w;
-    if (b->weight_create(b, &w, hw, N, K, wt, &err) != 0) die("weight_create", &err);
+    if (b->weight_create(b, &w, hw, N, K, wt, &err) != 0)
+        die("weight_create", &err);
     float *x = dev_alloc(b, (size_t)(M * K) * 4, hx), *y = dev_alloc(b, (size_t)(M * N) * 4, NULL);
     sl_cuda_set_tf32(b, tf32);
     sl_linear_args a = {.L = M, .x = x, .ldx = K, .w = &w, .y = y, .ldy = N};
-    if (b->linear(b, &a, &err) != 0) die("linear", &err); /* warm-up: cuBLAS heuristics, clocks */
+    if (b->linear(b, &a, &err) != 0)
+        die("linear", &err); /* warm-up: cuBLAS heuristics, clocks */
     sync_or_die(b);
     int reps = small ? 2 : 20;
     double t0 = now();
     for (int i = 0; i < reps; i++)
-        if (b->linear(b, &a, &err) != 0) die("linear", &err);
+        if (b->linear(b, &a, &err) != 0)
+            die("linear", &err);
     sync_or_die(b);
     double dt = now() - t0;
     sl_cuda_set_tf32(b, 1);
@@ -138,15 +148,32 @@ static double bench_scan(sl_backend *b, int64_t L, int64_t D, int N, int reps, d
     float *bc = dev_alloc(b, (size_t)(L * ldbc) * 4, hbc), *bias = dev_alloc(b, (size_t)D * 4, hb);
     float *A = dev_alloc(b, (size_t)(D * N) * 4, hA), *Dk = dev_alloc(b, (size_t)D * 4, hD);
     float *st = dev_alloc(b, (size_t)(D * N) * 4, NULL), *y = dev_alloc(b, (size_t)(L * D) * 4, NULL);
-    sl_scan_args a = {.L = L, .D = D, .N = N, .u = xz, .ldu = 2 * D, .dt = dt, .lddt = D, .dt_bias = bias,
-                      .A_log2e = A, .B = bc + 48, .C = bc + 48 + N, .ldbc = ldbc, .Dskip = Dk, .z = xz + D,
-                      .ldz = 2 * D, .state = st, .y = y, .ldy = D};
+    sl_scan_args a = {.L = L,
+                      .D = D,
+                      .N = N,
+                      .u = xz,
+                      .ldu = 2 * D,
+                      .dt = dt,
+                      .lddt = D,
+                      .dt_bias = bias,
+                      .A_log2e = A,
+                      .B = bc + 48,
+                      .C = bc + 48 + N,
+                      .ldbc = ldbc,
+                      .Dskip = Dk,
+                      .z = xz + D,
+                      .ldz = 2 * D,
+                      .state = st,
+                      .y = y,
+                      .ldy = D};
     sl_err err = {{0}};
-    if (b->selective_scan(b, &a, &err) != 0) die("selective_scan", &err);
+    if (b->selective_scan(b, &a, &err) != 0)
+        die("selective_scan", &err);
     sync_or_die(b);
     double t0 = now();
     for (int i = 0; i < reps; i++)
-        if (b->selective_scan(b, &a, &err) != 0) die("selective_scan", &err);
+        if (b->selective_scan(b, &a, &err) != 0)
+            die("selective_scan", &err);
     sync_or_die(b);
     double dt_s = (now() - t0) / reps;
     /* must move: u, dt, z, y (4 floats per token-channel) + B, C per token */
@@ -166,19 +193,25 @@ static double bench_model(sl_backend *b, const char *dir, int ndocs, int64_t doc
 {
     sl_err err = {{0}};
     sl_mamba *m = sl_mamba_load(dir, b, &err);
-    if (!m) die("model load", &err);
+    if (!m)
+        die("model load", &err);
     sl_mamba_run *r = sl_mamba_run_new(m, chunk, &err);
-    if (!r) die("run", &err);
+    if (!r)
+        die("run", &err);
     const sl_mamba_config *c = sl_mamba_cfg(m);
     rm_rng = 3;
     uint32_t *tok = malloc((size_t)(ndocs * doclen) * sizeof *tok);
-    for (int64_t i = 0; i < ndocs * doclen; i++) tok[i] = (uint32_t)(rm_uniform() * (float)c->vocab_size);
+    for (int64_t i = 0; i < ndocs * doclen; i++)
+        tok[i] = (uint32_t)(rm_uniform() * (float)c->vocab_size);
     sl_score_item *it = calloc((size_t)ndocs, sizeof *it);
-    for (int i = 0; i < ndocs; i++) it[i] = (sl_score_item){.id = "bench", .tokens = tok + i * doclen, .n = doclen};
+    for (int i = 0; i < ndocs; i++)
+        it[i] = (sl_score_item){.id = "bench", .tokens = tok + i * doclen, .n = doclen};
     /* warm-up on the first document */
-    if (sl_score_batch(r, it, 1, 0, &err) < 0) die("score", &err);
+    if (sl_score_batch(r, it, 1, 0, &err) < 0)
+        die("score", &err);
     double t0 = now();
-    if (sl_score_batch(r, it, (size_t)ndocs, 0, &err) < 0) die("score", &err);
+    if (sl_score_batch(r, it, (size_t)ndocs, 0, &err) < 0)
+        die("score", &err);
     double dt = now() - t0, toks = (double)ndocs * doclen;
     *gflops = toks * sl_mamba_flops_per_token(m) / dt / 1e9;
     free(it), free(tok);
@@ -193,22 +226,25 @@ int main(void)
     const char *d = getenv("SLUICE_BENCH_DUT");
     sl_err err = {{0}};
     sl_backend *cpu = sl_backend_cpu(0, &err);
-    if (!cpu) die("cpu backend", &err);
+    if (!cpu)
+        die("cpu backend", &err);
     sl_backend *gpu = d && !strcmp(d, "cpu") ? sl_backend_cpu(0, &err) : sl_backend_cuda(0, &err);
-    if (!gpu) die("cuda backend", &err);
+    if (!gpu)
+        die("cuda backend", &err);
     time_t t = time(NULL);
     char date[64];
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&t));
-    printf("bench-cuda %s: %s; CPU backend on %ld cores%s\n", date, sl_cuda_describe(gpu), sysconf(_SC_NPROCESSORS_ONLN),
-           small ? " (SMALL shapes: smoke run, figures meaningless)" : "");
+    printf("bench-cuda %s: %s; CPU backend on %ld cores%s\n", date, sl_cuda_describe(gpu),
+           sysconf(_SC_NPROCESSORS_ONLN), small ? " (SMALL shapes: smoke run, figures meaningless)" : "");
 
     /* 1 */
     double bw = measure_copy_bw(gpu) / 1e9;
     int64_t g = small ? 256 : 4096;
     double f32 = measure_gemm(gpu, g, g, g, SL_DT_F32, 0), tf32 = measure_gemm(gpu, g, g, g, SL_DT_F32, 1);
     double bf16 = measure_gemm(gpu, g, g, g, SL_DT_BF16, 1);
-    printf("ceilings: device copy bandwidth %.0f GB/s (read+write); GEMM %lld^3 fp32 %.0f, tf32 %.0f, bf16 %.0f GFLOP/s\n", bw, (long long)g,
-           f32, tf32, bf16);
+    printf(
+        "ceilings: device copy bandwidth %.0f GB/s (read+write); GEMM %lld^3 fp32 %.0f, tf32 %.0f, bf16 %.0f GFLOP/s\n",
+        bw, (long long)g, f32, tf32, bf16);
 
     /* 2 */
     int64_t L = small ? 256 : 2048, D = small ? 128 : 1536;
@@ -221,11 +257,20 @@ int main(void)
 
     /* 3 */
     char dir[] = "/tmp/sluice-bench-cuda-XXXXXX", path[4200];
-    if (!mkdtemp(dir)) return perror("mkdtemp"), 1;
+    if (!mkdtemp(dir))
+        return perror("mkdtemp"), 1;
     for (int bf = 0; bf < 2; bf++) {
-        rm_shape s = {.d_model = small ? 128 : 768, .n_layer = small ? 2 : 24, .vocab = small ? 1000 : 50280,
-                      .d_state = 16, .d_conv = 4, .expand = 2, .dt_rank = small ? 8 : 48, .bf16 = bf, .seed = 11};
-        if (rm_write(dir, &s) != 0) return 1;
+        rm_shape s = {.d_model = small ? 128 : 768,
+                      .n_layer = small ? 2 : 24,
+                      .vocab = small ? 1000 : 50280,
+                      .d_state = 16,
+                      .d_conv = 4,
+                      .expand = 2,
+                      .dt_rank = small ? 8 : 48,
+                      .bf16 = bf,
+                      .seed = 11};
+        if (rm_write(dir, &s) != 0)
+            return 1;
         int64_t doclen = small ? 256 : 2048;
         double mg, cmg;
         double mt = bench_model(gpu, dir, small ? 4 : 16, doclen, small ? 1024 : 16 * 2048, &mg);

@@ -45,14 +45,16 @@ void *sl_cuda_scratch(sl_cuda_ctx *c, size_t bytes, sl_err *err)
 
 void sl_cuda_scratch_free(sl_cuda_ctx *c, void *p)
 {
-    if (!p) return;
+    if (!p)
+        return;
     if (c->pools)
         cudaFreeAsync(p, c->stream);
     else
         cudaFree(p);
 }
 
-namespace {
+namespace
+{
 
 /* --- cuBLAS, loaded on first use ----------------------------------------- */
 
@@ -79,7 +81,8 @@ void blas_load(void)
     const char *names[] = {"libcublas.so." SL_STR(CUBLAS_VER_MAJOR), "libcublas.so"};
     void *lib = nullptr;
     for (const char *n : names)
-        if ((lib = dlopen(n, RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
+        if ((lib = dlopen(n, RTLD_NOW | RTLD_LOCAL)) != nullptr)
+            break;
     if (!lib) {
         snprintf(blas_error, sizeof blas_error, "cannot load cuBLAS (libcublas.so.%d): %s", CUBLAS_VER_MAJOR,
                  dlerror());
@@ -98,9 +101,15 @@ void blas_load(void)
 
 /* --- memory ----------------------------------------------------------- */
 
-void *cu_alloc(sl_backend *b, size_t bytes, sl_err *err) { return sl_cuda_scratch(sl_cuda_ctx_of(b), bytes, err); }
+void *cu_alloc(sl_backend *b, size_t bytes, sl_err *err)
+{
+    return sl_cuda_scratch(sl_cuda_ctx_of(b), bytes, err);
+}
 
-void cu_free(sl_backend *b, void *p) { sl_cuda_scratch_free(sl_cuda_ctx_of(b), p); }
+void cu_free(sl_backend *b, void *p)
+{
+    sl_cuda_scratch_free(sl_cuda_ctx_of(b), p);
+}
 
 bool is_pinned(const void *p)
 {
@@ -114,23 +123,27 @@ bool is_pinned(const void *p)
 
 int cu_upload(sl_backend *b, void *dst, const void *src, size_t bytes, sl_err *err)
 {
-    if (!bytes) return 0;
+    if (!bytes)
+        return 0;
     cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, sl_cuda_ctx_of(b)->stream);
     return e == cudaSuccess ? 0 : sl_cuda_fail(err, "upload", e);
 }
 
 int cu_download(sl_backend *b, void *dst, const void *src, size_t bytes, sl_err *err)
 {
-    if (!bytes) return 0;
+    if (!bytes)
+        return 0;
     sl_cuda_ctx *c = sl_cuda_ctx_of(b);
     cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, c->stream);
-    if (e == cudaSuccess && !is_pinned(dst)) e = cudaStreamSynchronize(c->stream);
+    if (e == cudaSuccess && !is_pinned(dst))
+        e = cudaStreamSynchronize(c->stream);
     return e == cudaSuccess ? 0 : sl_cuda_fail(err, "download", e);
 }
 
 int cu_memset0(sl_backend *b, void *dst, size_t bytes, sl_err *err)
 {
-    if (!bytes) return 0;
+    if (!bytes)
+        return 0;
     cudaError_t e = cudaMemsetAsync(dst, 0, bytes, sl_cuda_ctx_of(b)->stream);
     return e == cudaSuccess ? 0 : sl_cuda_fail(err, "memset", e);
 }
@@ -149,7 +162,8 @@ uint16_t bf16_bits(float f)
 {
     uint32_t u;
     memcpy(&u, &f, sizeof u);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((u >> 16) | 0x40);
     u += 0x7fffu + ((u >> 16) & 1u);
     return (uint16_t)(u >> 16);
 }
@@ -175,11 +189,13 @@ int cu_weight_create(sl_backend *b, sl_weight *w, const float *host, int64_t row
     uint16_t *tmp = nullptr;
     if (w->dtype == SL_DT_BF16) {
         tmp = (uint16_t *)sl_xmalloc(n * 2 + 1);
-        for (size_t i = 0; i < n; i++) tmp[i] = bf16_bits(host[i]);
+        for (size_t i = 0; i < n; i++)
+            tmp[i] = bf16_bits(host[i]);
         src = tmp;
     }
     e = cudaMemcpyAsync(w->data, src, n * esz, cudaMemcpyHostToDevice, c->stream);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(c->stream);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(c->stream);
     free(tmp);
     if (e != cudaSuccess) {
         cudaFree(w->data);
@@ -210,13 +226,15 @@ int cu_linear(sl_backend *b, const sl_linear_args *a, sl_err *err)
     sl_cuda_ctx *c = sl_cuda_ctx_of(b);
     const sl_weight *w = a->w;
     const int64_t L = a->L, N = w->rows, K = w->cols;
-    if (L <= 0 || N <= 0) return 0;
+    if (L <= 0 || N <= 0)
+        return 0;
     if (L > INT_MAX || N > INT_MAX || K > INT_MAX || a->ldx > INT_MAX || a->ldy > INT_MAX)
         return sl_errf(err, "cuda: linear: %lldx%lld by %lld is too large for one GEMM", (long long)L, (long long)K,
                        (long long)N);
     float one = 1.0f, beta = 0.0f;
     if (a->bias) {
-        if (sl_cuda_fill_bias(c, a->y, a->ldy, a->bias, L, N, err) != 0) return -1;
+        if (sl_cuda_fill_bias(c, a->y, a->ldy, a->bias, L, N, err) != 0)
+            return -1;
         beta = 1.0f;
     }
     const bool bf16 = w->dtype == SL_DT_BF16;
@@ -224,7 +242,8 @@ int cu_linear(sl_backend *b, const sl_linear_args *a, sl_err *err)
     __nv_bfloat16 *xb = nullptr;
     if (bf16) { /* tensor cores need both inputs in bf16: round the activations (contiguous, ld K) */
         xb = (__nv_bfloat16 *)sl_cuda_scratch(c, (size_t)(L * K) * 2, err);
-        if (!xb) return -1;
+        if (!xb)
+            return -1;
         if (sl_cuda_to_bf16(c, xb, a->x, a->ldx, L, K, err) != 0) {
             sl_cuda_scratch_free(c, xb);
             return -1;
@@ -234,22 +253,26 @@ int cu_linear(sl_backend *b, const sl_linear_args *a, sl_err *err)
     const sl_gemm_plan p = sl_gemm_plan_linear(L, N, K, bf16 ? K : a->ldx, a->ldy);
     const cudaDataType in_type = bf16 ? CUDA_R_16BF : CUDA_R_32F;
     const cublasComputeType_t compute = bf16 || !c->tf32 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_FAST_TF32;
-    cublasStatus_t s = blas.gemm_ex(c->blas, p.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, p.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                    (int)p.m, (int)p.n, (int)p.k, &one, w->data, in_type, (int)p.lda, x, in_type,
-                                    (int)p.ldb, &beta, a->y, CUDA_R_32F, (int)p.ldc, compute, CUBLAS_GEMM_DEFAULT);
+    cublasStatus_t s =
+        blas.gemm_ex(c->blas, p.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, p.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, (int)p.m,
+                     (int)p.n, (int)p.k, &one, w->data, in_type, (int)p.lda, x, in_type, (int)p.ldb, &beta, a->y,
+                     CUDA_R_32F, (int)p.ldc, compute, CUBLAS_GEMM_DEFAULT);
     sl_cuda_scratch_free(c, xb);
     return s == CUBLAS_STATUS_SUCCESS ? 0 : blas_fail(err, "linear", s);
 }
 
 void cu_destroy(sl_backend *b)
 {
-    if (!b) return;
+    if (!b)
+        return;
     sl_cuda_ctx *c = (sl_cuda_ctx *)b->ctx;
     if (c) {
         cudaSetDevice(c->device);
         cudaStreamSynchronize(c->stream);
-        if (c->blas) blas.destroy(c->blas);
-        if (c->stream) cudaStreamDestroy(c->stream);
+        if (c->blas)
+            blas.destroy(c->blas);
+        if (c->stream)
+            cudaStreamDestroy(c->stream);
         free(c);
     }
     free(b);
@@ -277,8 +300,10 @@ extern "C" sl_backend *sl_backend_cuda(int device, sl_err *err)
         cudaGetLastError();
         cudaRuntimeGetVersion(&rt);
         if (e == cudaErrorInsufficientDriver)
-            sl_errf(err, "cuda: no CUDA device found (cudaGetDeviceCount: %s: no NVIDIA driver is loaded, or it is "
-                         "older than this CUDA %d.%d runtime needs)", cudaGetErrorString(e), rt / 1000, rt % 1000 / 10);
+            sl_errf(err,
+                    "cuda: no CUDA device found (cudaGetDeviceCount: %s: no NVIDIA driver is loaded, or it is "
+                    "older than this CUDA %d.%d runtime needs)",
+                    cudaGetErrorString(e), rt / 1000, rt % 1000 / 10);
         else
             sl_errf(err, "cuda: no CUDA device found (cudaGetDeviceCount: %s)",
                     e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
@@ -294,8 +319,10 @@ extern "C" sl_backend *sl_backend_cuda(int device, sl_err *err)
         return nullptr;
     }
     if (prop.major < 8) {
-        sl_errf(err, "cuda: device %d (%s) has compute capability %d.%d; sluice's CUDA kernels need 8.0 or newer "
-                     "(use --device cpu)", device, prop.name, prop.major, prop.minor);
+        sl_errf(err,
+                "cuda: device %d (%s) has compute capability %d.%d; sluice's CUDA kernels need 8.0 or newer "
+                "(use --device cpu)",
+                device, prop.name, prop.major, prop.minor);
         return nullptr;
     }
     if ((e = cudaSetDevice(device)) != cudaSuccess) {
@@ -332,7 +359,8 @@ extern "C" sl_backend *sl_backend_cuda(int device, sl_err *err)
         return nullptr;
     }
     cublasStatus_t s = blas.create(&c->blas);
-    if (s == CUBLAS_STATUS_SUCCESS) s = blas.set_stream(c->blas, c->stream);
+    if (s == CUBLAS_STATUS_SUCCESS)
+        s = blas.set_stream(c->blas, c->stream);
     if (s != CUBLAS_STATUS_SUCCESS) {
         blas_fail(err, "cublasCreate", s);
         c->blas = nullptr;
@@ -359,7 +387,8 @@ extern "C" sl_backend *sl_backend_cuda(int device, sl_err *err)
 
 extern "C" int sl_cuda_set_tf32(sl_backend *b, int on)
 {
-    if (!b || !b->name || strcmp(b->name, "cuda") != 0) return -1;
+    if (!b || !b->name || strcmp(b->name, "cuda") != 0)
+        return -1;
     sl_cuda_ctx *c = sl_cuda_ctx_of(b);
     int old = c->tf32;
     c->tf32 = on != 0;
@@ -380,13 +409,16 @@ extern "C" void *sl_cuda_host_alloc(sl_backend *b, size_t bytes, sl_err *err)
 
 extern "C" void sl_cuda_host_free(sl_backend *b, void *p)
 {
-    if (!p) return;
-    if (b && b->ctx) cudaStreamSynchronize(sl_cuda_ctx_of(b)->stream); /* no queued copy may still use it */
+    if (!p)
+        return;
+    if (b && b->ctx)
+        cudaStreamSynchronize(sl_cuda_ctx_of(b)->stream); /* no queued copy may still use it */
     cudaFreeHost(p);
 }
 
 extern "C" const char *sl_cuda_describe(sl_backend *b)
 {
-    if (!b || !b->name || strcmp(b->name, "cuda") != 0) return "not a CUDA backend";
+    if (!b || !b->name || strcmp(b->name, "cuda") != 0)
+        return "not a CUDA backend";
     return sl_cuda_ctx_of(b)->desc;
 }

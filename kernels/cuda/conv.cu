@@ -16,15 +16,19 @@ using namespace sl_cuda_k;
 
 int sl_cuda_conv1d_silu(sl_backend *b, const sl_conv_args *a, sl_err *err)
 {
-    if (a->K < 1 || a->K > kMaxK) return sl_errf(err, "cuda: conv1d: kernel width %d outside 1..%d", a->K, kMaxK);
-    if (a->L <= 0 || a->D <= 0) return 0;
+    if (a->K < 1 || a->K > kMaxK)
+        return sl_errf(err, "cuda: conv1d: kernel width %d outside 1..%d", a->K, kMaxK);
+    if (a->L <= 0 || a->D <= 0)
+        return 0;
     sl_cuda_ctx *c = sl_cuda_ctx_of(b);
     conv_params p = {a->L, a->D, a->K, a->x, a->ldx, a->w, a->bias, a->state, a->reset, a->out, a->ldout};
     conv_out_kernel<<<sl_cuda_blocks(a->L * a->D, 256), 256, 0, c->stream>>>(p);
-    if (sl_cuda_check_launch(err, "conv1d") != 0) return -1;
+    if (sl_cuda_check_launch(err, "conv1d") != 0)
+        return -1;
     if (a->K > 1) {
         conv_state_kernel<<<sl_cuda_blocks(a->D, 128), 128, 0, c->stream>>>(p);
-        if (sl_cuda_check_launch(err, "conv1d state") != 0) return -1;
+        if (sl_cuda_check_launch(err, "conv1d state") != 0)
+            return -1;
     }
     return 0;
 }

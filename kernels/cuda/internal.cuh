@@ -18,8 +18,8 @@ struct sl_cuda_ctx {
     int device;
     cudaStream_t stream; /* every op is queued here, in call order */
     cublasHandle_t blas;
-    int tf32;          /* TF32 tensor cores for f32-weight GEMMs */
-    int pools;         /* stream-ordered allocator available */
+    int tf32;  /* TF32 tensor cores for f32-weight GEMMs */
+    int pools; /* stream-ordered allocator available */
     char desc[512];
 };
 
@@ -30,7 +30,8 @@ static inline sl_cuda_ctx *sl_cuda_ctx_of(sl_backend *b)
 {
     sl_cuda_ctx *c = (sl_cuda_ctx *)b->ctx;
     int cur = -1;
-    if (cudaGetDevice(&cur) != cudaSuccess || cur != c->device) cudaSetDevice(c->device);
+    if (cudaGetDevice(&cur) != cudaSuccess || cur != c->device)
+        cudaSetDevice(c->device);
     return c;
 }
 
@@ -44,7 +45,10 @@ void *sl_cuda_scratch(sl_cuda_ctx *c, size_t bytes, sl_err *err);
 void sl_cuda_scratch_free(sl_cuda_ctx *c, void *p);
 
 /* Grid size for n independent elements with `threads` per block. */
-static inline unsigned sl_cuda_blocks(int64_t n, int threads) { return (unsigned)((n + threads - 1) / threads); }
+static inline unsigned sl_cuda_blocks(int64_t n, int threads)
+{
+    return (unsigned)((n + threads - 1) / threads);
+}
 
 /* Launchers, one per op (scan.cu, conv.cu, rows.cu). */
 int sl_cuda_selective_scan(sl_backend *b, const sl_scan_args *a, sl_err *err);
@@ -55,6 +59,7 @@ int sl_cuda_embed(sl_backend *b, const sl_embed_args *a, sl_err *err);
 /* y[t][n] = bias[n] for the GEMM to accumulate onto (linear with bias). */
 int sl_cuda_fill_bias(sl_cuda_ctx *c, float *y, int64_t ldy, const float *bias, int64_t L, int64_t N, sl_err *err);
 /* dst[t][k] = bf16(src[t*lds + k]) for t < L, k < K (GEMM input for bf16 weights). */
-int sl_cuda_to_bf16(sl_cuda_ctx *c, __nv_bfloat16 *dst, const float *src, int64_t lds, int64_t L, int64_t K, sl_err *err);
+int sl_cuda_to_bf16(sl_cuda_ctx *c, __nv_bfloat16 *dst, const float *src, int64_t lds, int64_t L, int64_t K,
+                    sl_err *err);
 
 #endif

@@ -54,7 +54,10 @@ SL_HD sl_scan_layout sl_scan_layout_get(int i)
 
 /* Which layout a call of L tokens uses: 32x4 (128 tokens) up to L=128,
  * 128x4 (512) up to L=512, 128x8 (1024-token chunks) beyond. */
-SL_HD int sl_scan_layout_pick(int64_t L) { return L <= 128 ? 0 : L <= 512 ? 1 : 2; }
+SL_HD int sl_scan_layout_pick(int64_t L)
+{
+    return L <= 128 ? 0 : L <= 512 ? 1 : 2;
+}
 
 SL_HD sl_scan_pair sl_scan_identity(void)
 {
@@ -97,7 +100,8 @@ SL_HD sl_lse sl_lse_empty(void)
 
 SL_HD sl_lse sl_lse_add(sl_lse x, float v)
 {
-    if (v == -INFINITY) return x; /* exp(-inf) adds nothing */
+    if (v == -INFINITY)
+        return x; /* exp(-inf) adds nothing */
     if (v <= x.m) {
         x.s += expf(v - x.m);
     } else {
@@ -109,8 +113,10 @@ SL_HD sl_lse sl_lse_add(sl_lse x, float v)
 
 SL_HD sl_lse sl_lse_merge(sl_lse x, sl_lse y)
 {
-    if (y.s == 0.0f) return x;
-    if (x.s == 0.0f) return y;
+    if (y.s == 0.0f)
+        return x;
+    if (x.s == 0.0f)
+        return y;
     sl_lse r;
     if (x.m >= y.m) {
         r.m = x.m;
@@ -128,7 +134,8 @@ SL_HD sl_lse sl_lse_merge(sl_lse x, sl_lse y)
 SL_HD float sl_conv_output(const float *taps, const float *w, float bias, int K)
 {
     float acc = bias;
-    for (int k = 0; k < K; k++) acc += w[k] * taps[k];
+    for (int k = 0; k < K; k++)
+        acc += w[k] * taps[k];
     return sl_silu(acc);
 }
 

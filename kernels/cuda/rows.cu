@@ -15,25 +15,29 @@ using namespace sl_cuda_k;
 
 int sl_cuda_add_rmsnorm(sl_backend *b, const sl_norm_args *a, sl_err *err)
 {
-    if (a->L <= 0 || a->D <= 0) return 0;
-    if (a->D > INT32_MAX) return sl_errf(err, "cuda: add_rmsnorm: row width %lld is too large", (long long)a->D);
+    if (a->L <= 0 || a->D <= 0)
+        return 0;
+    if (a->D > INT32_MAX)
+        return sl_errf(err, "cuda: add_rmsnorm: row width %lld is too large", (long long)a->D);
     norm_kernel<<<(unsigned)a->L, kRowT, 0, sl_cuda_ctx_of(b)->stream>>>(*a);
     return sl_cuda_check_launch(err, "add_rmsnorm");
 }
 
 int sl_cuda_logsoftmax_gather(sl_backend *b, const sl_logsoftmax_args *a, sl_err *err)
 {
-    if (a->T <= 0) return 0;
+    if (a->T <= 0)
+        return 0;
     logsoftmax_kernel<<<(unsigned)a->T, kRowT, 0, sl_cuda_ctx_of(b)->stream>>>(*a);
     return sl_cuda_check_launch(err, "logsoftmax_gather");
 }
 
 int sl_cuda_embed(sl_backend *b, const sl_embed_args *a, sl_err *err)
 {
-    if (a->L <= 0) return 0;
+    if (a->L <= 0)
+        return 0;
     const sl_weight *w = a->emb;
-    embed_kernel<<<(unsigned)a->L, kRowT, 0, sl_cuda_ctx_of(b)->stream>>>(a->ids, w->data, w->dtype == SL_DT_BF16, w->rows,
-                                                                       w->cols, a->out, a->ldout);
+    embed_kernel<<<(unsigned)a->L, kRowT, 0, sl_cuda_ctx_of(b)->stream>>>(a->ids, w->data, w->dtype == SL_DT_BF16,
+                                                                          w->rows, w->cols, a->out, a->ldout);
     return sl_cuda_check_launch(err, "embed");
 }
 
@@ -43,7 +47,8 @@ int sl_cuda_fill_bias(sl_cuda_ctx *c, float *y, int64_t ldy, const float *bias, 
     return sl_cuda_check_launch(err, "linear bias");
 }
 
-int sl_cuda_to_bf16(sl_cuda_ctx *c, __nv_bfloat16 *dst, const float *src, int64_t lds, int64_t L, int64_t K, sl_err *err)
+int sl_cuda_to_bf16(sl_cuda_ctx *c, __nv_bfloat16 *dst, const float *src, int64_t lds, int64_t L, int64_t K,
+                    sl_err *err)
 {
     bf16_kernel<<<sl_cuda_blocks(L * K, 256), 256, 0, c->stream>>>(dst, src, lds, L, K);
     return sl_cuda_check_launch(err, "linear bf16 input");

@@ -12,14 +12,16 @@ extern "C" {
 }
 #include "kernels/cuda/layout.h"
 
-namespace sl_cuda_k {
+namespace sl_cuda_k
+{
 
 constexpr int kRowT = SL_ROW_THREADS, kRowW = SL_ROW_THREADS / SL_WARP;
 
 __device__ __forceinline__ float warp_sum(float v)
 {
 #pragma unroll
-    for (int off = SL_WARP / 2; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+    for (int off = SL_WARP / 2; off > 0; off >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, off);
     return v;
 }
 
@@ -49,12 +51,15 @@ __global__ void __launch_bounds__(kRowT) norm_kernel(sl_norm_args a)
         ss += r * r;
     }
     ss = warp_sum(ss);
-    if (tid % SL_WARP == 0) part[tid / SL_WARP] = ss;
+    if (tid % SL_WARP == 0)
+        part[tid / SL_WARP] = ss;
     __syncthreads();
     float tot = 0.0f;
-    for (int w = 0; w < kRowW; w++) tot += part[w];
+    for (int w = 0; w < kRowW; w++)
+        tot += part[w];
     const float scale = sl_rms_scale(tot, (int)a.D, a.eps);
-    for (int64_t c = tid; c < a.D; c += kRowT) a.out[t * a.D + c] = res[c] * scale * a.w[c];
+    for (int64_t c = tid; c < a.D; c += kRowT)
+        a.out[t * a.D + c] = res[c] * scale * a.w[c];
 }
 
 __global__ void __launch_bounds__(kRowT) logsoftmax_kernel(sl_logsoftmax_args a)
@@ -64,13 +69,16 @@ __global__ void __launch_bounds__(kRowT) logsoftmax_kernel(sl_logsoftmax_args a)
     const int tid = threadIdx.x;
     const float *row = a.logits + t * a.ld;
     sl_lse x = sl_lse_empty();
-    for (int64_t c = tid; c < a.V; c += kRowT) x = sl_lse_add(x, row[c]);
+    for (int64_t c = tid; c < a.V; c += kRowT)
+        x = sl_lse_add(x, row[c]);
     x = warp_lse(x);
-    if (tid % SL_WARP == 0) part[tid / SL_WARP] = x;
+    if (tid % SL_WARP == 0)
+        part[tid / SL_WARP] = x;
     __syncthreads();
     if (tid == 0) {
         sl_lse tot = sl_lse_empty();
-        for (int w = 0; w < kRowW; w++) tot = sl_lse_merge(tot, part[w]);
+        for (int w = 0; w < kRowW; w++)
+            tot = sl_lse_merge(tot, part[w]);
         int32_t tg = a.target[t];
         /* Ids are validated on the host; an id past the vocab shows as NaN. */
         a.logp[t] = tg < 0 ? 0.0f : tg >= a.V ? __int_as_float(0x7fc00000) : row[tg] - (tot.m + logf(tot.s));
@@ -78,8 +86,8 @@ __global__ void __launch_bounds__(kRowT) logsoftmax_kernel(sl_logsoftmax_args a)
 }
 
 /* The weight descriptor is host memory: its fields come as arguments. */
-__global__ void __launch_bounds__(kRowT) embed_kernel(const int32_t *ids, const void *emb, int bf16, int64_t V, int64_t D,
-                                                  float *out, int64_t ldout)
+__global__ void __launch_bounds__(kRowT)
+    embed_kernel(const int32_t *ids, const void *emb, int bf16, int64_t V, int64_t D, float *out, int64_t ldout)
 {
     const int64_t t = blockIdx.x;
     const int32_t id = ids[t];
@@ -95,13 +103,15 @@ __global__ void __launch_bounds__(kRowT) embed_kernel(const int32_t *ids, const 
 __global__ void bias_kernel(float *y, int64_t ldy, const float *bias, int64_t L, int64_t N)
 {
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < L * N) y[(i / N) * ldy + i % N] = bias[i % N];
+    if (i < L * N)
+        y[(i / N) * ldy + i % N] = bias[i % N];
 }
 
 __global__ void bf16_kernel(__nv_bfloat16 *dst, const float *src, int64_t lds, int64_t L, int64_t K)
 {
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < L * K) dst[i] = __float2bfloat16_rn(src[(i / K) * lds + i % K]);
+    if (i < L * K)
+        dst[i] = __float2bfloat16_rn(src[(i / K) * lds + i % K]);
 }
 
 } // namespace sl_cuda_k

@@ -14,12 +14,12 @@
 
 #include "kernels/cuda/scan_kernel.cuh"
 
-namespace {
+namespace
+{
 
 using namespace sl_cuda_k;
 
-template <int T, int I>
-int launch(sl_cuda_ctx *c, int layout, int64_t D, const scan_params &p, sl_err *err)
+template <int T, int I> int launch(sl_cuda_ctx *c, int layout, int64_t D, const scan_params &p, sl_err *err)
 {
     sl_scan_layout l = sl_scan_layout_get(layout);
     if (l.threads != T || l.items != I)
@@ -35,10 +35,12 @@ int sl_cuda_selective_scan(sl_backend *b, const sl_scan_args *a, sl_err *err)
 {
     if (a->N < 1 || a->N > SL_SCAN_MAX_N)
         return sl_errf(err, "cuda: selective_scan: d_state %d outside 1..%d", a->N, SL_SCAN_MAX_N);
-    if (a->L <= 0 || a->D <= 0) return 0;
-    if (a->D > INT32_MAX) return sl_errf(err, "cuda: selective_scan: %lld channels is too many", (long long)a->D);
-    scan_params p = {a->L, a->N, a->u, a->ldu, a->dt, a->lddt, a->dt_bias, a->A_log2e, a->B, a->C, a->ldbc,
-                     a->Dskip, a->z, a->ldz, a->state, a->reset, a->y, a->ldy};
+    if (a->L <= 0 || a->D <= 0)
+        return 0;
+    if (a->D > INT32_MAX)
+        return sl_errf(err, "cuda: selective_scan: %lld channels is too many", (long long)a->D);
+    scan_params p = {a->L, a->N,    a->u,     a->ldu, a->dt,  a->lddt,  a->dt_bias, a->A_log2e, a->B,
+                     a->C, a->ldbc, a->Dskip, a->z,   a->ldz, a->state, a->reset,   a->y,       a->ldy};
     sl_cuda_ctx *c = sl_cuda_ctx_of(b);
     int layout = sl_scan_layout_pick(a->L);
     switch (layout) {

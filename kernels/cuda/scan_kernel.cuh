@@ -7,20 +7,25 @@
 
 #include "kernels/cuda/layout.h"
 
-namespace sl_cuda_k {
+namespace sl_cuda_k
+{
 
 struct scan_params {
     int64_t L;
     int N;
-    const float *u; int64_t ldu;
-    const float *dt; int64_t lddt;
+    const float *u;
+    int64_t ldu;
+    const float *dt;
+    int64_t lddt;
     const float *dt_bias, *A_log2e, *B, *C;
     int64_t ldbc;
     const float *Dskip;
-    const float *z; int64_t ldz;
+    const float *z;
+    int64_t ldz;
     float *state;
     const uint8_t *reset;
-    float *y; int64_t ldy;
+    float *y;
+    int64_t ldy;
 };
 
 __device__ __forceinline__ sl_scan_pair shfl_up_pair(sl_scan_pair p, int off)
@@ -41,8 +46,7 @@ constexpr int kScanGroup = 4;
 
 /* At least 4 blocks per SM: caps registers at 128 (ptxas otherwise takes
  * 121-185 for the staged loop, halving occupancy of a latency-bound kernel). */
-template <int T, int I>
-__global__ void __launch_bounds__(T, 4) scan_kernel(scan_params p)
+template <int T, int I> __global__ void __launch_bounds__(T, 4) scan_kernel(scan_params p)
 {
     constexpr int W = T / SL_WARP, CH = T * I, G = kScanGroup;
     constexpr int S = (CH + CH / 32 - 4 + 31) / 32 * 32 + 4; /* >= CH + CH/32, = 4 (mod 32) */
@@ -74,54 +78,62 @@ __global__ void __launch_bounds__(T, 4) scan_kernel(scan_params p)
             }
         }
         for (int n0 = 0; n0 < N; n0 += G) {
-          __syncthreads(); /* the previous group's readers are done with bc */
-          for (int idx = tid; idx < CH * 2 * G; idx += T) {
-              const int r = idx / (2 * G), j = idx % (2 * G), n = n0 + j % G;
-              const int64_t t = c0 + r;
-              bc[j * S + r + r / 32] = t < p.L && n < N ? (j < G ? p.B : p.C)[t * p.ldbc + n] : 0.0f;
-          }
-          __syncthreads();
-#pragma unroll 1 /* unrolling the group multiplies register use */
-          for (int g = 0; g < G && n0 + g < N; g++) {
-            const int n = n0 + g;
-            const float a2 = p.A_log2e[d * N + n];
-            sl_scan_pair e[I];
-#pragma unroll
-            for (int i = 0; i < I; i++) {
-                const int r = tid * I + i;
+            __syncthreads(); /* the previous group's readers are done with bc */
+            for (int idx = tid; idx < CH * 2 * G; idx += T) {
+                const int r = idx / (2 * G), j = idx % (2 * G), n = n0 + j % G;
                 const int64_t t = c0 + r;
-                e[i] = t < p.L ? sl_scan_element(delta[i], a2, bc[g * S + r + r / 32], u[i], rs[i]) : sl_scan_identity();
+                bc[j * S + r + r / 32] = t < p.L && n < N ? (j < G ? p.B : p.C)[t * p.ldbc + n] : 0.0f;
             }
-            sl_scan_pair x = e[0];
-#pragma unroll
-            for (int i = 1; i < I; i++) x = sl_scan_combine(x, e[i]);
-#pragma unroll
-            for (int off = 1; off < SL_WARP; off <<= 1) {
-                sl_scan_pair o = shfl_up_pair(x, off);
-                if (lane >= off) x = sl_scan_combine(o, x);
-            }
-            sl_scan_pair excl = shfl_up_pair(x, 1);
-            if (lane == SL_WARP - 1) wagg[n][w] = x;
             __syncthreads();
-            sl_scan_pair pre = carry[n];
-            for (int j = 0; j < w; j++) pre = sl_scan_combine(pre, wagg[n][j]);
-            sl_scan_pair run = lane == 0 ? pre : sl_scan_combine(pre, excl);
+#pragma unroll 1 /* unrolling the group multiplies register use */
+            for (int g = 0; g < G && n0 + g < N; g++) {
+                const int n = n0 + g;
+                const float a2 = p.A_log2e[d * N + n];
+                sl_scan_pair e[I];
 #pragma unroll
-            for (int i = 0; i < I; i++) {
-                const int r = tid * I + i;
-                run = sl_scan_combine(run, e[i]);
-                if (c0 + r < p.L) acc[i] += bc[(G + g) * S + r + r / 32] * run.b;
+                for (int i = 0; i < I; i++) {
+                    const int r = tid * I + i;
+                    const int64_t t = c0 + r;
+                    e[i] = t < p.L ? sl_scan_element(delta[i], a2, bc[g * S + r + r / 32], u[i], rs[i])
+                                   : sl_scan_identity();
+                }
+                sl_scan_pair x = e[0];
+#pragma unroll
+                for (int i = 1; i < I; i++)
+                    x = sl_scan_combine(x, e[i]);
+#pragma unroll
+                for (int off = 1; off < SL_WARP; off <<= 1) {
+                    sl_scan_pair o = shfl_up_pair(x, off);
+                    if (lane >= off)
+                        x = sl_scan_combine(o, x);
+                }
+                sl_scan_pair excl = shfl_up_pair(x, 1);
+                if (lane == SL_WARP - 1)
+                    wagg[n][w] = x;
+                __syncthreads();
+                sl_scan_pair pre = carry[n];
+                for (int j = 0; j < w; j++)
+                    pre = sl_scan_combine(pre, wagg[n][j]);
+                sl_scan_pair run = lane == 0 ? pre : sl_scan_combine(pre, excl);
+#pragma unroll
+                for (int i = 0; i < I; i++) {
+                    const int r = tid * I + i;
+                    run = sl_scan_combine(run, e[i]);
+                    if (c0 + r < p.L)
+                        acc[i] += bc[(G + g) * S + r + r / 32] * run.b;
+                }
+                if (tid == 0) {
+                    sl_scan_pair tot = carry[n];
+                    for (int j = 0; j < W; j++)
+                        tot = sl_scan_combine(tot, wagg[n][j]);
+                    carry_out[n].a = 1.0f;
+                    carry_out[n].b = tot.b;
+                }
             }
-            if (tid == 0) {
-                sl_scan_pair tot = carry[n];
-                for (int j = 0; j < W; j++) tot = sl_scan_combine(tot, wagg[n][j]);
-                carry_out[n].a = 1.0f;
-                carry_out[n].b = tot.b;
-            }
-          }
         }
         __syncthreads();
-        for (int n = tid; n < N; n += T) carry[n] = carry_out[n];
+        for (int n = tid; n < N; n += T)
+            carry[n] = carry_out[n];
 #pragma unroll
         for (int i = 0; i < I; i++) {
             int64_t t = c0 + (int64_t)tid * I + i;
@@ -132,7 +144,8 @@ __global__ void __launch_bounds__(T, 4) scan_kernel(scan_params p)
         }
         __syncthreads();
     }
-    for (int n = tid; n < N; n += T) p.state[d * N + n] = carry[n].b;
+    for (int n = tid; n < N; n += T)
+        p.state[d * N + n] = carry[n].b;
 }
 } // namespace sl_cuda_k
 

@@ -13,9 +13,21 @@
 #include "kernels/kernels.h"
 #include "kernels/scan_emu.h"
 
-static int emu_scan(sl_backend *b, const sl_scan_args *a, sl_err *err) { (void)b; return sl_scan_emu(a, -1, err); }
-static int emu_conv(sl_backend *b, const sl_conv_args *a, sl_err *err) { (void)b; return sl_conv_emu(a, err); }
-static int emu_norm(sl_backend *b, const sl_norm_args *a, sl_err *err) { (void)b; return sl_norm_emu(a, err); }
+static int emu_scan(sl_backend *b, const sl_scan_args *a, sl_err *err)
+{
+    (void)b;
+    return sl_scan_emu(a, -1, err);
+}
+static int emu_conv(sl_backend *b, const sl_conv_args *a, sl_err *err)
+{
+    (void)b;
+    return sl_conv_emu(a, err);
+}
+static int emu_norm(sl_backend *b, const sl_norm_args *a, sl_err *err)
+{
+    (void)b;
+    return sl_norm_emu(a, err);
+}
 static int emu_lsm(sl_backend *b, const sl_logsoftmax_args *a, sl_err *err)
 {
     (void)b;
@@ -25,7 +37,8 @@ static int emu_lsm(sl_backend *b, const sl_logsoftmax_args *a, sl_err *err)
 static sl_backend *emu_backend_open(sl_err *err)
 {
     sl_backend *b = sl_backend_cpu(1, err);
-    if (!b) return NULL;
+    if (!b)
+        return NULL;
     b->name = "cuda-emu";
     b->selective_scan = emu_scan;
     b->conv1d_silu = emu_conv;

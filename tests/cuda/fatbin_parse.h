@@ -17,7 +17,8 @@
 static uint64_t fatbin_rd(const unsigned char *p, int n)
 {
     uint64_t v = 0;
-    for (int i = n - 1; i >= 0; i--) v = v << 8 | p[i];
+    for (int i = n - 1; i >= 0; i--)
+        v = v << 8 | p[i];
     return v;
 }
 
@@ -49,7 +50,8 @@ static int fatbin_parse(const unsigned char *buf, size_t len, void (*emit)(void 
         }
         off = end;
     }
-    if (!entries) return snprintf(msg, msgsz, "no fat binary entries"), -1;
+    if (!entries)
+        return snprintf(msg, msgsz, "no fat binary entries"), -1;
     return entries;
 }
 

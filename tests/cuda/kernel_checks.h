@@ -37,11 +37,15 @@ static uint64_t rng_next(void)
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
-static float rnd(float lo, float hi) { return lo + (hi - lo) * (float)((rng_next() >> 40) / 16777216.0); }
+static float rnd(float lo, float hi)
+{
+    return lo + (hi - lo) * (float)((rng_next() >> 40) / 16777216.0);
+}
 static float *rnd_vec(size_t n, float lo, float hi)
 {
     float *p = malloc((n ? n : 1) * sizeof *p);
-    for (size_t i = 0; i < n; i++) p[i] = rnd(lo, hi);
+    for (size_t i = 0; i < n; i++)
+        p[i] = rnd(lo, hi);
     return p;
 }
 
@@ -60,9 +64,12 @@ static void *put(sl_backend *b, const void *host, size_t bytes)
 {
     sl_err err = {{0}};
     void *p = b->alloc(b, bytes ? bytes : 1, &err);
-    if (!p) fail_msg("%s alloc: %s", b->name, err.msg);
-    if (host && bytes && b->upload(b, p, host, bytes, &err) != 0) fail_msg("%s upload: %s", b->name, err.msg);
-    if (!host && bytes && b->memset0(b, p, bytes, &err) != 0) fail_msg("%s memset0: %s", b->name, err.msg);
+    if (!p)
+        fail_msg("%s alloc: %s", b->name, err.msg);
+    if (host && bytes && b->upload(b, p, host, bytes, &err) != 0)
+        fail_msg("%s upload: %s", b->name, err.msg);
+    if (!host && bytes && b->memset0(b, p, bytes, &err) != 0)
+        fail_msg("%s memset0: %s", b->name, err.msg);
     return p;
 }
 static void get(sl_backend *b, void *host, const void *dev, size_t bytes)
@@ -73,7 +80,8 @@ static void get(sl_backend *b, void *host, const void *dev, size_t bytes)
 }
 static void ok(sl_backend *b, int rc, const sl_err *err, const char *op)
 {
-    if (rc != 0) fail_msg("%s %s: %s", b->name, op, err->msg);
+    if (rc != 0)
+        fail_msg("%s %s: %s", b->name, op, err->msg);
 }
 
 /* |got - want| <= atol + rtol*|want| everywhere (torch.allclose). */
@@ -83,11 +91,14 @@ static int allclose(const char *what, const float *got, const float *want, size_
     size_t bad = n;
     for (size_t i = 0; i < n; i++) {
         double d = fabs((double)got[i] - want[i]), lim = atol + rtol * fabs(want[i]);
-        if (!(d <= lim) && bad == n) bad = i;
-        if (d / lim > worst || d != d) worst = d != d ? INFINITY : d / lim;
+        if (!(d <= lim) && bad == n)
+            bad = i;
+        if (d / lim > worst || d != d)
+            worst = d != d ? INFINITY : d / lim;
     }
     print_message("  %-28s n=%-9zu worst |diff|/tolerance %.2e\n", what, n, worst);
-    if (bad < n) print_message("  %s[%zu]: got %.9g want %.9g\n", what, bad, got[bad], want[bad]);
+    if (bad < n)
+        print_message("  %s[%zu]: got %.9g want %.9g\n", what, bad, got[bad], want[bad]);
     return bad == n;
 }
 #define F32_RTOL 6e-4
@@ -119,7 +130,8 @@ static void linear_case(int64_t L, int64_t K, int64_t N, sl_dtype wt, int use_bi
     int64_t ldx = K + 5, ldy = N + 3;
     float *x = rnd_vec((size_t)(L * ldx), -1, 1), *w = rnd_vec((size_t)(N * K), -1, 1);
     float s = 1.0f / sqrtf((float)K);
-    for (int64_t i = 0; i < N * K; i++) w[i] = wt == SL_DT_BF16 ? bf16_round(w[i] * s) : w[i] * s;
+    for (int64_t i = 0; i < N * K; i++)
+        w[i] = wt == SL_DT_BF16 ? bf16_round(w[i] * s) : w[i] * s;
     float *bias = use_bias ? rnd_vec((size_t)N, -1, 1) : NULL;
     sl_cuda_set_tf32(dut, tf32);
     float *y0 = run_linear(ref, x, L, K, ldx, w, N, wt, bias, ldy);
@@ -127,12 +139,16 @@ static void linear_case(int64_t L, int64_t K, int64_t N, sl_dtype wt, int use_bi
     /* compare only the N columns of each row (the rest must stay untouched: 0) */
     char what[96];
     snprintf(what, sizeof what, "linear %lldx%lldx%lld %s%s", (long long)L, (long long)K, (long long)N,
-             wt == SL_DT_BF16 ? "bf16" : tf32 ? "tf32" : "f32", use_bias ? "+b" : "");
+             wt == SL_DT_BF16 ? "bf16"
+             : tf32           ? "tf32"
+                              : "f32",
+             use_bias ? "+b" : "");
     int exact_fp32 = wt != SL_DT_BF16 && !tf32;
     assert_true(allclose(what, y1, y0, (size_t)(L * ldy), exact_fp32 ? F32_RTOL : BF16_RTOL,
                          exact_fp32 ? F32_ATOL : BF16_ATOL));
     for (int64_t t = 0; t < L; t++)
-        for (int64_t c = N; c < ldy; c++) assert_true(y1[t * ldy + c] == 0.0f);
+        for (int64_t c = N; c < ldy; c++)
+            assert_true(y1[t * ldy + c] == 0.0f);
     sl_cuda_set_tf32(dut, 1);
     free(x), free(w), free(bias), free(y0), free(y1);
 }
@@ -177,9 +193,11 @@ static void test_embed(void **st)
     (void)st;
     int64_t V = 1000, D = 768, L = 300;
     float *emb = rnd_vec((size_t)(V * D), -1, 1);
-    for (int64_t i = 0; i < V * D; i++) emb[i] = bf16_round(emb[i]);
+    for (int64_t i = 0; i < V * D; i++)
+        emb[i] = bf16_round(emb[i]);
     int32_t *ids = malloc((size_t)L * 4);
-    for (int64_t t = 0; t < L; t++) ids[t] = (int32_t)(rng_next() % (uint64_t)V);
+    for (int64_t t = 0; t < L; t++)
+        ids[t] = (int32_t)(rng_next() % (uint64_t)V);
     for (int bf = 0; bf < 2; bf++) {
         float *a = run_embed(ref, ids, L, emb, V, D, bf ? SL_DT_BF16 : SL_DT_F32);
         float *b = run_embed(dut, ids, L, emb, V, D, bf ? SL_DT_BF16 : SL_DT_F32);
@@ -208,8 +226,17 @@ static float *run_conv(sl_backend *b, const conv_io *c, const int64_t *cuts, int
     float *dout = put(b, NULL, (size_t)(c->L * c->D) * 4);
     for (int i = 0; i < ncuts; i++) {
         int64_t t0 = i ? cuts[i - 1] : 0, n = cuts[i] - t0;
-        sl_conv_args a = {.L = n, .D = c->D, .K = c->K, .x = dx + t0 * ld, .ldx = ld, .w = dw, .bias = dbias,
-                          .state = dst, .reset = dr ? dr + t0 : NULL, .out = dout + t0 * c->D, .ldout = c->D};
+        sl_conv_args a = {.L = n,
+                          .D = c->D,
+                          .K = c->K,
+                          .x = dx + t0 * ld,
+                          .ldx = ld,
+                          .w = dw,
+                          .bias = dbias,
+                          .state = dst,
+                          .reset = dr ? dr + t0 : NULL,
+                          .out = dout + t0 * c->D,
+                          .ldout = c->D};
         ok(b, b->conv1d_silu(b, &a, &err), &err, "conv1d_silu");
     }
     float *out = malloc((size_t)(c->L * c->D) * 4 + 4);
@@ -228,11 +255,13 @@ static void conv_case(int64_t L, int64_t D, int K, int resets, int pieces)
     c.state = rnd_vec((size_t)(D * (K - 1)), -2, 2);
     if (resets) {
         c.reset = calloc((size_t)L, 1);
-        for (int64_t t = 0; t < L; t++) c.reset[t] = rng_next() % 97 == 0 || (t == 0 && resets > 1);
+        for (int64_t t = 0; t < L; t++)
+            c.reset[t] = rng_next() % 97 == 0 || (t == 0 && resets > 1);
     }
     int64_t whole = L, cuts[16];
     int nc = 0;
-    for (int i = 1; i < pieces; i++) cuts[nc++] = L * i / pieces;
+    for (int i = 1; i < pieces; i++)
+        cuts[nc++] = L * i / pieces;
     cuts[nc++] = L;
     float *s0 = malloc((size_t)(D * K) * 4), *s1 = malloc((size_t)(D * K) * 4);
     float *a = run_conv(ref, &c, &whole, 1, s0), *b = run_conv(dut, &c, cuts, nc, s1);
@@ -251,7 +280,8 @@ static void test_conv(void **st)
     for (size_t i = 0; i < sizeof Ls / sizeof *Ls; i++) {
         conv_case(Ls[i], D, 4, 0, 1);
         conv_case(Ls[i], D, 4, 2, 1);
-        if (Ls[i] >= 3) conv_case(Ls[i], D, 4, 1, 3);
+        if (Ls[i] >= 3)
+            conv_case(Ls[i], D, 4, 1, 3);
     }
     conv_case(100, 48, 2, 1, 1);
 }
@@ -275,11 +305,25 @@ static float *run_scan(sl_backend *b, const scan_io *s, const int64_t *cuts, int
     uint8_t *dr = s->reset ? put(b, s->reset, (size_t)s->L) : NULL;
     for (int i = 0; i < ncuts; i++) {
         int64_t t0 = i ? cuts[i - 1] : 0, n = cuts[i] - t0;
-        sl_scan_args a = {.L = n, .D = D, .N = (int)N, .u = dxz + t0 * 2 * D, .ldu = 2 * D, .dt = ddt + t0 * D,
-                          .lddt = D, .dt_bias = ddtb, .A_log2e = dA, .B = dbc + t0 * ldbc + 3,
-                          .C = dbc + t0 * ldbc + 3 + N, .ldbc = ldbc, .Dskip = dD,
-                          .z = s->gate ? dxz + t0 * 2 * D + D : NULL, .ldz = 2 * D, .state = dst,
-                          .reset = dr ? dr + t0 : NULL, .y = dy + t0 * D, .ldy = D};
+        sl_scan_args a = {.L = n,
+                          .D = D,
+                          .N = (int)N,
+                          .u = dxz + t0 * 2 * D,
+                          .ldu = 2 * D,
+                          .dt = ddt + t0 * D,
+                          .lddt = D,
+                          .dt_bias = ddtb,
+                          .A_log2e = dA,
+                          .B = dbc + t0 * ldbc + 3,
+                          .C = dbc + t0 * ldbc + 3 + N,
+                          .ldbc = ldbc,
+                          .Dskip = dD,
+                          .z = s->gate ? dxz + t0 * 2 * D + D : NULL,
+                          .ldz = 2 * D,
+                          .state = dst,
+                          .reset = dr ? dr + t0 : NULL,
+                          .y = dy + t0 * D,
+                          .ldy = D};
         ok(b, b->selective_scan(b, &a, &err), &err, "selective_scan");
     }
     float *y = malloc((size_t)(s->L * D) * 4 + 4);
@@ -302,14 +346,17 @@ static void scan_case(int64_t L, int64_t D, int N, int gate, int resets, int pie
     s.state = rnd_vec((size_t)(D * N), -1, 1);
     s.A2 = malloc((size_t)(D * N) * 4);
     for (int64_t d = 0; d < D; d++)
-        for (int n = 0; n < N; n++) s.A2[d * N + n] = -(float)(n + 1) * expf(rnd(-0.5f, 0.5f)) * 1.4426950408889634f;
+        for (int n = 0; n < N; n++)
+            s.A2[d * N + n] = -(float)(n + 1) * expf(rnd(-0.5f, 0.5f)) * 1.4426950408889634f;
     if (resets) {
         s.reset = calloc((size_t)L, 1);
-        for (int64_t t = 0; t < L; t++) s.reset[t] = rng_next() % 211 == 0 || (t == 0 && resets > 1);
+        for (int64_t t = 0; t < L; t++)
+            s.reset[t] = rng_next() % 211 == 0 || (t == 0 && resets > 1);
     }
     int64_t whole = L, cuts[16];
     int nc = 0;
-    for (int i = 1; i < pieces; i++) cuts[nc++] = L * i / pieces + (int64_t)(rng_next() % 7);
+    for (int i = 1; i < pieces; i++)
+        cuts[nc++] = L * i / pieces + (int64_t)(rng_next() % 7);
     cuts[nc++] = L;
     float *s0 = malloc((size_t)(D * N) * 4), *s1 = malloc((size_t)(D * N) * 4);
     float *a = run_scan(ref, &s, &whole, 1, s0), *b = run_scan(dut, &s, cuts, nc, s1);
@@ -329,7 +376,8 @@ static void test_scan(void **st)
     /* around each layout's chunk: 128, 512, 1024 tokens */
     const int64_t Ls[] = {1, 100, 128, 129, 512, 513, 1024, 1025, 2100};
     for (size_t i = 0; i < sizeof Ls / sizeof *Ls; i++) {
-        if (quick && Ls[i] > 600) continue;
+        if (quick && Ls[i] > 600)
+            continue;
         scan_case(Ls[i], D, 16, 1, 0, 1);
         scan_case(Ls[i], D, 16, 1, 2, 1);
     }
@@ -359,8 +407,14 @@ static void norm_case(int64_t L, int64_t D, int mode)
         sl_err err = {{0}};
         float *dx = put(b, x, (size_t)(L * D) * 4), *dres = put(b, res, (size_t)(L * D) * 4);
         float *dw = put(b, w, (size_t)D * 4), *dout = put(b, NULL, (size_t)(L * D) * 4);
-        sl_norm_args a = {.L = L, .D = D, .x = mode == 2 ? NULL : dx, .residual = dres, .residual_init = mode == 1,
-                          .w = dw, .eps = 1e-5f, .out = dout};
+        sl_norm_args a = {.L = L,
+                          .D = D,
+                          .x = mode == 2 ? NULL : dx,
+                          .residual = dres,
+                          .residual_init = mode == 1,
+                          .w = dw,
+                          .eps = 1e-5f,
+                          .out = dout};
         ok(b, b->add_rmsnorm(b, &a, &err), &err, "add_rmsnorm");
         out[k] = malloc((size_t)(L * D) * 4), resout[k] = malloc((size_t)(L * D) * 4);
         get(b, out[k], dout, (size_t)(L * D) * 4);
@@ -372,7 +426,8 @@ static void norm_case(int64_t L, int64_t D, int mode)
     assert_true(allclose(what, out[1], out[0], (size_t)(L * D), F32_RTOL, F32_ATOL));
     assert_true(allclose("residual", resout[1], resout[0], (size_t)(L * D), 1e-6, 0));
     free(x), free(res), free(w);
-    for (int k = 0; k < 2; k++) free(out[k]), free(resout[k]);
+    for (int k = 0; k < 2; k++)
+        free(out[k]), free(resout[k]);
 }
 
 static void test_norm(void **st)
@@ -380,7 +435,8 @@ static void test_norm(void **st)
     (void)st;
     const int64_t Ds[] = {33, 768, 2560};
     for (size_t i = 0; i < 3; i++)
-        for (int mode = 0; mode < 3; mode++) norm_case(quick ? 4 : 64, Ds[i], mode);
+        for (int mode = 0; mode < 3; mode++)
+            norm_case(quick ? 4 : 64, Ds[i], mode);
 }
 
 static void test_logsoftmax(void **st)
@@ -388,9 +444,11 @@ static void test_logsoftmax(void **st)
     (void)st;
     int64_t T = quick ? 4 : 64, V = quick ? 5000 : 50277, ld = quick ? 5000 : 50280;
     float *lg = rnd_vec((size_t)(T * ld), -20, 20), lp[2][64];
-    for (int64_t t = 0; t < T; t++) lg[t * ld + 1] += t % 3 == 0 ? 60.0f : 0.0f; /* one dominant logit */
+    for (int64_t t = 0; t < T; t++)
+        lg[t * ld + 1] += t % 3 == 0 ? 60.0f : 0.0f; /* one dominant logit */
     int32_t tg[64];
-    for (int64_t t = 0; t < T; t++) tg[t] = t % 5 == 4 ? -1 : (int32_t)(rng_next() % (uint64_t)V);
+    for (int64_t t = 0; t < T; t++)
+        tg[t] = t % 5 == 4 ? -1 : (int32_t)(rng_next() % (uint64_t)V);
     tg[0] = 1, tg[3] = (int32_t)V - 1;
     sl_backend *bs[2] = {ref, dut};
     for (int k = 0; k < 2; k++) {
@@ -405,7 +463,8 @@ static void test_logsoftmax(void **st)
     }
     assert_true(allclose("logsoftmax_gather", lp[1], lp[0], (size_t)T, F32_RTOL, F32_ATOL));
     for (int64_t t = 0; t < T; t++)
-        if (tg[t] < 0) assert_true(lp[1][t] == 0.0f);
+        if (tg[t] < 0)
+            assert_true(lp[1][t] == 0.0f);
     free(lg);
 }
 
@@ -422,7 +481,8 @@ static void test_pinned_transfers(void **st)
     sl_err err = {{0}};
     float *hx = cuda ? sl_cuda_host_alloc(dut, bytes, &err) : malloc(bytes);
     float *hout = cuda ? sl_cuda_host_alloc(dut, bytes, &err) : malloc(bytes);
-    if (!hx || !hout) fail_msg("host_alloc: %s", err.msg);
+    if (!hx || !hout)
+        fail_msg("host_alloc: %s", err.msg);
     float *x = rnd_vec((size_t)(L * D), -3, 3), *w = rnd_vec((size_t)D, 0.5f, 1.5f), want[16 * 1000];
     memcpy(hx, x, bytes);
     float *dres = put(dut, NULL, bytes), *dout = put(dut, NULL, bytes), *dw = put(dut, w, (size_t)D * 4);
@@ -453,10 +513,13 @@ static int run_kernel_checks(sl_backend *reference, sl_backend *tested, int quic
     printf("comparing %s (%s) with the CPU backend%s\n", dut->name, sl_cuda_describe(dut),
            quick ? " (small shapes)" : "");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_linear),  cmocka_unit_test(test_embed),
-        cmocka_unit_test(test_conv),    cmocka_unit_test(test_scan),
+        cmocka_unit_test(test_linear),
+        cmocka_unit_test(test_embed),
+        cmocka_unit_test(test_conv),
+        cmocka_unit_test(test_scan),
         cmocka_unit_test(test_scan_rejects_large_state),
-        cmocka_unit_test(test_norm),    cmocka_unit_test(test_logsoftmax),
+        cmocka_unit_test(test_norm),
+        cmocka_unit_test(test_logsoftmax),
         cmocka_unit_test(test_pinned_transfers),
     };
     return cmocka_run_group_tests_name(dut->name, tests, NULL, NULL);

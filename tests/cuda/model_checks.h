@@ -47,7 +47,8 @@ static double *mc_nums(const sl_json *a, int64_t *n)
     assert_non_null(a);
     assert_int_equal(a->type, SL_JSON_ARRAY);
     double *p = malloc((a->n + 1) * sizeof *p);
-    for (size_t i = 0; i < a->n; i++) p[i] = a->kids[i]->num;
+    for (size_t i = 0; i < a->n; i++)
+        p[i] = a->kids[i]->num;
     *n = (int64_t)a->n;
     return p;
 }
@@ -58,20 +59,23 @@ static mc_doc *mc_read_expected(const char *dir, size_t *nd)
     size_t len, n = 0;
     sl_err err = {{0}};
     snprintf(path, sizeof path, "%s/expected.jsonl", dir);
-    if (sl_read_file(path, &text, &len, &err) != 0) fail_msg("%s", err.msg);
+    if (sl_read_file(path, &text, &len, &err) != 0)
+        fail_msg("%s", err.msg);
     mc_doc *docs = calloc(64, sizeof *docs);
     for (char *line = text, *nl; line < text + len && *line && n < 64; line = nl + 1) {
         nl = strchr(line, '\n');
         assert_non_null(nl);
         sl_json_doc *jd = sl_json_parse(line, (size_t)(nl - line), NULL, &err);
-        if (!jd) fail_msg("%s: %s", path, err.msg);
+        if (!jd)
+            fail_msg("%s: %s", path, err.msg);
         const sl_json *r = sl_json_root(jd);
         mc_doc *d = &docs[n++];
         snprintf(d->id, sizeof d->id, "%s", sl_json_get_str(r, "id"));
         int64_t nt, nl2;
         double *t = mc_nums(sl_json_get(r, "tokens"), &nt);
         d->tok = malloc((size_t)(nt + 1) * sizeof *d->tok);
-        for (int64_t i = 0; i < nt; i++) d->tok[i] = (uint32_t)t[i];
+        for (int64_t i = 0; i < nt; i++)
+            d->tok[i] = (uint32_t)t[i];
         d->n = nt;
         free(t);
         d->logp = mc_nums(sl_json_get(r, "logp"), &nl2);
@@ -90,14 +94,16 @@ static mc_doc *mc_random_docs(const int64_t *lens, size_t n, int64_t vocab)
         snprintf(docs[i].id, sizeof docs[i].id, "r%zu", i);
         docs[i].n = lens[i];
         docs[i].tok = malloc((size_t)(lens[i] + 1) * sizeof(uint32_t));
-        for (int64_t t = 0; t < lens[i]; t++) docs[i].tok[t] = (uint32_t)(rm_uniform() * (float)vocab) % (uint32_t)vocab;
+        for (int64_t t = 0; t < lens[i]; t++)
+            docs[i].tok[t] = (uint32_t)(rm_uniform() * (float)vocab) % (uint32_t)vocab;
     }
     return docs;
 }
 
 static void mc_free_docs(mc_doc *d, size_t n)
 {
-    for (size_t i = 0; i < n; i++) free(d[i].tok), free(d[i].logp);
+    for (size_t i = 0; i < n; i++)
+        free(d[i].tok), free(d[i].logp);
     free(d);
 }
 
@@ -107,7 +113,8 @@ static float **mc_score(sl_mamba *m, mc_doc *docs, size_t n, int64_t chunk, int 
 {
     sl_err err = {{0}};
     sl_mamba_run *r = sl_mamba_run_new(m, chunk, &err);
-    if (!r) fail_msg("%s", err.msg);
+    if (!r)
+        fail_msg("%s", err.msg);
     float **lp = calloc(n, sizeof *lp);
     sl_score_item *it = calloc(n, sizeof *it);
     for (size_t i = 0; i < n; i++) {
@@ -124,7 +131,8 @@ static float **mc_score(sl_mamba *m, mc_doc *docs, size_t n, int64_t chunk, int 
 
 static void mc_free_lp(float **lp, size_t n)
 {
-    for (size_t i = 0; i < n; i++) free(lp[i]);
+    for (size_t i = 0; i < n; i++)
+        free(lp[i]);
     free(lp);
 }
 
@@ -144,12 +152,15 @@ static void mc_compare(const char *label, const char *dir, mc_doc *docs, size_t 
 {
     sl_err err = {{0}};
     sl_mamba *mr = sl_mamba_load(dir, mc_ref, &err);
-    if (!mr) fail_msg("cpu: %s", err.msg);
+    if (!mr)
+        fail_msg("cpu: %s", err.msg);
     sl_mamba *md = sl_mamba_load(dir, mc_dut, &err);
-    if (!md) fail_msg("%s: %s", mc_dut->name, err.msg);
+    if (!md)
+        fail_msg("%s: %s", mc_dut->name, err.msg);
     float **want = mc_score(mr, docs, n, 4096, 1, 0);
     for (int tf32 = 0; tf32 < 2; tf32++) {
-        if (sl_cuda_set_tf32(mc_dut, tf32) < 0 && tf32) break; /* not CUDA: no TF32 switch */
+        if (sl_cuda_set_tf32(mc_dut, tf32) < 0 && tf32)
+            break; /* not CUDA: no TF32 switch */
         int loose = bf16 || tf32;
         double rtol = loose ? 3e-3 : 6e-4, atol = loose ? 5e-3 : 2e-3;
         struct {
@@ -161,9 +172,13 @@ static void mc_compare(const char *label, const char *dir, mc_doc *docs, size_t 
             float **got = mc_score(md, docs, n, runs[k].chunk, runs[k].packed, 0);
             double w = mc_worst(got, want, docs, n, rtol, atol);
             print_message("  %-22s %-8s %s: worst |diff|/tolerance vs cpu %.2e", label, runs[k].how,
-                          bf16 ? "bf16" : tf32 ? "tf32" : "fp32", w);
+                          bf16   ? "bf16"
+                          : tf32 ? "tf32"
+                                 : "fp32",
+                          w);
             double wr = docs[0].logp ? mc_worst(got, NULL, docs, n, rtol, atol) : 0;
-            if (docs[0].logp) print_message(", vs PyTorch %.2e", wr);
+            if (docs[0].logp)
+                print_message(", vs PyTorch %.2e", wr);
             print_message("\n");
             assert_true(w <= 1.0);
             assert_true(wr <= 1.0);
@@ -192,17 +207,40 @@ static void mc_fixture(const char *name, int bf16)
     mc_free_docs(docs, n);
 }
 
-static void test_fixture_hf_f32(void **st) { (void)st; mc_fixture("hf_f32", 0); }
-static void test_fixture_ssm_f32(void **st) { (void)st; mc_fixture("ssm_f32", 0); }
-static void test_fixture_hf_bf16(void **st) { (void)st; mc_fixture("hf_bf16", 1); }
-static void test_fixture_sharded_f16(void **st) { (void)st; mc_fixture("sharded_f16", 0); }
+static void test_fixture_hf_f32(void **st)
+{
+    (void)st;
+    mc_fixture("hf_f32", 0);
+}
+static void test_fixture_ssm_f32(void **st)
+{
+    (void)st;
+    mc_fixture("ssm_f32", 0);
+}
+static void test_fixture_hf_bf16(void **st)
+{
+    (void)st;
+    mc_fixture("hf_bf16", 1);
+}
+static void test_fixture_sharded_f16(void **st)
+{
+    (void)st;
+    mc_fixture("sharded_f16", 0);
+}
 
 static void mc_random(int bf16)
 {
     char dir[] = "/tmp/sluice-cuda-model-XXXXXX", path[4200];
     assert_non_null(mkdtemp(dir));
-    rm_shape s = {.d_model = mc_quick ? 64 : 256, .n_layer = 2, .vocab = mc_quick ? 256 : 2048, .d_state = 16,
-                  .d_conv = 4, .expand = 2, .dt_rank = mc_quick ? 4 : 16, .bf16 = bf16, .seed = 7};
+    rm_shape s = {.d_model = mc_quick ? 64 : 256,
+                  .n_layer = 2,
+                  .vocab = mc_quick ? 256 : 2048,
+                  .d_state = 16,
+                  .d_conv = 4,
+                  .expand = 2,
+                  .dt_rank = mc_quick ? 4 : 16,
+                  .bf16 = bf16,
+                  .seed = 7};
     assert_int_equal(rm_write(dir, &s), 0);
     /* lengths around the scan kernel's chunks (128, 512, 1024 tokens) */
     const int64_t full[] = {1, 2, 33, 129, 700, 1500, 5}, quick[] = {1, 2, 33, 129, 300, 5};
@@ -218,8 +256,16 @@ static void mc_random(int bf16)
     rmdir(dir);
 }
 
-static void test_random_f32(void **st) { (void)st; mc_random(0); }
-static void test_random_bf16(void **st) { (void)st; mc_random(1); }
+static void test_random_f32(void **st)
+{
+    (void)st;
+    mc_random(0);
+}
+static void test_random_bf16(void **st)
+{
+    (void)st;
+    mc_random(1);
+}
 
 static int run_model_checks(sl_backend *reference, sl_backend *tested, int quick_shapes)
 {

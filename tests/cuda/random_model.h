@@ -58,7 +58,7 @@ static int rm_write(const char *dir, const rm_shape *s)
     n = rm_add(t, n, "backbone.embeddings.weight", 2, s->vocab, d, 0, 0, 0.1f);
     for (int64_t l = 0; l < s->n_layer; l++) {
 #define RM_T(suffix, nd, a, b, c, kind, scale)                                                                         \
-    snprintf(name, sizeof name, "backbone.layers.%lld.%s", (long long)l, suffix);                                    \
+    snprintf(name, sizeof name, "backbone.layers.%lld.%s", (long long)l, suffix);                                      \
     n = rm_add(t, n, name, nd, a, b, c, kind, scale)
         RM_T("norm.weight", 1, d, 0, 0, 1, 1.0f);
         RM_T("mixer.in_proj.weight", 2, 2 * di, d, 0, 0, 1.0f / sqrtf((float)d));
@@ -77,7 +77,8 @@ static int rm_write(const char *dir, const rm_shape *s)
     char path[4200];
     snprintf(path, sizeof path, "%s/config.json", dir);
     FILE *f = fopen(path, "w");
-    if (!f) return fprintf(stderr, "random_model: cannot write %s\n", path), free(t), -1;
+    if (!f)
+        return fprintf(stderr, "random_model: cannot write %s\n", path), free(t), -1;
     fprintf(f,
             "{\"model_type\": \"mamba\", \"hidden_size\": %lld, \"intermediate_size\": %lld, \"state_size\": %lld,\n"
             " \"num_hidden_layers\": %lld, \"conv_kernel\": %lld, \"expand\": %lld, \"time_step_rank\": %lld,\n"
@@ -94,7 +95,8 @@ static int rm_write(const char *dir, const rm_shape *s)
     hl += (size_t)snprintf(h + hl, hcap - hl, "{");
     for (int i = 0; i < n; i++) {
         uint64_t numel = 1;
-        for (int k = 0; k < t[i].ndim; k++) numel *= (uint64_t)t[i].shape[k];
+        for (int k = 0; k < t[i].ndim; k++)
+            numel *= (uint64_t)t[i].shape[k];
         hl += (size_t)snprintf(h + hl, hcap - hl, "%s\"%s\":{\"dtype\":\"%s\",\"shape\":[", i ? "," : "", t[i].name,
                                s->bf16 ? "BF16" : "F32");
         for (int k = 0; k < t[i].ndim; k++)
@@ -104,13 +106,16 @@ static int rm_write(const char *dir, const rm_shape *s)
         off += numel * esz;
     }
     hl += (size_t)snprintf(h + hl, hcap - hl, "}");
-    while (hl % 8) h[hl++] = ' ';
+    while (hl % 8)
+        h[hl++] = ' ';
     snprintf(path, sizeof path, "%s/model.safetensors", dir);
     f = fopen(path, "wb");
-    if (!f) return fprintf(stderr, "random_model: cannot write %s\n", path), free(h), free(t), -1;
+    if (!f)
+        return fprintf(stderr, "random_model: cannot write %s\n", path), free(h), free(t), -1;
     uint64_t hlen = hl;
     unsigned char le[8];
-    for (int k = 0; k < 8; k++) le[k] = (unsigned char)(hlen >> (8 * k));
+    for (int k = 0; k < 8; k++)
+        le[k] = (unsigned char)(hlen >> (8 * k));
     fwrite(le, 1, 8, f);
     fwrite(h, 1, hl, f);
     rm_rng = s->seed;
@@ -118,7 +123,8 @@ static int rm_write(const char *dir, const rm_shape *s)
     unsigned char *buf = malloc(bufn * 4);
     for (int i = 0; i < n; i++) {
         uint64_t numel = 1;
-        for (int k = 0; k < t[i].ndim; k++) numel *= (uint64_t)t[i].shape[k];
+        for (int k = 0; k < t[i].ndim; k++)
+            numel *= (uint64_t)t[i].shape[k];
         for (uint64_t j0 = 0; j0 < numel; j0 += bufn) {
             size_t m = numel - j0 < bufn ? (size_t)(numel - j0) : bufn;
             for (size_t j = 0; j < m; j++) {
@@ -147,7 +153,8 @@ static int rm_write(const char *dir, const rm_shape *s)
         }
     }
     int bad = ferror(f);
-    if (fclose(f) != 0 || bad) fprintf(stderr, "random_model: write error on %s\n", path);
+    if (fclose(f) != 0 || bad)
+        fprintf(stderr, "random_model: write error on %s\n", path);
     free(buf), free(h), free(t);
     return bad ? -1 : 0;
 }

@@ -54,14 +54,17 @@ struct sim_block {
     ucontext_t sched;
     std::vector<ucontext_t> ctx;
     std::vector<std::vector<char>> stacks;
-    std::vector<int> state; /* 0 runnable, 1 at a barrier, 2 finished */
+    std::vector<int> state;  /* 0 runnable, 1 at a barrier, 2 finished */
     std::vector<float> xchg; /* shuffle exchange buffer */
     const std::function<void()> *body = nullptr;
     long barriers = 0;
 };
 inline sim_block sim;
 
-inline sim_dim3 sim_thread_idx() { return sim_dim3{(unsigned)sim.cur, 0, 0}; }
+inline sim_dim3 sim_thread_idx()
+{
+    return sim_dim3{(unsigned)sim.cur, 0, 0};
+}
 #define threadIdx (sim_thread_idx())
 #define blockIdx (sim.block_idx)
 #define blockDim (sim.block_dim)
@@ -122,7 +125,8 @@ inline void sim_launch(unsigned grid, unsigned threads, const std::function<void
     sim.state.assign(threads, 0);
     sim.xchg.assign(threads, 0.0f);
     sim.stacks.resize(threads);
-    for (auto &s : sim.stacks) s.resize(stack);
+    for (auto &s : sim.stacks)
+        s.resize(stack);
     for (unsigned b = 0; b < grid; b++) {
         sim.block_idx = sim_dim3{b, 0, 0};
         for (unsigned t = 0; t < threads; t++) {
@@ -140,13 +144,16 @@ inline void sim_launch(unsigned grid, unsigned threads, const std::function<void
                     swapcontext(&sim.sched, &sim.ctx[t]);
                 }
             unsigned waiting = 0, done = 0;
-            for (unsigned t = 0; t < threads; t++) waiting += sim.state[t] == 1, done += sim.state[t] == 2;
-            if (done == threads) break;
+            for (unsigned t = 0; t < threads; t++)
+                waiting += sim.state[t] == 1, done += sim.state[t] == 2;
+            if (done == threads)
+                break;
             if (done) {
                 fprintf(stderr, "sim: block %u: %u threads finished while %u wait at a barrier\n", b, done, waiting);
                 abort();
             }
-            for (unsigned t = 0; t < threads; t++) sim.state[t] = 0; /* everyone arrived: release */
+            for (unsigned t = 0; t < threads; t++)
+                sim.state[t] = 0; /* everyone arrived: release */
         }
     }
 }

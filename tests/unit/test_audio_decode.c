@@ -371,9 +371,9 @@ static void test_clip_overlap(void **s)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_format_variants),   cmocka_unit_test(test_s24_extensible_exact),
-        cmocka_unit_test(test_ogg_vorbis_stereo), cmocka_unit_test(test_sc09_and_melody_lengths),
-        cmocka_unit_test(test_bad_inputs),        cmocka_unit_test(test_wavscan_layouts),
+        cmocka_unit_test(test_format_variants),      cmocka_unit_test(test_s24_extensible_exact),
+        cmocka_unit_test(test_ogg_vorbis_stereo),    cmocka_unit_test(test_sc09_and_melody_lengths),
+        cmocka_unit_test(test_bad_inputs),           cmocka_unit_test(test_wavscan_layouts),
         cmocka_unit_test(test_wav_writer_roundtrip), cmocka_unit_test(test_split_and_natsort),
         cmocka_unit_test(test_clip_overlap),
     };

@@ -331,7 +331,7 @@ static void test_linear_step_property(void **s)
     sl_aq_decode(SL_AQ_LINEAR, 8, c, N, y);
     for (int i = 0; i < N; i++) {
         double s01 = (x[i] - lo) / (hi - lo + 1e-6); /* in [0, 1) */
-        double d = (y[i] + 1) / 2;                  /* lower bin edge in [0, 1) */
+        double d = (y[i] + 1) / 2;                   /* lower bin edge in [0, 1) */
         assert_true(s01 - d >= -0.005 / 256 - 1e-9 && s01 - d < 1.0 / 256 + 1e-4);
     }
 }
@@ -390,13 +390,19 @@ static void test_codes_in_range(void **s)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ref_mulaw_s4),        cmocka_unit_test(test_ref_linear),
-        cmocka_unit_test(test_ref_wavenet),         cmocka_unit_test(test_ref_g711),
-        cmocka_unit_test(test_ref_first64_table),   cmocka_unit_test(test_edge_layouts_same_samples),
-        cmocka_unit_test(test_mulaw_roundtrip_property), cmocka_unit_test(test_mulaw_s4_step_property),
-        cmocka_unit_test(test_linear_step_property), cmocka_unit_test(test_g711_exhaustive),
+        cmocka_unit_test(test_ref_mulaw_s4),
+        cmocka_unit_test(test_ref_linear),
+        cmocka_unit_test(test_ref_wavenet),
+        cmocka_unit_test(test_ref_g711),
+        cmocka_unit_test(test_ref_first64_table),
+        cmocka_unit_test(test_edge_layouts_same_samples),
+        cmocka_unit_test(test_mulaw_roundtrip_property),
+        cmocka_unit_test(test_mulaw_s4_step_property),
+        cmocka_unit_test(test_linear_step_property),
+        cmocka_unit_test(test_g711_exhaustive),
         cmocka_unit_test(test_codes_in_range),
-        cmocka_unit_test(test_ref_other_bits),      cmocka_unit_test(test_ref_per_clip_scaling),
+        cmocka_unit_test(test_ref_other_bits),
+        cmocka_unit_test(test_ref_per_clip_scaling),
     };
     return cmocka_run_group_tests_name("audio_quantize", tests, NULL, NULL);
 }

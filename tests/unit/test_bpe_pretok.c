@@ -75,7 +75,8 @@ static size_t utf8(uint32_t cp, char *u)
     if (cp < 0x800)
         return u[0] = (char)(0xC0 | cp >> 6), u[1] = (char)(0x80 | (cp & 63)), 2;
     if (cp < 0x10000)
-        return u[0] = (char)(0xE0 | cp >> 12), u[1] = (char)(0x80 | ((cp >> 6) & 63)), u[2] = (char)(0x80 | (cp & 63)), 3;
+        return u[0] = (char)(0xE0 | cp >> 12), u[1] = (char)(0x80 | ((cp >> 6) & 63)), u[2] = (char)(0x80 | (cp & 63)),
+               3;
     return u[0] = (char)(0xF0 | cp >> 18), u[1] = (char)(0x80 | ((cp >> 12) & 63)),
            u[2] = (char)(0x80 | ((cp >> 6) & 63)), u[3] = (char)(0x80 | (cp & 63)), 4;
 }
@@ -117,7 +118,7 @@ static void test_classes_every_code_point(void **st)
         int p = pcre2_match(L, (PCRE2_SPTR)u, n, 0, 0, md, NULL) >= 0   ? 1
                 : pcre2_match(N, (PCRE2_SPTR)u, n, 0, 0, md, NULL) >= 0 ? 2
                 : pcre2_match(S, (PCRE2_SPTR)u, n, 0, 0, md, NULL) >= 0 ? 3
-                                                                         : 4;
+                                                                        : 4;
         /* PCRE2 10.42 knows Unicode 14.0: it may differ only on characters
          * assigned later, which it sees as unassigned (class 4) */
         if (sl_pretok_class(cp) != p) {
@@ -178,10 +179,41 @@ static void test_same_pieces(void **st)
         assert_true(same_split(b, s, t, n));
         free(t);
     }
-    static const char *pieces[] = {" ", "  ", "   ", "\t", "\n", "\r\n", "\xc2\x85", "\xc2\xa0", "\xe3\x80\x80",
-                                   "\xe1\xa0\x8e", "\xe2\x80\xa8", "a", "Zz", "\xc3\xa9", "\xe4\xbd\xa0", "1",
-                                   "\xd9\xa3", "\xe2\x85\xa7", "!", "--", "'", "'s", "'S", "'ll", "'re", "'ve",
-                                   "'m", "'d", "'t", "'x", "\xf0\x9f\x98\x80", "\xcc\x81", "_", "\x01", "\x00"};
+    static const char *pieces[] = {" ",
+                                   "  ",
+                                   "   ",
+                                   "\t",
+                                   "\n",
+                                   "\r\n",
+                                   "\xc2\x85",
+                                   "\xc2\xa0",
+                                   "\xe3\x80\x80",
+                                   "\xe1\xa0\x8e",
+                                   "\xe2\x80\xa8",
+                                   "a",
+                                   "Zz",
+                                   "\xc3\xa9",
+                                   "\xe4\xbd\xa0",
+                                   "1",
+                                   "\xd9\xa3",
+                                   "\xe2\x85\xa7",
+                                   "!",
+                                   "--",
+                                   "'",
+                                   "'s",
+                                   "'S",
+                                   "'ll",
+                                   "'re",
+                                   "'ve",
+                                   "'m",
+                                   "'d",
+                                   "'t",
+                                   "'x",
+                                   "\xf0\x9f\x98\x80",
+                                   "\xcc\x81",
+                                   "_",
+                                   "\x01",
+                                   "\x00"};
     uint64_t r = 88172645463325252ULL;
     for (int i = 0; i < 20000; i++) {
         char buf[512];

@@ -163,14 +163,16 @@ static void test_tiny_tokenizer(void **st)
     int docs = 0, bad = 0;
     for (char *c = ct, *x = et; c < ct + cn; docs++) {
         char *cl = strchr(c, '\n'), *xl = strchr(x, '\n');
-        sl_json_doc *cd = sl_json_parse(c, (size_t)(cl - c), NULL, &e), *xd = sl_json_parse(x, (size_t)(xl - x), NULL, &e);
+        sl_json_doc *cd = sl_json_parse(c, (size_t)(cl - c), NULL, &e),
+                    *xd = sl_json_parse(x, (size_t)(xl - x), NULL, &e);
         const sl_json *text = sl_json_get(sl_json_root(cd), "text");
         const char *keys[] = {"parse", "plain"};
         for (int m = 0; m < 2; m++) {
             const sl_json *want = sl_json_get(sl_json_root(xd), keys[m]);
             sl_ids got = {0};
-            assert_int_equal(sl_bpe_encode(b, s, text->str, text->str_len, m == 0 ? SL_SPECIAL_PARSE : SL_SPECIAL_PLAIN,
-                                           &got, &e), 0);
+            assert_int_equal(
+                sl_bpe_encode(b, s, text->str, text->str_len, m == 0 ? SL_SPECIAL_PARSE : SL_SPECIAL_PLAIN, &got, &e),
+                0);
             int ok = got.n == want->n;
             for (size_t i = 0; ok && i < got.n; i++) {
                 int64_t v;
@@ -218,8 +220,8 @@ static void test_refusals(void **st)
     expect_refused("{\"model\":{\"type\":\"WordPiece\",\"vocab\":{}}}", "WordPiece");
     expect_refused("{\"model\":{\"type\":\"Unigram\",\"vocab\":[]}}", "Unigram");
     expect_refused("{\"pre_tokenizer\":{\"type\":\"Metaspace\"}," BASE_MODEL "}}", "Metaspace");
-    expect_refused("{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Split\"}," BL "]}," BASE_MODEL
-                   "}}",
+    expect_refused("{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Split\"}," BL
+                   "]}," BASE_MODEL "}}",
                    "Sequence [Split, ByteLevel] is not supported");
     expect_refused("{\"normalizer\":{\"type\":\"BertNormalizer\"},\"pre_tokenizer\":" BL "," BASE_MODEL "}}",
                    "BertNormalizer");

@@ -11,7 +11,8 @@ int main(void)
     sl_err err = {{0}};
     /* one thread: no OpenMP spin-waiting on a shared machine */
     sl_backend *cpu = sl_backend_cpu(1, &err), *emu = emu_backend_open(&err);
-    if (!cpu || !emu) return fprintf(stderr, "%s\n", err.msg), 1;
+    if (!cpu || !emu)
+        return fprintf(stderr, "%s\n", err.msg), 1;
     int rc = run_kernel_checks(cpu, emu, 1);
     sl_backend_close(emu);
     sl_backend_close(cpu);

@@ -27,21 +27,26 @@ static void gemm_case(int64_t L, int64_t N, int64_t K, int64_t ldx, int64_t ldy)
 {
     float *x = malloc((size_t)(L * ldx) * sizeof *x), *w = malloc((size_t)(N * K) * sizeof *w);
     float *y = malloc((size_t)(L * ldy) * sizeof *y);
-    for (int64_t i = 0; i < L * ldx; i++) x[i] = rnd();
-    for (int64_t i = 0; i < N * K; i++) w[i] = rnd();
-    for (int64_t i = 0; i < L * ldy; i++) y[i] = 12345.0f; /* columns past N must stay */
+    for (int64_t i = 0; i < L * ldx; i++)
+        x[i] = rnd();
+    for (int64_t i = 0; i < N * K; i++)
+        w[i] = rnd();
+    for (int64_t i = 0; i < L * ldy; i++)
+        y[i] = 12345.0f; /* columns past N must stay */
     sl_gemm_plan p = sl_gemm_plan_linear(L, N, K, ldx, ldy);
-    cblas_sgemm(CblasColMajor, p.trans_a ? CblasTrans : CblasNoTrans, p.trans_b ? CblasTrans : CblasNoTrans,
-                (int)p.m, (int)p.n, (int)p.k, 1.0f, w, (int)p.lda, x, (int)p.ldb, 0.0f, y, (int)p.ldc);
+    cblas_sgemm(CblasColMajor, p.trans_a ? CblasTrans : CblasNoTrans, p.trans_b ? CblasTrans : CblasNoTrans, (int)p.m,
+                (int)p.n, (int)p.k, 1.0f, w, (int)p.lda, x, (int)p.ldb, 0.0f, y, (int)p.ldc);
     for (int64_t t = 0; t < L; t++) {
         for (int64_t n = 0; n < N; n++) {
             double want = 0;
-            for (int64_t k = 0; k < K; k++) want += (double)x[t * ldx + k] * w[n * K + k];
+            for (int64_t k = 0; k < K; k++)
+                want += (double)x[t * ldx + k] * w[n * K + k];
             if (fabs(y[t * ldy + n] - want) > 1e-4 * (1 + fabs(want)))
                 fail_msg("L=%lld N=%lld K=%lld: y[%lld][%lld] = %g, want %g", (long long)L, (long long)N, (long long)K,
                          (long long)t, (long long)n, y[t * ldy + n], want);
         }
-        for (int64_t n = N; n < ldy; n++) assert_true(y[t * ldy + n] == 12345.0f);
+        for (int64_t n = N; n < ldy; n++)
+            assert_true(y[t * ldy + n] == 12345.0f);
     }
     free(x), free(w), free(y);
 }

@@ -27,12 +27,16 @@ static uint64_t rng_next(void)
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
-static float rnd(float lo, float hi) { return lo + (hi - lo) * (float)((rng_next() >> 40) / 16777216.0); }
+static float rnd(float lo, float hi)
+{
+    return lo + (hi - lo) * (float)((rng_next() >> 40) / 16777216.0);
+}
 
 /* |got - want| <= atol + rtol*|want|, reporting the first violation. */
 static int close_to(const char *what, int64_t i, double got, double want, double atol, double rtol)
 {
-    if (fabs(got - want) <= atol + rtol * fabs(want)) return 1;
+    if (fabs(got - want) <= atol + rtol * fabs(want))
+        return 1;
     fprintf(stderr, "%s[%lld]: got %.9g want %.9g (diff %.3g)\n", what, (long long)i, got, want, fabs(got - want));
     return 0;
 }
@@ -63,7 +67,8 @@ static void test_combine_properties(void **state)
     (void)state;
     for (int i = 0; i < 10000; i++) {
         sl_scan_pair p[3];
-        for (int k = 0; k < 3; k++) p[k] = (sl_scan_pair){rnd(0.0f, 1.0f), rnd(-2.0f, 2.0f)};
+        for (int k = 0; k < 3; k++)
+            p[k] = (sl_scan_pair){rnd(0.0f, 1.0f), rnd(-2.0f, 2.0f)};
         sl_scan_pair l = sl_scan_combine(sl_scan_combine(p[0], p[1]), p[2]);
         sl_scan_pair r = sl_scan_combine(p[0], sl_scan_combine(p[1], p[2]));
         assert_true(close_to("assoc.a", i, l.a, r.a, 1e-7, 1e-6));
@@ -108,9 +113,11 @@ static void scan_case_make(scan_case *c, int64_t L, int64_t D, int N, int gate, 
     for (int64_t i = 0; i < (int64_t)rows * c->ld; i++) {
         c->u[i] = rnd(-2, 2);
         c->dt[i] = rnd(-3, 3);
-        if (c->z) c->z[i] = rnd(-3, 3);
+        if (c->z)
+            c->z[i] = rnd(-3, 3);
     }
-    for (int64_t i = 0; i < (int64_t)rows * (N + 1); i++) c->B[i] = rnd(-2, 2), c->C[i] = rnd(-2, 2);
+    for (int64_t i = 0; i < (int64_t)rows * (N + 1); i++)
+        c->B[i] = rnd(-2, 2), c->C[i] = rnd(-2, 2);
     for (int64_t d = 0; d < D; d++) {
         c->dtb[d] = rnd(-6, -2); /* softplus^-1 of dt in ~[2e-3, 0.13], as mamba initialises */
         c->Dk[d] = rnd(0.5f, 1.5f);
@@ -120,7 +127,8 @@ static void scan_case_make(scan_case *c, int64_t L, int64_t D, int N, int gate, 
         }
     }
     if (resets)
-        for (int64_t t = 0; t < L; t++) c->reset[t] = (t == 0 && resets > 1) || rng_next() % 61 == 0;
+        for (int64_t t = 0; t < L; t++)
+            c->reset[t] = (t == 0 && resets > 1) || rng_next() % 61 == 0;
 }
 
 static void scan_case_free(scan_case *c)
@@ -132,16 +140,25 @@ static void scan_case_free(scan_case *c)
 static sl_scan_args scan_args(const scan_case *c, int64_t t0, int64_t L, float *state, float *y)
 {
     sl_scan_args a = {
-        .L = L, .D = c->D, .N = c->N,
-        .u = c->u + t0 * c->ld, .ldu = c->ld,
-        .dt = c->dt + t0 * c->ld, .lddt = c->ld,
-        .dt_bias = c->dtb, .A_log2e = c->A2,
-        .B = c->B + t0 * (c->N + 1), .C = c->C + t0 * (c->N + 1), .ldbc = c->N + 1,
+        .L = L,
+        .D = c->D,
+        .N = c->N,
+        .u = c->u + t0 * c->ld,
+        .ldu = c->ld,
+        .dt = c->dt + t0 * c->ld,
+        .lddt = c->ld,
+        .dt_bias = c->dtb,
+        .A_log2e = c->A2,
+        .B = c->B + t0 * (c->N + 1),
+        .C = c->C + t0 * (c->N + 1),
+        .ldbc = c->N + 1,
         .Dskip = c->Dk,
-        .z = c->z ? c->z + t0 * c->ld : NULL, .ldz = c->ld,
+        .z = c->z ? c->z + t0 * c->ld : NULL,
+        .ldz = c->ld,
         .state = state,
         .reset = c->reset ? c->reset + t0 : NULL,
-        .y = y + t0 * c->ld, .ldy = c->ld,
+        .y = y + t0 * c->ld,
+        .ldy = c->ld,
     };
     return a;
 }
@@ -150,10 +167,12 @@ static sl_scan_args scan_args(const scan_case *c, int64_t t0, int64_t L, float *
  * a time, in double. */
 static void scan_reference(const scan_case *c, double *y, double *h)
 {
-    for (int64_t i = 0; i < c->D * c->N; i++) h[i] = c->state0[i];
+    for (int64_t i = 0; i < c->D * c->N; i++)
+        h[i] = c->state0[i];
     for (int64_t t = 0; t < c->L; t++) {
         if (c->reset && c->reset[t])
-            for (int64_t i = 0; i < c->D * c->N; i++) h[i] = 0;
+            for (int64_t i = 0; i < c->D * c->N; i++)
+                h[i] = 0;
         for (int64_t d = 0; d < c->D; d++) {
             double x = (double)c->dt[t * c->ld + d] + c->dtb[d];
             double delta = x > 20 ? x : log1p(exp(x));
@@ -183,9 +202,11 @@ static int scan_check(const scan_case *c, const float *y, const float *state, co
 {
     for (int64_t t = 0; t < c->L; t++)
         for (int64_t d = 0; d < c->D; d++)
-            if (!close_to("y", t * c->D + d, y[t * c->ld + d], yr[t * c->D + d], SCAN_ATOL, SCAN_RTOL)) return 0;
+            if (!close_to("y", t * c->D + d, y[t * c->ld + d], yr[t * c->D + d], SCAN_ATOL, SCAN_RTOL))
+                return 0;
     for (int64_t i = 0; i < c->D * c->N; i++)
-        if (!close_to("state", i, state[i], hr[i], SCAN_ATOL, SCAN_RTOL)) return 0;
+        if (!close_to("state", i, state[i], hr[i], SCAN_ATOL, SCAN_RTOL))
+            return 0;
     return 1;
 }
 
@@ -202,10 +223,12 @@ static void scan_one(int64_t L, int N, int gate, int resets, int threads, int it
     sl_err err = {{0}};
     sl_scan_args a = scan_args(&c, 0, L, st, y);
     int rc = threads ? sl_scan_emu_shape(&a, threads, items, &err) : sl_scan_emu(&a, items, &err);
-    if (rc != 0) fprintf(stderr, "%s\n", err.msg);
+    if (rc != 0)
+        fprintf(stderr, "%s\n", err.msg);
     assert_int_equal(rc, 0);
     if (!scan_check(&c, y, st, yr, hr)) {
-        fprintf(stderr, "case L=%lld N=%d gate=%d resets=%d shape=%dx%d\n", (long long)L, N, gate, resets, threads, items);
+        fprintf(stderr, "case L=%lld N=%d gate=%d resets=%d shape=%dx%d\n", (long long)L, N, gate, resets, threads,
+                items);
         fail();
     }
     free(y), free(st), free(yr), free(hr);
@@ -258,7 +281,8 @@ static void test_scan_across_calls(void **state)
         sl_err err = {{0}};
         for (int64_t t0 = 0; t0 < L;) {
             int64_t n = 1 + (int64_t)(rng_next() % 700);
-            if (n > L - t0) n = L - t0;
+            if (n > L - t0)
+                n = L - t0;
             sl_scan_args a = scan_args(&c, t0, n, st, y);
             assert_int_equal(sl_scan_emu(&a, -1, &err), 0);
             t0 += n;
@@ -317,20 +341,25 @@ static void conv_reference(int64_t L, int64_t D, int K, const float *x, int64_t 
     int64_t H = K - 1;
     double *hist = malloc((size_t)(H + L) * D * sizeof(double)); /* time -H .. L-1 */
     for (int64_t d = 0; d < D; d++)
-        for (int64_t j = 0; j < H; j++) hist[j * D + d] = state0[d * H + j];
+        for (int64_t j = 0; j < H; j++)
+            hist[j * D + d] = state0[d * H + j];
     for (int64_t t = 0; t < L; t++) {
         if (reset && reset[t]) /* history before t is gone */
             for (int64_t s = 0; s < H + t; s++)
-                for (int64_t d = 0; d < D; d++) hist[s * D + d] = 0;
-        for (int64_t d = 0; d < D; d++) hist[(H + t) * D + d] = x[t * ldx + d];
+                for (int64_t d = 0; d < D; d++)
+                    hist[s * D + d] = 0;
+        for (int64_t d = 0; d < D; d++)
+            hist[(H + t) * D + d] = x[t * ldx + d];
         for (int64_t d = 0; d < D; d++) {
             double acc = bias[d];
-            for (int k = 0; k < K; k++) acc += (double)w[d * K + k] * hist[(t + k) * D + d];
+            for (int k = 0; k < K; k++)
+                acc += (double)w[d * K + k] * hist[(t + k) * D + d];
             out[t * D + d] = acc / (1 + exp(-acc));
         }
     }
     for (int64_t d = 0; d < D; d++)
-        for (int64_t j = 0; j < H; j++) state_out[d * H + j] = hist[(L + j) * D + d];
+        for (int64_t j = 0; j < H; j++)
+            state_out[d * H + j] = hist[(L + j) * D + d];
     free(hist);
 }
 
@@ -343,24 +372,40 @@ static void conv_one(int64_t L, int K, int resets, int ncalls)
     float *st0 = malloc((D * H + 1) * sizeof(float)), *st = malloc((D * H + 1) * sizeof(float));
     uint8_t *reset = resets ? calloc(rows, 1) : NULL;
     double *ref = malloc(rows * D * sizeof(double)), *refst = malloc((D * H + 1) * sizeof(double));
-    for (size_t i = 0; i < rows * ld; i++) x[i] = rnd(-2, 2);
-    for (int64_t i = 0; i < D * K; i++) w[i] = rnd(-1, 1);
-    for (int64_t i = 0; i < D; i++) bias[i] = rnd(-0.5f, 0.5f);
-    for (int64_t i = 0; i < D * H; i++) st0[i] = st[i] = rnd(-2, 2);
+    for (size_t i = 0; i < rows * ld; i++)
+        x[i] = rnd(-2, 2);
+    for (int64_t i = 0; i < D * K; i++)
+        w[i] = rnd(-1, 1);
+    for (int64_t i = 0; i < D; i++)
+        bias[i] = rnd(-0.5f, 0.5f);
+    for (int64_t i = 0; i < D * H; i++)
+        st0[i] = st[i] = rnd(-2, 2);
     if (reset)
-        for (int64_t t = 0; t < L; t++) reset[t] = rng_next() % 5 == 0;
+        for (int64_t t = 0; t < L; t++)
+            reset[t] = rng_next() % 5 == 0;
     conv_reference(L, D, K, x, ld, w, bias, st0, reset, ref, refst);
     sl_err err = {{0}};
     for (int64_t t0 = 0, i = 0; t0 < L; i++) {
         int64_t n = i == ncalls - 1 ? L - t0 : 1 + (int64_t)(rng_next() % (size_t)(L - t0));
-        sl_conv_args a = {.L = n, .D = D, .K = K, .x = x + t0 * ld, .ldx = ld, .w = w, .bias = bias, .state = st,
-                          .reset = reset ? reset + t0 : NULL, .out = out + t0 * ld, .ldout = ld};
+        sl_conv_args a = {.L = n,
+                          .D = D,
+                          .K = K,
+                          .x = x + t0 * ld,
+                          .ldx = ld,
+                          .w = w,
+                          .bias = bias,
+                          .state = st,
+                          .reset = reset ? reset + t0 : NULL,
+                          .out = out + t0 * ld,
+                          .ldout = ld};
         assert_int_equal(sl_conv_emu(&a, &err), 0);
         t0 += n;
     }
     for (int64_t t = 0; t < L; t++)
-        for (int64_t d = 0; d < D; d++) assert_true(close_to("conv", t * D + d, out[t * ld + d], ref[t * D + d], 1e-6, 1e-5));
-    for (int64_t i = 0; i < D * H; i++) assert_true(close_to("conv state", i, st[i], refst[i], 0, 0));
+        for (int64_t d = 0; d < D; d++)
+            assert_true(close_to("conv", t * D + d, out[t * ld + d], ref[t * D + d], 1e-6, 1e-5));
+    for (int64_t i = 0; i < D * H; i++)
+        assert_true(close_to("conv state", i, st[i], refst[i], 0, 0));
     free(x), free(out), free(w), free(bias), free(st0), free(st), free(reset), free(ref), free(refst);
 }
 
@@ -390,16 +435,26 @@ static void test_norm(void **state)
             float *x = malloc(L * D * sizeof(float)), *res = malloc(L * D * sizeof(float));
             float *out = malloc(L * D * sizeof(float)), *w = malloc(D * sizeof(float));
             double *r = malloc(L * D * sizeof(double));
-            for (int64_t k = 0; k < L * D; k++) x[k] = rnd(-3, 3), res[k] = rnd(-10, 10);
-            for (int64_t k = 0; k < D; k++) w[k] = rnd(0.5f, 1.5f);
-            for (int64_t k = 0; k < L * D; k++) r[k] = mode == 0 ? (double)res[k] + x[k] : mode == 1 ? x[k] : res[k];
-            sl_norm_args a = {.L = L, .D = D, .x = mode == 2 ? NULL : x, .residual = res, .residual_init = mode == 1,
-                              .w = w, .eps = 1e-5f, .out = out};
+            for (int64_t k = 0; k < L * D; k++)
+                x[k] = rnd(-3, 3), res[k] = rnd(-10, 10);
+            for (int64_t k = 0; k < D; k++)
+                w[k] = rnd(0.5f, 1.5f);
+            for (int64_t k = 0; k < L * D; k++)
+                r[k] = mode == 0 ? (double)res[k] + x[k] : mode == 1 ? x[k] : res[k];
+            sl_norm_args a = {.L = L,
+                              .D = D,
+                              .x = mode == 2 ? NULL : x,
+                              .residual = res,
+                              .residual_init = mode == 1,
+                              .w = w,
+                              .eps = 1e-5f,
+                              .out = out};
             sl_err err = {{0}};
             assert_int_equal(sl_norm_emu(&a, &err), 0);
             for (int64_t t = 0; t < L; t++) {
                 double ss = 0;
-                for (int64_t k = 0; k < D; k++) ss += r[t * D + k] * r[t * D + k];
+                for (int64_t k = 0; k < D; k++)
+                    ss += r[t * D + k] * r[t * D + k];
                 double scale = 1 / sqrt(ss / D + 1e-5);
                 for (int64_t k = 0; k < D; k++) {
                     assert_true(close_to("residual", k, res[t * D + k], r[t * D + k], 0, 1e-6));
@@ -421,8 +476,10 @@ static void test_logsoftmax(void **state)
         int32_t tg[6];
         for (int64_t t = 0; t < T; t++) {
             float spread = t == 0 ? 0.01f : t == 1 ? 80.0f : 10.0f;
-            for (int64_t k = 0; k < ld; k++) lg[t * ld + k] = k >= V ? 1e30f : rnd(-spread, spread) + (t == 2 ? 500.0f : 0.0f);
-            if (t == 3 && V > 2) lg[t * ld + 1] = -INFINITY;
+            for (int64_t k = 0; k < ld; k++)
+                lg[t * ld + k] = k >= V ? 1e30f : rnd(-spread, spread) + (t == 2 ? 500.0f : 0.0f);
+            if (t == 3 && V > 2)
+                lg[t * ld + 1] = -INFINITY;
             tg[t] = t == 4 ? -1 : (int32_t)(rng_next() % (uint64_t)V);
         }
         sl_logsoftmax_args a = {.T = T, .V = V, .logits = lg, .ld = ld, .target = tg, .logp = logp};
@@ -434,8 +491,10 @@ static void test_logsoftmax(void **state)
                 continue;
             }
             double m = -INFINITY, s = 0;
-            for (int64_t k = 0; k < V; k++) m = fmax(m, lg[t * ld + k]);
-            for (int64_t k = 0; k < V; k++) s += exp((double)lg[t * ld + k] - m);
+            for (int64_t k = 0; k < V; k++)
+                m = fmax(m, lg[t * ld + k]);
+            for (int64_t k = 0; k < V; k++)
+                s += exp((double)lg[t * ld + k] - m);
             double want = lg[t * ld + tg[t]] - (m + log(s));
             assert_true(close_to("logp", t, logp[t], want, 2e-5, 1e-5));
         }

@@ -526,8 +526,14 @@ static void blocks_of(const char *s, size_t n, int (*pred)(char), sl_buf *out, u
     sl_buf_free(&st);
     sl_buf_free(&sz);
 }
-static int is_n(char c) { return c == 'N' || c == 'n'; }
-static int is_lower(char c) { return c >= 'a' && c <= 'z'; }
+static int is_n(char c)
+{
+    return c == 'N' || c == 'n';
+}
+static int is_lower(char c)
+{
+    return c >= 'a' && c <= 'z';
+}
 
 static void test_random_2bit_round_trip(void **state)
 {

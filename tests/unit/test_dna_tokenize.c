@@ -143,8 +143,8 @@ static void test_executed_hyenadna_vectors(void **state)
         size_t nw = parse_ids(f[5], want, 4096);
         dna_tok_encode(&o, seq, strlen(seq), &t);
         if (t.n != nw || memcmp(t.ids, want, nw * sizeof *want))
-            fail_msg("%s '%s' L=%s eos=%s N->PAD=%s: ids differ (got %zu, want %zu)", f[0], seq, f[2], f[3], f[4],
-                     t.n, nw);
+            fail_msg("%s '%s' L=%s eos=%s N->PAD=%s: ids differ (got %zu, want %zu)", f[0], seq, f[2], f[3], f[4], t.n,
+                     nw);
         rows++;
     }
     assert_int_equal(rows, 600);
@@ -280,7 +280,8 @@ static void test_kmer_round_trip(void **state)
         /* k-mer i (space-separated) is s[i..i+k) upper-cased */
         for (size_t i = 0; i < t.n; i++)
             for (int j = 0; j < o.kmer; j++)
-                assert_int_equal(dec.data[i * (size_t)(o.kmer + 1) + (size_t)j], toupper((unsigned char)s[i + (size_t)j]));
+                assert_int_equal(dec.data[i * (size_t)(o.kmer + 1) + (size_t)j],
+                                 toupper((unsigned char)s[i + (size_t)j]));
         free(s);
     }
     dna_tokens_free(&t);
@@ -434,10 +435,14 @@ static void test_revcomp(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hyenadna_vectors),  cmocka_unit_test(test_executed_hyenadna_vectors),
-        cmocka_unit_test(test_dnabert_vocab),    cmocka_unit_test(test_executed_dnabert_vectors),
-        cmocka_unit_test(test_kmer_round_trip),   cmocka_unit_test(test_char_round_trip_and_policies),
-        cmocka_unit_test(test_padding_truncation), cmocka_unit_test(test_mask_json),
+        cmocka_unit_test(test_hyenadna_vectors),
+        cmocka_unit_test(test_executed_hyenadna_vectors),
+        cmocka_unit_test(test_dnabert_vocab),
+        cmocka_unit_test(test_executed_dnabert_vectors),
+        cmocka_unit_test(test_kmer_round_trip),
+        cmocka_unit_test(test_char_round_trip_and_policies),
+        cmocka_unit_test(test_padding_truncation),
+        cmocka_unit_test(test_mask_json),
         cmocka_unit_test(test_revcomp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,7 +32,10 @@ static float *rand_vec(size_t n, float scale)
         p[i] = frand(scale);
     return p;
 }
-static double relerr(double got, double want) { return fabs(got - want) / fmax(1e-30, fabs(want)); }
+static double relerr(double got, double want)
+{
+    return fabs(got - want) / fmax(1e-30, fabs(want));
+}
 
 static void test_math_vs_libm(void **st)
 {
@@ -130,8 +133,17 @@ static void test_conv(void **st)
     /* whole */
     float *s1 = malloc((size_t)(D * (K - 1)) * sizeof(float)), *out1 = malloc((size_t)(L * D) * sizeof(float));
     memcpy(s1, state0, (size_t)(D * (K - 1)) * sizeof(float));
-    sl_conv_args a = {.L = L, .D = D, .K = K, .x = x, .ldx = ldx, .w = w, .bias = bias, .state = s1, .reset = reset,
-                      .out = out1, .ldout = D};
+    sl_conv_args a = {.L = L,
+                      .D = D,
+                      .K = K,
+                      .x = x,
+                      .ldx = ldx,
+                      .w = w,
+                      .bias = bias,
+                      .state = s1,
+                      .reset = reset,
+                      .out = out1,
+                      .ldout = D};
     assert_int_equal(b->conv1d_silu(b, &a, &err), 0);
     for (int64_t i = 0; i < L * D; i++)
         assert_true(fabs(out1[i] - ref[i]) < 1e-5 * (1 + fabs(ref[i])));
@@ -197,9 +209,25 @@ static void test_scan(void **st)
     float *s2 = malloc((size_t)(D * N) * sizeof(float)), *y2 = malloc((size_t)(L * D) * sizeof(float));
     memcpy(s1, h0, (size_t)(D * N) * sizeof(float));
     memcpy(s2, h0, (size_t)(D * N) * sizeof(float));
-    sl_scan_args a = {.L = L, .D = D, .N = N, .u = u, .ldu = ldu, .dt = dt, .lddt = D, .dt_bias = dtb, .A_log2e = A,
-                      .B = B, .C = C, .ldbc = ldbc, .Dskip = Dsk, .z = z, .ldz = ldu, .state = s1, .reset = reset,
-                      .y = y1, .ldy = D};
+    sl_scan_args a = {.L = L,
+                      .D = D,
+                      .N = N,
+                      .u = u,
+                      .ldu = ldu,
+                      .dt = dt,
+                      .lddt = D,
+                      .dt_bias = dtb,
+                      .A_log2e = A,
+                      .B = B,
+                      .C = C,
+                      .ldbc = ldbc,
+                      .Dskip = Dsk,
+                      .z = z,
+                      .ldz = ldu,
+                      .state = s1,
+                      .reset = reset,
+                      .y = y1,
+                      .ldy = D};
     omp_set_num_threads(1);
     assert_int_equal(b->selective_scan(b, &a, &err), 0);
     double worst = 0;
@@ -300,9 +328,12 @@ static void test_backend_open(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_math_vs_libm), cmocka_unit_test(test_linear),
-        cmocka_unit_test(test_conv),         cmocka_unit_test(test_scan),
-        cmocka_unit_test(test_norm_and_logsoftmax), cmocka_unit_test(test_backend_open),
+        cmocka_unit_test(test_math_vs_libm),
+        cmocka_unit_test(test_linear),
+        cmocka_unit_test(test_conv),
+        cmocka_unit_test(test_scan),
+        cmocka_unit_test(test_norm_and_logsoftmax),
+        cmocka_unit_test(test_backend_open),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

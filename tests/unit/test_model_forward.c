@@ -196,10 +196,26 @@ static void check_against_reference(const char *name)
     sl_backend_close(be);
 }
 
-static void test_hf_f32(void **st) { (void)st; check_against_reference("hf_f32"); }
-static void test_ssm_f32(void **st) { (void)st; check_against_reference("ssm_f32"); }
-static void test_hf_bf16(void **st) { (void)st; check_against_reference("hf_bf16"); }
-static void test_sharded_f16(void **st) { (void)st; check_against_reference("sharded_f16"); }
+static void test_hf_f32(void **st)
+{
+    (void)st;
+    check_against_reference("hf_f32");
+}
+static void test_ssm_f32(void **st)
+{
+    (void)st;
+    check_against_reference("ssm_f32");
+}
+static void test_hf_bf16(void **st)
+{
+    (void)st;
+    check_against_reference("hf_bf16");
+}
+static void test_sharded_f16(void **st)
+{
+    (void)st;
+    check_against_reference("sharded_f16");
+}
 
 /* Config values as read, and the parameter count equal to the tensors' total. */
 static void test_config_and_params(void **st)
@@ -261,9 +277,12 @@ static void test_ids_out_of_vocab(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hf_f32),          cmocka_unit_test(test_ssm_f32),
-        cmocka_unit_test(test_hf_bf16),         cmocka_unit_test(test_sharded_f16),
-        cmocka_unit_test(test_config_and_params), cmocka_unit_test(test_ids_out_of_vocab),
+        cmocka_unit_test(test_hf_f32),
+        cmocka_unit_test(test_ssm_f32),
+        cmocka_unit_test(test_hf_bf16),
+        cmocka_unit_test(test_sharded_f16),
+        cmocka_unit_test(test_config_and_params),
+        cmocka_unit_test(test_ids_out_of_vocab),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -86,8 +86,8 @@ static void test_f16_values(void **st)
     (void)st;
     /* bit patterns from IEEE 754 binary16: max, min subnormal, min normal, inf, -0, 1/3 */
     const uint16_t bits[] = {0x7bff, 0x0001, 0x0400, 0x7c00, 0x8000, 0x3555, 0x03ff};
-    const double want[] = {65504.0, 5.960464477539063e-08, 6.103515625e-05, INFINITY, -0.0, 0.333251953125,
-                           6.097555160522461e-05};
+    const double want[] = {65504.0, 5.960464477539063e-08, 6.103515625e-05,      INFINITY,
+                           -0.0,    0.333251953125,        6.097555160522461e-05};
     unsigned char d[14];
     for (int i = 0; i < 7; i++)
         d[2 * i] = bits[i] & 0xff, d[2 * i + 1] = bits[i] >> 8;
@@ -121,8 +121,7 @@ static void test_bad_files(void **st)
                        z, 12, 0),
                  "overlaps");
     expect_error(build("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}", z, 8, 0), "hole");
-    expect_error(build("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", z, 8, 0),
-                 "tensors cover 4");
+    expect_error(build("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", z, 8, 0), "tensors cover 4");
     expect_error(build("{\"a\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[0,8]}}", z, 8, 0), "need 12");
     expect_error(build("{\"a\":{\"dtype\":\"F4\",\"shape\":[2],\"data_offsets\":[0,1]}}", z, 1, 0),
                  "unsupported dtype \"F4\"");
@@ -130,8 +129,7 @@ static void test_bad_files(void **st)
                        "\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}",
                        z, 8, 0),
                  "listed twice");
-    expect_error(build("{\"a\":{\"dtype\":\"F32\",\"shape\":[-1],\"data_offsets\":[0,4]}}", z, 4, 0),
-                 "shape[0]");
+    expect_error(build("{\"a\":{\"dtype\":\"F32\",\"shape\":[-1],\"data_offsets\":[0,4]}}", z, 4, 0), "shape[0]");
     expect_error(build("{\"a\":{\"dtype\":\"F32\",\"shape\":[1.5],\"data_offsets\":[0,4]}}", z, 4, 0), "shape[0]");
     expect_error(build("{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,0]}}", z, 4, 0),
                  "end before begin");

@@ -174,11 +174,11 @@ static void test_jsonl_bad_lines_skipped(void **st)
 {
     (void)st;
     const char *p = PUTS("d.jsonl", "{\"text\":\"a\"}\n"
-                                    "{\"text\":\"b\"\n"         /* truncated object */
-                                    "{\"txt\":\"c\"}\n"         /* no text field */
-                                    "{\"text\":3}\n"            /* not a string */
+                                    "{\"text\":\"b\"\n"             /* truncated object */
+                                    "{\"txt\":\"c\"}\n"             /* no text field */
+                                    "{\"text\":3}\n"                /* not a string */
                                     "{\"text\":\"e\",\"id\":[1]}\n" /* id of another type */
-                                    "[1,2]\n"                   /* not an object */
+                                    "[1,2]\n"                       /* not an object */
                                     "{\"text\":\"g\"}\n");
     rd x;
     open1(&x, p, (sl_docreader_opts){.skip_bad_json = 1});
@@ -440,18 +440,12 @@ static void test_sources_in_order_and_missing_file(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_jsonl_ids_and_fields),
-        cmocka_unit_test(test_jsonl_field_option_crlf_blank_bom),
-        cmocka_unit_test(test_jsonl_bad_lines_fatal),
-        cmocka_unit_test(test_jsonl_bad_lines_skipped),
-        cmocka_unit_test(test_plain_text_whole_file),
-        cmocka_unit_test(test_plain_text_lines),
-        cmocka_unit_test(test_empty_and_blank_sources),
-        cmocka_unit_test(test_binary_data_rejected),
-        cmocka_unit_test(test_max_doc_bytes),
-        cmocka_unit_test(test_lines_across_chunks),
-        cmocka_unit_test(test_jsonl_batches),
-        cmocka_unit_test(test_sources_in_order_and_missing_file),
+        cmocka_unit_test(test_jsonl_ids_and_fields),    cmocka_unit_test(test_jsonl_field_option_crlf_blank_bom),
+        cmocka_unit_test(test_jsonl_bad_lines_fatal),   cmocka_unit_test(test_jsonl_bad_lines_skipped),
+        cmocka_unit_test(test_plain_text_whole_file),   cmocka_unit_test(test_plain_text_lines),
+        cmocka_unit_test(test_empty_and_blank_sources), cmocka_unit_test(test_binary_data_rejected),
+        cmocka_unit_test(test_max_doc_bytes),           cmocka_unit_test(test_lines_across_chunks),
+        cmocka_unit_test(test_jsonl_batches),           cmocka_unit_test(test_sources_in_order_and_missing_file),
     };
     return cmocka_run_group_tests_name("read_docreader", tests, setup, teardown);
 }

@@ -137,10 +137,10 @@ static void test_archive_formats(void **st)
     static const struct {
         const char *file, *format, *filter;
     } f[] = {
-        {"t.ustar", "ustar", NULL},    {"t.gnutar", "gnutar", NULL}, {"t.pax", "pax", NULL},
-        {"t.v7", "v7tar", NULL},       {"t.tar.gz", "pax", "gzip"},  {"t.tar.zst", "pax", "zstd"},
-        {"t.tar.xz", "pax", "xz"},     {"t.tar.bz2", "pax", "bzip2"}, {"t.zip", "zip", NULL},
-        {"t.7z", "7zip", NULL},        {"t.newc", "newc", NULL},     {"t.odc", "odc", NULL},
+        {"t.ustar", "ustar", NULL},   {"t.gnutar", "gnutar", NULL},  {"t.pax", "pax", NULL},
+        {"t.v7", "v7tar", NULL},      {"t.tar.gz", "pax", "gzip"},   {"t.tar.zst", "pax", "zstd"},
+        {"t.tar.xz", "pax", "xz"},    {"t.tar.bz2", "pax", "bzip2"}, {"t.zip", "zip", NULL},
+        {"t.7z", "7zip", NULL},       {"t.newc", "newc", NULL},      {"t.odc", "odc", NULL},
         {"t.zip.zst", "zip", "zstd"},
     };
     for (size_t i = 0; i < sizeof f / sizeof *f; i++) {
@@ -196,8 +196,21 @@ static void test_lookalikes_stay_plain(void **st)
         "070707070707 still not cpio: the header must be 76 octal digits\n",
         "Rar! said the lion\n",
         /* a newc header claiming a 4 GiB name (libarchive would allocate it) */
-        "070701" "00000001" "000081A4" "00000000" "00000000" "00000001" "00000000" "00000004" "00000000"
-        "00000000" "00000000" "00000000" "FFFFFFFF" "00000000" "a\n",
+        "070701"
+        "00000001"
+        "000081A4"
+        "00000000"
+        "00000000"
+        "00000001"
+        "00000000"
+        "00000004"
+        "00000000"
+        "00000000"
+        "00000000"
+        "00000000"
+        "FFFFFFFF"
+        "00000000"
+        "a\n",
     };
     sl_err err;
     for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
@@ -291,8 +304,10 @@ static void test_errors(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_archive_formats),     cmocka_unit_test(test_ar),
-        cmocka_unit_test(test_lookalikes_stay_plain), cmocka_unit_test(test_mixed_paths_in_order),
+        cmocka_unit_test(test_archive_formats),
+        cmocka_unit_test(test_ar),
+        cmocka_unit_test(test_lookalikes_stay_plain),
+        cmocka_unit_test(test_mixed_paths_in_order),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests_name("read_sources", tests, setup, teardown);

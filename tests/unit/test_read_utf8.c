@@ -142,10 +142,26 @@ static void read_cases(int json, int mode)
     sl_docreader_close(r);
 }
 
-static void test_docreader_lines_replace(void **st) { (void)st; read_cases(0, SL_UTF8_REPLACE); }
-static void test_docreader_lines_skip(void **st) { (void)st; read_cases(0, SL_UTF8_SKIP); }
-static void test_docreader_json_replace(void **st) { (void)st; read_cases(1, SL_UTF8_REPLACE); }
-static void test_docreader_json_skip(void **st) { (void)st; read_cases(1, SL_UTF8_SKIP); }
+static void test_docreader_lines_replace(void **st)
+{
+    (void)st;
+    read_cases(0, SL_UTF8_REPLACE);
+}
+static void test_docreader_lines_skip(void **st)
+{
+    (void)st;
+    read_cases(0, SL_UTF8_SKIP);
+}
+static void test_docreader_json_replace(void **st)
+{
+    (void)st;
+    read_cases(1, SL_UTF8_REPLACE);
+}
+static void test_docreader_json_skip(void **st)
+{
+    (void)st;
+    read_cases(1, SL_UTF8_SKIP);
+}
 
 /* --invalid=error stops at the first case with an invalid sequence and
  * names its line. */
@@ -182,9 +198,9 @@ static void test_docreader_error_mode(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_repair_matches_cpython),  cmocka_unit_test(test_docreader_lines_replace),
-        cmocka_unit_test(test_docreader_lines_skip),    cmocka_unit_test(test_docreader_json_replace),
-        cmocka_unit_test(test_docreader_json_skip),     cmocka_unit_test(test_docreader_error_mode),
+        cmocka_unit_test(test_repair_matches_cpython), cmocka_unit_test(test_docreader_lines_replace),
+        cmocka_unit_test(test_docreader_lines_skip),   cmocka_unit_test(test_docreader_json_replace),
+        cmocka_unit_test(test_docreader_json_skip),    cmocka_unit_test(test_docreader_error_mode),
     };
     return cmocka_run_group_tests_name("read_utf8", tests, load, unload);
 }

@@ -343,8 +343,8 @@ static void test_split_of(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),       cmocka_unit_test(test_deterministic),
-        cmocka_unit_test(test_corruption),       cmocka_unit_test(test_exists_and_abort),
+        cmocka_unit_test(test_round_trip), cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_corruption), cmocka_unit_test(test_exists_and_abort),
         cmocka_unit_test(test_split_of),
     };
     return cmocka_run_group_tests_name("shard_dir", tests, setup, teardown);

@@ -127,8 +127,13 @@ static void run_case(uint32_t L, int layout, uint32_t batch, int no_split, int l
 {
     ctx_t *c = calloc(1, sizeof *c);
     c->fail_after = -1;
-    c->o = (sl_pack_opts){.seq_len = L, .eos = eos ? EOS : SL_NO_TOKEN, .bos = bos ? BOS : SL_NO_TOKEN,
-                          .pad = PAD, .layout = layout, .batch = batch, .no_split = no_split,
+    c->o = (sl_pack_opts){.seq_len = L,
+                          .eos = eos ? EOS : SL_NO_TOKEN,
+                          .bos = bos ? BOS : SL_NO_TOKEN,
+                          .pad = PAD,
+                          .layout = layout,
+                          .batch = batch,
+                          .no_split = no_split,
                           .long_mode = long_mode};
     for (int b = 0; b < 16; b++)
         c->slot_doc[b] = -1;
@@ -217,7 +222,8 @@ static void test_no_split(void **state)
     (void)state;
     for (uint64_t seed = 1; seed <= 20; seed++)
         for (int lm = 0; lm < 3; lm++)
-            run_case(seed % 2 ? 8 : 32, SL_LAYOUT_SEQUENTIAL, 0, 1, lm, (int)(seed % 3 == 0), 1, seed * 13 + (uint64_t)lm);
+            run_case(seed % 2 ? 8 : 32, SL_LAYOUT_SEQUENTIAL, 0, 1, lm, (int)(seed % 3 == 0), 1,
+                     seed * 13 + (uint64_t)lm);
 }
 
 static void test_recurrent(void **state)

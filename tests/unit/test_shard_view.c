@@ -92,7 +92,9 @@ static void test_views(void **state)
         c->last_row = UINT64_MAX;
         uint64_t count = 0;
         for (size_t r = 0; r < n_rows; r++) {
-            sl_row row = {.index = r, .tokens = stream + r * L, .n_pieces = row_first[r + 1] - row_first[r],
+            sl_row row = {.index = r,
+                          .tokens = stream + r * L,
+                          .n_pieces = row_first[r + 1] - row_first[r],
                           .pieces = saved + row_first[r]};
             for (size_t i = 0; i < row.n_pieces; i++) { /* the count formula sluice stats uses */
                 uint64_t g = r * L + row.pieces[i].offset;

@@ -110,9 +110,9 @@ static void test_stages(void **state)
     assert_int_equal(w.n, 3);
     assert_int_equal(w.max_len, 4096);
     assert_int_equal(sl_warmup_resolve(&w, 1u << 20, &err), 0);
-    assert_int_equal(w.stages[0].steps, 8);  /* 2 * 2^20 / 2^18 */
+    assert_int_equal(w.stages[0].steps, 8); /* 2 * 2^20 / 2^18 */
     assert_int_equal(w.stages[1].steps, 1000);
-    assert_int_equal(w.stages[2].steps, 4);  /* ceil(1e6 / 262144) */
+    assert_int_equal(w.stages[2].steps, 4); /* ceil(1e6 / 262144) */
     assert_int_equal(w.stages[2].start_token, 8ull * 262144 + 1000ull * 262144);
     sl_warmup_free(&w);
 }

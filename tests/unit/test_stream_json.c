@@ -9,13 +9,27 @@
 
 #include "stream/json.h"
 
-static sl_json_doc *P(const char *s, sl_err *e) { return sl_json_parse(s, strlen(s), NULL, e); }
+static sl_json_doc *P(const char *s, sl_err *e)
+{
+    return sl_json_parse(s, strlen(s), NULL, e);
+}
 
 static void test_valid_values(void **st)
 {
     (void)st;
-    const char *ok[] = {"0", "-0", "1.5e10", "-12.25E-3", "true", "false", "null", "\"\"", "[]", "{}",
-                        " [1, [2, [3]], {\"a\": {}}] ", "\"\\u00e9\\n\\t\\\"\\\\/\"", "123456789012345678"};
+    const char *ok[] = {"0",
+                        "-0",
+                        "1.5e10",
+                        "-12.25E-3",
+                        "true",
+                        "false",
+                        "null",
+                        "\"\"",
+                        "[]",
+                        "{}",
+                        " [1, [2, [3]], {\"a\": {}}] ",
+                        "\"\\u00e9\\n\\t\\\"\\\\/\"",
+                        "123456789012345678"};
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
         sl_err e = {{0}};
         sl_json_doc *d = P(ok[i], &e);
@@ -27,9 +41,9 @@ static void test_valid_values(void **st)
 static void test_invalid_values(void **st)
 {
     (void)st;
-    const char *bad[] = {"", " ", "01", "1.", ".5", "1e", "+1", "tru", "nul", "[1,]", "{\"a\"}", "{\"a\":1,}",
-                         "[1 2]", "\"abc", "\"\\x\"", "\"\\u12g4\"", "\"a\nb\"", "{1:2}", "[1]x", "{\"a\":1}}",
-                         "NaN", "Infinity", "'a'"};
+    const char *bad[] = {"",         " ",     "01",      "1.",         ".5",    "1e",       "+1",      "tru",
+                         "nul",      "[1,]",  "{\"a\"}", "{\"a\":1,}", "[1 2]", "\"abc",    "\"\\x\"", "\"\\u12g4\"",
+                         "\"a\nb\"", "{1:2}", "[1]x",    "{\"a\":1}}", "NaN",   "Infinity", "'a'"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         sl_err e = {{0}};
         sl_json_doc *d = P(bad[i], &e);
@@ -56,7 +70,10 @@ static void test_strings_and_surrogates(void **st)
     assert_non_null(d);
     v = sl_json_root(d);
     assert_int_equal(v->str_len, 8);
-    assert_memory_equal(v->str, "a\xEF\xBF\xBD" "b\xEF\xBF\xBD", 8);
+    assert_memory_equal(v->str,
+                        "a\xEF\xBF\xBD"
+                        "b\xEF\xBF\xBD",
+                        8);
     assert_int_equal(o.invalid_count, 2);
     sl_json_free(d);
     /* \u0000 keeps the NUL inside the string */
@@ -70,12 +87,14 @@ static void test_strings_and_surrogates(void **st)
 static void test_raw_invalid_utf8_modes(void **st)
 {
     (void)st;
-    const char s[] = "\"a\xff" "b\xe2\x82\"";
+    const char s[] = "\"a\xff"
+                     "b\xe2\x82\"";
     sl_err e;
     sl_json_opts o = {.invalid_utf8 = SL_UTF8_REPLACE};
     sl_json_doc *d = sl_json_parse(s, sizeof s - 1, &o, &e);
     assert_non_null(d);
-    assert_string_equal(sl_json_root(d)->str, "a\xEF\xBF\xBD" "b\xEF\xBF\xBD");
+    assert_string_equal(sl_json_root(d)->str, "a\xEF\xBF\xBD"
+                                              "b\xEF\xBF\xBD");
     assert_int_equal(o.invalid_count, 2);
     sl_json_free(d);
     o = (sl_json_opts){.invalid_utf8 = SL_UTF8_SKIP};
@@ -161,24 +180,33 @@ static void test_utf8_check(void **st)
 {
     (void)st;
     assert_int_equal(sl_utf8_check("abc\xC3\xA9", 5), 5);
-    assert_int_equal(sl_utf8_check("ab\xC0\x80", 4), 2);         /* overlong */
-    assert_int_equal(sl_utf8_check("a\xED\xA0\x80", 4), 1);      /* surrogate */
-    assert_int_equal(sl_utf8_check("a\xF4\x90\x80\x80", 5), 1);  /* > U+10FFFF */
-    assert_int_equal(sl_utf8_check("a\xE2\x82", 3), 1);          /* truncated */
+    assert_int_equal(sl_utf8_check("ab\xC0\x80", 4), 2);        /* overlong */
+    assert_int_equal(sl_utf8_check("a\xED\xA0\x80", 4), 1);     /* surrogate */
+    assert_int_equal(sl_utf8_check("a\xF4\x90\x80\x80", 5), 1); /* > U+10FFFF */
+    assert_int_equal(sl_utf8_check("a\xE2\x82", 3), 1);         /* truncated */
     sl_buf b = {0};
     /* maximal subparts: E2 82 (truncated 3-byte) is ONE replacement; C0 and 80 are two */
-    assert_int_equal(sl_utf8_repair(&b, "\xE2\x82" "A\xC0\x80", 5, SL_UTF8_REPLACE), 3);
-    assert_string_equal(b.data, "\xEF\xBF\xBD" "A\xEF\xBF\xBD\xEF\xBF\xBD");
+    assert_int_equal(sl_utf8_repair(&b,
+                                    "\xE2\x82"
+                                    "A\xC0\x80",
+                                    5, SL_UTF8_REPLACE),
+                     3);
+    assert_string_equal(b.data, "\xEF\xBF\xBD"
+                                "A\xEF\xBF\xBD\xEF\xBF\xBD");
     sl_buf_free(&b);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_valid_values),   cmocka_unit_test(test_invalid_values),
-        cmocka_unit_test(test_strings_and_surrogates), cmocka_unit_test(test_raw_invalid_utf8_modes),
-        cmocka_unit_test(test_lookup),         cmocka_unit_test(test_depth_limit),
-        cmocka_unit_test(test_writer_roundtrip), cmocka_unit_test(test_utf8_check),
+        cmocka_unit_test(test_valid_values),
+        cmocka_unit_test(test_invalid_values),
+        cmocka_unit_test(test_strings_and_surrogates),
+        cmocka_unit_test(test_raw_invalid_utf8_modes),
+        cmocka_unit_test(test_lookup),
+        cmocka_unit_test(test_depth_limit),
+        cmocka_unit_test(test_writer_roundtrip),
+        cmocka_unit_test(test_utf8_check),
     };
     return cmocka_run_group_tests_name("stream/json", tests, NULL, NULL);
 }

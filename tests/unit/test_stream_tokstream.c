@@ -304,9 +304,12 @@ static void test_write_raw_same_bytes(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_roundtrip_widths),       cmocka_unit_test(test_truncation_every_offset),
-        cmocka_unit_test(test_every_bit_flip_detected), cmocka_unit_test(test_trailing_garbage_rejected),
-        cmocka_unit_test(test_writer_rejects_out_of_vocab), cmocka_unit_test(test_not_a_stream),
+        cmocka_unit_test(test_roundtrip_widths),
+        cmocka_unit_test(test_truncation_every_offset),
+        cmocka_unit_test(test_every_bit_flip_detected),
+        cmocka_unit_test(test_trailing_garbage_rejected),
+        cmocka_unit_test(test_writer_rejects_out_of_vocab),
+        cmocka_unit_test(test_not_a_stream),
         cmocka_unit_test(test_write_raw_same_bytes),
     };
     return cmocka_run_group_tests_name("stream/tokstream", tests, NULL, NULL);
