@@ -93,7 +93,8 @@ static int run_megatron(sl_cli *cli, int argc, char **argv)
             sl_err_prefix(&err, "%s: document '%s'", sl_cli_src(r, path), d.id);
             goto done;
         }
-        sl_progress_add(pg, 1, d.n_tokens * sizeof *d.tokens);
+        sl_progress_add(pg, 1, 0);
+        sl_progress_add_tokens(pg, d.n_tokens);
     }
     if (k < 0)
         goto done;

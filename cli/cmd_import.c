@@ -88,7 +88,8 @@ static int run_megatron(sl_cli *cli, int argc, char **argv)
             sl_progress_done(pg);
             goto done;
         }
-        sl_progress_add(pg, 1, d.n_tokens * 4);
+        sl_progress_add(pg, 1, 0);
+        sl_progress_add_tokens(pg, d.n_tokens);
     }
     sl_progress_done(pg);
     rc = sl_ts_writer_finish(w, &err);

@@ -111,7 +111,8 @@ static int run(sl_cli *cli, int argc, char **argv)
             sl_err_prefix(&err, "%s: document '%s'", sl_cli_src(r, path), d.id);
             goto done;
         }
-        sl_progress_add(pg, 1, d.n_tokens * sizeof *d.tokens);
+        sl_progress_add(pg, 1, 0);
+        sl_progress_add_tokens(pg, d.n_tokens);
     }
     if (k < 0 || sl_packer_finish(pk, &err) || sl_ts_writer_finish(w, &err))
         goto done;

@@ -199,7 +199,8 @@ static int run(sl_cli *cli, int argc, char **argv)
             }
             if (sl_shard_writer_row(w, SL_SPLIT_TRAIN, &row, &err))
                 goto done;
-            sl_progress_add(pg, 1, d.n_tokens * sizeof *d.tokens);
+            sl_progress_add(pg, 1, 0);
+            sl_progress_add_tokens(pg, d.n_tokens);
         }
         if (k < 0)
             goto done;
@@ -220,7 +221,8 @@ static int run(sl_cli *cli, int argc, char **argv)
                 if (sl_shard_writer_doc(w, ord, d.id, d.id_len, split, st, &err))
                     goto done;
             ord++;
-            sl_progress_add(pg, 1, d.n_tokens * sizeof *d.tokens);
+            sl_progress_add(pg, 1, 0);
+            sl_progress_add_tokens(pg, d.n_tokens);
         }
         if (k < 0)
             goto done;
