@@ -251,7 +251,8 @@ static int score_and_write(sl_model_run *run, batch *bt, const stage *s, sl_err 
             sl_buf_puts(&b, "}\n");
             rc = sl_output_write(s->out, b.data, b.len, err);
         }
-        sl_progress_add(s->pg, 1, d->n_tokens);
+        sl_progress_add(s->pg, 1, 0);
+        sl_progress_add_tokens(s->pg, d->n_tokens);
     }
     for (size_t i = 0; i < n; i++) {
         free(it[i].logp);
