@@ -9,13 +9,16 @@
 #include "shard/megatron.h"
 #include "shard/shard.h"
 #include "shard/util.h"
+#include "stream/buf.h"
 #include "stream/io.h"
 
 static const char help[] = "Shard directories: every SRC must have the same seq_len, dtype, vocab,\n"
                            "tokenizer fingerprint, special ids, layout and warmup SPEC. Rows of each split\n"
                            "are concatenated in argument order, document ordinals are renumbered after the\n"
-                           "previous sources, warmup stages are resolved again for the merged size. Each\n"
-                           "SRC is verified (checksums) first. DST is written atomically.\n\n"
+                           "previous sources, warmup stages are resolved again for the merged size;\n"
+                           "documents.jsonl keeps every line's metadata and documents.idx is rebuilt.\n"
+                           "Each SRC is verified (checksums) first. DST is written atomically. Document\n"
+                           "ids are not checked for duplicates here (shard and pack check them).\n\n"
                            "Megatron datasets (SRC = a prefix with SRC.idx and SRC.bin): the .bin files\n"
                            "are concatenated and sizes/pointers/document indices rebased, as Megatron's\n"
                            "add_index / tools/merge_datasets.py do; dtypes must match.\n\n"
@@ -36,6 +39,7 @@ static int merge_shards(sl_cli *cli, char **srcs, int n, int force, uint64_t max
 {
     sl_shard **s = sl_xcalloc((size_t)n, sizeof *s);
     sl_shard_writer *w = NULL;
+    sl_buf meta = {0};
     int rc = -1;
     for (int i = 0; i < n; i++)
         if (!(s[i] = sl_shard_open(srcs[i], 1, err)))
@@ -63,7 +67,10 @@ static int merge_shards(sl_cli *cli, char **srcs, int n, int force, uint64_t max
         for (size_t k = 0; k < sl_shard_n_docs(s[i]); k++) {
             const char *id;
             const sl_shard_docref *dr = sl_shard_doc(s[i], k, &id);
-            if (sl_shard_writer_doc(w, base + dr->ordinal, id, dr->id_len, dr->split, dr->long_status, err))
+            sl_buf_clear(&meta);
+            if (sl_shard_doc_meta(s[i], k, &meta, err) ||
+                sl_shard_writer_doc_meta(w, base + dr->ordinal, id, dr->id_len, dr->split, dr->long_status, meta.data,
+                                         meta.len, err))
                 goto done;
             top = dr->ordinal + 1;
         }
@@ -94,6 +101,7 @@ static int merge_shards(sl_cli *cli, char **srcs, int n, int force, uint64_t max
     w = NULL;
 done:
     sl_shard_writer_abort(w);
+    sl_buf_free(&meta);
     for (int i = 0; i < n; i++)
         sl_shard_close(s[i]);
     free(s);

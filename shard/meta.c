@@ -1,0 +1,140 @@
+/* Metadata field selection and the document id set (see meta.h). */
+#include "shard/meta.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "stream/json.h"
+
+int sl_meta_sel_parse(sl_meta_sel *sel, int mode, const char *list, sl_err *err)
+{
+    sl_meta_sel_free(sel);
+    sel->mode = mode;
+    const char *p = list;
+    for (;;) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n == 0) {
+            sl_meta_sel_free(sel);
+            return sl_errf(err, "field list '%s': empty field name", list);
+        }
+        sel->names = sl_xrealloc(sel->names, (sel->n + 1) * sizeof *sel->names);
+        sel->names[sel->n++] = sl_xstrndup(p, n);
+        if (!e)
+            return 0;
+        p = e + 1;
+    }
+}
+
+void sl_meta_sel_free(sl_meta_sel *sel)
+{
+    for (size_t i = 0; i < sel->n; i++)
+        free(sel->names[i]);
+    free(sel->names);
+    sel->names = NULL;
+    sel->n = 0;
+    sel->mode = SL_META_ALL;
+}
+
+static int listed(const sl_meta_sel *sel, const sl_json *key)
+{
+    for (size_t i = 0; i < sel->n; i++)
+        if (strlen(sel->names[i]) == key->str_len && !memcmp(sel->names[i], key->str, key->str_len))
+            return 1;
+    return 0;
+}
+
+int sl_meta_select(const sl_meta_sel *sel, const char *meta, size_t len, sl_buf *out, sl_err *err)
+{
+    if (!meta || !len)
+        return 0;
+    sl_json_doc *jd = sl_json_parse(meta, len, NULL, err);
+    if (!jd)
+        return sl_err_prefix(err, "metadata");
+    const sl_json *o = sl_json_root(jd);
+    if (o->type != SL_JSON_OBJECT) {
+        sl_json_free(jd);
+        return sl_errf(err, "metadata is not a JSON object");
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < o->n; i++) {
+        if (sel->mode == SL_META_KEEP && !listed(sel, o->keys[i]))
+            continue;
+        if (sel->mode == SL_META_DROP && listed(sel, o->keys[i]))
+            continue;
+        sl_buf_putc(out, kept++ ? ',' : '{');
+        sl_json_put_str(out, o->keys[i]->str, o->keys[i]->str_len);
+        sl_buf_putc(out, ':');
+        sl_json_put_value(out, o->kids[i]);
+    }
+    if (kept)
+        sl_buf_putc(out, '}');
+    sl_json_free(jd);
+    return 0;
+}
+
+/* --- id set: open addressing over 128-bit hashes (0 marks an empty slot) --- */
+struct sl_idset {
+    XXH128_hash_t *slot;
+    uint64_t cap, n; /* cap a power of two */
+};
+
+sl_idset *sl_idset_new(void)
+{
+    sl_idset *s = sl_xcalloc(1, sizeof *s);
+    s->cap = 1024;
+    s->slot = sl_xcalloc(s->cap, sizeof *s->slot);
+    return s;
+}
+
+static int is_empty(XXH128_hash_t h)
+{
+    return h.low64 == 0 && h.high64 == 0;
+}
+
+/* 1 when h was present; otherwise inserts it. */
+static int probe(XXH128_hash_t *slot, uint64_t cap, XXH128_hash_t h)
+{
+    uint64_t i = h.low64 & (cap - 1);
+    while (!is_empty(slot[i])) {
+        if (slot[i].low64 == h.low64 && slot[i].high64 == h.high64)
+            return 1;
+        i = (i + 1) & (cap - 1);
+    }
+    slot[i] = h;
+    return 0;
+}
+
+int sl_idset_add(sl_idset *s, const char *id, size_t len)
+{
+    XXH128_hash_t h = XXH3_128bits(id, len);
+    if (is_empty(h))
+        h.low64 = 1; /* keep 0 for empty slots */
+    if (probe(s->slot, s->cap, h))
+        return 1;
+    if (++s->n * 4 > s->cap * 3) {
+        uint64_t cap = s->cap * 2;
+        XXH128_hash_t *slot = sl_xcalloc(cap, sizeof *slot);
+        for (uint64_t i = 0; i < s->cap; i++)
+            if (!is_empty(s->slot[i]))
+                probe(slot, cap, s->slot[i]);
+        free(s->slot);
+        s->slot = slot;
+        s->cap = cap;
+    }
+    return 0;
+}
+
+uint64_t sl_idset_count(const sl_idset *s)
+{
+    return s->n;
+}
+
+void sl_idset_free(sl_idset *s)
+{
+    if (!s)
+        return;
+    free(s->slot);
+    free(s);
+}
