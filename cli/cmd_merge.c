@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "shard/megatron.h"
+#include "shard/meta.h"
 #include "shard/shard.h"
 #include "shard/util.h"
 #include "stream/buf.h"
@@ -21,7 +22,9 @@ static const char help[] = "Shard directories: every SRC must have the same seq_
                            "ids are not checked for duplicates here (shard and pack check them).\n\n"
                            "Megatron datasets (SRC = a prefix with SRC.idx and SRC.bin): the .bin files\n"
                            "are concatenated and sizes/pointers/document indices rebased, as Megatron's\n"
-                           "add_index / tools/merge_datasets.py do; dtypes must match.\n\n"
+                           "add_index / tools/merge_datasets.py do; dtypes must match. When every SRC\n"
+                           "has a sidecar SRC.documents.jsonl (from `sluice export megatron`), DST gets\n"
+                           "their lines with documents renumbered.\n\n"
                            "options:\n"
                            "  -o DST              output directory or prefix (required)\n"
                            "  --force             replace an existing DST directory\n"
@@ -108,10 +111,28 @@ done:
     return rc;
 }
 
+/* The sidecars PREFIX.documents.jsonl: merged (documents renumbered) when
+ * every source has one; otherwise the merged dataset gets none. */
 static int merge_megatron(sl_cli *cli, char **srcs, int n, sl_err *err)
 {
     sl_mega_writer *w = NULL;
-    int rc = -1;
+    sl_output *side = NULL;
+    sl_buf line = {0};
+    int rc = -1, with = 0, without = -1;
+    for (int i = 0; i < n; i++) {
+        char *sp = sl_mega_docs_path(srcs[i]);
+        if (!access(sp, F_OK))
+            with++;
+        else if (without < 0)
+            without = i;
+        free(sp);
+    }
+    if (with && without >= 0)
+        sl_cli_warn(cli, "%s has no %s.documents.jsonl: the merged dataset gets no document ids or metadata",
+                    srcs[without], srcs[without]);
+    char *dp = sl_mega_docs_path(cli->output);
+    if (with == n && !(side = sl_output_open(dp, err)))
+        goto done;
     for (int i = 0; i < n; i++) {
         sl_mega_reader *r = sl_mega_open(srcs[i], err);
         if (!r)
@@ -120,15 +141,36 @@ static int merge_megatron(sl_cli *cli, char **srcs, int n, sl_err *err)
             sl_mega_close(r);
             goto done;
         }
-        int bad = sl_mega_add_index(w, r, err);
+        sl_mega_docs *docs = NULL;
+        uint64_t base = sl_mega_writer_docs(w);
+        int bad = side && sl_mega_docs_open(srcs[i], sl_mega_n_docs(r), &docs, err) != 1;
+        for (uint64_t k = 0; !bad && docs && k < sl_mega_n_docs(r); k++) {
+            const char *id, *meta;
+            size_t il, ml;
+            sl_mega_docs_get(docs, k, &id, &il, &meta, &ml);
+            sl_buf_clear(&line);
+            sl_meta_doc_line(&line, base + k, id, il, "train", SL_DOC_PLACED, meta, ml);
+            bad = sl_output_write(side, line.data, line.len, err);
+        }
+        sl_mega_docs_close(docs);
+        bad = bad || sl_mega_add_index(w, r, err);
         sl_mega_close(r);
         if (bad)
             goto done;
     }
     rc = sl_mega_writer_finish(w, err);
     w = NULL;
+    if (!rc && side) {
+        rc = sl_output_commit(side, err);
+        side = NULL;
+    } else if (!rc) {
+        unlink(dp); /* a sidecar of an earlier dataset at DST would describe other documents */
+    }
 done:
     sl_mega_writer_abort(w);
+    sl_output_abort(side);
+    sl_buf_free(&line);
+    free(dp);
     return rc;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "shard/pack.h"
 #include "stream/json.h"
 
 int sl_meta_sel_parse(sl_meta_sel *sel, int mode, const char *list, sl_err *err)
@@ -72,6 +73,23 @@ int sl_meta_select(const sl_meta_sel *sel, const char *meta, size_t len, sl_buf 
         sl_buf_putc(out, '}');
     sl_json_free(jd);
     return 0;
+}
+
+void sl_meta_doc_line(sl_buf *b, uint64_t ordinal, const char *id, size_t id_len, const char *split, int long_status,
+                      const char *meta, size_t meta_len)
+{
+    sl_buf_printf(b, "{\"doc\":%llu,\"id\":", (unsigned long long)ordinal);
+    sl_json_put_str(b, id ? id : "", id ? id_len : 0);
+    sl_buf_printf(b, ",\"split\":\"%s\"", split);
+    if (long_status == SL_DOC_TRUNCATED)
+        sl_buf_puts(b, ",\"long\":\"truncated\"");
+    else if (long_status == SL_DOC_DROPPED)
+        sl_buf_puts(b, ",\"long\":\"dropped\"");
+    if (meta && meta_len) {
+        sl_buf_puts(b, ",\"meta\":");
+        sl_buf_append(b, meta, meta_len);
+    }
+    sl_buf_puts(b, "}\n");
 }
 
 /* --- id set: open addressing over 128-bit hashes (0 marks an empty slot) --- */

@@ -30,6 +30,13 @@ void sl_meta_sel_free(sl_meta_sel *sel);
  * ..."; the caller adds the document). */
 int sl_meta_select(const sl_meta_sel *sel, const char *meta, size_t len, sl_buf *out, sl_err *err);
 
+/* Appends one documents.jsonl line (with its newline):
+ * {"doc":N,"id":"…","split":"…"[,"long":"truncated"|"dropped"][,"meta":{…}]}.
+ * long_status is SL_DOC_* (shard/pack.h); meta a one-line JSON object or
+ * NULL / 0 for none. */
+void sl_meta_doc_line(sl_buf *b, uint64_t ordinal, const char *id, size_t id_len, const char *split, int long_status,
+                      const char *meta, size_t meta_len);
+
 /* A set of document ids (a 128-bit hash of each: exact up to a hash
  * collision, about 2^-128 per pair; 16 bytes per slot, at most 3/4 full). */
 typedef struct sl_idset sl_idset;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "shard/meta.h"
 #include "shard/shard.h"
 #include "shard/util.h"
 #include "stream/buf.h"
@@ -157,18 +158,7 @@ static int put_line(sl_shard_writer *w, uint64_t ordinal, const char *id, size_t
 {
     sl_buf *b = &w->line;
     sl_buf_clear(b);
-    sl_buf_printf(b, "{\"doc\":%llu,\"id\":", (unsigned long long)ordinal);
-    sl_json_put_str(b, id ? id : "", id ? id_len : 0);
-    sl_buf_printf(b, ",\"split\":\"%s\"", sl_shard_split_names[split]);
-    if (long_status == SL_DOC_TRUNCATED)
-        sl_buf_puts(b, ",\"long\":\"truncated\"");
-    else if (long_status == SL_DOC_DROPPED)
-        sl_buf_puts(b, ",\"long\":\"dropped\"");
-    if (meta && meta_len) {
-        sl_buf_puts(b, ",\"meta\":");
-        sl_buf_append(b, meta, meta_len);
-    }
-    sl_buf_puts(b, "}\n");
+    sl_meta_doc_line(b, ordinal, id, id_len, sl_shard_split_names[split], long_status, meta, meta_len);
     if (put_index(w, err))
         return -1;
     XXH64_update(w->xd, b->data, b->len);
