@@ -188,6 +188,8 @@ int sl_shard_writer_doc_meta(sl_shard_writer *w, uint64_t ordinal, const char *i
     while (w->n_docs < ordinal)
         if (put_line(w, w->n_docs, "", 0, SL_SPLIT_TRAIN, SL_DOC_DROPPED, NULL, 0, err))
             return -1;
+    if (meta_len == 2) /* "{}": no metadata, no "meta" key */
+        meta_len = 0;
     return put_line(w, ordinal, id, id_len, split, long_status, meta, meta_len, err);
 }
 
