@@ -7,6 +7,7 @@
 
 #include "shard/pack.h"
 #include "stream/json.h"
+#include "stream/utf8.h"
 
 int sl_meta_sel_parse(sl_meta_sel *sel, int mode, const char *list, sl_err *err)
 {
@@ -46,10 +47,162 @@ static int listed(const sl_meta_sel *sel, const sl_json *key)
     return 0;
 }
 
+/* --- fast path: a metadata text that is already one compact JSON object ---
+ * (what sluice's own stages write) is copied as it is. The check is strict
+ * RFC 8259 with no insignificant whitespace, well-formed UTF-8 and no
+ * surrogate \u escapes (those the parser turns into U+FFFD); anything else,
+ * valid or not, goes through the parser. */
+typedef struct {
+    const unsigned char *p, *e;
+    int depth;
+} scan;
+
+static int is_digit(unsigned c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static int is_hex(unsigned c)
+{
+    return is_digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+}
+
+static int scan_string(scan *v)
+{
+    v->p++;
+    while (v->p < v->e) {
+        unsigned c = *v->p;
+        if (c == '"') {
+            v->p++;
+            return 1;
+        }
+        if (c < 0x20)
+            return 0;
+        if (c == '\\') {
+            if (v->e - v->p < 2)
+                return 0;
+            c = v->p[1];
+            if (c == 'u') {
+                if (v->e - v->p < 6 || !is_hex(v->p[2]) || !is_hex(v->p[3]) || !is_hex(v->p[4]) || !is_hex(v->p[5]))
+                    return 0;
+                unsigned h = v->p[3] | 0x20;
+                if ((v->p[2] | 0x20) == 'd' && (h == '8' || h == '9' || (h >= 'a' && h <= 'f')))
+                    return 0; /* \uD800-\uDFFF: a surrogate */
+                v->p += 6;
+                continue;
+            }
+            if (c != '"' && c != '\\' && c != '/' && c != 'b' && c != 'f' && c != 'n' && c != 'r' && c != 't')
+                return 0;
+            v->p += 2;
+            continue;
+        }
+        if (c < 0x80) {
+            v->p++;
+            continue;
+        }
+        uint32_t cp;
+        size_t k = sl_utf8_seq(v->p, (size_t)(v->e - v->p), &cp);
+        if (!k)
+            return 0;
+        v->p += k;
+    }
+    return 0;
+}
+
+static int scan_number(scan *v)
+{
+    const unsigned char *p = v->p, *e = v->e;
+    if (p < e && *p == '-')
+        p++;
+    if (p >= e)
+        return 0;
+    if (*p == '0')
+        p++;
+    else if (*p >= '1' && *p <= '9')
+        while (p < e && is_digit(*p))
+            p++;
+    else
+        return 0;
+    if (p < e && *p == '.') {
+        if (++p >= e || !is_digit(*p))
+            return 0;
+        while (p < e && is_digit(*p))
+            p++;
+    }
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        if (++p < e && (*p == '+' || *p == '-'))
+            p++;
+        if (p >= e || !is_digit(*p))
+            return 0;
+        while (p < e && is_digit(*p))
+            p++;
+    }
+    v->p = p;
+    return 1;
+}
+
+static int scan_word(scan *v, const char *w, size_t n)
+{
+    if ((size_t)(v->e - v->p) < n || memcmp(v->p, w, n))
+        return 0;
+    v->p += n;
+    return 1;
+}
+
+static int scan_value(scan *v)
+{
+    if (v->p >= v->e)
+        return 0;
+    switch (*v->p) {
+    case '"': return scan_string(v);
+    case 't': return scan_word(v, "true", 4);
+    case 'f': return scan_word(v, "false", 5);
+    case 'n': return scan_word(v, "null", 4);
+    case '{':
+    case '[': {
+        /* well below SL_JSON_MAX_DEPTH, which also bounds the line around it */
+        if (++v->depth > 64)
+            return 0;
+        int obj = *v->p == '{';
+        unsigned char close = obj ? '}' : ']';
+        if (++v->p < v->e && *v->p == close) {
+            v->p++;
+            v->depth--;
+            return 1;
+        }
+        for (;;) {
+            if (obj && (v->p >= v->e || *v->p != '"' || !scan_string(v) || v->p >= v->e || *v->p++ != ':'))
+                return 0;
+            if (!scan_value(v) || v->p >= v->e)
+                return 0;
+            unsigned char c = *v->p++;
+            if (c == close) {
+                v->depth--;
+                return 1;
+            }
+            if (c != ',')
+                return 0;
+        }
+    }
+    default: return scan_number(v);
+    }
+}
+
+static int compact_object(const char *s, size_t n)
+{
+    scan v = {(const unsigned char *)s, (const unsigned char *)s + n, 0};
+    return n >= 2 && s[0] == '{' && scan_value(&v) && v.p == v.e;
+}
+
 int sl_meta_select(const sl_meta_sel *sel, const char *meta, size_t len, sl_buf *out, sl_err *err)
 {
     if (!meta || !len)
         return 0;
+    if (sel->mode == SL_META_ALL && compact_object(meta, len)) {
+        if (len > 2) /* "{}": nothing */
+            sl_buf_append(out, meta, len);
+        return 0;
+    }
     sl_json_doc *jd = sl_json_parse(meta, len, NULL, err);
     if (!jd)
         return sl_err_prefix(err, "metadata");
