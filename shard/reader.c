@@ -192,7 +192,6 @@ static int load_docs(sl_shard *s, const sl_json *dj, int verify, sl_err *err)
         d->long_status = (uint8_t)(!lng ? SL_DOC_PLACED : !strcmp(lng, "dropped") ? SL_DOC_DROPPED : SL_DOC_TRUNCATED);
         d->has_meta = mv != NULL;
         d->line_off = pos;
-        d->line_len = end - pos;
         sl_buf_append(&ids, idv->str, idv->str_len);
         sl_buf_putc(&ids, 0);
         sl_json_free(jd);
@@ -496,7 +495,8 @@ int sl_shard_doc_meta(const sl_shard *s, size_t i, sl_buf *out, sl_err *err)
     const sl_shard_docref *d = &s->docs[i];
     if (!d->has_meta)
         return 0;
-    sl_json_doc *jd = sl_json_parse(s->docs_map + d->line_off, d->line_len, NULL, err);
+    uint64_t end = i + 1 < s->n_docs ? s->docs[i + 1].line_off : s->docs_len; /* the newline is whitespace */
+    sl_json_doc *jd = sl_json_parse(s->docs_map + d->line_off, end - d->line_off, NULL, err);
     const sl_json *mv = jd ? sl_json_get(sl_json_root(jd), "meta") : NULL;
     if (!mv) { /* checked when opened: only a file changed since can get here */
         sl_json_free(jd);

@@ -77,8 +77,8 @@ typedef struct sl_shard_docref {
     uint64_t ordinal;
     uint32_t id_off, id_len;
     uint8_t split, long_status;
-    uint8_t has_meta;            /* the line has a "meta" object */
-    uint64_t line_off, line_len; /* the line in documents.jsonl (without its newline) */
+    uint8_t has_meta;  /* the line has a "meta" object */
+    uint64_t line_off; /* where the line starts in documents.jsonl */
 } sl_shard_docref;
 
 /* An open shard directory (its fields are internal: shard/shard_internal.h). */
