@@ -174,6 +174,8 @@ done:
     sl_buf_free(&ctx.recs);
     sl_cli_meta_free(&meta);
     sl_ts_reader_close(r);
+    if (rc)
+        sl_cli_map_fields(&err, sl_cli_pack_fields);
     return rc ? sl_cli_fail(cli, &err) : 0;
 }
 

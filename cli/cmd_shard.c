@@ -295,6 +295,8 @@ done:
     sl_doc_free(&d);
     free(warmup);
     sl_ts_reader_close(r);
+    if (rc)
+        sl_cli_map_fields(&err, sl_cli_pack_fields);
     return rc ? sl_cli_fail(cli, &err) : 0;
 }
 

@@ -26,21 +26,20 @@ int sl_cli_pack_option(const sl_cli *cli, int opt, sl_pack_user *u)
     }
 }
 
+const sl_cli_field sl_cli_pack_fields[] = {
+    {"seq_len", "--seq-len"}, {"eos", "--eos"},       {"no_eos", "--no-eos"}, {"bos", "--bos"},
+    {"pad", "--pad"},         {"layout", "--layout"}, {"batch", "--batch"},   {"no_split", "--no-split"},
+    {"long_mode", "--long"},  {"warmup", "--warmup"}, {NULL, NULL},
+};
+
 void sl_cli_pack_check(const sl_cli *cli, const sl_pack_user *u)
 {
-    if (u->seq_len >= 0 && (u->seq_len == 0 || u->seq_len % 8))
-        sl_cli_usage_error(cli, "--seq-len %lld: must be a positive multiple of 8", (long long)u->seq_len);
-    if (u->no_eos && u->eos >= 0)
-        sl_cli_usage_error(cli, "--eos and --no-eos exclude each other");
-    /* the combinations sl_pack_resolve also rejects, as usage errors (exit 2) */
-    if (u->long_mode >= 0 && !u->no_split)
-        sl_cli_usage_error(cli, "--long applies only with --no-split (split mode always continues long documents)");
-    if (u->warmup && u->layout == SL_LAYOUT_RECURRENT)
-        sl_cli_usage_error(cli, "--warmup cannot be combined with --layout recurrent");
-    if (u->layout == SL_LAYOUT_RECURRENT && u->batch <= 0)
-        sl_cli_usage_error(cli, "--layout recurrent needs --batch B");
-    if (u->batch > 0 && u->layout != SL_LAYOUT_RECURRENT)
-        sl_cli_usage_error(cli, "--batch applies to --layout recurrent (use --warmup ...,batch=B for stage batches)");
+    /* the library's checks that need no input, as usage errors (exit 2) */
+    sl_err err = {{0}};
+    if (sl_pack_user_check(u, &err)) {
+        sl_cli_map_fields(&err, sl_cli_pack_fields);
+        sl_cli_usage_error(cli, "%s", err.msg);
+    }
 }
 
 void sl_cli_pack_need_len(const sl_cli *cli, const sl_pack_user *u)

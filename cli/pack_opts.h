@@ -73,8 +73,10 @@ void sl_cli_meta_free(sl_cli_meta *m);
 
 /* Handles one packing option (value in optarg): 1 when it was one, else 0. */
 int sl_cli_pack_option(const sl_cli *cli, int opt, sl_pack_user *u);
-/* Checks the combination (--seq-len a positive multiple of 8, --eos vs
- * --no-eos); usage error (exit 2) otherwise. */
+/* The packing fields of library messages (shard/packed.h) as flags. */
+extern const sl_cli_field sl_cli_pack_fields[];
+/* Checks the combination (sl_pack_user_check: --seq-len a positive multiple
+ * of 8, --eos vs --no-eos, ...); usage error (exit 2) otherwise. */
 void sl_cli_pack_check(const sl_cli *cli, const sl_pack_user *u);
 /* Usage error (exit 2) when neither --seq-len nor --warmup is given (packing
  * a document stream needs a row length). */

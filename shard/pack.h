@@ -55,8 +55,11 @@ typedef struct sl_pack_stats {
 
 typedef struct sl_packer sl_packer;
 
-/* Checks the options (message without a file name). */
+/* Checks the options (message without a file name; fields in backquotes,
+ * "`seq_len` 12: ..."). */
 int sl_pack_opts_check(const sl_pack_opts *o, sl_err *err);
+/* The one row-length rule: a positive multiple of 8, at most 2^31. */
+int sl_pack_check_seq_len(int64_t seq_len, sl_err *err);
 sl_packer *sl_packer_new(const sl_pack_opts *o, sl_row_fn fn, void *ctx, sl_err *err);
 /* Adds one document (its tokens, without markers). *status (may be NULL)
  * receives SL_DOC_*. Returns 0 or -1 (error from the callback, or a row that

@@ -13,10 +13,27 @@ int sl_pack_user_any(const sl_pack_user *u)
            u->layout != SL_LAYOUT_SEQUENTIAL || u->batch >= 0 || u->no_split || u->long_mode >= 0 || u->warmup;
 }
 
-static int check_id(const char *opt, int64_t v, uint32_t vocab, sl_err *err)
+static int check_id(const char *field, int64_t v, uint32_t vocab, sl_err *err)
 {
     if (v != SL_NO_TOKEN && (uint64_t)v >= vocab)
-        return sl_errf(err, "%s %lld: not below the vocab size %u", opt, (long long)v, vocab);
+        return sl_errf(err, "`%s` %lld: not below the vocab size %u", field, (long long)v, vocab);
+    return 0;
+}
+
+int sl_pack_user_check(const sl_pack_user *u, sl_err *err)
+{
+    if (u->seq_len >= 0 && sl_pack_check_seq_len(u->seq_len, err))
+        return -1;
+    if (u->no_eos && u->eos >= 0)
+        return sl_errf(err, "`eos` and `no_eos` exclude each other");
+    if (u->long_mode >= 0 && !u->no_split)
+        return sl_errf(err, "`long_mode` applies only with `no_split` (split mode always continues long documents)");
+    if (u->warmup && u->layout == SL_LAYOUT_RECURRENT)
+        return sl_errf(err, "`warmup` cannot be combined with `layout` recurrent");
+    if (u->layout == SL_LAYOUT_RECURRENT && u->batch <= 0)
+        return sl_errf(err, "`layout` recurrent needs `batch` B");
+    if (u->batch > 0 && u->layout != SL_LAYOUT_RECURRENT)
+        return sl_errf(err, "`batch` applies to `layout` recurrent (use `warmup` ...,batch=B for stage batches)");
     return 0;
 }
 
@@ -30,32 +47,24 @@ int sl_pack_resolve(const sl_pack_user *u, const sl_ts_header *h, sl_pack_opts *
     o->batch = u->batch > 0 ? (uint32_t)u->batch : 0;
     o->no_split = u->no_split;
     o->long_mode = u->long_mode >= 0 ? u->long_mode : SL_LONG_TRUNCATE;
-    if (u->long_mode >= 0 && !u->no_split)
-        return sl_errf(err, "--long applies only with --no-split (split mode always continues long documents)");
+    if (sl_pack_user_check(u, err))
+        return -1;
     if (u->warmup) {
-        if (u->layout == SL_LAYOUT_RECURRENT)
-            return sl_errf(err, "--warmup cannot be combined with --layout recurrent");
         sl_warmup w;
         if (sl_warmup_parse(u->warmup, &w, err))
             return -1;
         uint32_t mx = w.max_len;
         sl_warmup_free(&w);
         if (u->seq_len >= 0 && (uint64_t)u->seq_len != mx)
-            return sl_errf(err, "--seq-len %lld differs from the longest --warmup stage %u", (long long)u->seq_len, mx);
+            return sl_errf(err, "`seq_len` %lld differs from the longest `warmup` stage %u", (long long)u->seq_len, mx);
         o->seq_len = mx;
     } else {
         if (u->seq_len < 0)
-            return sl_errf(err, "--seq-len L is required (or --warmup SPEC)");
-        if (u->seq_len == 0 || u->seq_len % 8 || u->seq_len > (1ll << 31))
-            return sl_errf(err, "--seq-len %lld: must be a positive multiple of 8", (long long)u->seq_len);
+            return sl_errf(err, "`seq_len` L is required (or `warmup` SPEC)");
         o->seq_len = (uint32_t)u->seq_len;
     }
-    if (u->layout == SL_LAYOUT_RECURRENT && u->batch <= 0)
-        return sl_errf(err, "--layout recurrent needs --batch B");
-    if (u->batch > 0 && u->layout != SL_LAYOUT_RECURRENT)
-        return sl_errf(err, "--batch applies to --layout recurrent (use --warmup ...,batch=B for stage batches)");
-    if (check_id("--eos", o->eos, h->vocab_size, err) || check_id("--bos", o->bos, h->vocab_size, err) ||
-        check_id("--pad", o->pad, h->vocab_size, err))
+    if (check_id("eos", o->eos, h->vocab_size, err) || check_id("bos", o->bos, h->vocab_size, err) ||
+        check_id("pad", o->pad, h->vocab_size, err))
         return -1;
     return sl_pack_opts_check(o, err);
 }

@@ -26,9 +26,15 @@ typedef struct sl_pack_user {
 
 /* 1 when any packing option was given (a packed input must not get any). */
 int sl_pack_user_any(const sl_pack_user *u);
+/* The checks that need no input: a given seq_len follows the row-length
+ * rule, no_eos with eos, long_mode without no_split, warmup with the
+ * recurrent layout, the recurrent layout without batch, batch without it.
+ * Messages name the fields in backquotes ("`layout` recurrent needs `batch`
+ * B"); a command maps them to its flags. */
+int sl_pack_user_check(const sl_pack_user *u, sl_err *err);
 /* Fills o from u and the input header h: EOS defaults to the stream's eos,
- * pad to the stream's pad, else the EOS; --warmup sets seq_len to its longest
- * stage. Errors name the option. */
+ * pad to the stream's pad, else the EOS; a warmup spec sets seq_len to its
+ * longest stage. Runs sl_pack_user_check first; errors name the field. */
 int sl_pack_resolve(const sl_pack_user *u, const sl_ts_header *h, sl_pack_opts *o, sl_err *err);
 
 /* Header of a packed stream: h plus extra.packed (and pad = o->pad). */
