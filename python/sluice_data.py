@@ -160,13 +160,13 @@ def _check_name(root, name):
 
 # --- documents ----------------------------------------------------------------
 _DOC_RE = re.compile(rb'\{\s*"doc"\s*:\s*([0-9]+)\s*[,}]')
-_CHUNK = 1 << 23
+_CHUNK = 1 << 20
 
 
 def _line_offsets(path, expect):
     """Start offsets of the lines of a file plus its size (uint64, one pass in
     chunks: 8 bytes per line, the file itself is not kept in memory)."""
-    out = np.empty(max(int(expect), 0) + 2, dtype=np.uint64)
+    out = np.empty(max(int(expect), 0) + 1, dtype=np.uint64)
     out[0] = 0
     n = 1
     pos = 0
@@ -185,6 +185,8 @@ def _line_offsets(path, expect):
             n += len(nl)
             pos += got
     if int(out[n - 1]) != pos:  # a last line without a newline
+        if n == len(out):
+            out = np.concatenate([out, np.zeros(1, np.uint64)])
         out[n] = pos
         n += 1
     return out[:n] if n == len(out) else out[:n].copy()
