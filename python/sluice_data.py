@@ -152,6 +152,26 @@ def position_ids(b, seq_len, continue_positions=False):
     return pos
 
 
+def _batch_segments(bounds, seq_len):
+    """seq_idx (int32) and position_ids (int64) of a batch of rows at once, as
+    seq_idx() and position_ids() give them row by row."""
+    R = len(bounds)
+    mark = np.zeros((R, seq_len + 1), dtype=np.int32)
+    if R:
+        counts = [len(b) for b in bounds]
+        if sum(counts):
+            rows = np.repeat(np.arange(R), counts)
+            o = np.concatenate([b.offsets for b in bounds])
+            mark[rows, o] = 1
+            mark[rows, o + np.concatenate([b.lengths for b in bounds])] = 1
+    mark = mark[:, :seq_len]
+    mark[:, 0] = 0
+    idx = np.cumsum(mark, axis=1, dtype=np.int32)
+    ar = np.arange(seq_len, dtype=np.int64)
+    start = np.maximum.accumulate(np.where(mark != 0, ar, 0), axis=1) if seq_len else mark.astype(np.int64)
+    return idx, ar - start
+
+
 def _check_name(root, name):
     if not isinstance(name, str) or not name or os.sep in name or name in (".", ".."):
         raise ShardError("%s: bad file name %r" % (root, name))
@@ -271,6 +291,20 @@ class Documents:
 
 
 # --- splits ---------------------------------------------------------------------
+def _bisect(a, x, lo, hi, right):
+    """bisect_left (bisect_right with right) on a 1-d array, even a strided
+    memmap view (np.searchsorted would copy it whole), reading Python ints."""
+    item = a.item
+    while lo < hi:
+        mid = (lo + hi) // 2
+        v = item(mid)
+        if v < x or (right and v == x):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 class _Split:
     """One split's files, memory-mapped: tokens as (rows, seq_len) and the
     boundary records; nothing proportional to rows or pieces is loaded."""
@@ -284,6 +318,7 @@ class _Split:
         self.dtype = dtype
         self.tok, self.bnd, self.brow = [], [], []
         self.file_first = [0]
+        self._perm = None  # the last epoch's permutation (keys computed once)
         for f in self.files:
             tp = _check_name(root, f["tokens"])
             bp = _check_name(root, f["bounds"])
@@ -316,29 +351,25 @@ class _Split:
             fi, lr = self._locate(r)
             toks.append(self.tok[fi][lr, a:a + m])
             rows = self.brow[fi]
-            lo = bisect.bisect_left(rows, lr)
-            hi = bisect.bisect_right(rows, lr, lo)
-            if hi > lo:
-                rec = self.bnd[fi][lo:hi]
-                o = rec["offset"].astype(np.int64)
-                e = o + rec["length"]
-                if np.any(o[1:] < e[:-1]) or e[-1] > L:
+            lo = _bisect(rows, lr, 0, len(rows), False)
+            hi = _bisect(rows, lr, lo, len(rows), True)
+            prev = 0
+            for _, d, do, o, n in self.bnd[fi][lo:hi].tolist():  # few pieces: plain ints
+                e = o + n
+                if o < prev or e > L:
                     raise ShardError("%s: boundary records of row %d are not sorted or overlap"
                                      % (self.files[fi]["bounds"], lr))
-                keep = (e > a) & (o < a + m)
-                o, e, rec = o[keep], e[keep], rec[keep]
-                s = np.maximum(o, a)
-                offs.append(s - a + shift)
-                lens.append(np.minimum(e, a + m) - s)
-                docs.append(rec["doc"])
-                dofs.append(rec["doc_offset"] + (s - o).astype(np.uint64))
+                prev = e
+                if e > a and o < a + m:
+                    s0 = o if o > a else a
+                    offs.append(s0 - a + shift)
+                    lens.append((e if e < a + m else a + m) - s0)
+                    docs.append(d)
+                    dofs.append(do + s0 - o)
             shift += m
         t = np.concatenate(toks) if len(toks) != 1 else np.array(toks[0])
-        if not offs:
-            return t, Boundaries(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.uint64),
-                                 np.zeros(0, np.uint64))
-        return t, Boundaries(np.concatenate(offs), np.concatenate(lens), np.concatenate(docs),
-                             np.concatenate(dofs))
+        return t, Boundaries(np.array(offs, dtype=np.int64), np.array(lens, dtype=np.int64),
+                             np.array(docs, dtype=np.uint64), np.array(dofs, dtype=np.uint64))
 
     def view(self, t, n, seed=None):
         """n tokens at position t of the endlessly repeated sequence; with a
@@ -348,7 +379,7 @@ class _Split:
         if D == 0:
             raise ShardError("the split is empty")
         chunks = []
-        perm = None
+        perm = self._perm
         while n > 0:
             e, o = divmod(t, D)
             slot, a = divmod(o, L)
@@ -356,8 +387,8 @@ class _Split:
             if seed is None:
                 r = slot
             else:
-                if perm is None or perm.epoch != e:
-                    perm = EpochPermutation(self.rows, seed, e)
+                if perm is None or perm.epoch != e or perm.seed != seed & _M:
+                    perm = self._perm = EpochPermutation(self.rows, seed, e)
                 r = perm[slot]
             chunks.append((r, a, m))
             t += m
@@ -749,10 +780,7 @@ class _Reader:
         bounds = [b for _, b in got]
         extra = {}
         if self.segments:
-            extra["seq_idx"] = np.stack([seq_idx(b, n) for b in bounds]) if bounds \
-                else np.zeros((0, n), np.int32)
-            extra["position_ids"] = np.stack([position_ids(b, n) for b in bounds]) if bounds \
-                else np.zeros((0, n), np.int64)
+            extra["seq_idx"], extra["position_ids"] = _batch_segments(bounds, n)
         if not batched:
             toks = toks[0]
             extra = {key: v[0] for key, v in extra.items()}

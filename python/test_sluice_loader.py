@@ -204,6 +204,10 @@ class Warmup(unittest.TestCase):
     def test_boundaries_are_document_pieces(self):
         pad = self.m["special"]["pad"]
         for k, _, toks, bounds in self.ref[11][::5]:
+            x = sd.ShardDataset(self.path, seed=11)[k]
+            self.assertEqual(x["seq_idx"].dtype, np.int32)
+            self.assertEqual(x["seq_idx"].tolist(), [sd.seq_idx(b, toks.shape[1]).tolist() for b in bounds])
+            self.assertEqual(x["position_ids"].tolist(), [sd.position_ids(b, toks.shape[1]).tolist() for b in bounds])
             for row, b in zip(toks, bounds):
                 covered = np.zeros(len(row), bool)
                 for o, n, d, do in zip(b.offsets.tolist(), b.lengths.tolist(), b.docs.tolist(),
@@ -433,6 +437,7 @@ class Documents(unittest.TestCase):
 
     def copy(self, name):
         d = os.path.join(self.tmp, name)
+        shutil.rmtree(d, ignore_errors=True)
         shutil.copytree(env("SLUICE_TEST_W"), d)
         return d
 
