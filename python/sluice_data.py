@@ -1,7 +1,8 @@
 """Read sluice shard directories (docs/shards.md) for training.
 
-numpy only; torch is optional (the datasets below are torch Datasets when
-torch is installed, and ``as_torch=True`` returns tensors).
+numpy only; torch is optional and never imported here: a ShardIterable made
+after the caller imported torch is a torch IterableDataset (so import torch
+first), and ``as_torch=True`` returns tensors.
 
 Training loop (docs/shards.md, "Training loop"):
 
@@ -40,15 +41,6 @@ import sys
 
 import numpy as np
 
-try:  # optional: with torch installed the datasets below are torch Datasets
-    import importlib.util as _ilu
-
-    if _ilu.find_spec("torch") is None:
-        raise ImportError("no torch")
-    from torch.utils.data import Dataset as _TorchDataset
-    from torch.utils.data import IterableDataset as _TorchIterable
-except Exception:  # pragma: no cover - depends on the machine
-    _TorchDataset = _TorchIterable = object
 
 FORMAT = "sluice-shards"
 VERSION = 1
@@ -820,7 +812,7 @@ class _Reader:
         self._next = step
 
 
-class ShardDataset(_Reader, _TorchDataset):
+class ShardDataset(_Reader):
     """Map-style dataset over a split's global order.
 
     unit="step" (default): ``len`` = number of steps, ``ds[k]`` = this rank's
@@ -861,7 +853,7 @@ class ShardDataset(_Reader, _TorchDataset):
         return self.step(i) if self.unit == "step" else self.row(i)
 
 
-class ShardIterable(_Reader, _TorchIterable):
+class ShardIterable(_Reader):
     """Iterable over the steps of a split for one consumer: a rank
     (``rank``/``world_size``: row j of each step goes to rank j % world_size)
     and, within it, a DataLoader worker (``worker_id``/``num_workers``, by
@@ -870,9 +862,17 @@ class ShardIterable(_Reader, _TorchIterable):
     which takes items from its workers round-robin, hands them over in step
     order. Every row of every step goes to exactly one consumer.
 
-    Same arguments as ShardDataset (minus unit). Resume with
+    Made after ``import torch`` it is also a torch IterableDataset (this
+    module never imports torch itself). Same arguments as ShardDataset
+    (minus unit). Resume with
     ``load_state_dict(state)`` before creating the DataLoader iterator; save
     with ``state_dict(step)`` where step is the next step to train on."""
+
+    def __new__(cls, *args, **kwargs):
+        # a torch IterableDataset when the caller has imported torch (never imported here)
+        if cls is ShardIterable and "torch" in sys.modules:
+            cls = _torch_iterable()
+        return super().__new__(cls)
 
     def __init__(self, source, split="train", rank=0, world_size=1, worker_id=None, num_workers=None, seed=None,
                  steps=None, batch=None, allow_uneven=False, segments=True, dtype=np.int64, as_torch=False):
@@ -905,6 +905,29 @@ class ShardIterable(_Reader, _TorchIterable):
             self._next = k + 1
             yield item
             k += nw
+
+
+_TORCH_ITERABLE = None
+
+
+def _torch_iterable():
+    """ShardIterable with torch's IterableDataset as a second base (DataLoader
+    tells iterable datasets by isinstance)."""
+    global _TORCH_ITERABLE
+    if _TORCH_ITERABLE is None:
+        from torch.utils.data import IterableDataset
+
+        _TORCH_ITERABLE = type("TorchShardIterable", (ShardIterable, IterableDataset),
+                               {"__module__": __name__, "__qualname__": "TorchShardIterable",
+                                "__doc__": ShardIterable.__doc__})
+    return _TORCH_ITERABLE
+
+
+def __getattr__(name):
+    # pickle (DataLoader workers started with spawn) finds TorchShardIterable here
+    if name == "TorchShardIterable":
+        return _torch_iterable()
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 
 # --- XXH64 (pure Python, for verify()) ------------------------------------

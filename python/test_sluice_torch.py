@@ -8,6 +8,7 @@ what DataLoader does with it: worker processes (fork and spawn), the order
 in which it hands over their items, resuming, and the training loop of
 docs/shards.md section 6.2 running as written."""
 import os
+import subprocess
 import sys
 import unittest
 
@@ -77,6 +78,16 @@ class Loader(unittest.TestCase):
         self.assertEqual([b["step"] for b in out], list(range(k0, len(ds))))
         for b in out:
             self.assertTrue(np.array_equal(b["tokens"].numpy(), self.ref[b["step"]][1::2]))
+
+    def test_torch_stays_optional(self):
+        """sluice_data never imports torch; a ShardIterable made before torch
+        is imported is a plain iterable, one made after is a torch dataset."""
+        code = ("import sys; sys.path.insert(0, %r); import sluice_data as sd; assert 'torch' not in sys.modules; "
+                "a = sd.ShardIterable(%r); import torch.utils.data as tud; b = sd.ShardIterable(%r); "
+                "print(isinstance(a, tud.IterableDataset), isinstance(b, tud.IterableDataset), "
+                "isinstance(b, sd.ShardIterable))") % (os.path.dirname(os.path.abspath(__file__)), PATH, PATH)
+        out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+        self.assertEqual(out.split(), ["False", "True", "True"])
 
     def test_docs_training_loop(self):
         """docs/shards.md 6.2 with a tiny model: loss decreases, the checkpoint
