@@ -641,6 +641,8 @@ class _Plan:
             self.first_rows = [st[5] for st in self.stages]
             self.rows_per_epoch = s.rows
         else:
+            if seed is not None:
+                raise ValueError("the %s split is read once in stored order: no seed" % split)
             self.seed = None
             b = int(batch) if batch is not None else int(sd.stages[-1]["batch"])
             if b <= 0:

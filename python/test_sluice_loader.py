@@ -364,6 +364,8 @@ class Warmup(unittest.TestCase):
             self.assertEqual(len(items), -(-len(vrows) // bsz))
             toks = np.concatenate([t for _, _, t, _ in items])
             self.assertEqual(toks.tolist(), vrows.tolist())
+        with self.assertRaisesRegex(ValueError, "no seed"):
+            sd.ShardIterable(self.path, split="val", seed=1)
         old = list(self.shards.batches("val"))
         self.assertEqual(np.concatenate([t for _, t, _ in old]).tolist(), vrows.tolist())
         self.assertTrue(all(s is None for s, _, _ in old))
