@@ -69,11 +69,14 @@ extern "C" {
 #include "shard/shard.h"
 #include "shard/megatron.h"
 
-/* compute backends, checkpoints, the Mamba model, scoring and filtering */
+/* compute backends, checkpoints, models (the interface, Mamba-1), scoring and filtering */
 #include "kernels/backend.h"
 #include "model/safetensors.h"
+#include "model/tensors.h"
+#include "model/model.h"
 #include "model/mamba.h"
 #include "model/score.h"
+#include "model/score_stage.h"
 #include "model/filter.h"
 
 #ifdef __cplusplus

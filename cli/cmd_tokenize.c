@@ -217,6 +217,7 @@ static int run_ids(sl_cli *cli, int argc, char **argv)
                 break;
             }
             sl_progress_add(pg, 1, len + 1);
+            sl_progress_add_tokens(pg, d.n_tokens);
         }
         if (r < 0)
             rc = -1;

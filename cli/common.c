@@ -108,6 +108,39 @@ void sl_cli_warn(const sl_cli *cli, const char *fmt, ...)
     va_end(ap);
 }
 
+static int word_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+void sl_cli_map_fields(sl_err *err, const sl_cli_field *map)
+{
+    char out[sizeof err->msg];
+    size_t o = 0;
+    const char *s = err->msg;
+    while (*s && o + 1 < sizeof out) {
+        const sl_cli_field *hit = NULL;
+        if (s == err->msg || !word_char(s[-1]))
+            for (const sl_cli_field *f = map; f->field && !hit; f++) {
+                size_t n = strlen(f->field);
+                if (!strncmp(s, f->field, n) && !word_char(s[n]))
+                    hit = f;
+            }
+        if (hit) {
+            size_t n = strlen(hit->flag);
+            if (o + n >= sizeof out)
+                break;
+            memcpy(out + o, hit->flag, n);
+            o += n;
+            s += strlen(hit->field);
+        } else {
+            out[o++] = *s++;
+        }
+    }
+    out[o] = 0;
+    memcpy(err->msg, out, o + 1);
+}
+
 long long sl_cli_int(const sl_cli *cli, const char *opt, const char *arg, long long min, long long max)
 {
     char *end;

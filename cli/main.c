@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "stream/io.h"
@@ -51,8 +52,27 @@ static void on_signal(int sig)
     raise(sig);
 }
 
+/* OpenMP's idle workers spin before they sleep unless OMP_WAIT_POLICY says
+ * otherwise, and every stage of a pipeline is its own process with its own
+ * workers: on a small machine the stages steal each other's cores. libgomp
+ * reads its environment when it is loaded, before main, so the default is set
+ * by running this program again with OMP_WAIT_POLICY=passive (about 3 ms).
+ * A user who sets OMP_WAIT_POLICY or GOMP_SPINCOUNT keeps their choice;
+ * SLUICE_NO_REEXEC=1 turns this off. docs/cli.md, "Threads in pipelines". */
+static void default_passive_waiting(char **argv)
+{
+    if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT") || getenv("SLUICE_NO_REEXEC"))
+        return;
+    if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0)
+        return;
+    execv("/proc/self/exe", argv);
+    /* no /proc: run on with the library's default */
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && argv[1][0] != '-' && strcmp(argv[1], "help"))
+        default_passive_waiting(argv);
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGHUP, on_signal);

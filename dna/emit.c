@@ -185,8 +185,10 @@ static int write_job(void *ctx, void *slot, sl_err *err)
             rc = -1;
         if (!rc) {
             e->written++;
-            if (e->pg)
+            if (e->pg) {
                 sl_progress_add(e->pg, 1, j->src_bytes);
+                sl_progress_add_tokens(e->pg, j->tok.n);
+            }
         }
         /* release big buffers so one huge record does not pin its memory */
         if (j->seq.cap > (64u << 20))

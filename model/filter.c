@@ -331,7 +331,8 @@ int sl_filter_select(const sl_filter_opts *o, const sl_filter_cuts *c, const sl_
                 break;
             }
         }
-        sl_progress_add(pg, 1, d.n_tokens);
+        sl_progress_add(pg, 1, 0);
+        sl_progress_add_tokens(pg, d.n_tokens);
     }
     sl_progress_done(pg);
     sl_doc_free(&d);

@@ -19,9 +19,9 @@
 #include <string.h>
 
 #include "kernels/kernels.h"
-#include "model/safetensors.h"
+#include "model/model_impl.h"
+#include "model/tensors.h"
 #include "stream/io.h"
-#include "stream/json.h"
 
 /* lm_head rows per call: bounds the logits buffer to LM_TILE x vocab. */
 #define LM_TILE 256
@@ -41,190 +41,43 @@ struct sl_mamba {
     layer *layers;
 };
 
-/* --- checkpoint files: one safetensors file or an index of shards ------- */
-
-typedef struct ckpt {
-    sl_st_file **files;
-    size_t nfiles;
-    /* sharded: weight_map name -> file index */
-    char **map_names;
-    size_t *map_file;
-    size_t nmap;
-} ckpt;
-
-static void ckpt_close(ckpt *c)
-{
-    for (size_t i = 0; i < c->nfiles; i++)
-        sl_st_close(c->files[i]);
-    free(c->files);
-    for (size_t i = 0; i < c->nmap; i++)
-        free(c->map_names[i]);
-    free(c->map_names);
-    free(c->map_file);
-    memset(c, 0, sizeof *c);
-}
-
-static char *path_join(const char *dir, const char *name)
-{
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = sl_xmalloc(n);
-    snprintf(p, n, "%s/%s", dir, name);
-    return p;
-}
-
-static int file_exists(const char *p)
-{
-    FILE *f = fopen(p, "rb");
-    if (f)
-        fclose(f);
-    return f != NULL;
-}
-
-static int ckpt_open(ckpt *c, const char *dir, sl_err *err)
-{
-    memset(c, 0, sizeof *c);
-    char *single = path_join(dir, "model.safetensors");
-    char *index = path_join(dir, "model.safetensors.index.json");
-    int rc = -1;
-    if (file_exists(single)) {
-        c->files = sl_xcalloc(1, sizeof *c->files);
-        if (!(c->files[0] = sl_st_open(single, err)))
-            goto out;
-        c->nfiles = 1;
-        rc = 0;
-        goto out;
-    }
-    if (!file_exists(index)) {
-        sl_errf(err, "%s: no model.safetensors or model.safetensors.index.json (only safetensors checkpoints are read)",
-                dir);
-        goto out;
-    }
-    char *text;
-    size_t len;
-    if (sl_read_file(index, &text, &len, err) < 0)
-        goto out;
-    sl_err jerr;
-    sl_json_doc *doc = sl_json_parse(text, len, NULL, &jerr);
-    free(text);
-    if (!doc) {
-        sl_errf(err, "%s: %s", index, jerr.msg);
-        goto out;
-    }
-    const sl_json *wm = sl_json_get(sl_json_root(doc), "weight_map");
-    if (!wm || wm->type != SL_JSON_OBJECT) {
-        sl_errf(err, "%s: no \"weight_map\" object", index);
-        sl_json_free(doc);
-        goto out;
-    }
-    c->map_names = sl_xcalloc(wm->n + 1, sizeof *c->map_names);
-    c->map_file = sl_xcalloc(wm->n + 1, sizeof *c->map_file);
-    c->files = sl_xcalloc(wm->n + 1, sizeof *c->files);
-    char **fnames = sl_xcalloc(wm->n + 1, sizeof *fnames);
-    int ok = 1;
-    for (size_t i = 0; i < wm->n && ok; i++) {
-        const sl_json *v = wm->kids[i];
-        if (v->type != SL_JSON_STRING || !v->str_len || memchr(v->str, '/', v->str_len) ||
-            memchr(v->str, 0, v->str_len) || (v->str_len == 2 && !memcmp(v->str, "..", 2))) {
-            sl_errf(err, "%s:%zu: weight_map value is not a file name in the model directory", index, v->offset);
-            ok = 0;
-            break;
-        }
-        size_t f = 0;
-        while (f < c->nfiles && !(strlen(fnames[f]) == v->str_len && !memcmp(fnames[f], v->str, v->str_len)))
-            f++;
-        if (f == c->nfiles) {
-            fnames[f] = sl_xstrndup(v->str, v->str_len);
-            char *p = path_join(dir, fnames[f]);
-            c->files[f] = sl_st_open(p, err);
-            free(p);
-            c->nfiles++;
-            if (!c->files[f]) {
-                ok = 0;
-                break;
-            }
-        }
-        c->map_names[c->nmap] = sl_xstrndup(wm->keys[i]->str, wm->keys[i]->str_len);
-        c->map_file[c->nmap++] = f;
-    }
-    for (size_t f = 0; f < c->nfiles; f++)
-        free(fnames[f]);
-    free(fnames);
-    sl_json_free(doc);
-    if (!ok)
-        goto out;
-    if (!c->nfiles) {
-        sl_errf(err, "%s: weight_map is empty", index);
-        goto out;
-    }
-    /* every mapped tensor must be in its file */
-    for (size_t i = 0; i < c->nmap; i++)
-        if (!sl_st_find(c->files[c->map_file[i]], c->map_names[i])) {
-            sl_errf(err, "%s: weight_map puts '%s' in %s, which does not contain it", index, c->map_names[i],
-                    sl_st_name(c->files[c->map_file[i]]));
-            goto out;
-        }
-    rc = 0;
-out:
-    if (rc < 0)
-        ckpt_close(c);
-    free(single);
-    free(index);
-    return rc;
-}
-
-static const sl_st_tensor *ckpt_find(const ckpt *c, const char *name, const sl_st_file **file)
-{
-    if (!c->nmap) {
-        *file = c->files[0];
-        return sl_st_find(c->files[0], name);
-    }
-    for (size_t i = 0; i < c->nmap; i++)
-        if (!strcmp(c->map_names[i], name)) {
-            *file = c->files[c->map_file[i]];
-            return sl_st_find(*file, name);
-        }
-    return NULL;
-}
-
 /* Looks a tensor up, checks dtype and shape, converts to host fp32 (caller frees). */
-static float *load_host(const ckpt *c, const char *name, int ndim, const int64_t *shape, int optional,
+static float *load_host(const sl_tensors *c, const char *name, int ndim, const int64_t *shape, int optional,
                         sl_dtype *src_dtype, sl_err *err)
 {
-    const sl_st_file *f = NULL;
-    const sl_st_tensor *t = ckpt_find(c, name, &f);
-    if (!t) {
+    sl_tensor_info t;
+    if (!sl_tensors_find(c, name, &t)) {
         if (!optional)
-            sl_errf(err, "%s: missing tensor '%s'", c->files[0] ? sl_st_name(c->files[0]) : "checkpoint", name);
+            sl_errf(err, "%s: missing tensor '%s'", sl_tensors_name(c), name);
         return NULL;
     }
-    int same = t->ndim == ndim;
+    int same = t.ndim == ndim;
     for (int i = 0; same && i < ndim; i++)
-        same = t->shape[i] == shape[i];
+        same = t.shape[i] == shape[i];
     if (!same) {
         char got[256] = "", want[256] = "";
-        for (int i = 0; i < t->ndim; i++)
-            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%lld", i ? "," : "", (long long)t->shape[i]);
+        for (int i = 0; i < t.ndim; i++)
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%lld", i ? "," : "", (long long)t.shape[i]);
         for (int i = 0; i < ndim; i++)
             snprintf(want + strlen(want), sizeof want - strlen(want), "%s%lld", i ? "," : "", (long long)shape[i]);
-        sl_errf(err, "%s: tensor '%s' has shape [%s] but config.json implies [%s]", sl_st_name(f), name, got, want);
+        sl_errf(err, "%s: tensor '%s' has shape [%s] but config.json implies [%s]", t.file, name, got, want);
         return NULL;
     }
-    if (t->dtype != SL_ST_F32 && t->dtype != SL_ST_F16 && t->dtype != SL_ST_BF16) {
-        sl_errf(err, "%s: tensor '%s' has dtype %s; F32, F16 or BF16 expected", sl_st_name(f), name,
-                sl_st_dtype_name(t->dtype));
+    if (t.dtype == SL_TENSOR_OTHER) {
+        sl_errf(err, "%s: tensor '%s' has dtype %s; F32, F16 or BF16 expected", t.file, name, t.dtype_name);
         return NULL;
     }
     if (src_dtype)
-        *src_dtype = t->dtype == SL_ST_F16 ? SL_DT_F16 : t->dtype == SL_ST_BF16 ? SL_DT_BF16 : SL_DT_F32;
-    float *h = sl_xmalloc((size_t)(t->numel ? t->numel : 1) * sizeof(float));
-    if (sl_st_to_f32(f, t, h, err) < 0) {
+        *src_dtype = t.dtype == SL_TENSOR_F16 ? SL_DT_F16 : t.dtype == SL_TENSOR_BF16 ? SL_DT_BF16 : SL_DT_F32;
+    float *h = sl_xmalloc((size_t)(t.numel ? t.numel : 1) * sizeof(float));
+    if (sl_tensors_read_f32(c, name, h, err) < 0) {
         free(h);
         return NULL;
     }
     return h;
 }
 
-static int load_weight(sl_mamba *m, const ckpt *c, const char *name, int64_t rows, int64_t cols, sl_weight *w,
+static int load_weight(sl_mamba *m, const sl_tensors *c, const char *name, int64_t rows, int64_t cols, sl_weight *w,
                        sl_err *err)
 {
     int64_t shape[2] = {rows, cols};
@@ -238,7 +91,7 @@ static int load_weight(sl_mamba *m, const ckpt *c, const char *name, int64_t row
 }
 
 /* A small fp32 tensor to backend memory, optionally transformed on the host. */
-static float *load_vec(sl_mamba *m, const ckpt *c, const char *name, int ndim, const int64_t *shape, int optional,
+static float *load_vec(sl_mamba *m, const sl_tensors *c, const char *name, int ndim, const int64_t *shape, int optional,
                        int neg_exp_log2e, sl_err *err)
 {
     float *h = load_host(c, name, ndim, shape, optional, NULL, err);
@@ -261,31 +114,29 @@ static float *load_vec(sl_mamba *m, const ckpt *c, const char *name, int ndim, c
 
 /* Checks every tensor name against the layout the config implies, so that
  * extra layers or Mamba-2 parameters are reported instead of ignored. */
-static int check_names(const ckpt *c, const sl_mamba_config *cfg, sl_err *err)
+static int check_names(const sl_tensors *c, const sl_mamba_config *cfg, sl_err *err)
 {
-    for (size_t fi = 0; fi < c->nfiles; fi++) {
-        const sl_st_file *f = c->files[fi];
-        for (size_t i = 0; i < sl_st_count(f); i++) {
-            const char *n = sl_st_tensor_at(f, i)->name;
-            const char *p = "backbone.layers.";
-            if (strncmp(n, p, strlen(p)))
-                continue;
-            char *end;
-            long li = strtol(n + strlen(p), &end, 10);
-            if (end == n + strlen(p) || *end != '.')
-                continue;
-            if (li < 0 || li >= cfg->n_layer)
-                return sl_errf(err, "%s: tensor '%s' is for layer %ld but config.json has n_layer = %lld",
-                               sl_st_name(f), n, li, (long long)cfg->n_layer);
-            if (strstr(end, ".mixer.dt_bias") || strstr(end, ".mixer.norm.weight"))
-                return sl_errf(err, "%s: tensor '%s' belongs to a Mamba-2 model; only Mamba-1 is supported",
-                               sl_st_name(f), n);
-        }
+    for (size_t i = 0; i < sl_tensors_count(c); i++) {
+        sl_tensor_info t;
+        sl_tensors_at(c, i, &t);
+        const char *n = t.name;
+        const char *p = "backbone.layers.";
+        if (strncmp(n, p, strlen(p)))
+            continue;
+        char *end;
+        long li = strtol(n + strlen(p), &end, 10);
+        if (end == n + strlen(p) || *end != '.')
+            continue;
+        if (li < 0 || li >= cfg->n_layer)
+            return sl_errf(err, "%s: tensor '%s' is for layer %ld but config.json has n_layer = %lld", t.file, n, li,
+                           (long long)cfg->n_layer);
+        if (strstr(end, ".mixer.dt_bias") || strstr(end, ".mixer.norm.weight"))
+            return sl_errf(err, "%s: tensor '%s' belongs to a Mamba-2 model; only Mamba-1 is supported", t.file, n);
     }
     return 0;
 }
 
-static int load_layer(sl_mamba *m, const ckpt *c, int i, sl_err *err)
+static int load_layer(sl_mamba *m, const sl_tensors *c, int i, sl_err *err)
 {
     const sl_mamba_config *k = &m->cfg;
     layer *l = &m->layers[i];
@@ -327,64 +178,69 @@ static int load_layer(sl_mamba *m, const ckpt *c, int i, sl_err *err)
     return 0;
 }
 
-sl_mamba *sl_mamba_load(const char *dir, sl_backend *be, sl_err *err)
+/* Loads the weights of a parsed config from the directory's checkpoint. */
+static sl_mamba *load_parsed(const char *dir, const sl_mamba_config *cfg, sl_backend *be, sl_err *err)
 {
-    char *cfgpath = path_join(dir, "config.json");
-    char *text = NULL;
-    size_t len;
     sl_mamba *m = sl_xcalloc(1, sizeof *m);
     m->be = be;
-    ckpt c = {0};
-    if (sl_read_file(cfgpath, &text, &len, err) < 0)
+    m->cfg = *cfg;
+    sl_tensors *c = sl_tensors_open(dir, err);
+    if (!c)
         goto fail;
-    if (sl_mamba_config_parse(text, len, cfgpath, &m->cfg, err) < 0)
-        goto fail;
-    if (ckpt_open(&c, dir, err) < 0)
-        goto fail;
-    if (check_names(&c, &m->cfg, err) < 0)
+    if (check_names(c, &m->cfg, err) < 0)
         goto fail;
     /* embedding: either name; rows = vocab_size or vocab_size padded */
     const char *ename = "backbone.embeddings.weight";
-    const sl_st_file *ef;
-    const sl_st_tensor *et = ckpt_find(&c, ename, &ef);
-    if (!et) {
+    sl_tensor_info et;
+    int found = sl_tensors_find(c, ename, &et);
+    if (!found) {
         ename = "backbone.embedding.weight";
-        et = ckpt_find(&c, ename, &ef);
+        found = sl_tensors_find(c, ename, &et);
     }
-    if (!et) {
+    if (!found) {
         sl_errf(err, "%s: missing tensor 'backbone.embeddings.weight' (or 'backbone.embedding.weight')",
-                sl_st_name(c.files[0]));
+                sl_tensors_name(c));
         goto fail;
     }
-    if (et->ndim == 2 && et->shape[0] == m->cfg.vocab_size)
+    if (et.ndim == 2 && et.shape[0] == m->cfg.vocab_size)
         m->cfg.vocab = m->cfg.vocab_size; /* stored unpadded: keep as is */
-    if (load_weight(m, &c, ename, m->cfg.vocab, m->cfg.d_model, &m->emb, err) < 0)
+    if (load_weight(m, c, ename, m->cfg.vocab, m->cfg.d_model, &m->emb, err) < 0)
         goto fail;
     m->layers = sl_xcalloc((size_t)m->cfg.n_layer, sizeof *m->layers);
     for (int i = 0; i < m->cfg.n_layer; i++)
-        if (load_layer(m, &c, i, err) < 0)
+        if (load_layer(m, c, i, err) < 0)
             goto fail;
     int64_t s_d[1] = {m->cfg.d_model};
-    if (!(m->norm_f = load_vec(m, &c, "backbone.norm_f.weight", 1, s_d, 0, 0, err)))
+    if (!(m->norm_f = load_vec(m, c, "backbone.norm_f.weight", 1, s_d, 0, 0, err)))
         goto fail;
-    const sl_st_file *hf;
-    if (ckpt_find(&c, "lm_head.weight", &hf)) {
-        if (load_weight(m, &c, "lm_head.weight", m->cfg.vocab, m->cfg.d_model, &m->lm_head, err) < 0)
+    sl_tensor_info ht;
+    if (sl_tensors_find(c, "lm_head.weight", &ht)) {
+        if (load_weight(m, c, "lm_head.weight", m->cfg.vocab, m->cfg.d_model, &m->lm_head, err) < 0)
             goto fail;
     } else {
         m->lm_head = m->emb;
         m->tied = 1;
     }
-    ckpt_close(&c);
+    sl_tensors_close(c);
+    return m;
+fail:
+    sl_tensors_close(c);
+    sl_mamba_free(m);
+    return NULL;
+}
+
+sl_mamba *sl_mamba_load(const char *dir, sl_backend *be, sl_err *err)
+{
+    char *cfgpath = sl_model_path(dir, "config.json");
+    char *text = NULL;
+    size_t len;
+    sl_mamba_config cfg;
+    sl_mamba *m = NULL;
+    if (sl_read_file(cfgpath, &text, &len, err) == 0 && sl_mamba_config_parse(text, len, cfgpath, &cfg, err) == 0)
+        m = load_parsed(dir, &cfg, be, err);
     free(text);
     free(cfgpath);
     return m;
-fail:
-    ckpt_close(&c);
-    free(text);
-    free(cfgpath);
-    sl_mamba_free(m);
-    return NULL;
 }
 
 void sl_mamba_free(sl_mamba *m)
@@ -656,4 +512,75 @@ int sl_mamba_forward(sl_mamba_run *r, const int32_t *ids, const uint8_t *reset, 
     if (be->download(be, logp, r->logp, (size_t)n * sizeof(float), err) < 0 || be->sync(be, err) < 0)
         return -1;
     return 0;
+}
+
+/* --- the model interface (model/model.h) -------------------------------- */
+
+static void ops_free(void *m)
+{
+    sl_mamba_free(m);
+}
+static int64_t ops_params(const void *m)
+{
+    return sl_mamba_params(m);
+}
+static double ops_flops(const void *m)
+{
+    return sl_mamba_flops_per_token(m);
+}
+static void *ops_run_new(void *m, int64_t chunk, sl_err *err)
+{
+    return sl_mamba_run_new(m, chunk, err);
+}
+static void ops_run_free(void *r)
+{
+    sl_mamba_run_free(r);
+}
+static int64_t ops_run_chunk(const void *r)
+{
+    return sl_mamba_run_chunk(r);
+}
+static int ops_run_reset(void *r, sl_err *err)
+{
+    return sl_mamba_run_reset(r, err);
+}
+static int ops_forward(void *r, const int32_t *ids, const uint8_t *reset, const int32_t *targets, int64_t n,
+                       float *logp, sl_err *err)
+{
+    return sl_mamba_forward(r, ids, reset, targets, n, logp, err);
+}
+
+static const sl_model_ops mamba_ops = {
+    .free = ops_free,
+    .params = ops_params,
+    .flops_per_token = ops_flops,
+    .run_new = ops_run_new,
+    .run_free = ops_run_free,
+    .run_chunk = ops_run_chunk,
+    .run_reset = ops_run_reset,
+    .forward = ops_forward,
+};
+
+static sl_model *arch_load(const char *dir, const char *cfgpath, const char *text, size_t len, sl_backend *be,
+                           sl_err *err)
+{
+    sl_mamba_config cfg;
+    if (sl_mamba_config_parse(text, len, cfgpath, &cfg, err) < 0)
+        return NULL;
+    sl_mamba *m = load_parsed(dir, &cfg, be, err);
+    if (!m)
+        return NULL;
+    sl_model_info info = {.arch = "mamba",
+                          .vocab_size = m->cfg.vocab_size,
+                          .pad_multiple = m->cfg.pad_multiple,
+                          .vocab = m->cfg.vocab,
+                          .eos = m->cfg.eos};
+    return sl_model_wrap(&mamba_ops, m, &info, be);
+}
+
+const sl_model_arch sl_model_arch_mamba = {.model_type = "mamba", .load = arch_load};
+
+const sl_mamba *sl_mamba_of(const sl_model *m)
+{
+    return sl_model_impl(m, &mamba_ops);
 }

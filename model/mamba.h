@@ -1,8 +1,9 @@
-/* Mamba-1 language model: checkpoint loading and the forward pass.
+/* Mamba-1 language model: loading its weights and the forward pass.
  *
- * A model directory holds config.json and model.safetensors, or sharded
+ * A model directory holds config.json and a checkpoint read through
+ * model/tensors.h (model.safetensors, or sharded
  * model-0000x-of-0000y.safetensors files listed in
- * model.safetensors.index.json. Both tensor naming schemes (Hugging Face
+ * model.safetensors.index.json). Both tensor naming schemes (Hugging Face
  * MambaForCausalLM `backbone.embeddings.weight`, original mamba_ssm
  * `backbone.embedding.weight`) and both config schemas (hidden_size/
  * num_hidden_layers/state_size/... or d_model/n_layer/ssm_cfg/...) are read.
@@ -17,6 +18,7 @@
 #include <stdint.h>
 
 #include "kernels/backend.h"
+#include "model/model.h"
 #include "stream/err.h"
 
 typedef struct sl_mamba_config {
@@ -29,6 +31,7 @@ typedef struct sl_mamba_config {
     int use_bias; /* in_proj/out_proj biases (false in released models) */
     int conv_bias;
     int tie_embeddings; /* informational; lm_head.weight is used when present */
+    int64_t eos;        /* eos_token_id, -1 when absent (informational) */
 } sl_mamba_config;
 
 /* Parses config.json text (either schema). `name` is used in messages. */
@@ -36,8 +39,11 @@ int sl_mamba_config_parse(const char *text, size_t len, const char *name, sl_mam
 
 typedef struct sl_mamba sl_mamba;
 
-/* Loads and validates a model directory onto the backend. */
+/* Loads and validates a model directory onto the backend. (sl_model_load
+ * loads it behind the architecture-neutral model/model.h.) */
 sl_mamba *sl_mamba_load(const char *dir, sl_backend *be, sl_err *err);
+/* The Mamba-1 model behind m, or NULL when m is another architecture. */
+const sl_mamba *sl_mamba_of(const sl_model *m);
 void sl_mamba_free(sl_mamba *m);
 const sl_mamba_config *sl_mamba_cfg(const sl_mamba *m);
 sl_backend *sl_mamba_backend(const sl_mamba *m);

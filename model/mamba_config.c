@@ -180,6 +180,10 @@ int sl_mamba_config_parse(const char *text, size_t len, const char *name, sl_mam
             goto out;
         }
     c->vocab = (c->vocab_size + c->pad_multiple - 1) / c->pad_multiple * c->pad_multiple;
+    /* eos_token_id: informational, so anything but a non-negative integer is "none" */
+    const sl_json *eos = sl_json_get(r, "eos_token_id");
+    int64_t ev;
+    c->eos = eos && sl_json_is_int(eos, &ev) && ev >= 0 ? ev : -1;
     rc = 0;
 out:
     sl_json_free(doc);

@@ -13,11 +13,11 @@ typedef struct pending {
     int64_t n;
 } pending;
 
-static int flush(sl_mamba_run *r, pending *p, sl_score_item *items, sl_err *err)
+static int flush(sl_model_run *r, pending *p, sl_score_item *items, sl_err *err)
 {
     if (!p->n)
         return 0;
-    if (sl_mamba_forward(r, p->ids, p->reset, p->targets, p->n, p->logp, err) < 0)
+    if (sl_model_forward(r, p->ids, p->reset, p->targets, p->n, p->logp, err) < 0)
         return -1;
     for (int64_t t = 0; t < p->n; t++) {
         if (p->targets[t] < 0)
@@ -31,10 +31,10 @@ static int flush(sl_mamba_run *r, pending *p, sl_score_item *items, sl_err *err)
     return 0;
 }
 
-int sl_score_batch(sl_mamba_run *r, sl_score_item *items, size_t n_items, int64_t reset_every, sl_err *err)
+int sl_score_batch(sl_model_run *r, sl_score_item *items, size_t n_items, int64_t reset_every, sl_err *err)
 {
-    const sl_mamba_config *k = sl_mamba_cfg(sl_mamba_run_model(r));
-    int64_t C = sl_mamba_run_chunk(r);
+    const sl_model_info *k = sl_model_get_info(sl_model_run_model(r));
+    int64_t C = sl_model_run_chunk(r);
     for (size_t i = 0; i < n_items; i++) {
         items[i].nll = 0.0;
         items[i].n_pred = items[i].n > 1 ? items[i].n - 1 : 0;

@@ -1,4 +1,4 @@
-/* Scoring documents with a Mamba model: per-document negative
+/* Scoring documents with a language model (model/model.h): per-document negative
  * log-likelihood of each token given the ones before it.
  *
  * A batch of documents is run as one packed token stream cut into chunks of
@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/mamba.h"
+#include "model/model.h"
 
 typedef struct sl_score_item {
     const char *id; /* for messages */
@@ -29,6 +29,6 @@ typedef struct sl_score_item {
 } sl_score_item;
 
 /* reset_every: 0 = full context; W > 0 = state reset every W tokens. */
-int sl_score_batch(sl_mamba_run *r, sl_score_item *items, size_t n_items, int64_t reset_every, sl_err *err);
+int sl_score_batch(sl_model_run *r, sl_score_item *items, size_t n_items, int64_t reset_every, sl_err *err);
 
 #endif

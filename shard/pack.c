@@ -232,6 +232,18 @@ static int run_recurrent(sl_packer *p, int finishing, sl_err *err)
     }
 }
 
+int sl_pack_doc_status(const sl_pack_opts *o, size_t n)
+{
+    size_t len = n + (o->bos != SL_NO_TOKEN) + (o->eos != SL_NO_TOKEN);
+    if (len == 0)
+        return SL_DOC_EMPTY;
+    if (o->layout == SL_LAYOUT_SEQUENTIAL && o->no_split && len > o->seq_len)
+        return o->long_mode == SL_LONG_DROP       ? SL_DOC_DROPPED
+               : o->long_mode == SL_LONG_TRUNCATE ? SL_DOC_TRUNCATED
+                                                  : SL_DOC_PLACED;
+    return SL_DOC_PLACED;
+}
+
 int sl_packer_add(sl_packer *p, uint64_t ordinal, const char *id, size_t id_len, const uint32_t *tokens, size_t n,
                   int *status, sl_err *err)
 {

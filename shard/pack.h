@@ -63,6 +63,9 @@ sl_packer *sl_packer_new(const sl_pack_opts *o, sl_row_fn fn, void *ctx, sl_err 
  * needs padding when there is no pad id). */
 int sl_packer_add(sl_packer *p, uint64_t ordinal, const char *id, size_t id_len, const uint32_t *tokens, size_t n,
                   int *status, sl_err *err);
+/* What sl_packer_add will report for a document of n tokens (SL_DOC_*),
+ * known before it is added. */
+int sl_pack_doc_status(const sl_pack_opts *o, size_t n);
 /* Emits the last (padded) row(s). */
 int sl_packer_finish(sl_packer *p, sl_err *err);
 const sl_pack_stats *sl_packer_stats(const sl_packer *p);

@@ -1,7 +1,16 @@
-/* Progress line on stderr: "<stage>: 12,345 docs  1.2 GB  45.6 MB/s  ETA 0:12".
- * Shown when enabled (stderr is a terminal, or --progress) and not --quiet;
- * redrawn at most every 200 ms; sl_progress_done prints a final summary line
- * when enabled. Thread-safe for the update calls (atomics). */
+/* Progress on stderr, one implementation for every stage:
+ *   "tokenize bpe: 12,345 docs  4.2M tokens  1.1M tokens/s  45%  ETA 0:12"
+ *   "read: 1,024 docs  1.2 GB  45.6 MB/s  12%  ETA 3:05"
+ * Shown when enabled (mode -1: stderr is a terminal; 1: --progress; 0: off).
+ * On a terminal the line is redrawn in place at most every 200 ms; when
+ * stderr is not a terminal (a Slurm log, a file) plain newline-terminated
+ * lines are written every SLUICE_PROGRESS_INTERVAL seconds (default 5), no
+ * carriage returns or escape codes. sl_progress_done prints a final summary
+ * line when enabled. The rate is in the stage's natural unit: tokens/s when
+ * the stage counts tokens (sl_progress_add_tokens), bytes/s otherwise.
+ * Percent and ETA appear whenever the amount of input is known: the tracked
+ * input file's position, a position callback (several inputs), or a total
+ * set with sl_progress_set_total. The update calls are thread-safe. */
 #ifndef SLUICE_STREAM_PROGRESS_H
 #define SLUICE_STREAM_PROGRESS_H
 
@@ -11,15 +20,22 @@ typedef struct sl_progress sl_progress;
 
 /* mode: -1 = auto (isatty(2)), 0 = off, 1 = on. unit: "docs", "rows", ... */
 sl_progress *sl_progress_start(const char *stage, const char *unit, int mode);
-/* ETA and percent from an input's position in its file (compressed bytes
+/* Percent and ETA from an input's position in its file (compressed bytes
  * read / file size): for stages that read one file. in may be NULL (stop
  * tracking); it must stay open while tracked. */
 struct sl_input;
 void sl_progress_track_input(sl_progress *p, const struct sl_input *in);
+/* Percent and ETA from a callback that reports how much of the input is done
+ * and its total (any unit, e.g. bytes over several files); it returns 0 when
+ * it knows, -1 when it does not. Called from the thread that updates. */
+typedef int (*sl_progress_pos_fn)(void *ctx, double *done, double *total);
+void sl_progress_track(sl_progress *p, sl_progress_pos_fn fn, void *ctx);
 /* total_bytes: expected total of the bytes passed to sl_progress_add, for
- * the ETA, or -1 when unknown. */
+ * the percent and ETA, or -1 when unknown. */
 void sl_progress_set_total(sl_progress *p, int64_t total_bytes);
 void sl_progress_add(sl_progress *p, uint64_t items, uint64_t bytes);
+/* Tokens produced or consumed: the line then shows tokens and tokens/s. */
+void sl_progress_add_tokens(sl_progress *p, uint64_t tokens);
 void sl_progress_done(sl_progress *p);
 
 #endif

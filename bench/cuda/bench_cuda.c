@@ -29,7 +29,7 @@
 
 #include "kernels/cuda/cuda_backend.h"
 #include "kernels/kernels.h"
-#include "model/mamba.h"
+#include "model/model.h"
 #include "model/score.h"
 #include "tests/cuda/random_model.h"
 
@@ -192,13 +192,13 @@ static double bench_scan(sl_backend *b, int64_t L, int64_t D, int N, int reps, d
 static double bench_model(sl_backend *b, const char *dir, int ndocs, int64_t doclen, int64_t chunk, double *gflops)
 {
     sl_err err = {{0}};
-    sl_mamba *m = sl_mamba_load(dir, b, &err);
+    sl_model *m = sl_model_load(dir, b, &err);
     if (!m)
         die("model load", &err);
-    sl_mamba_run *r = sl_mamba_run_new(m, chunk, &err);
+    sl_model_run *r = sl_model_run_new(m, chunk, &err);
     if (!r)
         die("run", &err);
-    const sl_mamba_config *c = sl_mamba_cfg(m);
+    const sl_model_info *c = sl_model_get_info(m);
     rm_rng = 3;
     uint32_t *tok = malloc((size_t)(ndocs * doclen) * sizeof *tok);
     for (int64_t i = 0; i < ndocs * doclen; i++)
@@ -213,10 +213,10 @@ static double bench_model(sl_backend *b, const char *dir, int ndocs, int64_t doc
     if (sl_score_batch(r, it, (size_t)ndocs, 0, &err) < 0)
         die("score", &err);
     double dt = now() - t0, toks = (double)ndocs * doclen;
-    *gflops = toks * sl_mamba_flops_per_token(m) / dt / 1e9;
+    *gflops = toks * sl_model_flops_per_token(m) / dt / 1e9;
     free(it), free(tok);
-    sl_mamba_run_free(r);
-    sl_mamba_free(m);
+    sl_model_run_free(r);
+    sl_model_free(m);
     return toks / dt;
 }
 

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "kernels/cuda/cuda_backend.h"
-#include "model/mamba.h"
+#include "model/model.h"
 #include "model/score.h"
 #include "stream/io.h"
 #include "stream/json.h"
@@ -109,10 +109,10 @@ static void mc_free_docs(mc_doc *d, size_t n)
 
 /* Per-document log-probabilities: packed (one batch, resets at starts) or
  * each document alone; `chunk` tokens per forward call. */
-static float **mc_score(sl_mamba *m, mc_doc *docs, size_t n, int64_t chunk, int packed, int64_t reset_every)
+static float **mc_score(sl_model *m, mc_doc *docs, size_t n, int64_t chunk, int packed, int64_t reset_every)
 {
     sl_err err = {{0}};
-    sl_mamba_run *r = sl_mamba_run_new(m, chunk, &err);
+    sl_model_run *r = sl_model_run_new(m, chunk, &err);
     if (!r)
         fail_msg("%s", err.msg);
     float **lp = calloc(n, sizeof *lp);
@@ -123,9 +123,9 @@ static float **mc_score(sl_mamba *m, mc_doc *docs, size_t n, int64_t chunk, int 
     }
     for (size_t i = 0; i < (packed ? 1 : n); i++)
         if (sl_score_batch(r, packed ? it : &it[i], packed ? n : 1, reset_every, &err) < 0)
-            fail_msg("%s: %s", sl_mamba_backend(m)->name, err.msg);
+            fail_msg("%s: %s", sl_model_backend(m)->name, err.msg);
     free(it);
-    sl_mamba_run_free(r);
+    sl_model_run_free(r);
     return lp;
 }
 
@@ -151,10 +151,10 @@ static double mc_worst(float **got, float **want, const mc_doc *docs, size_t n, 
 static void mc_compare(const char *label, const char *dir, mc_doc *docs, size_t n, int bf16, int64_t small_chunk)
 {
     sl_err err = {{0}};
-    sl_mamba *mr = sl_mamba_load(dir, mc_ref, &err);
+    sl_model *mr = sl_model_load(dir, mc_ref, &err);
     if (!mr)
         fail_msg("cpu: %s", err.msg);
-    sl_mamba *md = sl_mamba_load(dir, mc_dut, &err);
+    sl_model *md = sl_model_load(dir, mc_dut, &err);
     if (!md)
         fail_msg("%s: %s", mc_dut->name, err.msg);
     float **want = mc_score(mr, docs, n, 4096, 1, 0);
@@ -192,8 +192,8 @@ static void mc_compare(const char *label, const char *dir, mc_doc *docs, size_t 
     print_message("  %-22s reset-13 worst |diff|/tolerance vs cpu %.2e\n", label, w);
     assert_true(w <= 1.0);
     mc_free_lp(wr13, n), mc_free_lp(got13, n), mc_free_lp(want, n);
-    sl_mamba_free(md);
-    sl_mamba_free(mr);
+    sl_model_free(md);
+    sl_model_free(mr);
 }
 
 static void mc_fixture(const char *name, int bf16)

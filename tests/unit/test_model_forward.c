@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "model/mamba.h"
+#include "model/model.h"
 #include "model/safetensors.h"
 #include "model/score.h"
 #include "stream/io.h"
@@ -98,10 +99,10 @@ static void free_docs(doc *d, size_t n)
 }
 
 /* Scores docs with the given chunk size, packed (one batch) or alone. */
-static float **score(sl_mamba *m, doc *docs, size_t n, int64_t chunk, int packed, int64_t reset_every, double *nll)
+static float **score(sl_model *m, doc *docs, size_t n, int64_t chunk, int packed, int64_t reset_every, double *nll)
 {
     sl_err err;
-    sl_mamba_run *r = sl_mamba_run_new(m, chunk, &err);
+    sl_model_run *r = sl_model_run_new(m, chunk, &err);
     assert_non_null(r);
     float **lp = calloc(n, sizeof *lp);
     sl_score_item *it = calloc(n, sizeof *it);
@@ -122,7 +123,7 @@ static float **score(sl_mamba *m, doc *docs, size_t n, int64_t chunk, int packed
         assert_int_equal(it[i].n_pred, docs[i].n > 1 ? docs[i].n - 1 : 0);
     }
     free(it);
-    sl_mamba_run_free(r);
+    sl_model_run_free(r);
     return lp;
 }
 
@@ -138,7 +139,7 @@ static void check_against_reference(const char *name)
     sl_err err;
     sl_backend *be = sl_backend_open("cpu", 0, &err);
     assert_non_null(be);
-    sl_mamba *m = sl_mamba_load(fixture(name), be, &err);
+    sl_model *m = sl_model_load(fixture(name), be, &err);
     if (!m)
         fail_msg("%s", err.msg);
     size_t n;
@@ -192,7 +193,7 @@ static void check_against_reference(const char *name)
     }
     free_lp(lp, n);
     free_docs(docs, n);
-    sl_mamba_free(m);
+    sl_model_free(m);
     sl_backend_close(be);
 }
 
@@ -223,7 +224,9 @@ static void test_config_and_params(void **st)
     (void)st;
     sl_err err;
     sl_backend *be = sl_backend_open("cpu", 0, &err);
-    sl_mamba *m = sl_mamba_load(fixture("ssm_f32"), be, &err);
+    sl_model *mm = sl_model_load(fixture("ssm_f32"), be, &err);
+    assert_non_null(mm);
+    const sl_mamba *m = sl_mamba_of(mm);
     assert_non_null(m);
     const sl_mamba_config *c = sl_mamba_cfg(m);
     assert_int_equal(c->d_model, 48);
@@ -234,6 +237,14 @@ static void test_config_and_params(void **st)
     assert_int_equal(c->dt_rank, 3);
     assert_int_equal(c->d_state, 16);
     assert_true(fabs(c->eps - 1e-6) < 1e-12);
+    /* the architecture-neutral facts: the same numbers (mamba_ssm's config has no eos) */
+    const sl_model_info *mi = sl_model_get_info(mm);
+    assert_string_equal(mi->arch, "mamba");
+    assert_int_equal(mi->vocab_size, 77);
+    assert_int_equal(mi->vocab, 80);
+    assert_int_equal(mi->pad_multiple, 8);
+    assert_int_equal(mi->eos, -1);
+    assert_ptr_equal(sl_model_backend(mm), be);
     char p[4200];
     snprintf(p, sizeof p, "%s/model.safetensors", fixture("ssm_f32"));
     sl_st_file *f = sl_st_open(p, &err);
@@ -242,16 +253,24 @@ static void test_config_and_params(void **st)
     for (size_t i = 0; i < sl_st_count(f); i++)
         total += (int64_t)sl_st_tensor_at(f, i)->numel;
     assert_int_equal(sl_mamba_params(m), total);
+    assert_int_equal(sl_model_params(mm), total);
+    assert_true(sl_model_flops_per_token(mm) == sl_mamba_flops_per_token(m));
     sl_st_close(f);
-    sl_mamba_free(m);
-    m = sl_mamba_load(fixture("hf_bf16"), be, &err);
-    assert_non_null(m);
-    c = sl_mamba_cfg(m);
+    sl_model_free(mm);
+    mm = sl_model_load(fixture("hf_bf16"), be, &err);
+    assert_non_null(mm);
+    c = sl_mamba_cfg(sl_mamba_of(mm));
     assert_int_equal(c->dt_rank, 5);
     assert_int_equal(c->d_conv, 3);
     assert_int_equal(c->d_state, 4);
     assert_true(c->use_bias);
-    sl_mamba_free(m);
+    sl_model_free(mm);
+    /* the HF config's eos_token_id */
+    mm = sl_model_load(fixture("hf_f32"), be, &err);
+    assert_non_null(mm);
+    assert_int_equal(sl_model_get_info(mm)->eos, 0);
+    assert_int_equal(sl_model_get_info(mm)->vocab, 64);
+    sl_model_free(mm);
     sl_backend_close(be);
 }
 
@@ -261,27 +280,66 @@ static void test_ids_out_of_vocab(void **st)
     (void)st;
     sl_err err;
     sl_backend *be = sl_backend_open("cpu", 0, &err);
-    sl_mamba *m = sl_mamba_load(fixture("hf_f32"), be, &err);
+    sl_model *m = sl_model_load(fixture("hf_f32"), be, &err);
     assert_non_null(m);
-    sl_mamba_run *r = sl_mamba_run_new(m, 8, &err);
+    sl_model_run *r = sl_model_run_new(m, 8, &err);
+    assert_int_equal(sl_model_run_chunk(r), 8);
+    assert_ptr_equal(sl_model_run_model(r), m);
     uint32_t toks[3] = {1, 64, 2};
     sl_score_item it = {.id = "doc7", .tokens = toks, .n = 3};
     assert_int_equal(sl_score_batch(r, &it, 1, 0, &err), -1);
     assert_non_null(strstr(err.msg, "doc7"));
     assert_non_null(strstr(err.msg, "64"));
-    sl_mamba_run_free(r);
+    sl_model_run_free(r);
+    sl_model_free(m);
+    sl_backend_close(be);
+}
+
+/* The model interface runs exactly the Mamba-1 forward pass: sl_model_forward
+ * and sl_mamba_forward give the same bits, and a run's state carries across
+ * calls until sl_model_run_reset. */
+static void test_interface_is_mamba(void **st)
+{
+    (void)st;
+    sl_err err;
+    sl_backend *be = sl_backend_open("cpu", 0, &err);
+    sl_model *mm = sl_model_load(fixture("hf_f32"), be, &err);
+    sl_mamba *m = sl_mamba_load(fixture("hf_f32"), be, &err);
+    assert_non_null(mm);
+    assert_non_null(m);
+    sl_model_run *r = sl_model_run_new(mm, 16, &err);
+    sl_mamba_run *rm = sl_mamba_run_new(m, 16, &err);
+    assert_non_null(r);
+    assert_non_null(rm);
+    int32_t ids[12], tg[12];
+    uint8_t rs[12] = {1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0}, rs_later[12] = {0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0};
+    for (int t = 0; t < 12; t++)
+        ids[t] = (t * 7 + 3) % 64, tg[t] = (t * 5 + 1) % 64;
+    float a[12], b[12], c[12];
+    assert_int_equal(sl_model_forward(r, ids, rs, tg, 12, a, &err), 0);
+    assert_int_equal(sl_mamba_forward(rm, ids, rs, tg, 12, b, &err), 0);
+    assert_memory_equal(a, b, sizeof a);
+    /* without a reset at 0 the second call continues the first one's state ... */
+    assert_int_equal(sl_model_forward(r, ids, rs_later, tg, 12, c, &err), 0);
+    assert_true(memcmp(a, c, 6 * sizeof *a) != 0);
+    assert_memory_equal(a + 6, c + 6, 6 * sizeof *a);
+    /* ... and after sl_model_run_reset it is the first call again */
+    assert_int_equal(sl_model_run_reset(r, &err), 0);
+    assert_int_equal(sl_model_forward(r, ids, rs_later, tg, 12, c, &err), 0);
+    assert_memory_equal(a, c, sizeof a);
+    sl_mamba_run_free(rm);
     sl_mamba_free(m);
+    sl_model_run_free(r);
+    sl_model_free(mm);
     sl_backend_close(be);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hf_f32),
-        cmocka_unit_test(test_ssm_f32),
-        cmocka_unit_test(test_hf_bf16),
-        cmocka_unit_test(test_sharded_f16),
-        cmocka_unit_test(test_config_and_params),
+        cmocka_unit_test(test_hf_f32),           cmocka_unit_test(test_interface_is_mamba),
+        cmocka_unit_test(test_ssm_f32),          cmocka_unit_test(test_hf_bf16),
+        cmocka_unit_test(test_sharded_f16),      cmocka_unit_test(test_config_and_params),
         cmocka_unit_test(test_ids_out_of_vocab),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

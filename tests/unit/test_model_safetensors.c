@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "model/mamba.h"
+#include "model/model.h"
 #include "model/safetensors.h"
 
 static unsigned char buf[4096];
@@ -167,6 +168,12 @@ static void expect_load_error(const char *name, const char *substr)
         fail_msg("%s: loaded a broken model", name);
     if (!strstr(err.msg, substr))
         fail_msg("%s: error '%s' does not contain '%s'", name, err.msg, substr);
+    /* through the model interface: the same message */
+    sl_err err2;
+    sl_model *mm = sl_model_load(dir, be, &err2);
+    if (mm)
+        fail_msg("%s: sl_model_load loaded a broken model", name);
+    assert_string_equal(err2.msg, err.msg);
     sl_backend_close(be);
 }
 

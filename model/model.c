@@ -1,0 +1,152 @@
+/* The model interface (model.h): architecture table, config dispatch and the
+ * calls that forward to the architecture. */
+#include "model/model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model_impl.h"
+#include "stream/io.h"
+#include "stream/json.h"
+
+struct sl_model {
+    const sl_model_ops *ops;
+    void *impl;
+    sl_model_info info;
+    sl_backend *be;
+};
+
+struct sl_model_run {
+    sl_model *m;
+    void *impl;
+};
+
+/* The first entry also takes configs without a model_type (mamba_ssm's) and
+ * unknown ones: its config parser names what it does not support. */
+static const sl_model_arch *const archs[] = {&sl_model_arch_mamba};
+
+char *sl_model_path(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = sl_xmalloc(n);
+    snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+/* config.json's "model_type", or NULL (copied: the JSON is freed). */
+static char *model_type(const char *text, size_t len)
+{
+    sl_err jerr;
+    sl_json_doc *doc = sl_json_parse(text, len, NULL, &jerr);
+    if (!doc)
+        return NULL;
+    const sl_json *r = sl_json_root(doc);
+    const char *mt = r->type == SL_JSON_OBJECT ? sl_json_get_str(r, "model_type") : NULL;
+    char *s = mt ? sl_xstrdup(mt) : NULL;
+    sl_json_free(doc);
+    return s;
+}
+
+sl_model *sl_model_load(const char *dir, sl_backend *be, sl_err *err)
+{
+    char *cfgpath = sl_model_path(dir, "config.json");
+    char *text = NULL;
+    size_t len;
+    sl_model *m = NULL;
+    if (sl_read_file(cfgpath, &text, &len, err) == 0) {
+        char *mt = model_type(text, len);
+        const sl_model_arch *a = archs[0];
+        for (size_t i = 0; mt && i < sizeof archs / sizeof archs[0]; i++)
+            if (!strcmp(archs[i]->model_type, mt))
+                a = archs[i];
+        free(mt);
+        m = a->load(dir, cfgpath, text, len, be, err);
+    }
+    free(text);
+    free(cfgpath);
+    return m;
+}
+
+sl_model *sl_model_wrap(const sl_model_ops *ops, void *model, const sl_model_info *info, sl_backend *be)
+{
+    sl_model *m = sl_xcalloc(1, sizeof *m);
+    m->ops = ops;
+    m->impl = model;
+    m->info = *info;
+    m->be = be;
+    return m;
+}
+
+void *sl_model_impl(const sl_model *m, const sl_model_ops *ops)
+{
+    return m && m->ops == ops ? m->impl : NULL;
+}
+
+void sl_model_free(sl_model *m)
+{
+    if (!m)
+        return;
+    m->ops->free(m->impl);
+    free(m);
+}
+
+const sl_model_info *sl_model_get_info(const sl_model *m)
+{
+    return &m->info;
+}
+
+sl_backend *sl_model_backend(const sl_model *m)
+{
+    return m->be;
+}
+
+int64_t sl_model_params(const sl_model *m)
+{
+    return m->ops->params(m->impl);
+}
+
+double sl_model_flops_per_token(const sl_model *m)
+{
+    return m->ops->flops_per_token(m->impl);
+}
+
+sl_model_run *sl_model_run_new(sl_model *m, int64_t chunk, sl_err *err)
+{
+    void *impl = m->ops->run_new(m->impl, chunk, err);
+    if (!impl)
+        return NULL;
+    sl_model_run *r = sl_xcalloc(1, sizeof *r);
+    r->m = m;
+    r->impl = impl;
+    return r;
+}
+
+void sl_model_run_free(sl_model_run *r)
+{
+    if (!r)
+        return;
+    r->m->ops->run_free(r->impl);
+    free(r);
+}
+
+int64_t sl_model_run_chunk(const sl_model_run *r)
+{
+    return r->m->ops->run_chunk(r->impl);
+}
+
+sl_model *sl_model_run_model(const sl_model_run *r)
+{
+    return r->m;
+}
+
+int sl_model_run_reset(sl_model_run *r, sl_err *err)
+{
+    return r->m->ops->run_reset(r->impl, err);
+}
+
+int sl_model_forward(sl_model_run *r, const int32_t *ids, const uint8_t *reset, const int32_t *targets, int64_t n,
+                     float *logp, sl_err *err)
+{
+    return r->m->ops->forward(r->impl, ids, reset, targets, n, logp, err);
+}

@@ -1,0 +1,60 @@
+/* Language models as the scorer sees them, whatever the architecture.
+ *
+ * sl_model_load reads a model directory's config.json, picks the
+ * architecture by its "model_type" (a config without one is a mamba_ssm
+ * config: Mamba-1) and loads the weights from the directory's checkpoint
+ * (model/tensors.h) onto a backend. Architectures today: "mamba" (Mamba-1,
+ * model/mamba.h).
+ *
+ * A run holds the recurrent state of one token stream plus the workspace
+ * for chunks of up to `chunk` tokens; sl_model_forward runs one packed
+ * chunk, resetting the state where asked (document starts), and gives the
+ * log-probability of each target token. The state carries from one call to
+ * the next, so a long sequence fed in pieces gives the same result as one
+ * pass. model/score.h builds document scoring on these calls. */
+#ifndef SLUICE_MODEL_MODEL_H
+#define SLUICE_MODEL_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/backend.h"
+#include "stream/err.h"
+
+/* The configuration facts a caller needs without knowing the architecture. */
+typedef struct sl_model_info {
+    const char *arch;     /* "mamba" */
+    int64_t vocab_size;   /* config.json's vocab_size */
+    int64_t pad_multiple; /* the vocabulary is padded to a multiple of this */
+    int64_t vocab;        /* rows of the embedding and the logits: vocab_size padded (or as stored) */
+    int64_t eos;          /* config.json's eos_token_id, -1 when it has none */
+} sl_model_info;
+
+typedef struct sl_model sl_model;
+
+/* Loads a model directory (config.json + checkpoint) onto the backend. */
+sl_model *sl_model_load(const char *dir, sl_backend *be, sl_err *err);
+void sl_model_free(sl_model *m);
+const sl_model_info *sl_model_get_info(const sl_model *m);
+sl_backend *sl_model_backend(const sl_model *m);
+/* Parameter count (embedding included; a tied lm_head counted once). */
+int64_t sl_model_params(const sl_model *m);
+/* Forward FLOPs per token. */
+double sl_model_flops_per_token(const sl_model *m);
+
+typedef struct sl_model_run sl_model_run;
+/* chunk < 1 is taken as 1. */
+sl_model_run *sl_model_run_new(sl_model *m, int64_t chunk, sl_err *err);
+void sl_model_run_free(sl_model_run *r);
+int64_t sl_model_run_chunk(const sl_model_run *r);
+sl_model *sl_model_run_model(const sl_model_run *r);
+/* Zeroes the recurrent state. */
+int sl_model_run_reset(sl_model_run *r, sl_err *err);
+/* Runs n <= chunk tokens (host arrays). reset[t] != 0 (reset may be NULL)
+ * zeroes the state before token t; targets[t] is the token whose
+ * log-probability is wanted after token t (-1: none, logp[t] = 0). Token ids
+ * and targets must be < the model vocab (checked). */
+int sl_model_forward(sl_model_run *r, const int32_t *ids, const uint8_t *reset, const int32_t *targets, int64_t n,
+                     float *logp, sl_err *err);
+
+#endif

@@ -1,0 +1,38 @@
+/* Internal: what an architecture implements behind model/model.h, and
+ * helpers the model files share. Not installed. */
+#ifndef SLUICE_MODEL_MODEL_IMPL_H
+#define SLUICE_MODEL_MODEL_IMPL_H
+
+#include "model/model.h"
+
+typedef struct sl_model_ops {
+    void (*free)(void *model);
+    int64_t (*params)(const void *model);
+    double (*flops_per_token)(const void *model);
+    void *(*run_new)(void *model, int64_t chunk, sl_err *err);
+    void (*run_free)(void *run);
+    int64_t (*run_chunk)(const void *run);
+    int (*run_reset)(void *run, sl_err *err);
+    int (*forward)(void *run, const int32_t *ids, const uint8_t *reset, const int32_t *targets, int64_t n, float *logp,
+                   sl_err *err);
+} sl_model_ops;
+
+/* Wraps an architecture's loaded model (owned: ops->free frees it). */
+sl_model *sl_model_wrap(const sl_model_ops *ops, void *model, const sl_model_info *info, sl_backend *be);
+/* The architecture's own object, when m is of that architecture (NULL otherwise). */
+void *sl_model_impl(const sl_model *m, const sl_model_ops *ops);
+
+/* An architecture: "model_type" value and its loader (config.json already
+ * read: text/len, named cfgpath in messages). */
+typedef struct sl_model_arch {
+    const char *model_type;
+    sl_model *(*load)(const char *dir, const char *cfgpath, const char *text, size_t len, sl_backend *be, sl_err *err);
+} sl_model_arch;
+
+/* mamba.c */
+extern const sl_model_arch sl_model_arch_mamba;
+
+/* "DIR/NAME", allocated. */
+char *sl_model_path(const char *dir, const char *name);
+
+#endif

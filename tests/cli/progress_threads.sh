@@ -1,0 +1,56 @@
+# Progress (docs/cli.md): with stderr not a terminal, --progress writes plain
+# newline-terminated lines (no carriage returns, no escape codes) every
+# SLUICE_PROGRESS_INTERVAL seconds and a final summary; single-input stages
+# show a percentage; token stages count tokens (the totals equal what `stats`
+# counts, not bytes of the in-memory representation); -q silences it.
+# Threads: the default OpenMP wait policy is passive unless the user set one.
+. "$SRC/tests/cli/lib.sh"
+S=$SLUICE
+# a 6 Mbp random genome -> a token stream of 6M + 6 tokens in 6 documents
+/usr/bin/python3 - "$T/g.fa" <<'PY'
+import random, sys
+r = random.Random(7)
+with open(sys.argv[1], "w") as f:
+    for k in range(6):
+        f.write(f">chr{k}\n")
+        s = "".join(r.choice("ACGT") for _ in range(1_000_000))
+        for i in range(0, len(s), 80):
+            f.write(s[i:i + 80] + "\n")
+PY
+"$S" tokenize dna --add-eos "$T/g.fa" -o "$T/g.tok"
+total=$("$S" stats "$T/g.tok" | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)[\"document_tokens\"])")
+[ "$total" = 6000006 ] || fail "stats counts $total tokens, expected 6000006: $("$S" stats "$T/g.tok" | head)"
+
+check_plain() { # FILE STAGE: plain lines only, and a final summary
+  if grep -q $'\r' "$1" || grep -q $'\033' "$1"; then fail "$2: terminal control bytes in a non-terminal log: $(od -c "$1" | head)"; fi
+  [ "$(tail -c 1 "$1" | od -An -c | tr -d ' ')" = '\n' ] || fail "$2: last progress line not newline-terminated"
+  grep -Eq "^$2: [0-9]+ [a-z]+  .* in [0-9.]+ s$" "$1" || fail "$2: no final summary line: $(cat "$1")"
+}
+export SLUICE_PROGRESS_INTERVAL=0.000001
+"$S" cat --progress "$T/g.tok" >/dev/null 2>"$T/cat.err"
+check_plain "$T/cat.err" cat
+grep -Eq '^cat: [0-9]+ docs  .*  [0-9]+%  ETA [0-9]+:[0-9]{2}$' "$T/cat.err" || fail "cat: no percentage/ETA line: $(head -3 "$T/cat.err")"
+"$S" shard --progress --seq-len 4096 "$T/g.tok" -o "$T/sh" 2>"$T/shard.err"
+check_plain "$T/shard.err" shard
+# 6000006 tokens -> "6.0M tokens" (the bytes of uint32 tokens would be 24 MB)
+tail -n 1 "$T/shard.err" | grep -q '^shard: 6 docs  6.0M tokens  ' || fail "shard total: $(tail -n 1 "$T/shard.err")"
+"$S" tokenize dna --progress --add-eos "$T/g.fa" -o /dev/null 2>"$T/dna.err"
+check_plain "$T/dna.err" "tokenize dna"
+tail -n 1 "$T/dna.err" | grep -q '^tokenize dna: 6 docs  6.0M tokens  .*tokens/s' || fail "tokenize dna: $(tail -n 1 "$T/dna.err")"
+"$S" cat -q --progress "$T/g.tok" >/dev/null 2>"$T/q.err"
+[ ! -s "$T/q.err" ] || fail "-q printed: $(cat "$T/q.err")"
+unset SLUICE_PROGRESS_INTERVAL
+# with the default interval (5 s) a short run prints only the summary
+"$S" cat --progress "$T/g.tok" >/dev/null 2>"$T/one.err"
+[ "$(wc -l <"$T/one.err")" = 1 ] || fail "default interval: $(cat "$T/one.err")"
+
+# OpenMP waiting: passive by default, the user's choice otherwise
+env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT OMP_DISPLAY_ENV=true "$S" cat "$T/g.tok" 2>"$T/omp.err" >/dev/null
+grep "OMP_WAIT_POLICY =" "$T/omp.err" | tail -n 1 | grep -q "'PASSIVE'" || fail "default wait policy: $(grep WAIT "$T/omp.err")"
+env OMP_WAIT_POLICY=active OMP_DISPLAY_ENV=true "$S" cat "$T/g.tok" 2>"$T/omp.err" >/dev/null
+[ "$(grep -c "OMP_WAIT_POLICY = 'ACTIVE'" "$T/omp.err")" = 1 ] || fail "OMP_WAIT_POLICY=active: $(grep WAIT "$T/omp.err")"
+# a re-executed run keeps its arguments, stdin and exit code
+echo '{"id":"x","ids":[1,2]}' | env -u OMP_WAIT_POLICY "$S" tokenize ids --vocab-size 4 | "$S" cat | grep -q '"ids":\[1,2\]' || fail "stdin through the re-exec"
+set +e; env -u OMP_WAIT_POLICY "$S" cat "$T/missing.tok" 2>/dev/null; rc=$?; set -e
+[ $rc = 1 ] || fail "exit code through the re-exec: $rc"
+echo "progress and threads OK"

@@ -1,0 +1,208 @@
+/* The tensor source (model/tensors.h) on the fixture checkpoints
+ * (tests/model/gen_fixtures.py, written with the `safetensors` library):
+ * what it lists and finds matches the files and, for the sharded one, the
+ * index's weight_map as parsed here; values read as fp32 match the raw
+ * bytes decoded here (F32 copied, F16 decoded by hand from IEEE 754);
+ * broken directories give messages naming the file and tensor. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "model/safetensors.h"
+#include "model/tensors.h"
+#include "stream/io.h"
+#include "stream/json.h"
+
+static char dirbuf[4096];
+static const char *fixture(const char *name)
+{
+    const char *src = getenv("SLUICE_SRC");
+    snprintf(dirbuf, sizeof dirbuf, "%s/tests/data/model/%s", src ? src : ".", name);
+    return dirbuf;
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t a = strlen(s), b = strlen(tail);
+    return a >= b && !strcmp(s + a - b, tail);
+}
+
+/* IEEE 754 binary16, little-endian, to float (written from the format). */
+static float half_le(const unsigned char *p)
+{
+    unsigned h = p[0] | (unsigned)p[1] << 8;
+    int sign = h >> 15, e = (h >> 10) & 31;
+    unsigned m = h & 1023;
+    double v = e == 0 ? ldexp((double)m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(1024.0 + m, e - 25);
+    return (float)(sign ? -v : v);
+}
+
+static void test_single_file(void **st)
+{
+    (void)st;
+    sl_err err;
+    sl_tensors *ts = sl_tensors_open(fixture("hf_f32"), &err);
+    if (!ts)
+        fail_msg("%s", err.msg);
+    assert_string_equal(sl_tensors_format(ts), "safetensors");
+    assert_true(ends_with(sl_tensors_name(ts), "hf_f32/model.safetensors"));
+    char p[4200];
+    snprintf(p, sizeof p, "%s/model.safetensors", fixture("hf_f32"));
+    sl_st_file *f = sl_st_open(p, &err);
+    assert_non_null(f);
+    assert_int_equal(sl_tensors_count(ts), sl_st_count(f));
+    for (size_t i = 0; i < sl_st_count(f); i++) {
+        const sl_st_tensor *t = sl_st_tensor_at(f, i);
+        sl_tensor_info a, b;
+        sl_tensors_at(ts, i, &a);
+        assert_string_equal(a.name, t->name);
+        assert_int_equal(sl_tensors_find(ts, t->name, &b), 1);
+        assert_string_equal(b.name, t->name);
+        assert_true(ends_with(b.file, "hf_f32/model.safetensors"));
+        assert_int_equal(b.dtype, SL_TENSOR_F32);
+        assert_string_equal(b.dtype_name, "F32");
+        assert_int_equal(b.ndim, t->ndim);
+        for (int d = 0; d < t->ndim; d++)
+            assert_int_equal(b.shape[d], t->shape[d]);
+        assert_int_equal(b.numel, t->numel);
+        /* fp32 values: the stored little-endian bytes */
+        float *got = malloc((t->numel + 1) * sizeof *got), *want = malloc((t->numel + 1) * sizeof *want);
+        memcpy(want, t->data, t->numel * sizeof(float));
+        assert_int_equal(sl_tensors_read_f32(ts, t->name, got, &err), 0);
+        assert_memory_equal(got, want, t->numel * sizeof(float));
+        free(got);
+        free(want);
+    }
+    sl_tensor_info x;
+    assert_int_equal(sl_tensors_find(ts, "lm_head.weight", &x), 0); /* tied: not stored */
+    float v;
+    assert_int_equal(sl_tensors_read_f32(ts, "no.such.tensor", &v, &err), -1);
+    assert_non_null(strstr(err.msg, "model.safetensors: missing tensor 'no.such.tensor'"));
+    sl_st_close(f);
+    sl_tensors_close(ts);
+}
+
+/* Sharded: every weight_map entry is found in the file the index names, the
+ * listing covers every tensor of every shard, F16 values decode as here. */
+static void test_sharded(void **st)
+{
+    (void)st;
+    sl_err err;
+    sl_tensors *ts = sl_tensors_open(fixture("sharded_f16"), &err);
+    if (!ts)
+        fail_msg("%s", err.msg);
+    char p[4200];
+    snprintf(p, sizeof p, "%s/model.safetensors.index.json", fixture("sharded_f16"));
+    char *text;
+    size_t len;
+    assert_int_equal(sl_read_file(p, &text, &len, &err), 0);
+    sl_json_doc *jd = sl_json_parse(text, len, NULL, &err);
+    assert_non_null(jd);
+    const sl_json *wm = sl_json_get(sl_json_root(jd), "weight_map");
+    assert_non_null(wm);
+    assert_true(wm->n > 4);
+    size_t total = 0, nfiles = 0;
+    char files[8][256];
+    for (size_t i = 0; i < wm->n; i++) {
+        char name[512];
+        snprintf(name, sizeof name, "%.*s", (int)wm->keys[i]->str_len, wm->keys[i]->str);
+        char tail[300];
+        snprintf(tail, sizeof tail, "/%.*s", (int)wm->kids[i]->str_len, wm->kids[i]->str);
+        sl_tensor_info info;
+        assert_int_equal(sl_tensors_find(ts, name, &info), 1);
+        if (!ends_with(info.file, tail))
+            fail_msg("%s: found in %s, index says %s", name, info.file, tail);
+        size_t f = 0;
+        while (f < nfiles && strcmp(files[f], tail))
+            f++;
+        if (f == nfiles) {
+            assert_true(nfiles < 8);
+            snprintf(files[nfiles++], sizeof files[0], "%s", tail);
+        }
+        /* F16 decoded here from the shard's bytes */
+        assert_int_equal(info.dtype, SL_TENSOR_F16);
+        snprintf(p, sizeof p, "%s%s", fixture("sharded_f16"), tail);
+        sl_st_file *sf = sl_st_open(p, &err);
+        assert_non_null(sf);
+        const sl_st_tensor *t = sl_st_find(sf, name);
+        assert_non_null(t);
+        float *got = malloc((t->numel + 1) * sizeof *got);
+        assert_int_equal(sl_tensors_read_f32(ts, name, got, &err), 0);
+        for (uint64_t k = 0; k < t->numel; k++)
+            assert_true(got[k] == half_le((const unsigned char *)t->data + 2 * k));
+        free(got);
+        sl_st_close(sf);
+    }
+    assert_true(nfiles >= 2);
+    for (size_t f = 0; f < nfiles; f++) {
+        snprintf(p, sizeof p, "%s%s", fixture("sharded_f16"), files[f]);
+        sl_st_file *sf = sl_st_open(p, &err);
+        assert_non_null(sf);
+        total += sl_st_count(sf);
+        sl_st_close(sf);
+    }
+    assert_int_equal(sl_tensors_count(ts), total);
+    /* the listing: every name once */
+    for (size_t i = 0; i < sl_tensors_count(ts); i++) {
+        sl_tensor_info a;
+        sl_tensors_at(ts, i, &a);
+        assert_non_null(sl_json_get(wm, a.name));
+        for (size_t j = 0; j < i; j++) {
+            sl_tensor_info b;
+            sl_tensors_at(ts, j, &b);
+            assert_string_not_equal(a.name, b.name);
+        }
+    }
+    sl_json_free(jd);
+    free(text);
+    sl_tensors_close(ts);
+}
+
+static void test_errors(void **st)
+{
+    (void)st;
+    sl_err err;
+    char d[4200];
+    snprintf(d, sizeof d, "%s", fixture("bad/no_weights"));
+    assert_null(sl_tensors_open(d, &err));
+    assert_non_null(strstr(err.msg, "bad/no_weights: no model.safetensors or model.safetensors.index.json"));
+    assert_null(sl_tensors_open(fixture("bad/index_wrong_file"), &err));
+    assert_non_null(strstr(err.msg, "model.safetensors.index.json: weight_map puts"));
+    assert_non_null(strstr(err.msg, "which does not contain it"));
+    /* an integer tensor is listed with its dtype, and not read as fp32 */
+    sl_tensors *ts = sl_tensors_open(fixture("bad/int_dtype"), &err);
+    assert_non_null(ts);
+    int seen = 0;
+    for (size_t i = 0; i < sl_tensors_count(ts); i++) {
+        sl_tensor_info a;
+        sl_tensors_at(ts, i, &a);
+        if (a.dtype != SL_TENSOR_OTHER)
+            continue;
+        seen++;
+        assert_string_equal(a.dtype_name, "I32");
+        float *buf = malloc((a.numel + 1) * sizeof *buf);
+        assert_int_equal(sl_tensors_read_f32(ts, a.name, buf, &err), -1);
+        assert_non_null(strstr(err.msg, "has dtype I32; F32, F16 or BF16 expected"));
+        assert_non_null(strstr(err.msg, a.name));
+        free(buf);
+    }
+    assert_int_equal(seen, 1);
+    sl_tensors_close(ts);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_single_file),
+        cmocka_unit_test(test_sharded),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
