@@ -1,8 +1,12 @@
 /* The document -> token stream loop shared by the text tokenizers
- * (`tokenize bpe`, `tokenize char`): documents are read in batches, each
- * batch is encoded in parallel (OpenMP, one document per task), and the
- * records are written in input order, so the output does not depend on
- * the thread count. */
+ * (`tokenize bpe`, `tokenize char`), on the ordered-parallel engine of
+ * stream/batch.h: documents are read into batches (4096 documents or
+ * batch_bytes of text), each batch is encoded in parallel (one document per
+ * task), and the records are written in input order, so the output does not
+ * depend on the thread count. Buffers of a document much larger than the
+ * typical one are released after it is written, and the idle slots together
+ * keep at most four batches' worth, so memory follows the batch size and
+ * the largest documents in flight, not the largest ever seen. */
 #ifndef SLUICE_TOKENIZE_DOCPIPE_H
 #define SLUICE_TOKENIZE_DOCPIPE_H
 
