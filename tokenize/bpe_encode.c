@@ -6,22 +6,6 @@
 
 void sl_bpe_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, sl_ids *out);
 
-void sl_ids_push(sl_ids *a, uint32_t id)
-{
-    if (a->n == a->cap) {
-        a->cap = a->cap ? 2 * a->cap : 256;
-        a->v = sl_xrealloc(a->v, a->cap * sizeof *a->v);
-    }
-    a->v[a->n++] = id;
-}
-
-void sl_ids_free(sl_ids *a)
-{
-    free(a->v);
-    a->v = NULL;
-    a->n = a->cap = 0;
-}
-
 sl_bpe_state *sl_bpe_state_new(const sl_bpe *b)
 {
     sl_bpe_state *s = sl_xcalloc(1, sizeof *s);

@@ -4,11 +4,13 @@
  * stream writer without copying them. */
 #include "tokenize/docpipe.h"
 
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stream/batch.h"
+#include "stream/io.h"
 
 #define MAX_BATCH_DOCS 4096
 /* A batch of less text is encoded by the thread that writes it. */
@@ -24,8 +26,8 @@ typedef struct {
 } item;
 
 typedef struct {
-    sl_encode_fn fn;
-    void *ctx;
+    const sl_tokenizer *t;
+    sl_tok_state **states; /* per encoding thread, made at first use */
     const sl_docpipe_opts *o;
     sl_ts_writer *w;
     sl_progress *pg;
@@ -48,10 +50,14 @@ static void encode_item(void *ctx, int thread, void *slot)
 {
     const pipe *p = ctx;
     item *it = slot;
+    /* a thread number is used by one thread at a time */
+    if (!p->states[thread])
+        p->states[thread] = sl_tok_state_new(p->t);
     it->ids.n = 0;
     if (p->o->prepend >= 0)
         sl_ids_push(&it->ids, (uint32_t)p->o->prepend);
-    it->rc = p->fn(p->ctx, thread, it->doc.text.data ? it->doc.text.data : "", it->doc.text.len, &it->ids, &it->err);
+    it->rc = sl_tokenizer_encode(p->t, p->states[thread], it->doc.text.data ? it->doc.text.data : "", it->doc.text.len,
+                                 &it->ids, &it->err);
     if (p->o->append >= 0)
         sl_ids_push(&it->ids, (uint32_t)p->o->append);
 }
@@ -119,13 +125,18 @@ static void free_item(void *ctx, void *slot)
     free(it->source);
 }
 
-int sl_docpipe_run(sl_docreader *r, sl_ts_writer *w, sl_encode_fn fn, void *ctx, const sl_docpipe_opts *o,
-                   sl_progress *pg, sl_err *err)
+int sl_docpipe_run(const sl_tokenizer *t, sl_docreader *r, sl_ts_writer *w, const sl_docpipe_opts *o, sl_progress *pg,
+                   sl_err *err)
 {
     size_t batch_bytes = o->batch_bytes ? o->batch_bytes : (size_t)8 << 20;
-    pipe p = {.fn = fn, .ctx = ctx, .o = o, .w = w, .pg = pg, .keep = 4 * batch_bytes, .big = (size_t)64 << 10};
+    int threads = o->threads > 0 ? o->threads : omp_get_max_threads();
+    pipe p = {.t = t, .o = o, .w = w, .pg = pg, .keep = 4 * batch_bytes, .big = (size_t)64 << 10};
+    p.states = sl_xcalloc((size_t)threads, sizeof *p.states);
     static const sl_batch_ops ops = {sizeof(item), encode_item, write_item, free_item};
-    sl_batch_opts bo = {.max_items = MAX_BATCH_DOCS, .max_cost = batch_bytes, .parallel_min_cost = PARALLEL_MIN_BYTES};
+    sl_batch_opts bo = {.max_items = MAX_BATCH_DOCS,
+                        .max_cost = batch_bytes,
+                        .parallel_min_cost = PARALLEL_MIN_BYTES,
+                        .threads = threads};
     sl_batcher *b = sl_batcher_new(&ops, &p, &bo);
     int rc = 0;
     for (;;) {
@@ -143,5 +154,45 @@ int sl_docpipe_run(sl_docreader *r, sl_ts_writer *w, sl_encode_fn fn, void *ctx,
         }
     }
     sl_batcher_free(b);
+    for (int i = 0; i < threads; i++)
+        sl_tok_state_free(p.states[i]);
+    free(p.states);
+    return rc;
+}
+
+int sl_tokenize_text(const sl_tokenizer *t, const char *const *inputs, int n_inputs, const sl_docreader_opts *ro,
+                     const sl_docpipe_opts *o, const char *output, sl_docreader_stats *stats, sl_err *err)
+{
+    sl_ts_header h;
+    sl_tokenizer_header(t, &h);
+    if (o->append >= 0)
+        h.eos = o->append;
+    if (o->prepend >= 0)
+        h.bos = o->prepend;
+    int rc = -1;
+    sl_output *out = NULL;
+    sl_ts_writer *w = NULL;
+    sl_docreader *r = sl_docreader_open(inputs, n_inputs, ro, err);
+    if (r && (out = sl_output_open(output ? output : "-", err)) && (w = sl_ts_writer_open(out, &h, err))) {
+        sl_progress *pg = sl_progress_start(o->progress ? o->progress : "tokenize", "docs", o->progress_mode);
+        rc = sl_docpipe_run(t, r, w, o, pg, err);
+        sl_progress_done(pg);
+        if (rc == 0) {
+            rc = sl_ts_writer_finish(w, err);
+            w = NULL;
+            if (rc == 0) {
+                rc = sl_output_commit(out, err);
+                out = NULL;
+            }
+        }
+    }
+    if (stats)
+        *stats = r ? *sl_docreader_stats_get(r) : (sl_docreader_stats){0};
+    if (w)
+        sl_ts_writer_abort(w);
+    if (out)
+        sl_output_abort(out);
+    sl_docreader_close(r);
+    sl_ts_header_free(&h);
     return rc;
 }
