@@ -30,8 +30,7 @@ void sl_bpe_state_free(sl_bpe_state *s)
     free(s->prev);
     free(s->next);
     free(s->heap);
-    free(s->u16a);
-    free(s->u16b);
+    sl_norm_scratch_free(&s->ns);
     free(s);
 }
 
@@ -230,8 +229,8 @@ static void gap_raw(const sl_bpe *b, sl_bpe_state *s, const char *p, size_t n, s
 {
     const char *t = p;
     size_t tn = n;
-    if (b->n_norm) {
-        if (sl_normalize(b, s, p, n, &s->norm, err)) {
+    if (b->norm.n) {
+        if (sl_normalize(&b->norm, &s->ns, p, n, &s->norm, err)) {
             *rc = -1;
             return;
         }

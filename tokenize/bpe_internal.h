@@ -8,33 +8,9 @@
 #include <stdint.h>
 
 #include "stream/utf8.h"
+#include "tokenize/added.h"
 #include "tokenize/bpe.h"
-
-/* Normalizer steps, applied in order. */
-enum { SL_NORM_NFC = 1, SL_NORM_NFKC, SL_NORM_LOWER };
-#define SL_NORM_MAX 8
-
-/* A literal-string trie for added tokens (leftmost-longest matching). */
-typedef struct sl_trie_node {
-    int32_t first_child, next_sibling;
-    int32_t token; /* index into sl_bpe.added, or -1 */
-    uint8_t byte;
-} sl_trie_node;
-
-typedef struct sl_trie {
-    sl_trie_node *nodes;
-    size_t n, cap;
-    uint8_t first[256]; /* 1 when some token starts with that byte */
-} sl_trie;
-
-typedef struct sl_added {
-    uint32_t id;
-    char *content; /* as written in the file */
-    size_t len;
-    char *match; /* what is matched: content, normalized when `normalized` */
-    size_t match_len;
-    int special, normalized, lstrip, rstrip, single_word;
-} sl_added;
+#include "tokenize/normalize.h"
 
 /* Pair -> merge table (open addressing). */
 typedef struct sl_merge_slot {
@@ -57,8 +33,7 @@ struct sl_bpe {
     sl_merge_slot *merges;
     uint64_t merge_mask;
     size_t n_merges;
-    int norm[SL_NORM_MAX];
-    int n_norm;
+    sl_normalizer norm;
     int add_prefix_space, use_regex;
     sl_added *added;
     size_t n_added;
@@ -87,32 +62,17 @@ struct sl_bpe_state {
     size_t base;   /* offset of the current valid-UTF-8 segment in the text */
     /* scratch */
     sl_buf norm, tmp, piece;
+    sl_norm_scratch ns;
     int32_t *sym, *prev, *next;
     size_t sym_cap;
     uint64_t *heap;
     size_t heap_cap;
-    uint16_t *u16a, *u16b;
-    size_t u16_cap;
 };
 
 /* bpe_merge.c */
 int sl_merge_lookup(const sl_bpe *b, uint32_t left, uint32_t right, uint32_t *rank, uint32_t *id);
 void sl_merge_insert(sl_bpe *b, uint32_t left, uint32_t right, uint32_t rank, uint32_t id);
 void sl_merge_table_init(sl_bpe *b, size_t n);
-
-/* added.c */
-void sl_trie_add(sl_trie *t, const char *s, size_t n, int32_t token);
-/* Longest token matching at text[pos..n) or -1 (index into added[]); *len set. */
-int32_t sl_trie_longest(const sl_trie *t, const char *text, size_t n, size_t pos, size_t *len);
-void sl_trie_free(sl_trie *t);
-
-/* normalize.c: applies the normalizer steps to s[0..n), result in out
- * (cleared first). Returns 0, or -1 with err when ICU fails. */
-int sl_normalize(const sl_bpe *b, sl_bpe_state *st, const char *s, size_t n, sl_buf *out, sl_err *err);
-/* White_Space and the Rust regex \w class (for lstrip, rstrip,
- * single_word). */
-int sl_uc_is_space(uint32_t c);
-int sl_uc_is_word(uint32_t c);
 
 /* pretok.c */
 int sl_pretok_compile(sl_bpe *b, sl_err *err);

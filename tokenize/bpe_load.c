@@ -246,33 +246,6 @@ static const char *type_of(const sl_json *v)
     return t ? t : "?";
 }
 
-static int load_normalizer(sl_bpe *b, const sl_json *n, int depth, sl_err *err)
-{
-    if (is_null(n))
-        return 0;
-    const char *t = type_of(n);
-    if (!strcmp(t, "Sequence") && depth == 0) {
-        const sl_json *list = sl_json_get(n, "normalizers");
-        if (!list || list->type != SL_JSON_ARRAY)
-            return sl_errf(err, "%s: normalizer Sequence has no 'normalizers' array", b->name);
-        for (size_t i = 0; i < list->n; i++)
-            if (load_normalizer(b, list->kids[i], 1, err))
-                return -1;
-        return 0;
-    }
-    int kind = !strcmp(t, "NFC")         ? SL_NORM_NFC
-               : !strcmp(t, "NFKC")      ? SL_NORM_NFKC
-               : !strcmp(t, "Lowercase") ? SL_NORM_LOWER
-                                         : 0;
-    if (!kind)
-        return sl_errf(err, "%s: normalizer '%s' is not supported (supported: NFC, NFKC, Lowercase, Sequence of them)",
-                       b->name, t);
-    if (b->n_norm == SL_NORM_MAX)
-        return sl_errf(err, "%s: too many normalizer steps", b->name);
-    b->norm[b->n_norm++] = kind;
-    return 0;
-}
-
 static int load_byte_level(sl_bpe *b, const sl_json *p, const char *what, sl_err *err)
 {
     if (strcmp(type_of(p), "ByteLevel"))
@@ -303,36 +276,6 @@ static int load_pre_tokenizer(sl_bpe *b, const sl_json *p, sl_err *err)
     return load_byte_level(b, p, "pre_tokenizer", err);
 }
 
-static int load_added(sl_bpe *b, const sl_json *list, sl_err *err)
-{
-    if (is_null(list))
-        return 0;
-    if (list->type != SL_JSON_ARRAY)
-        return sl_errf(err, "%s: added_tokens is not an array", b->name);
-    b->added = sl_xcalloc(list->n ? list->n : 1, sizeof *b->added);
-    for (size_t i = 0; i < list->n; i++) {
-        const sl_json *t = list->kids[i];
-        const sl_json *c = sl_json_get(t, "content");
-        int64_t id;
-        if (!c || c->type != SL_JSON_STRING || sl_json_get_int(t, "id", &id) || id < 0 || id >= (int64_t)1 << 31)
-            return sl_errf(err, "%s:offset %zu: added token needs a string 'content' and an integer 'id'", b->name,
-                           t->offset);
-        if (c->str_len == 0)
-            return sl_errf(err, "%s:offset %zu: added token with empty content", b->name, t->offset);
-        sl_added *a = &b->added[b->n_added++];
-        a->id = (uint32_t)id;
-        a->content = sl_xstrndup(c->str, c->str_len);
-        a->len = c->str_len;
-        int v;
-        a->special = sl_json_get_bool(t, "special", &v) == 0 && v;
-        a->normalized = sl_json_get_bool(t, "normalized", &v) == 0 ? v : !a->special;
-        a->lstrip = sl_json_get_bool(t, "lstrip", &v) == 0 && v;
-        a->rstrip = sl_json_get_bool(t, "rstrip", &v) == 0 && v;
-        a->single_word = sl_json_get_bool(t, "single_word", &v) == 0 && v;
-    }
-    return 0;
-}
-
 /* After the vocab: give added tokens their decode bytes and tries. */
 static int finish_added(sl_bpe *b, sl_buf *txt, sl_err *err)
 {
@@ -352,18 +295,18 @@ static int finish_added(sl_bpe *b, sl_buf *txt, sl_err *err)
             b->tok_len[i] = b->txt_off[i] = UINT32_MAX, b->tok_off[i] = 0;
         b->vocab_size = max_id;
     }
-    sl_bpe_state *st = sl_bpe_state_new(b);
+    sl_norm_scratch ns = {0};
     for (size_t i = 0; i < b->n_added; i++) {
         sl_added *a = &b->added[i];
         /* HF looks an added token's id up as the added token first. */
         b->txt_off[a->id] = (uint32_t)txt->len;
         sl_buf_append(txt, a->content, a->len);
         sl_buf_putc(txt, 0);
-        if (a->normalized && b->n_norm) {
+        if (a->normalized && b->norm.n) {
             sl_buf nb = {0};
-            if (sl_normalize(b, st, a->content, a->len, &nb, err)) {
+            if (sl_normalize(&b->norm, &ns, a->content, a->len, &nb, err)) {
                 sl_buf_free(&nb);
-                sl_bpe_state_free(st);
+                sl_norm_scratch_free(&ns);
                 return -1;
             }
             a->match = nb.data ? nb.data : sl_xstrdup("");
@@ -378,7 +321,7 @@ static int finish_added(sl_bpe *b, sl_buf *txt, sl_err *err)
         if (a->match_len)
             sl_trie_add(a->normalized ? &b->norm_trie : &b->raw_trie, a->match, a->match_len, (int32_t)i);
     }
-    sl_bpe_state_free(st);
+    sl_norm_scratch_free(&ns);
     return 0;
 }
 
@@ -459,7 +402,7 @@ static sl_bpe *load_tokenizer_json(const char *text, size_t len, const char *nam
         sl_errf(err, "%s: ignore_merges is not supported", name);
         goto fail;
     }
-    if (load_normalizer(b, sl_json_get(root, "normalizer"), 0, err) ||
+    if (sl_normalizer_load(&b->norm, sl_json_get(root, "normalizer"), name, err) ||
         load_pre_tokenizer(b, sl_json_get(root, "pre_tokenizer"), err))
         goto fail;
     const sl_json *pp = sl_json_get(root, "post_processor");
@@ -472,7 +415,7 @@ static sl_bpe *load_tokenizer_json(const char *text, size_t len, const char *nam
         sl_errf(err, "%s: decoder '%s' is not supported (only ByteLevel or null)", name, type_of(dec));
         goto fail;
     }
-    if (load_added(b, sl_json_get(root, "added_tokens"), err) ||
+    if (sl_added_parse(sl_json_get(root, "added_tokens"), name, &b->added, &b->n_added, err) ||
         load_vocab(b, sl_json_get(model, "vocab"), 0, &map, &txt, err) ||
         load_merges_json(b, sl_json_get(model, "merges"), &map, err) || finish(b, &txt, err))
         goto fail;
@@ -618,11 +561,7 @@ void sl_bpe_free(sl_bpe *b)
     free(b->pool);
     free(b->txt_pool);
     free(b->merges);
-    for (size_t i = 0; i < b->n_added; i++) {
-        free(b->added[i].content);
-        free(b->added[i].match);
-    }
-    free(b->added);
+    sl_added_free(b->added, b->n_added);
     sl_trie_free(&b->raw_trie);
     sl_trie_free(&b->norm_trie);
     if (b->re)
