@@ -17,8 +17,10 @@ static const char help[] = "Reads documents (JSON Lines objects or plain text, s
                            "Hugging Face tokenizers' encode(text, add_special_tokens=False).\n\n"
                            "options:\n"
                            "  -t, --tokenizer PATH  required: a Hugging Face tokenizer.json (byte-level\n"
-                           "                        BPE), a directory holding tokenizer.json or\n"
-                           "                        vocab.json + merges.txt (GPT-2), or such a vocab.json\n"
+                           "                        BPE as GPT-2/GPT-NeoX, or as Llama-3/tekken with their\n"
+                           "                        Split pre-tokenizer and ignore_merges), a directory\n"
+                           "                        holding tokenizer.json or vocab.json + merges.txt\n"
+                           "                        (GPT-2), or such a vocab.json\n"
                            "      --special MODE    special tokens (e.g. <|endoftext|>) written literally in\n"
                            "                        the text: plain (default) encodes them as ordinary text,\n"
                            "                        parse turns them into their id (Hugging Face's default),\n"
@@ -26,15 +28,17 @@ static const char help[] = "Reads documents (JSON Lines objects or plain text, s
                            "                        the default because in raw web data such a string is\n"
                            "                        text, not a document boundary; boundaries come from\n"
                            "                        --append-eos.\n"
-                           "      --pretokenizer P  scan (default): a hand-written scanner for the GPT-2\n"
-                           "                        pattern with HF's character classes (Unicode 16.0);\n"
-                           "                        pcre2: the pattern through PCRE2 JIT, which knows\n"
+                           "      --pretokenizer P  scan (default): hand-written scanners for the GPT-2 and\n"
+                           "                        Llama-3 patterns with HF's character classes (Unicode\n"
+                           "                        16.0); pcre2: the pattern through PCRE2 JIT, which knows\n"
                            "                        Unicode 14.0 only, so characters assigned later split\n"
                            "                        differently from HF. The scanner is also faster\n"
                            "      --append-eos[=ID] end every document with the end-of-text id (default:\n"
-                           "                        the tokenizer's <|endoftext|>)\n"
-                           "      --prepend-bos[=ID] start every document with a begin id (default: the\n"
-                           "                        tokenizer's <|endoftext|>, as GPT-NeoX/Pythia use it)\n"
+                           "                        the tokenizer's <|endoftext|>, or Llama-3's\n"
+                           "                        <|end_of_text|>)\n"
+                           "      --prepend-bos[=ID] start every document with a begin id (default:\n"
+                           "                        Llama-3's <|begin_of_text|>, else <|endoftext|> as\n"
+                           "                        GPT-NeoX/Pythia use it)\n"
                            "  -f, --field NAME      JSON field that holds the text (default: text)\n"
                            "  -l, --lines           plain text: one document per line\n"
                            "      --invalid MODE    invalid UTF-8 in the input: replace (default, U+FFFD),\n"
@@ -53,7 +57,7 @@ static int64_t special_id(const sl_cli *cli, const sl_tokenizer *t, const char *
 {
     if (arg)
         return sl_cli_int(cli, opt, arg, 0, (long long)sl_tokenizer_vocab_size(t) - 1);
-    int64_t id = sl_tokenizer_special(t, SL_TOK_EOS); /* <|endoftext|> */
+    int64_t id = sl_tokenizer_special(t, SL_TOK_EOS); /* <|endoftext|> or <|end_of_text|> */
     if (id < 0)
         sl_cli_usage_error(cli, "%s: the tokenizer has no <|endoftext|>; give the id (%s=ID)", opt, opt);
     return id;
@@ -107,7 +111,9 @@ static int run(sl_cli *cli, int argc, char **argv)
     po.progress_mode = cli->progress;
     if (want_eos)
         po.append = special_id(cli, t, "--append-eos", eos_arg);
-    if (want_bos) /* default: <|endoftext|>, as GPT-NeoX/Pythia use it */
+    if (want_bos && !bos_arg && sl_tokenizer_special(t, SL_TOK_BOS) >= 0)
+        po.prepend = sl_tokenizer_special(t, SL_TOK_BOS); /* Llama-3's <|begin_of_text|> */
+    else if (want_bos)                                    /* else <|endoftext|>, as GPT-NeoX/Pythia use it */
         po.prepend = special_id(cli, t, "--prepend-bos", bos_arg);
     sl_docreader_stats st;
     int rc = sl_tokenize_text(t, (const char *const *)argv + optind, argc - optind, &ro, &po, cli->output, &st, &err);

@@ -8,8 +8,10 @@
  *   2. run the normalizer (NFC, NFKC, Lowercase, Sequence of them) on each
  *      remaining piece;
  *   3. split out normalized added tokens (GPT-NeoX's runs of 2..24 spaces);
- *   4. split each remaining piece with the GPT-2 regex, map bytes to the
- *      byte-level alphabet and apply the merges by rank.
+ *   4. split each remaining piece with the GPT-2 regex (or, for Llama-3 /
+ *      tekken files, the Llama-3 regex of their Split pre-tokenizer), map
+ *      bytes to the byte-level alphabet and apply the merges by rank (with
+ *      ignore_merges, a piece that is a vocabulary entry is that entry).
  * Features the encoder does not implement are refused at load time with a
  * message naming them, never ignored.
  *
@@ -70,7 +72,8 @@ const char *sl_bpe_id_bytes(const sl_bpe *b, uint32_t id, size_t *len);
 void sl_bpe_set_scanner(sl_bpe *b, int on);
 
 /* The tokenizer.h face of b (which it takes over): header name
- * "bpe:<last part of path>", eos <|endoftext|>, pad <|padding|> when the
+ * "bpe:<last part of path>", eos <|endoftext|> (else Llama-3's
+ * <|end_of_text|>), bos <|begin_of_text|>, pad <|padding|> when the
  * vocabulary has them; o (may be NULL) sets the special mode and scanner. */
 sl_tokenizer *sl_bpe_tokenizer(sl_bpe *b, const char *path, const sl_tokenizer_opts *o);
 

@@ -48,7 +48,7 @@ static void regex_pieces(const sl_bpe *b, sl_bpe_state *s, const char *p, size_t
     size_t pos = 0;
     if (b->scan) {
         while (pos < n) {
-            size_t e = sl_pretok_scan((const uint8_t *)p, n, pos);
+            size_t e = b->scanner((const uint8_t *)p, n, pos);
             if (ends_only)
                 sl_ids_push(out, (uint32_t)e);
             else

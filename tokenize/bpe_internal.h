@@ -35,6 +35,16 @@ struct sl_bpe {
     size_t n_merges;
     sl_normalizer norm;
     int add_prefix_space, use_regex;
+    /* the pattern of the regex split (use_regex): SL_PRETOK_GPT2 (ByteLevel's
+     * own) or SL_PRETOK_LLAMA3 (a Split step before a ByteLevel without
+     * regex, as Llama-3 and tekken have) */
+    int pretok;
+    size_t (*scanner)(const uint8_t *p, size_t n, size_t pos);
+    /* ignore_merges: a piece that is a model vocabulary entry is that id.
+     * Entries by their bytes (open addressing, id + 1, 0 = empty). */
+    int ignore_merges;
+    uint32_t *words;
+    uint64_t words_mask;
     sl_added *added;
     size_t n_added;
     sl_trie raw_trie, norm_trie; /* added tokens matched before / after normalization */
@@ -75,10 +85,15 @@ void sl_merge_insert(sl_bpe *b, uint32_t left, uint32_t right, uint32_t rank, ui
 void sl_merge_table_init(sl_bpe *b, size_t n);
 
 /* pretok.c */
+enum { SL_PRETOK_GPT2 = 0, SL_PRETOK_LLAMA3 = 1 };
+/* The Llama-3 pattern as tokenizer.json files write it. */
+extern const char sl_pretok_llama3_pattern[];
 int sl_pretok_compile(sl_bpe *b, sl_err *err);
 /* The hand-written GPT-2 pre-tokenizer: end of the piece that starts at
  * pos (p valid UTF-8, pos < n). Same split as the PCRE2 pattern. */
 size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos);
+/* The same for the Llama-3 pattern. */
+size_t sl_pretok_scan_llama3(const uint8_t *p, size_t n, size_t pos);
 /* Its character class of a code point: 1 letter, 2 number, 3 space, 4 other. */
 int sl_pretok_class(uint32_t cp);
 

@@ -48,6 +48,9 @@ sl_tokenizer *sl_bpe_tokenizer(sl_bpe *b, const char *path, const sl_tokenizer_o
     }
     t->vocab_size = sl_bpe_vocab_size(b);
     t->special[SL_TOK_EOS] = sl_bpe_token_id(b, "<|endoftext|>");
+    if (t->special[SL_TOK_EOS] < 0) /* Llama-3 */
+        t->special[SL_TOK_EOS] = sl_bpe_token_id(b, "<|end_of_text|>");
+    t->special[SL_TOK_BOS] = sl_bpe_token_id(b, "<|begin_of_text|>");
     t->special[SL_TOK_PAD] = sl_bpe_token_id(b, "<|padding|>");
     snprintf(t->fingerprint, sizeof t->fingerprint, "%s", sl_bpe_fingerprint(b));
     const char *base = strrchr(path, '/');
