@@ -8,8 +8,8 @@
  *   2. run the normalizer (NFC, NFKC, Lowercase, Sequence of them) on each
  *      remaining piece;
  *   3. split out normalized added tokens (GPT-NeoX's runs of 2..24 spaces);
- *   4. split each remaining piece with the GPT-2 regex (or, for Llama-3 /
- *      tekken files, the Llama-3 regex of their Split pre-tokenizer), map
+ *   4. split each remaining piece with the GPT-2 regex (or, for Llama-3 and
+ *      Qwen2 files, the regex of their Split pre-tokenizer), map
  *      bytes to the byte-level alphabet and apply the merges by rank (with
  *      ignore_merges, a piece that is a vocabulary entry is that entry).
  * Features the encoder does not implement are refused at load time with a

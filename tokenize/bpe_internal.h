@@ -36,8 +36,8 @@ struct sl_bpe {
     sl_normalizer norm;
     int add_prefix_space, use_regex;
     /* the pattern of the regex split (use_regex): SL_PRETOK_GPT2 (ByteLevel's
-     * own) or SL_PRETOK_LLAMA3 (a Split step before a ByteLevel without
-     * regex, as Llama-3 and tekken have) */
+     * own), or that of a Split step before a ByteLevel without regex:
+     * SL_PRETOK_LLAMA3, SL_PRETOK_QWEN2 */
     int pretok;
     size_t (*scanner)(const uint8_t *p, size_t n, size_t pos);
     /* ignore_merges: a piece that is a model vocabulary entry is that id.
@@ -85,15 +85,17 @@ void sl_merge_insert(sl_bpe *b, uint32_t left, uint32_t right, uint32_t rank, ui
 void sl_merge_table_init(sl_bpe *b, size_t n);
 
 /* pretok.c */
-enum { SL_PRETOK_GPT2 = 0, SL_PRETOK_LLAMA3 = 1 };
-/* The Llama-3 pattern as tokenizer.json files write it. */
-extern const char sl_pretok_llama3_pattern[];
+enum { SL_PRETOK_GPT2 = 0, SL_PRETOK_LLAMA3 = 1, SL_PRETOK_QWEN2 = 2 };
+/* The Split patterns as tokenizer.json files write them: Llama-3's (which
+ * is tiktoken cl100k's) and Qwen2's (the same with single digits). */
+extern const char sl_pretok_llama3_pattern[], sl_pretok_qwen2_pattern[];
 int sl_pretok_compile(sl_bpe *b, sl_err *err);
 /* The hand-written GPT-2 pre-tokenizer: end of the piece that starts at
  * pos (p valid UTF-8, pos < n). Same split as the PCRE2 pattern. */
 size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos);
-/* The same for the Llama-3 pattern. */
+/* The same for the Llama-3 and Qwen2 patterns. */
 size_t sl_pretok_scan_llama3(const uint8_t *p, size_t n, size_t pos);
+size_t sl_pretok_scan_qwen2(const uint8_t *p, size_t n, size_t pos);
 /* Its character class of a code point: 1 letter, 2 number, 3 space, 4 other. */
 int sl_pretok_class(uint32_t cp);
 

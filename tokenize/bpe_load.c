@@ -272,23 +272,27 @@ static int load_byte_level(sl_bpe *b, const sl_json *p, const char *what, sl_err
     return 0;
 }
 
-/* A Split step: only the Llama-3 pattern (which tekken uses too), isolating
- * its matches. */
+/* A Split step: only the Llama-3 (= cl100k) and Qwen2 patterns, isolating
+ * their matches. */
 static int load_split(sl_bpe *b, const sl_json *p, sl_err *err)
 {
     const sl_json *pat = sl_json_get(p, "pattern");
     const char *re = pat && pat->type == SL_JSON_OBJECT ? sl_json_get_str(pat, "Regex") : NULL;
     const char *beh = sl_json_get_str(p, "behavior");
     int inv;
-    if (!re || strcmp(re, sl_pretok_llama3_pattern))
-        return sl_errf(err, "%s: pre_tokenizer Split: only the Llama-3 regex is supported, not %s%.80s%s", b->name,
-                       re ? "'" : "", re ? re : "this pattern", re ? "'" : "");
+    int kind = !re                                     ? -1
+               : !strcmp(re, sl_pretok_llama3_pattern) ? SL_PRETOK_LLAMA3
+               : !strcmp(re, sl_pretok_qwen2_pattern)  ? SL_PRETOK_QWEN2
+                                                       : -1;
+    if (kind < 0)
+        return sl_errf(err, "%s: pre_tokenizer Split: only the Llama-3 and Qwen2 regexes are supported, not %s%.80s%s",
+                       b->name, re ? "'" : "", re ? re : "this pattern", re ? "'" : "");
     if (!beh || strcmp(beh, "Isolated"))
         return sl_errf(err, "%s: pre_tokenizer Split: behavior '%s' is not supported (only Isolated)", b->name,
                        beh ? beh : "?");
     if (sl_json_get_bool(p, "invert", &inv) == 0 && inv)
         return sl_errf(err, "%s: pre_tokenizer Split: invert is not supported", b->name);
-    b->pretok = SL_PRETOK_LLAMA3;
+    b->pretok = kind;
     return 0;
 }
 

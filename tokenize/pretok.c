@@ -12,11 +12,17 @@
 static const char PATTERN[] =
     "'(?:[sdmt]|ll|ve|re)| ?\\p{L}+| ?\\p{N}+| ?[^" WS "\\p{L}\\p{N}]+|[" WS "]+(?![^" WS "])|[" WS "]+";
 
-/* Llama-3's (and tekken's) pattern, in the Oniguruma syntax of its
- * tokenizer.json, and for PCRE2 with the whitespace class spelled out. */
+/* Llama-3's (= cl100k's) and Qwen2's patterns, in the Oniguruma syntax of
+ * their tokenizer.json files, and for PCRE2 with the whitespace class
+ * spelled out. */
 const char sl_pretok_llama3_pattern[] =
     "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|"
     "\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+const char sl_pretok_qwen2_pattern[] =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|"
+    "\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+static const char QWEN2_PCRE2[] = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^" WS
+                                  "\\p{L}\\p{N}]+[\\r\\n]*|[" WS "]*[\\r\\n]+|[" WS "]+(?![^" WS "])|[" WS "]+";
 static const char LLAMA3_PCRE2[] = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^" WS
                                    "\\p{L}\\p{N}]+[\\r\\n]*|[" WS "]*[\\r\\n]+|[" WS "]+(?![^" WS "])|[" WS "]+";
 
@@ -34,8 +40,12 @@ int sl_pretok_compile(sl_bpe *b, sl_err *err)
         return 0;
     int ec;
     PCRE2_SIZE eo;
-    const char *pat = b->pretok == SL_PRETOK_LLAMA3 ? LLAMA3_PCRE2 : PATTERN;
-    b->scanner = b->pretok == SL_PRETOK_LLAMA3 ? sl_pretok_scan_llama3 : sl_pretok_scan;
+    const char *pat = b->pretok == SL_PRETOK_LLAMA3  ? LLAMA3_PCRE2
+                      : b->pretok == SL_PRETOK_QWEN2 ? QWEN2_PCRE2
+                                                     : PATTERN;
+    b->scanner = b->pretok == SL_PRETOK_LLAMA3  ? sl_pretok_scan_llama3
+                 : b->pretok == SL_PRETOK_QWEN2 ? sl_pretok_scan_qwen2
+                                                : sl_pretok_scan;
     b->re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
     if (!b->re) {
         PCRE2_UCHAR msg[256];
@@ -143,17 +153,17 @@ size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos)
     return last;
 }
 
-/* --- the Llama-3 pattern by hand ------------------------------------------
+/* --- the Llama-3 and Qwen2 patterns by hand -------------------------------
  *   (?i:'s|'t|'re|'ve|'m|'ll|'d)   contractions, any case; Oniguruma's case
  *                                  folding also matches U+017F (long s) for s
  *   [^\r\nLN]?L+                   letters after at most one character that
  *                                  is not CR, LF, a letter or a number
- *   N{1,3}                         up to three digits
+ *   N{1,3}                         up to three digits (Qwen2: one)
  *    ?O+[\r\n]*                    other characters, then any CR/LF
  *   S*[\r\n]+                      whitespace up to its last CR/LF
  *   S+(?!\S) | S+                  whitespace, as in GPT-2's pattern
  * tried in that order; the classes are the table's (HF's). Checked against
- * HF's own splits in test_bpe_llama3. */
+ * HF's own splits in test_bpe_split. */
 static int fold_is(const uint8_t *p, size_t n, size_t i, char lower, size_t *len)
 {
     if (i >= n)
@@ -195,7 +205,7 @@ static int is_crlf(uint8_t c)
     return c == '\r' || c == '\n';
 }
 
-size_t sl_pretok_scan_llama3(const uint8_t *p, size_t n, size_t pos)
+static size_t scan_cl100k(const uint8_t *p, size_t n, size_t pos, int max_digits)
 {
     size_t e = contraction(p, n, pos), len, len2;
     if (e)
@@ -211,9 +221,9 @@ size_t sl_pretok_scan_llama3(const uint8_t *p, size_t n, size_t pos)
             k += len2;
         return k;
     }
-    if (cl == CL_N) { /* N{1,3} */
+    if (cl == CL_N) { /* N{1,max_digits} */
         size_t k = pos + len;
-        for (int d = 1; d < 3 && k < n && class_at(p, n, k, &len2) == CL_N; d++)
+        for (int d = 1; d < max_digits && k < n && class_at(p, n, k, &len2) == CL_N; d++)
             k += len2;
         return k;
     }
@@ -240,4 +250,14 @@ size_t sl_pretok_scan_llama3(const uint8_t *p, size_t n, size_t pos)
     if (k == n || last == pos)
         return k;
     return last;
+}
+
+size_t sl_pretok_scan_llama3(const uint8_t *p, size_t n, size_t pos)
+{
+    return scan_cl100k(p, n, pos, 3);
+}
+
+size_t sl_pretok_scan_qwen2(const uint8_t *p, size_t n, size_t pos)
+{
+    return scan_cl100k(p, n, pos, 1);
 }

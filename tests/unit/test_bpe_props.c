@@ -222,7 +222,7 @@ static void test_refusals(void **st)
     expect_refused("{\"pre_tokenizer\":{\"type\":\"Metaspace\"}," BASE_MODEL "}}", "Metaspace");
     expect_refused("{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Split\"}," BL
                    "]}," BASE_MODEL "}}",
-                   "Split: only the Llama-3 regex is supported");
+                   "Split: only the Llama-3 and Qwen2 regexes are supported");
     expect_refused("{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Digits\"}," BL
                    "]}," BASE_MODEL "}}",
                    "Sequence [Digits, ByteLevel] is not supported");

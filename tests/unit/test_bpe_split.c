@@ -1,14 +1,15 @@
-/* The Llama-3 / tekken pipeline (pre-tokenizer Sequence [Split(Llama-3
- * regex, Isolated), ByteLevel without regex], BPE with ignore_merges)
- * against Hugging Face tokenizers 0.23.3, on fixtures made by
- * tests/bpe/make_llama3.py from a small tokenizer trained with that
- * pipeline (llama3-tiny-tokenizer.json; 40 corpus words are vocabulary
- * entries without merges, so only ignore_merges gives them one id):
- * - llama3-splits.jsonl: 3000 random strings over an alphabet aimed at the
+/* The Split + ByteLevel pipelines (pre-tokenizer Sequence [Split(regex,
+ * Isolated), ByteLevel without regex]) of Llama-3 (BPE with ignore_merges)
+ * and Qwen2 (its pattern takes single digits; NFC normalizer) against
+ * Hugging Face tokenizers 0.23.3, on fixtures made by tests/bpe/make_split.py
+ * from small tokenizers trained with those pipelines (NAME-tiny-tokenizer.json;
+ * in llama3's, 40 corpus words are vocabulary entries without merges, so
+ * only ignore_merges gives them one id):
+ * - NAME-splits.jsonl: 3000 random strings over an alphabet aimed at the
  *   regex (contractions in both cases and with U+017F, letters, marks,
  *   digits, Unicode spaces, CR/LF, punctuation): HF's piece ends must equal
  *   the scanner's and PCRE2's, and HF's ids ours;
- * - expected-llama3.jsonl: the test corpus in parse and plain modes, and
+ * - expected-NAME.jsonl: the test corpus in parse and plain modes, and
  *   HF's decode;
  * - ignore_merges is what gives the whole-word ids: with it switched off in
  *   the file, none of those ids can appear (no merge makes them);
@@ -43,10 +44,19 @@ static char *slurp(const char *rel, size_t *n)
     return t;
 }
 
+static const char *name = "llama3"; /* the fixture set */
+
+static const char *fixture(const char *what)
+{
+    static char buf[256];
+    snprintf(buf, sizeof buf, what, name);
+    return buf;
+}
+
 static sl_bpe *load(void)
 {
     sl_err e = {{0}};
-    sl_bpe *b = sl_bpe_load(path("llama3-tiny-tokenizer.json"), &e);
+    sl_bpe *b = sl_bpe_load(path(fixture("%s-tiny-tokenizer.json")), &e);
     if (!b)
         fail_msg("%s", e.msg);
     return b;
@@ -56,7 +66,7 @@ static sl_bpe *load(void)
 static sl_buf replaced(const char *from, const char *to)
 {
     size_t n;
-    char *json = slurp("llama3-tiny-tokenizer.json", &n);
+    char *json = slurp(fixture("%s-tiny-tokenizer.json"), &n);
     char *at = strstr(json, from);
     if (!at)
         fail_msg("fixture lacks %s", from);
@@ -131,7 +141,7 @@ static void test_splits(void **state)
         split_ctx x = {.b = load()};
         sl_bpe_set_scanner(x.b, scan);
         x.s = sl_bpe_state_new(x.b);
-        assert_int_equal(each_line("llama3-splits.jsonl", check_split, &x), 3000);
+        assert_int_equal(each_line(fixture("%s-splits.jsonl"), check_split, &x), 3000);
         assert_int_equal(x.bad_split, 0);
         assert_int_equal(x.bad_ids, 0);
         sl_bpe_state_free(x.s);
@@ -192,21 +202,25 @@ static void test_corpus(void **state)
 {
     (void)state;
     size_t cn;
-    sl_buf off = replaced("\"ignore_merges\":true", "\"ignore_merges\":false");
+    sl_buf off = !strcmp(name, "llama3") ? replaced("\"ignore_merges\":true", "\"ignore_merges\":false")
+                                         : replaced("\"ignore_merges\":false", "\"ignore_merges\":false");
     sl_err e = {{0}};
     corpus_ctx x = {.b = load(), .merging = sl_bpe_load_mem(off.data, off.len, NULL, 0, "merging", &e)};
     assert_non_null(x.merging);
     assert_int_equal(x.merging->ignore_merges, 0);
-    assert_int_equal(x.b->ignore_merges, 1);
+    assert_int_equal(x.b->ignore_merges, !strcmp(name, "llama3"));
+    assert_int_equal(x.b->pretok, !strcmp(name, "llama3") ? SL_PRETOK_LLAMA3 : SL_PRETOK_QWEN2);
     x.s = sl_bpe_state_new(x.b);
     x.ms = sl_bpe_state_new(x.merging);
     char *corpus = slurp("corpus.jsonl", &cn);
     x.corpus = corpus;
     x.end = corpus + cn;
-    assert_true(each_line("expected-llama3.jsonl", check_doc, &x) > 150);
+    assert_true(each_line(fixture("expected-%s.jsonl"), check_doc, &x) > 150);
     assert_int_equal(x.bad, 0);
-    assert_true(x.whole_words >= 40);          /* ignore_merges gives the whole words (40 in HF ids)... */
-    assert_int_equal(x.merged_whole_words, 0); /* ...which merges alone never make */
+    if (!strcmp(name, "llama3")) {
+        assert_true(x.whole_words >= 40);          /* ignore_merges gives the whole words (40 in HF ids)... */
+        assert_int_equal(x.merged_whole_words, 0); /* ...which merges alone never make */
+    }
     sl_bpe_state_free(x.s);
     sl_bpe_state_free(x.ms);
     sl_bpe_free(x.b);
@@ -231,7 +245,9 @@ static void refused(const char *from, const char *to, const char *msg)
 static void test_refusals(void **state)
 {
     (void)state;
-    refused("|\\\\s+(?!\\\\S)|\\\\s+\"}", "|\\\\s+\"}", "l3.json: pre_tokenizer Split: only the Llama-3 regex");
+    name = "llama3";
+    refused("|\\\\s+(?!\\\\S)|\\\\s+\"}", "|\\\\s+\"}",
+            "l3.json: pre_tokenizer Split: only the Llama-3 and Qwen2 regexes");
     refused("\"behavior\":\"Isolated\"", "\"behavior\":\"Removed\"", "behavior 'Removed' is not supported");
     refused("\"invert\":false", "\"invert\":true", "Split: invert is not supported");
     refused("\"use_regex\":false}]", "\"use_regex\":true}]",
@@ -243,11 +259,25 @@ static void test_refusals(void **state)
             "post_processor 'BertProcessing' is not supported");
 }
 
+static void test_llama3(void **state)
+{
+    name = "llama3";
+    test_splits(state);
+    test_corpus(state);
+}
+
+static void test_qwen2(void **state)
+{
+    name = "qwen2";
+    test_splits(state);
+    test_corpus(state);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_splits),
-        cmocka_unit_test(test_corpus),
+        cmocka_unit_test(test_llama3),
+        cmocka_unit_test(test_qwen2),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

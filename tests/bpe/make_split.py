@@ -1,42 +1,63 @@
 #!/usr/bin/env python3
-"""Builds the Llama-3-style fixtures with Hugging Face `tokenizers` (0.23.3):
-- tests/data/bpe/llama3-tiny-tokenizer.json: a small BPE trained on the test
-  corpus with the pipeline of Llama-3 and Mistral's tekken: pre-tokenizer
-  Sequence [Split(Llama-3 regex, Isolated), ByteLevel(add_prefix_space=False,
-  use_regex=False)], model BPE with ignore_merges=True, ByteLevel decoder, a
-  TemplateProcessing post-processor (only used with add_special_tokens=True).
-  So that ignore_merges matters, 40 frequent corpus words that the merges
-  split into 2+ tokens are added to the vocabulary without merges: HF then
-  encodes them as one id (checked below: the ids differ from ignore_merges=False).
-- tests/data/bpe/expected-llama3.jsonl: per corpus document, HF ids with
+"""Builds the fixtures of the Split + ByteLevel pipelines with Hugging Face
+`tokenizers` (0.23.3), for two patterns:
+- llama3: Llama-3's (= tiktoken cl100k's) pattern, BPE with ignore_merges,
+  a TemplateProcessing post-processor (only used with add_special_tokens=True);
+- qwen2: Qwen2's pattern (the same with single digits), an NFC normalizer,
+  BPE without ignore_merges, a ByteLevel post-processor, as Qwen2's file has.
+For each NAME:
+- tests/data/bpe/NAME-tiny-tokenizer.json: a small BPE trained on the test
+  corpus with pre-tokenizer Sequence [Split(pattern, Isolated),
+  ByteLevel(add_prefix_space=False, use_regex=False)], ByteLevel decoder.
+  For llama3, so that ignore_merges matters, 40 frequent corpus words that
+  the merges split into 2+ tokens are added to the vocabulary without
+  merges: HF then encodes them as one id (checked below: the ids differ from
+  ignore_merges=False).
+- tests/data/bpe/expected-NAME.jsonl: per corpus document, HF ids with
   special tokens parsed and with encode_special_tokens=True, and HF decode.
-- tests/data/bpe/llama3-splits.jsonl: 3000 seeded random strings over an
+- tests/data/bpe/NAME-splits.jsonl: 3000 seeded random strings over an
   alphabet chosen for the regex (contractions in every case incl. U+017F,
   letters, marks, digits, Unicode spaces, CR/LF, punctuation, CJK, emoji)
   with HF's pre-tokenizer split (piece end offsets in UTF-8 bytes) and ids.
 Developer tool: python3 -m venv V && V/bin/pip install tokenizers==0.23.3
-    V/bin/python tests/bpe/make_llama3.py"""
+    V/bin/python tests/bpe/make_split.py"""
 import json
 import os
 import random
 
-from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "bpe")
-LLAMA3 = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
-          r"|\s*[\r\n]+|\s+(?!\S)|\s+")
+PATTERNS = {
+    "llama3": (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+               r"|\s*[\r\n]+|\s+(?!\S)|\s+"),
+    "qwen2": (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+              r"|\s*[\r\n]+|\s+(?!\S)|\s+"),
+}
 
 
-def pre_tokenizer():
+def pre_tokenizer(name):
     return pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(LLAMA3), behavior="isolated", invert=False),
+        pre_tokenizers.Split(Regex(PATTERNS[name]), behavior="isolated", invert=False),
         pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
     ])
 
 
-def build(texts):
+def build_qwen2(texts):
+    tok = Tokenizer(models.BPE())
+    tok.normalizer = normalizers.NFC()
+    tok.pre_tokenizer = pre_tokenizer("qwen2")
+    tok.decoder = decoders.ByteLevel()
+    tok.post_processor = processors.ByteLevel(trim_offsets=False)
+    trainer = trainers.BpeTrainer(vocab_size=800, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                                  special_tokens=["<|endoftext|>", "<|im_start|>", "<|im_end|>"], show_progress=False)
+    tok.train_from_iterator(texts * 3, trainer)
+    return tok
+
+
+def build_llama3(texts):
     tok = Tokenizer(models.BPE(ignore_merges=True))
-    tok.pre_tokenizer = pre_tokenizer()
+    tok.pre_tokenizer = pre_tokenizer("llama3")
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(vocab_size=800, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
                                   special_tokens=["<|begin_of_text|>", "<|end_of_text|>"], show_progress=False)
@@ -67,17 +88,16 @@ def build(texts):
     return tok
 
 
-def main():
-    texts = [json.loads(l)["text"] for l in open(os.path.join(DATA, "corpus.jsonl"), encoding="utf-8")]
-    tok = build(texts)
-    path = os.path.join(DATA, "llama3-tiny-tokenizer.json")
+def make(name, texts):
+    tok = build_llama3(texts) if name == "llama3" else build_qwen2(texts)
+    path = os.path.join(DATA, "%s-tiny-tokenizer.json" % name)
     tok.save(path, pretty=False)
     tok = Tokenizer.from_file(path)
     cfg = json.loads(open(path, encoding="utf-8").read())
-    cfg["model"]["ignore_merges"] = False
+    cfg["model"]["ignore_merges"] = not cfg["model"]["ignore_merges"]
     merging = Tokenizer.from_str(json.dumps(cfg))
     differ = 0
-    with open(os.path.join(DATA, "expected-llama3.jsonl"), "w", encoding="utf-8", newline="\n") as out:
+    with open(os.path.join(DATA, "expected-%s.jsonl" % name), "w", encoding="utf-8", newline="\n") as out:
         for l in open(os.path.join(DATA, "corpus.jsonl"), encoding="utf-8"):
             d = json.loads(l)
             tok.encode_special_tokens = False
@@ -89,14 +109,15 @@ def main():
             dec = tok.decode(parse, skip_special_tokens=False)
             out.write(json.dumps({"id": d["id"], "parse": parse, "plain": plain, "decoded": dec},
                                  ensure_ascii=False) + "\n")
-    assert differ > 10, differ
+    if name == "llama3":
+        assert differ > 10, differ
     alphabet = (["'", "'", "s", "S", "\u017f", "t", "T", "r", "R", "e", "E", "v", "V", "m", "M", "l", "L", "d", "D",
                  "a", "Z", "\u00e9", "\u0301", "\u0416", "\u4e2d", "\u0661", "1", "2", "9", "\u00b2", " ", " ", " ",
                  "\t", "\n", "\r", "\r\n", "\u00a0", "\u2028", "\u3000", "\x0b", "\x85", "!", ".", "-", "\u00bf",
                  "\U0001F600", "\u200d", "_", "\u02b0"])
     rng = random.Random(3)
-    sp = pre_tokenizer()
-    with open(os.path.join(DATA, "llama3-splits.jsonl"), "w", encoding="utf-8", newline="\n") as out:
+    sp = pre_tokenizer(name)
+    with open(os.path.join(DATA, "%s-splits.jsonl" % name), "w", encoding="utf-8", newline="\n") as out:
         for i in range(3000):
             s = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 14)))
             ends, pos = [], 0
@@ -105,8 +126,14 @@ def main():
                 ends.append(pos)
             ids = tok.encode(s, add_special_tokens=False).ids
             out.write(json.dumps({"text": s, "ends": ends, "ids": ids}, ensure_ascii=False) + "\n")
-    print("wrote llama3-tiny-tokenizer.json (vocab %d), expected-llama3.jsonl (%d docs differ from "
-          "ignore_merges=False), llama3-splits.jsonl" % (tok.get_vocab_size(), differ))
+    print("wrote %s-tiny-tokenizer.json (vocab %d), expected-%s.jsonl (%d docs differ with ignore_merges "
+          "flipped), %s-splits.jsonl" % (name, tok.get_vocab_size(), name, differ, name))
+
+
+def main():
+    texts = [json.loads(l)["text"] for l in open(os.path.join(DATA, "corpus.jsonl"), encoding="utf-8")]
+    for name in PATTERNS:
+        make(name, texts)
 
 
 if __name__ == "__main__":
