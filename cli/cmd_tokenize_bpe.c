@@ -119,6 +119,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     sl_docreader_stats st;
     int rc = sl_tokenize_text(t, (const char *const *)argv + optind, argc - optind, &ro, &po, cli->output, &st, &err);
     sl_tokenizer_free(t);
+    sl_cli_map_fields(&err, sl_cli_doc_fields);
     if (rc)
         return sl_cli_fail(cli, &err);
     if (st.invalid_utf8)

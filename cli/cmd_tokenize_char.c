@@ -108,6 +108,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     po.progress_mode = cli->progress;
     int rc = sl_tokenize_text(t, (const char *const *)files, nfiles, &ro, &po, cli->output, NULL, &err);
     sl_tokenizer_free(t);
+    sl_cli_map_fields(&err, sl_cli_doc_fields);
     return rc ? sl_cli_fail(cli, &err) : 0;
 }
 

@@ -1,6 +1,12 @@
 /* The document-reading options shared by read, tokenize bpe and tokenize char. */
 #include "cli/doc_opts.h"
 
+const sl_cli_field sl_cli_doc_fields[] = {
+    {"field", "--field"},       {"lines", "--lines"},   {"invalid_utf8", "--invalid"},
+    {"on_error", "--on-error"}, {"format", "--format"}, {"max_doc_bytes", "--max-doc-bytes"},
+    {"special", "--special"},   {NULL, NULL},
+};
+
 int sl_cli_doc_option(const sl_cli *cli, int opt, sl_docreader_opts *o)
 {
     /* the words are listed in the order of SL_UTF8_* and SL_DOCS_* */

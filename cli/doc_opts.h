@@ -30,6 +30,9 @@ enum {
         .field = "text", .invalid_utf8 = SL_UTF8_REPLACE, .max_doc_bytes = 64u << 20                                   \
     }
 
+/* The document-reading and tokenizing fields of library messages as flags. */
+extern const sl_cli_field sl_cli_doc_fields[];
+
 /* Handles one document-reading option (value in optarg): 1 when it was one. */
 int sl_cli_doc_option(const sl_cli *cli, int opt, sl_docreader_opts *o);
 

@@ -155,7 +155,7 @@ static int split_added(const sl_bpe *b, sl_bpe_state *s, const sl_trie *trie, co
         if (a->special && mode == SL_SPECIAL_PLAIN)
             continue;
         if (a->special && mode == SL_SPECIAL_ERROR)
-            return sl_errf(err, "byte %zu: special token '%s' in the text (--special=error)", s->base + start,
+            return sl_errf(err, "byte %zu: special token '%s' in the text (`special`=error)", s->base + start,
                            a->content);
         if (a->single_word) {
             uint32_t cp;

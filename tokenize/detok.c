@@ -67,6 +67,7 @@ static int decode_all(const sl_detok_opts *o, const sl_tokenizer *t, sl_ts_reade
             sl_buf_clear(&line);
         }
         sl_progress_add(pg, 1, raw.len);
+        sl_progress_add_tokens(pg, d.n_tokens);
     }
     if (got == 0 && line.len && sl_output_write(out, line.data, line.len, err) < 0)
         got = -1;

@@ -110,6 +110,7 @@ static int write_item(void *ctx, void *slot, sl_err *err)
         return -1;
     }
     sl_progress_add(p->pg, 1, it->doc.text.len);
+    sl_progress_add_tokens(p->pg, it->ids.n);
     p->written++;
     p->bytes += it->doc.text.len;
     shrink(p, it);
