@@ -1,6 +1,7 @@
 /* `sluice tokenize dna`: FASTA/FASTQ/2bit records (or windows, or BED
  * intervals) to a token stream with HyenaDNA's character vocabulary or
  * DNABERT k-mers. The work is in dna/; this file wires options. */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,9 @@ static const char help[] = "Reads DNA records from FASTA or FASTQ (plain, gzip, 
                            "                      end)\n"
                            "  --stride S          window step (default L); without --window, the k-mer step\n"
                            "  --drop-last         with --window: no shorter final window\n"
+                           "  --max-record N      without --window, the longest record (default 256M bases;\n"
+                           "                      k, M, G suffixes): a whole record is held in memory, and a\n"
+                           "                      longer one is an error that suggests --window\n"
                            "  --bed FILE          one document per BED interval (chrom start end [name]\n"
                            "                      [score] [strand]; 0-based half-open; strand '-' gives the\n"
                            "                      reverse complement), from the one genome FILE given;\n"
@@ -78,10 +82,11 @@ static const char help[] = "Reads DNA records from FASTA or FASTQ (plain, gzip, 
                            "character (N, IUPAC codes) unchanged, as HyenaDNA does.\n\n"
                            "Random access (--bed) reads .2bit directly, an uncompressed FASTA through its\n"
                            ".fai (built in memory when absent), and loads anything else into memory.\n"
-                           "Memory: one batch of records (up to two with -@ 2 or more: one is read while the\n"
-                           "other is tokenized and written); 1 byte per token for characters, 4 for k-mers;\n"
-                           "with --window one window plus a 1 MB read buffer, whatever the record length;\n"
-                           "the genome for --bed on a compressed FASTA.\n\n"
+                           "Memory: one batch of records (8M bases; up to two with -@ 2 or more: one is read\n"
+                           "while the other is tokenized and written); 1 byte per token for characters, 4 for\n"
+                           "k-mers; without --window about 2 bytes per base of the longest record (5 with\n"
+                           "k-mers), up to --max-record; with --window one window plus a 1 MB read buffer,\n"
+                           "whatever the record length; the genome for --bed on a compressed FASTA.\n\n"
                            "examples:\n"
                            "  sluice tokenize dna hg38.fa.gz -o hg38.tok\n"
                            "  sluice tokenize dna --bed human-sequences.bed --split train --window 32768 \\\n"
@@ -92,6 +97,7 @@ static const char help[] = "Reads DNA records from FASTA or FASTQ (plain, gzip, 
 typedef struct opts {
     dna_emit_opts em;
     uint64_t window, stride;
+    uint64_t max_record; /* longest record tokenized whole (without --window) */
     int drop_last, stride_set, kstride_set;
     const char *bed, *split, *split_file;
     int split_col, bed_mode;
@@ -194,8 +200,25 @@ static int run_records(const opts *o, dna_emitter *em, const char *const *files,
                 rc = stream_windows(o, em, r, &seq, &win, &id, &meta, err);
                 continue;
             }
+            /* the whole record is held: read it in pieces up to the limit */
             sl_buf_clear(&seq);
-            if (dna_reader_read_all(r, &seq, err) < 0) {
+            long got;
+            for (;;) {
+                sl_buf_reserve(&seq, (size_t)1 << 20);
+                got = dna_reader_read(r, seq.data + seq.len, seq.cap - seq.len - 1, err);
+                if (got <= 0)
+                    break;
+                seq.len += (size_t)got;
+                seq.data[seq.len] = 0;
+                if (seq.len > o->max_record) {
+                    got = sl_errf(err,
+                                  "%s: record '%s' is longer than --max-record (%llu bases): --window L tokenizes "
+                                  "it in windows, in bounded memory",
+                                  files[f], dna_reader_name(r), (unsigned long long)o->max_record);
+                    break;
+                }
+            }
+            if (got < 0) {
                 rc = -1;
                 break;
             }
@@ -314,6 +337,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         O_KMER,
         O_KSTRIDE,
         O_WINDOW,
+        O_MAXREC,
         O_STRIDE,
         O_DROPLAST,
         O_BED,
@@ -334,6 +358,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         {"kmer", required_argument, 0, O_KMER},
         {"kmer-stride", required_argument, 0, O_KSTRIDE},
         {"window", required_argument, 0, O_WINDOW},
+        {"max-record", required_argument, 0, O_MAXREC},
         {"stride", required_argument, 0, O_STRIDE},
         {"drop-last", no_argument, 0, O_DROPLAST},
         {"bed", required_argument, 0, O_BED},
@@ -351,7 +376,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     static const char *const ns[] = {"token", "pad", "drop", NULL};
     static const char *const sides[] = {"left", "right", NULL};
     static const char *const bedmodes[] = {"hyena", "mamba", "caduceus", NULL};
-    opts o = {0};
+    opts o = {.max_record = (uint64_t)256 << 20};
     dna_tok_opts_default(&o.em.tok);
     uint64_t stride = 0;
     int c;
@@ -368,6 +393,7 @@ static int run(sl_cli *cli, int argc, char **argv)
             o.kstride_set = 1;
             break;
         case O_WINDOW: o.window = (uint64_t)sl_cli_int(cli, "--window", optarg, 1, 1LL << 32); break;
+        case O_MAXREC: o.max_record = (uint64_t)sl_cli_int(cli, "--max-record", optarg, 1, 1LL << 40); break;
         case O_STRIDE:
             stride = (uint64_t)sl_cli_int(cli, "--stride", optarg, 1, 1LL << 40);
             o.stride_set = 1;
@@ -422,6 +448,9 @@ static int run(sl_cli *cli, int argc, char **argv)
     if (o.bed && o.bed[0] == '-' && !o.bed[1] && !strcmp(files[0], "-"))
         sl_cli_usage_error(cli, "the BED file and the genome cannot both be standard input");
 
+    /* large buffers from mmap, returned to the system when freed (see
+     * cli/cmd_read.c): the slots release buffers that grew for a long record */
+    mallopt(M_MMAP_THRESHOLD, 256 << 10);
     sl_err err = {{0}};
     sl_ts_header h;
     dna_emit_header(&o.em.tok, &h);

@@ -172,6 +172,24 @@ static void encode_job(void *ctx, int thread, void *slot)
         encode_part(&e->o.tok, e->narrow, &jb->p[k]);
 }
 
+/* After a slot is written, buffers that grew for a long sequence are
+ * released: the slots (two batches of BATCH_DOCS) keep at most KEEP_BYTES
+ * each, so memory is bounded by the batches in flight and the longest
+ * sequence, not by the longest sequence each slot ever held. */
+#define KEEP_BYTES ((size_t)64 << 10)
+
+static void release_big(part *j)
+{
+    if (j->seq.cap > KEEP_BYTES)
+        sl_buf_free(&j->seq);
+    if (j->meta.cap > KEEP_BYTES)
+        sl_buf_free(&j->meta);
+    if (j->tok.cap * sizeof *j->tok.ids > KEEP_BYTES || j->tok.bytes_cap > KEEP_BYTES || j->tok.mask_cap > KEEP_BYTES)
+        dna_tokens_free(&j->tok);
+    if (j->doc.cap_tokens * sizeof *j->doc.tokens > KEEP_BYTES || j->doc.cap_meta > KEEP_BYTES)
+        sl_doc_free(&j->doc);
+}
+
 /* Writes a slot's records in order. */
 static int write_job(void *ctx, void *slot, sl_err *err)
 {
@@ -188,13 +206,7 @@ static int write_job(void *ctx, void *slot, sl_err *err)
             if (e->pg)
                 sl_progress_add(e->pg, 1, j->src_bytes);
         }
-        /* release big buffers so one huge record does not pin its memory */
-        if (j->seq.cap > (64u << 20))
-            sl_buf_free(&j->seq);
-        if (j->tok.cap > (16u << 20) || j->tok.bytes_cap > (64u << 20))
-            dna_tokens_free(&j->tok);
-        if (j->doc.cap_tokens > (16u << 20))
-            sl_doc_free(&j->doc);
+        release_big(j);
     }
     return rc;
 }
