@@ -83,6 +83,12 @@ v=$(KB read_default)
 echo "read: peak RSS 16x ${v} KiB at the default budget"
 [ "$v" -le $(((64 + 8 * 4 + 16) * MiB)) ] || fail "read: peak RSS $v KiB over the default budget"
 cmp -s "$T/read_default.jsonl" "$T/read16.jsonl" || fail "read: output depends on --mem-budget"
+# the smallest budget (256 KiB batches) changes memory, not the output; less is a usage error
+"$SLUICE" read --mem-budget 1M "$T/docs4.jsonl" -o "$T/read4_1m.jsonl"
+cmp -s "$T/read4_1m.jsonl" "$T/read4.jsonl" || fail "read: output depends on --mem-budget"
+expect_fail 2 '^sluice: read: --mem-budget: 1000 is out of range \[1048576, ' -- \
+  "$SLUICE" read --mem-budget 1000 "$T/docs1.jsonl" -o "$T/bad.jsonl"
+no_file "$T/bad.jsonl"
 
 # ---- tokenize dna: 32 MiB of batches + 2 bytes per base of the longest record
 # (4 Mbp) + 16 MiB; with --window: 32 MiB + 16 MiB
