@@ -98,9 +98,17 @@ for x in 1 4 16; do
 done
 check "tokenize dna" $(((32 + 2 * 4 + 16) * MiB)) $((16 * MiB)) "$(KB dna1)" "$(KB dna4)" "$(KB dna16)"
 check "tokenize dna --window 65536" $(((32 + 16) * MiB)) $((16 * MiB)) "$(KB dnaw1)" "$(KB dnaw4)" "$(KB dnaw16)"
-# a record over --max-record is an error, not a larger budget
-expect_fail 1 "dna1\.fa: record 'r3_39' is longer than --max-record \(3000000 bases\).*--window" -- \
-  "$SLUICE" tokenize dna --max-record 3000000 "$T/dna1.fa" -o "$T/over.tok"
+# records over --in-memory go through a temporary file in pieces: same
+# output, and memory bounded whatever the record length (pieces of 4M bases)
+for x in 1 4 16; do
+  TMPDIR=$T peak_kb dnas$x "$SLUICE" tokenize dna -@ 2 --in-memory 1M --revcomp "$T/dna$x.fa" -o "$T/dnas$x.tok" >/dev/null
+  "$SLUICE" tokenize dna -@ 2 --revcomp "$T/dna$x.fa" -o "$T/dnar$x.tok"
+  cmp -s "$T/dnas$x.tok" "$T/dnar$x.tok" || fail "tokenize dna --in-memory 1M: output differs"
+done
+check "tokenize dna --in-memory 1M --revcomp" $(((32 + 1 + 16 + 16) * MiB)) $((8 * MiB)) "$(KB dnas1)" "$(KB dnas4)" "$(KB dnas16)"
+! ls "$T"/sluice-record-* >/dev/null 2>&1 || fail "tokenize dna left a temporary file"
+TMPDIR=$T/none expect_fail 1 "^sluice: tokenize dna: $T/none: cannot create a temporary file for a long record \(--in-memory\): No such file" -- \
+  "$SLUICE" tokenize dna --in-memory 1M "$T/dna1.fa" -o "$T/over.tok"
 no_file "$T/over.tok"
 
 # ---- tokenize audio: 2 x threads files in flight, 9 bytes per sample each
