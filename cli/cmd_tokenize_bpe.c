@@ -46,6 +46,9 @@ static const char help[] = "Reads documents (JSON Lines objects or plain text, s
                            "                        skip or error (see 'sluice help read')\n"
                            "      --on-error MODE   malformed JSON line: fail (default) or skip\n"
                            "      --max-doc-bytes N longest document (default 64M)\n"
+                           "      --mem-budget SIZE memory for batches (default 64M; at least 1M): a quarter\n"
+                           "                        for the reader's batches, an eighth for the text encoded\n"
+                           "                        at a time; peak memory is about SIZE + 8 x the longest doc\n"
                            "      --format KIND     auto (default: JSON Lines when a source starts with '{'),\n"
                            "                        jsonl or text: read every source as that kind\n"
                            "\nText is NFC-normalized when the tokenizer says so (GPT-NeoX-20B does), so\n"
@@ -108,6 +111,8 @@ static int run(sl_cli *cli, int argc, char **argv)
     }
     sl_docpipe_opts po = SL_DOCPIPE_OPTS_INIT;
     po.threads = sl_cli_threads(cli);
+    if (ro.mem_budget)
+        po.batch_bytes = ro.mem_budget / 8; /* 8 MiB at the default budget */
     po.progress = "tokenize bpe";
     po.progress_mode = cli->progress;
     if (want_eos)
@@ -119,9 +124,8 @@ static int run(sl_cli *cli, int argc, char **argv)
     sl_docreader_stats st;
     int rc = sl_tokenize_text(t, (const char *const *)argv + optind, argc - optind, &ro, &po, cli->output, &st, &err);
     sl_tokenizer_free(t);
-    sl_cli_map_fields(&err, sl_cli_doc_fields);
     if (rc)
-        return sl_cli_fail(cli, &err);
+        return sl_cli_doc_fail(cli, &err);
     if (st.invalid_utf8)
         sl_cli_warn(cli, "%llu invalid UTF-8 sequence(s) %s", (unsigned long long)st.invalid_utf8,
                     ro.invalid_utf8 == SL_UTF8_SKIP ? "dropped" : "replaced by U+FFFD");

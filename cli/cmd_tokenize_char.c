@@ -32,6 +32,9 @@ static const char help[] = "Reads documents (JSON Lines or plain text, see 'slui
                            "      --invalid MODE    invalid UTF-8: replace (default, U+FFFD), skip or error\n"
                            "      --on-error MODE   malformed JSON line: fail (default) or skip\n"
                            "      --max-doc-bytes N longest document (default 64M)\n"
+                           "      --mem-budget SIZE memory for batches (default 64M; at least 1M): a quarter\n"
+                           "                        for the reader's batches, an eighth for the text encoded\n"
+                           "                        at a time; peak memory is about SIZE + 8 x the longest doc\n"
                            "      --format KIND     auto (default: JSON Lines when a source starts with '{'),\n"
                            "                        jsonl or text: read every source as that kind\n"
                            "\nexamples:\n"
@@ -104,12 +107,13 @@ static int run(sl_cli *cli, int argc, char **argv)
     po.prepend = bos ? sl_tokenizer_special(t, SL_TOK_BOS) : -1;
     po.append = eos ? sl_tokenizer_special(t, SL_TOK_EOS) : -1;
     po.threads = sl_cli_threads(cli);
+    if (ro.mem_budget)
+        po.batch_bytes = ro.mem_budget / 8; /* 8 MiB at the default budget */
     po.progress = "tokenize char";
     po.progress_mode = cli->progress;
     int rc = sl_tokenize_text(t, (const char *const *)files, nfiles, &ro, &po, cli->output, NULL, &err);
     sl_tokenizer_free(t);
-    sl_cli_map_fields(&err, sl_cli_doc_fields);
-    return rc ? sl_cli_fail(cli, &err) : 0;
+    return rc ? sl_cli_doc_fail(cli, &err) : 0;
 }
 
 const sl_command sl_cmd_tokenize_char = {
