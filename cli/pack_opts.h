@@ -71,15 +71,21 @@ int sl_cli_meta_id(sl_cli_meta *m, const char *id, size_t len, uint64_t ordinal,
 void sl_cli_meta_report(const sl_cli *cli, const sl_cli_meta *m);
 void sl_cli_meta_free(sl_cli_meta *m);
 
+/* The pack and shard stages' options (shard/stage.h): packing, metadata and
+ * id options into o; 1 when opt was one of them. */
+struct sl_stage_opts;
+struct sl_stage_stats;
+int sl_cli_stage_option(const sl_cli *cli, int opt, struct sl_stage_opts *o);
+/* Usage error (exit 2) for a combination the library rejects without input. */
+void sl_cli_stage_check(const sl_cli *cli, const struct sl_stage_opts *o);
+/* A failed run (rc from sl_pack_run / sl_shard_run): fields said as flags;
+ * SL_STAGE_USAGE is a usage error (exit 2), else exit 1. */
+int sl_cli_stage_fail(const sl_cli *cli, sl_err *err, int rc);
+/* After a successful run: the warning about repeated ids, if any. */
+void sl_cli_stage_report(const sl_cli *cli, const struct sl_stage_stats *st);
+
 /* Handles one packing option (value in optarg): 1 when it was one, else 0. */
 int sl_cli_pack_option(const sl_cli *cli, int opt, sl_pack_user *u);
 /* The packing fields of library messages (shard/packed.h) as flags. */
 extern const sl_cli_field sl_cli_pack_fields[];
-/* Checks the combination (sl_pack_user_check: --seq-len a positive multiple
- * of 8, --eos vs --no-eos, ...); usage error (exit 2) otherwise. */
-void sl_cli_pack_check(const sl_cli *cli, const sl_pack_user *u);
-/* Usage error (exit 2) when neither --seq-len nor --warmup is given (packing
- * a document stream needs a row length). */
-void sl_cli_pack_need_len(const sl_cli *cli, const sl_pack_user *u);
-
 #endif
