@@ -98,7 +98,7 @@ static void test_sharded(void **st)
     sl_tensors *ts = sl_tensors_open(fixture("sharded_f16"), &err);
     if (!ts)
         fail_msg("%s", err.msg);
-    char p[4200];
+    char p[4500];
     snprintf(p, sizeof p, "%s/model.safetensors.index.json", fixture("sharded_f16"));
     char *text;
     size_t len;
@@ -109,7 +109,7 @@ static void test_sharded(void **st)
     assert_non_null(wm);
     assert_true(wm->n > 4);
     size_t total = 0, nfiles = 0;
-    char files[8][256];
+    char files[8][300];
     for (size_t i = 0; i < wm->n; i++) {
         char name[512];
         snprintf(name, sizeof name, "%.*s", (int)wm->keys[i]->str_len, wm->keys[i]->str);
