@@ -54,7 +54,9 @@ int sl_mamba_config_parse(const char *text, size_t len, const char *name, sl_mam
 {
     memset(c, 0, sizeof *c);
     sl_err jerr;
-    sl_json_doc *doc = sl_json_parse(text, len, NULL, &jerr);
+    /* Python's json writes Infinity/NaN (e.g. "time_step_limit": [0.0, Infinity]) */
+    sl_json_opts jo = {.invalid_utf8 = SL_UTF8_REPLACE, .nonfinite = 1};
+    sl_json_doc *doc = sl_json_parse(text, len, &jo, &jerr);
     if (!doc)
         return sl_errf(err, "%s: %s", name, jerr.msg);
     int rc = -1;

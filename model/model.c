@@ -38,7 +38,8 @@ char *sl_model_path(const char *dir, const char *name)
 static char *model_type(const char *text, size_t len)
 {
     sl_err jerr;
-    sl_json_doc *doc = sl_json_parse(text, len, NULL, &jerr);
+    sl_json_opts jo = {.invalid_utf8 = SL_UTF8_REPLACE, .nonfinite = 1}; /* as the config parsers */
+    sl_json_doc *doc = sl_json_parse(text, len, &jo, &jerr);
     if (!doc)
         return NULL;
     const sl_json *r = sl_json_root(doc);

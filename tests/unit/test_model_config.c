@@ -1,0 +1,113 @@
+/* config.json as Python's json writes it: Infinity, -Infinity and NaN are
+ * accepted by the config parsers (sl_json_opts.nonfinite), nowhere else.
+ * The texts below are json.dumps output (Python 3.11), pasted. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "model/mamba.h"
+#include "model/model.h"
+#include "stream/io.h"
+#include "stream/json.h"
+
+/* json.dumps({"a": float("inf"), "b": float("-inf"), "c": float("nan"), "d": [0.0, float("inf")]}) */
+static const char py[] = "{\"a\": Infinity, \"b\": -Infinity, \"c\": NaN, \"d\": [0.0, Infinity]}";
+
+static void test_json_option(void **st)
+{
+    (void)st;
+    sl_err e;
+    sl_json_opts o = {.nonfinite = 1};
+    sl_json_doc *d = sl_json_parse(py, strlen(py), &o, &e);
+    if (!d)
+        fail_msg("%s", e.msg);
+    const sl_json *r = sl_json_root(d), *a = sl_json_get(r, "a"), *b = sl_json_get(r, "b"), *c = sl_json_get(r, "c");
+    const sl_json *dd = sl_json_get(r, "d");
+    assert_int_equal(a->type, SL_JSON_NUMBER);
+    assert_true(isinf(a->num) && a->num > 0);
+    assert_true(isinf(b->num) && b->num < 0);
+    assert_true(isnan(c->num));
+    assert_int_equal(dd->n, 2);
+    assert_true(dd->kids[0]->num == 0.0 && isinf(dd->kids[1]->num));
+    assert_int_equal(a->str_len, 8);
+    assert_memory_equal(a->str, "Infinity", 8);
+    assert_int_equal(b->offset, strlen("{\"a\": Infinity, \"b\": "));
+    int64_t i;
+    assert_false(sl_json_is_int(a, &i));
+    assert_false(sl_json_is_int(c, &i));
+    sl_json_free(d);
+    /* off (the default, and every other caller): strict JSON */
+    assert_null(sl_json_parse(py, strlen(py), NULL, &e));
+    assert_non_null(strstr(e.msg, "offset 6: invalid JSON value"));
+    o.nonfinite = 0;
+    assert_null(sl_json_parse(py, strlen(py), &o, &e));
+    /* only the exact words */
+    o.nonfinite = 1;
+    const char *bad[] = {"infinity", "Inf", "nan", "-NaN", "+Infinity", "Infinityx", "[NaN1]", "-Infinit"};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++)
+        if (sl_json_parse(bad[k], strlen(bad[k]), &o, &e))
+            fail_msg("accepted %s", bad[k]);
+    /* negative numbers still parse */
+    d = sl_json_parse("[-1.5, -0]", 10, &o, &e);
+    assert_non_null(d);
+    assert_true(sl_json_root(d)->kids[0]->num == -1.5);
+    sl_json_free(d);
+}
+
+static const char *fixture_config(const char *name)
+{
+    static char p[4096];
+    const char *src = getenv("SLUICE_SRC");
+    snprintf(p, sizeof p, "%s/tests/data/model/%s/config.json", src ? src : ".", name);
+    return p;
+}
+
+/* The HF fixture config with Python's non-finite values added parses to the
+ * same configuration; a non-finite value where a number is needed is named. */
+static void test_config(void **st)
+{
+    (void)st;
+    char *text;
+    size_t len;
+    sl_err e;
+    assert_int_equal(sl_read_file(fixture_config("hf_f32"), &text, &len, &e), 0);
+    sl_mamba_config want, got;
+    assert_int_equal(sl_mamba_config_parse(text, len, "config.json", &want, &e), 0);
+    char *p = strrchr(text, '}');
+    assert_non_null(p);
+    *p = 0;
+    char buf[8192];
+    snprintf(buf, sizeof buf, "%s, \"time_step_limit\": [0.0, Infinity], \"x\": NaN, \"y\": -Infinity}", text);
+    if (sl_mamba_config_parse(buf, strlen(buf), "config.json", &got, &e) < 0)
+        fail_msg("%s", e.msg);
+    assert_memory_equal(&got, &want, sizeof got);
+    snprintf(buf, sizeof buf, "%s, \"layer_norm_epsilon\": Infinity}", text);
+    assert_int_equal(sl_mamba_config_parse(buf, strlen(buf), "config.json", &got, &e), -1);
+    assert_non_null(strstr(e.msg, "\"layer_norm_epsilon\" is not a number in (0, 1]"));
+    snprintf(buf, sizeof buf, "%s, \"layer_norm_epsilon\": NaN}", text);
+    assert_int_equal(sl_mamba_config_parse(buf, strlen(buf), "config.json", &got, &e), -1);
+    assert_non_null(strstr(e.msg, "\"layer_norm_epsilon\" is not a number in (0, 1]"));
+    snprintf(buf, sizeof buf, "%s, \"state_size\": Infinity}", text);
+    assert_int_equal(sl_mamba_config_parse(buf, strlen(buf), "config.json", &got, &e), -1);
+    assert_non_null(strstr(e.msg, "\"state_size\" is not an integer"));
+    snprintf(buf, sizeof buf, "%s, \"eos_token_id\": NaN}", text);
+    assert_int_equal(sl_mamba_config_parse(buf, strlen(buf), "config.json", &got, &e), 0);
+    assert_int_equal(got.eos, -1);
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_json_option),
+        cmocka_unit_test(test_config),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
