@@ -24,7 +24,7 @@ struct sl_model_run {
 
 /* The first entry also takes configs without a model_type (mamba_ssm's) and
  * unknown ones: its config parser names what it does not support. */
-static const sl_model_arch *const archs[] = {&sl_model_arch_mamba};
+static const sl_model_arch *const archs[] = {&sl_model_arch_mamba, &sl_model_arch_falcon_mamba};
 
 char *sl_model_path(const char *dir, const char *name)
 {

@@ -29,8 +29,9 @@ typedef struct sl_model_arch {
     sl_model *(*load)(const char *dir, const char *cfgpath, const char *text, size_t len, sl_backend *be, sl_err *err);
 } sl_model_arch;
 
-/* mamba.c */
+/* mamba.c: Mamba-1 and Falcon-Mamba */
 extern const sl_model_arch sl_model_arch_mamba;
+extern const sl_model_arch sl_model_arch_falcon_mamba;
 
 /* "DIR/NAME", allocated. */
 char *sl_model_path(const char *dir, const char *name);

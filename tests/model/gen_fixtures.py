@@ -18,10 +18,17 @@ internally, so it is not exact); `logp` holds the float64 reference values,
 bf16/f16 checkpoints: the expected values are computed from the rounded
 weights in float64, since sluice computes in fp32 from the stored values.
 
+Falcon-Mamba fixtures (falcon_*) come from transformers'
+FalconMambaForCausalLM (its `slow_forward`) and the same reference with the
+weightless RMSNorms on dt, B and C (`mixer_rms_eps`).
+
 Run (developer machine; `make test` only reads the committed outputs):
   python3 -m venv --system-site-packages /work/venv-model   # python3-torch from Debian
   /work/venv-model/bin/pip install transformers==4.44.2 safetensors
   /work/venv-model/bin/python tests/model/gen_fixtures.py
+The Mamba fixtures were made with transformers 4.44.2; the Falcon-Mamba ones
+need >= 4.45 (made with 4.45.2 and Debian's torch 1.13):
+  /work/venv-model/bin/python tests/model/gen_fixtures.py --only falcon_f32,falcon_bf16
 """
 import json
 import math
@@ -32,6 +39,11 @@ import torch
 import torch.nn.functional as F
 from safetensors.torch import save_file
 from transformers import MambaConfig, MambaForCausalLM
+
+try:
+    from transformers import FalconMambaConfig, FalconMambaForCausalLM
+except ImportError:  # transformers < 4.45
+    FalconMambaConfig = FalconMambaForCausalLM = None
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "model")
 
@@ -92,6 +104,9 @@ def ref_logprobs(sd, cfg, ids, reset_every=0):
         u = F.silu(u)
         xdbl = u @ p("mixer.x_proj.weight").T
         dt, B, C = xdbl[:, :R], xdbl[:, R:R + N], xdbl[:, R + N:]
+        if cfg.get("mixer_rms_eps"):  # Falcon-Mamba: weightless RMSNorm of each
+            reps = cfg["mixer_rms_eps"]
+            dt, B, C = [v * torch.rsqrt(v.pow(2).mean(-1, keepdim=True) + reps) for v in (dt, B, C)]
         delta = F.softplus(dt @ p("mixer.dt_proj.weight").T + p("mixer.dt_proj.bias"))
         A = -torch.exp(p("mixer.A_log"))
         st = torch.zeros(di, N, dtype=torch.float64)
@@ -121,11 +136,13 @@ def hf_logprobs(model, ids):
 
 
 def build(name, hf_kwargs, dtype, naming, config_schema, docs_lens, seed, tokens_below, emb_std=1.0,
-          shard=False, long_context=0, extra_cfg=None):
+          shard=False, long_context=0, extra_cfg=None, falcon=False):
     gen = torch.Generator().manual_seed(seed)
     torch.manual_seed(seed)
-    hcfg = MambaConfig(**hf_kwargs)
-    model = MambaForCausalLM(hcfg).double().eval()
+    if falcon and FalconMambaConfig is None:
+        sys.exit("%s: Falcon-Mamba needs transformers >= 4.45" % name)
+    hcfg = (FalconMambaConfig if falcon else MambaConfig)(**hf_kwargs)
+    model = (FalconMambaForCausalLM if falcon else MambaForCausalLM)(hcfg).double().eval()
     randomize(model, gen, emb_std)
     # round weights to the storage dtype, then compute the reference from the rounded values
     store = {}
@@ -140,7 +157,8 @@ def build(name, hf_kwargs, dtype, naming, config_schema, docs_lens, seed, tokens
         sd.pop("lm_head.weight", None)
     cfg = dict(d_model=hcfg.hidden_size, n_layer=hcfg.num_hidden_layers, d_inner=hcfg.intermediate_size,
                d_state=hcfg.state_size, d_conv=hcfg.conv_kernel, dt_rank=hcfg.time_step_rank,
-               eps=hcfg.layer_norm_epsilon, use_bias=hcfg.use_bias)
+               eps=hcfg.layer_norm_epsilon, use_bias=hcfg.use_bias,
+               mixer_rms_eps=hcfg.mixer_rms_eps if falcon else 0)
 
     # tensors as written
     tensors = {}
@@ -208,7 +226,11 @@ def build(name, hf_kwargs, dtype, naming, config_schema, docs_lens, seed, tokens
     print("%-14s %7d bytes  params %d  HF vs reference worst %.2e" % (name, size, sum(v.numel() for v in tensors.values()), worst_all))
 
 
-def main():
+def main(only=None):
+    if only is not None:
+        global build
+        full = build
+        build = lambda name, *a, **k: full(name, *a, **k) if name in only else None
     lens = [1, 2, 5, 37, 300]
     # 1: HF names and config, f32, tied, d_state 8
     build("hf_f32", dict(vocab_size=64, hidden_size=32, state_size=8, num_hidden_layers=2, conv_kernel=4, expand=2,
@@ -228,6 +250,16 @@ def main():
                               expand=2, time_step_rank="auto", layer_norm_epsilon=1e-5, use_bias=False,
                               tie_word_embeddings=True),
           torch.float16, "hf", "hf", lens, seed=4, tokens_below=48, shard=True)
+    # 5: Falcon-Mamba, f32, tied, default mixer_rms_eps (1e-6), long-context reference
+    build("falcon_f32", dict(vocab_size=56, hidden_size=32, state_size=8, num_hidden_layers=2, conv_kernel=4, expand=2,
+                             time_step_rank="auto", layer_norm_epsilon=1e-5, use_bias=False,
+                             tie_word_embeddings=True),
+          torch.float32, "hf", "hf", lens, seed=5, tokens_below=56, long_context=16, falcon=True)
+    # 6: Falcon-Mamba, bf16, untied, biases, dt rank 5 (normalized over 5 values), mixer_rms_eps 1e-3
+    build("falcon_bf16", dict(vocab_size=40, hidden_size=32, state_size=4, num_hidden_layers=2, conv_kernel=3,
+                              expand=2, time_step_rank=5, layer_norm_epsilon=1e-5, use_bias=True,
+                              tie_word_embeddings=False, mixer_rms_eps=1e-3),
+          torch.bfloat16, "hf", "hf", lens, seed=6, tokens_below=40, falcon=True)
 
 
 def bad_models():
@@ -280,5 +312,8 @@ def bad_models():
 
 
 if __name__ == "__main__":
-    main()
-    bad_models()
+    if len(sys.argv) == 3 and sys.argv[1] == "--only":
+        main(only=set(sys.argv[2].split(",")))
+    else:
+        main()
+        bad_models()

@@ -103,11 +103,55 @@ static void test_config(void **st)
     free(text);
 }
 
+/* Falcon-Mamba's config: model_type falcon_mamba and mixer_rms_eps (as the
+ * fixture's config.json, written by transformers' FalconMambaConfig). */
+static void test_falcon_config(void **st)
+{
+    (void)st;
+    char *text;
+    size_t len;
+    sl_err e;
+    sl_mamba_config c;
+    assert_int_equal(sl_read_file(fixture_config("falcon_bf16"), &text, &len, &e), 0);
+    if (sl_mamba_config_parse(text, len, "config.json", &c, &e) < 0)
+        fail_msg("%s", e.msg);
+    assert_true(c.falcon);
+    assert_true(c.mixer_rms_eps == 1e-3);
+    assert_int_equal(c.dt_rank, 5);
+    free(text);
+    assert_int_equal(sl_read_file(fixture_config("falcon_f32"), &text, &len, &e), 0);
+    assert_int_equal(sl_mamba_config_parse(text, len, "config.json", &c, &e), 0);
+    assert_true(c.falcon);
+    assert_true(c.mixer_rms_eps == 1e-6);
+    char *p = strrchr(text, '}');
+    *p = 0;
+    char buf[8192];
+    snprintf(buf, sizeof buf, "%s, \"mixer_rms_eps\": 0}", text);
+    assert_int_equal(sl_mamba_config_parse(buf, strlen(buf), "config.json", &c, &e), -1);
+    assert_non_null(strstr(e.msg, "\"mixer_rms_eps\" is not a number in (0, 1]"));
+    free(text);
+    /* a Mamba-1 config: no norms, whatever mixer_rms_eps says */
+    assert_int_equal(sl_read_file(fixture_config("hf_f32"), &text, &len, &e), 0);
+    p = strrchr(text, '}');
+    *p = 0;
+    snprintf(buf, sizeof buf, "%s, \"mixer_rms_eps\": 0}", text);
+    assert_int_equal(sl_mamba_config_parse(buf, strlen(buf), "config.json", &c, &e), 0);
+    assert_false(c.falcon);
+    /* other model types are named */
+    char *mt = strstr(text, "\"mamba\"");
+    assert_non_null(mt);
+    snprintf(buf, sizeof buf, "%.*s\"mamba2\"%s}", (int)(mt - text), text, mt + 7);
+    assert_int_equal(sl_mamba_config_parse(buf, strlen(buf), "config.json", &c, &e), -1);
+    assert_non_null(strstr(e.msg, "model_type is \"mamba2\": only Mamba-1 (\"mamba\") and Falcon-Mamba"));
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_option),
         cmocka_unit_test(test_config),
+        cmocka_unit_test(test_falcon_config),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
