@@ -2,9 +2,14 @@
  * calls that forward to the architecture. */
 #include "model/model.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "model/model_impl.h"
 #include "stream/io.h"
@@ -32,6 +37,31 @@ char *sl_model_path(const char *dir, const char *name)
     char *p = sl_xmalloc(n);
     snprintf(p, n, "%s/%s", dir, name);
     return p;
+}
+
+int sl_model_map_file(const char *path, void **map, size_t *len, sl_err *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return sl_errf(err, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return sl_errf(err, "%s: not a regular file", path);
+    }
+    *len = (size_t)st.st_size;
+    *map = NULL;
+    if (*len) {
+        void *m = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m == MAP_FAILED) {
+            int e = errno;
+            close(fd);
+            return sl_errf(err, "%s: mmap: %s", path, strerror(e));
+        }
+        *map = m;
+    }
+    close(fd);
+    return 0;
 }
 
 /* config.json's "model_type", or NULL (copied: the JSON is freed). */

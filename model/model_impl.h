@@ -36,4 +36,8 @@ extern const sl_model_arch sl_model_arch_falcon_mamba;
 /* "DIR/NAME", allocated. */
 char *sl_model_path(const char *dir, const char *name);
 
+/* Maps a regular file read-only: 0 with *map (NULL for an empty file) and
+ * *len, or -1 with "PATH: why". munmap(*map, *len) when *map. */
+int sl_model_map_file(const char *path, void **map, size_t *len, sl_err *err);
+
 #endif

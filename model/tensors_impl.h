@@ -27,6 +27,10 @@ typedef struct sl_tensors_fmt {
 
 /* tensors_st.c: model.safetensors / model.safetensors.index.json */
 extern const sl_tensors_fmt sl_tensors_safetensors;
+/* Fills info for a tensor whose element type is an sl_st_dtype (any format
+ * may use safetensors' dtype list). */
+void sl_tensors_st_info(sl_tensor_info *info, const char *name, const char *file, int st_dtype, int ndim,
+                        const int64_t *shape, uint64_t numel);
 /* tensors_pt.c: pytorch_model.bin / pytorch_model.bin.index.json */
 extern const sl_tensors_fmt sl_tensors_pytorch;
 /* A torch.save file held in memory (not copied; must outlive the result),

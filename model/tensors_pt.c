@@ -13,15 +13,12 @@
  * skipped). Tensors may be views (offset, strides) of shared storages;
  * every view is checked to lie inside its storage, and every storage inside
  * its zip entry. Data is memory-mapped, not read. */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "model/model_impl.h"
 #include "model/safetensors.h"
 #include "model/tensors_impl.h"
 
@@ -741,32 +738,15 @@ static int parse(pt_file *f, sl_err *err)
 
 static void *pt_open(const char *path, sl_err *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        sl_errf(err, "%s: %s", path, strerror(errno));
+    void *map;
+    size_t len;
+    if (sl_model_map_file(path, &map, &len, err) < 0)
         return NULL;
-    }
-    struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        sl_errf(err, "%s: not a regular file", path);
-        close(fd);
-        return NULL;
-    }
     pt_file *f = sl_xcalloc(1, sizeof *f);
     f->name = sl_xstrdup(path);
-    f->len = (size_t)st.st_size;
-    if (f->len) {
-        f->map = mmap(NULL, f->len, PROT_READ, MAP_PRIVATE, fd, 0);
-        f->mapped = 1;
-        if (f->map == MAP_FAILED) {
-            f->map = NULL;
-            sl_errf(err, "%s: mmap: %s", path, strerror(errno));
-            close(fd);
-            pt_close(f);
-            return NULL;
-        }
-    }
-    close(fd);
+    f->map = map;
+    f->len = len;
+    f->mapped = 1;
     if (parse(f, err) < 0) {
         pt_close(f);
         return NULL;
@@ -799,18 +779,7 @@ static size_t pt_count(const void *p)
 
 static void fill(const pt_file *f, const pt_tensor *t, sl_tensor_info *info)
 {
-    int st = f->s[t->storage].st_dtype;
-    info->name = t->name;
-    info->file = f->name;
-    info->dtype = st == SL_ST_F32    ? SL_TENSOR_F32
-                  : st == SL_ST_F16  ? SL_TENSOR_F16
-                  : st == SL_ST_BF16 ? SL_TENSOR_BF16
-                                     : SL_TENSOR_OTHER;
-    info->dtype_name = sl_st_dtype_name(st);
-    info->ndim = t->ndim;
-    memset(info->shape, 0, sizeof info->shape);
-    memcpy(info->shape, t->shape, (size_t)t->ndim * sizeof *t->shape);
-    info->numel = t->numel;
+    sl_tensors_st_info(info, t->name, f->name, f->s[t->storage].st_dtype, t->ndim, t->shape, t->numel);
 }
 
 static void pt_at(const void *p, size_t i, sl_tensor_info *info)

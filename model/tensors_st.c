@@ -4,20 +4,26 @@
 #include "model/safetensors.h"
 #include "model/tensors_impl.h"
 
+void sl_tensors_st_info(sl_tensor_info *info, const char *name, const char *file, int st_dtype, int ndim,
+                        const int64_t *shape, uint64_t numel)
+{
+    info->name = name;
+    info->file = file;
+    info->dtype = st_dtype == SL_ST_F32    ? SL_TENSOR_F32
+                  : st_dtype == SL_ST_F16  ? SL_TENSOR_F16
+                  : st_dtype == SL_ST_BF16 ? SL_TENSOR_BF16
+                                           : SL_TENSOR_OTHER;
+    info->dtype_name = sl_st_dtype_name((sl_st_dtype)st_dtype);
+    info->ndim = ndim;
+    memset(info->shape, 0, sizeof info->shape);
+    for (int i = 0; i < ndim && i < SL_TENSOR_MAX_DIMS; i++)
+        info->shape[i] = shape[i];
+    info->numel = numel;
+}
+
 static void fill_info(const sl_st_file *f, const sl_st_tensor *t, sl_tensor_info *info)
 {
-    info->name = t->name;
-    info->file = sl_st_name(f);
-    info->dtype = t->dtype == SL_ST_F32    ? SL_TENSOR_F32
-                  : t->dtype == SL_ST_F16  ? SL_TENSOR_F16
-                  : t->dtype == SL_ST_BF16 ? SL_TENSOR_BF16
-                                           : SL_TENSOR_OTHER;
-    info->dtype_name = sl_st_dtype_name(t->dtype);
-    info->ndim = t->ndim;
-    memset(info->shape, 0, sizeof info->shape);
-    for (int i = 0; i < t->ndim && i < SL_TENSOR_MAX_DIMS; i++)
-        info->shape[i] = t->shape[i];
-    info->numel = t->numel;
+    sl_tensors_st_info(info, t->name, sl_st_name(f), t->dtype, t->ndim, t->shape, t->numel);
 }
 
 static void *st_open(const char *path, sl_err *err)
