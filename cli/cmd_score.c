@@ -9,9 +9,9 @@
 #include "stream/io.h"
 
 static const char help[] =
-    "Reads a token stream and scores every document with a Mamba-1 or\n"
-    "Falcon-Mamba language model: the log-probability of each token given the\n"
-    "tokens before it (the first token of a document has no prediction).\n"
+    "Reads a token stream and scores every document with a Mamba-1,\n"
+    "Falcon-Mamba or Mamba-2 language model: the log-probability of each token\n"
+    "given the tokens before it (the first token of a document has no prediction).\n"
     "Writes one JSON object per document:\n"
     "  {\"id\":..., \"tokens\":N, \"nll\":X, \"ppl\":P, \"bpb\":B}\n"
     "tokens = predicted tokens (document length - 1; the length with --prepend),\n"
@@ -27,7 +27,9 @@ static const char help[] =
     "  -m, --model DIR       model directory: config.json + model.safetensors (or\n"
     "                        sharded model-*.safetensors + model.safetensors.index.json);\n"
     "                        Hugging Face MambaForCausalLM or mamba_ssm names, or\n"
-    "                        FalconMambaForCausalLM (model_type falcon_mamba); F32/F16/BF16\n"
+    "                        FalconMambaForCausalLM, Mamba2ForCausalLM or mamba_ssm\n"
+    "                        Mamba2 (n_groups 1); or pytorch_model.bin (+ index);\n"
+    "                        F32/F16/BF16\n"
     "      --device NAME     cpu, cuda, cuda:N (device N) or auto (default auto: cuda\n"
     "                        when a device is found)\n"
     "      --per-token       add \"logprobs\": the natural-log probability of each predicted token\n"

@@ -47,77 +47,6 @@ struct sl_mamba {
     layer *layers;
 };
 
-/* Looks a tensor up, checks dtype and shape, converts to host fp32 (caller frees). */
-static float *load_host(const sl_tensors *c, const char *name, int ndim, const int64_t *shape, int optional,
-                        sl_dtype *src_dtype, sl_err *err)
-{
-    sl_tensor_info t;
-    if (!sl_tensors_find(c, name, &t)) {
-        if (!optional)
-            sl_errf(err, "%s: missing tensor '%s'", sl_tensors_name(c), name);
-        return NULL;
-    }
-    int same = t.ndim == ndim;
-    for (int i = 0; same && i < ndim; i++)
-        same = t.shape[i] == shape[i];
-    if (!same) {
-        char got[256] = "", want[256] = "";
-        for (int i = 0; i < t.ndim; i++)
-            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%lld", i ? "," : "", (long long)t.shape[i]);
-        for (int i = 0; i < ndim; i++)
-            snprintf(want + strlen(want), sizeof want - strlen(want), "%s%lld", i ? "," : "", (long long)shape[i]);
-        sl_errf(err, "%s: tensor '%s' has shape [%s] but config.json implies [%s]", t.file, name, got, want);
-        return NULL;
-    }
-    if (t.dtype == SL_TENSOR_OTHER) {
-        sl_errf(err, "%s: tensor '%s' has dtype %s; F32, F16 or BF16 expected", t.file, name, t.dtype_name);
-        return NULL;
-    }
-    if (src_dtype)
-        *src_dtype = t.dtype == SL_TENSOR_F16 ? SL_DT_F16 : t.dtype == SL_TENSOR_BF16 ? SL_DT_BF16 : SL_DT_F32;
-    float *h = sl_xmalloc((size_t)(t.numel ? t.numel : 1) * sizeof(float));
-    if (sl_tensors_read_f32(c, name, h, err) < 0) {
-        free(h);
-        return NULL;
-    }
-    return h;
-}
-
-static int load_weight(sl_mamba *m, const sl_tensors *c, const char *name, int64_t rows, int64_t cols, sl_weight *w,
-                       sl_err *err)
-{
-    int64_t shape[2] = {rows, cols};
-    sl_dtype dt = SL_DT_F32;
-    float *h = load_host(c, name, 2, shape, 0, &dt, err);
-    if (!h)
-        return -1;
-    int rc = m->be->weight_create(m->be, w, h, rows, cols, dt, err);
-    free(h);
-    return rc;
-}
-
-/* A small fp32 tensor to backend memory, optionally transformed on the host. */
-static float *load_vec(sl_mamba *m, const sl_tensors *c, const char *name, int ndim, const int64_t *shape, int optional,
-                       int neg_exp_log2e, sl_err *err)
-{
-    float *h = load_host(c, name, ndim, shape, optional, NULL, err);
-    if (!h)
-        return NULL;
-    size_t n = 1;
-    for (int i = 0; i < ndim; i++)
-        n *= (size_t)shape[i];
-    if (neg_exp_log2e) /* A = -exp(A_log), pre-scaled by log2(e) for exp2 in the scan */
-        for (size_t i = 0; i < n; i++)
-            h[i] = -expf(h[i]) * 1.4426950408889634f;
-    float *d = m->be->alloc(m->be, n * sizeof(float), err);
-    if (d && m->be->upload(m->be, d, h, n * sizeof(float), err) < 0) {
-        m->be->free(m->be, d);
-        d = NULL;
-    }
-    free(h);
-    return d;
-}
-
 /* Checks every tensor name against the layout the config implies, so that
  * extra layers or Mamba-2 parameters are reported instead of ignored. */
 static int check_names(const sl_tensors *c, const sl_mamba_config *cfg, sl_err *err)
@@ -150,16 +79,16 @@ static int load_layer(sl_mamba *m, const sl_tensors *c, int i, sl_err *err)
     const int64_t d = k->d_model, di = k->d_inner, n = k->d_state, r = k->dt_rank;
 #define NM(s) (snprintf(name, sizeof name, "backbone.layers.%d.%s", i, s), name)
     int64_t s_d[1] = {d}, s_di[1] = {di}, s_2di[1] = {2 * di}, s_conv[3] = {di, 1, k->d_conv}, s_a[2] = {di, n};
-    if (!(l->norm_w = load_vec(m, c, NM("norm.weight"), 1, s_d, 0, 0, err)))
+    if (!(l->norm_w = sl_model_load_vec(m->be, c, NM("norm.weight"), 1, s_d, 0, 0, err)))
         return -1;
-    if (load_weight(m, c, NM("mixer.in_proj.weight"), 2 * di, d, &l->in_proj, err) < 0)
+    if (sl_model_load_weight(m->be, c, NM("mixer.in_proj.weight"), 2 * di, d, &l->in_proj, err) < 0)
         return -1;
-    if (k->use_bias && !(l->in_bias = load_vec(m, c, NM("mixer.in_proj.bias"), 1, s_2di, 0, 0, err)))
+    if (k->use_bias && !(l->in_bias = sl_model_load_vec(m->be, c, NM("mixer.in_proj.bias"), 1, s_2di, 0, 0, err)))
         return -1;
-    if (!(l->conv_w = load_vec(m, c, NM("mixer.conv1d.weight"), 3, s_conv, 0, 0, err)))
+    if (!(l->conv_w = sl_model_load_vec(m->be, c, NM("mixer.conv1d.weight"), 3, s_conv, 0, 0, err)))
         return -1;
     if (k->conv_bias) {
-        if (!(l->conv_b = load_vec(m, c, NM("mixer.conv1d.bias"), 1, s_di, 0, 0, err)))
+        if (!(l->conv_b = sl_model_load_vec(m->be, c, NM("mixer.conv1d.bias"), 1, s_di, 0, 0, err)))
             return -1;
     } else {
         if (!(l->conv_b = m->be->alloc(m->be, (size_t)di * sizeof(float), err)) ||
@@ -169,7 +98,7 @@ static int load_layer(sl_mamba *m, const sl_tensors *c, int i, sl_err *err)
     if (k->falcon) { /* three products, so that dt, B and C each come out contiguous for their norm */
         int64_t s_x[2] = {r + 2 * n, di};
         sl_dtype dt = SL_DT_F32;
-        float *h = load_host(c, NM("mixer.x_proj.weight"), 2, s_x, 0, &dt, err);
+        float *h = sl_model_load_host(c, NM("mixer.x_proj.weight"), 2, s_x, 0, &dt, err);
         if (!h)
             return -1;
         int rc = m->be->weight_create(m->be, &l->xp_dt, h, r, di, dt, err);
@@ -180,19 +109,19 @@ static int load_layer(sl_mamba *m, const sl_tensors *c, int i, sl_err *err)
         free(h);
         if (rc < 0)
             return -1;
-    } else if (load_weight(m, c, NM("mixer.x_proj.weight"), r + 2 * n, di, &l->x_proj, err) < 0)
+    } else if (sl_model_load_weight(m->be, c, NM("mixer.x_proj.weight"), r + 2 * n, di, &l->x_proj, err) < 0)
         return -1;
-    if (load_weight(m, c, NM("mixer.dt_proj.weight"), di, r, &l->dt_proj, err) < 0)
+    if (sl_model_load_weight(m->be, c, NM("mixer.dt_proj.weight"), di, r, &l->dt_proj, err) < 0)
         return -1;
-    if (!(l->dt_bias = load_vec(m, c, NM("mixer.dt_proj.bias"), 1, s_di, 0, 0, err)))
+    if (!(l->dt_bias = sl_model_load_vec(m->be, c, NM("mixer.dt_proj.bias"), 1, s_di, 0, 0, err)))
         return -1;
-    if (!(l->A_log2e = load_vec(m, c, NM("mixer.A_log"), 2, s_a, 0, 1, err)))
+    if (!(l->A_log2e = sl_model_load_vec(m->be, c, NM("mixer.A_log"), 2, s_a, 0, 1, err)))
         return -1;
-    if (!(l->Dskip = load_vec(m, c, NM("mixer.D"), 1, s_di, 0, 0, err)))
+    if (!(l->Dskip = sl_model_load_vec(m->be, c, NM("mixer.D"), 1, s_di, 0, 0, err)))
         return -1;
-    if (load_weight(m, c, NM("mixer.out_proj.weight"), d, di, &l->out_proj, err) < 0)
+    if (sl_model_load_weight(m->be, c, NM("mixer.out_proj.weight"), d, di, &l->out_proj, err) < 0)
         return -1;
-    if (k->use_bias && !(l->out_bias = load_vec(m, c, NM("mixer.out_proj.bias"), 1, s_d, 0, 0, err)))
+    if (k->use_bias && !(l->out_bias = sl_model_load_vec(m->be, c, NM("mixer.out_proj.bias"), 1, s_d, 0, 0, err)))
         return -1;
 #undef NM
     return 0;
@@ -224,14 +153,14 @@ static sl_mamba *load_parsed(const char *dir, const sl_mamba_config *cfg, sl_bac
     }
     if (et.ndim == 2 && et.shape[0] == m->cfg.vocab_size)
         m->cfg.vocab = m->cfg.vocab_size; /* stored unpadded: keep as is */
-    if (load_weight(m, c, ename, m->cfg.vocab, m->cfg.d_model, &m->emb, err) < 0)
+    if (sl_model_load_weight(m->be, c, ename, m->cfg.vocab, m->cfg.d_model, &m->emb, err) < 0)
         goto fail;
     m->layers = sl_xcalloc((size_t)m->cfg.n_layer, sizeof *m->layers);
     for (int i = 0; i < m->cfg.n_layer; i++)
         if (load_layer(m, c, i, err) < 0)
             goto fail;
     int64_t s_d[1] = {m->cfg.d_model};
-    if (!(m->norm_f = load_vec(m, c, "backbone.norm_f.weight", 1, s_d, 0, 0, err)))
+    if (!(m->norm_f = sl_model_load_vec(m->be, c, "backbone.norm_f.weight", 1, s_d, 0, 0, err)))
         goto fail;
     if (m->cfg.falcon) {
         size_t n1 = (size_t)(m->cfg.dt_rank > m->cfg.d_state ? m->cfg.dt_rank : m->cfg.d_state);
@@ -246,7 +175,7 @@ static sl_mamba *load_parsed(const char *dir, const sl_mamba_config *cfg, sl_bac
     }
     sl_tensor_info ht;
     if (sl_tensors_find(c, "lm_head.weight", &ht)) {
-        if (load_weight(m, c, "lm_head.weight", m->cfg.vocab, m->cfg.d_model, &m->lm_head, err) < 0)
+        if (sl_model_load_weight(m->be, c, "lm_head.weight", m->cfg.vocab, m->cfg.d_model, &m->lm_head, err) < 0)
             goto fail;
     } else {
         m->lm_head = m->emb;

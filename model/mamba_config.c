@@ -83,8 +83,8 @@ int sl_mamba_config_parse(const char *text, size_t len, const char *name, sl_mam
     c->falcon = mt && !strcmp(mt, "falcon_mamba");
     if (mt && strcmp(mt, "mamba") && !c->falcon) {
         sl_errf(err,
-                "%s: model_type is \"%s\": only Mamba-1 (\"mamba\") and Falcon-Mamba (\"falcon_mamba\") models "
-                "are supported",
+                "%s: model_type is \"%s\": only Mamba-1 (\"mamba\"), Falcon-Mamba (\"falcon_mamba\") and Mamba-2 "
+                "(\"mamba2\") models are supported",
                 name, mt);
         goto out;
     }

@@ -29,7 +29,7 @@ struct sl_model_run {
 
 /* The first entry also takes configs without a model_type (mamba_ssm's) and
  * unknown ones: its config parser names what it does not support. */
-static const sl_model_arch *const archs[] = {&sl_model_arch_mamba, &sl_model_arch_falcon_mamba};
+static const sl_model_arch *const archs[] = {&sl_model_arch_mamba, &sl_model_arch_falcon_mamba, &sl_model_arch_mamba2};
 
 char *sl_model_path(const char *dir, const char *name)
 {
@@ -74,6 +74,12 @@ static char *model_type(const char *text, size_t len)
         return NULL;
     const sl_json *r = sl_json_root(doc);
     const char *mt = r->type == SL_JSON_OBJECT ? sl_json_get_str(r, "model_type") : NULL;
+    if (!mt && r->type == SL_JSON_OBJECT) { /* mamba_ssm: the layer type in ssm_cfg */
+        const sl_json *ssm = sl_json_get(r, "ssm_cfg");
+        const char *layer = ssm && ssm->type == SL_JSON_OBJECT ? sl_json_get_str(ssm, "layer") : NULL;
+        if (layer && !strcmp(layer, "Mamba2"))
+            mt = "mamba2";
+    }
     char *s = mt ? sl_xstrdup(mt) : NULL;
     sl_json_free(doc);
     return s;

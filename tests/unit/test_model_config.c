@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -140,10 +141,61 @@ static void test_falcon_config(void **st)
     /* other model types are named */
     char *mt = strstr(text, "\"mamba\"");
     assert_non_null(mt);
-    snprintf(buf, sizeof buf, "%.*s\"mamba2\"%s}", (int)(mt - text), text, mt + 7);
+    snprintf(buf, sizeof buf, "%.*s\"jamba\"%s}", (int)(mt - text), text, mt + 7);
     assert_int_equal(sl_mamba_config_parse(buf, strlen(buf), "config.json", &c, &e), -1);
-    assert_non_null(strstr(e.msg, "model_type is \"mamba2\": only Mamba-1 (\"mamba\") and Falcon-Mamba"));
+    assert_non_null(strstr(e.msg, "model_type is \"jamba\": only Mamba-1 (\"mamba\"), Falcon-Mamba"));
     free(text);
+}
+
+/* Mamba-2 configs outside what is supported are refused naming the field;
+ * the fixture configs load (transformers' with "time_step_limit": [0.0,
+ * Infinity], mamba_ssm's by ssm_cfg.layer). */
+static void m2_expect(const char *fixture, const char *from, const char *to, const char *msg)
+{
+    char *text;
+    size_t len;
+    sl_err e;
+    assert_int_equal(sl_read_file(fixture_config(fixture), &text, &len, &e), 0);
+    char buf[16384];
+    const char *at = strstr(text, from);
+    if (!at)
+        fail_msg("%s: no '%s'", fixture, from);
+    snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    free(text);
+    char dir[] = "/tmp/sluice-m2cfg-XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    FILE *f = fopen(path, "w");
+    fputs(buf, f);
+    fclose(f);
+    sl_backend *be = sl_backend_open("cpu", 1, &e);
+    sl_model *m = sl_model_load(dir, be, &e);
+    if (msg) {
+        if (m)
+            fail_msg("%s: loaded with %s", fixture, to);
+        if (!strstr(e.msg, msg))
+            fail_msg("'%s' does not contain '%s'", e.msg, msg);
+    } else if (m || !strstr(e.msg, "no model.safetensors")) { /* the config passed; no weights here */
+        fail_msg("%s: %s", fixture, m ? "loaded" : e.msg);
+    }
+    sl_model_free(m);
+    sl_backend_close(be);
+    unlink(path);
+    rmdir(dir);
+}
+
+static void test_mamba2_config(void **st)
+{
+    (void)st;
+    m2_expect("m2_f32", "\"n_groups\": 1", "\"n_groups\": 1", NULL);
+    m2_expect("m2_f32", "\"n_groups\": 1", "\"n_groups\": 2", "Mamba-2: n_groups/ngroups other than 1");
+    m2_expect("m2_f32", "Infinity", "1.0", "Mamba-2: time_step_limit other than [0.0, Infinity]");
+    m2_expect("m2_f32", "\"num_heads\": 4", "\"num_heads\": 3", "num_heads x head_dim does not equal");
+    m2_expect("m2_ssm_bf16", "\"ngroups\": 1", "\"ngroups\": 1", NULL);
+    m2_expect("m2_ssm_bf16", "\"attn_layer_idx\": []", "\"attn_layer_idx\": [1]", "attention layers");
+    m2_expect("m2_ssm_bf16", "\"d_intermediate\": 0", "\"d_intermediate\": 64", "MLP blocks");
+    m2_expect("m2_ssm_bf16", "\"layer\": \"Mamba2\"", "\"layer\": \"Mamba3\"",
+              "ssm_cfg.layer is \"Mamba3\": only Mamba-1");
 }
 
 int main(void)
@@ -152,6 +204,7 @@ int main(void)
         cmocka_unit_test(test_json_option),
         cmocka_unit_test(test_config),
         cmocka_unit_test(test_falcon_config),
+        cmocka_unit_test(test_mamba2_config),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
