@@ -27,6 +27,8 @@ static const char help[] = "Writes a shard directory: manifest.json; documents.j
                            "packing options (as `sluice pack`):\n"
                            "  --seq-len L, --eos ID, --no-eos, --bos ID, --pad ID, --no-split,\n"
                            "  --long truncate|drop|split, --layout sequential|recurrent, --batch B,\n"
+                           "  --memory-tokens K --memory-id ID [--memory-write]  memory-token slots of the\n"
+                           "                      recurrent layout (manifest \"memory\"; docs/longctx.md)\n"
                            "  --warmup SPEC       stages recorded in the manifest (steps resolved against the\n"
                            "                      train split's token count); the data is stored once at the\n"
                            "                      longest length and every stage is a view of it\n\n"
@@ -169,6 +171,9 @@ static int run(sl_cli *cli, int argc, char **argv)
     info.layout = po.layout;
     info.batch = po.batch;
     info.warmup = warmup;
+    info.mem_tokens = sl_pack_mem_read(&po);
+    info.mem_id = info.mem_tokens ? po.mem_id : SL_NO_TOKEN;
+    info.mem_write = sl_pack_mem_write(&po) != 0;
     info.shuffle = shuffle;
     info.seed = seed;
     info.shuffle_window = window ? (uint64_t)window : (256ull << 20) / ((uint64_t)po.seq_len * 4) + 1;

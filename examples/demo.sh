@@ -34,6 +34,25 @@ step "text: shards with sequence-length warmup 128 -> 512, and a Megatron datase
 "$S" export megatron "$OUT/text.tok" -o "$OUT/megatron-text"
 ls -l "$OUT"/megatron-text.*
 
+step "text: RMT segments (recurrent layout, 8 read + 8 write memory slots per row), read back in Python"
+"$S" shard "$OUT/text.tok" --seq-len 256 --layout recurrent --batch 4 --memory-tokens 8 --memory-id 50276 \
+  --memory-write -o "$OUT/shards-rmt"
+"$S" stats "$OUT/shards-rmt" | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["splits"]["train"]
+print("rows %d: memory %d, padding %d tokens (overhead %.1f%%)" % (t["rows"], t["memory_tokens"], t["pad_tokens"],
+      100 * t["overhead_fraction"]))'
+PY=python3; /usr/bin/python3 -c 'import numpy' 2>/dev/null && PY=/usr/bin/python3   # the reader needs numpy
+PYTHONPATH=python "$PY" - "$OUT/shards-rmt" <<'PY'
+import sys
+from sluice_data import ShardIterable
+it = ShardIterable(sys.argv[1])
+b = next(iter(it))
+m = b["memory_mask"]
+print("step 0: tokens %s, memory positions per row %s, first row starts %s" % (
+    tuple(b["tokens"].shape), m.sum(axis=1).tolist(), b["tokens"][0, :10].tolist()))
+PY
+
 step "DNA: lambda phage FASTA -> HyenaDNA character tokens in 4 kb windows -> shards"
 "$S" tokenize dna tests/data/dna/lambda_virus.fa --window 4096 --stride 4096 -o "$OUT/dna.tok"
 "$S" shard "$OUT/dna.tok" --seq-len 4096 --warmup double:1024..4096 -o "$OUT/shards-dna"
