@@ -2,7 +2,7 @@
 through the Python reader, against independent evidence: the input documents
 (docs.jsonl, the ids sluice tokenized), and the same documents sharded without
 memory slots. Run by tests/cli/shard_memory.sh with:
-  SLUICE_TEST_DOCS  the JSONL input ({"id","ids"}), EOS 1 appended by tokenize
+  SLUICE_TEST_DOCS  the JSONL input ({"id","ids"}); packing appends the stream's EOS 1
   SLUICE_TEST_PLAIN a recurrent shard directory without memory
   SLUICE_TEST_MEM   "DIR:K:ID:WRITE ..." shard directories with memory slots
   SLUICE_TEST_CAT   "DIR=FILE ...": `sluice cat DIR` output of each directory
