@@ -168,9 +168,9 @@ int sl_mix_parse_target(const char *json, size_t len, const char *name, sl_mix_b
         out[i].hi = hi < 0 ? UINT64_MAX : (uint64_t)hi;
         out[i].share = share;
     }
-    sl_json_free(jd);
     *bins = out;
     *n = arr->n;
+    sl_json_free(jd);
     return 0;
 }
 
