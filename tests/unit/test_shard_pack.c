@@ -348,6 +348,38 @@ static void test_memory_exact(void **state)
     u.mem_id = -1;
     assert_int_equal(sl_pack_user_check(&u, &err), -1);
     assert_string_equal(err.msg, "`mem_write` needs `mem_tokens` K");
+    /* the packed header carries the slots: write, detect, compare */
+    sl_ts_header h, ph;
+    sl_ts_header_init(&h, 4, 100);
+    o.layout = SL_LAYOUT_RECURRENT;
+    o.mem_tokens = 3;
+    o.mem_id = 42;
+    o.mem_write = 1;
+    sl_packed_header(&h, &o, NULL, &ph);
+    assert_non_null(strstr(ph.extra_json, "\"memory\":{\"tokens\":3,\"id\":42,\"write\":true}"));
+    sl_pack_opts back;
+    char *wu = NULL;
+    assert_int_equal(sl_packed_detect(&ph, &back, &wu, &err), 1);
+    assert_int_equal(back.mem_tokens, 3);
+    assert_int_equal(back.mem_id, 42);
+    assert_int_equal(back.mem_write, 1);
+    sl_ts_header_free(&ph);
+    /* without slots: no "memory" key (headers as before) */
+    o.mem_tokens = 0;
+    o.mem_id = SL_NO_TOKEN;
+    o.mem_write = 0;
+    sl_packed_header(&h, &o, NULL, &ph);
+    assert_null(strstr(ph.extra_json, "memory"));
+    assert_int_equal(sl_packed_detect(&ph, &back, &wu, &err), 1);
+    assert_int_equal(back.mem_tokens, 0);
+    sl_ts_header_free(&ph);
+    /* a malformed memory object is an error */
+    sl_ts_header_set_extra(
+        &h, "{\"packed\":{\"seq_len\":16,\"layout\":\"recurrent\",\"batch\":1,\"eos\":null,"
+            "\"bos\":null,\"pad\":0,\"warmup\":null,\"memory\":{\"tokens\":8,\"id\":1,\"write\":true}}}");
+    assert_int_equal(sl_packed_detect(&h, &back, &wu, &err), -1);
+    assert_non_null(strstr(err.msg, "malformed \"packed\" object"));
+    sl_ts_header_free(&h);
 }
 
 /* A row boundary exactly at a document end: the next row starts a document
