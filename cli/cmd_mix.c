@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "shard/mix.h"
 #include "stream/io.h"
+#include "stream/progress.h"
 #include "stream/tokstream.h"
 
 static const char help[] = "Mixes several token streams (sources) into one of about --tokens tokens:\n"
@@ -48,11 +49,14 @@ static const sl_cli_field fields[] = {
 
 typedef struct {
     sl_ts_writer *w;
+    sl_progress *pg;
 } mix_ctx;
 
 static int on_doc(void *vc, const sl_doc *d, sl_err *err)
 {
     mix_ctx *c = vc;
+    sl_progress_add(c->pg, 1, 0);
+    sl_progress_add_tokens(c->pg, d->n_tokens);
     return sl_ts_write_doc(c->w, d, err);
 }
 
@@ -148,6 +152,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     sl_output *out = NULL;
     sl_ts_writer *w = NULL;
     sl_buf b = {0};
+    sl_progress *pg = NULL;
     int rc = -1;
     if (target) {
         char *text = NULL;
@@ -166,9 +171,12 @@ static int run(sl_cli *cli, int argc, char **argv)
     w = out ? sl_ts_writer_open(out, sl_mix_header(m), &err) : NULL;
     if (!w)
         goto done;
-    mix_ctx ctx = {w};
+    pg = sl_progress_start("mix", "docs", cli->progress);
+    mix_ctx ctx = {w, pg};
     if (sl_mix_run(m, on_doc, &ctx, &err))
         goto done;
+    sl_progress_done(pg);
+    pg = NULL;
     if (report) {
         sl_buf_clear(&b);
         sl_mix_report_json(m, &b);
@@ -192,6 +200,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         fputs(b.data, stderr);
     }
 done:
+    sl_progress_done(pg);
     sl_ts_writer_abort(w);
     sl_output_abort(out);
     sl_mix_free(m);
