@@ -100,3 +100,17 @@ $S tokenize ids --vocab-size 600 "$M/code.jsonl" -o "$T/v600.tok"
 expect_fail 1 "source 'other' .*header differs from source 'web': vocab size" -- \
   $S mix --source web=$M/web.tok:1 --source other=$T/v600.tok:1 --tokens 1000
 no_file "$T/x.tok"
+
+# memory: documents are streamed, never held: mixing 10 concatenated copies
+# of web.tok (10x the bytes and documents) costs only the 10 bytes per input
+# document of the plan more than mixing one copy
+for i in 1 2 3 4 5 6 7 8 9 10; do cat "$M/web.tok"; done >"$T/web10.tok"
+rss() { # peak RSS in KiB of a command, measured by the kernel for the child
+  "$PY" -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], check=True, stderr=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
+}
+r1=$(rss $S mix --source web=$M/web.tok:1 --tokens 2900000 -o "$T/w1.tok")
+r10=$(rss $S mix --source web=$T/web10.tok:1 --tokens 29000000 -o "$T/w10.tok")
+echo "peak RSS: 1 copy ${r1} KiB, 10 copies ${r10} KiB (input $(($(stat -c %s "$T/web10.tok") / 1024)) KiB)"
+[ $((r10 - r1)) -lt 2048 ] || fail "memory grows with the input: ${r1} KiB -> ${r10} KiB"
