@@ -254,13 +254,10 @@ static int scan(sl_mix *m, msrc *s, sl_err *err)
     return 0;
 }
 
-static const uint32_t *g_len; /* qsort context: the lengths being sorted */
-
-static int cmp_idx(const void *a, const void *b)
+/* Sort key of a document: (length, index) in one integer. */
+static int cmp_key(const void *a, const void *b)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    if (g_len[x] != g_len[y])
-        return g_len[x] < g_len[y] ? -1 : 1;
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
 }
 
@@ -313,19 +310,18 @@ int sl_mix_plan(sl_mix *m, sl_err *err)
                            s->target - floor(can), 100.0 * (s->target - floor(can)) / s->target);
         }
         /* systematic sampling over the documents sorted by (length, index) */
-        uint32_t *idx = sl_xmalloc((s->n_docs ? s->n_docs : 1) * sizeof *idx);
+        uint64_t *idx = sl_xmalloc((s->n_docs ? s->n_docs : 1) * sizeof *idx);
         uint64_t k = 0;
         for (uint64_t j = 0; j < s->n_docs; j++)
             if (weight_of(m, s, s->len[j]) > 0)
-                idx[k++] = (uint32_t)j;
-        g_len = s->len;
-        qsort(idx, k, sizeof *idx, cmp_idx);
+                idx[k++] = (uint64_t)s->len[j] << 32 | j;
+        qsort(idx, k, sizeof *idx, cmp_key);
         s->copies = sl_xcalloc(s->n_docs ? s->n_docs : 1, sizeof *s->copies);
         s->u = sl_rng_unit_at(m->o.seed, (uint64_t)i);
         double c = s->u;
         s->max_copies = 0;
         for (uint64_t q = 0; q < k; q++) {
-            uint32_t j = idx[q];
+            uint32_t j = (uint32_t)idx[q];
             double before = floor(c);
             c += s->rate * weight_of(m, s, s->len[j]);
             uint64_t n = (uint64_t)(floor(c) - before);

@@ -8,8 +8,9 @@
  * are whole: repeated ones come back in later epochs of their source.
  *
  * Memory: two passes over each input (lengths, then the selected documents,
- * re-read once per epoch); 10 bytes per input document (length, copy count,
- * sort index while planning) and one document per source, never the corpus. */
+ * re-read once per epoch); 6 bytes per input document (length, copy count;
+ * 8 more while planning, a sort key) and one document per source, never the
+ * corpus. */
 #ifndef SLUICE_SHARD_MIX_H
 #define SLUICE_SHARD_MIX_H
 

@@ -102,7 +102,7 @@ expect_fail 1 "source 'other' .*header differs from source 'web': vocab size" --
 no_file "$T/x.tok"
 
 # memory: documents are streamed, never held: mixing 10 concatenated copies
-# of web.tok (10x the bytes and documents) costs only the 10 bytes per input
+# of web.tok (10x the bytes and documents) costs only the 6-14 bytes per input
 # document of the plan more than mixing one copy
 for i in 1 2 3 4 5 6 7 8 9 10; do cat "$M/web.tok"; done >"$T/web10.tok"
 rss() { # peak RSS in KiB of a command, measured by the kernel for the child
