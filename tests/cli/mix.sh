@@ -106,7 +106,8 @@ no_file "$T/x.tok"
 # document of the plan more than mixing one copy
 for i in 1 2 3 4 5 6 7 8 9 10; do cat "$M/web.tok"; done >"$T/web10.tok"
 rss() { # peak RSS in KiB of a command, measured by the kernel for the child
-  "$PY" -c 'import resource, subprocess, sys
+  # (an ASan build would otherwise keep every freed block in its quarantine)
+  ASAN_OPTIONS=quarantine_size_mb=0${ASAN_OPTIONS:+:$ASAN_OPTIONS} "$PY" -c 'import resource, subprocess, sys
 subprocess.run(sys.argv[1:], check=True, stderr=subprocess.DEVNULL)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
 }
