@@ -22,6 +22,8 @@ static const char help[] = "Writes a shard directory: manifest.json; documents.j
                            "packing options (as `sluice pack`):\n"
                            "  --seq-len L, --eos ID, --no-eos, --bos ID, --pad ID, --no-split,\n"
                            "  --long truncate|drop|split, --layout sequential|recurrent, --batch B,\n"
+                           "  --memory-tokens K --memory-id ID [--memory-write]  memory-token slots of the\n"
+                           "                      recurrent layout (manifest \"memory\"; docs/longctx.md)\n"
                            "  --warmup SPEC       stages recorded in the manifest (steps resolved against the\n"
                            "                      train split's token count); the data is stored once at the\n"
                            "                      longest length and every stage is a view of it\n\n"

@@ -23,6 +23,9 @@ int sl_cli_pack_option(const sl_cli *cli, int opt, sl_pack_user *u)
     case SL_PO_LAYOUT: u->layout = sl_cli_choice(cli, "--layout", optarg, layouts); return 1;
     case SL_PO_BATCH: u->batch = sl_cli_int(cli, "--batch", optarg, 1, 1 << 24); return 1;
     case SL_PO_WARMUP: u->warmup = optarg; return 1;
+    case SL_PO_MEMK: u->mem_tokens = sl_cli_int(cli, "--memory-tokens", optarg, 1, 1ll << 30); return 1;
+    case SL_PO_MEMID: u->mem_id = sl_cli_int(cli, "--memory-id", optarg, 0, UINT32_MAX); return 1;
+    case SL_PO_MEMW: u->mem_write = 1; return 1;
     default: return 0;
     }
 }
@@ -43,6 +46,9 @@ const sl_cli_field sl_cli_pack_fields[] = {
     {"val_fraction", "--val-fraction"},
     {"dtype", "--dtype"},
     {"unique_ids", "--unique-ids"},
+    {"mem_tokens", "--memory-tokens"},
+    {"mem_id", "--memory-id"},
+    {"mem_write", "--memory-write"},
     {NULL, NULL},
 };
 

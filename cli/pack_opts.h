@@ -1,7 +1,7 @@
 /* The packing options shared by `sluice pack` and `sluice shard`
  * (--seq-len, --eos, --no-eos, --bos, --pad, --no-split, --long, --layout,
- * --batch, --warmup): one option table and one parser, so the two commands
- * cannot drift apart. */
+ * --batch, --warmup, --memory-tokens, --memory-id, --memory-write): one option table and one parser, so the two
+ * commands cannot drift apart. */
 #ifndef SLUICE_CLI_PACK_OPTS_H
 #define SLUICE_CLI_PACK_OPTS_H
 
@@ -20,6 +20,9 @@ enum {
     SL_PO_LAYOUT,
     SL_PO_BATCH,
     SL_PO_WARMUP,
+    SL_PO_MEMK, /* --memory-tokens, --memory-id, --memory-write */
+    SL_PO_MEMID,
+    SL_PO_MEMW,
     SL_PO_KEEP, /* metadata and id options (SL_META_LONG_OPTS) */
     SL_PO_DROP,
     SL_PO_UNIQUE,
@@ -31,7 +34,8 @@ enum {
         {"no-eos", no_argument, 0, SL_PO_NOEOS}, {"bos", required_argument, 0, SL_PO_BOS},                             \
         {"pad", required_argument, 0, SL_PO_PAD}, {"no-split", no_argument, 0, SL_PO_NOSPLIT},                         \
         {"long", required_argument, 0, SL_PO_LONG}, {"layout", required_argument, 0, SL_PO_LAYOUT},                    \
-        {"batch", required_argument, 0, SL_PO_BATCH},                                                                  \
+        {"batch", required_argument, 0, SL_PO_BATCH}, {"memory-tokens", required_argument, 0, SL_PO_MEMK},             \
+        {"memory-id", required_argument, 0, SL_PO_MEMID}, {"memory-write", no_argument, 0, SL_PO_MEMW},                \
     {                                                                                                                  \
         "warmup", required_argument, 0, SL_PO_WARMUP                                                                   \
     }
