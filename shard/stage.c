@@ -49,12 +49,15 @@ static sl_progress *start_progress(const char *stage, const char *unit, int mode
     return pg;
 }
 
-/* Packing a document stream needs a row length. */
-static int need_len(const sl_pack_user *u, sl_err *err)
+/* The packing options for a document stream: SL_STAGE_USAGE without a row
+ * length, -1 for other errors. */
+static int resolve(const sl_pack_user *u, const sl_ts_header *h, sl_pack_opts *po, sl_err *err)
 {
-    if (u->seq_len < 0 && !u->warmup)
-        return sl_errf(err, "`seq_len` L is required (or `warmup` SPEC)");
-    return 0;
+    if (u->seq_len < 0 && !u->warmup) {
+        sl_errf(err, "`seq_len` L is required (or `warmup` SPEC)");
+        return SL_STAGE_USAGE;
+    }
+    return sl_pack_resolve(u, h, po, err) ? -1 : 0;
 }
 
 static void docmeta_init(sl_docmeta *m, const sl_stage_opts *o)
@@ -142,12 +145,9 @@ int sl_pack_run(const sl_stage_opts *o, const char *const *inputs, size_t n_inpu
             sl_err_prefix(err, "%s", src_name(r, path));
         goto done;
     }
-    if (need_len(&o->pack, err)) {
-        rc = SL_STAGE_USAGE;
+    if ((rc = resolve(&o->pack, h, &po, err)) != 0)
         goto done;
-    }
-    if (sl_pack_resolve(&o->pack, h, &po, err))
-        goto done;
+    rc = -1;
     sl_packed_header(h, &po, o->pack.warmup, &oh);
     w = sl_ts_writer_open(out, &oh, err);
     if (!w)
@@ -372,12 +372,9 @@ int sl_shard_run(const sl_stage_opts *o, const char *const *inputs, size_t n_inp
             goto done;
         }
     } else {
-        if (need_len(&o->pack, err)) {
-            rc = SL_STAGE_USAGE;
+        if ((rc = resolve(&o->pack, h, &po, err)) != 0)
             goto done;
-        }
-        if (sl_pack_resolve(&o->pack, h, &po, err))
-            goto done;
+        rc = -1;
         warmup = o->pack.warmup ? sl_xstrdup(o->pack.warmup) : NULL;
     }
     sl_shard_info info;
