@@ -70,6 +70,7 @@ extern "C" {
 #include "shard/view.h"
 #include "shard/shard.h"
 #include "shard/megatron.h"
+#include "shard/megatron_stage.h"
 
 /* compute backends, checkpoints, models (the interface, Mamba-1), scoring and filtering */
 #include "kernels/backend.h"
