@@ -47,6 +47,7 @@ extern "C" {
 #include "tokenize/chartok.h"
 #include "tokenize/detok.h"
 #include "tokenize/docpipe.h"
+#include "tokenize/ids.h"
 
 /* DNA */
 #include "dna/seqfile.h"
