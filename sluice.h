@@ -63,6 +63,7 @@ extern "C" {
 #include "audio/clips.h"
 #include "audio/wavwrite.h"
 #include "audio/tokenize.h"
+#include "audio/detokenize.h"
 
 /* packing, warmup schedules, shard directories, Megatron datasets */
 #include "shard/pack.h"
