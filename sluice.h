@@ -39,6 +39,7 @@ extern "C" {
 /* documents in, token streams between stages */
 #include "stream/docreader.h"
 #include "stream/tokstream.h"
+#include "stream/cat.h"
 
 /* text tokenizers: one interface (tokenizer.h) over the families, the
  * documents -> token stream stage (docpipe.h) and back (detok.h) */
@@ -71,6 +72,7 @@ extern "C" {
 #include "shard/warmup.h"
 #include "shard/view.h"
 #include "shard/shard.h"
+#include "shard/cat.h"
 #include "shard/megatron.h"
 #include "shard/megatron_stage.h"
 
