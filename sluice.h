@@ -66,7 +66,8 @@ extern "C" {
 #include "audio/tokenize.h"
 #include "audio/detokenize.h"
 
-/* packing, warmup schedules, shard directories, Megatron datasets */
+/* document metadata, packing, warmup schedules, shard directories (and cat), Megatron datasets (and the export/import stages) */
+#include "shard/meta.h"
 #include "shard/pack.h"
 #include "shard/packed.h"
 #include "shard/warmup.h"
