@@ -66,7 +66,7 @@ extern "C" {
 #include "audio/tokenize.h"
 #include "audio/detokenize.h"
 
-/* document metadata, packing, warmup schedules, shard directories (and cat), Megatron datasets (and the export/import stages) */
+/* document metadata, packing, warmup schedules, shard directories, Megatron datasets */
 #include "shard/meta.h"
 #include "shard/pack.h"
 #include "shard/packed.h"
