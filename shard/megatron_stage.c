@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "shard/megatron.h"
 #include "shard/pack.h"
@@ -92,16 +91,9 @@ int sl_mega_export_run(const sl_mega_export_opts *o, const char *const *inputs, 
     }
     if (k < 0)
         goto done;
-    rc = sl_mega_writer_finish(w, err);
+    rc = sl_mega_finish_with_docs(w, side, prefix, err);
     w = NULL;
-    if (!rc && side) {
-        rc = sl_output_commit(side, err);
-        side = NULL;
-    } else if (!rc) { /* a sidecar of an earlier export would describe other documents */
-        char *sp = sl_mega_docs_path(prefix);
-        unlink(sp);
-        free(sp);
-    }
+    side = NULL;
 done:
     sl_progress_done(pg);
     sl_mega_writer_abort(w);
