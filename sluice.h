@@ -39,6 +39,7 @@ extern "C" {
 /* documents in, token streams between stages */
 #include "stream/docreader.h"
 #include "stream/tokstream.h"
+#include "stream/cat.h"
 
 /* text tokenizers: one interface (tokenizer.h) over the families, the
  * documents -> token stream stage (docpipe.h) and back (detok.h) */
@@ -47,6 +48,7 @@ extern "C" {
 #include "tokenize/chartok.h"
 #include "tokenize/detok.h"
 #include "tokenize/docpipe.h"
+#include "tokenize/ids.h"
 
 /* DNA */
 #include "dna/seqfile.h"
@@ -62,15 +64,18 @@ extern "C" {
 #include "audio/clips.h"
 #include "audio/wavwrite.h"
 #include "audio/tokenize.h"
+#include "audio/detokenize.h"
 
-/* packing, warmup schedules, shard directories, Megatron datasets, mixing */
+/* document metadata, packing, warmup schedules, shard directories, Megatron datasets, mixing */
+#include "shard/meta.h"
 #include "shard/pack.h"
 #include "shard/packed.h"
 #include "shard/warmup.h"
 #include "shard/view.h"
 #include "shard/shard.h"
+#include "shard/cat.h"
 #include "shard/megatron.h"
-#include "shard/meta.h"
+#include "shard/megatron_stage.h"
 #include "shard/stage.h"
 #include "shard/mix.h"
 

@@ -1,15 +1,8 @@
 /* `sluice cat`: any token stream (or shard directory) as JSON Lines. */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-
 #include "cli/commands.h"
 #include "cli/inputs.h"
-#include "stream/io.h"
-#include "stream/json.h"
-#include "stream/progress.h"
-#include "stream/tokstream.h"
+#include "shard/cat.h"
+#include "stream/cat.h"
 #include "tokenize/tokenizer.h"
 
 static const char help[] =
@@ -32,53 +25,9 @@ static const char help[] =
     "\nA truncated or corrupted stream is an error (exit 1) after the documents\n"
     "read so far; with -o FILE nothing is written in that case.\n";
 
-static void put_header(sl_buf *b, const sl_ts_header *h, const char *name)
+static int decode(void *t, const uint32_t *ids, size_t n, sl_buf *out, sl_err *err)
 {
-    sl_buf_puts(b, "{\"file\":");
-    sl_json_put_cstr(b, name);
-    sl_buf_printf(b, ",\"version\":%u,\"modality\":\"%s\",\"vocab_size\":%u,\"token_bytes\":%u", h->version,
-                  sl_modality_name(h->modality), h->vocab_size, h->width);
-    const char *names[] = {"eos", "bos", "pad", "unk"};
-    const int64_t vals[] = {h->eos, h->bos, h->pad, h->unk};
-    for (int i = 0; i < 4; i++) {
-        sl_buf_printf(b, ",\"%s\":", names[i]);
-        if (vals[i] == SL_TS_NO_ID)
-            sl_buf_puts(b, "null");
-        else
-            sl_json_put_int(b, vals[i]);
-    }
-    sl_buf_puts(b, ",\"fingerprint\":");
-    sl_json_put_cstr(b, h->fingerprint);
-    sl_buf_puts(b, ",\"tokenizer\":");
-    sl_json_put_cstr(b, h->tokenizer);
-    sl_buf_puts(b, ",\"extra\":");
-    sl_buf_puts(b, h->extra_json ? h->extra_json : "null");
-    sl_buf_puts(b, "}\n");
-}
-
-/* Appends the fields of a metadata object (without braces) to b. */
-static int put_meta(sl_buf *b, const sl_doc *d, const char *src, sl_err *err)
-{
-    if (!d->meta || !d->meta_len)
-        return 0;
-    char q[SL_QUOTE_MAX];
-    sl_json_doc *jd = sl_json_parse(d->meta, d->meta_len, NULL, err);
-    if (!jd)
-        return sl_err_prefix(err, "%s: document '%s': metadata", src, sl_err_quote(d->id, d->id_len, q, sizeof q));
-    sl_json *o = sl_json_root(jd);
-    if (o->type != SL_JSON_OBJECT) {
-        sl_json_free(jd);
-        return sl_errf(err, "%s: document '%s': metadata is not a JSON object", src,
-                       sl_err_quote(d->id, d->id_len, q, sizeof q));
-    }
-    for (size_t i = 0; i < o->n; i++) {
-        sl_buf_putc(b, ',');
-        sl_json_put_str(b, o->keys[i]->str, o->keys[i]->str_len);
-        sl_buf_putc(b, ':');
-        sl_json_put_value(b, o->kids[i]);
-    }
-    sl_json_free(jd);
-    return 0;
+    return sl_tokenizer_decode(t, ids, n, out, err);
 }
 
 static int run(sl_cli *cli, int argc, char **argv)
@@ -91,89 +40,44 @@ static int run(sl_cli *cli, int argc, char **argv)
                                          {"stage", required_argument, 0, O_STAGE},
                                          SL_CLI_COMMON_LONG,
                                          {0, 0, 0, 0}};
-    int text = 0, noids = 0, header = 0;
-    const char *stage = NULL;
-    const char *tokp = NULL;
-    int c;
+    static const sl_cli_field fields[] = {{"stage", "--stage"}, {NULL, NULL}};
+    sl_cat_opts o = SL_CAT_OPTS_INIT;
+    int text = 0, c;
+    const char *stage = NULL, *tokp = NULL;
     while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
         switch (c) {
         case O_TEXT: text = 1; break;
         case O_TOK: tokp = optarg; break;
-        case O_NOIDS: noids = 1; break;
-        case O_HEADER: header = 1; break;
-        case O_STAGE: stage = optarg; break; /* read again by sl_cat_shard_dir */
+        case O_NOIDS: o.no_ids = 1; break;
+        case O_HEADER: o.header_only = 1; break;
+        case O_STAGE: stage = optarg; break;
         default: sl_cli_common(cli, c, argv[optind - 1]);
         }
     }
     if (text && !tokp)
         sl_cli_usage_error(cli, "--text needs --tokenizer PATH");
+    sl_err err = {{0}};
     const char *path = optind < argc ? argv[optind] : "-";
-    if (argc - optind == 1 && sl_cli_is_shard_dir(path))
-        return sl_cat_shard_dir(cli, path, argc, argv);
+    if (argc - optind == 1 && sl_cli_is_shard_dir(path)) {
+        int rc =
+            sl_shard_cat(path, stage ? (long)sl_cli_int(cli, "--stage", stage, 0, 1000000) : -1, cli->output, &err);
+        sl_cli_map_fields(&err, fields);
+        if (rc == SL_SHARD_CAT_NO_STAGE)
+            sl_cli_usage_error(cli, "%s", err.msg);
+        return rc ? sl_cli_fail(cli, &err) : 0;
+    }
     if (stage)
         sl_cli_usage_error(cli, "--stage applies to shard directories only");
-
-    sl_err err = {{0}};
     sl_tokenizer *dt = NULL;
     if (text && !(dt = sl_tokenizer_load(tokp, NULL, &err)))
         return sl_cli_fail(cli, &err);
-    sl_ts_reader *r = sl_ts_reader_open_paths(argv + optind, (size_t)(argc - optind), &err);
-    sl_output *out = r ? sl_output_open(cli->output, &err) : NULL;
-    int rc = out ? 0 : -1;
-    sl_buf b = {0}, txt = {0};
-    sl_doc d = {0};
-    sl_progress *pg = sl_progress_start("cat", "docs", cli->progress);
-    if (r)
-        sl_cli_track(pg, r);
-    if (!rc && header) {
-        put_header(&b, sl_ts_reader_header(r), sl_input_name(sl_ts_reader_input(r)));
-        rc = sl_output_write(out, b.data, b.len, &err);
-    }
-    int k = 0;
-    while (!rc && !header && (k = sl_ts_read_doc(r, &d, &err)) == 1) {
-        sl_buf_clear(&b);
-        sl_buf_puts(&b, "{\"id\":");
-        sl_json_put_str(&b, d.id, d.id_len);
-        if (!noids) {
-            sl_buf_puts(&b, ",\"ids\":[");
-            for (size_t i = 0; i < d.n_tokens; i++) {
-                if (i)
-                    sl_buf_putc(&b, ',');
-                sl_buf_printf(&b, "%u", d.tokens[i]);
-            }
-            sl_buf_putc(&b, ']');
-        }
-        if (d.src_bytes)
-            sl_buf_printf(&b, ",\"src_bytes\":%llu", (unsigned long long)d.src_bytes);
-        if (dt) {
-            sl_buf_clear(&txt);
-            if (sl_tokenizer_decode(dt, d.tokens, d.n_tokens, &txt, &err)) {
-                char q[SL_QUOTE_MAX];
-                sl_err_prefix(&err, "%s: document '%s'", sl_input_name(sl_ts_reader_input(r)),
-                              sl_err_quote(d.id, d.id_len, q, sizeof q));
-                rc = -1;
-                break;
-            }
-            sl_buf_puts(&b, ",\"text\":");
-            sl_json_put_str(&b, txt.data ? txt.data : "", txt.len);
-        }
-        if (put_meta(&b, &d, sl_input_name(sl_ts_reader_input(r)), &err)) {
-            rc = -1;
-            break;
-        }
-        sl_buf_puts(&b, "}\n");
-        rc = sl_output_write(out, b.data, b.len, &err);
-        sl_progress_add(pg, 1, b.len); /* bytes of JSON written */
-    }
-    if (k < 0)
-        rc = -1;
-    sl_progress_done(pg);
-    sl_buf_free(&b);
-    sl_buf_free(&txt);
-    sl_doc_free(&d);
-    sl_ts_reader_close(r);
+    o.decode = dt ? decode : NULL;
+    o.decode_ctx = dt;
+    o.progress = "cat";
+    o.progress_mode = cli->progress;
+    int rc = sl_cat_run(&o, (const char *const *)argv + optind, (size_t)(argc - optind), cli->output, &err);
     sl_tokenizer_free(dt);
-    return sl_cli_finish(cli, out, NULL, rc, &err);
+    return rc ? sl_cli_fail(cli, &err) : 0;
 }
 
 const sl_command sl_cmd_cat = {

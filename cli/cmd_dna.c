@@ -46,23 +46,6 @@ static const char species_help[] = "Samples windows of L bases from genomes, one
                                    "  sluice dna species --window 32768 --samples 65536 --split train --seed 1 \\\n"
                                    "      species/human species/chimpanzee gorilla.2bit -o species_train.tok\n";
 
-/* Splits a comma-separated list (empty items dropped). */
-static int split_list(const char *s, char ***items)
-{
-    int n = 0;
-    *items = NULL;
-    while (s && *s) {
-        const char *c = strchr(s, ',');
-        size_t len = c ? (size_t)(c - s) : strlen(s);
-        if (len) {
-            *items = sl_xrealloc(*items, (size_t)(n + 1) * sizeof **items);
-            (*items)[n++] = sl_xstrndup(s, len);
-        }
-        s = c ? c + 1 : NULL;
-    }
-    return n;
-}
-
 static int run_species(sl_cli *cli, int argc, char **argv)
 {
     enum {
@@ -124,7 +107,7 @@ static int run_species(sl_cli *cli, int argc, char **argv)
     if (nsp < 1)
         sl_cli_usage_error(cli, "give one genome file per species");
     char **nl = NULL;
-    if (names && (nn = split_list(names, &nl)) != nsp)
+    if (names && (nn = (int)sl_list_split(names, 0, &nl)) != nsp)
         sl_cli_usage_error(cli, "--names lists %d names for %d files", nn, nsp);
     o.names = (const char *const *)nl;
     o.quiet = cli->quiet;
@@ -132,9 +115,7 @@ static int run_species(sl_cli *cli, int argc, char **argv)
     sl_err err = {{0}};
     sl_output *out = sl_output_open(cli->output, &err);
     int rc = !out || dna_species_run(&o, (const char *const *)argv + optind, (size_t)nsp, out, &err) < 0;
-    for (int i = 0; i < nn; i++)
-        free(nl[i]);
-    free(nl);
+    sl_list_free(nl, (size_t)nn);
     if (rc && strstr(err.msg, "against the valid and test chromosome lists"))
         snprintf(strstr(err.msg, "the valid and test"), 40, "--valid-chroms/--test-chroms)");
     return sl_cli_finish(cli, out, NULL, rc, &err);

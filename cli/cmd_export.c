@@ -1,19 +1,11 @@
 /* `sluice export megatron`: a document token stream to the Megatron-LM /
  * GPT-NeoX indexed dataset (PREFIX.bin + PREFIX.idx), as
  * tools/preprocess_data.py --append-eod writes it (docs/shards.md section 5). */
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/commands.h"
-#include "cli/inputs.h"
 #include "cli/pack_opts.h"
-#include "shard/megatron.h"
-#include "shard/meta.h"
-#include "shard/packed.h"
-#include "stream/io.h"
-#include "stream/progress.h"
-#include "stream/tokstream.h"
+#include "shard/megatron_stage.h"
 
 static const char help[] = "Writes PREFIX.bin and PREFIX.idx: one sequence per document with the EOS\n"
                            "appended and counted (as Megatron's preprocess_data.py --append-eod), empty\n"
@@ -47,115 +39,34 @@ static int run_megatron(sl_cli *cli, int argc, char **argv)
                                          SL_META_LONG_OPTS,
                                          SL_CLI_COMMON_LONG,
                                          {0, 0, 0, 0}};
-    long long eos = -1;
-    int no_eos = 0, no_docs = 0, c;
-    sl_cli_meta meta = {0};
+    static const sl_cli_field fields[] = {{"eos", "--eos"}, {"no_eos", "--no-eos"}, {NULL, NULL}};
+    sl_mega_export_opts o = SL_MEGA_EXPORT_OPTS_INIT;
+    sl_meta_sel keep = {0};
+    int c;
     while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
-        if (sl_cli_meta_option(cli, c, &meta))
+        if (sl_cli_fields_option(cli, c, &keep))
             continue;
         switch (c) {
-        case O_NODOCS: no_docs = 1; break;
-        case O_EOS: eos = sl_cli_int(cli, "--eos", optarg, 0, INT32_MAX); break;
-        case O_NOEOS: no_eos = 1; break;
+        case O_NODOCS: o.no_documents = 1; break;
+        case O_EOS: o.eos = sl_cli_int(cli, "--eos", optarg, 0, INT32_MAX); break;
+        case O_NOEOS: o.no_eos = 1; break;
         default: sl_cli_common(cli, c, argv[optind - 1]);
         }
     }
     if (!strcmp(cli->output, "-"))
         sl_cli_usage_error(cli, "needs -o PREFIX (writes PREFIX.bin and PREFIX.idx)");
-    if (no_eos && eos >= 0)
+    if (o.no_eos && o.eos >= 0)
         sl_cli_usage_error(cli, "--eos and --no-eos exclude each other");
-    if (no_docs && meta.sel.mode != SL_META_ALL)
+    if (o.no_documents && keep.mode != SL_META_ALL)
         sl_cli_usage_error(cli, "--keep-fields/--drop-fields choose what PREFIX.documents.jsonl holds: not with "
                                 "--no-documents");
-    const char *path = optind < argc ? argv[optind] : "-";
+    o.keep = &keep;
+    o.progress = "export";
+    o.progress_mode = cli->progress;
     sl_err err = {{0}};
-    sl_ts_reader *r = sl_ts_reader_open_paths(argv + optind, (size_t)(argc - optind), &err);
-    sl_mega_writer *w = NULL;
-    sl_output *side = NULL;
-    sl_buf line = {0};
-    sl_doc d = {0};
-    sl_progress *pg = NULL;
-    int rc = -1;
-    if (!r)
-        goto done;
-    const sl_ts_header *h = sl_ts_reader_header(r);
-    sl_pack_opts po;
-    char *wu = NULL;
-    int packed = sl_packed_detect(h, &po, &wu, &err);
-    free(wu);
-    if (packed) {
-        if (packed > 0)
-            sl_errf(&err, "%s: a packed stream (rows of %u tokens): export needs a document stream",
-                    sl_cli_src(r, path), po.seq_len);
-        goto done;
-    }
-    int64_t e = no_eos ? SL_TS_NO_ID : eos >= 0 ? eos : h->eos;
-    if (!no_eos && e == SL_TS_NO_ID) {
-        sl_errf(&err, "%s: the stream has no eos: give --eos ID (or --no-eos)", sl_cli_src(r, path));
-        goto done;
-    }
-    if (e != SL_TS_NO_ID && (uint64_t)e >= h->vocab_size) {
-        sl_errf(&err, "--eos %lld: not below the vocab size %u", (long long)e, h->vocab_size);
-        goto done;
-    }
-    if (h->vocab_size > (uint64_t)INT32_MAX + 1) {
-        sl_errf(&err, "%s: vocab size %u does not fit Megatron's int32 tokens", sl_cli_src(r, path), h->vocab_size);
-        goto done;
-    }
-    w = sl_mega_writer_open(cli->output, sl_mega_dtype_for_vocab(h->vocab_size), &err);
-    if (!w)
-        goto done;
-    if (!no_docs) {
-        char *sp = sl_mega_docs_path(cli->output);
-        side = sl_output_open(sp, &err);
-        free(sp);
-        if (!side)
-            goto done;
-    }
-    pg = sl_progress_start("export", "docs", cli->progress);
-    sl_cli_track(pg, r);
-    int k;
-    while ((k = sl_ts_read_doc(r, &d, &err)) == 1) {
-        if (d.n_tokens == 0)
-            continue; /* Megatron drops empty documents (and gives them no EOD) */
-        if (side) {
-            sl_buf_clear(&line);
-            if (sl_cli_meta_select(&meta, d.meta, d.meta_len, sl_cli_src(r, path), d.id, d.id_len, &err))
-                goto done;
-            sl_meta_doc_line(&line, sl_mega_writer_docs(w), d.id, d.id_len, "train", SL_DOC_PLACED, meta.buf.data,
-                             meta.buf.len);
-            if (sl_output_write(side, line.data, line.len, &err))
-                goto done;
-        }
-        if (e != SL_TS_NO_ID)
-            sl_doc_push(&d, (uint32_t)e);
-        if (sl_mega_add_doc(w, d.tokens, d.n_tokens, &err)) {
-            sl_err_prefix(&err, "%s: document '%s'", sl_cli_src(r, path), d.id);
-            goto done;
-        }
-        sl_progress_add(pg, 1, 0);
-        sl_progress_add_tokens(pg, d.n_tokens);
-    }
-    if (k < 0)
-        goto done;
-    rc = sl_mega_writer_finish(w, &err);
-    w = NULL;
-    if (!rc && side) {
-        rc = sl_output_commit(side, &err);
-        side = NULL;
-    } else if (!rc) { /* a sidecar of an earlier export would describe other documents */
-        char *sp = sl_mega_docs_path(cli->output);
-        unlink(sp);
-        free(sp);
-    }
-done:
-    sl_progress_done(pg);
-    sl_mega_writer_abort(w);
-    sl_output_abort(side);
-    sl_buf_free(&line);
-    sl_cli_meta_free(&meta);
-    sl_doc_free(&d);
-    sl_ts_reader_close(r);
+    int rc = sl_mega_export_run(&o, (const char *const *)argv + optind, (size_t)(argc - optind), cli->output, &err);
+    sl_meta_sel_free(&keep);
+    sl_cli_map_fields(&err, fields);
     return rc ? sl_cli_fail(cli, &err) : 0;
 }
 

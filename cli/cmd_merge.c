@@ -160,14 +160,9 @@ static int merge_megatron(sl_cli *cli, char **srcs, int n, sl_err *err)
         if (bad)
             goto done;
     }
-    rc = sl_mega_writer_finish(w, err);
+    rc = sl_mega_finish_with_docs(w, side, cli->output, err);
     w = NULL;
-    if (!rc && side) {
-        rc = sl_output_commit(side, err);
-        side = NULL;
-    } else if (!rc) {
-        unlink(dp); /* a sidecar of an earlier dataset at DST would describe other documents */
-    }
+    side = NULL;
 done:
     sl_mega_writer_abort(w);
     sl_output_abort(side);

@@ -26,7 +26,4 @@ extern const sl_command sl_cmd_score;
 extern const sl_command sl_cmd_filter;
 extern const sl_command sl_cmd_dna;
 
-/* `sluice cat DIR` (a shard directory): implemented in cli/cmd_cat_shard.c. */
-int sl_cat_shard_dir(sl_cli *cli, const char *dir, int argc, char **argv);
-
 #endif

@@ -52,86 +52,28 @@ const sl_cli_field sl_cli_pack_fields[] = {
     {NULL, NULL},
 };
 
-int sl_cli_meta_option(const sl_cli *cli, int opt, sl_cli_meta *m)
+int sl_cli_fields_option(const sl_cli *cli, int opt, sl_meta_sel *sel)
 {
-    if (opt == SL_PO_UNIQUE) {
-        m->unique = 1;
-        return 1;
-    }
     if (opt != SL_PO_KEEP && opt != SL_PO_DROP)
         return 0;
     int mode = opt == SL_PO_KEEP ? SL_META_KEEP : SL_META_DROP;
-    if (m->sel.mode != SL_META_ALL && m->sel.mode != mode)
+    if (sel->mode != SL_META_ALL && sel->mode != mode)
         sl_cli_usage_error(cli, "--keep-fields and --drop-fields exclude each other");
     sl_err err = {{0}};
-    if (sl_meta_sel_parse(&m->sel, mode, optarg, &err))
+    if (sl_meta_sel_parse(sel, mode, optarg, &err))
         sl_cli_usage_error(cli, "%s %s", mode == SL_META_KEEP ? "--keep-fields" : "--drop-fields", err.msg);
     return 1;
 }
 
-int sl_cli_meta_select(sl_cli_meta *m, const char *meta, size_t len, const char *src, const char *id, size_t id_len,
-                       sl_err *err)
-{
-    sl_buf_clear(&m->buf);
-    if (sl_meta_select(&m->sel, meta, len, &m->buf, err)) {
-        char q[96];
-        return sl_err_prefix(err, "%s: document '%s'", src, sl_err_quote(id, id_len, q, sizeof q));
-    }
-    return 0;
-}
-
-int sl_cli_meta_id(sl_cli_meta *m, const char *id, size_t len, uint64_t ordinal, const char *src, sl_err *err)
-{
-    if (!m->ids)
-        m->ids = sl_idset_new();
-    if (!sl_idset_add(m->ids, id, len))
-        return 0;
-    char q[96];
-    if (m->unique)
-        return sl_errf(err, "%s: document %llu: duplicate id '%s' (--unique-ids)", src, (unsigned long long)ordinal,
-                       sl_err_quote(id, len, q, sizeof q));
-    if (!m->dups++) {
-        m->first_dup = sl_xstrdup(sl_err_quote(id, len, q, sizeof q));
-        m->first_dup_doc = ordinal;
-    }
-    return 0;
-}
-
-void sl_cli_meta_report(const sl_cli *cli, const sl_cli_meta *m)
-{
-    if (m->dups)
-        sl_cli_warn(cli,
-                    "%llu document(s) repeat an earlier id; the first is document %llu, id '%s' (--unique-ids makes "
-                    "this an error)",
-                    (unsigned long long)m->dups, (unsigned long long)m->first_dup_doc, m->first_dup);
-}
-
-void sl_cli_meta_free(sl_cli_meta *m)
-{
-    sl_meta_sel_free(&m->sel);
-    sl_idset_free(m->ids);
-    free(m->first_dup);
-    sl_buf_free(&m->buf);
-    memset(m, 0, sizeof *m);
-}
-
 int sl_cli_stage_option(const sl_cli *cli, int opt, sl_stage_opts *o)
 {
-    if (sl_cli_pack_option(cli, opt, &o->pack))
+    if (sl_cli_pack_option(cli, opt, &o->pack) || sl_cli_fields_option(cli, opt, &o->fields))
         return 1;
     if (opt == SL_PO_UNIQUE) {
         o->unique_ids = 1;
         return 1;
     }
-    if (opt != SL_PO_KEEP && opt != SL_PO_DROP)
-        return 0;
-    int mode = opt == SL_PO_KEEP ? SL_META_KEEP : SL_META_DROP;
-    if (o->fields.mode != SL_META_ALL && o->fields.mode != mode)
-        sl_cli_usage_error(cli, "--keep-fields and --drop-fields exclude each other");
-    sl_err err = {{0}};
-    if (sl_meta_sel_parse(&o->fields, mode, optarg, &err))
-        sl_cli_usage_error(cli, "%s %s", mode == SL_META_KEEP ? "--keep-fields" : "--drop-fields", err.msg);
-    return 1;
+    return 0;
 }
 
 void sl_cli_stage_check(const sl_cli *cli, const sl_stage_opts *o)

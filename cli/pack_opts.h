@@ -52,28 +52,8 @@ enum {
         "unique-ids", no_argument, 0, SL_PO_UNIQUE                                                                     \
     }
 
-/* What the metadata and id options chose, and the duplicate-id bookkeeping. */
-typedef struct sl_cli_meta {
-    sl_meta_sel sel;
-    int unique; /* --unique-ids: a duplicate id is an error */
-    sl_idset *ids;
-    uint64_t dups, first_dup_doc;
-    char *first_dup; /* the first duplicate id */
-    sl_buf buf;      /* the selected metadata of the current document */
-} sl_cli_meta;
-
-/* Handles --keep-fields / --drop-fields / --unique-ids: 1 when it was one. */
-int sl_cli_meta_option(const sl_cli *cli, int opt, sl_cli_meta *m);
-/* Selects the fields of a document's metadata into m->buf (empty: none);
- * errors name src and the document. */
-int sl_cli_meta_select(sl_cli_meta *m, const char *meta, size_t len, const char *src, const char *id, size_t id_len,
-                       sl_err *err);
-/* Records an id: a duplicate is counted (or, with --unique-ids, an error
- * naming src, the document ordinal and the id). */
-int sl_cli_meta_id(sl_cli_meta *m, const char *id, size_t len, uint64_t ordinal, const char *src, sl_err *err);
-/* After a successful run: the warning about duplicate ids, if any. */
-void sl_cli_meta_report(const sl_cli *cli, const sl_cli_meta *m);
-void sl_cli_meta_free(sl_cli_meta *m);
+/* Handles --keep-fields / --drop-fields into sel: 1 when opt was one. */
+int sl_cli_fields_option(const sl_cli *cli, int opt, sl_meta_sel *sel);
 
 /* The pack and shard stages' options (shard/stage.h): packing, metadata and
  * id options into o; 1 when opt was one of them. */

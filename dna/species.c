@@ -40,29 +40,6 @@ typedef struct species {
     uint64_t total; /* bases in the split */
 } species;
 
-static int split_list(const char *s, char ***items)
-{
-    int n = 0;
-    *items = NULL;
-    while (s && *s) {
-        const char *c = strchr(s, ',');
-        size_t len = c ? (size_t)(c - s) : strlen(s);
-        if (len) {
-            *items = sl_xrealloc(*items, (size_t)(n + 1) * sizeof **items);
-            (*items)[n++] = sl_xstrndup(s, len);
-        }
-        s = c ? c + 1 : NULL;
-    }
-    return n;
-}
-
-static void free_list(char **items, int n)
-{
-    for (int i = 0; i < n; i++)
-        free(items[i]);
-    free(items);
-}
-
 static int in_list(const char *name, char **items, int n)
 {
     for (int i = 0; i < n; i++) {
@@ -193,7 +170,7 @@ int dna_species_run(const dna_species_opts *o, const char *const *genomes, size_
     if (split < 0 || split > 2)
         return sl_errf(err, "split: %d is not train (0), valid (1) or test (2)", split);
     char **vl, **tl;
-    int nv = split_list(o->valid_chroms, &vl), nt = split_list(o->test_chroms, &tl);
+    int nv = (int)sl_list_split(o->valid_chroms, 0, &vl), nt = (int)sl_list_split(o->test_chroms, 0, &tl);
     dna_emit_opts eo = {.tok = o->tok};
     species *sp = sl_xcalloc(nsp, sizeof *sp);
     int rc = 0;
@@ -210,8 +187,8 @@ int dna_species_run(const dna_species_opts *o, const char *const *genomes, size_
                          "chrNAME against the valid and test chromosome lists)",
                          genomes[i], dna_split_names[split]);
     }
-    free_list(vl, nv);
-    free_list(tl, nt);
+    sl_list_free(vl, (size_t)nv);
+    sl_list_free(tl, (size_t)nt);
 
     sl_ts_writer *w = NULL;
     dna_emitter *em = NULL;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "stream/byteorder.h"
 #include "stream/buf.h"
@@ -520,4 +521,18 @@ void sl_mega_docs_close(sl_mega_docs *d)
     free(d->off);
     sl_buf_free(&d->text);
     free(d);
+}
+
+int sl_mega_finish_with_docs(sl_mega_writer *w, sl_output *side, const char *prefix, sl_err *err)
+{
+    if (sl_mega_writer_finish(w, err)) {
+        sl_output_abort(side);
+        return -1;
+    }
+    if (side)
+        return sl_output_commit(side, err) ? -1 : 0;
+    char *sp = sl_mega_docs_path(prefix);
+    unlink(sp);
+    free(sp);
+    return 0;
 }

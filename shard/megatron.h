@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "stream/err.h"
+#include "stream/io.h"
 
 #define SL_MEGA_MAGIC "MMIDIDX\0\0" /* 9 bytes */
 #define SL_MEGA_HEADER 34
@@ -70,5 +71,10 @@ int sl_mega_docs_open(const char *prefix, uint64_t n_docs, sl_mega_docs **out, s
 void sl_mega_docs_get(const sl_mega_docs *d, uint64_t k, const char **id, size_t *id_len, const char **meta,
                       size_t *meta_len);
 void sl_mega_docs_close(sl_mega_docs *d);
+/* Finishes w (PREFIX.bin and .idx), then commits the sidecar `side` written
+ * beside it; with side NULL an old PREFIX.documents.jsonl is removed (it
+ * would describe other documents). On failure side is discarded. Frees w
+ * and side. */
+int sl_mega_finish_with_docs(sl_mega_writer *w, sl_output *side, const char *prefix, sl_err *err);
 
 #endif

@@ -13,20 +13,13 @@ int sl_meta_sel_parse(sl_meta_sel *sel, int mode, const char *list, sl_err *err)
 {
     sl_meta_sel_free(sel);
     sel->mode = mode;
-    const char *p = list;
-    for (;;) {
-        const char *e = strchr(p, ',');
-        size_t n = e ? (size_t)(e - p) : strlen(p);
-        if (n == 0) {
+    sel->n = sl_list_split(list, 1, &sel->names);
+    for (size_t i = 0; i < sel->n; i++)
+        if (!sel->names[i][0]) {
             sl_meta_sel_free(sel);
             return sl_errf(err, "field list '%s': empty field name", list);
         }
-        sel->names = sl_xrealloc(sel->names, (sel->n + 1) * sizeof *sel->names);
-        sel->names[sel->n++] = sl_xstrndup(p, n);
-        if (!e)
-            return 0;
-        p = e + 1;
-    }
+    return 0;
 }
 
 void sl_meta_sel_free(sl_meta_sel *sel)

@@ -193,6 +193,20 @@ int sl_packed_detect(const sl_ts_header *h, sl_pack_opts *o, char **warmup, sl_e
     return 1;
 }
 
+int sl_packed_need_docs(const sl_ts_header *h, const char *src, const char *stage, sl_err *err)
+{
+    sl_pack_opts po;
+    char *wu = NULL;
+    int packed = sl_packed_detect(h, &po, &wu, err);
+    free(wu);
+    if (packed > 0)
+        return sl_errf(err, "%s: a packed stream (rows of %u tokens): %s needs a document stream", src, po.seq_len,
+                       stage);
+    if (packed < 0)
+        return sl_err_prefix(err, "%s", src);
+    return 0;
+}
+
 void sl_packed_encode(const sl_row *r, uint32_t seq_len, sl_doc *d, sl_buf *b)
 {
     char id[24];

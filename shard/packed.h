@@ -44,6 +44,11 @@ void sl_packed_header(const sl_ts_header *h, const sl_pack_opts *o, const char *
 /* 1 = h describes a packed stream (o and *warmup filled; free *warmup),
  * 0 = a document stream, -1 = malformed "packed" object. */
 int sl_packed_detect(const sl_ts_header *h, sl_pack_opts *o, char **warmup, sl_err *err);
+/* For a stage that needs a document stream (export, pack): 0 when h is one;
+ * else -1 with err "SRC: a packed stream (rows of L tokens): STAGE needs a
+ * document stream", or "SRC: " and the message of a malformed "packed"
+ * object. src names the stream in messages. */
+int sl_packed_need_docs(const sl_ts_header *h, const char *src, const char *stage, sl_err *err);
 
 /* A row as a token-stream record. */
 void sl_packed_encode(const sl_row *r, uint32_t seq_len, sl_doc *d, sl_buf *scratch);

@@ -69,3 +69,26 @@ void sl_buf_free(sl_buf *b)
     b->data = NULL;
     b->len = b->cap = 0;
 }
+
+size_t sl_list_split(const char *s, int keep_empty, char ***items)
+{
+    size_t n = 0;
+    *items = NULL;
+    while (s && (*s || keep_empty)) {
+        const char *c = strchr(s, ',');
+        size_t len = c ? (size_t)(c - s) : strlen(s);
+        if (len || keep_empty) {
+            *items = sl_xrealloc(*items, (n + 1) * sizeof **items);
+            (*items)[n++] = sl_xstrndup(s, len);
+        }
+        s = c ? c + 1 : NULL;
+    }
+    return n;
+}
+
+void sl_list_free(char **items, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(items[i]);
+    free(items);
+}

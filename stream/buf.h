@@ -19,4 +19,11 @@ void sl_buf_printf(sl_buf *b, const char *fmt, ...) __attribute__((format(printf
 void sl_buf_clear(sl_buf *b);
 void sl_buf_free(sl_buf *b);
 
+/* Splits a comma-separated list into *items (malloc'd copies; free them with
+ * sl_list_free) and returns their count. keep_empty 0 drops empty items
+ * ("a,,b" -> a b, "" -> none); keep_empty 1 keeps them ("a,,b" -> a "" b,
+ * "" -> one empty item). s NULL: no items. */
+size_t sl_list_split(const char *s, int keep_empty, char ***items);
+void sl_list_free(char **items, size_t n);
+
 #endif

@@ -9,8 +9,11 @@ for p in /usr/bin/python3 python3; do
 done
 [ -n "$PY" ] || fail "python3 with numpy is required (apt-get install python3-numpy, see scripts/install-deps)"
 
-"$SLUICE" tokenize bpe --tokenizer "$DATA/bpe/neox-tokenizer.json" --append-eos "$SRC"/examples/data/text/*.txt -o "$T/in.tok"
+# ids are the file names as given: relative, so the val split (a hash of the
+# id) does not depend on where the repository is checked out
+(cd "$SRC/examples/data/text" && "$SLUICE" tokenize bpe --tokenizer "$DATA/bpe/neox-tokenizer.json" --append-eos *.txt -o "$T/in.tok")
 "$SLUICE" shard "$T/in.tok" --seq-len 64 --val-fraction 0.3 -o "$T/plain"
+grep -q '"val": {"rows": [1-9]' "$T/plain/manifest.json" || fail "no val rows: the test needs both splits: $(grep '"val"' "$T/plain/manifest.json")"
 for seed in 0 1 99 9007199254740993; do
   for win in 1 2 7 64 100000; do
     "$SLUICE" shard "$T/in.tok" --seq-len 64 --val-fraction 0.3 --shuffle --seed $seed --shuffle-window $win -o "$T/s-$seed-$win"

@@ -1,14 +1,9 @@
-/* `sluice cat DIR`: every document piece of every row of a shard directory as
- * JSON Lines, so documents can be reassembled (concatenate the pieces of an
- * id in doc_offset order). Rows are those of the stored layout (the last
- * warmup stage); `--stage K` prints the view of stage K over one epoch of the
- * data (docs/shards.md section 3) when the caller passes it through. A piece
- * carries its document's metadata ("meta", as in documents.jsonl). */
+/* `sluice cat DIR` as a library call (see cat.h). */
+#include "shard/cat.h"
+
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "cli/commands.h"
 #include "shard/shard.h"
 #include "shard/view.h"
 #include "stream/buf.h"
@@ -52,37 +47,27 @@ static int put_piece(void *vc, uint64_t view_row, const sl_piece *p, const uint3
     return sl_output_write(c->out, b->data, b->len, err);
 }
 
-int sl_cat_shard_dir(sl_cli *cli, const char *dir, int argc, char **argv)
+int sl_shard_cat(const char *dir, long stage, const char *output, sl_err *err)
 {
-    long stage = -1;
-    for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-        if (!strcmp(argv[i], "--stage") && i + 1 < argc)
-            v = argv[++i];
-        else if (!strncmp(argv[i], "--stage=", 8))
-            v = argv[i] + 8;
-        if (v)
-            stage = (long)sl_cli_int(cli, "--stage", v, 0, 1000000);
-    }
-    sl_err err = {{0}};
-    sl_shard *s = sl_shard_open(dir, 1, &err);
+    sl_shard *s = sl_shard_open(dir, 1, err);
     if (!s)
-        return sl_cli_fail(cli, &err);
+        return -1;
     const sl_warmup *wu = sl_shard_get_warmup(s);
     size_t n_stages = wu->n;
     if (stage >= (long)n_stages) {
         sl_shard_close(s);
-        sl_cli_usage_error(cli, "--stage %ld: the shard has %zu stage(s)", stage, n_stages);
+        sl_errf(err, "`stage` %ld: the shard has %zu stage(s)", stage, n_stages);
+        return SL_SHARD_CAT_NO_STAGE;
     }
     if (stage < 0)
         stage = (long)n_stages - 1;
     uint32_t L = sl_shard_get_info(s)->seq_len;
-    cat_ctx c = {.out = sl_output_open(cli->output, &err), .stage = stage, .s = s};
+    cat_ctx c = {.out = sl_output_open(output ? output : "-", err), .stage = stage, .s = s};
     int rc = c.out ? 0 : -1;
     for (int k = 0; k < SL_SPLIT_N && !rc; k++) {
         if (!sl_shard_get_split(s, k)->present)
             continue;
-        sl_shard_iter *it = sl_shard_iter_open(s, k, &err);
+        sl_shard_iter *it = sl_shard_iter_open(s, k, err);
         if (!it) {
             rc = -1;
             break;
@@ -93,8 +78,8 @@ int sl_cat_shard_dir(sl_cli *cli, const char *dir, int argc, char **argv)
         c.split = sl_shard_split_names[k];
         sl_row row;
         int n;
-        while ((n = sl_shard_iter_next(it, &row, &err)) == 1)
-            if (sl_view_row(&row, L, l, put_piece, &c, &err)) {
+        while ((n = sl_shard_iter_next(it, &row, err)) == 1)
+            if (sl_view_row(&row, L, l, put_piece, &c, err)) {
                 n = -1;
                 break;
             }
@@ -106,9 +91,7 @@ int sl_cat_shard_dir(sl_cli *cli, const char *dir, int argc, char **argv)
     sl_shard_close(s);
     if (rc) {
         sl_output_abort(c.out);
-        return sl_cli_fail(cli, &err);
+        return -1;
     }
-    if (sl_output_commit(c.out, &err))
-        return sl_cli_fail(cli, &err);
-    return 0;
+    return sl_output_commit(c.out, err) ? -1 : 0;
 }
