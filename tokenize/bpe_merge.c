@@ -247,3 +247,19 @@ void sl_bpe_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, 
             memcpy(e->ids, out->v + start, got * sizeof *e->ids);
     }
 }
+
+int32_t *sl_bpe_syms(sl_bpe_state *s, size_t n)
+{
+    reserve_syms(s, n + 1);
+    return s->sym;
+}
+
+void sl_bpe_merge_syms(const sl_bpe *b, sl_bpe_state *s, size_t n, sl_ids *out)
+{
+    if (n == 0)
+        return;
+    if (n >= HEAP_MIN_SYMBOLS)
+        merge_heap(b, s, n, out);
+    else
+        merge_scan(b, s, n, out);
+}
