@@ -63,6 +63,12 @@ typedef struct spbpe {
     int32_t byte_id[256]; /* <0xXX> entries (byte_fallback), -1 when absent */
     int byte_fallback, fuse_unk, ignore_merges;
     int64_t unk_id;
+    /* 1 when no merge can join a character to a following U+2581 (no merge
+     * makes a token with U+2581 after another character, as in every
+     * SentencePiece vocabulary): the merges then run on each stretch that
+     * starts there separately, with the same result, and stretches are
+     * cached (HF caches whole pieces the same way) */
+    int ws_cut;
     sl_bpe *merges; /* only its merge table is used */
     norm_step norm[8];
     size_t n_norm;
@@ -75,7 +81,18 @@ typedef struct spbpe {
     sl_trie raw_trie, norm_trie;
 } spbpe;
 
+#define SP_CACHE_BITS 12
+#define SP_CACHE_KEY 30
+#define SP_CACHE_IDS 14
+
+typedef struct sp_cache_entry {
+    uint8_t len, n_ids;
+    char key[SP_CACHE_KEY];
+    uint32_t ids[SP_CACHE_IDS];
+} sp_cache_entry;
+
 typedef struct sp_state {
+    sp_cache_entry *cache;
     const spbpe *m;
     sl_bpe_state *bs;
     sl_buf norm, ntmp, pre;
@@ -228,6 +245,17 @@ static int post_processor_ok(const sl_json *pp)
     return is_null(pp) || !strcmp(type_of(pp), "TemplateProcessing");
 }
 
+#define META "\xE2\x96\x81" /* U+2581 */
+
+/* 1 when s has U+2581 right after another character. */
+static int space_after_char(const char *s, size_t n)
+{
+    for (const char *p = s; (p = memmem(p, n - (size_t)(p - s), META, 3)); p += 3)
+        if (p > s && !(p - s >= 3 && !memcmp(p - 3, META, 3)))
+            return 1;
+    return 0;
+}
+
 static int load_model(spbpe *m, const sl_json *model, sl_err *err)
 {
     const char *mt = sl_json_get_str(model, "type");
@@ -300,6 +328,9 @@ static int load_model(spbpe *m, const sl_json *model, sl_err *err)
             return sl_errf(err, "%s: model.unk_token '%.60s' is not in the vocab", m->name, unk->str);
     }
 
+    m->ws_cut =
+        vocab_find(m, META, 3) >= 0 && !(m->unk_id >= 0 && m->len[m->unk_id] >= 3 &&
+                                         !memcmp(tok_str(m, (uint32_t)m->unk_id) + m->len[m->unk_id] - 3, META, 3));
     const sl_json *merges = sl_json_get(model, "merges");
     if (!merges || merges->type != SL_JSON_ARRAY)
         return sl_errf(err, "%s: model.merges is missing or not an array", m->name);
@@ -343,6 +374,8 @@ static int load_model(spbpe *m, const sl_json *model, sl_err *err)
         }
         /* a repeated merge takes its last rank, as HF's hash map does */
         sl_merge_insert(m->merges, (uint32_t)a, (uint32_t)b, (uint32_t)i, (uint32_t)c);
+        if (m->ws_cut && space_after_char(cat.data, cat.len))
+            m->ws_cut = 0;
     }
     sl_buf_free(&cat);
     return 0;
@@ -470,18 +503,9 @@ static void normalize(const spbpe *m, const char *p, size_t n, sl_buf *out, sl_b
     }
 }
 
-/* BPE of one piece (HF's BPE::tokenize). */
-static void model_piece(const spbpe *m, sp_state *s, const char *p, size_t n)
+/* The symbols of p[0..n) merged (HF's BPE::merge_word). */
+static void model_segment(const spbpe *m, sp_state *s, const char *p, size_t n)
 {
-    if (n == 0)
-        return;
-    if (m->ignore_merges) {
-        int64_t id = vocab_find(m, p, n);
-        if (id >= 0) {
-            sl_ids_push(s->out, (uint32_t)id);
-            return;
-        }
-    }
     int32_t *sym = sl_bpe_syms(s->bs, n + 1);
     size_t k = 0;
     int64_t unk = -1; /* a pending unk symbol */
@@ -513,6 +537,58 @@ static void model_piece(const spbpe *m, sp_state *s, const char *p, size_t n)
     if (unk >= 0)
         sym[k++] = (int32_t)unk;
     sl_bpe_merge_syms(m->merges, s->bs, k, s->out);
+}
+
+static void cached_segment(const spbpe *m, sp_state *s, const char *p, size_t n)
+{
+    if (n > SP_CACHE_KEY) {
+        model_segment(m, s, p, n);
+        return;
+    }
+    sp_cache_entry *e = &s->cache[XXH3_64bits(p, n) & ((1u << SP_CACHE_BITS) - 1)];
+    if (e->len == n && !memcmp(e->key, p, n)) {
+        for (size_t i = 0; i < e->n_ids; i++)
+            sl_ids_push(s->out, e->ids[i]);
+        return;
+    }
+    size_t start = s->out->n;
+    model_segment(m, s, p, n);
+    size_t got = s->out->n - start;
+    if (got <= SP_CACHE_IDS) {
+        e->len = (uint8_t)n;
+        e->n_ids = (uint8_t)got;
+        memcpy(e->key, p, n);
+        if (got)
+            memcpy(e->ids, s->out->v + start, got * sizeof *e->ids);
+    }
+}
+
+/* BPE of one piece (HF's BPE::tokenize). */
+static void model_piece(const spbpe *m, sp_state *s, const char *p, size_t n)
+{
+    if (n == 0)
+        return;
+    if (m->ignore_merges) {
+        int64_t id = vocab_find(m, p, n);
+        if (id >= 0) {
+            sl_ids_push(s->out, (uint32_t)id);
+            return;
+        }
+    }
+    if (!m->ws_cut) {
+        model_segment(m, s, p, n);
+        return;
+    }
+    /* stretches start at each U+2581 that follows another character */
+    size_t start = 0;
+    for (const char *q = p; (q = memmem(q, n - (size_t)(q - p), META, 3)); q += 3) {
+        size_t at = (size_t)(q - p);
+        if (at > start && !(at - start >= 3 && !memcmp(q - 3, META, 3))) {
+            cached_segment(m, s, p + start, at - start);
+            start = at;
+        }
+    }
+    cached_segment(m, s, p + start, n - start);
 }
 
 /* The Metaspace pre-tokenizer (or none) and the model on a normalized gap. */
@@ -577,6 +653,7 @@ static void *sp_state_new(const void *impl)
     sp_state *s = sl_xcalloc(1, sizeof *s);
     s->m = m;
     s->bs = sl_bpe_state_new(m->merges);
+    s->cache = sl_xcalloc((size_t)1 << SP_CACHE_BITS, sizeof *s->cache);
     return s;
 }
 
@@ -586,6 +663,7 @@ static void sp_state_free(void *state)
     if (!s)
         return;
     sl_bpe_state_free(s->bs);
+    free(s->cache);
     sl_buf_free(&s->norm);
     sl_buf_free(&s->ntmp);
     sl_buf_free(&s->pre);
