@@ -81,7 +81,7 @@ typedef struct spbpe {
     sl_trie raw_trie, norm_trie;
 } spbpe;
 
-#define SP_CACHE_BITS 12
+#define SP_CACHE_BITS 14
 #define SP_CACHE_KEY 30
 #define SP_CACHE_IDS 14
 
