@@ -56,8 +56,12 @@ typedef struct spbpe {
      * added token's content); len UINT32_MAX: no such id */
     uint32_t *off, *len;
     sl_buf pool;
-    /* model vocabulary: string -> id + 1 (open addressing) */
-    uint32_t *vocab;
+    /* model vocabulary: string -> id (open addressing; the entry keeps the
+     * string's place in pool, which an added token's decode string for the
+     * same id does not change) */
+    struct vslot {
+        uint32_t id1, off, len; /* id + 1, 0 = empty */
+    } * vocab;
     uint64_t vocab_mask;
     int32_t ascii_id[128];
     int32_t byte_id[256]; /* <0xXX> entries (byte_fallback), -1 when absent */
@@ -111,10 +115,10 @@ static const char *tok_str(const spbpe *m, uint32_t id)
 
 static int64_t vocab_find(const spbpe *m, const char *s, size_t n)
 {
-    for (uint64_t h = XXH3_64bits(s, n) & m->vocab_mask; m->vocab[h]; h = (h + 1) & m->vocab_mask) {
-        uint32_t id = m->vocab[h] - 1;
-        if (m->len[id] == n && !memcmp(tok_str(m, id), s, n))
-            return id;
+    for (uint64_t h = XXH3_64bits(s, n) & m->vocab_mask; m->vocab[h].id1; h = (h + 1) & m->vocab_mask) {
+        const struct vslot *v = &m->vocab[h];
+        if (v->len == n && !memcmp(m->pool.data + v->off, s, n))
+            return v->id1 - 1;
     }
     return -1;
 }
@@ -123,9 +127,9 @@ static int64_t vocab_find(const spbpe *m, const char *s, size_t n)
 static void vocab_insert(spbpe *m, uint32_t id)
 {
     uint64_t h = XXH3_64bits(tok_str(m, id), m->len[id]) & m->vocab_mask;
-    while (m->vocab[h])
+    while (m->vocab[h].id1)
         h = (h + 1) & m->vocab_mask;
-    m->vocab[h] = id + 1;
+    m->vocab[h] = (struct vslot){id + 1, m->off[id], m->len[id]};
 }
 
 static void set_string(spbpe *m, uint32_t id, const char *s, size_t n)
@@ -401,8 +405,6 @@ static int finish_added(spbpe *m, sl_err *err)
     sl_buf nb = {0}, tmp = {0};
     for (size_t i = 0; i < m->n_added; i++) {
         sl_added *a = &m->added[i];
-        /* decoding uses the added token's content (HF looks ids up as added tokens first) */
-        set_string(m, a->id, a->content, a->len);
         if (a->normalized && m->n_norm) {
             normalize(m, a->content, a->len, &nb, &tmp);
             a->match = sl_xstrndup(nb.data ? nb.data : "", nb.len);
@@ -411,6 +413,9 @@ static int finish_added(spbpe *m, sl_err *err)
             a->match = sl_xstrndup(a->content, a->len);
             a->match_len = a->len;
         }
+        /* decoding uses the added token (HF looks ids up as added tokens
+         * first), in its normalized form when it is normalized, as HF does */
+        set_string(m, a->id, a->match, a->match_len);
         if (a->match_len)
             sl_trie_add(a->normalized ? &m->norm_trie : &m->raw_trie, a->match, a->match_len, (int32_t)i);
     }

@@ -8,6 +8,8 @@
  * - v3-small-{legacy,meta}.json: Codestral Mamba's v3 model trimmed to 4000
  *   merges with its 771 control and user tokens, in the legacy configuration
  *   and with the Metaspace pre-tokenizer (prepend_scheme first);
+ * - v1-small-norm.json: mistral-v1 trimmed, with normalized added tokens
+ *   (Prepend and Replace apply to them), lstrip, rstrip, single_word;
  * - unk-{small,nofuse}.json: no byte_fallback and no CJK characters, so the
  *   unk token appears (fused or not), Metaspace with split and the other
  *   prepend schemes, a Metaspace decoder, ignore_merges and added tokens with
@@ -211,6 +213,7 @@ static void test_v3_small(void **state)
     size_t unk = 0;
     check_set("v3-small-legacy", &unk);
     check_set("v3-small-meta", &unk);
+    check_set("v1-small-norm", &unk);
     assert_int_equal(unk, 0); /* byte fallback: unknown characters are never unk */
 }
 

@@ -24,6 +24,10 @@ Step `fixtures` writes into tests/data/tok/:
   Metaspace(always, split true) and a Metaspace decoder, ignore_merges, and
   added tokens with normalized/lstrip/rstrip/single_word; fuse_unk true /
   false (and prepend_scheme never, split false, for nofuse);
+- v1-small-norm.json: v1 trimmed to 2000 merges in its own (legacy)
+  configuration with added tokens that are normalized (so Prepend and Replace
+  apply to them: "hello" is matched as "\u2581hello"), lstrip, rstrip,
+  single_word, and a special normalized one;
 - expected-NAME.jsonl: for each text of texts.jsonl, HF's ids with special
   tokens parsed ("parse") and with encode_special_tokens=True ("plain"), and
   HF decode(parse ids, skip_special_tokens=False) ("decoded"); "plain" only
@@ -74,7 +78,7 @@ ALPHABET = (list("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789
             list("Русскийтекст") + ["🙂", "👍🏽", "👨\u200d👩\u200d👧", "🇫🇷", "\U0001F9EA"] +
             ["\u00a0", "\u3000", "\u2028", "\u0085", "\u000b"] +
             ["<s>", "</s>", "<unk>", "[INST]", "[/INST]", "[REFERENCE_DOC_1]", "<0x41>"] +
-            ["\ue000", "\U00010348", "\u0915\u094d", "ﬁ", "①", "hello", "Hello", "xyz", "my_tab", "  ", "   "])
+            ["\ue000", "\U00010348", "\u0915\u094d", "ﬁ", "①", "hello", "Hello", "xyz", "my_tab", " world", "<sep>", "  ", "   "])
 
 
 def texts():
@@ -160,6 +164,16 @@ def fixtures():
     nofuse["pre_tokenizer"] = {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "never", "split": False}
     nofuse["decoder"] = {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "never", "split": False}
     sets["unk-nofuse"] = nofuse
+    norm = trim(json.loads(json.dumps(v1)), 2000, 3)
+    nid = len(norm["model"]["vocab"])
+    extra = [("hello", dict(normalized=True)), (" world", dict(normalized=True)), ("my_tab", dict(lstrip=True)),
+             ("xyz", dict(rstrip=True, single_word=True)), ("<sep>", dict(special=True, normalized=True))]
+    for i, (c, flags) in enumerate(extra):
+        a = {"id": nid + i, "content": c, "single_word": False, "lstrip": False, "rstrip": False,
+             "normalized": False, "special": False}
+        a.update(flags)
+        norm["added_tokens"].append(a)
+    sets["v1-small-norm"] = norm
     for name, d in sets.items():
         path = os.path.join(HERE, name + ".json")
         if d is not None:
