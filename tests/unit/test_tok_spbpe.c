@@ -16,7 +16,8 @@
  *   normalized / lstrip / rstrip / single_word;
  * for each, texts.jsonl (the bpe test corpus, hand-written edge cases, 3000
  * seeded random strings) must give HF's ids with special tokens parsed and
- * as plain text, and HF's decode of the parsed ids. Then files this family
+ * as plain text, and HF's decode of the parsed ids; random id lists must
+ * decode as HF decodes them (decode-NAME.jsonl). Then files this family
  * cannot run are refused with one line naming the file and the component. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -192,6 +193,55 @@ static void test_whole_pieces(void **state)
     sl_tokenizer_free(t);
 }
 
+/* decode-NAME.jsonl: random id lists (byte tokens that are not UTF-8,
+ * specials, anything) decode as HF decodes them. */
+static void check_decodes(const char *name)
+{
+    char file[128], fix[128];
+    snprintf(file, sizeof file, "%s.json", name);
+    snprintf(fix, sizeof fix, "decode-%s.jsonl", name);
+    sl_tokenizer *t = load(file, SL_SPECIAL_PLAIN);
+    size_t n, lines = 0, bad = 0;
+    char *text = slurp(fix, &n);
+    for (char *p = text; p < text + n; lines++) {
+        sl_json_doc *d = next_line(&p, text + n);
+        const sl_json *arr = sl_json_get(sl_json_root(d), "ids"), *want = sl_json_get(sl_json_root(d), "decoded");
+        uint32_t ids[64];
+        assert_true(arr->n <= 64);
+        for (size_t i = 0; i < arr->n; i++) {
+            int64_t v;
+            assert_true(sl_json_is_int(arr->kids[i], &v));
+            ids[i] = (uint32_t)v;
+        }
+        sl_buf out = {0};
+        sl_err e = {{0}};
+        assert_int_equal(sl_tokenizer_decode(t, ids, arr->n, &out, &e), 0);
+        if ((out.len != want->str_len || memcmp(out.data ? out.data : "", want->str, out.len)) && bad++ < 5)
+            fprintf(stderr, "%s: decode of id list %zu differs from HF\n", name, lines);
+        sl_buf_free(&out);
+        sl_json_free(d);
+    }
+    assert_int_equal(lines, 1000);
+    assert_int_equal(bad, 0);
+    /* an id outside the vocabulary is an error naming its position */
+    uint32_t outside[2] = {5, sl_tokenizer_vocab_size(t)};
+    sl_buf out = {0};
+    sl_err e = {{0}};
+    assert_int_not_equal(sl_tokenizer_decode(t, outside, 2, &out, &e), 0);
+    assert_non_null(strstr(e.msg, "token 1: id"));
+    sl_buf_free(&out);
+    free(text);
+    sl_tokenizer_free(t);
+}
+
+static void test_decode_random(void **state)
+{
+    (void)state;
+    check_decodes("mistral-v1");
+    check_decodes("unk-small");
+    check_decodes("v1-small-norm");
+}
+
 static void test_mistral_v1(void **state)
 {
     (void)state;
@@ -285,8 +335,8 @@ static void test_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_mistral_v1),   cmocka_unit_test(test_v3_small), cmocka_unit_test(test_unk),
-        cmocka_unit_test(test_whole_pieces), cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_mistral_v1),   cmocka_unit_test(test_v3_small),      cmocka_unit_test(test_unk),
+        cmocka_unit_test(test_whole_pieces), cmocka_unit_test(test_decode_random), cmocka_unit_test(test_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

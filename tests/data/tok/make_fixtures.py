@@ -32,6 +32,8 @@ Step `fixtures` writes into tests/data/tok/:
   tokens parsed ("parse") and with encode_special_tokens=True ("plain"), and
   HF decode(parse ids, skip_special_tokens=False) ("decoded"); "plain" only
   where it differs from "parse";
+- decode-NAME.jsonl (mistral-v1, unk-small, v1-small-norm): 1000 seeded
+  random id lists (many <0xXX> tokens) and HF's decode of each;
 - texts.jsonl: tests/data/bpe/corpus.jsonl, hand-written cases and 3000
   seeded random strings.
 It also checks that HF's ids of the full converted v1 and v3 files equal
@@ -191,6 +193,25 @@ def fixtures():
                     o["plain"] = plain
                 f.write(json.dumps(o, ensure_ascii=False) + "\n")
         print(name, os.path.getsize(path))
+        if name in ("mistral-v1", "unk-small", "v1-small-norm"):
+            random_decodes(tok, os.path.join(HERE, "decode-" + name + ".jsonl"))
+
+
+def random_decodes(tok, out):
+    """1000 random id lists (many <0xXX> byte tokens, so that invalid UTF-8
+    runs occur; low ids: <unk>, <s>, </s>) with HF's decode of each."""
+    n_ids = tok.get_vocab_size(with_added_tokens=True)
+    byte_ids = [i for i in (tok.token_to_id("<0x%02X>" % b) for b in range(256)) if i is not None]
+    rng = random.Random(7)
+    with open(out, "w", encoding="utf-8") as f:
+        for _ in range(1000):
+            ids = []
+            for _ in range(rng.randint(0, 30)):
+                c = rng.random()
+                ids.append(rng.choice(byte_ids) if c < 0.4 and byte_ids else
+                           rng.randint(0, 10) if c < 0.5 else rng.randrange(n_ids))
+            f.write(json.dumps({"ids": ids, "decoded": tok.decode(ids, skip_special_tokens=False)},
+                               ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":
