@@ -69,8 +69,6 @@ static int one_char(const char *s, size_t n)
     return n > 0 && sl_utf8_seq((const uint8_t *)s, n, &cp) == n;
 }
 
-int sl_prepend_scheme(const sl_json *v, const char *name, const char *what, int *scheme, sl_err *err);
-
 int sl_prepend_scheme(const sl_json *v, const char *name, const char *what, int *scheme, sl_err *err)
 {
     const char *ps = sl_json_get_str(v, "prepend_scheme");

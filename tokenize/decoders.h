@@ -33,6 +33,11 @@ typedef struct sl_decoder {
     int present; /* 0: no decoder (tokens joined by spaces) */
 } sl_decoder;
 
+/* The prepend scheme of a Metaspace object v (pre-tokenizer or decoder):
+ * "prepend_scheme", else the older boolean "add_prefix_space", else always.
+ * `what` names the component in the message. */
+int sl_prepend_scheme(const sl_json *v, const char *name, const char *what, int *scheme, sl_err *err);
+
 /* Reads a tokenizer.json "decoder" value (null, or the steps above; a
  * Sequence is flattened). Anything else is refused naming it; `name` (the
  * file) starts the message. */

@@ -38,8 +38,6 @@
 #include "tokenize/sha256.h"
 #include "tokenize/tokenizer_impl.h"
 
-int sl_prepend_scheme(const sl_json *v, const char *name, const char *what, int *scheme, sl_err *err);
-
 enum { NORM_PREPEND = 1, NORM_REPLACE };
 
 typedef struct norm_step {
