@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stream/utf8.h"
+#include "tokenize/normalize.h"
+
 int sl_added_parse(const sl_json *list, const char *name, sl_added **out, size_t *n, sl_err *err)
 {
     if (!list || list->type == SL_JSON_NULL)
@@ -109,4 +112,72 @@ void sl_trie_free(sl_trie *t)
     free(t->nodes);
     t->nodes = NULL;
     t->n = t->cap = 0;
+}
+
+static uint32_t char_before(const char *t, size_t pos, size_t *start)
+{
+    size_t i = pos;
+    while (i > 0 && ((uint8_t)t[i - 1] & 0xC0) == 0x80 && pos - i < 3)
+        i--;
+    if (i > 0)
+        i--;
+    uint32_t cp = 0;
+    if (!sl_utf8_seq((const uint8_t *)t + i, pos - i, &cp))
+        cp = (uint8_t)t[pos - 1];
+    if (start)
+        *start = i;
+    return cp;
+}
+
+int sl_added_split(const sl_added *added, const sl_trie *trie, const char *t, size_t n, size_t base,
+                   sl_special_mode mode, sl_added_gap_fn gap, void *ctx, sl_ids *out, sl_err *err)
+{
+    size_t done = 0, i = 0;
+    while (i < n && trie->n) {
+        size_t len = 0;
+        int32_t k = sl_trie_longest(trie, t, n, i, &len);
+        if (k < 0) {
+            i++;
+            continue;
+        }
+        const sl_added *a = &added[k];
+        size_t start = i, stop = i + len;
+        i = stop;
+        if (a->special && mode == SL_SPECIAL_PLAIN)
+            continue;
+        if (a->special && mode == SL_SPECIAL_ERROR)
+            return sl_errf(err, "byte %zu: special token '%s' in the text (`special`=error)", base + start, a->content);
+        if (a->single_word) {
+            uint32_t cp;
+            int before = start > 0 && sl_uc_is_word(char_before(t, start, NULL));
+            int after = stop < n && sl_utf8_seq((const uint8_t *)t + stop, n - stop, &cp) && sl_uc_is_word(cp);
+            if (before || after)
+                continue;
+        }
+        if (a->lstrip) {
+            while (start > done) {
+                size_t cs;
+                uint32_t cp = char_before(t, start, &cs);
+                if (!sl_uc_is_space(cp) || cs < done)
+                    break;
+                start = cs;
+            }
+        }
+        if (a->rstrip) {
+            uint32_t cp;
+            size_t k2;
+            while (stop < n && (k2 = sl_utf8_seq((const uint8_t *)t + stop, n - stop, &cp)) && sl_uc_is_space(cp))
+                stop += k2;
+            i = stop;
+        }
+        if (start > done) {
+            if (gap(ctx, t + done, start - done, done, err))
+                return -1;
+        }
+        sl_ids_push(out, a->id);
+        done = stop;
+    }
+    if (n > done)
+        return gap(ctx, t + done, n - done, done, err);
+    return 0;
 }

@@ -11,6 +11,7 @@
 
 #include "stream/err.h"
 #include "stream/json.h"
+#include "tokenize/tokenizer.h"
 
 typedef struct sl_added {
     uint32_t id;
@@ -45,5 +46,18 @@ void sl_trie_add(sl_trie *t, const char *s, size_t n, int32_t token);
 /* Longest token matching at text[pos..n) or -1; *len set. */
 int32_t sl_trie_longest(const sl_trie *t, const char *text, size_t n, size_t pos, size_t *len);
 void sl_trie_free(sl_trie *t);
+
+/* A stretch of text between added tokens: t[0..n), at byte offset `off` of
+ * the text given to sl_added_split. Returns 0, or -1 with err set. */
+typedef int (*sl_added_gap_fn)(void *ctx, const char *t, size_t n, size_t off, sl_err *err);
+
+/* Splits t[0..n) on the tokens of trie (indices into added[]): calls gap()
+ * for the text between them and appends the tokens' ids to out, as HF's
+ * AddedVocabulary::find_matches does, including single_word (a match inside
+ * a word is skipped), lstrip and rstrip (the token absorbs whitespace on that
+ * side). Special tokens follow `mode` (SL_SPECIAL_PLAIN: left in the text;
+ * SL_SPECIAL_ERROR: an error giving byte offset base + their position). */
+int sl_added_split(const sl_added *added, const sl_trie *trie, const char *t, size_t n, size_t base,
+                   sl_special_mode mode, sl_added_gap_fn gap, void *ctx, sl_ids *out, sl_err *err);
 
 #endif

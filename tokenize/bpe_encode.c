@@ -116,90 +116,22 @@ static void encode_plain(const sl_bpe *b, sl_bpe_state *s, const char *p, size_t
         sl_bpe_piece(b, s, (const uint8_t *)p, n, out);
 }
 
-static uint32_t char_before(const char *t, size_t pos, size_t *start)
+/* What the gap callbacks of sl_added_split need. */
+typedef struct {
+    const sl_bpe *b;
+    sl_bpe_state *s;
+    sl_ids *out;
+} gap_ctx;
+
+static int gap_normalized(void *ctx, const char *p, size_t n, size_t off, sl_err *err)
 {
-    size_t i = pos;
-    while (i > 0 && ((uint8_t)t[i - 1] & 0xC0) == 0x80 && pos - i < 3)
-        i--;
-    if (i > 0)
-        i--;
-    uint32_t cp = 0;
-    if (!sl_utf8_seq((const uint8_t *)t + i, pos - i, &cp))
-        cp = (uint8_t)t[pos - 1];
-    if (start)
-        *start = i;
-    return cp;
+    gap_ctx *g = ctx;
+    (void)off, (void)err;
+    encode_plain(g->b, g->s, p, n, g->out);
+    return 0;
 }
 
-typedef void (*gap_fn)(const sl_bpe *b, sl_bpe_state *s, const char *p, size_t n, sl_ids *out, sl_err *err, int *rc);
-
-/* Splits t[0..n) on the tokens of trie: emits gaps through gap(), tokens
- * as their ids. Follows HF AddedVocabulary::find_matches, including
- * single_word (skip a match inside a word), lstrip and rstrip (the token
- * absorbs whitespace on that side). */
-static int split_added(const sl_bpe *b, sl_bpe_state *s, const sl_trie *trie, const char *t, size_t n,
-                       sl_special_mode mode, gap_fn gap, sl_ids *out, sl_err *err)
-{
-    size_t done = 0, i = 0;
-    int rc = 0;
-    while (i < n && trie->n) {
-        size_t len = 0;
-        int32_t k = sl_trie_longest(trie, t, n, i, &len);
-        if (k < 0) {
-            i++;
-            continue;
-        }
-        const sl_added *a = &b->added[k];
-        size_t start = i, stop = i + len;
-        i = stop;
-        if (a->special && mode == SL_SPECIAL_PLAIN)
-            continue;
-        if (a->special && mode == SL_SPECIAL_ERROR)
-            return sl_errf(err, "byte %zu: special token '%s' in the text (`special`=error)", s->base + start,
-                           a->content);
-        if (a->single_word) {
-            uint32_t cp;
-            int before = start > 0 && sl_uc_is_word(char_before(t, start, NULL));
-            int after = stop < n && sl_utf8_seq((const uint8_t *)t + stop, n - stop, &cp) && sl_uc_is_word(cp);
-            if (before || after)
-                continue;
-        }
-        if (a->lstrip) {
-            while (start > done) {
-                size_t cs;
-                uint32_t cp = char_before(t, start, &cs);
-                if (!sl_uc_is_space(cp) || cs < done)
-                    break;
-                start = cs;
-            }
-        }
-        if (a->rstrip) {
-            uint32_t cp;
-            size_t k2;
-            while (stop < n && (k2 = sl_utf8_seq((const uint8_t *)t + stop, n - stop, &cp)) && sl_uc_is_space(cp))
-                stop += k2;
-            i = stop;
-        }
-        if (start > done) {
-            gap(b, s, t + done, start - done, out, err, &rc);
-            if (rc)
-                return rc;
-        }
-        sl_ids_push(out, a->id);
-        done = stop;
-    }
-    if (n > done)
-        gap(b, s, t + done, n - done, out, err, &rc);
-    return rc;
-}
-
-static void gap_normalized(const sl_bpe *b, sl_bpe_state *s, const char *p, size_t n, sl_ids *out, sl_err *err, int *rc)
-{
-    (void)err, (void)rc;
-    encode_plain(b, s, p, n, out);
-}
-
-static void gap_raw(const sl_bpe *b, sl_bpe_state *s, const char *p, size_t n, sl_ids *out, sl_err *err, int *rc);
+static int gap_raw(void *ctx, const char *p, size_t n, size_t off, sl_err *err);
 
 int sl_bpe_encode(const sl_bpe *b, sl_bpe_state *s, const char *text, size_t n, sl_special_mode mode, sl_ids *out,
                   sl_err *err)
@@ -210,7 +142,8 @@ int sl_bpe_encode(const sl_bpe *b, sl_bpe_state *s, const char *text, size_t n, 
         if (v > pos) {
             s->mode = (int)mode;
             s->base = pos;
-            if (split_added(b, s, &b->raw_trie, text + pos, v - pos, mode, gap_raw, out, err))
+            gap_ctx g = {b, s, out};
+            if (sl_added_split(b->added, &b->raw_trie, text + pos, v - pos, pos, mode, gap_raw, &g, out, err))
                 return -1;
         }
         if (v < n) {
@@ -225,17 +158,20 @@ int sl_bpe_encode(const sl_bpe *b, sl_bpe_state *s, const char *text, size_t n, 
     return 0;
 }
 
-static void gap_raw(const sl_bpe *b, sl_bpe_state *s, const char *p, size_t n, sl_ids *out, sl_err *err, int *rc)
+static int gap_raw(void *ctx, const char *p, size_t n, size_t off, sl_err *err)
 {
+    gap_ctx *g = ctx;
+    const sl_bpe *b = g->b;
+    sl_bpe_state *s = g->s;
     const char *t = p;
     size_t tn = n;
     if (b->norm.n) {
-        if (sl_normalize(&b->norm, &s->ns, p, n, &s->norm, err)) {
-            *rc = -1;
-            return;
-        }
+        if (sl_normalize(&b->norm, &s->ns, p, n, &s->norm, err))
+            return -1;
         t = s->norm.data;
         tn = s->norm.len;
     }
-    *rc = split_added(b, s, &b->norm_trie, t, tn, (sl_special_mode)s->mode, gap_normalized, out, err);
+    (void)off;
+    return sl_added_split(b->added, &b->norm_trie, t, tn, s->base, (sl_special_mode)s->mode, gap_normalized, g, g->out,
+                          err);
 }

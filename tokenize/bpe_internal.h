@@ -99,6 +99,13 @@ size_t sl_pretok_scan_qwen2(const uint8_t *p, size_t n, size_t pos);
 /* Its character class of a code point: 1 letter, 2 number, 3 space, 4 other. */
 int sl_pretok_class(uint32_t cp);
 
+/* The merge step on symbols given as ids, for families that make their
+ * initial symbols themselves (tok_spbpe.c): sl_bpe_syms returns room for n
+ * ids in s, which sl_bpe_merge_syms merges by b's merge table (ranks), the
+ * result appended to out. Only b's merge table is used. */
+int32_t *sl_bpe_syms(sl_bpe_state *s, size_t n);
+void sl_bpe_merge_syms(const sl_bpe *b, sl_bpe_state *s, size_t n, sl_ids *out);
+
 /* Test hooks (tests/unit/test_bpe_*.c, tests/fuzz/fuzz_bpe_encode.c):
  * work done by this state so far (merge-table lookups and heap operations),
  * to check that long pieces stay O(n log n); */

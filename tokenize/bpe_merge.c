@@ -83,22 +83,34 @@ static void reserve_syms(sl_bpe_state *s, size_t n)
     s->sym_cap = cap;
 }
 
-/* Simple scan over a compact array. */
+/* Simple scan over a compact array; the rank of each adjacent pair is kept
+ * (in the prev/next arrays, unused by the scan) and only the two pairs
+ * around a merge are looked up again. */
 static void merge_scan(const sl_bpe *b, sl_bpe_state *s, size_t n, sl_ids *out)
 {
     int32_t *sym = s->sym;
+    uint32_t *rank = (uint32_t *)s->prev, *nid = (uint32_t *)s->next;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (!sl_merge_lookup(b, (uint32_t)sym[i], (uint32_t)sym[i + 1], &rank[i], &nid[i]))
+            rank[i] = UINT32_MAX;
     while (n > 1) {
-        uint32_t best = UINT32_MAX, best_id = 0, r, id;
+        uint32_t best = UINT32_MAX;
         size_t at = 0;
         s->work += n;
         for (size_t i = 0; i + 1 < n; i++)
-            if (sl_merge_lookup(b, (uint32_t)sym[i], (uint32_t)sym[i + 1], &r, &id) && r < best)
-                best = r, best_id = id, at = i;
+            if (rank[i] < best)
+                best = rank[i], at = i;
         if (best == UINT32_MAX)
             break;
-        sym[at] = (int32_t)best_id;
+        sym[at] = (int32_t)nid[at];
         memmove(sym + at + 1, sym + at + 2, (n - at - 2) * sizeof *sym);
+        memmove(rank + at + 1, rank + at + 2, (n - at - 2) * sizeof *rank);
+        memmove(nid + at + 1, nid + at + 2, (n - at - 2) * sizeof *nid);
         n--;
+        if (at + 1 < n && !sl_merge_lookup(b, (uint32_t)sym[at], (uint32_t)sym[at + 1], &rank[at], &nid[at]))
+            rank[at] = UINT32_MAX;
+        if (at > 0 && !sl_merge_lookup(b, (uint32_t)sym[at - 1], (uint32_t)sym[at], &rank[at - 1], &nid[at - 1]))
+            rank[at - 1] = UINT32_MAX;
     }
     for (size_t i = 0; i < n; i++)
         sl_ids_push(out, (uint32_t)sym[i]);
@@ -246,4 +258,20 @@ void sl_bpe_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, 
         if (got) /* a piece whose bytes all lack a token gives no ids */
             memcpy(e->ids, out->v + start, got * sizeof *e->ids);
     }
+}
+
+int32_t *sl_bpe_syms(sl_bpe_state *s, size_t n)
+{
+    reserve_syms(s, n + 1);
+    return s->sym;
+}
+
+void sl_bpe_merge_syms(const sl_bpe *b, sl_bpe_state *s, size_t n, sl_ids *out)
+{
+    if (n == 0)
+        return;
+    if (n >= HEAP_MIN_SYMBOLS)
+        merge_heap(b, s, n, out);
+    else
+        merge_scan(b, s, n, out);
 }

@@ -53,5 +53,7 @@ struct sl_tokenizer {
 sl_tokenizer *sl_tokenizer_new(const sl_tok_family *f, const sl_tok_ops *ops, void *impl);
 
 extern const sl_tok_family sl_tok_family_char, sl_tok_family_bpe;
+/* SentencePiece-style BPE in a tokenizer.json (tok_spbpe.c): Llama-2, Mistral */
+extern const sl_tok_family sl_tok_family_spbpe;
 
 #endif
