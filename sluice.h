@@ -57,6 +57,7 @@ extern "C" {
 #include "dna/nuctok.h"
 #include "dna/emit.h"
 #include "dna/species.h"
+#include "dna/tokenize.h"
 
 /* audio */
 #include "audio/decode.h"
@@ -76,6 +77,7 @@ extern "C" {
 #include "shard/cat.h"
 #include "shard/megatron.h"
 #include "shard/megatron_stage.h"
+#include "shard/merge.h"
 #include "shard/stage.h"
 #include "shard/mix.h"
 
