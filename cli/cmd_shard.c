@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/scale_opts.h"
 #include "cli/inputs.h"
 #include "cli/pack_opts.h"
 #include "shard/packed.h"
@@ -31,6 +32,8 @@ static const char help[] = "Writes a shard directory: manifest.json, documents.j
                            "  -o DIR              the output directory (required); written as DIR.tmp.<pid>\n"
                            "                      and renamed at the end\n"
                            "  --force             replace an existing DIR (default: error)\n"
+                           "  --skip-existing     do nothing when DIR exists and verifies (manifest, sizes,\n"
+                           "                      checksums); replace it when it does not\n"
                            "  --dtype TYPE        auto (default: uint16 when vocab <= 65536), uint16 or uint32\n"
                            "  --max-file-bytes N  cap each token file at N bytes (whole rows; k/M/G suffixes;\n"
                            "                      default: one file per split)\n"
@@ -66,6 +69,7 @@ static int run(sl_cli *cli, int argc, char **argv)
                                          {"seed", required_argument, 0, O_SEED},
                                          {"shuffle-window", required_argument, 0, O_WIN},
                                          {"val-fraction", required_argument, 0, O_VAL},
+                                         SL_SKIP_LONG_OPT,
                                          SL_CLI_COMMON_LONG,
                                          {0, 0, 0, 0}};
     static const char *const dtypes[] = {"auto", "uint16", "uint32", NULL};
@@ -74,9 +78,10 @@ static int run(sl_cli *cli, int argc, char **argv)
     long long maxb = 0, window = 0;
     unsigned long long seed = 0;
     double valf = 0;
+    sl_scale_opts so = {0};
     int c;
     while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
-        if (sl_cli_pack_option(cli, c, &u))
+        if (sl_cli_pack_option(cli, c, &u) || sl_cli_scale_option(&so, c, optarg))
             continue;
         switch (c) {
         case O_FORCE: force = 1; break;
@@ -96,6 +101,10 @@ static int run(sl_cli *cli, int argc, char **argv)
         sl_cli_usage_error(cli, "--shuffle would break the row continuity of --layout recurrent");
     if (window && !shuffle)
         sl_cli_usage_error(cli, "--shuffle-window needs --shuffle");
+    if (sl_cli_skip_existing(cli, &so, SL_SKIP_SHARDS))
+        return 0;
+    if (so.skip_existing && sl_cli_has_manifest(cli->output))
+        force = 1; /* a shard directory that does not verify: it is replaced */
     const char *path = optind < argc ? argv[optind] : "-";
 
     sl_err err = {{0}};

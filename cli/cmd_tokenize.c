@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/scale_opts.h"
 #include "stream/docreader.h"
 #include "stream/io.h"
 #include "stream/json.h"
@@ -38,6 +39,10 @@ static const char ids_help[] =
     "  --tokenizer NAME    tokenizer name recorded in the header\n"
     "  --fingerprint FP    tokenizer fingerprint recorded in the header\n"
     "  --max-doc-bytes N   longest accepted input line (default 64M)\n"
+    "  --part R/N|slurm    read only part R of N of the input files (parts 0..N-1\n"
+    "                      read as one stream give exactly the output of one run;\n"
+    "                      see docs/scale-out.md)\n"
+    "  --skip-existing     do nothing when the output exists and verifies\n"
     "\nexample:\n"
     "  echo '{\"id\":\"a\",\"ids\":[1,2,3]}' | sluice tokenize ids --vocab-size 50277 | sluice cat\n";
 
@@ -124,6 +129,8 @@ static int run_ids(sl_cli *cli, int argc, char **argv)
                                          {"tokenizer", required_argument, 0, O_TOK},
                                          {"fingerprint", required_argument, 0, O_FP},
                                          {"max-doc-bytes", required_argument, 0, O_MAXB},
+                                         SL_PART_LONG_OPT,
+                                         SL_SKIP_LONG_OPT,
                                          SL_CLI_COMMON_LONG,
                                          {0, 0, 0, 0}};
     long long vocab = -1;
@@ -131,8 +138,11 @@ static int run_ids(sl_cli *cli, int argc, char **argv)
     long long eos = SL_TS_NO_ID, bos = SL_TS_NO_ID, pad = SL_TS_NO_ID;
     int modality = SL_MOD_IDS;
     size_t maxb = 64u << 20;
+    sl_scale_opts so = {0};
     int c;
     while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
+        if (sl_cli_scale_option(&so, c, optarg))
+            continue;
         switch (c) {
         case O_VOCAB: vocab = sl_cli_int(cli, "--vocab-size", optarg, 1, UINT32_MAX); break;
         case O_FIELD: field = optarg; break;
@@ -175,6 +185,18 @@ static int run_ids(sl_cli *cli, int argc, char **argv)
         files = stdin_only;
         nfiles = 1;
     }
+    sl_part part;
+    sl_slice *pieces = NULL; /* --part: this part's files and ranges of files */
+    if (sl_cli_part(cli, &so, &part)) {
+        size_t np;
+        pieces = sl_cli_slices(cli, &part, files, (size_t)nfiles, sl_lines_cut, NULL, &np);
+        nfiles = (int)np;
+    }
+    if (sl_cli_skip_existing(cli, &so, SL_SKIP_TOKENS)) {
+        sl_slices_free(pieces, pieces ? (size_t)nfiles : 0);
+        sl_ts_header_free(&h);
+        return 0;
+    }
     sl_output *out = sl_output_open(cli->output, &err);
     if (!out)
         return sl_cli_fail(cli, &err);
@@ -190,13 +212,21 @@ static int run_ids(sl_cli *cli, int argc, char **argv)
     size_t len = 0, cap = 0;
     int rc = 0;
     for (int f = 0; f < nfiles && !rc; f++) {
-        sl_input *in = sl_input_open(files[f], &err);
+        const char *path = pieces ? pieces[f].path : files[f];
+        sl_range *range = NULL;
+        sl_input *in;
+        if (pieces && !pieces[f].whole) {
+            range = sl_range_open(path, pieces[f].begin, pieces[f].end, &err);
+            in = range ? sl_range_input(range) : NULL;
+        } else {
+            in = sl_input_open(path, &err);
+        }
         if (!in) {
             rc = -1;
             break;
         }
         sl_progress_track_input(pg, nfiles == 1 ? in : NULL); /* ETA only for a single input */
-        uint64_t lineno = 0;
+        uint64_t lineno = pieces ? pieces[f].line : 0;
         int r;
         while ((r = sl_input_getline(in, &line, &len, &cap, maxb, &err)) == 1) {
             lineno++;
@@ -222,8 +252,12 @@ static int run_ids(sl_cli *cli, int argc, char **argv)
         if (r < 0)
             rc = -1;
         sl_progress_track_input(pg, NULL);
-        sl_input_close(in);
+        if (range)
+            sl_range_close(range);
+        else
+            sl_input_close(in);
     }
+    sl_slices_free(pieces, pieces ? (size_t)nfiles : 0);
     free(line);
     sl_buf_free(&meta);
     sl_doc_free(&d);

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/doc_opts.h"
+#include "cli/scale_opts.h"
 #include "stream/docreader.h"
 #include "stream/io.h"
 #include "stream/json.h"
@@ -47,6 +48,10 @@ static const char help[] = "Reads documents (JSON Lines objects or plain text, s
                            "      --max-doc-bytes N longest document (default 64M)\n"
                            "      --format KIND     auto (default: JSON Lines when a source starts with '{'),\n"
                            "                        jsonl or text: read every source as that kind\n"
+                           "      --part R/N|slurm  tokenize only part R of N of the input, as 'sluice read\n"
+                           "                        --part' reads it (docs/scale-out.md)\n"
+                           "      --skip-existing   when the output exists and verifies (trailer, counts,\n"
+                           "                        checksum), do nothing, without reading the input\n"
                            "\nText is NFC-normalized when the tokenizer says so (GPT-NeoX-20B does), so\n"
                            "decoding gives the NFC form of the input back.\n"
                            "\nexamples:\n"
@@ -84,6 +89,8 @@ static int run(sl_cli *cli, int argc, char **argv)
                                          {"prepend-bos", optional_argument, 0, O_BOS},
                                          {"pretokenizer", required_argument, 0, O_PRETOK},
                                          SL_DOC_LONG_OPTS,
+                                         SL_PART_LONG_OPT,
+                                         SL_SKIP_LONG_OPT,
                                          SL_CLI_COMMON_LONG,
                                          {0, 0, 0, 0}};
     static const char *const special_modes[] = {"plain", "parse", "error", NULL}; /* sl_special_mode order */
@@ -93,9 +100,10 @@ static int run(sl_cli *cli, int argc, char **argv)
     const char *tokp = NULL, *eos_arg = NULL, *bos_arg = NULL;
     int want_eos = 0, want_bos = 0;
     sl_special_mode mode = SL_SPECIAL_PLAIN;
+    sl_scale_opts so = {0};
     int c;
     while ((c = getopt_long(argc, argv, "t:" SL_DOC_SHORT SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
-        if (sl_cli_doc_option(cli, c, &ro))
+        if (sl_cli_doc_option(cli, c, &ro) || sl_cli_scale_option(&so, c, optarg))
             continue;
         switch (c) {
         case 't': tokp = optarg; break;
@@ -109,6 +117,8 @@ static int run(sl_cli *cli, int argc, char **argv)
     if (!tokp)
         sl_cli_usage_error(cli, "--tokenizer PATH is required");
     ro.quiet = cli->quiet;
+    if (sl_cli_skip_existing(cli, &so, SL_SKIP_TOKENS))
+        return 0;
 
     sl_err err = {{0}};
     sl_bpe *b = sl_bpe_load(tokp, &err);
@@ -139,7 +149,17 @@ static int run(sl_cli *cli, int argc, char **argv)
     int rc = -1;
     sl_output *out = NULL;
     sl_ts_writer *w = NULL;
-    sl_docreader *r = sl_docreader_open((const char *const *)argv + optind, argc - optind, &ro, &err);
+    sl_docreader *r;
+    sl_part part;
+    if (sl_cli_part(cli, &so, &part)) { /* this part's files and ranges of files */
+        size_t np;
+        sl_slice *pc = sl_cli_slices(cli, &part, (const char *const *)argv + optind, (size_t)(argc - optind),
+                                     sl_docreader_cut, &ro, &np);
+        r = sl_docreader_open_slices(pc, np, &ro, &err);
+        sl_slices_free(pc, np);
+    } else {
+        r = sl_docreader_open((const char *const *)argv + optind, argc - optind, &ro, &err);
+    }
     if (r && (out = sl_output_open(cli->output, &err)) && (w = sl_ts_writer_open(out, &h, &err))) {
         sl_progress *pg = sl_progress_start("tokenize bpe", "docs", cli->progress);
         rc = sl_docpipe_run(r, w, encode, &x, &po, pg, &err);
