@@ -69,6 +69,15 @@ struct sl_ts_writer;
 int sl_cli_finish(const sl_cli *cli, struct sl_output *out, struct sl_ts_writer *w, int rc, sl_err *err);
 /* Prints a warning line unless --quiet. */
 void sl_cli_warn(const sl_cli *cli, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Library messages name the option field that is wrong in backquotes, not a
+ * flag ("`seq_len` 12: must be a positive multiple of 8"); a command says
+ * them as its flags: each `field` found in the map (the list ends with
+ * {NULL, NULL}) becomes its flag ("--seq-len 12: ..."); others keep their
+ * quotes. */
+typedef struct {
+    const char *field, *flag;
+} sl_cli_field;
+void sl_cli_map_fields(sl_err *err, const sl_cli_field *map);
 /* Prints the full help of a command to f. */
 void sl_cli_print_help(const sl_command *cmd, FILE *f);
 

@@ -2,7 +2,9 @@
  * JSON Lines, so documents can be reassembled (concatenate the pieces of an
  * id in doc_offset order). Rows are those of the stored layout (the last
  * warmup stage); `--stage K` prints the view of stage K over one epoch of the
- * data (docs/shards.md section 3) when the caller passes it through. */
+ * data (docs/shards.md section 3) when the caller passes it through. A piece
+ * carries its document's metadata ("meta", as in documents.jsonl). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +20,7 @@ typedef struct {
     sl_buf b;
     long stage;
     const char *split;
+    const sl_shard *s;
 } cat_ctx;
 
 static int put_piece(void *vc, uint64_t view_row, const sl_piece *p, const uint32_t *tok, sl_err *err)
@@ -35,9 +38,17 @@ static int put_piece(void *vc, uint64_t view_row, const sl_piece *p, const uint3
         sl_buf_printf(b, "%ld", c->stage);
     else
         sl_buf_puts(b, "null");
-    sl_buf_printf(b, ",\"row\":%llu,\"offset\":%u,\"doc\":%llu,\"doc_offset\":%llu,\"split\":\"%s\"}\n",
+    sl_buf_printf(b, ",\"row\":%llu,\"offset\":%u,\"doc\":%llu,\"doc_offset\":%llu,\"split\":\"%s\"",
                   (unsigned long long)view_row, p->offset, (unsigned long long)p->doc,
                   (unsigned long long)p->doc_offset, c->split);
+    /* the document's metadata, as in documents.jsonl */
+    size_t i = sl_shard_doc_find(c->s, p->doc);
+    if (i != SIZE_MAX && sl_shard_doc(c->s, i, NULL)->has_meta) {
+        sl_buf_puts(b, ",\"meta\":");
+        if (sl_shard_doc_meta(c->s, i, b, err))
+            return -1;
+    }
+    sl_buf_puts(b, "}\n");
     return sl_output_write(c->out, b->data, b->len, err);
 }
 
@@ -66,7 +77,7 @@ int sl_cat_shard_dir(sl_cli *cli, const char *dir, int argc, char **argv)
     if (stage < 0)
         stage = (long)n_stages - 1;
     uint32_t L = sl_shard_get_info(s)->seq_len;
-    cat_ctx c = {.out = sl_output_open(cli->output, &err), .stage = stage};
+    cat_ctx c = {.out = sl_output_open(cli->output, &err), .stage = stage, .s = s};
     int rc = c.out ? 0 : -1;
     for (int k = 0; k < SL_SPLIT_N && !rc; k++) {
         if (!sl_shard_get_split(s, k)->present)

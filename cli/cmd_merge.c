@@ -7,18 +7,24 @@
 
 #include "cli/commands.h"
 #include "shard/megatron.h"
+#include "shard/meta.h"
 #include "shard/shard.h"
 #include "shard/util.h"
+#include "stream/buf.h"
 #include "stream/io.h"
 
 static const char help[] = "Shard directories: every SRC must have the same seq_len, dtype, vocab,\n"
                            "tokenizer fingerprint, special ids, layout and warmup SPEC. Rows of each split\n"
                            "are concatenated in argument order, document ordinals are renumbered after the\n"
-                           "previous sources, warmup stages are resolved again for the merged size. Each\n"
-                           "SRC is verified (checksums) first. DST is written atomically.\n\n"
+                           "previous sources, warmup stages are resolved again for the merged size;\n"
+                           "documents.jsonl keeps every line's metadata and documents.idx is rebuilt.\n"
+                           "Each SRC is verified (checksums) first. DST is written atomically. Document\n"
+                           "ids are not checked for duplicates here (shard and pack check them).\n\n"
                            "Megatron datasets (SRC = a prefix with SRC.idx and SRC.bin): the .bin files\n"
                            "are concatenated and sizes/pointers/document indices rebased, as Megatron's\n"
-                           "add_index / tools/merge_datasets.py do; dtypes must match.\n\n"
+                           "add_index / tools/merge_datasets.py do; dtypes must match. When every SRC\n"
+                           "has a sidecar SRC.documents.jsonl (from `sluice export megatron`), DST gets\n"
+                           "their lines with documents renumbered.\n\n"
                            "options:\n"
                            "  -o DST              output directory or prefix (required)\n"
                            "  --force             replace an existing DST directory\n"
@@ -36,6 +42,7 @@ static int merge_shards(sl_cli *cli, char **srcs, int n, int force, uint64_t max
 {
     sl_shard **s = sl_xcalloc((size_t)n, sizeof *s);
     sl_shard_writer *w = NULL;
+    sl_buf meta = {0};
     int rc = -1;
     for (int i = 0; i < n; i++)
         if (!(s[i] = sl_shard_open(srcs[i], 1, err)))
@@ -63,7 +70,10 @@ static int merge_shards(sl_cli *cli, char **srcs, int n, int force, uint64_t max
         for (size_t k = 0; k < sl_shard_n_docs(s[i]); k++) {
             const char *id;
             const sl_shard_docref *dr = sl_shard_doc(s[i], k, &id);
-            if (sl_shard_writer_doc(w, base + dr->ordinal, id, dr->id_len, dr->split, dr->long_status, err))
+            sl_buf_clear(&meta);
+            if (sl_shard_doc_meta(s[i], k, &meta, err) ||
+                sl_shard_writer_doc_meta(w, base + dr->ordinal, id, dr->id_len, dr->split, dr->long_status, meta.data,
+                                         meta.len, err))
                 goto done;
             top = dr->ordinal + 1;
         }
@@ -94,16 +104,35 @@ static int merge_shards(sl_cli *cli, char **srcs, int n, int force, uint64_t max
     w = NULL;
 done:
     sl_shard_writer_abort(w);
+    sl_buf_free(&meta);
     for (int i = 0; i < n; i++)
         sl_shard_close(s[i]);
     free(s);
     return rc;
 }
 
+/* The sidecars PREFIX.documents.jsonl: merged (documents renumbered) when
+ * every source has one; otherwise the merged dataset gets none. */
 static int merge_megatron(sl_cli *cli, char **srcs, int n, sl_err *err)
 {
     sl_mega_writer *w = NULL;
-    int rc = -1;
+    sl_output *side = NULL;
+    sl_buf line = {0};
+    int rc = -1, with = 0, without = -1;
+    for (int i = 0; i < n; i++) {
+        char *sp = sl_mega_docs_path(srcs[i]);
+        if (!access(sp, F_OK))
+            with++;
+        else if (without < 0)
+            without = i;
+        free(sp);
+    }
+    if (with && without >= 0)
+        sl_cli_warn(cli, "%s has no %s.documents.jsonl: the merged dataset gets no document ids or metadata",
+                    srcs[without], srcs[without]);
+    char *dp = sl_mega_docs_path(cli->output);
+    if (with == n && !(side = sl_output_open(dp, err)))
+        goto done;
     for (int i = 0; i < n; i++) {
         sl_mega_reader *r = sl_mega_open(srcs[i], err);
         if (!r)
@@ -112,15 +141,36 @@ static int merge_megatron(sl_cli *cli, char **srcs, int n, sl_err *err)
             sl_mega_close(r);
             goto done;
         }
-        int bad = sl_mega_add_index(w, r, err);
+        sl_mega_docs *docs = NULL;
+        uint64_t base = sl_mega_writer_docs(w);
+        int bad = side && sl_mega_docs_open(srcs[i], sl_mega_n_docs(r), &docs, err) != 1;
+        for (uint64_t k = 0; !bad && docs && k < sl_mega_n_docs(r); k++) {
+            const char *id, *meta;
+            size_t il, ml;
+            sl_mega_docs_get(docs, k, &id, &il, &meta, &ml);
+            sl_buf_clear(&line);
+            sl_meta_doc_line(&line, base + k, id, il, "train", SL_DOC_PLACED, meta, ml);
+            bad = sl_output_write(side, line.data, line.len, err);
+        }
+        sl_mega_docs_close(docs);
+        bad = bad || sl_mega_add_index(w, r, err);
         sl_mega_close(r);
         if (bad)
             goto done;
     }
     rc = sl_mega_writer_finish(w, err);
     w = NULL;
+    if (!rc && side) {
+        rc = sl_output_commit(side, err);
+        side = NULL;
+    } else if (!rc) {
+        unlink(dp); /* a sidecar of an earlier dataset at DST would describe other documents */
+    }
 done:
     sl_mega_writer_abort(w);
+    sl_output_abort(side);
+    sl_buf_free(&line);
+    free(dp);
     return rc;
 }
 

@@ -15,7 +15,9 @@ static const char help[] =
     "Packs the documents of a token stream into rows of --seq-len tokens and\n"
     "writes a packed stream: a token stream with one record per row whose\n"
     "metadata lists the document pieces in the row (offset, length, document\n"
-    "ordinal, offset in the document, id). See docs/shards.md.\n\n"
+    "ordinal, offset in the document, id) and carries each document's id and\n"
+    "metadata (the input's metadata fields, e.g. label, source, scores) for\n"
+    "`sluice shard`. See docs/shards.md.\n\n"
     "Several FILEs, or a directory of part files (NAME-<R>-of-<N>...), are read as\n"
     "one stream: the output is that of their concatenation (docs/scale-out.md).\n\n"
     "options:\n"
@@ -34,34 +36,60 @@ static const char help[] =
     "  --warmup SPEC       sequence-length warmup: rows are cut at the longest stage\n"
     "                      length and SPEC is recorded for `sluice shard` (grammar in\n"
     "                      docs/shards.md: double:MIN..MAX[,epochs=E][,batch=B],\n"
-    "                      linear:MIN..MAX,steps=N, root:..., stages:LxB@N(steps|tokens|epochs),...)\n\n"
+    "                      linear:MIN..MAX,steps=N, root:..., stages:LxB@N(steps|tokens|epochs),...)\n"
+    "  --keep-fields LIST  keep only these metadata fields (comma-separated)\n"
+    "  --drop-fields LIST  drop these metadata fields\n"
+    "  --unique-ids        a repeated document id is an error (default: a warning\n"
+    "                      naming the first one; ids are checked by pack and shard,\n"
+    "                      with a 128-bit hash per document, 32 bytes of memory each)\n\n"
     "example:\n"
     "  sluice tokenize bpe --tokenizer tok.json docs.jsonl | sluice pack --seq-len 2048 -o rows.tok\n";
 
 /* Options shared with `sluice shard` (kept in step with cmd_shard.c). */
 
+/* Rows are written one row late: a row carries the records of the documents
+ * added before it is written (so a record never comes after its document's
+ * first piece), and the last row also those of documents after it (dropped or
+ * empty ones that have no piece). */
 typedef struct {
     sl_ts_writer *w;
-    sl_doc *d;
+    sl_doc *d; /* the held row */
+    int held;
     sl_buf *b;
+    sl_buf recs; /* records not yet written */
     uint32_t L;
 } pack_ctx;
+
+static int flush_held(pack_ctx *ctx, sl_err *e)
+{
+    if (!ctx->held)
+        return 0;
+    sl_packed_add_docs(ctx->d, ctx->recs.data ? ctx->recs.data : "", ctx->recs.len, ctx->b);
+    sl_buf_clear(&ctx->recs);
+    ctx->held = 0;
+    return sl_ts_write_doc(ctx->w, ctx->d, e);
+}
 
 /* Row callback: one record per row. */
 static int on_row(void *vc, const sl_row *row, sl_err *e)
 {
     pack_ctx *ctx = vc;
+    if (flush_held(ctx, e))
+        return -1;
     sl_packed_encode(row, ctx->L, ctx->d, ctx->b);
-    return sl_ts_write_doc(ctx->w, ctx->d, e);
+    ctx->held = 1;
+    return 0;
 }
 
 static int run(sl_cli *cli, int argc, char **argv)
 {
-    static const struct option opts[] = {SL_PACK_LONG_OPTS, SL_CLI_COMMON_LONG, {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        SL_PACK_LONG_OPTS, SL_META_LONG_OPTS, SL_IDS_LONG_OPTS, SL_CLI_COMMON_LONG, {0, 0, 0, 0}};
     sl_pack_user u = SL_PACK_USER_INIT;
+    sl_cli_meta meta = {0};
     int c;
     while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, opts, NULL)) != -1)
-        if (!sl_cli_pack_option(cli, c, &u))
+        if (!sl_cli_pack_option(cli, c, &u) && !sl_cli_meta_option(cli, c, &meta))
             sl_cli_common(cli, c, argv[optind - 1]);
     sl_cli_pack_check(cli, &u);
     const char *path = optind < argc ? argv[optind] : "-";
@@ -75,6 +103,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     sl_doc d = {0}, rowdoc = {0};
     sl_buf scratch = {0};
     sl_progress *pg = NULL;
+    pack_ctx ctx = {0};
     int rc = -1;
     if (!r)
         goto done;
@@ -98,7 +127,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     w = out ? sl_ts_writer_open(out, &oh, &err) : NULL;
     if (!w)
         goto done;
-    pack_ctx ctx = {w, &rowdoc, &scratch, po.seq_len};
+    ctx = (pack_ctx){.w = w, .d = &rowdoc, .b = &scratch, .L = po.seq_len};
     pk = sl_packer_new(&po, on_row, &ctx, &err);
     if (!pk)
         goto done;
@@ -107,14 +136,20 @@ static int run(sl_cli *cli, int argc, char **argv)
     uint64_t ord = 0;
     int k;
     while ((k = sl_ts_read_doc(r, &d, &err)) == 1) {
+        const char *src = sl_cli_src(r, path);
+        if (sl_cli_meta_id(&meta, d.id, d.id_len, ord, src, &err) ||
+            sl_cli_meta_select(&meta, d.meta, d.meta_len, src, d.id, d.id_len, &err))
+            goto done;
+        int st = sl_pack_doc_status(&po, d.n_tokens);
+        sl_packed_put_docrec(&ctx.recs, ord, d.id, d.id_len, st, meta.buf.data, meta.buf.len);
         if (sl_packer_add(pk, ord++, d.id, d.id_len, d.tokens, d.n_tokens, NULL, &err)) {
-            sl_err_prefix(&err, "%s: document '%s'", sl_cli_src(r, path), d.id);
+            sl_err_prefix(&err, "%s: document '%s'", src, d.id);
             goto done;
         }
         sl_progress_add(pg, 1, 0);
         sl_progress_add_tokens(pg, d.n_tokens);
     }
-    if (k < 0 || sl_packer_finish(pk, &err) || sl_ts_writer_finish(w, &err))
+    if (k < 0 || sl_packer_finish(pk, &err) || flush_held(&ctx, &err) || sl_ts_writer_finish(w, &err))
         goto done;
     w = NULL;
     rc = sl_output_commit(out, &err);
@@ -125,6 +160,7 @@ static int run(sl_cli *cli, int argc, char **argv)
             sl_cli_warn(cli, "%llu document(s) truncated, %llu dropped (%llu tokens cut)",
                         (unsigned long long)st->truncated, (unsigned long long)st->dropped,
                         (unsigned long long)st->cut_tokens);
+        sl_cli_meta_report(cli, &meta);
     }
 done:
     sl_progress_done(pg);
@@ -135,7 +171,11 @@ done:
     sl_doc_free(&d);
     sl_doc_free(&rowdoc);
     sl_buf_free(&scratch);
+    sl_buf_free(&ctx.recs);
+    sl_cli_meta_free(&meta);
     sl_ts_reader_close(r);
+    if (rc)
+        sl_cli_map_fields(&err, sl_cli_pack_fields);
     return rc ? sl_cli_fail(cli, &err) : 0;
 }
 

@@ -14,11 +14,14 @@
 #include "stream/progress.h"
 #include "stream/tokstream.h"
 
-static const char help[] = "Writes a shard directory: manifest.json, documents.jsonl, and per split\n"
-                           "(train, val) token files that numpy.memmap opens directly (uint16 when the\n"
-                           "vocab fits, else uint32; rows of --seq-len tokens) with a boundary index\n"
-                           "(.bounds) beside each. The input is a document token stream, packed with the\n"
-                           "options below, or a packed stream from `sluice pack` (then no packing options).\n"
+static const char help[] = "Writes a shard directory: manifest.json; documents.jsonl, one line per\n"
+                           "document (ordinal, id, split and its metadata under \"meta\": e.g. the label\n"
+                           "of `sluice dna species` or the fields of a JSONL input) with its byte-offset\n"
+                           "index documents.idx; and per split (train, val) token files that numpy.memmap\n"
+                           "opens directly (uint16 when the vocab fits, else uint32; rows of --seq-len\n"
+                           "tokens) with a boundary index (.bounds) beside each. The input is a document\n"
+                           "token stream, packed with the options below, or a packed stream from\n"
+                           "`sluice pack` (then no packing options).\n"
                            "Layout and manifest schema: docs/shards.md.\n\n"
                            "Several FILEs, or a directory of part files (NAME-<R>-of-<N>...), are read as\n"
                            "one stream: the output is that of their concatenation (docs/scale-out.md).\n\n"
@@ -41,7 +44,12 @@ static const char help[] = "Writes a shard directory: manifest.json, documents.j
                            "  --seed S            shuffle seed (default 0)\n"
                            "  --shuffle-window W  rows per shuffle window (default: 256 MiB of rows)\n"
                            "  --val-fraction F    send a document to the val split when XXH64(id)/2^64 < F\n"
-                           "                      (default 0: no val split)\n\n"
+                           "                      (default 0: no val split)\n"
+                           "  --keep-fields LIST  keep only these metadata fields (comma-separated)\n"
+                           "  --drop-fields LIST  drop these metadata fields\n"
+                           "  --unique-ids        a repeated document id is an error (default: a warning\n"
+                           "                      naming the first one; ids are checked by shard and pack,\n"
+                           "                      with a 128-bit hash per document, 32 bytes of memory each)\n\n"
                            "example:\n"
                            "  sluice shard --seq-len 2048 --warmup double:256..2048,epochs=1,batch=64 \\\n"
                            "      --shuffle --seed 1 --val-fraction 0.01 tokens.tok -o shards/\n";
@@ -62,6 +70,8 @@ static int on_row(void *vc, const sl_row *row, sl_err *err)
 static int run(sl_cli *cli, int argc, char **argv)
 {
     static const struct option opts[] = {SL_PACK_LONG_OPTS,
+                                         SL_META_LONG_OPTS,
+                                         SL_IDS_LONG_OPTS,
                                          {"force", no_argument, 0, O_FORCE},
                                          {"dtype", required_argument, 0, O_DTYPE},
                                          {"max-file-bytes", required_argument, 0, O_MAXB},
@@ -78,10 +88,11 @@ static int run(sl_cli *cli, int argc, char **argv)
     long long maxb = 0, window = 0;
     unsigned long long seed = 0;
     double valf = 0;
+    sl_cli_meta meta = {0};
     sl_scale_opts so = {0};
     int c;
     while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
-        if (sl_cli_pack_option(cli, c, &u) || sl_cli_scale_option(&so, c, optarg))
+        if (sl_cli_pack_option(cli, c, &u) || sl_cli_meta_option(cli, c, &meta) || sl_cli_scale_option(&so, c, optarg))
             continue;
         switch (c) {
         case O_FORCE: force = 1; break;
@@ -114,6 +125,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     row_ctx rc_[SL_SPLIT_N];
     sl_doc d = {0};
     sl_packed_row prow = {0};
+    sl_packed_docs pdocs = {0};
     sl_progress *pg = NULL;
     char *warmup = NULL;
     int rc = -1;
@@ -177,31 +189,56 @@ static int run(sl_cli *cli, int argc, char **argv)
     sl_cli_track(pg, r);
     int k;
     if (packed) {
-        /* documents.jsonl from the pieces: a document is new when its ordinal
-         * is beyond every ordinal seen so far (first pieces come in order). */
+        /* documents.jsonl from the rows' document records (every document,
+         * with its metadata); a stream of an older packer has none: then a
+         * document is new when its ordinal is beyond every ordinal seen so far
+         * (first pieces come in order). */
         uint64_t next = 0;
         while ((k = sl_ts_read_doc(r, &d, &err)) == 1) {
             sl_row row;
+            const char *src = sl_cli_src(r, path);
             if (sl_ts_reader_streams(r) > 1) {
                 /* each packed stream numbers its documents from 0 */
                 sl_errf(&err,
                         "%s: several packed streams: their document numbers restart, so they cannot be "
                         "sharded as one; shard the document streams (or merge shard directories)",
-                        sl_cli_src(r, path));
+                        src);
                 goto done;
             }
-            if (sl_packed_decode(&d, po.seq_len, &prow, &row, sl_cli_src(r, path), &err))
+            if (sl_packed_decode(&d, po.seq_len, &prow, &row, src, &err) ||
+                sl_packed_decode_docs(&d, &pdocs, src, &err))
                 goto done;
+            for (size_t i = 0; i < pdocs.n; i++) {
+                const sl_packed_docrec *pr = &pdocs.recs[i];
+                const char *id = pdocs.text.data + pr->id_off;
+                if (pr->doc < next) {
+                    sl_errf(&err, "%s: row '%s': document %llu is recorded twice or out of order", src, d.id,
+                            (unsigned long long)pr->doc);
+                    goto done;
+                }
+                if (sl_cli_meta_id(&meta, id, pr->id_len, pr->doc, src, &err) ||
+                    sl_cli_meta_select(&meta, pr->meta_len ? pdocs.text.data + pr->meta_off : NULL, pr->meta_len, src,
+                                       id, pr->id_len, &err) ||
+                    sl_shard_writer_doc_meta(w, pr->doc, id, pr->id_len, SL_SPLIT_TRAIN, pr->long_status, meta.buf.data,
+                                             meta.buf.len, &err))
+                    goto done;
+                next = pr->doc + 1;
+            }
             for (size_t i = 0; i < row.n_pieces; i++) {
                 const sl_piece *p = &row.pieces[i];
                 if (p->doc >= next) {
-                    if (p->doc_offset != 0) {
-                        sl_errf(&err, "%s: row '%s': document %llu first appears at document offset %llu",
-                                sl_cli_src(r, path), d.id, (unsigned long long)p->doc,
-                                (unsigned long long)p->doc_offset);
+                    if (pdocs.present) {
+                        sl_errf(&err, "%s: row '%s': document %llu has a piece but no record before it", src, d.id,
+                                (unsigned long long)p->doc);
                         goto done;
                     }
-                    if (sl_shard_writer_doc(w, p->doc, p->id, p->id_len, SL_SPLIT_TRAIN, SL_DOC_PLACED, &err))
+                    if (p->doc_offset != 0) {
+                        sl_errf(&err, "%s: row '%s': document %llu first appears at document offset %llu", src, d.id,
+                                (unsigned long long)p->doc, (unsigned long long)p->doc_offset);
+                        goto done;
+                    }
+                    if (sl_cli_meta_id(&meta, p->id, p->id_len, p->doc, src, &err) ||
+                        sl_shard_writer_doc(w, p->doc, p->id, p->id_len, SL_SPLIT_TRAIN, SL_DOC_PLACED, &err))
                         goto done;
                     next = p->doc + 1;
                 }
@@ -222,13 +259,18 @@ static int run(sl_cli *cli, int argc, char **argv)
         uint64_t ord = 0;
         while ((k = sl_ts_read_doc(r, &d, &err)) == 1) {
             int split = sl_split_of(d.id, d.id_len, valf), st;
+            const char *src = sl_cli_src(r, path);
+            if (sl_cli_meta_id(&meta, d.id, d.id_len, ord, src, &err) ||
+                sl_cli_meta_select(&meta, d.meta, d.meta_len, src, d.id, d.id_len, &err))
+                goto done;
             if (sl_packer_add(pk[split], ord, d.id, d.id_len, d.tokens, d.n_tokens, &st, &err)) {
-                sl_err_prefix(&err, "%s: document '%s'", sl_cli_src(r, path), d.id);
+                sl_err_prefix(&err, "%s: document '%s'", src, d.id);
                 goto done;
             }
-            if (st != SL_DOC_EMPTY || po.eos != SL_NO_TOKEN || po.bos != SL_NO_TOKEN)
-                if (sl_shard_writer_doc(w, ord, d.id, d.id_len, split, st, &err))
-                    goto done;
+            /* every document gets its line, also an empty one (no tokens in any row) */
+            if (sl_shard_writer_doc_meta(w, ord, d.id, d.id_len, split, st == SL_DOC_EMPTY ? SL_DOC_PLACED : st,
+                                         meta.buf.data, meta.buf.len, &err))
+                goto done;
             ord++;
             sl_progress_add(pg, 1, 0);
             sl_progress_add_tokens(pg, d.n_tokens);
@@ -249,15 +291,21 @@ static int run(sl_cli *cli, int argc, char **argv)
     }
     rc = sl_shard_writer_finish(w, &err);
     w = NULL;
+    if (!rc)
+        sl_cli_meta_report(cli, &meta);
 done:
     sl_progress_done(pg);
     for (int s = 0; s < SL_SPLIT_N; s++)
         sl_packer_free(pk[s]);
     sl_shard_writer_abort(w);
     sl_packed_row_free(&prow);
+    sl_packed_docs_free(&pdocs);
+    sl_cli_meta_free(&meta);
     sl_doc_free(&d);
     free(warmup);
     sl_ts_reader_close(r);
+    if (rc)
+        sl_cli_map_fields(&err, sl_cli_pack_fields);
     return rc ? sl_cli_fail(cli, &err) : 0;
 }
 

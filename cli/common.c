@@ -77,10 +77,17 @@ void sl_cli_common(sl_cli *cli, int opt, const char *arg)
     }
 }
 
+/* Fields every command's library calls may name, as the common flags. */
+static const sl_cli_field common_fields[] = {{"force", "--force"}, {NULL, NULL}};
+
 int sl_cli_fail(const sl_cli *cli, const sl_err *err)
 {
     sl_output_abort_all();
-    fprintf(stderr, "sluice: %s: %s\n", cli->cmd->name, err && err->msg[0] ? err->msg : "failed");
+    sl_err e = {{0}};
+    if (err)
+        e = *err;
+    sl_cli_map_fields(&e, common_fields);
+    fprintf(stderr, "sluice: %s: %s\n", cli->cmd->name, e.msg[0] ? e.msg : "failed");
     return 1;
 }
 
@@ -106,6 +113,32 @@ void sl_cli_warn(const sl_cli *cli, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
+}
+
+void sl_cli_map_fields(sl_err *err, const sl_cli_field *map)
+{
+    char out[sizeof err->msg];
+    size_t o = 0;
+    const char *s = err->msg;
+    while (*s && o + 1 < sizeof out) {
+        const char *end = *s == '`' ? strchr(s + 1, '`') : NULL;
+        const sl_cli_field *hit = NULL;
+        for (const sl_cli_field *f = map; end && f->field && !hit; f++)
+            if (strlen(f->field) == (size_t)(end - s - 1) && !strncmp(s + 1, f->field, (size_t)(end - s - 1)))
+                hit = f;
+        if (hit) {
+            size_t n = strlen(hit->flag);
+            if (o + n >= sizeof out)
+                break;
+            memcpy(out + o, hit->flag, n);
+            o += n;
+            s = end + 1;
+        } else {
+            out[o++] = *s++;
+        }
+    }
+    out[o] = 0;
+    memcpy(err->msg, out, o + 1);
 }
 
 long long sl_cli_int(const sl_cli *cli, const char *opt, const char *arg, long long min, long long max)

@@ -2,6 +2,10 @@
 #include "cli/pack_opts.h"
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stream/err.h"
 
 int sl_cli_pack_option(const sl_cli *cli, int opt, sl_pack_user *u)
 {
@@ -22,25 +26,87 @@ int sl_cli_pack_option(const sl_cli *cli, int opt, sl_pack_user *u)
     }
 }
 
+const sl_cli_field sl_cli_pack_fields[] = {
+    {"seq_len", "--seq-len"}, {"eos", "--eos"},       {"no_eos", "--no-eos"}, {"bos", "--bos"},
+    {"pad", "--pad"},         {"layout", "--layout"}, {"batch", "--batch"},   {"no_split", "--no-split"},
+    {"long_mode", "--long"},  {"warmup", "--warmup"}, {NULL, NULL},
+};
+
 void sl_cli_pack_check(const sl_cli *cli, const sl_pack_user *u)
 {
-    if (u->seq_len >= 0 && (u->seq_len == 0 || u->seq_len % 8))
-        sl_cli_usage_error(cli, "--seq-len %lld: must be a positive multiple of 8", (long long)u->seq_len);
-    if (u->no_eos && u->eos >= 0)
-        sl_cli_usage_error(cli, "--eos and --no-eos exclude each other");
-    /* the combinations sl_pack_resolve also rejects, as usage errors (exit 2) */
-    if (u->long_mode >= 0 && !u->no_split)
-        sl_cli_usage_error(cli, "--long applies only with --no-split (split mode always continues long documents)");
-    if (u->warmup && u->layout == SL_LAYOUT_RECURRENT)
-        sl_cli_usage_error(cli, "--warmup cannot be combined with --layout recurrent");
-    if (u->layout == SL_LAYOUT_RECURRENT && u->batch <= 0)
-        sl_cli_usage_error(cli, "--layout recurrent needs --batch B");
-    if (u->batch > 0 && u->layout != SL_LAYOUT_RECURRENT)
-        sl_cli_usage_error(cli, "--batch applies to --layout recurrent (use --warmup ...,batch=B for stage batches)");
+    /* the library's checks that need no input, as usage errors (exit 2) */
+    sl_err err = {{0}};
+    if (sl_pack_user_check(u, &err)) {
+        sl_cli_map_fields(&err, sl_cli_pack_fields);
+        sl_cli_usage_error(cli, "%s", err.msg);
+    }
 }
 
 void sl_cli_pack_need_len(const sl_cli *cli, const sl_pack_user *u)
 {
     if (u->seq_len < 0 && !u->warmup)
         sl_cli_usage_error(cli, "--seq-len L is required (or --warmup SPEC)");
+}
+
+int sl_cli_meta_option(const sl_cli *cli, int opt, sl_cli_meta *m)
+{
+    if (opt == SL_PO_UNIQUE) {
+        m->unique = 1;
+        return 1;
+    }
+    if (opt != SL_PO_KEEP && opt != SL_PO_DROP)
+        return 0;
+    int mode = opt == SL_PO_KEEP ? SL_META_KEEP : SL_META_DROP;
+    if (m->sel.mode != SL_META_ALL && m->sel.mode != mode)
+        sl_cli_usage_error(cli, "--keep-fields and --drop-fields exclude each other");
+    sl_err err = {{0}};
+    if (sl_meta_sel_parse(&m->sel, mode, optarg, &err))
+        sl_cli_usage_error(cli, "%s %s", mode == SL_META_KEEP ? "--keep-fields" : "--drop-fields", err.msg);
+    return 1;
+}
+
+int sl_cli_meta_select(sl_cli_meta *m, const char *meta, size_t len, const char *src, const char *id, size_t id_len,
+                       sl_err *err)
+{
+    sl_buf_clear(&m->buf);
+    if (sl_meta_select(&m->sel, meta, len, &m->buf, err)) {
+        char q[96];
+        return sl_err_prefix(err, "%s: document '%s'", src, sl_err_quote(id, id_len, q, sizeof q));
+    }
+    return 0;
+}
+
+int sl_cli_meta_id(sl_cli_meta *m, const char *id, size_t len, uint64_t ordinal, const char *src, sl_err *err)
+{
+    if (!m->ids)
+        m->ids = sl_idset_new();
+    if (!sl_idset_add(m->ids, id, len))
+        return 0;
+    char q[96];
+    if (m->unique)
+        return sl_errf(err, "%s: document %llu: duplicate id '%s' (--unique-ids)", src, (unsigned long long)ordinal,
+                       sl_err_quote(id, len, q, sizeof q));
+    if (!m->dups++) {
+        m->first_dup = sl_xstrdup(sl_err_quote(id, len, q, sizeof q));
+        m->first_dup_doc = ordinal;
+    }
+    return 0;
+}
+
+void sl_cli_meta_report(const sl_cli *cli, const sl_cli_meta *m)
+{
+    if (m->dups)
+        sl_cli_warn(cli,
+                    "%llu document(s) repeat an earlier id; the first is document %llu, id '%s' (--unique-ids makes "
+                    "this an error)",
+                    (unsigned long long)m->dups, (unsigned long long)m->first_dup_doc, m->first_dup);
+}
+
+void sl_cli_meta_free(sl_cli_meta *m)
+{
+    sl_meta_sel_free(&m->sel);
+    sl_idset_free(m->ids);
+    free(m->first_dup);
+    sl_buf_free(&m->buf);
+    memset(m, 0, sizeof *m);
 }

@@ -6,6 +6,7 @@
 #define SLUICE_CLI_PACK_OPTS_H
 
 #include "cli/cli.h"
+#include "shard/meta.h"
 #include "shard/packed.h"
 
 enum {
@@ -19,6 +20,9 @@ enum {
     SL_PO_LAYOUT,
     SL_PO_BATCH,
     SL_PO_WARMUP,
+    SL_PO_KEEP, /* metadata and id options (SL_META_LONG_OPTS) */
+    SL_PO_DROP,
+    SL_PO_UNIQUE,
     SL_PO_END /* a command's own options start here */
 };
 
@@ -32,10 +36,47 @@ enum {
         "warmup", required_argument, 0, SL_PO_WARMUP                                                                   \
     }
 
+/* --keep-fields LIST, --drop-fields LIST (shard, pack, export megatron) and
+ * --unique-ids (shard, pack). */
+#define SL_META_LONG_OPTS                                                                                              \
+    {"keep-fields", required_argument, 0, SL_PO_KEEP},                                                                 \
+    {                                                                                                                  \
+        "drop-fields", required_argument, 0, SL_PO_DROP                                                                \
+    }
+#define SL_IDS_LONG_OPTS                                                                                               \
+    {                                                                                                                  \
+        "unique-ids", no_argument, 0, SL_PO_UNIQUE                                                                     \
+    }
+
+/* What the metadata and id options chose, and the duplicate-id bookkeeping. */
+typedef struct sl_cli_meta {
+    sl_meta_sel sel;
+    int unique; /* --unique-ids: a duplicate id is an error */
+    sl_idset *ids;
+    uint64_t dups, first_dup_doc;
+    char *first_dup; /* the first duplicate id */
+    sl_buf buf;      /* the selected metadata of the current document */
+} sl_cli_meta;
+
+/* Handles --keep-fields / --drop-fields / --unique-ids: 1 when it was one. */
+int sl_cli_meta_option(const sl_cli *cli, int opt, sl_cli_meta *m);
+/* Selects the fields of a document's metadata into m->buf (empty: none);
+ * errors name src and the document. */
+int sl_cli_meta_select(sl_cli_meta *m, const char *meta, size_t len, const char *src, const char *id, size_t id_len,
+                       sl_err *err);
+/* Records an id: a duplicate is counted (or, with --unique-ids, an error
+ * naming src, the document ordinal and the id). */
+int sl_cli_meta_id(sl_cli_meta *m, const char *id, size_t len, uint64_t ordinal, const char *src, sl_err *err);
+/* After a successful run: the warning about duplicate ids, if any. */
+void sl_cli_meta_report(const sl_cli *cli, const sl_cli_meta *m);
+void sl_cli_meta_free(sl_cli_meta *m);
+
 /* Handles one packing option (value in optarg): 1 when it was one, else 0. */
 int sl_cli_pack_option(const sl_cli *cli, int opt, sl_pack_user *u);
-/* Checks the combination (--seq-len a positive multiple of 8, --eos vs
- * --no-eos); usage error (exit 2) otherwise. */
+/* The packing fields of library messages (shard/packed.h) as flags. */
+extern const sl_cli_field sl_cli_pack_fields[];
+/* Checks the combination (sl_pack_user_check: --seq-len a positive multiple
+ * of 8, --eos vs --no-eos, ...); usage error (exit 2) otherwise. */
 void sl_cli_pack_check(const sl_cli *cli, const sl_pack_user *u);
 /* Usage error (exit 2) when neither --seq-len nor --warmup is given (packing
  * a document stream needs a row length). */

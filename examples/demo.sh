@@ -39,6 +39,27 @@ step "DNA: lambda phage FASTA -> HyenaDNA character tokens in 4 kb windows -> sh
 "$S" shard "$OUT/dna.tok" --seq-len 4096 --warmup double:1024..4096 -o "$OUT/shards-dna"
 "$S" stats "$OUT/shards-dna" | head -n 8
 
+step "DNA: species classification (lambda phage = label 0, C. elegans = label 1) -> shards; labels read back"
+"$S" dna species tests/data/dna/lambda_virus.fa tests/data/dna/htslib_ce.fa --window 1024 --samples 64 --seed 1 \
+  -o "$OUT/species.tok"
+"$S" shard "$OUT/species.tok" --seq-len 2048 --shuffle --seed 1 --val-fraction 0.2 -o "$OUT/shards-species"
+head -n 2 "$OUT/shards-species/documents.jsonl"
+"$S" cat "$OUT/shards-species" | python3 -c '
+import collections, json, sys
+seen, labels = set(), collections.Counter()
+for line in sys.stdin:  # one line per document piece; "meta" is the document metadata
+    p = json.loads(line)
+    if p["doc"] in seen:
+        continue
+    seen.add(p["doc"])
+    labels[(p["split"], p["meta"]["label"], p["meta"]["species"])] += 1
+    if len(seen) <= 4:
+        row, doc, split, label, name = p["row"], p["doc"], p["split"], p["meta"]["label"], p["id"]
+        print(f"row {row:2}  doc {doc:2}  {split:5}  label {label}  {name}")
+for (split, label, species), n in sorted(labels.items()):
+    print(f"{split:5} label {label} ({species}): {n} documents")
+'
+
 step "model: score the DNA windows with a tiny Mamba checkpoint (random weights) and keep the middle"
 "$S" score -m tests/data/model/ssm_f32 "$OUT/dna.tok" --force -o "$OUT/dna.scores.jsonl"
 head -n 3 "$OUT/dna.scores.jsonl"

@@ -1,28 +1,50 @@
 """Read sluice shard directories (docs/shards.md) for training.
 
-numpy only; torch is optional (``as_torch=True`` returns tensors).
+numpy only; torch is optional and never imported here: a ShardIterable made
+after the caller imported torch is a torch IterableDataset (so import torch
+first), and ``as_torch=True`` returns tensors.
+
+Training loop (docs/shards.md, "Training loop"):
+
+    from sluice_data import ShardIterable
+    data = ShardIterable("shards/", rank=rank, world_size=world, seed=1)
+    data.load_state_dict(ckpt["data"])                  # O(1) resume at a step
+    loader = torch.utils.data.DataLoader(data, batch_size=None, num_workers=2)
+    for batch in loader:        # one item per global step: this rank's rows
+        step, tokens = batch["step"], batch["tokens"]   # (rows, seq_len of the stage)
+        ...
+        ckpt["data"] = data.state_dict(step + 1)
+
+Lower level, as before:
 
     from sluice_data import ShardDir, cu_seqlens, seq_idx, position_ids
     ds = ShardDir("shards/")
     for step, (stage, tokens, bounds) in enumerate(ds.batches()):
-        # tokens: (batch, seq_len) array of the stage; bounds: one Boundaries per row
         idx = np.stack([seq_idx(b, tokens.shape[1]) for b in bounds])   # Mamba-2 seq_idx
-        ...
 
 A stage is a *view* of the data stored at the longest length: the split's
 tokens are one sequence, cut into rows of the stage length; stage i starts at
 token ``start_token`` of the endlessly repeated sequence (a row that crosses
 its end wraps to the start). The warmup therefore never changes which tokens
-are seen or in what order.
+are seen or in what order. With a ``seed``, each repetition (data epoch) of
+the sequence takes the stored rows in its own order (a keyed permutation,
+docs/shards.md "Epoch order"); the order is defined globally and only then
+split among ranks and workers, so it does not depend on the world size.
 """
 
+import bisect
 import json
+import mmap
 import os
+import re
+import sys
 
 import numpy as np
 
+
 FORMAT = "sluice-shards"
 VERSION = 1
+STATE_FORMAT = "sluice-data-state"
 
 #: One piece of a document inside a row (the .bounds record layout).
 BOUNDS_DTYPE = np.dtype(
@@ -64,6 +86,20 @@ class Boundaries:
 
     def __len__(self):
         return len(self.offsets)
+
+    def __eq__(self, other):
+        if not isinstance(other, Boundaries):
+            return NotImplemented
+        return all(np.array_equal(getattr(self, k), getattr(other, k)) for k in self.__slots__)
+
+    __hash__ = None
+
+    def __getstate__(self):
+        return tuple(getattr(self, k) for k in self.__slots__)
+
+    def __setstate__(self, state):
+        for k, v in zip(self.__slots__, state):
+            setattr(self, k, v)
 
     def __repr__(self):
         return "Boundaries(offsets=%s, lengths=%s, docs=%s, doc_offsets=%s)" % (
@@ -108,99 +144,330 @@ def position_ids(b, seq_len, continue_positions=False):
     return pos
 
 
+def _batch_segments(bounds, seq_len):
+    """seq_idx (int32) and position_ids (int64) of a batch of rows at once, as
+    seq_idx() and position_ids() give them row by row."""
+    R = len(bounds)
+    mark = np.zeros((R, seq_len + 1), dtype=np.int32)
+    if R:
+        counts = [len(b) for b in bounds]
+        if sum(counts):
+            rows = np.repeat(np.arange(R), counts)
+            o = np.concatenate([b.offsets for b in bounds])
+            mark[rows, o] = 1
+            mark[rows, o + np.concatenate([b.lengths for b in bounds])] = 1
+    mark = mark[:, :seq_len]
+    mark[:, 0] = 0
+    idx = np.cumsum(mark, axis=1, dtype=np.int32)
+    ar = np.arange(seq_len, dtype=np.int64)
+    start = np.maximum.accumulate(np.where(mark != 0, ar, 0), axis=1) if seq_len else mark.astype(np.int64)
+    return idx, ar - start
+
+
+def _check_name(root, name):
+    if not isinstance(name, str) or not name or os.sep in name or name in (".", ".."):
+        raise ShardError("%s: bad file name %r" % (root, name))
+    return os.path.join(root, name)
+
+
+# --- documents ----------------------------------------------------------------
+_DOC_RE = re.compile(rb'\{\s*"doc"\s*:\s*([0-9]+)\s*[,}]')
+_CHUNK = 1 << 20
+
+
+def _line_offsets(path, expect):
+    """Start offsets of the lines of a file plus its size (uint64, one pass in
+    chunks: 8 bytes per line, the file itself is not kept in memory)."""
+    out = np.empty(max(int(expect), 0) + 1, dtype=np.uint64)
+    out[0] = 0
+    n = 1
+    pos = 0
+    buf = bytearray(_CHUNK)
+    with open(path, "rb", buffering=0) as f:
+        while True:
+            got = f.readinto(buf)
+            if not got:
+                break
+            nl = np.flatnonzero(np.frombuffer(buf, dtype=np.uint8, count=got) == 10)
+            if n + len(nl) + 1 > len(out):
+                grown = np.empty(max(n + len(nl) + 1, len(out) * 3 // 2), dtype=np.uint64)
+                grown[:n] = out[:n]
+                out = grown
+            out[n:n + len(nl)] = nl.astype(np.uint64) + np.uint64(pos + 1)
+            n += len(nl)
+            pos += got
+    if int(out[n - 1]) != pos:  # a last line without a newline
+        if n == len(out):
+            out = np.concatenate([out, np.zeros(1, np.uint64)])
+        out[n] = pos
+        n += 1
+    return out[:n] if n == len(out) else out[:n].copy()
+
+
+class Documents:
+    """documents.jsonl by ordinal, through memory maps: the line offsets come
+    from documents.idx (np.memmap, manifest "documents.index") or, for
+    directories written before it existed, from one pass that keeps only a
+    uint64 array (8 bytes per line). Nothing else is held in memory."""
+
+    def __init__(self, root, info):
+        self.path = _check_name(root, info["file"])
+        self.count = int(info["count"])
+        self.size = os.path.getsize(self.path)
+        self._mm = b""
+        if self.size:
+            with open(self.path, "rb") as f:
+                self._mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        index = info.get("index")
+        self.index_path = None
+        if index is not None:
+            ip = self.index_path = _check_name(root, index)
+            got = os.path.getsize(ip)
+            if got != (self.count + 1) * 8:
+                raise ShardError("%s: %d bytes, %d documents need %d (count+1 uint64 offsets)"
+                                 % (ip, got, self.count, (self.count + 1) * 8))
+            self.offsets = np.memmap(ip, dtype="<u8", mode="r").view(np.ndarray)
+            if int(self.offsets[-1]) != self.size or (self.count and int(self.offsets[0]) != 0):
+                raise ShardError("%s: offsets do not span %s (%d bytes)" % (ip, self.path, self.size))
+        else:
+            self.offsets = _line_offsets(self.path, self.count)
+        self.lines = len(self.offsets) - 1
+
+    def __len__(self):
+        return self.count
+
+    def _line(self, i):
+        a, b = int(self.offsets[i]), int(self.offsets[i + 1])
+        if not 0 <= a <= b <= self.size:
+            raise ShardError("%s: bad line offsets %d..%d for line %d" % (self.index_path or self.path, a, b, i))
+        return self._mm[a:b]
+
+    def _ordinal(self, i):
+        line = self._line(i)
+        m = _DOC_RE.match(line)
+        if m:
+            return int(m.group(1))
+        try:
+            return int(json.loads(line)["doc"])
+        except (ValueError, KeyError, TypeError):
+            raise ShardError("%s: line %d has no \"doc\" ordinal" % (self.path, i + 1)) from None
+
+    def line_of(self, k):
+        """The line index of document ordinal k (KeyError when it has none)."""
+        k = int(k)
+        if k < 0:
+            raise KeyError(k)
+        if k < self.lines and self._ordinal(k) == k:
+            return k
+        if self.index_path is not None:
+            if k >= self.count:
+                raise KeyError(k)
+            raise ShardError("%s: entry %d points at the line of document %d"
+                             % (self.index_path, k, self._ordinal(k)))
+        # older files hold a line only per document that has pieces: the lines
+        # are in ordinal order and ordinal >= line index, so search [0, k]
+        lo, hi = 0, min(k, self.lines)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self._ordinal(mid) < k:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < self.lines and self._ordinal(lo) == k:
+            return lo
+        raise KeyError(k)
+
+    def record(self, k):
+        """The whole line of document k as a dict ({"doc","id","split",...})."""
+        return json.loads(self._line(self.line_of(k)))
+
+
+# --- splits ---------------------------------------------------------------------
+def _bisect(a, x, lo, hi, right):
+    """bisect_left (bisect_right with right) on a 1-d array, even a strided
+    memmap view (np.searchsorted would copy it whole), reading Python ints."""
+    item = a.item
+    while lo < hi:
+        mid = (lo + hi) // 2
+        v = item(mid)
+        if v < x or (right and v == x):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 class _Split:
+    """One split's files, memory-mapped: tokens as (rows, seq_len) and the
+    boundary records; nothing proportional to rows or pieces is loaded."""
+
     def __init__(self, root, info, seq_len, dtype):
         self.rows = int(info["rows"])
+        self.seq_len = seq_len
         self.tokens = self.rows * seq_len
         self.pad_tokens = int(info["pad_tokens"])
         self.files = info["files"]
-        self.mm = []
-        bounds = []
-        first = 0
+        self.dtype = dtype
+        self.tok, self.bnd, self.brow = [], [], []
+        self.file_first = [0]
+        self._perm = None  # the last epoch's permutation (keys computed once)
         for f in self.files:
-            for key in ("tokens", "bounds"):
-                if os.sep in f[key] or f[key] in (".", ".."):
-                    raise ShardError("%s: bad file name %r" % (root, f[key]))
-            tp = os.path.join(root, f["tokens"])
-            bp = os.path.join(root, f["bounds"])
+            tp = _check_name(root, f["tokens"])
+            bp = _check_name(root, f["bounds"])
             rows, pieces = int(f["rows"]), int(f["pieces"])
             if os.path.getsize(tp) != rows * seq_len * dtype.itemsize:
                 raise ShardError("%s: size does not match %d rows" % (tp, rows))
             if os.path.getsize(bp) != pieces * BOUNDS_DTYPE.itemsize:
                 raise ShardError("%s: size does not match %d pieces" % (bp, pieces))
-            mm = np.memmap(tp, dtype=dtype, mode="r") if rows else np.zeros(0, dtype)
-            self.mm.append(mm.reshape(rows, seq_len))
-            b = np.fromfile(bp, dtype=BOUNDS_DTYPE)
-            b = b.copy()
-            b["row"] += first
-            bounds.append(b)
-            first += rows
-        if first != self.rows:
-            raise ShardError("%s: files hold %d rows, the manifest says %d" % (root, first, self.rows))
-        self.bounds = np.concatenate(bounds) if bounds else np.zeros(0, BOUNDS_DTYPE)
-        # global token position of each piece in the split's sequence
-        self.gstart = self.bounds["row"].astype(np.int64) * seq_len + self.bounds["offset"].astype(np.int64)
-        self.gend = self.gstart + self.bounds["length"].astype(np.int64)
-        if len(self.gstart) > 1 and np.any(self.gstart[1:] < self.gend[:-1]):
-            raise ShardError("%s: boundary records are not sorted" % root)
-        self.file_first = np.cumsum([0] + [int(f["rows"]) for f in self.files])
-        self.seq_len = seq_len
+            t = np.memmap(tp, dtype=dtype, mode="r").view(np.ndarray) if rows else np.zeros(0, dtype)
+            b = np.memmap(bp, dtype=BOUNDS_DTYPE, mode="r").view(np.ndarray) if pieces \
+                else np.zeros(0, BOUNDS_DTYPE)
+            self.tok.append(t.reshape(rows, seq_len))
+            self.bnd.append(b)
+            self.brow.append(b["row"])
+            self.file_first.append(self.file_first[-1] + rows)
+        if self.file_first[-1] != self.rows:
+            raise ShardError("%s: files hold %d rows, the manifest says %d" % (root, self.file_first[-1], self.rows))
 
-    def flat(self, g, n):
-        """Tokens [g, g+n) of the split's sequence (no wrap)."""
+    def _locate(self, r):
+        fi = bisect.bisect_right(self.file_first, r) - 1
+        return fi, r - self.file_first[fi]
+
+    def read(self, chunks):
+        """Tokens and Boundaries of the concatenation of chunks
+        (stored row, offset, length), each within one stored row."""
         L = self.seq_len
-        out = []
-        while n > 0:
-            row = g // L
-            fi = int(np.searchsorted(self.file_first, row, side="right")) - 1
-            frow = row - int(self.file_first[fi])
-            arr = self.mm[fi]
-            off = g - row * L
-            take_rows_end = arr.shape[0]
-            chunk = np.asarray(arr[frow:take_rows_end]).reshape(-1)[off:off + n]
-            out.append(chunk)
-            g += len(chunk)
-            n -= len(chunk)
-        return np.concatenate(out) if out else np.zeros(0, self.mm[0].dtype if self.mm else np.uint16)
+        toks, offs, lens, docs, dofs = [], [], [], [], []
+        shift = 0
+        for r, a, m in chunks:
+            fi, lr = self._locate(r)
+            toks.append(self.tok[fi][lr, a:a + m])
+            rows = self.brow[fi]
+            lo = _bisect(rows, lr, 0, len(rows), False)
+            hi = _bisect(rows, lr, lo, len(rows), True)
+            prev = 0
+            for _, d, do, o, n in self.bnd[fi][lo:hi].tolist():  # few pieces: plain ints
+                e = o + n
+                if o < prev or e > L:
+                    raise ShardError("%s: boundary records of row %d are not sorted or overlap"
+                                     % (self.files[fi]["bounds"], lr))
+                prev = e
+                if e > a and o < a + m:
+                    s0 = o if o > a else a
+                    offs.append(s0 - a + shift)
+                    lens.append((e if e < a + m else a + m) - s0)
+                    docs.append(d)
+                    dofs.append(do + s0 - o)
+            shift += m
+        t = np.concatenate(toks) if len(toks) != 1 else np.array(toks[0])
+        return t, Boundaries(np.array(offs, dtype=np.int64), np.array(lens, dtype=np.int64),
+                             np.array(docs, dtype=np.uint64), np.array(dofs, dtype=np.uint64))
 
-    def pieces(self, g, n):
-        """Pieces cut to [g, g+n) (no wrap), offsets relative to g."""
-        gs, ge = self.gstart, self.gend
-        lo = int(np.searchsorted(ge, g, side="right"))
-        hi = int(np.searchsorted(gs, g + n, side="left"))
-        a = np.maximum(gs[lo:hi], g)
-        e = np.minimum(ge[lo:hi], g + n)
-        return (a - g, e - a, self.bounds["doc"][lo:hi],
-                self.bounds["doc_offset"][lo:hi] + (a - gs[lo:hi]).astype(np.uint64))
+    def view(self, t, n, seed=None):
+        """n tokens at position t of the endlessly repeated sequence; with a
+        seed, data epoch e (tokens [e*D, (e+1)*D)) takes the stored rows in
+        the order of EpochPermutation(rows, seed, e)."""
+        D, L = self.tokens, self.seq_len
+        if D == 0:
+            raise ShardError("the split is empty")
+        chunks = []
+        perm = self._perm
+        while n > 0:
+            e, o = divmod(t, D)
+            slot, a = divmod(o, L)
+            m = min(n, L - a)
+            if seed is None:
+                r = slot
+            else:
+                if perm is None or perm.epoch != e or perm.seed != seed & _M:
+                    perm = self._perm = EpochPermutation(self.rows, seed, e)
+                r = perm[slot]
+            chunks.append((r, a, m))
+            t += m
+            n -= m
+        return self.read(chunks)
 
     def view_row(self, g, n):
         """Row of n tokens at position g of the endlessly repeated sequence."""
-        D = self.tokens
-        if D == 0:
-            raise ShardError("the split is empty")
-        g %= D
-        parts = [(g, min(n, D - g))]
-        rest = n - parts[0][1]
-        while rest > 0:
-            parts.append((0, min(rest, D)))
-            rest -= parts[-1][1]
-        toks = np.concatenate([self.flat(a, m) for a, m in parts])
-        offs, lens, docs, dofs = [], [], [], []
-        shift = 0
-        for a, m in parts:
-            o, l_, d, do = self.pieces(a, m)
-            offs.append(o + shift)
-            lens.append(l_)
-            docs.append(d)
-            dofs.append(do)
-            shift += m
-        return toks, Boundaries(np.concatenate(offs), np.concatenate(lens), np.concatenate(docs),
-                                np.concatenate(dofs))
+        return self.view(g, n)
+
+    def check(self, where):
+        """Every boundary record in range and sorted (used by verify())."""
+        L = self.seq_len
+        for fi, b in enumerate(self.bnd):
+            if not len(b):
+                continue
+            rows = b["row"]
+            o = b["offset"].astype(np.int64)
+            e = o + b["length"]
+            same = rows[1:] == rows[:-1]
+            bad = np.any(rows[1:] < rows[:-1]) or np.any(same & (o[1:] < e[:-1])) or np.any(e > L) \
+                or int(rows[-1]) >= self.tok[fi].shape[0]
+            if bad:
+                raise ShardError("%s/%s: boundary records are not sorted or out of range"
+                                 % (where, self.files[fi]["bounds"]))
 
 
+# --- epoch order ----------------------------------------------------------------
+_M = (1 << 64) - 1
+_GAMMA = 0x9E3779B97F4A7C15
+
+
+def _mix64(z):
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M
+    return z ^ (z >> 31)
+
+
+class EpochPermutation:
+    """The order of the stored rows in data epoch ``epoch`` under ``seed``: a
+    bijection of [0, n) computed per index in O(1) time and memory (a keyed
+    6-round Feistel network on the smallest even number of bits >= 2 that
+    holds n-1, with cycle walking; docs/shards.md, "Epoch order")."""
+
+    ROUNDS = 6
+
+    def __init__(self, n, seed, epoch):
+        self.n, self.seed, self.epoch = int(n), int(seed) & _M, int(epoch)
+        bits = max(2, (self.n - 1).bit_length())
+        bits += bits & 1
+        self.half = bits // 2
+        self.mask = (1 << self.half) - 1
+        state = (self.seed ^ _mix64((self.epoch + 1) & _M)) & _M
+        self.keys = []
+        for _ in range(self.ROUNDS):
+            state = (state + _GAMMA) & _M
+            self.keys.append(_mix64(state))
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, x):
+        x = int(x)
+        if not 0 <= x < self.n:
+            raise IndexError(x)
+        h, mask, keys = self.half, self.mask, self.keys
+        while True:
+            left, right = x >> h, x & mask
+            for k in keys:
+                left, right = right, left ^ (_mix64(right ^ k) & mask)
+            x = (left << h) | right
+            if x < self.n:
+                return x
+
+    def array(self):
+        """The whole permutation (O(n) memory; for inspection and tests)."""
+        return np.fromiter((self[i] for i in range(self.n)), dtype=np.int64, count=self.n)
+
+
+# --- shard directory --------------------------------------------------------------
 class ShardDir:
     """A shard directory. ``verify=True`` checks every file's XXH64 against the
-    manifest (pure Python: slow, meant for tests and small data)."""
+    manifest (pure Python: slow, meant for tests and small data).
+
+    Memory: token and boundary files and documents.idx/documents.jsonl are
+    memory-mapped; opening a directory loads only the manifest (and, for a
+    directory without documents.idx, an 8-byte offset per document)."""
 
     def __init__(self, path, verify=False):
         self.path = path
@@ -218,37 +485,63 @@ class ShardDir:
         self.stages = m["stages"]
         self.layout = m["layout"]
         if verify:
-            self.verify()
+            self.verify(structure=False)
         self.splits = {name: _Split(path, info, self.seq_len, self.dtype) for name, info in m["splits"].items()}
-        self._ids = {}
-        with open(os.path.join(path, m["documents"]["file"]), "rb") as f:
-            for line in f:
-                d = json.loads(line)
-                self._ids[int(d["doc"])] = d["id"]
+        self.documents_index = Documents(path, m["documents"])
+        if verify:
+            for s in self.splits.values():
+                s.check(path)
 
-    def verify(self):
-        """Raises ShardError naming the first file whose checksum differs."""
+    # pickled (DataLoader workers started with spawn/forkserver): reopen by path
+    def __getstate__(self):
+        return {"path": self.path}
+
+    def __setstate__(self, state):
+        self.__init__(state["path"])
+
+    def verify(self, structure=True):
+        """Raises ShardError naming the first file whose checksum differs (and,
+        with structure, the first split whose boundary records are unsorted)."""
         m = self.manifest
-        checks = [(m["documents"]["file"], m["documents"]["xxh64"])]
+        d = m["documents"]
+        checks = [(d["file"], d["xxh64"])]
+        if d.get("index") is not None:
+            checks.append((d["index"], d["index_xxh64"]))
         for info in m["splits"].values():
             for f in info["files"]:
                 checks += [(f["tokens"], f["tokens_xxh64"]), (f["bounds"], f["bounds_xxh64"])]
         for name, want in checks:
-            p = os.path.join(self.path, name)
+            p = _check_name(self.path, name)
             with open(p, "rb") as f:
                 got = "%016x" % xxh64(f.read())
             if got != want:
                 raise ShardError("%s: checksum mismatch (xxh64 %s, manifest says %s)" % (p, got, want))
+        if structure:
+            for s in self.splits.values():
+                s.check(self.path)
+
+    @property
+    def num_documents(self):
+        """The manifest's document count (ordinals 0..count-1)."""
+        return self.documents_index.count
+
+    def doc_record(self, ordinal):
+        """The documents.jsonl line of a document as a dict (KeyError if none)."""
+        return self.documents_index.record(ordinal)
 
     def doc_id(self, ordinal):
-        return self._ids[int(ordinal)]
+        return self.doc_record(ordinal)["id"]
+
+    def doc_meta(self, ordinal):
+        """The document's metadata object ({} when it has none)."""
+        return self.doc_record(ordinal).get("meta", {})
 
     def rows(self, split="train"):
         """Stored rows in order: (tokens (seq_len,), Boundaries)."""
         s = self.splits[split]
         L = self.seq_len
         for r in range(s.rows):
-            yield s.view_row(r * L, L)
+            yield s.read([(r, 0, L)])
 
     def stage_rows(self, stage, split="train"):
         """One epoch of a stage's view, from the start of the data (the last
@@ -256,25 +549,26 @@ class ShardDir:
         s = self.splits[split]
         n = int(self.stages[stage]["seq_len"])
         for k in range((s.tokens + n - 1) // n):
-            yield s.view_row(k * n, n)
+            yield s.view(k * n, n)
 
     def batches(self, split="train", extra_steps=0, as_torch=False):
-        """Follows the warmup stages step by step: yields (stage, tokens
-        (batch, seq_len), [Boundaries per row]). An open-ended last stage (steps
-        null) runs for extra_steps steps."""
-        s = self.splits[split]
-        for i, st in enumerate(self.stages):
-            n, bsz = int(st["seq_len"]), int(st["batch"])
-            steps = st["steps"]
-            steps = extra_steps if steps is None else int(steps)
-            start = int(st["start_token"])
-            for k in range(steps):
-                rows = [s.view_row(start + (k * bsz + r) * n, n) for r in range(bsz)]
-                toks = np.stack([t for t, _ in rows])
-                if as_torch:
-                    import torch  # optional dependency
-                    toks = torch.from_numpy(toks.astype(np.int64))
-                yield i, toks, [b for _, b in rows]
+        """The train split follows the warmup stages step by step: yields
+        (stage, tokens (batch, seq_len), [Boundaries per row]); an open-ended
+        last stage (steps null) runs for extra_steps steps. Any other split
+        (val) is read once at seq_len with its own rows, in batches of the
+        last stage's batch (the last one may be smaller), stage None."""
+        if split == "train":
+            plan = _Plan(self, split, extra_steps=extra_steps)
+        else:
+            plan = _Plan(self, split)
+        for k in range(plan.total_steps):
+            stage, n, rows = plan.step_rows(k)
+            got = [plan.read(k, j) for j in rows]
+            toks = np.stack([t for t, _ in got]) if got else np.zeros((0, n), self.dtype)
+            if as_torch:
+                import torch  # optional dependency
+                toks = torch.from_numpy(toks.astype(np.int64))
+            yield stage, toks, [b for _, b in got]
 
     def documents(self, split="train"):
         """Reassembles every document: {ordinal: token array of its sequence
@@ -294,6 +588,348 @@ class ShardDir:
                 pos += len(_)
             out[d] = np.concatenate([p for _, p in ps])
         return out
+
+
+# --- the global order: steps, rows, stages ----------------------------------------
+class _Plan:
+    """Step k of a split and the token position of each of its rows.
+
+    train: the manifest's stages over the endlessly repeated (and, with a
+    seed, per-epoch reshuffled) sequence; after the listed stages the last
+    stage goes on. Other splits: one pass over the stored rows at seq_len in
+    steps of `batch` rows (default: the last stage's batch), no wrap, no
+    reshuffle."""
+
+    def __init__(self, sd, split, seed=None, steps=None, batch=None, extra_steps=None):
+        if split not in sd.splits:
+            raise ValueError("%s: no %r split (have %s)" % (sd.path, split, ", ".join(sorted(sd.splits))))
+        self.sd, self.split = sd, split
+        self.train = split == "train"
+        s = sd.splits[split]
+        L = sd.seq_len
+        if self.train:
+            if batch is not None:
+                raise ValueError("batch applies to the val split (the train split follows the manifest's stages)")
+            if s.tokens == 0:
+                raise ShardError("%s: the train split is empty" % sd.path)
+            self.seed = None if seed is None else int(seed) & _M
+            self.stages = []
+            first_step = first_row = 0
+            token = 0
+            for i, st in enumerate(sd.stages):
+                l, b = int(st["seq_len"]), int(st["batch"])
+                n = st["steps"]
+                if l <= 0 or b <= 0 or l > L:
+                    raise ShardError("%s: stage %d has seq_len %d, batch %d" % (sd.path, i, l, b))
+                if int(st["start_token"]) != token:
+                    raise ShardError("%s: stage %d starts at token %s, the stages before it end at %d"
+                                     % (sd.path, i, st["start_token"], token))
+                if n is None and i != len(sd.stages) - 1:
+                    raise ShardError("%s: stage %d has no steps but is not the last" % (sd.path, i))
+                self.stages.append((l, b, None if n is None else int(n), token, first_step, first_row))
+                if n is not None:
+                    first_step += int(n)
+                    first_row += int(n) * b
+                    token += int(n) * b * l
+            last = self.stages[-1]
+            if steps is None:
+                steps = first_step
+                if last[2] is None:
+                    steps = None if extra_steps is None else first_step + int(extra_steps)
+            self.total_steps = steps
+            self.first_steps = [st[4] for st in self.stages]
+            self.first_rows = [st[5] for st in self.stages]
+            self.rows_per_epoch = s.rows
+        else:
+            if seed is not None:
+                raise ValueError("the %s split is read once in stored order: no seed" % split)
+            self.seed = None
+            b = int(batch) if batch is not None else int(sd.stages[-1]["batch"])
+            if b <= 0:
+                raise ValueError("batch must be positive")
+            self.batch = b
+            full = (s.rows + b - 1) // b
+            self.total_steps = full if steps is None else min(int(steps), full)
+            self.rows_per_epoch = s.rows
+        self.total_rows = None if self.total_steps is None else self.row_of_step(self.total_steps)
+
+    def _stage(self, k):
+        return self.stages[bisect.bisect_right(self.first_steps, k) - 1]
+
+    def check_step(self, k):
+        k = int(k)
+        if k < 0 or (self.total_steps is not None and k >= self.total_steps):
+            raise IndexError("step %d out of range (%s steps)" % (k, self.total_steps))
+        return k
+
+    def step_rows(self, k):
+        """(stage or None, row length, row count) of step k."""
+        if self.train:
+            st = self._stage(k)
+            return bisect.bisect_right(self.first_steps, k) - 1, st[0], range(st[1])
+        R = self.sd.splits[self.split].rows
+        return None, self.sd.seq_len, range(min(self.batch, R - k * self.batch))
+
+    def row_of_step(self, k):
+        """Global row index of the first row of step k."""
+        if self.train:
+            st = self._stage(k)
+            return st[5] + (k - st[4]) * st[1]
+        return min(k * self.batch, self.sd.splits[self.split].rows)
+
+    def step_of_row(self, g):
+        """(step, index in the step) of global row g."""
+        if self.train:
+            st = self.stages[bisect.bisect_right(self.first_rows, g) - 1]
+            d, j = divmod(g - st[5], st[1])
+            return st[4] + d, j
+        return divmod(g, self.batch)
+
+    def token(self, k, j):
+        """Token position of row j of step k in the split's sequence."""
+        if self.train:
+            st = self._stage(k)
+            return st[3] + ((k - st[4]) * st[1] + j) * st[0]
+        return (k * self.batch + j) * self.sd.seq_len
+
+    def read(self, k, j):
+        _, n, _ = self.step_rows(k)
+        return self.sd.splits[self.split].view(self.token(k, j), n, self.seed)
+
+    def epoch_of(self, k):
+        """Data epoch (repetition of the split) where step k starts."""
+        return self.token(k, 0) // self.sd.splits[self.split].tokens
+
+
+def _to_torch(a):
+    import torch  # optional dependency
+
+    return torch.from_numpy(np.ascontiguousarray(a))
+
+
+class _Reader:
+    """Shared by ShardDataset and ShardIterable (see their docstrings)."""
+
+    def __init__(self, source, split="train", rank=0, world_size=1, seed=None, steps=None, batch=None,
+                 allow_uneven=False, segments=True, dtype=np.int64, as_torch=False):
+        self.shards = source if isinstance(source, ShardDir) else ShardDir(source)
+        self.split = split
+        self.rank, self.world_size = int(rank), int(world_size)
+        if self.world_size < 1 or not 0 <= self.rank < self.world_size:
+            raise ValueError("rank %d of world_size %d" % (self.rank, self.world_size))
+        self.seed = seed
+        self.plan = _Plan(self.shards, split, seed=seed, steps=steps, batch=batch)
+        if split == "train" and self.shards.layout == "recurrent" and seed is not None:
+            raise ValueError("a recurrent layout is read in stored order (row b of step t+1 continues "
+                             "row b of step t): no seed")
+        if not allow_uneven and split == "train":
+            for st in self.plan.stages:
+                if st[1] % self.world_size:
+                    raise ValueError("stage batch %d is not a multiple of world_size %d "
+                                     "(allow_uneven=True gives ranks batch sizes that differ by one)"
+                                     % (st[1], self.world_size))
+        self.segments = bool(segments)
+        self.out_dtype = np.dtype(dtype)
+        self.as_torch = bool(as_torch)
+        self._next = 0
+
+    @property
+    def total_steps(self):
+        """Steps in the run (None: endless, an open-ended last stage)."""
+        return self.plan.total_steps
+
+    def _rows_of(self, k):
+        """This rank's rows of step k: indices j = rank, rank+world, ..."""
+        _, _, rows = self.plan.step_rows(k)
+        return range(self.rank, len(rows), self.world_size)
+
+    def step(self, k, rank=None):
+        """This rank's part of global step k (or rank `rank`'s), as a dict:
+        step, stage (None for val), epoch, rows (indices within the step),
+        tokens (rows, seq_len of the stage), bounds (a Boundaries per row),
+        and with segments seq_idx (int32) and position_ids (int64)."""
+        k = self.plan.check_step(k)
+        stage, n, rows = self.plan.step_rows(k)
+        r0 = self.rank if rank is None else int(rank)
+        js = list(range(r0, len(rows), self.world_size))
+        got = [self.plan.read(k, j) for j in js]
+        return self._item({"step": k, "stage": stage, "epoch": self.plan.epoch_of(k),
+                           "rows": np.asarray(js, dtype=np.int64)}, got, n, batched=True)
+
+    def row(self, g):
+        """Global row g of the run (rows counted over all steps, all ranks)."""
+        g = int(g)
+        if g < 0 or (self.plan.total_rows is not None and g >= self.plan.total_rows):
+            raise IndexError("row %d out of range (%s rows)" % (g, self.plan.total_rows))
+        k, j = self.plan.step_of_row(g)
+        stage, n, _ = self.plan.step_rows(k)
+        return self._item({"row": g, "step": k, "stage": stage, "index": j}, [self.plan.read(k, j)], n,
+                          batched=False)
+
+    def _item(self, item, got, n, batched):
+        if got:
+            toks = np.stack([t for t, _ in got]).astype(self.out_dtype)
+        else:
+            toks = np.zeros((0, n), self.out_dtype)
+        bounds = [b for _, b in got]
+        extra = {}
+        if self.segments:
+            extra["seq_idx"], extra["position_ids"] = _batch_segments(bounds, n)
+        if not batched:
+            toks = toks[0]
+            extra = {key: v[0] for key, v in extra.items()}
+            bounds = bounds[0]
+        item["tokens"] = toks
+        item["bounds"] = bounds
+        item.update(extra)
+        if self.as_torch:
+            for key in ("tokens", "seq_idx", "position_ids", "rows"):
+                if key in item:
+                    item[key] = _to_torch(item[key])
+        return item
+
+    # --- resume -------------------------------------------------------------
+    def _fingerprint(self):
+        m = self.shards.manifest
+        return "%s:%d:%d" % (m["documents"]["xxh64"], self.shards.splits[self.split].rows, self.shards.seq_len)
+
+    def state_dict(self, step=None):
+        """The position to resume at: `step` (the next step to train on) or,
+        without it, the step after the last one this object yielded in this
+        process. The order does not depend on world_size, so a run may resume
+        with a different number of ranks or workers."""
+        return {"format": STATE_FORMAT, "version": 1, "split": self.split, "seed": self.seed,
+                "data": self._fingerprint(), "step": int(self._next if step is None else step)}
+
+    def load_state_dict(self, state):
+        """Resume at state["step"] in O(1): no data is read to get there."""
+        if state.get("format") != STATE_FORMAT or state.get("version") != 1:
+            raise ValueError("not a sluice-data state: %r" % (state,))
+        for key, want in (("split", self.split), ("seed", self.seed), ("data", self._fingerprint())):
+            if state.get(key) != want:
+                raise ValueError("state %s is %r, this reader has %r" % (key, state.get(key), want))
+        step = int(state["step"])
+        if step < 0 or (self.total_steps is not None and step > self.total_steps):
+            raise ValueError("state step %d out of range (%s steps)" % (step, self.total_steps))
+        self._next = step
+
+
+class ShardDataset(_Reader):
+    """Map-style dataset over a split's global order.
+
+    unit="step" (default): ``len`` = number of steps, ``ds[k]`` = this rank's
+    rows of global step k (see ``step``); use
+    ``DataLoader(ds, batch_size=None, sampler=range(start, len(ds)))``.
+    unit="row": ``len`` = number of rows over all steps, ``ds[g]`` = global row
+    g ({"row","step","stage","index","tokens","bounds",...}); rows of
+    different stages differ in length, so batch them by step.
+
+    split="train": the manifest's warmup stages (``steps`` = how many steps in
+    all; required when the last stage is open-ended); with ``seed`` every data
+    epoch takes the stored rows in its own order. split="val": one pass over
+    the stored rows at seq_len, ``batch`` rows per step (default the last
+    stage's batch), no warmup, no wrap.
+    Rows of a step go to ranks round-robin (row j to rank j % world_size).
+    Items hold ``dtype`` tokens (default int64) and, with ``segments``,
+    seq_idx / position_ids; ``as_torch`` turns the arrays into tensors."""
+
+    def __init__(self, source, split="train", rank=0, world_size=1, seed=None, steps=None, batch=None,
+                 unit="step", allow_uneven=False, segments=True, dtype=np.int64, as_torch=False):
+        if unit not in ("step", "row"):
+            raise ValueError("unit is 'step' or 'row', not %r" % (unit,))
+        _Reader.__init__(self, source, split=split, rank=rank, world_size=world_size, seed=seed, steps=steps,
+                         batch=batch, allow_uneven=allow_uneven, segments=segments, dtype=dtype,
+                         as_torch=as_torch)
+        self.unit = unit
+
+    def __len__(self):
+        n = self.plan.total_steps if self.unit == "step" else self.plan.total_rows
+        if n is None:
+            raise TypeError("the last stage is open-ended: give steps=N for a length")
+        return n
+
+    def __getitem__(self, i):
+        i = int(i)
+        if i < 0:
+            i += len(self)
+        return self.step(i) if self.unit == "step" else self.row(i)
+
+
+class ShardIterable(_Reader):
+    """Iterable over the steps of a split for one consumer: a rank
+    (``rank``/``world_size``: row j of each step goes to rank j % world_size)
+    and, within it, a DataLoader worker (``worker_id``/``num_workers``, by
+    default from torch.utils.data.get_worker_info(), else 0 of 1): from the
+    start step s0, worker w yields steps s0+w, s0+w+W, ... so that DataLoader,
+    which takes items from its workers round-robin, hands them over in step
+    order. Every row of every step goes to exactly one consumer.
+
+    Made after ``import torch`` it is also a torch IterableDataset (this
+    module never imports torch itself). Same arguments as ShardDataset
+    (minus unit). Resume with
+    ``load_state_dict(state)`` before creating the DataLoader iterator; save
+    with ``state_dict(step)`` where step is the next step to train on."""
+
+    def __new__(cls, *args, **kwargs):
+        # a torch IterableDataset when the caller has imported torch (never imported here)
+        if cls is ShardIterable and "torch" in sys.modules:
+            cls = _torch_iterable()
+        return super().__new__(cls)
+
+    def __init__(self, source, split="train", rank=0, world_size=1, worker_id=None, num_workers=None, seed=None,
+                 steps=None, batch=None, allow_uneven=False, segments=True, dtype=np.int64, as_torch=False):
+        _Reader.__init__(self, source, split=split, rank=rank, world_size=world_size, seed=seed, steps=steps,
+                         batch=batch, allow_uneven=allow_uneven, segments=segments, dtype=dtype,
+                         as_torch=as_torch)
+        if (worker_id is None) != (num_workers is None):
+            raise ValueError("give both worker_id and num_workers, or neither")
+        if num_workers is not None and not 0 <= int(worker_id) < int(num_workers):
+            raise ValueError("worker_id %s of num_workers %s" % (worker_id, num_workers))
+        self.worker_id = None if worker_id is None else int(worker_id)
+        self.num_workers = None if num_workers is None else int(num_workers)
+
+    def _worker(self):
+        if self.worker_id is not None:
+            return self.worker_id, self.num_workers
+        torch = sys.modules.get("torch")
+        if torch is not None:
+            info = torch.utils.data.get_worker_info()
+            if info is not None:
+                return info.id, info.num_workers
+        return 0, 1
+
+    def __iter__(self):
+        w, nw = self._worker()
+        k = self._next + w
+        end = self.plan.total_steps
+        while end is None or k < end:
+            item = self.step(k)
+            self._next = k + 1
+            yield item
+            k += nw
+
+
+_TORCH_ITERABLE = None
+
+
+def _torch_iterable():
+    """ShardIterable with torch's IterableDataset as a second base (DataLoader
+    tells iterable datasets by isinstance)."""
+    global _TORCH_ITERABLE
+    if _TORCH_ITERABLE is None:
+        from torch.utils.data import IterableDataset
+
+        _TORCH_ITERABLE = type("TorchShardIterable", (ShardIterable, IterableDataset),
+                               {"__module__": __name__, "__qualname__": "TorchShardIterable",
+                                "__doc__": ShardIterable.__doc__})
+    return _TORCH_ITERABLE
+
+
+def __getattr__(name):
+    # pickle (DataLoader workers started with spawn) finds TorchShardIterable here
+    if name == "TorchShardIterable":
+        return _torch_iterable()
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 
 # --- XXH64 (pure Python, for verify()) ------------------------------------

@@ -11,7 +11,9 @@
 #include <sys/stat.h>
 
 #include "stream/byteorder.h"
+#include "stream/buf.h"
 #include "stream/io.h"
+#include "stream/json.h"
 
 int sl_mega_dtype_for_vocab(uint64_t vocab_size)
 {
@@ -423,4 +425,99 @@ void sl_mega_writer_abort(sl_mega_writer *w)
     free(w->doc_idx);
     free(w->conv);
     free(w);
+}
+
+/* --- PREFIX.documents.jsonl ----------------------------------------------- */
+struct sl_mega_docs {
+    uint64_t n;
+    size_t *off; /* per document: id at off[2k] (length off[2k+1]-off[2k]), meta up to off[2k+2] */
+    sl_buf text;
+};
+
+char *sl_mega_docs_path(const char *prefix)
+{
+    return with_ext(prefix, ".documents.jsonl");
+}
+
+int sl_mega_docs_open(const char *prefix, uint64_t n_docs, sl_mega_docs **out, sl_err *err)
+{
+    *out = NULL;
+    char *p = sl_mega_docs_path(prefix);
+    struct stat st;
+    if (stat(p, &st)) {
+        int e = errno, rc = e == ENOENT ? 0 : sl_errf(err, "%s: %s", p, strerror(e));
+        free(p);
+        return rc;
+    }
+    char *data = NULL;
+    size_t len = 0;
+    if (sl_read_file(p, &data, &len, err)) {
+        free(p);
+        return -1;
+    }
+    sl_mega_docs *d = sl_xcalloc(1, sizeof *d);
+    d->off = sl_xmalloc((2 * n_docs + 1) * sizeof *d->off);
+    d->off[0] = 0;
+    size_t pos = 0, line = 0;
+    int rc = -1;
+    while (pos < len) {
+        char *nl = memchr(data + pos, '\n', len - pos);
+        size_t end = nl ? (size_t)(nl - data) : len;
+        line++;
+        sl_json_doc *jd = sl_json_parse(data + pos, end - pos, NULL, err);
+        sl_json *o = jd ? sl_json_root(jd) : NULL;
+        int64_t k;
+        sl_json *idv = o && o->type == SL_JSON_OBJECT ? sl_json_get(o, "id") : NULL;
+        sl_json *mv = idv ? sl_json_get(o, "meta") : NULL;
+        if (!idv || idv->type != SL_JSON_STRING || sl_json_get_int(o, "doc", &k) || (uint64_t)k != d->n ||
+            d->n >= n_docs || (mv && mv->type != SL_JSON_OBJECT)) {
+            if (jd)
+                sl_errf(err, "expected {\"doc\":%llu,\"id\":\"...\",...,\"meta\":{...}} (the index has %llu documents)",
+                        (unsigned long long)d->n, (unsigned long long)n_docs);
+            sl_err_prefix(err, "%s:%zu", p, line);
+            sl_json_free(jd);
+            goto out;
+        }
+        sl_buf_append(&d->text, idv->str, idv->str_len);
+        d->off[2 * d->n + 1] = d->text.len;
+        if (mv && mv->n)
+            sl_json_put_value(&d->text, mv);
+        d->off[2 * d->n + 2] = d->text.len;
+        d->n++;
+        sl_json_free(jd);
+        pos = end + 1;
+    }
+    if (d->n != n_docs) {
+        sl_errf(err, "%s: %llu lines, the index has %llu documents", p, (unsigned long long)d->n,
+                (unsigned long long)n_docs);
+        goto out;
+    }
+    if (!d->text.data)
+        sl_buf_putc(&d->text, 0);
+    *out = d;
+    d = NULL;
+    rc = 1;
+out:
+    sl_mega_docs_close(d);
+    free(data);
+    free(p);
+    return rc;
+}
+
+void sl_mega_docs_get(const sl_mega_docs *d, uint64_t k, const char **id, size_t *id_len, const char **meta,
+                      size_t *meta_len)
+{
+    *id = d->text.data + d->off[2 * k];
+    *id_len = d->off[2 * k + 1] - d->off[2 * k];
+    *meta = d->text.data + d->off[2 * k + 1];
+    *meta_len = d->off[2 * k + 2] - d->off[2 * k + 1];
+}
+
+void sl_mega_docs_close(sl_mega_docs *d)
+{
+    if (!d)
+        return;
+    free(d->off);
+    sl_buf_free(&d->text);
+    free(d);
 }

@@ -56,4 +56,19 @@ int sl_mega_writer_finish(sl_mega_writer *w, sl_err *err);
 void sl_mega_writer_abort(sl_mega_writer *w);
 uint64_t sl_mega_writer_docs(const sl_mega_writer *w);
 
+/* PREFIX.documents.jsonl, the sidecar `sluice export megatron` writes beside
+ * .bin/.idx (Megatron's format has no room for ids or metadata): line k is
+ * Megatron document k, in the documents.jsonl line format of shard
+ * directories (docs/shards.md section 5). */
+char *sl_mega_docs_path(const char *prefix); /* free() it */
+typedef struct sl_mega_docs sl_mega_docs;
+/* Loads the sidecar of PREFIX when it exists: 1 loaded, 0 absent, -1 error
+ * (a line that is not document k of n_docs, a wrong line count, a "meta" that
+ * is not an object; the message names the file and line). */
+int sl_mega_docs_open(const char *prefix, uint64_t n_docs, sl_mega_docs **out, sl_err *err);
+/* Document k's id and metadata (meta_len 0: none); valid until close. */
+void sl_mega_docs_get(const sl_mega_docs *d, uint64_t k, const char **id, size_t *id_len, const char **meta,
+                      size_t *meta_len);
+void sl_mega_docs_close(sl_mega_docs *d);
+
 #endif

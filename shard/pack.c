@@ -52,15 +52,22 @@ struct sl_packer {
     uint32_t cur;
 };
 
+int sl_pack_check_seq_len(int64_t seq_len, sl_err *err)
+{
+    if (seq_len <= 0 || seq_len % 8 || seq_len > (1ll << 31))
+        return sl_errf(err, "`seq_len` %lld: must be a positive multiple of 8", (long long)seq_len);
+    return 0;
+}
+
 int sl_pack_opts_check(const sl_pack_opts *o, sl_err *err)
 {
-    if (o->seq_len == 0 || o->seq_len % 8)
-        return sl_errf(err, "--seq-len %u: must be a positive multiple of 8", o->seq_len);
+    if (sl_pack_check_seq_len(o->seq_len, err))
+        return -1;
     if (o->layout == SL_LAYOUT_RECURRENT) {
         if (o->batch == 0)
-            return sl_errf(err, "--layout recurrent needs --batch B (B > 0)");
+            return sl_errf(err, "`layout` recurrent needs `batch` B (B > 0)");
         if (o->no_split)
-            return sl_errf(err, "--no-split cannot be combined with --layout recurrent");
+            return sl_errf(err, "`no_split` cannot be combined with `layout` recurrent");
     }
     const int64_t ids[3] = {o->eos, o->bos, o->pad};
     for (int i = 0; i < 3; i++)
@@ -120,7 +127,7 @@ static int emit_row(sl_packer *p, sl_err *err)
     uint32_t L = p->o.seq_len;
     if (p->fill < L) {
         if (p->o.pad == SL_NO_TOKEN)
-            return sl_errf(err, "row %llu: offset %u: padding needed but there is no pad id (give --pad ID)",
+            return sl_errf(err, "row %llu: offset %u: padding needed but there is no pad id (set `pad`)",
                            (unsigned long long)p->row_index, p->fill);
         for (uint32_t i = p->fill; i < L; i++)
             p->row[i] = (uint32_t)p->o.pad;
@@ -230,6 +237,18 @@ static int run_recurrent(sl_packer *p, int finishing, sl_err *err)
             p->cur = (p->cur + 1) % p->o.batch;
         }
     }
+}
+
+int sl_pack_doc_status(const sl_pack_opts *o, size_t n)
+{
+    size_t len = n + (o->bos != SL_NO_TOKEN) + (o->eos != SL_NO_TOKEN);
+    if (len == 0)
+        return SL_DOC_EMPTY;
+    if (o->layout == SL_LAYOUT_SEQUENTIAL && o->no_split && len > o->seq_len)
+        return o->long_mode == SL_LONG_DROP       ? SL_DOC_DROPPED
+               : o->long_mode == SL_LONG_TRUNCATE ? SL_DOC_TRUNCATED
+                                                  : SL_DOC_PLACED;
+    return SL_DOC_PLACED;
 }
 
 int sl_packer_add(sl_packer *p, uint64_t ordinal, const char *id, size_t id_len, const uint32_t *tokens, size_t n,

@@ -55,14 +55,20 @@ typedef struct sl_pack_stats {
 
 typedef struct sl_packer sl_packer;
 
-/* Checks the options (message without a file name). */
+/* Checks the options (message without a file name; fields in backquotes,
+ * "`seq_len` 12: ..."). */
 int sl_pack_opts_check(const sl_pack_opts *o, sl_err *err);
+/* The one row-length rule: a positive multiple of 8, at most 2^31. */
+int sl_pack_check_seq_len(int64_t seq_len, sl_err *err);
 sl_packer *sl_packer_new(const sl_pack_opts *o, sl_row_fn fn, void *ctx, sl_err *err);
 /* Adds one document (its tokens, without markers). *status (may be NULL)
  * receives SL_DOC_*. Returns 0 or -1 (error from the callback, or a row that
  * needs padding when there is no pad id). */
 int sl_packer_add(sl_packer *p, uint64_t ordinal, const char *id, size_t id_len, const uint32_t *tokens, size_t n,
                   int *status, sl_err *err);
+/* What sl_packer_add will report for a document of n tokens (SL_DOC_*),
+ * known before it is added. */
+int sl_pack_doc_status(const sl_pack_opts *o, size_t n);
 /* Emits the last (padded) row(s). */
 int sl_packer_finish(sl_packer *p, sl_err *err);
 const sl_pack_stats *sl_packer_stats(const sl_packer *p);

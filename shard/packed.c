@@ -13,10 +13,27 @@ int sl_pack_user_any(const sl_pack_user *u)
            u->layout != SL_LAYOUT_SEQUENTIAL || u->batch >= 0 || u->no_split || u->long_mode >= 0 || u->warmup;
 }
 
-static int check_id(const char *opt, int64_t v, uint32_t vocab, sl_err *err)
+static int check_id(const char *field, int64_t v, uint32_t vocab, sl_err *err)
 {
     if (v != SL_NO_TOKEN && (uint64_t)v >= vocab)
-        return sl_errf(err, "%s %lld: not below the vocab size %u", opt, (long long)v, vocab);
+        return sl_errf(err, "`%s` %lld: not below the vocab size %u", field, (long long)v, vocab);
+    return 0;
+}
+
+int sl_pack_user_check(const sl_pack_user *u, sl_err *err)
+{
+    if (u->seq_len >= 0 && sl_pack_check_seq_len(u->seq_len, err))
+        return -1;
+    if (u->no_eos && u->eos >= 0)
+        return sl_errf(err, "`eos` and `no_eos` exclude each other");
+    if (u->long_mode >= 0 && !u->no_split)
+        return sl_errf(err, "`long_mode` applies only with `no_split` (split mode always continues long documents)");
+    if (u->warmup && u->layout == SL_LAYOUT_RECURRENT)
+        return sl_errf(err, "`warmup` cannot be combined with `layout` recurrent");
+    if (u->layout == SL_LAYOUT_RECURRENT && u->batch <= 0)
+        return sl_errf(err, "`layout` recurrent needs `batch` B");
+    if (u->batch > 0 && u->layout != SL_LAYOUT_RECURRENT)
+        return sl_errf(err, "`batch` applies to `layout` recurrent (use `warmup` ...,batch=B for stage batches)");
     return 0;
 }
 
@@ -30,32 +47,24 @@ int sl_pack_resolve(const sl_pack_user *u, const sl_ts_header *h, sl_pack_opts *
     o->batch = u->batch > 0 ? (uint32_t)u->batch : 0;
     o->no_split = u->no_split;
     o->long_mode = u->long_mode >= 0 ? u->long_mode : SL_LONG_TRUNCATE;
-    if (u->long_mode >= 0 && !u->no_split)
-        return sl_errf(err, "--long applies only with --no-split (split mode always continues long documents)");
+    if (sl_pack_user_check(u, err))
+        return -1;
     if (u->warmup) {
-        if (u->layout == SL_LAYOUT_RECURRENT)
-            return sl_errf(err, "--warmup cannot be combined with --layout recurrent");
         sl_warmup w;
         if (sl_warmup_parse(u->warmup, &w, err))
             return -1;
         uint32_t mx = w.max_len;
         sl_warmup_free(&w);
         if (u->seq_len >= 0 && (uint64_t)u->seq_len != mx)
-            return sl_errf(err, "--seq-len %lld differs from the longest --warmup stage %u", (long long)u->seq_len, mx);
+            return sl_errf(err, "`seq_len` %lld differs from the longest `warmup` stage %u", (long long)u->seq_len, mx);
         o->seq_len = mx;
     } else {
         if (u->seq_len < 0)
-            return sl_errf(err, "--seq-len L is required (or --warmup SPEC)");
-        if (u->seq_len == 0 || u->seq_len % 8 || u->seq_len > (1ll << 31))
-            return sl_errf(err, "--seq-len %lld: must be a positive multiple of 8", (long long)u->seq_len);
+            return sl_errf(err, "`seq_len` L is required (or `warmup` SPEC)");
         o->seq_len = (uint32_t)u->seq_len;
     }
-    if (u->layout == SL_LAYOUT_RECURRENT && u->batch <= 0)
-        return sl_errf(err, "--layout recurrent needs --batch B");
-    if (u->batch > 0 && u->layout != SL_LAYOUT_RECURRENT)
-        return sl_errf(err, "--batch applies to --layout recurrent (use --warmup ...,batch=B for stage batches)");
-    if (check_id("--eos", o->eos, h->vocab_size, err) || check_id("--bos", o->bos, h->vocab_size, err) ||
-        check_id("--pad", o->pad, h->vocab_size, err))
+    if (check_id("eos", o->eos, h->vocab_size, err) || check_id("bos", o->bos, h->vocab_size, err) ||
+        check_id("pad", o->pad, h->vocab_size, err))
         return -1;
     return sl_pack_opts_check(o, err);
 }
@@ -238,4 +247,95 @@ void sl_packed_row_free(sl_packed_row *st)
     free(st->pieces);
     free(st->offs);
     sl_buf_free(&st->ids);
+}
+
+void sl_packed_add_docs(sl_doc *d, const char *recs, size_t n, sl_buf *b)
+{
+    sl_buf_clear(b);
+    size_t m = d->meta_len;
+    while (m && d->meta[m - 1] != '}')
+        m--;
+    if (!m) /* not an encoded row: leave it */
+        return;
+    sl_buf_append(b, d->meta, m - 1);
+    sl_buf_puts(b, ",\"docs\":[");
+    sl_buf_append(b, recs, n);
+    sl_buf_puts(b, "]}");
+    sl_doc_set_meta(d, b->data, b->len);
+}
+
+void sl_packed_put_docrec(sl_buf *recs, uint64_t doc, const char *id, size_t id_len, int long_status, const char *meta,
+                          size_t meta_len)
+{
+    sl_buf_printf(recs, "%s{\"doc\":%llu,\"id\":", recs->len ? "," : "", (unsigned long long)doc);
+    sl_json_put_str(recs, id ? id : "", id ? id_len : 0);
+    if (long_status == SL_DOC_TRUNCATED)
+        sl_buf_puts(recs, ",\"long\":\"truncated\"");
+    else if (long_status == SL_DOC_DROPPED)
+        sl_buf_puts(recs, ",\"long\":\"dropped\"");
+    if (meta && meta_len) {
+        sl_buf_puts(recs, ",\"meta\":");
+        sl_buf_append(recs, meta, meta_len);
+    }
+    sl_buf_putc(recs, '}');
+}
+
+int sl_packed_decode_docs(const sl_doc *d, sl_packed_docs *out, const char *src, sl_err *err)
+{
+    out->present = 0;
+    out->n = 0;
+    sl_buf_clear(&out->text);
+    if (!d->meta || !d->meta_len)
+        return 0;
+    sl_json_doc *jd = sl_json_parse(d->meta, d->meta_len, NULL, err);
+    if (!jd)
+        return sl_err_prefix(err, "%s: row '%s': metadata", src, d->id);
+    sl_json *root = sl_json_root(jd);
+    sl_json *arr = root->type == SL_JSON_OBJECT ? sl_json_get(root, "docs") : NULL;
+    if (!arr) {
+        sl_json_free(jd);
+        return 0;
+    }
+    int ok = arr->type == SL_JSON_ARRAY;
+    size_t i = 0;
+    for (; ok && i < arr->n; i++) {
+        const sl_json *e = arr->kids[i];
+        int64_t ord;
+        const sl_json *idv = e->type == SL_JSON_OBJECT ? sl_json_get(e, "id") : NULL;
+        const sl_json *lv = idv ? sl_json_get(e, "long") : NULL, *mv = idv ? sl_json_get(e, "meta") : NULL;
+        ok = idv && idv->type == SL_JSON_STRING && !sl_json_get_int(e, "doc", &ord) && ord >= 0 &&
+             (!out->n || (uint64_t)ord > out->recs[out->n - 1].doc) && (!mv || mv->type == SL_JSON_OBJECT) &&
+             (!lv || (lv->type == SL_JSON_STRING && (!strcmp(lv->str, "truncated") || !strcmp(lv->str, "dropped"))));
+        if (!ok)
+            break;
+        if (out->n == out->cap) {
+            out->cap = out->cap ? 2 * out->cap : 16;
+            out->recs = sl_xrealloc(out->recs, out->cap * sizeof *out->recs);
+        }
+        sl_packed_docrec *r = &out->recs[out->n++];
+        r->doc = (uint64_t)ord;
+        r->long_status = !lv ? SL_DOC_PLACED : !strcmp(lv->str, "dropped") ? SL_DOC_DROPPED : SL_DOC_TRUNCATED;
+        r->id_off = out->text.len;
+        r->id_len = idv->str_len;
+        sl_buf_append(&out->text, idv->str, idv->str_len);
+        r->meta_off = out->text.len;
+        if (mv && mv->n)
+            sl_json_put_value(&out->text, mv);
+        r->meta_len = out->text.len - r->meta_off;
+    }
+    sl_json_free(jd);
+    if (!ok)
+        return sl_errf(err,
+                       "%s: row '%s': \"docs\" entry %zu: expected {\"doc\":N,\"id\":\"...\"} with increasing N, "
+                       "\"long\" truncated|dropped, \"meta\" an object",
+                       src, d->id, i);
+    out->present = 1;
+    return 0;
+}
+
+void sl_packed_docs_free(sl_packed_docs *p)
+{
+    free(p->recs);
+    sl_buf_free(&p->text);
+    memset(p, 0, sizeof *p);
 }

@@ -26,9 +26,15 @@ typedef struct sl_pack_user {
 
 /* 1 when any packing option was given (a packed input must not get any). */
 int sl_pack_user_any(const sl_pack_user *u);
+/* The checks that need no input: a given seq_len follows the row-length
+ * rule, no_eos with eos, long_mode without no_split, warmup with the
+ * recurrent layout, the recurrent layout without batch, batch without it.
+ * Messages name the fields in backquotes ("`layout` recurrent needs `batch`
+ * B"); a command maps them to its flags. */
+int sl_pack_user_check(const sl_pack_user *u, sl_err *err);
 /* Fills o from u and the input header h: EOS defaults to the stream's eos,
- * pad to the stream's pad, else the EOS; --warmup sets seq_len to its longest
- * stage. Errors name the option. */
+ * pad to the stream's pad, else the EOS; a warmup spec sets seq_len to its
+ * longest stage. Runs sl_pack_user_check first; errors name the field. */
 int sl_pack_resolve(const sl_pack_user *u, const sl_ts_header *h, sl_pack_opts *o, sl_err *err);
 
 /* Header of a packed stream: h plus extra.packed (and pad = o->pad). */
@@ -39,6 +45,32 @@ int sl_packed_detect(const sl_ts_header *h, sl_pack_opts *o, char **warmup, sl_e
 
 /* A row as a token-stream record. */
 void sl_packed_encode(const sl_row *r, uint32_t seq_len, sl_doc *d, sl_buf *scratch);
+/* Adds the document records of a row to its encoded metadata:
+ * `,"docs":[` + recs + `]` before the closing brace; recs is the text of
+ * comma-separated objects {"doc":N,"id":"…"[,"long":"…"][,"meta":{…}]}
+ * (docs/shards.md section 2.1). */
+void sl_packed_add_docs(sl_doc *d, const char *recs, size_t n, sl_buf *scratch);
+/* Appends one such record to recs (comma-separated). */
+void sl_packed_put_docrec(sl_buf *recs, uint64_t doc, const char *id, size_t id_len, int long_status, const char *meta,
+                          size_t meta_len);
+
+/* The document records of one packed row. */
+typedef struct sl_packed_docrec {
+    uint64_t doc;
+    int long_status;                           /* SL_DOC_PLACED / TRUNCATED / DROPPED */
+    size_t id_off, id_len, meta_off, meta_len; /* in text; meta_len 0: none */
+} sl_packed_docrec;
+typedef struct sl_packed_docs {
+    int present; /* the row has a "docs" array (streams of older packers have none) */
+    size_t n, cap;
+    sl_packed_docrec *recs;
+    sl_buf text;
+} sl_packed_docs;
+/* Reads the "docs" array of a row record (checked: ordinals increasing, id a
+ * string, long a known value, meta an object). */
+int sl_packed_decode_docs(const sl_doc *d, sl_packed_docs *out, const char *src, sl_err *err);
+void sl_packed_docs_free(sl_packed_docs *p);
+
 /* Storage for decoded rows. */
 typedef struct sl_packed_row {
     sl_piece *pieces;

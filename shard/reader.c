@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include "shard/shard_internal.h"
@@ -83,29 +86,72 @@ static int check_size(const char *path, uint64_t want, sl_err *err)
     return 0;
 }
 
+/* Maps a whole file read-only (*len 0: no mapping). */
+static int map_file(const char *path, char **data, size_t *len, sl_err *err)
+{
+    *data = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st)) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return sl_errf(err, "%s: %s", path, strerror(e));
+    }
+    if (st.st_size > 0) {
+        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m == MAP_FAILED) {
+            int e = errno;
+            close(fd);
+            return sl_errf(err, "%s: %s", path, strerror(e));
+        }
+        *data = m;
+        *len = (size_t)st.st_size;
+    }
+    close(fd);
+    return 0;
+}
+
+static int check_sum(const char *path, const char *want_hex, sl_err *err)
+{
+    char hex[17];
+    if (sl_file_xxh64(path, hex, err))
+        return -1;
+    if (strcmp(hex, want_hex))
+        return sl_errf(err, "%s: checksum mismatch (xxh64 %s, manifest says %s): the file is corrupted", path, hex,
+                       want_hex);
+    return 0;
+}
+
 static int load_docs(sl_shard *s, const sl_json *dj, int verify, sl_err *err)
 {
     uint64_t count, bytes;
     const char *want_hex = sl_json_get_str(dj, "xxh64");
     if (get_u64(dj, "count", &count) || get_u64(dj, "bytes", &bytes) || !want_hex)
         return sl_errf(err, "%s/manifest.json: \"documents\" needs count, bytes and xxh64", s->dir);
+    /* documents.idx (written since the metadata change; older directories have none) */
+    const char *iname = sl_json_get_str(dj, "index"), *ihex = sl_json_get_str(dj, "index_xxh64");
+    if ((iname || ihex) && (!safe_name(iname) || !ihex || strlen(ihex) != 16))
+        return sl_errf(err, "%s/manifest.json: \"documents\": \"index\" needs a file name and \"index_xxh64\"", s->dir);
+    if (count > (1ull << 48))
+        return sl_errf(err, "%s/manifest.json: \"documents\": count %llu is too large", s->dir,
+                       (unsigned long long)count);
     char *p = path_in(s->dir, "documents.jsonl");
-    char *data = NULL;
-    size_t len = 0;
+    char *ip = iname ? path_in(s->dir, iname) : NULL;
+    char *data = NULL, *idx = NULL;
+    size_t len = 0, ilen = 0;
     int rc = -1;
-    if (check_size(p, bytes, err))
+    if (check_size(p, bytes, err) || (ip && check_size(ip, (count + 1) * 8, err)))
         goto out;
-    if (verify) {
-        char hex[17];
-        if (sl_file_xxh64(p, hex, err))
-            goto out;
-        if (strcmp(hex, want_hex)) {
-            sl_errf(err, "%s: checksum mismatch (xxh64 %s, manifest says %s): the file is corrupted", p, hex, want_hex);
-            goto out;
-        }
+    if (verify && (check_sum(p, want_hex, err) || (ip && check_sum(ip, ihex, err))))
+        goto out;
+    if (map_file(p, &data, &len, err) || (ip && map_file(ip, &idx, &ilen, err)))
+        goto out;
+    if (len != bytes || (ip && ilen != (count + 1) * 8)) {
+        sl_errf(err, "%s: the file changed while it was opened", len != bytes ? p : ip);
+        goto out;
     }
-    if (sl_read_file(p, &data, &len, err))
-        goto out;
     s->docs = sl_xcalloc(count ? count : 1, sizeof *s->docs);
     sl_buf ids = {0};
     size_t line = 0, pos = 0;
@@ -113,19 +159,26 @@ static int load_docs(sl_shard *s, const sl_json *dj, int verify, sl_err *err)
         char *nl = memchr(data + pos, '\n', len - pos);
         size_t end = nl ? (size_t)(nl - data) : len;
         line++;
+        if (idx && s->n_docs < count && sl_get_le64((const unsigned char *)idx + 8 * s->n_docs) != pos) {
+            sl_errf(err, "%s: entry %zu is %llu, but line %zu of documents.jsonl starts at byte %zu", ip, s->n_docs,
+                    (unsigned long long)sl_get_le64((const unsigned char *)idx + 8 * s->n_docs), line, pos);
+            sl_buf_free(&ids);
+            goto out;
+        }
         sl_json_doc *jd = sl_json_parse(data + pos, end - pos, NULL, err);
         sl_json *o = jd ? sl_json_root(jd) : NULL;
         int64_t ord;
-        sl_json *idv = o ? sl_json_get(o, "id") : NULL;
+        sl_json *idv = o ? sl_json_get(o, "id") : NULL, *mv = o ? sl_json_get(o, "meta") : NULL;
         const char *split = o ? sl_json_get_str(o, "split") : NULL;
         const char *lng = o ? sl_json_get_str(o, "long") : NULL;
         if (!o || o->type != SL_JSON_OBJECT || sl_json_get_int(o, "doc", &ord) || ord < 0 || !idv ||
             idv->type != SL_JSON_STRING || !split || (strcmp(split, "train") && strcmp(split, "val")) ||
             s->n_docs >= count || (s->n_docs && (uint64_t)ord <= s->docs[s->n_docs - 1].ordinal) ||
-            idv->str_len > UINT32_MAX || ids.len > UINT32_MAX) {
+            (idx && (uint64_t)ord != s->n_docs) || (mv && mv->type != SL_JSON_OBJECT) || idv->str_len > UINT32_MAX ||
+            ids.len > UINT32_MAX) {
             if (jd)
-                sl_errf(err, "not a valid document line (doc, id, split; ordinals increasing; count %llu)",
-                        (unsigned long long)count);
+                sl_errf(err, "not a valid document line (doc, id, split, meta an object; ordinals %s; count %llu)",
+                        idx ? "0, 1, 2, ..." : "increasing", (unsigned long long)count);
             sl_err_prefix(err, "%s:%zu", p, line);
             sl_json_free(jd);
             sl_buf_free(&ids);
@@ -137,6 +190,8 @@ static int load_docs(sl_shard *s, const sl_json *dj, int verify, sl_err *err)
         d->id_len = (uint32_t)idv->str_len;
         d->split = (uint8_t)(strcmp(split, "train") ? SL_SPLIT_VAL : SL_SPLIT_TRAIN);
         d->long_status = (uint8_t)(!lng ? SL_DOC_PLACED : !strcmp(lng, "dropped") ? SL_DOC_DROPPED : SL_DOC_TRUNCATED);
+        d->has_meta = mv != NULL;
+        d->line_off = pos;
         sl_buf_append(&ids, idv->str, idv->str_len);
         sl_buf_putc(&ids, 0);
         sl_json_free(jd);
@@ -147,11 +202,24 @@ static int load_docs(sl_shard *s, const sl_json *dj, int verify, sl_err *err)
         sl_buf_free(&ids);
         goto out;
     }
+    if (idx && sl_get_le64((const unsigned char *)idx + 8 * count) != len) {
+        sl_errf(err, "%s: entry %llu is %llu, but documents.jsonl has %zu bytes", ip, (unsigned long long)count,
+                (unsigned long long)sl_get_le64((const unsigned char *)idx + 8 * count), len);
+        sl_buf_free(&ids);
+        goto out;
+    }
     s->doc_ids = ids.data ? ids.data : sl_xcalloc(1, 1);
+    s->docs_map = data;
+    s->docs_len = len;
+    data = NULL;
     rc = 0;
 out:
+    if (data)
+        munmap(data, len);
+    if (idx)
+        munmap(idx, ilen);
     free(p);
-    free(data);
+    free(ip);
     return rc;
 }
 
@@ -363,6 +431,8 @@ void sl_shard_close(sl_shard *s)
     }
     sl_warmup_free(&s->warmup);
     free(s->info.warmup);
+    if (s->docs_map)
+        munmap(s->docs_map, s->docs_len);
     free(s->docs);
     free(s->doc_ids);
     free(s->dir);
@@ -397,7 +467,7 @@ const sl_shard_docref *sl_shard_doc(const sl_shard *s, size_t i, const char **id
     return &s->docs[i];
 }
 
-const char *sl_shard_doc_id(const sl_shard *s, uint64_t ordinal, size_t *len)
+size_t sl_shard_doc_find(const sl_shard *s, uint64_t ordinal)
 {
     size_t lo = 0, hi = s->n_docs;
     while (lo < hi) {
@@ -407,11 +477,35 @@ const char *sl_shard_doc_id(const sl_shard *s, uint64_t ordinal, size_t *len)
         else
             hi = mid;
     }
-    if (lo == s->n_docs || s->docs[lo].ordinal != ordinal)
+    return lo < s->n_docs && s->docs[lo].ordinal == ordinal ? lo : SIZE_MAX;
+}
+
+const char *sl_shard_doc_id(const sl_shard *s, uint64_t ordinal, size_t *len)
+{
+    size_t i = sl_shard_doc_find(s, ordinal);
+    if (i == SIZE_MAX)
         return NULL;
     if (len)
-        *len = s->docs[lo].id_len;
-    return s->doc_ids + s->docs[lo].id_off;
+        *len = s->docs[i].id_len;
+    return s->doc_ids + s->docs[i].id_off;
+}
+
+int sl_shard_doc_meta(const sl_shard *s, size_t i, sl_buf *out, sl_err *err)
+{
+    const sl_shard_docref *d = &s->docs[i];
+    if (!d->has_meta)
+        return 0;
+    uint64_t end = i + 1 < s->n_docs ? s->docs[i + 1].line_off : s->docs_len; /* the newline is whitespace */
+    sl_json_doc *jd = sl_json_parse(s->docs_map + d->line_off, end - d->line_off, NULL, err);
+    const sl_json *mv = jd ? sl_json_get(sl_json_root(jd), "meta") : NULL;
+    if (!mv) { /* checked when opened: only a file changed since can get here */
+        sl_json_free(jd);
+        return sl_errf(err, "%s/documents.jsonl: document %llu: the line changed since the directory was opened",
+                       s->dir, (unsigned long long)d->ordinal);
+    }
+    sl_json_put_value(out, mv);
+    sl_json_free(jd);
+    return 0;
 }
 
 /* --- row iterator ----------------------------------------------------------- */

@@ -9,6 +9,7 @@
 
 #include "shard/pack.h"
 #include "shard/warmup.h"
+#include "stream/buf.h"
 #include "stream/err.h"
 
 #define SL_SHARD_FORMAT "sluice-shards"
@@ -42,9 +43,15 @@ typedef struct sl_shard_writer sl_shard_writer;
  * parsed here (an error names the SPEC). max_file_bytes 0 = one file per split. */
 sl_shard_writer *sl_shard_writer_open(const char *dir, const sl_shard_info *info, uint64_t max_file_bytes, int force,
                                       sl_err *err);
-/* A line of documents.jsonl; long_status is SL_DOC_* (TRUNCATED / DROPPED noted). */
+/* A line of documents.jsonl (and its documents.idx entry); long_status is
+ * SL_DOC_* (TRUNCATED / DROPPED noted). Ordinals must increase; an ordinal
+ * skipped gets a line with an empty id and "long":"dropped", so line k is
+ * always document k. meta: the document's metadata as a one-line JSON object
+ * (sl_meta_select writes one), or NULL / meta_len 0 for none. */
 int sl_shard_writer_doc(sl_shard_writer *w, uint64_t ordinal, const char *id, size_t id_len, int split, int long_status,
                         sl_err *err);
+int sl_shard_writer_doc_meta(sl_shard_writer *w, uint64_t ordinal, const char *id, size_t id_len, int split,
+                             int long_status, const char *meta, size_t meta_len, sl_err *err);
 /* One packed row of `split` (goes through the shuffle window when enabled). */
 int sl_shard_writer_row(sl_shard_writer *w, int split, const sl_row *row, sl_err *err);
 /* Flushes, writes manifest.json, renames the directory into place; frees w. */
@@ -70,13 +77,17 @@ typedef struct sl_shard_docref {
     uint64_t ordinal;
     uint32_t id_off, id_len;
     uint8_t split, long_status;
+    uint8_t has_meta;  /* the line has a "meta" object */
+    uint64_t line_off; /* where the line starts in documents.jsonl */
 } sl_shard_docref;
 
 /* An open shard directory (its fields are internal: shard/shard_internal.h). */
 typedef struct sl_shard sl_shard;
 
-/* Opens DIR and checks manifest, documents.jsonl and file sizes; with verify
- * also the XXH64 of every file (a corrupted file is an error naming it). */
+/* Opens DIR and checks manifest, documents.jsonl (and documents.idx when the
+ * manifest names it: every entry against the lines) and file sizes; with
+ * verify also the XXH64 of every file (a corrupted file is an error naming
+ * it). documents.jsonl stays memory-mapped until sl_shard_close. */
 sl_shard *sl_shard_open(const char *dir, int verify, sl_err *err);
 void sl_shard_close(sl_shard *s);
 
@@ -93,6 +104,11 @@ size_t sl_shard_n_docs(const sl_shard *s);
 const sl_shard_docref *sl_shard_doc(const sl_shard *s, size_t i, const char **id);
 /* The id of document `ordinal`, or NULL when it is not in documents.jsonl. */
 const char *sl_shard_doc_id(const sl_shard *s, uint64_t ordinal, size_t *len);
+/* The position i of document `ordinal` in documents.jsonl, or SIZE_MAX. */
+size_t sl_shard_doc_find(const sl_shard *s, uint64_t ordinal);
+/* Appends the metadata object of document i (compact JSON) to out; appends
+ * nothing when the document has none. */
+int sl_shard_doc_meta(const sl_shard *s, size_t i, sl_buf *out, sl_err *err);
 
 /* Row iterator over a split (file after file). Pieces of a row are checked:
  * sorted, inside the row, not overlapping. */

@@ -10,10 +10,12 @@ struct sl_shard {
     sl_shard_info info;
     sl_warmup warmup; /* resolved stages of the train split */
     sl_shard_split split[SL_SPLIT_N];
-    /* documents.jsonl, loaded (ordinal-sorted) */
+    /* documents.jsonl: ids loaded, lines read through docs_map */
     size_t n_docs;
     sl_shard_docref *docs;
     char *doc_ids;
+    char *docs_map; /* documents.jsonl, memory-mapped (NULL when empty) */
+    size_t docs_len;
 };
 
 #endif

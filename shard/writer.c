@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "shard/meta.h"
 #include "shard/shard.h"
 #include "shard/util.h"
 #include "stream/buf.h"
@@ -58,9 +59,10 @@ struct sl_shard_writer {
     unsigned char *conv; /* one row in the file's dtype */
     unsigned char *bconv;
     size_t bconv_cap;
-    sl_output *docs_out;
-    XXH64_state_t *xd;
+    sl_output *docs_out, *idx_out;
+    XXH64_state_t *xd, *xi;
     uint64_t n_docs, docs_bytes;
+    sl_buf line;
 };
 
 int sl_split_of(const char *id, size_t len, double fraction)
@@ -98,7 +100,7 @@ sl_shard_writer *sl_shard_writer_open(const char *dir, const sl_shard_info *info
         if (sl_warmup_parse(info->warmup, &w->warmup, err))
             goto fail;
         if (w->warmup.max_len != info->seq_len) {
-            sl_errf(err, "--warmup '%s': longest stage %u differs from --seq-len %u", info->warmup, w->warmup.max_len,
+            sl_errf(err, "`warmup` '%s': longest stage %u differs from `seq_len` %u", info->warmup, w->warmup.max_len,
                     info->seq_len);
             goto fail;
         }
@@ -126,32 +128,69 @@ sl_shard_writer *sl_shard_writer_open(const char *dir, const sl_shard_info *info
     free(dp);
     if (!w->docs_out)
         goto fail;
+    dp = path_in(w->tmp, "documents.idx");
+    w->idx_out = sl_output_open(dp, err);
+    free(dp);
+    if (!w->idx_out)
+        goto fail;
     w->xd = XXH64_createState();
     XXH64_reset(w->xd, 0);
+    w->xi = XXH64_createState();
+    XXH64_reset(w->xi, 0);
     return w;
 fail:
     sl_shard_writer_abort(w);
     return NULL;
 }
 
+/* Appends entry "offset of the next line" to documents.idx. */
+static int put_index(sl_shard_writer *w, sl_err *err)
+{
+    unsigned char e[8];
+    sl_put_le64(e, w->docs_bytes);
+    XXH64_update(w->xi, e, 8);
+    return sl_output_write(w->idx_out, e, 8, err);
+}
+
+/* One line of documents.jsonl (and its index entry). */
+static int put_line(sl_shard_writer *w, uint64_t ordinal, const char *id, size_t id_len, int split, int long_status,
+                    const char *meta, size_t meta_len, sl_err *err)
+{
+    sl_buf *b = &w->line;
+    sl_buf_clear(b);
+    sl_meta_doc_line(b, ordinal, id, id_len, sl_shard_split_names[split], long_status, meta, meta_len);
+    if (put_index(w, err))
+        return -1;
+    XXH64_update(w->xd, b->data, b->len);
+    int rc = sl_output_write(w->docs_out, b->data, b->len, err);
+    w->docs_bytes += b->len;
+    w->n_docs++;
+    return rc;
+}
+
 int sl_shard_writer_doc(sl_shard_writer *w, uint64_t ordinal, const char *id, size_t id_len, int split, int long_status,
                         sl_err *err)
 {
-    sl_buf b = {0};
-    sl_buf_printf(&b, "{\"doc\":%llu,\"id\":", (unsigned long long)ordinal);
-    sl_json_put_str(&b, id ? id : "", id ? id_len : 0);
-    sl_buf_printf(&b, ",\"split\":\"%s\"", sl_shard_split_names[split]);
-    if (long_status == SL_DOC_TRUNCATED)
-        sl_buf_puts(&b, ",\"long\":\"truncated\"");
-    else if (long_status == SL_DOC_DROPPED)
-        sl_buf_puts(&b, ",\"long\":\"dropped\"");
-    sl_buf_puts(&b, "}\n");
-    XXH64_update(w->xd, b.data, b.len);
-    int rc = sl_output_write(w->docs_out, b.data, b.len, err);
-    w->docs_bytes += b.len;
-    w->n_docs++;
-    sl_buf_free(&b);
-    return rc;
+    return sl_shard_writer_doc_meta(w, ordinal, id, id_len, split, long_status, NULL, 0, err);
+}
+
+int sl_shard_writer_doc_meta(sl_shard_writer *w, uint64_t ordinal, const char *id, size_t id_len, int split,
+                             int long_status, const char *meta, size_t meta_len, sl_err *err)
+{
+    if (ordinal < w->n_docs)
+        return sl_errf(err, "%s: document %llu: ordinals must increase (the last line is document %llu)", w->dir,
+                       (unsigned long long)ordinal, (unsigned long long)(w->n_docs - 1));
+    if (meta && meta_len && (meta[0] != '{' || meta[meta_len - 1] != '}' || memchr(meta, '\n', meta_len)))
+        return sl_errf(err, "%s: document %llu: metadata must be a one-line JSON object", w->dir,
+                       (unsigned long long)ordinal);
+    /* every ordinal gets a line: one not given (only a source that skipped it
+     * can leave a gap) is recorded as a dropped document with no id */
+    while (w->n_docs < ordinal)
+        if (put_line(w, w->n_docs, "", 0, SL_SPLIT_TRAIN, SL_DOC_DROPPED, NULL, 0, err))
+            return -1;
+    if (meta_len == 2) /* "{}": no metadata, no "meta" key */
+        meta_len = 0;
+    return put_line(w, ordinal, id, id_len, split, long_status, meta, meta_len, err);
 }
 
 static int close_file(sl_shard_writer *w, split_state *sp, sl_err *err)
@@ -345,7 +384,7 @@ static void put_special(sl_buf *b, const char *key, int64_t v)
         sl_buf_printf(b, "%lld", (long long)v);
 }
 
-static void put_manifest(sl_shard_writer *w, sl_buf *b, const char *docs_hex)
+static void put_manifest(sl_shard_writer *w, sl_buf *b, const char *docs_hex, const char *idx_hex)
 {
     const sl_shard_info *in = &w->info;
     sl_buf_printf(b, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n", SL_SHARD_FORMAT, SL_SHARD_VERSION);
@@ -383,8 +422,8 @@ static void put_manifest(sl_shard_writer *w, sl_buf *b, const char *docs_hex)
     sl_json_put_num(b, in->val_fraction);
     sl_buf_printf(b,
                   ",\n  \"documents\": {\"file\": \"documents.jsonl\", \"count\": %llu, \"bytes\": %llu, "
-                  "\"xxh64\": \"%s\"},\n  \"stages\": [",
-                  (unsigned long long)w->n_docs, (unsigned long long)w->docs_bytes, docs_hex);
+                  "\"xxh64\": \"%s\", \"index\": \"documents.idx\", \"index_xxh64\": \"%s\"},\n  \"stages\": [",
+                  (unsigned long long)w->n_docs, (unsigned long long)w->docs_bytes, docs_hex, idx_hex);
     for (size_t i = 0; i < w->warmup.n; i++) {
         const sl_stage *s = &w->warmup.stages[i];
         sl_buf_printf(b, "%s\n    {\"seq_len\": %u, \"batch\": %llu, \"steps\": ", i ? "," : "", s->seq_len,
@@ -427,16 +466,22 @@ int sl_shard_writer_finish(sl_shard_writer *w, sl_err *err)
     for (int s = 0; s < SL_SPLIT_N; s++)
         if (flush_window(w, s, err) || close_file(w, &w->sp[s], err))
             goto fail;
-    char docs_hex[17];
+    char docs_hex[17], idx_hex[17];
+    if (put_index(w, err)) /* entry count: the size of documents.jsonl */
+        goto fail;
     snprintf(docs_hex, sizeof docs_hex, "%016llx", (unsigned long long)XXH64_digest(w->xd));
+    snprintf(idx_hex, sizeof idx_hex, "%016llx", (unsigned long long)XXH64_digest(w->xi));
     int rc = sl_output_commit(w->docs_out, err);
     w->docs_out = NULL;
+    if (!rc)
+        rc = sl_output_commit(w->idx_out, err);
+    w->idx_out = NULL;
     if (rc)
         goto fail;
     if (sl_warmup_resolve(&w->warmup, w->sp[SL_SPLIT_TRAIN].rows * w->info.seq_len, err))
         goto fail;
     sl_buf m = {0};
-    put_manifest(w, &m, docs_hex);
+    put_manifest(w, &m, docs_hex, idx_hex);
     char *mp = path_in(w->tmp, "manifest.json");
     sl_output *mo = sl_output_open(mp, err);
     free(mp);
@@ -477,8 +522,12 @@ void sl_shard_writer_abort(sl_shard_writer *w)
         free(sp->win_first);
     }
     sl_output_abort(w->docs_out);
+    sl_output_abort(w->idx_out);
     if (w->xd)
         XXH64_freeState(w->xd);
+    if (w->xi)
+        XXH64_freeState(w->xi);
+    sl_buf_free(&w->line);
     sl_outdir_abort(w->od);
     sl_warmup_free(&w->warmup);
     free(w->info.warmup);

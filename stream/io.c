@@ -1145,7 +1145,7 @@ sl_outdir *sl_outdir_open(const char *dir, int force, sl_err *err)
     d->path = sl_path_clean(dir);
     struct stat st;
     if (stat(d->path, &st) == 0 && !force) {
-        sl_errf(err, "%s: already exists (use --force to replace it)", d->path);
+        sl_errf(err, "%s: already exists (`force` replaces it)", d->path);
         outdir_free(d);
         return NULL;
     }

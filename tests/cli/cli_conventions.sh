@@ -38,3 +38,10 @@ head -c 300 "$T/c.tok" >"$T/cut.tok"
 expect_fail 1 'cut.tok' -- "$S" detokenize audio "$T/cut.tok" -o "$T/wav2"
 [ ! -e "$T/wav2" ] || fail "failed detokenize audio left $(ls -a "$T/wav2")"
 echo OK
+
+# library messages name fields (`seq_len`); the CLI says them as its flags
+expect_fail 1 "^sluice: shard: --warmup 'double:100..512': offset 7: length 100 must be a positive multiple of 8$" -- "$S" shard --warmup double:100..512 "$T/a.tok" -o "$T/x"
+expect_fail 1 '^sluice: shard: --seq-len 256 differs from the longest --warmup stage 512$' -- "$S" shard --warmup double:128..512 --seq-len 256 "$T/a.tok" -o "$T/x"
+expect_fail 1 '^sluice: pack: --pad 50: not below the vocab size 10$' -- "$S" pack --seq-len 8 --pad 50 "$T/a.tok" -o "$T/p.tok"
+expect_fail 2 'sluice: shard: --batch applies to --layout recurrent \(use --warmup \.\.\.,batch=B' -- "$S" shard --seq-len 8 --batch 2 "$T/a.tok" -o "$T/x"
+no_file "$T/x"

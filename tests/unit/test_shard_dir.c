@@ -2,7 +2,8 @@
  * what the reader returns (rows, pieces, document ids), the shuffle permutes
  * rows only within windows and is fully determined by the seed (same seed ->
  * byte-identical directory), files are cut at --max-file-bytes, and a
- * corrupted or truncated file is reported, naming the file. */
+ * corrupted or truncated file is reported, naming the file; documents.jsonl
+ * has a line per ordinal with the metadata given, indexed by documents.idx. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -321,6 +322,131 @@ static void test_exists_and_abort(void **state)
     assert_non_null(strstr(err.msg, "does not fit uint16"));
 }
 
+static void read_all(const char *p, char **data, size_t *len)
+{
+    FILE *f = fopen(p, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    *len = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    *data = malloc(*len + 1);
+    assert_int_equal(fread(*data, 1, *len, f), *len);
+    (*data)[*len] = 0;
+    fclose(f);
+}
+
+static void write_all(const char *p, const char *data, size_t len)
+{
+    FILE *f = fopen(p, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+/* Metadata lines: what the writer is given comes back by ordinal; skipped
+ * ordinals get a line; documents.idx entry k is the offset of line k (read
+ * from the file with the format's rules, not through the reader). */
+static void test_doc_meta(void **state)
+{
+    (void)state;
+    char d[256], p[256];
+    path(d, "m", NULL);
+    sl_err err = {{0}};
+    sl_shard_info in = info_for(0, 0);
+    sl_shard_writer *w = sl_shard_writer_open(d, &in, 0, 1, &err);
+    assert_non_null(w);
+    /* in the writer's canonical form (what sl_meta_select writes and the reader returns) */
+    const char *m0 = "{\"label\":1,\"s\":\"a\\\"b\\u0001\xc3\xa9\",\"n\":{\"x\":[1,2.5e3,null]}}";
+    assert_int_equal(sl_shard_writer_doc_meta(w, 0, "x", 1, SL_SPLIT_TRAIN, SL_DOC_PLACED, m0, strlen(m0), &err), 0);
+    assert_int_equal(sl_shard_writer_doc_meta(w, 1, "y", 1, SL_SPLIT_VAL, SL_DOC_TRUNCATED, NULL, 0, &err), 0);
+    /* a gap: ordinals 2 and 3 are never given */
+    assert_int_equal(sl_shard_writer_doc_meta(w, 4, "z", 1, SL_SPLIT_TRAIN, SL_DOC_PLACED, "{}", 2, &err), 0);
+    /* ordinals must increase; metadata must be a one-line object */
+    assert_int_equal(sl_shard_writer_doc_meta(w, 4, "z", 1, SL_SPLIT_TRAIN, SL_DOC_PLACED, NULL, 0, &err), -1);
+    assert_non_null(strstr(err.msg, "document 4: ordinals must increase"));
+    assert_int_equal(sl_shard_writer_doc_meta(w, 5, "z", 1, SL_SPLIT_TRAIN, SL_DOC_PLACED, "{\n}", 3, &err), -1);
+    assert_non_null(strstr(err.msg, "one-line JSON object"));
+    assert_int_equal(sl_shard_writer_doc_meta(w, 5, "z", 1, SL_SPLIT_TRAIN, SL_DOC_PLACED, "[1]", 3, &err), -1);
+    uint32_t tok[L] = {0};
+    sl_piece pc = {.doc = 0, .doc_offset = 0, .offset = 0, .length = L};
+    sl_row r = {.tokens = tok, .n_pieces = 1, .pieces = &pc};
+    assert_int_equal(sl_shard_writer_row(w, SL_SPLIT_TRAIN, &r, &err), 0);
+    assert_int_equal(sl_shard_writer_finish(w, &err), 0);
+
+    const char *want[5] = {
+        "{\"doc\":0,\"id\":\"x\",\"split\":\"train\",\"meta\":{\"label\":1,\"s\":\"a\\\"b\\u0001\xc3\xa9\","
+        "\"n\":{\"x\":[1,2.5e3,null]}}}\n",
+        "{\"doc\":1,\"id\":\"y\",\"split\":\"val\",\"long\":\"truncated\"}\n",
+        "{\"doc\":2,\"id\":\"\",\"split\":\"train\",\"long\":\"dropped\"}\n",
+        "{\"doc\":3,\"id\":\"\",\"split\":\"train\",\"long\":\"dropped\"}\n",
+        "{\"doc\":4,\"id\":\"z\",\"split\":\"train\"}\n", /* an empty object is no metadata */
+    };
+    char *data, *idx;
+    size_t len, ilen;
+    path(p, "m", "documents.jsonl");
+    read_all(p, &data, &len);
+    path(p, "m", "documents.idx");
+    read_all(p, &idx, &ilen);
+    assert_int_equal(ilen, 6 * 8);
+    uint64_t off = 0;
+    for (int k = 0; k < 5; k++) {
+        uint64_t e = 0, e1 = 0;
+        for (int b = 7; b >= 0; b--) {
+            e = e << 8 | (unsigned char)idx[8 * k + b];
+            e1 = e1 << 8 | (unsigned char)idx[8 * k + 8 + b];
+        }
+        assert_int_equal(e, off);
+        assert_int_equal(e1 - e, strlen(want[k]));
+        assert_memory_equal(data + e, want[k], strlen(want[k]));
+        off += strlen(want[k]);
+    }
+    assert_int_equal(off, len);
+
+    /* the reader: metadata by document, ids, has_meta */
+    for (int verify = 0; verify < 2; verify++) {
+        sl_shard *s = sl_shard_open(d, verify, &err);
+        if (!s)
+            fail_msg("%s", err.msg);
+        assert_int_equal(sl_shard_n_docs(s), 5);
+        sl_buf b = {0};
+        assert_int_equal(sl_shard_doc_meta(s, 0, &b, &err), 0);
+        assert_int_equal(b.len, strlen(m0));
+        assert_memory_equal(b.data, m0, b.len);
+        sl_buf_clear(&b);
+        assert_int_equal(sl_shard_doc_meta(s, 1, &b, &err), 0);
+        assert_int_equal(b.len, 0);
+        assert_int_equal(sl_shard_doc(s, 1, NULL)->long_status, SL_DOC_TRUNCATED);
+        assert_int_equal(sl_shard_doc(s, 1, NULL)->split, SL_SPLIT_VAL);
+        assert_int_equal(sl_shard_doc(s, 2, NULL)->long_status, SL_DOC_DROPPED);
+        assert_int_equal(sl_shard_doc_find(s, 4), 4);
+        assert_int_equal(sl_shard_doc_find(s, 5), SIZE_MAX);
+        assert_true(sl_shard_doc(s, 0, NULL)->has_meta);
+        assert_false(sl_shard_doc(s, 4, NULL)->has_meta);
+        sl_buf_free(&b);
+        sl_shard_close(s);
+    }
+
+    /* an entry that points elsewhere (same size): the checksum finds it, and
+     * without checksums the entry check does, naming documents.idx */
+    idx[8] ^= 1;
+    path(p, "m", "documents.idx");
+    write_all(p, idx, ilen);
+    assert_null(sl_shard_open(d, 1, &err));
+    assert_non_null(strstr(err.msg, "documents.idx: checksum mismatch"));
+    assert_null(sl_shard_open(d, 0, &err));
+    assert_non_null(strstr(err.msg, "documents.idx: entry 1 is"));
+    idx[8] ^= 1;
+    idx[40] ^= 1; /* the last entry: the size of documents.jsonl */
+    write_all(p, idx, ilen);
+    assert_null(sl_shard_open(d, 0, &err));
+    assert_non_null(strstr(err.msg, "documents.idx: entry 5 is"));
+    write_all(p, idx, ilen - 8);
+    assert_null(sl_shard_open(d, 0, &err));
+    assert_non_null(strstr(err.msg, "documents.idx: size 40 bytes, the manifest implies 48"));
+    free(data);
+    free(idx);
+}
+
 static void test_split_of(void **state)
 {
     (void)state;
@@ -345,7 +471,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip), cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_corruption), cmocka_unit_test(test_exists_and_abort),
-        cmocka_unit_test(test_split_of),
+        cmocka_unit_test(test_split_of),   cmocka_unit_test(test_doc_meta),
     };
     return cmocka_run_group_tests_name("shard_dir", tests, setup, teardown);
 }

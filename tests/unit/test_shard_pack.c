@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "shard/pack.h"
+#include "shard/packed.h"
 #include "stream/rng.h"
 
 #define PAD 7
@@ -266,14 +267,33 @@ static void test_errors(void **state)
     sl_err err = {{0}};
     sl_pack_opts o = {.seq_len = 0, .eos = EOS, .bos = SL_NO_TOKEN, .pad = PAD};
     assert_null(sl_packer_new(&o, on_row, NULL, &err));
-    assert_non_null(strstr(err.msg, "multiple of 8"));
+    /* library messages name the field (backquoted), never a command-line flag */
+    assert_string_equal(err.msg, "`seq_len` 0: must be a positive multiple of 8");
     o.seq_len = 12;
     assert_null(sl_packer_new(&o, on_row, NULL, &err));
     o.seq_len = 8;
     o.layout = SL_LAYOUT_RECURRENT;
     o.batch = 0;
     assert_null(sl_packer_new(&o, on_row, NULL, &err));
-    assert_non_null(strstr(err.msg, "--batch"));
+    assert_string_equal(err.msg, "`layout` recurrent needs `batch` B (B > 0)");
+    /* the checks of the user's options that need no input: one per rule */
+    sl_pack_user u = SL_PACK_USER_INIT;
+    assert_int_equal(sl_pack_user_check(&u, &err), 0);
+    u.seq_len = 20;
+    assert_int_equal(sl_pack_user_check(&u, &err), -1);
+    assert_string_equal(err.msg, "`seq_len` 20: must be a positive multiple of 8");
+    u.seq_len = 1ll << 32;
+    assert_int_equal(sl_pack_user_check(&u, &err), -1);
+    u.seq_len = 16;
+    u.long_mode = SL_LONG_DROP;
+    assert_int_equal(sl_pack_user_check(&u, &err), -1);
+    assert_non_null(strstr(err.msg, "`long_mode` applies only with `no_split`"));
+    u.no_split = 1;
+    assert_int_equal(sl_pack_user_check(&u, &err), 0);
+    u.layout = SL_LAYOUT_RECURRENT;
+    assert_int_equal(sl_pack_user_check(&u, &err), -1);
+    assert_string_equal(err.msg, "`layout` recurrent needs `batch` B");
+    assert_null(strstr(err.msg, "--"));
     /* padding needed without a pad id: an error naming the row and offset */
     ctx_t *c = calloc(1, sizeof *c);
     c->fail_after = -1;

@@ -1,0 +1,311 @@
+/* Metadata field selection and the document id set (see meta.h). */
+#include "shard/meta.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "shard/pack.h"
+#include "stream/json.h"
+#include "stream/utf8.h"
+
+int sl_meta_sel_parse(sl_meta_sel *sel, int mode, const char *list, sl_err *err)
+{
+    sl_meta_sel_free(sel);
+    sel->mode = mode;
+    const char *p = list;
+    for (;;) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n == 0) {
+            sl_meta_sel_free(sel);
+            return sl_errf(err, "field list '%s': empty field name", list);
+        }
+        sel->names = sl_xrealloc(sel->names, (sel->n + 1) * sizeof *sel->names);
+        sel->names[sel->n++] = sl_xstrndup(p, n);
+        if (!e)
+            return 0;
+        p = e + 1;
+    }
+}
+
+void sl_meta_sel_free(sl_meta_sel *sel)
+{
+    for (size_t i = 0; i < sel->n; i++)
+        free(sel->names[i]);
+    free(sel->names);
+    sel->names = NULL;
+    sel->n = 0;
+    sel->mode = SL_META_ALL;
+}
+
+static int listed(const sl_meta_sel *sel, const sl_json *key)
+{
+    for (size_t i = 0; i < sel->n; i++)
+        if (strlen(sel->names[i]) == key->str_len && !memcmp(sel->names[i], key->str, key->str_len))
+            return 1;
+    return 0;
+}
+
+/* --- fast path: a metadata text that is already one compact JSON object ---
+ * (what sluice's own stages write) is copied as it is. The check is strict
+ * RFC 8259 with no insignificant whitespace, well-formed UTF-8 and no
+ * surrogate \u escapes (those the parser turns into U+FFFD); anything else,
+ * valid or not, goes through the parser. */
+typedef struct {
+    const unsigned char *p, *e;
+    int depth;
+} scan;
+
+static int is_digit(unsigned c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static int is_hex(unsigned c)
+{
+    return is_digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+}
+
+static int scan_string(scan *v)
+{
+    v->p++;
+    while (v->p < v->e) {
+        unsigned c = *v->p;
+        if (c == '"') {
+            v->p++;
+            return 1;
+        }
+        if (c < 0x20)
+            return 0;
+        if (c == '\\') {
+            if (v->e - v->p < 2)
+                return 0;
+            c = v->p[1];
+            if (c == 'u') {
+                if (v->e - v->p < 6 || !is_hex(v->p[2]) || !is_hex(v->p[3]) || !is_hex(v->p[4]) || !is_hex(v->p[5]))
+                    return 0;
+                unsigned h = v->p[3] | 0x20;
+                if ((v->p[2] | 0x20) == 'd' && (h == '8' || h == '9' || (h >= 'a' && h <= 'f')))
+                    return 0; /* \uD800-\uDFFF: a surrogate */
+                v->p += 6;
+                continue;
+            }
+            if (c != '"' && c != '\\' && c != '/' && c != 'b' && c != 'f' && c != 'n' && c != 'r' && c != 't')
+                return 0;
+            v->p += 2;
+            continue;
+        }
+        if (c < 0x80) {
+            v->p++;
+            continue;
+        }
+        uint32_t cp;
+        size_t k = sl_utf8_seq(v->p, (size_t)(v->e - v->p), &cp);
+        if (!k)
+            return 0;
+        v->p += k;
+    }
+    return 0;
+}
+
+static int scan_number(scan *v)
+{
+    const unsigned char *p = v->p, *e = v->e;
+    if (p < e && *p == '-')
+        p++;
+    if (p >= e)
+        return 0;
+    if (*p == '0')
+        p++;
+    else if (*p >= '1' && *p <= '9')
+        while (p < e && is_digit(*p))
+            p++;
+    else
+        return 0;
+    if (p < e && *p == '.') {
+        if (++p >= e || !is_digit(*p))
+            return 0;
+        while (p < e && is_digit(*p))
+            p++;
+    }
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        if (++p < e && (*p == '+' || *p == '-'))
+            p++;
+        if (p >= e || !is_digit(*p))
+            return 0;
+        while (p < e && is_digit(*p))
+            p++;
+    }
+    v->p = p;
+    return 1;
+}
+
+static int scan_word(scan *v, const char *w, size_t n)
+{
+    if ((size_t)(v->e - v->p) < n || memcmp(v->p, w, n))
+        return 0;
+    v->p += n;
+    return 1;
+}
+
+static int scan_value(scan *v)
+{
+    if (v->p >= v->e)
+        return 0;
+    switch (*v->p) {
+    case '"': return scan_string(v);
+    case 't': return scan_word(v, "true", 4);
+    case 'f': return scan_word(v, "false", 5);
+    case 'n': return scan_word(v, "null", 4);
+    case '{':
+    case '[': {
+        /* well below SL_JSON_MAX_DEPTH, which also bounds the line around it */
+        if (++v->depth > 64)
+            return 0;
+        int obj = *v->p == '{';
+        unsigned char close = obj ? '}' : ']';
+        if (++v->p < v->e && *v->p == close) {
+            v->p++;
+            v->depth--;
+            return 1;
+        }
+        for (;;) {
+            if (obj && (v->p >= v->e || *v->p != '"' || !scan_string(v) || v->p >= v->e || *v->p++ != ':'))
+                return 0;
+            if (!scan_value(v) || v->p >= v->e)
+                return 0;
+            unsigned char c = *v->p++;
+            if (c == close) {
+                v->depth--;
+                return 1;
+            }
+            if (c != ',')
+                return 0;
+        }
+    }
+    default: return scan_number(v);
+    }
+}
+
+static int compact_object(const char *s, size_t n)
+{
+    scan v = {(const unsigned char *)s, (const unsigned char *)s + n, 0};
+    return n >= 2 && s[0] == '{' && scan_value(&v) && v.p == v.e;
+}
+
+int sl_meta_select(const sl_meta_sel *sel, const char *meta, size_t len, sl_buf *out, sl_err *err)
+{
+    if (!meta || !len)
+        return 0;
+    if (sel->mode == SL_META_ALL && compact_object(meta, len)) {
+        if (len > 2) /* "{}": nothing */
+            sl_buf_append(out, meta, len);
+        return 0;
+    }
+    sl_json_doc *jd = sl_json_parse(meta, len, NULL, err);
+    if (!jd)
+        return sl_err_prefix(err, "metadata");
+    const sl_json *o = sl_json_root(jd);
+    if (o->type != SL_JSON_OBJECT) {
+        sl_json_free(jd);
+        return sl_errf(err, "metadata is not a JSON object");
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < o->n; i++) {
+        if (sel->mode == SL_META_KEEP && !listed(sel, o->keys[i]))
+            continue;
+        if (sel->mode == SL_META_DROP && listed(sel, o->keys[i]))
+            continue;
+        sl_buf_putc(out, kept++ ? ',' : '{');
+        sl_json_put_str(out, o->keys[i]->str, o->keys[i]->str_len);
+        sl_buf_putc(out, ':');
+        sl_json_put_value(out, o->kids[i]);
+    }
+    if (kept)
+        sl_buf_putc(out, '}');
+    sl_json_free(jd);
+    return 0;
+}
+
+void sl_meta_doc_line(sl_buf *b, uint64_t ordinal, const char *id, size_t id_len, const char *split, int long_status,
+                      const char *meta, size_t meta_len)
+{
+    sl_buf_printf(b, "{\"doc\":%llu,\"id\":", (unsigned long long)ordinal);
+    sl_json_put_str(b, id ? id : "", id ? id_len : 0);
+    sl_buf_printf(b, ",\"split\":\"%s\"", split);
+    if (long_status == SL_DOC_TRUNCATED)
+        sl_buf_puts(b, ",\"long\":\"truncated\"");
+    else if (long_status == SL_DOC_DROPPED)
+        sl_buf_puts(b, ",\"long\":\"dropped\"");
+    if (meta && meta_len) {
+        sl_buf_puts(b, ",\"meta\":");
+        sl_buf_append(b, meta, meta_len);
+    }
+    sl_buf_puts(b, "}\n");
+}
+
+/* --- id set: open addressing over 128-bit hashes (0 marks an empty slot) --- */
+struct sl_idset {
+    XXH128_hash_t *slot;
+    uint64_t cap, n; /* cap a power of two */
+};
+
+sl_idset *sl_idset_new(void)
+{
+    sl_idset *s = sl_xcalloc(1, sizeof *s);
+    s->cap = 1024;
+    s->slot = sl_xcalloc(s->cap, sizeof *s->slot);
+    return s;
+}
+
+static int is_empty(XXH128_hash_t h)
+{
+    return h.low64 == 0 && h.high64 == 0;
+}
+
+/* 1 when h was present; otherwise inserts it. */
+static int probe(XXH128_hash_t *slot, uint64_t cap, XXH128_hash_t h)
+{
+    uint64_t i = h.low64 & (cap - 1);
+    while (!is_empty(slot[i])) {
+        if (slot[i].low64 == h.low64 && slot[i].high64 == h.high64)
+            return 1;
+        i = (i + 1) & (cap - 1);
+    }
+    slot[i] = h;
+    return 0;
+}
+
+int sl_idset_add(sl_idset *s, const char *id, size_t len)
+{
+    XXH128_hash_t h = XXH3_128bits(id, len);
+    if (is_empty(h))
+        h.low64 = 1; /* keep 0 for empty slots */
+    if (probe(s->slot, s->cap, h))
+        return 1;
+    if (++s->n * 4 > s->cap * 3) {
+        uint64_t cap = s->cap * 2;
+        XXH128_hash_t *slot = sl_xcalloc(cap, sizeof *slot);
+        for (uint64_t i = 0; i < s->cap; i++)
+            if (!is_empty(s->slot[i]))
+                probe(slot, cap, s->slot[i]);
+        free(s->slot);
+        s->slot = slot;
+        s->cap = cap;
+    }
+    return 0;
+}
+
+uint64_t sl_idset_count(const sl_idset *s)
+{
+    return s->n;
+}
+
+void sl_idset_free(sl_idset *s)
+{
+    if (!s)
+        return;
+    free(s->slot);
+    free(s);
+}

@@ -1,0 +1,49 @@
+/* Per-document metadata on its way into shard directories, packed streams
+ * and Megatron sidecars (docs/shards.md sections 2.1 and 4): choosing fields
+ * (--keep-fields / --drop-fields) and finding duplicate document ids. */
+#ifndef SLUICE_SHARD_META_H
+#define SLUICE_SHARD_META_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stream/buf.h"
+#include "stream/err.h"
+
+/* Which top-level metadata fields to keep: all (no list), only those of a
+ * keep list, or all but those of a drop list. */
+typedef struct sl_meta_sel {
+    int mode; /* SL_META_ALL, SL_META_KEEP or SL_META_DROP */
+    size_t n;
+    char **names;
+} sl_meta_sel;
+enum { SL_META_ALL = 0, SL_META_KEEP = 1, SL_META_DROP = 2 };
+
+/* Sets sel from a comma-separated list of field names (empty names are an
+ * error naming the list). */
+int sl_meta_sel_parse(sl_meta_sel *sel, int mode, const char *list, sl_err *err);
+void sl_meta_sel_free(sl_meta_sel *sel);
+
+/* Appends the selected fields of `meta` (a JSON object text, or NULL/empty
+ * for none) to out as one compact JSON object; appends nothing when no field
+ * is left. Returns 0, or -1 when meta is not a JSON object (err: "metadata:
+ * ..."; the caller adds the document). */
+int sl_meta_select(const sl_meta_sel *sel, const char *meta, size_t len, sl_buf *out, sl_err *err);
+
+/* Appends one documents.jsonl line (with its newline):
+ * {"doc":N,"id":"…","split":"…"[,"long":"truncated"|"dropped"][,"meta":{…}]}.
+ * long_status is SL_DOC_* (shard/pack.h); meta a one-line JSON object or
+ * NULL / 0 for none. */
+void sl_meta_doc_line(sl_buf *b, uint64_t ordinal, const char *id, size_t id_len, const char *split, int long_status,
+                      const char *meta, size_t meta_len);
+
+/* A set of document ids (a 128-bit hash of each: exact up to a hash
+ * collision, about 2^-128 per pair; 16 bytes per slot, at most 3/4 full). */
+typedef struct sl_idset sl_idset;
+sl_idset *sl_idset_new(void);
+/* 1 when the id was added before, else 0 (and it is added). */
+int sl_idset_add(sl_idset *s, const char *id, size_t len);
+uint64_t sl_idset_count(const sl_idset *s);
+void sl_idset_free(sl_idset *s);
+
+#endif
