@@ -75,10 +75,10 @@ static const char help[] = "Reads DNA records from FASTA or FASTQ (plain, gzip, 
                            "                      probability P (HyenaDNA rc_aug uses 0.5), chosen from\n"
                            "                      --seed and the document's ordinal\n"
                            "  --seed N            seed for --revcomp-prob (default 0)\n"
-                           "  --part R/N|slurm    tokenize only part R of N of the input files (whole files\n"
-                           "                      by size; parts 0..N-1 read as one stream give exactly the\n"
-                           "                      output of one run; not with --bed or --revcomp-prob;\n"
-                           "                      see docs/scale-out.md)\n"
+                           "  --part R/N|slurm    tokenize only part R of N of the input (by size: whole\n"
+                           "                      files, plain 4-line FASTQ cut between records); parts\n"
+                           "                      0..N-1 read as one stream give exactly the output of one\n"
+                           "                      run; not with --bed or --revcomp-prob (docs/scale-out.md)\n"
                            "  --skip-existing     do nothing when the output exists and verifies\n"
                            "Reverse complement swaps A/T and C/G in both cases and leaves every other\n"
                            "character (N, IUPAC codes) unchanged, as HyenaDNA does.\n\n"
@@ -184,12 +184,20 @@ static int stream_windows(const opts *o, dna_emitter *em, dna_reader *r, sl_buf 
 }
 
 /* Whole records or windows over them, file by file. */
-static int run_records(const opts *o, dna_emitter *em, const char *const *files, int nfiles, sl_err *err)
+static int run_records(const opts *o, dna_emitter *em, const char *const *files, int nfiles, const sl_slice *slices,
+                       sl_err *err)
 {
     sl_buf seq = {0}, win = {0}, id = {0}, meta = {0};
     int rc = 0;
     for (int f = 0; f < nfiles && !rc; f++) {
-        dna_reader *r = dna_reader_open(files[f], err);
+        sl_range *range = NULL; /* --part: a range of a FASTQ file */
+        dna_reader *r;
+        if (slices && !slices[f].whole) {
+            range = sl_range_open(slices[f].path, slices[f].begin, slices[f].end, err);
+            r = range ? dna_reader_open_input(sl_range_input(range)) : NULL;
+        } else {
+            r = dna_reader_open(files[f], err);
+        }
         if (!r) {
             rc = -1;
             break;
@@ -218,6 +226,7 @@ static int run_records(const opts *o, dna_emitter *em, const char *const *files,
         if (!rc && k < 0)
             rc = -1;
         dna_reader_close(r);
+        sl_range_close(range);
     }
     sl_buf_free(&seq);
     sl_buf_free(&win);
@@ -439,7 +448,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         if (o.bed || o.em.rc_prob > 0)
             sl_cli_usage_error(cli, "--part: %s depends on the whole input (run it as one process)",
                                o.bed ? "--bed" : "--revcomp-prob (its draws follow the document ordinal)");
-        pieces = sl_cli_slices(cli, &part, files, (size_t)nfiles, NULL, NULL, &npieces);
+        pieces = sl_cli_slices(cli, &part, files, (size_t)nfiles, sl_fastq_cut, NULL, &npieces);
         const char **pf = sl_xcalloc(npieces + 1, sizeof *pf);
         for (size_t i = 0; i < npieces; i++)
             pf[i] = pieces[i].path;
@@ -469,7 +478,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     }
     sl_progress *pg = sl_progress_start("tokenize dna", "docs", cli->progress);
     dna_emitter *em = dna_emitter_new(&o.em, w, pg);
-    int rc = o.bed ? run_bed(cli, &o, em, files[0], &err) : run_records(&o, em, files, nfiles, &err);
+    int rc = o.bed ? run_bed(cli, &o, em, files[0], &err) : run_records(&o, em, files, nfiles, pieces, &err);
     if (pieces)
         free((void *)files);
     sl_slices_free(pieces, npieces);

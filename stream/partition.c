@@ -42,8 +42,10 @@ static int line_start(int fd, const char *path, uint64_t size, uint64_t x, char 
         return 0;
     }
     uint64_t at = x - 1; /* the line starts at x when byte x-1 is '\n' */
+    size_t step = 4096;  /* most lines are short: read more only when needed */
     while (at < size) {
-        size_t want = size - at < CHUNK ? (size_t)(size - at) : CHUNK;
+        size_t want = size - at < step ? (size_t)(size - at) : step;
+        step = step < CHUNK ? step * 4 : CHUNK;
         long k = pread_full(fd, buf, want, at);
         if (k <= 0)
             return sl_errf(err, "%s: cannot read at byte %llu: %s", path, (unsigned long long)at,
@@ -54,6 +56,65 @@ static int line_start(int fd, const char *path, uint64_t size, uint64_t x, char 
             return 0;
         }
         at += (uint64_t)k;
+    }
+    *out = size;
+    return 0;
+}
+
+/* Byte off of the file (0 when it cannot be read: callers compare with
+ * printable characters). */
+static char byte_at(int fd, uint64_t off)
+{
+    char c = 0;
+    return pread_full(fd, &c, 1, off) == 1 ? c : 0;
+}
+
+/* Length of the line [start, end) without its '\n' and '\r'. */
+static uint64_t line_len(int fd, uint64_t start, uint64_t end)
+{
+    if (end > start && byte_at(fd, end - 1) == '\n')
+        end--;
+    if (end > start && byte_at(fd, end - 1) == '\r')
+        end--;
+    return end - start;
+}
+
+/* 1 when a 4-line FASTQ record starts at the line start p: '@' header, a
+ * sequence line, a '+' line, a quality line as long as the sequence. */
+static int fastq_record_at(int fd, const char *path, uint64_t size, uint64_t p, char *buf, int *is, sl_err *err)
+{
+    uint64_t l[5] = {p};
+    *is = 0;
+    if (byte_at(fd, p) != '@')
+        return 0;
+    for (int i = 1; i < 5; i++)
+        if (line_start(fd, path, size, l[i - 1] + 1 <= size ? l[i - 1] + 1 : size, buf, &l[i], err) < 0)
+            return -1;
+    if (l[2] >= size || byte_at(fd, l[2]) != '+' || l[3] >= size)
+        return 0;
+    *is = line_len(fd, l[1], l[2]) == line_len(fd, l[3], l[4]);
+    return 0;
+}
+
+/* The first FASTQ record start at or after x (size when none): the first
+ * line start from which a 4-line record follows. A quality line may begin
+ * with '@', but two lines below it is the next record's sequence, never a
+ * '+' line, so it is not taken for a header. */
+static int fastq_start(int fd, const char *path, uint64_t size, uint64_t x, char *buf, uint64_t *out, sl_err *err)
+{
+    uint64_t p;
+    if (line_start(fd, path, size, x, buf, &p, err) < 0)
+        return -1;
+    while (p < size) {
+        int is;
+        if (fastq_record_at(fd, path, size, p, buf, &is, err) < 0)
+            return -1;
+        if (is) {
+            *out = p;
+            return 0;
+        }
+        if (line_start(fd, path, size, p + 1, buf, &p, err) < 0)
+            return -1;
     }
     *out = size;
     return 0;
@@ -203,10 +264,14 @@ int sl_partition(const sl_part *p, const char *const *paths, size_t n, sl_cut_fn
                 break;
             }
             uint64_t a = lo > o ? lo - o : 0, b = hi - o < size[i] ? hi - o : size[i];
-            if (line_start(fd, paths[i], size[i], a, buf, &piece.begin, err) < 0 ||
-                line_start(fd, paths[i], size[i], b, buf, &piece.end, err) < 0 ||
-                (piece.begin < piece.end && piece.begin > 0 &&
-                 count_lines(fd, paths[i], piece.begin, buf, &piece.line, &piece.ndoc, err) < 0))
+            if (how == SL_CUT_FASTQ) {
+                if ((a > 0 && fastq_start(fd, paths[i], size[i], a, buf, &piece.begin, err) < 0) ||
+                    fastq_start(fd, paths[i], size[i], b, buf, &piece.end, err) < 0)
+                    rc = -1;
+            } else if (line_start(fd, paths[i], size[i], a, buf, &piece.begin, err) < 0 ||
+                       line_start(fd, paths[i], size[i], b, buf, &piece.end, err) < 0 ||
+                       (piece.begin < piece.end && piece.begin > 0 &&
+                        count_lines(fd, paths[i], piece.begin, buf, &piece.line, &piece.ndoc, err) < 0))
                 rc = -1;
             close(fd);
             if (rc || piece.begin >= piece.end)
@@ -322,4 +387,31 @@ int sl_lines_cut(void *ctx, const char *path, int *kind, sl_err *err)
     size_t n;
     int plain = sl_plain_file_head(path, head, sizeof head, &n, err);
     return plain < 0 ? -1 : plain ? SL_CUT_LINES : SL_CUT_WHOLE;
+}
+
+int sl_fastq_cut(void *ctx, const char *path, int *kind, sl_err *err)
+{
+    (void)ctx;
+    (void)kind;
+    unsigned char head[4096];
+    size_t n;
+    int plain = sl_plain_file_head(path, head, sizeof head, &n, err);
+    if (plain <= 0)
+        return plain;
+    size_t i = 0;
+    while (i < n && is_ws((char)head[i]))
+        i++;
+    if (i == n || head[i] != '@' || (i > 0 && head[i - 1] != '\n'))
+        return SL_CUT_WHOLE; /* FASTA, 2bit, anything else: whole */
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return sl_errf(err, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    char *buf = sl_xmalloc(CHUNK);
+    int is = 0, rc = fstat(fd, &st) == 0 ? fastq_record_at(fd, path, (uint64_t)st.st_size, i, buf, &is, err) : -1;
+    free(buf);
+    close(fd);
+    if (rc < 0)
+        return -1;
+    return is ? SL_CUT_FASTQ : SL_CUT_WHOLE; /* multi-line FASTQ: whole */
 }

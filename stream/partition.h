@@ -25,15 +25,16 @@
 #include "stream/io.h"
 #include "stream/parts.h"
 
-/* How a file may be cut: not at all, or at line starts. */
-enum { SL_CUT_WHOLE = 0, SL_CUT_LINES = 1 };
+/* How a file may be cut: not at all, at line starts, or between the
+ * records of a 4-line FASTQ file. */
+enum { SL_CUT_WHOLE = 0, SL_CUT_LINES = 1, SL_CUT_FASTQ = 2 };
 
 /* One file, or a range of one, read by this part. */
 typedef struct sl_slice {
     char *path;
     int whole;           /* 1: the whole file (begin, end, line, ndoc are 0) */
     uint64_t begin, end; /* else the bytes [begin, end), cut at line starts */
-    uint64_t line;       /* '\n' bytes before begin */
+    uint64_t line;       /* '\n' bytes before begin (SL_CUT_LINES) */
     uint64_t ndoc;       /* non-blank lines before begin (blank: only ' ', '\t', '\r'; a
                             UTF-8 byte order mark at the file's start is not counted) */
     int kind;            /* what the classifier returned in *kind (the stage's tag) */
@@ -57,6 +58,12 @@ int sl_partition_whole(const sl_part *p, const char *const *paths, size_t n, uns
 /* An sl_cut_fn for files of line records: a plain (uncompressed) file is cut
  * at line starts, a compressed one is read whole. */
 int sl_lines_cut(void *ctx, const char *path, int *kind, sl_err *err);
+
+/* An sl_cut_fn for sequence files: a plain FASTQ file whose first record
+ * has 4 lines (header, sequence, '+', quality of the same length) is cut
+ * between records; anything else (FASTA, 2bit, compressed, multi-line
+ * FASTQ) is read whole. */
+int sl_fastq_cut(void *ctx, const char *path, int *kind, sl_err *err);
 
 /* The index range [*first, *end) of part p of n items (floor(n*r/N)). */
 void sl_part_range(const sl_part *p, uint64_t n, uint64_t *first, uint64_t *end);

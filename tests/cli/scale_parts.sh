@@ -86,12 +86,25 @@ awk 'BEGIN { srand(11); for (i = 0; i < 400; i++) { n = int(rand() * 60);
 head -n 50 "$T/ids.jsonl" | gzip -c > "$T/ids2.jsonl.gz"
 same_tokens "tokenize ids" tokenize ids --vocab-size 1000 "$T/ids.jsonl" "$T/ids2.jsonl.gz" "$T/ids.jsonl"
 
-# ---- DNA: FASTA, FASTQ, .2bit, compressed; windows and reverse complements
+# ---- DNA: FASTA, FASTQ (cut between records), .2bit, compressed; windows and reverse complements
 D=$DATA/dna
 same_tokens "tokenize dna" tokenize dna "$D/pysam_ex1.fa" "$D/lambda_virus.fa" "$D/ce2_chrM.fa.gz" \
   "$D/bowtie2_reads_1_first2000.fq" "$D/htslib_multiline.fq" "$D/dm3_upstream2000_first100.fa"
 same_tokens "tokenize dna windows" tokenize dna --window 500 --revcomp "$D/htslib_longline.fq" \
   "$D/lambda_virus.fa" "$D"/*.2bit "$D/pysam_ex1.fa"
+# plain 4-line FASTQ is cut between records, also where quality lines begin
+# with '@' or '+' (made so here: a quarter of them do)
+awk 'BEGIN { srand(3); q = "@+IJ#5?@"; for (i = 0; i < 400; i++) { n = 5 + int(rand() * 70); s = ""; t = "";
+  for (j = 0; j < n; j++) { s = s substr("ACGTN", 1 + int(rand() * 5), 1); t = t substr(q, 1 + int(rand() * 8), 1) }
+  if (i % 4 == 0) t = "@" substr(t, 2); if (i % 4 == 1) t = "+" substr(t, 2);
+  printf "@r%d desc %d\n%s\n+\n%s\n", i, i, s, t } }' > "$T/q.fq"
+same_tokens "tokenize dna fastq" tokenize dna "$T/q.fq" "$D/htslib_multiline.fq" "$T/q.fq" "$D/bowtie2_reads_1_first2000.fq"
+nonempty=0
+for ((r = 0; r < 7; r++)); do
+  "$S" tokenize dna -q --part "$r/7" "$T/q.fq" -o "$T/q$r.tok"
+  [ -n "$("$S" cat "$T/q$r.tok" | head -n 1)" ] && nonempty=$((nonempty + 1))
+done
+[ "$nonempty" -ge 5 ] || fail "one FASTQ file in 7 parts: only $nonempty parts hold records (not cut)"
 same_tokens "dna species" dna species --window 128 --samples 70 --seed 4 --valid-chroms x --test-chroms y \
   "$D/htslib_ce.fa" "$D/lambda_virus.fa" "$D/pysam_ex1.fa"
 
