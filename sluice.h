@@ -41,7 +41,9 @@ extern "C" {
 #include "stream/docreader.h"
 #include "stream/tokstream.h"
 
-/* text tokenizers */
+/* text tokenizers: one interface (tokenizer.h) over the families, the
+ * documents -> token stream stage (docpipe.h) and back (detok.h) */
+#include "tokenize/tokenizer.h"
 #include "tokenize/bpe.h"
 #include "tokenize/chartok.h"
 #include "tokenize/detok.h"

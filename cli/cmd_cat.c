@@ -10,13 +10,16 @@
 #include "stream/json.h"
 #include "stream/progress.h"
 #include "stream/tokstream.h"
-#include "tokenize/detok.h"
+#include "tokenize/tokenizer.h"
 
 static const char help[] =
     "Prints each document of a token stream as one JSON object per line:\n"
     "  {\"id\":..., \"ids\":[...], \"src_bytes\":N, <metadata fields>}\n"
     "(src_bytes only when known). Given a shard directory, prints every document\n"
-    "piece of every row (see 'sluice help shard').\n\n"
+    "piece of every row, one object per piece:\n"
+    "  {\"id\":..., \"ids\":[...], \"stage\":S, \"row\":R, \"offset\":O, \"doc\":D,\n"
+    "   \"doc_offset\":K, \"split\":..., \"meta\":{the document's metadata}}\n"
+    "(see 'sluice help shard').\n\n"
     "Several FILEs, or a directory of part files (NAME-<R>-of-<N>...), are read as\n"
     "one stream: the output is that of their concatenation (docs/scale-out.md).\n\n"
     "options:\n"
@@ -111,8 +114,8 @@ static int run(sl_cli *cli, int argc, char **argv)
         sl_cli_usage_error(cli, "--stage applies to shard directories only");
 
     sl_err err = {{0}};
-    sl_detok *dt = NULL;
-    if (text && !(dt = sl_detok_open(tokp, &err)))
+    sl_tokenizer *dt = NULL;
+    if (text && !(dt = sl_tokenizer_load(tokp, NULL, &err)))
         return sl_cli_fail(cli, &err);
     sl_ts_reader *r = sl_ts_reader_open_paths(argv + optind, (size_t)(argc - optind), &err);
     sl_output *out = r ? sl_output_open(cli->output, &err) : NULL;
@@ -144,7 +147,7 @@ static int run(sl_cli *cli, int argc, char **argv)
             sl_buf_printf(&b, ",\"src_bytes\":%llu", (unsigned long long)d.src_bytes);
         if (dt) {
             sl_buf_clear(&txt);
-            if (sl_detok_decode(dt, d.tokens, d.n_tokens, &txt, &err)) {
+            if (sl_tokenizer_decode(dt, d.tokens, d.n_tokens, &txt, &err)) {
                 char q[SL_QUOTE_MAX];
                 sl_err_prefix(&err, "%s: document '%s'", sl_input_name(sl_ts_reader_input(r)),
                               sl_err_quote(d.id, d.id_len, q, sizeof q));
@@ -169,7 +172,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     sl_buf_free(&txt);
     sl_doc_free(&d);
     sl_ts_reader_close(r);
-    sl_detok_close(dt);
+    sl_tokenizer_free(dt);
     return sl_cli_finish(cli, out, NULL, rc, &err);
 }
 

@@ -36,6 +36,9 @@ static const char help[] = "Reads each FILE ('-' or none: standard input) and wr
                            "                          is '{'), jsonl or text: treat every source as that kind\n"
                            "      --max-doc-bytes N   longest line / plain-text document (default 64M; k, M, G\n"
                            "                          suffixes); longer input is an error\n"
+                           "      --mem-budget SIZE   memory for batches of documents (default 64M; at least\n"
+                           "                          1M): peak memory is about SIZE plus 8 times the longest\n"
+                           "                          document, whatever the input's length\n"
                            "      --part R/N|slurm    read only part R of N of the input (parts 0..N-1 in\n"
                            "                          order give exactly the output of one run; 'slurm': R, N\n"
                            "                          from the job array; see docs/scale-out.md)\n"
@@ -81,6 +84,17 @@ static void drop_text_field(const sl_cli *cli, sl_textdoc *d, sl_buf *tmp, int *
     *warned = 1;
 }
 
+/* Readies b for about `need` bytes: a buffer that grew for an earlier,
+ * larger document (more than twice `need`, and over 4 KiB) is released. */
+static void fit_buf(sl_buf *b, size_t need)
+{
+    if (b->cap > ((size_t)4 << 10) && b->cap / 2 > need) {
+        sl_buf_free(b);
+        return;
+    }
+    sl_buf_clear(b);
+}
+
 /* Appends one output line for d. */
 static void put_doc(sl_buf *b, const sl_textdoc *d)
 {
@@ -105,10 +119,12 @@ static int run(sl_cli *cli, int argc, char **argv)
     sl_scale_opts so = {0};
     sl_part part;
     sl_docreader_opts o = SL_DOCREADER_OPTS_INIT;
+    o.mem_budget = SL_DOCS_DEFAULT_MEM_BUDGET;
     int c;
-    while ((c = getopt_long(argc, argv, SL_DOC_SHORT SL_CLI_COMMON_SHORT, opts, NULL)) != -1)
+    while ((c = getopt_long(argc, argv, SL_DOC_SHORT SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
         if (!sl_cli_doc_option(cli, c, &o) && !sl_cli_scale_option(&so, c, optarg))
             sl_cli_common(cli, c, argv[optind - 1]);
+    }
     o.quiet = cli->quiet;
     if (sl_cli_skip_existing(cli, &so, SL_SKIP_LINES))
         return 0;
@@ -125,16 +141,19 @@ static int run(sl_cli *cli, int argc, char **argv)
         r = sl_docreader_open((const char *const *)argv + optind, argc - optind, &o, &err);
     }
     if (!r)
-        return sl_cli_fail(cli, &err);
+        return sl_cli_doc_fail(cli, &err);
     sl_output *out = sl_output_open(cli->output, &err);
     if (!out) {
         sl_docreader_close(r);
-        return sl_cli_fail(cli, &err);
+        return sl_cli_doc_fail(cli, &err);
     }
     sl_progress *pg = sl_progress_start("read", "docs", cli->progress);
     /* Documents are formatted in batches by OpenMP threads (escaping the
-     * text is a fifth of the work) and written in order. */
-    enum { BATCH = 1024, BATCH_BYTES = 16 << 20 };
+     * text is a fifth of the work) and written in order. A batch holds a
+     * quarter of the memory budget in documents (the reader's batch holds
+     * another quarter, the formatted lines about one more). */
+    enum { BATCH = 1024 };
+    size_t batch_limit = o.mem_budget / 4;
     sl_textdoc *docs = sl_xcalloc(BATCH, sizeof *docs);
     sl_buf *lines = sl_xcalloc(BATCH, sizeof *lines);
     sl_buf tmp = {0};
@@ -143,7 +162,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     while (rc == 1) {
         int n = 0;
         size_t batch_bytes = 0;
-        while (n < BATCH && batch_bytes < BATCH_BYTES && (rc = sl_docreader_next(r, &docs[n], &err)) == 1) {
+        while (n < BATCH && batch_bytes < batch_limit && (rc = sl_docreader_next(r, &docs[n], &err)) == 1) {
             if (rename)
                 drop_text_field(cli, &docs[n], &tmp, &warned);
             batch_bytes += docs[n].text.len;
@@ -151,8 +170,9 @@ static int run(sl_cli *cli, int argc, char **argv)
         }
 #pragma omp parallel for schedule(dynamic, 4) if (n > 16)
         for (int i = 0; i < n; i++) {
-            sl_buf_clear(&lines[i]);
-            put_doc(&lines[i], &docs[i]);
+            const sl_textdoc *d = &docs[i];
+            fit_buf(&lines[i], d->id.len + d->text.len + d->meta.len + 16);
+            put_doc(&lines[i], d);
         }
         /* the documents before a read error are written too: on standard
          * output they are what a stream consumer has seen */
@@ -161,6 +181,15 @@ static int run(sl_cli *cli, int argc, char **argv)
                 rc = -1;
                 break;
             }
+        /* Buffers that grew for a large document are released: the slots
+         * keep about the batch, not the largest document each ever held. */
+        for (int i = 0; i < BATCH; i++) {
+            fit_buf(&docs[i].id, 0);
+            fit_buf(&docs[i].text, 0);
+            fit_buf(&docs[i].meta, 0);
+            if (i >= n)
+                fit_buf(&lines[i], 0);
+        }
         const sl_docreader_stats *st = sl_docreader_stats_get(r);
         sl_progress_add(pg, (uint64_t)n, st->bytes - bytes_seen);
         bytes_seen = st->bytes;
@@ -178,7 +207,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     if (rc < 0 || sl_output_commit(out, &err) < 0) {
         if (rc < 0)
             sl_output_abort(out);
-        return sl_cli_fail(cli, &err);
+        return sl_cli_doc_fail(cli, &err);
     }
     if (st.invalid_utf8)
         sl_cli_warn(cli, "%llu invalid UTF-8 sequence(s) %s", (unsigned long long)st.invalid_utf8,

@@ -6,13 +6,8 @@
 #include "cli/commands.h"
 #include "cli/doc_opts.h"
 #include "stream/docreader.h"
-#include "stream/io.h"
-#include "stream/json.h"
-#include "stream/progress.h"
-#include "stream/tokstream.h"
 #include "tokenize/chartok.h"
 #include "tokenize/docpipe.h"
-#include "tokenize/sha256.h"
 
 static const char help[] = "Reads documents (JSON Lines or plain text, see 'sluice help read') and writes a\n"
                            "token stream of characters. The vocabulary is written into the stream header\n"
@@ -37,63 +32,14 @@ static const char help[] = "Reads documents (JSON Lines or plain text, see 'slui
                            "      --invalid MODE    invalid UTF-8: replace (default, U+FFFD), skip or error\n"
                            "      --on-error MODE   malformed JSON line: fail (default) or skip\n"
                            "      --max-doc-bytes N longest document (default 64M)\n"
+                           "      --mem-budget SIZE memory for batches (default 64M; at least 1M): a quarter\n"
+                           "                        for the reader's batches, an eighth for the text encoded\n"
+                           "                        at a time; peak memory is about SIZE + 8 x the longest doc\n"
                            "      --format KIND     auto (default: JSON Lines when a source starts with '{'),\n"
                            "                        jsonl or text: read every source as that kind\n"
                            "\nexamples:\n"
                            "  sluice tokenize char --append-eos docs.jsonl -o bytes.tok\n"
                            "  sluice tokenize char --build-vocab --save-vocab v.json docs.jsonl -o c.tok\n";
-
-static int encode(void *c, int thread, const char *text, size_t n, sl_ids *out, sl_err *err)
-{
-    (void)thread, (void)err;
-    sl_charvocab_encode(c, text, n, &out->v, &out->n, &out->cap);
-    return 0;
-}
-
-static sl_charvocab *build_vocab(char **files, int n, const sl_docreader_opts *ro, sl_err *err)
-{
-    sl_docreader *r = sl_docreader_open((const char *const *)files, n, ro, err);
-    if (!r)
-        return NULL;
-    uint8_t *present = sl_xcalloc(0x110000, 1);
-    sl_textdoc d = {0};
-    int rc;
-    while ((rc = sl_docreader_next(r, &d, err)) == 1) {
-        const char *t = d.text.data;
-        for (size_t i = 0; i < d.text.len;) {
-            uint32_t cp = 0;
-            /* docreader text is valid UTF-8 */
-            uint8_t c0 = (uint8_t)t[i];
-            size_t k = c0 < 0x80 ? 1 : c0 < 0xE0 ? 2 : c0 < 0xF0 ? 3 : 4;
-            if (i + k > d.text.len)
-                break;
-            cp = k == 1 ? c0 : (uint32_t)(c0 & (0x7F >> k));
-            for (size_t j = 1; j < k; j++)
-                cp = cp << 6 | ((uint8_t)t[i + j] & 0x3F);
-            if (cp < 0x110000)
-                present[cp] = 1;
-            i += k;
-        }
-    }
-    sl_textdoc_free(&d);
-    sl_docreader_close(r);
-    sl_charvocab *v = rc < 0 ? NULL : sl_charvocab_from_set(present);
-    free(present);
-    return v;
-}
-
-static int save_vocab(const char *path, const sl_charvocab *v, sl_err *err)
-{
-    sl_output *o = sl_output_open(path, err);
-    if (!o)
-        return -1;
-    const char *j = sl_charvocab_json(v);
-    if (sl_output_write(o, j, strlen(j), err) || sl_output_write(o, "\n", 1, err)) {
-        sl_output_abort(o);
-        return -1;
-    }
-    return sl_output_commit(o, err);
-}
 
 static int run(sl_cli *cli, int argc, char **argv)
 {
@@ -143,7 +89,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     }
 
     sl_err err = {{0}};
-    sl_charvocab *v = build        ? build_vocab(files, nfiles, &ro, &err)
+    sl_charvocab *v = build        ? sl_charvocab_build((const char *const *)files, nfiles, &ro, &err)
                       : vocab_path ? sl_charvocab_load(vocab_path, &err)
                                    : sl_charvocab_bytes();
     if (!v)
@@ -152,48 +98,22 @@ static int run(sl_cli *cli, int argc, char **argv)
         sl_charvocab_free(v);
         sl_cli_usage_error(cli, "--unit %s does not match the vocabulary's unit", units[unit]);
     }
-    if (save && save_vocab(save, v, &err)) {
+    if (save && sl_charvocab_save(v, save, &err)) {
         sl_charvocab_free(v);
         return sl_cli_fail(cli, &err);
     }
-    sl_docpipe_opts po = {.prepend = bos ? sl_charvocab_special(v, SL_CHAR_BOS) : -1,
-                          .append = eos ? sl_charvocab_special(v, SL_CHAR_EOS) : -1};
-    sl_ts_header h;
-    sl_ts_header_init(&h, SL_MOD_TEXT, sl_charvocab_size(v));
-    h.eos = sl_charvocab_special(v, SL_CHAR_EOS);
-    h.bos = sl_charvocab_special(v, SL_CHAR_BOS);
-    int64_t unk = sl_charvocab_special(v, SL_CHAR_UNK);
-    h.unk = unk >= 0 ? unk : SL_TS_NO_ID;
-    const char *json = sl_charvocab_json(v);
-    sl_sha256_fingerprint(json, strlen(json), h.fingerprint);
-    snprintf(h.tokenizer, sizeof h.tokenizer, "char:%s", units[sl_charvocab_unit(v)]);
-    sl_ts_header_set_extra(&h, json);
-
-    int rc = -1;
-    sl_output *out = NULL;
-    sl_ts_writer *w = NULL;
-    sl_docreader *r = sl_docreader_open((const char *const *)files, nfiles, &ro, &err);
-    if (r && (out = sl_output_open(cli->output, &err)) && (w = sl_ts_writer_open(out, &h, &err))) {
-        sl_progress *pg = sl_progress_start("tokenize char", "docs", cli->progress);
-        rc = sl_docpipe_run(r, w, encode, v, &po, pg, &err);
-        sl_progress_done(pg);
-        if (rc == 0) {
-            rc = sl_ts_writer_finish(w, &err);
-            w = NULL;
-            if (rc == 0) {
-                rc = sl_output_commit(out, &err);
-                out = NULL;
-            }
-        }
-    }
-    if (w)
-        sl_ts_writer_abort(w);
-    if (out)
-        sl_output_abort(out);
-    sl_docreader_close(r);
-    sl_ts_header_free(&h);
-    sl_charvocab_free(v);
-    return rc ? sl_cli_fail(cli, &err) : 0;
+    sl_tokenizer *t = sl_chartok_tokenizer(v);
+    sl_docpipe_opts po = SL_DOCPIPE_OPTS_INIT;
+    po.prepend = bos ? sl_tokenizer_special(t, SL_TOK_BOS) : -1;
+    po.append = eos ? sl_tokenizer_special(t, SL_TOK_EOS) : -1;
+    po.threads = sl_cli_threads(cli);
+    if (ro.mem_budget)
+        po.batch_bytes = ro.mem_budget / 8; /* 8 MiB at the default budget */
+    po.progress = "tokenize char";
+    po.progress_mode = cli->progress;
+    int rc = sl_tokenize_text(t, (const char *const *)files, nfiles, &ro, &po, cli->output, NULL, &err);
+    sl_tokenizer_free(t);
+    return rc ? sl_cli_doc_fail(cli, &err) : 0;
 }
 
 const sl_command sl_cmd_tokenize_char = {

@@ -1,9 +1,11 @@
 /* `sluice tokenize dna`: FASTA/FASTQ/2bit records (or windows, or BED
  * intervals) to a token stream with HyenaDNA's character vocabulary or
  * DNABERT k-mers. The work is in dna/; this file wires options. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/scale_opts.h"
@@ -47,6 +49,10 @@ static const char help[] = "Reads DNA records from FASTA or FASTQ (plain, gzip, 
                            "                      end)\n"
                            "  --stride S          window step (default L); without --window, the k-mer step\n"
                            "  --drop-last         with --window: no shorter final window\n"
+                           "  --in-memory N       without --window, records up to N bases (default 64M; k, M,\n"
+                           "                      G suffixes) are held in memory; a longer one is copied to\n"
+                           "                      a temporary file in $TMPDIR and tokenized from there in\n"
+                           "                      pieces (same output, bounded memory)\n"
                            "  --bed FILE          one document per BED interval (chrom start end [name]\n"
                            "                      [score] [strand]; 0-based half-open; strand '-' gives the\n"
                            "                      reverse complement), from the one genome FILE given;\n"
@@ -84,10 +90,13 @@ static const char help[] = "Reads DNA records from FASTA or FASTQ (plain, gzip, 
                            "character (N, IUPAC codes) unchanged, as HyenaDNA does.\n\n"
                            "Random access (--bed) reads .2bit directly, an uncompressed FASTA through its\n"
                            ".fai (built in memory when absent), and loads anything else into memory.\n"
-                           "Memory: one batch of records (up to two with -@ 2 or more: one is read while the\n"
-                           "other is tokenized and written); 1 byte per token for characters, 4 for k-mers;\n"
-                           "with --window one window plus a 1 MB read buffer, whatever the record length;\n"
-                           "the genome for --bed on a compressed FASTA.\n\n"
+                           "Memory: one batch of records (8M bases; up to two with -@ 2 or more: one is read\n"
+                           "while the other is tokenized and written); 1 byte per token for characters, 4 for\n"
+                           "k-mers; without --window about 2 bytes per base of the longest record (5 with\n"
+                           "k-mers) up to --in-memory, then --in-memory bytes plus pieces of 4M bases (16 MB,\n"
+                           "32 MB with k-mers) whatever the record length, and the record in a temporary file;\n"
+                           "with --window one window plus a 1 MB read buffer, whatever the record length; the\n"
+                           "genome for --bed on a compressed FASTA.\n\n"
                            "examples:\n"
                            "  sluice tokenize dna hg38.fa.gz -o hg38.tok\n"
                            "  sluice tokenize dna --bed human-sequences.bed --split train --window 32768 \\\n"
@@ -98,6 +107,7 @@ static const char help[] = "Reads DNA records from FASTA or FASTQ (plain, gzip, 
 typedef struct opts {
     dna_emit_opts em;
     uint64_t window, stride;
+    uint64_t in_memory; /* longest record held in memory (without --window); longer ones are spooled */
     int drop_last, stride_set, kstride_set;
     const char *bed, *split, *split_file;
     int split_col, bed_mode;
@@ -183,6 +193,35 @@ static int stream_windows(const opts *o, dna_emitter *em, dna_reader *r, sl_buf 
     return rc;
 }
 
+/* An unnamed temporary file in $TMPDIR (else /tmp) for a long record. */
+static int open_spool(sl_err *err)
+{
+    const char *td = getenv("TMPDIR");
+    td = td && *td ? td : "/tmp";
+    char path[4096];
+    snprintf(path, sizeof path, "%s/sluice-record-XXXXXX", td);
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return sl_errf(err, "%s: cannot create a temporary file for a long record (--in-memory): %s", td,
+                       strerror(errno));
+    unlink(path);
+    return fd;
+}
+
+static int write_all(int fd, const char *p, size_t n, sl_err *err)
+{
+    while (n) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return sl_errf(err, "temporary file of a long record: %s", k < 0 ? strerror(errno) : "no space");
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
 /* Whole records or windows over them, file by file. */
 static int run_records(const opts *o, dna_emitter *em, const char *const *files, int nfiles, const sl_slice *slices,
                        sl_err *err)
@@ -208,19 +247,51 @@ static int run_records(const opts *o, dna_emitter *em, const char *const *files,
                 rc = stream_windows(o, em, r, &seq, &win, &id, &meta, err);
                 continue;
             }
+            /* A record up to --in-memory bases is held and queued; a longer
+             * one goes to a temporary file and is tokenized from there. */
             sl_buf_clear(&seq);
-            if (dna_reader_read_all(r, &seq, err) < 0) {
-                rc = -1;
-                break;
+            int spool = -1;
+            uint64_t spooled = 0;
+            long got;
+            for (;;) {
+                sl_buf_reserve(&seq, (size_t)1 << 20);
+                got = dna_reader_read(r, seq.data + seq.len, (size_t)1 << 20, err);
+                if (got <= 0)
+                    break;
+                seq.len += (size_t)got;
+                seq.data[seq.len] = 0;
+                if (spool < 0 && seq.len > o->in_memory && (spool = open_spool(err)) < 0) {
+                    got = -1;
+                    break;
+                }
+                if (spool >= 0) {
+                    if (write_all(spool, seq.data, seq.len, err) < 0) {
+                        got = -1;
+                        break;
+                    }
+                    spooled += seq.len;
+                    if (seq.cap > ((size_t)4 << 20))
+                        sl_buf_free(&seq); /* from now on it holds one read */
+                    sl_buf_clear(&seq);
+                }
             }
-            sl_buf_clear(&meta);
-            const char *desc = dna_reader_desc(r);
-            if (*desc) {
-                sl_buf_puts(&meta, "\"desc\":");
-                sl_json_put_cstr(&meta, desc);
+            if (got >= 0) {
+                sl_buf_clear(&meta);
+                const char *desc = dna_reader_desc(r);
+                if (*desc) {
+                    sl_buf_puts(&meta, "\"desc\":");
+                    sl_json_put_cstr(&meta, desc);
+                }
+                if (spool >= 0) {
+                    got = dna_emit_spooled(em, dna_reader_name(r), spool, spooled, meta.data, spooled, err);
+                } else {
+                    uint64_t n = seq.len;
+                    got = dna_emit(em, dna_reader_name(r), &seq, meta.data, n, err);
+                }
             }
-            uint64_t n = seq.len;
-            if (dna_emit(em, dna_reader_name(r), &seq, meta.data, n, err) < 0)
+            if (spool >= 0)
+                close(spool);
+            if (got < 0)
                 rc = -1;
         }
         if (!rc && k < 0)
@@ -329,6 +400,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         O_KMER,
         O_KSTRIDE,
         O_WINDOW,
+        O_INMEM,
         O_STRIDE,
         O_DROPLAST,
         O_BED,
@@ -349,6 +421,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         {"kmer", required_argument, 0, O_KMER},
         {"kmer-stride", required_argument, 0, O_KSTRIDE},
         {"window", required_argument, 0, O_WINDOW},
+        {"in-memory", required_argument, 0, O_INMEM},
         {"stride", required_argument, 0, O_STRIDE},
         {"drop-last", no_argument, 0, O_DROPLAST},
         {"bed", required_argument, 0, O_BED},
@@ -368,7 +441,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     static const char *const ns[] = {"token", "pad", "drop", NULL};
     static const char *const sides[] = {"left", "right", NULL};
     static const char *const bedmodes[] = {"hyena", "mamba", "caduceus", NULL};
-    opts o = {0};
+    opts o = {.in_memory = (uint64_t)64 << 20};
     dna_tok_opts_default(&o.em.tok);
     uint64_t stride = 0;
     sl_scale_opts so = {0};
@@ -388,6 +461,7 @@ static int run(sl_cli *cli, int argc, char **argv)
             o.kstride_set = 1;
             break;
         case O_WINDOW: o.window = (uint64_t)sl_cli_int(cli, "--window", optarg, 1, 1LL << 32); break;
+        case O_INMEM: o.in_memory = (uint64_t)sl_cli_int(cli, "--in-memory", optarg, 1, 1LL << 40); break;
         case O_STRIDE:
             stride = (uint64_t)sl_cli_int(cli, "--stride", optarg, 1, 1LL << 40);
             o.stride_set = 1;

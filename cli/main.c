@@ -1,5 +1,6 @@
 /* sluice: entry point and subcommand dispatch. */
 #include <getopt.h>
+#include <malloc.h>
 #include <omp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -73,6 +74,12 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && argv[1][0] != '-' && strcmp(argv[1], "help"))
         default_passive_waiting(argv);
+    /* Large buffers come from mmap and go back to the system when freed:
+     * glibc's default threshold rises after each free of a large block, and
+     * blocks of the size of the largest documents then stay in the heap,
+     * where fragmentation makes the resident size creep up with the input
+     * (docs/cli.md, Memory). */
+    mallopt(M_MMAP_THRESHOLD, 256 << 10);
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGHUP, on_signal);

@@ -40,6 +40,15 @@ dna_emitter *dna_emitter_new(const dna_emit_opts *o, sl_ts_writer *w, sl_progres
  * or NULL. src_bytes: bytes of input behind the sequence (for progress and
  * the record). */
 int dna_emit(dna_emitter *e, const char *id, sl_buf *seq, const char *meta_fields, uint64_t src_bytes, sl_err *err);
+/* A sequence too long to hold: its len bases are bytes [0, len) of the file
+ * `fd` (a spool the caller wrote). Writes what is queued, then the
+ * sequence's record(s), exactly as dna_emit would (same ids, metadata,
+ * reverse complements, tokens), tokenizing it in pieces twice: once to count
+ * the tokens (a record's count comes before its tokens) and collect the
+ * soft-mask runs, once to write them. Memory: a few pieces of 4 MiB bases,
+ * whatever len is. */
+int dna_emit_spooled(dna_emitter *e, const char *id, int fd, uint64_t len, const char *meta_fields, uint64_t src_bytes,
+                     sl_err *err);
 /* Writes what is queued (and waits until it is written). dna_emit and
  * dna_emit_flush report a failed write of an earlier batch. */
 int dna_emit_flush(dna_emitter *e, sl_err *err);

@@ -2,8 +2,11 @@
  *
  * Each source is read through one buffer that never holds more than one
  * line (or, for whole-file plain text, one document) plus a read chunk, and
- * JSON Lines are parsed in batches of at most BATCH_BYTES plus one line, so
- * memory stays bounded by max_doc_bytes whatever the input. The format of a
+ * JSON Lines are parsed in batches of at most a quarter of mem_budget plus
+ * one line. Buffers that grew for a large document are shrunk or released
+ * after it (see fit_buf), so memory stays bounded by the budget plus a few
+ * times the largest document, whatever the input's length and however the
+ * documents' lengths are distributed. The format of a
  * source is decided by its first non-whitespace byte (after an optional
  * UTF-8 byte order mark): '{' means JSON Lines, anything else plain text.
  *
@@ -26,7 +29,9 @@
 #define MAX_WARNINGS 10
 
 #define BATCH_LINES 4096
-#define BATCH_BYTES ((size_t)16 << 20)
+#define MIN_BATCH_BYTES ((size_t)64 << 10)
+/* A buffer keeps at most this much capacity beyond twice its use. */
+#define KEEP_BYTES ((size_t)4 << 10)
 
 enum { M_DETECT, M_JSONL, M_TEXT, M_LINES, M_DONE };
 
@@ -56,7 +61,20 @@ struct sl_docreader {
     sl_docreader_stats st;
     unsigned warnings;
     sl_batch batch;
+    size_t batch_bytes; /* a JSON Lines batch is full at this many bytes */
 };
+
+/* Readies b for about `need` bytes: a buffer much larger than that (it grew
+ * for an earlier, larger document) is released, so that its capacity is
+ * never more than twice the largest document it holds now plus KEEP_BYTES. */
+static void fit_buf(sl_buf *b, size_t need)
+{
+    if (b->cap > KEEP_BYTES && b->cap / 2 > need) {
+        sl_buf_free(b);
+        return;
+    }
+    sl_buf_clear(b);
+}
 
 static int is_ws(char c)
 {
@@ -74,6 +92,11 @@ static int fill(sl_docreader *r, sl_err *err)
         r->end -= r->start;
         r->scan -= r->start;
         r->start = 0;
+    }
+    if (r->cap > 4 * CHUNK && r->end + CHUNK < r->cap / 4) {
+        /* it grew for a long line that is now consumed */
+        r->cap = r->end + CHUNK < 2 * CHUNK ? 2 * CHUNK : r->end + CHUNK;
+        r->buf = sl_xrealloc(r->buf, r->cap);
     }
     if (r->cap - r->end < CHUNK) {
         r->cap = r->cap < CHUNK ? 2 * CHUNK : r->cap * 2;
@@ -105,7 +128,7 @@ static int get_line(sl_docreader *r, const char **p, size_t *n, sl_err *err)
             r->scan = r->end;
             len = r->end - r->start;
             if (len > r->o.max_doc_bytes)
-                return sl_errf(err, "%s:%llu: line longer than --max-doc-bytes (%zu bytes)", r->name,
+                return sl_errf(err, "%s:%llu: line longer than `max_doc_bytes` (%zu bytes)", r->name,
                                (unsigned long long)r->line + 1, r->o.max_doc_bytes);
             if (!r->eof) {
                 if (fill(r, err) < 0)
@@ -116,7 +139,7 @@ static int get_line(sl_docreader *r, const char **p, size_t *n, sl_err *err)
                 return 0;
         }
         if (len > r->o.max_doc_bytes)
-            return sl_errf(err, "%s:%llu: line longer than --max-doc-bytes (%zu bytes)", r->name,
+            return sl_errf(err, "%s:%llu: line longer than `max_doc_bytes` (%zu bytes)", r->name,
                            (unsigned long long)r->line + 1, r->o.max_doc_bytes);
         *p = r->buf + r->start;
         r->start = r->scan;
@@ -192,9 +215,11 @@ static void parse_json_line(const sl_docreader *r, jslot *s, const char *p, size
     sl_textdoc *d = &s->d;
     sl_err *err = &s->err;
     unsigned long long line = s->line;
-    sl_buf_clear(&d->id);
-    sl_buf_clear(&d->text);
-    sl_buf_clear(&d->meta);
+    /* the slot's buffers are the consumer's from an earlier document: a
+     * field of the line is at most about as long as the line */
+    fit_buf(&d->id, n);
+    fit_buf(&d->text, n);
+    fit_buf(&d->meta, n);
     d->id_is_string = 1;
     s->gen_id = 0;
     s->invalid = 0;
@@ -268,10 +293,10 @@ static int batch_fill(sl_docreader *r)
 {
     sl_batch *b = &r->batch;
     b->n = b->next = 0;
-    sl_buf_clear(&b->data);
+    fit_buf(&b->data, r->batch_bytes);
     const char *p;
     size_t n;
-    while (b->n < BATCH_LINES && b->data.len < BATCH_BYTES) {
+    while (b->n < BATCH_LINES && b->data.len < r->batch_bytes) {
         int rc = get_line(r, &p, &n, &b->pending);
         if (rc < 0) {
             b->has_pending = 1;
@@ -302,6 +327,12 @@ static int batch_fill(sl_docreader *r)
 #pragma omp parallel for schedule(dynamic, 8) if (count > 16)
     for (size_t i = 0; i < count; i++)
         parse_json_line(cr, &b->slots[i], b->data.data + b->off[i], b->len[i]);
+    /* slots this batch does not use keep no large buffer */
+    for (size_t i = count; i < b->cap; i++) {
+        fit_buf(&b->slots[i].d.id, 0);
+        fit_buf(&b->slots[i].d.text, 0);
+        fit_buf(&b->slots[i].d.meta, 0);
+    }
     return b->n > 0 || b->has_pending;
 }
 
@@ -386,7 +417,7 @@ static int detect(sl_docreader *r, sl_err *err)
         /* Only whitespace so far: keep it (it belongs to a plain-text
          * document), but never more than one document's worth. */
         if (i > r->o.max_doc_bytes)
-            return sl_errf(err, "%s:%llu: line longer than --max-doc-bytes (%zu bytes)", r->name,
+            return sl_errf(err, "%s:%llu: line longer than `max_doc_bytes` (%zu bytes)", r->name,
                            (unsigned long long)line_at(r, i), r->o.max_doc_bytes);
         if (fill(r, err) < 0)
             return -1;
@@ -435,7 +466,7 @@ static int source_next(sl_docreader *r, sl_textdoc *d, sl_err *err)
                 return -1;
         }
         if (r->end - r->start > r->o.max_doc_bytes)
-            return sl_errf(err, "%s: document longer than --max-doc-bytes (%zu bytes); --lines splits it", r->name,
+            return sl_errf(err, "%s: document longer than `max_doc_bytes` (%zu bytes); `lines` splits it", r->name,
                            r->o.max_doc_bytes);
         doc_reset(r, d);
         if (put_text(r, d, r->buf + r->start, r->end - r->start, 0, err) < 0)
@@ -461,6 +492,9 @@ sl_docreader *sl_docreader_open(const char *const *paths, int n, const sl_docrea
         r->o.field = "text";
     if (!r->o.max_doc_bytes)
         r->o.max_doc_bytes = DEFAULT_MAX_DOC;
+    if (!r->o.mem_budget)
+        r->o.mem_budget = SL_DOCS_DEFAULT_MEM_BUDGET;
+    r->batch_bytes = r->o.mem_budget / 4 < MIN_BATCH_BYTES ? MIN_BATCH_BYTES : r->o.mem_budget / 4;
     r->src = sl_sources_open(paths, n, err);
     if (!r->src) {
         free(r);
@@ -497,6 +531,8 @@ int sl_docreader_next(sl_docreader *r, sl_textdoc *doc, sl_err *err)
                 r->line = pc->line;
                 r->ndoc = pc->ndoc;
                 r->mode = pc->kind == SL_DOCS_JSONL ? M_JSONL : M_LINES;
+                if (fill(r, err) < 0) /* what detection would have read first */
+                    return -1;
             }
             r->batch.n = r->batch.next = 0;
             r->batch.has_pending = 0;

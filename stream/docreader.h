@@ -13,6 +13,9 @@
 #include "stream/err.h"
 #include "stream/partition.h"
 
+/* The default of sl_docreader_opts.mem_budget. */
+#define SL_DOCS_DEFAULT_MEM_BUDGET ((size_t)64 << 20)
+
 enum { SL_DOCS_AUTO = 0, SL_DOCS_JSONL = 1, SL_DOCS_TEXT = 2 };
 
 typedef struct sl_docreader_opts {
@@ -23,6 +26,7 @@ typedef struct sl_docreader_opts {
     size_t max_doc_bytes; /* 0 = default 64 MiB */
     int quiet;            /* do not print skipped-line warnings */
     int format;           /* SL_DOCS_AUTO (default), SL_DOCS_JSONL or SL_DOCS_TEXT: force the kind of every source */
+    size_t mem_budget;    /* 0 = default 64 MiB: JSON Lines are parsed in batches of a quarter of it */
 } sl_docreader_opts;
 
 typedef struct sl_textdoc {

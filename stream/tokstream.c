@@ -152,7 +152,16 @@ struct sl_ts_writer {
     uint64_t count, tokens;
     unsigned char *tmp;
     size_t tmp_cap;
+    int open;                   /* a record begun by sl_ts_write_doc_begin still wants tokens */
+    uint64_t pending;           /* how many */
+    char open_id[SL_QUOTE_MAX]; /* its id, quoted, for messages */
 };
+
+static int unfinished(const sl_ts_writer *w, sl_err *err)
+{
+    return sl_errf(err, "document '%s': record unfinished (%llu of its tokens not written)", w->open_id,
+                   (unsigned long long)w->pending);
+}
 
 static void put_special(sl_buf *b, const char *name, int64_t v, int *first)
 {
@@ -233,7 +242,7 @@ static int wr(sl_ts_writer *w, const void *p, size_t n, sl_err *err)
 }
 
 /* The record header, id and metadata of a document with n tokens. */
-static int write_rec_head(sl_ts_writer *w, const sl_doc *d, size_t ml, size_t n, sl_err *err)
+static int write_rec_head(sl_ts_writer *w, const sl_doc *d, size_t ml, uint64_t n, sl_err *err)
 {
     unsigned char rh[REC_HDR];
     rh[0] = 'D';
@@ -248,6 +257,8 @@ static int write_rec_head(sl_ts_writer *w, const sl_doc *d, size_t ml, size_t n,
 
 int sl_ts_write_doc(sl_ts_writer *w, const sl_doc *d, sl_err *err)
 {
+    if (w->open)
+        return unfinished(w, err);
     if (d->id_len >= SL_TS_MAX_ID_LEN)
         return sl_errf(err, "document id of %zu bytes is too long (max %u)", d->id_len, SL_TS_MAX_ID_LEN - 1);
     size_t ml = d->meta ? d->meta_len : 0;
@@ -296,7 +307,18 @@ int sl_ts_write_doc(sl_ts_writer *w, const sl_doc *d, sl_err *err)
 
 int sl_ts_write_doc_raw(sl_ts_writer *w, const sl_doc *d, const void *tokens, size_t n, uint32_t max_token, sl_err *err)
 {
+    if (n && !tokens)
+        return sl_errf(err, "document: no tokens given");
+    if (sl_ts_write_doc_begin(w, d, n, max_token, err) < 0)
+        return -1;
+    return n ? sl_ts_write_doc_part(w, tokens, n, err) : 0;
+}
+
+int sl_ts_write_doc_begin(sl_ts_writer *w, const sl_doc *d, uint64_t n, uint32_t max_token, sl_err *err)
+{
     char q[SL_QUOTE_MAX];
+    if (w->open)
+        return unfinished(w, err);
     if (d->id_len >= SL_TS_MAX_ID_LEN)
         return sl_errf(err, "document id of %zu bytes is too long (max %u)", d->id_len, SL_TS_MAX_ID_LEN - 1);
     size_t ml = d->meta ? d->meta_len : 0;
@@ -308,10 +330,31 @@ int sl_ts_write_doc_raw(sl_ts_writer *w, const sl_doc *d, const void *tokens, si
     if (n && max_token >= w->h.vocab_size)
         return sl_errf(err, "document '%s': ids up to %u are not all below the vocab size %u",
                        sl_err_quote(d->id, d->id_len, q, sizeof q), max_token, w->h.vocab_size);
-    if (write_rec_head(w, d, ml, n, err) || (n && wr(w, tokens, n * w->h.width, err)))
+    if (write_rec_head(w, d, ml, n, err))
         return -1;
-    w->count++;
+    if (n == 0) {
+        w->count++;
+        return 0;
+    }
+    w->open = 1;
+    w->pending = n;
+    sl_err_quote(d->id, d->id_len, w->open_id, sizeof w->open_id);
+    return 0;
+}
+
+int sl_ts_write_doc_part(sl_ts_writer *w, const void *tokens, size_t n, sl_err *err)
+{
+    if (!w->open || n > w->pending)
+        return sl_errf(err, "document '%s': %zu tokens more than its record's count", w->open ? w->open_id : "",
+                       w->open ? n - (size_t)w->pending : n);
+    if (n && wr(w, tokens, n * w->h.width, err))
+        return -1;
     w->tokens += n;
+    w->pending -= n;
+    if (!w->pending) {
+        w->open = 0;
+        w->count++;
+    }
     return 0;
 }
 
@@ -335,6 +378,11 @@ static void writer_free(sl_ts_writer *w)
 
 int sl_ts_writer_finish(sl_ts_writer *w, sl_err *err)
 {
+    if (w->open) {
+        int rc = unfinished(w, err);
+        writer_free(w);
+        return rc;
+    }
     unsigned char t[33];
     t[0] = 'E';
     sl_put_le64(t + 1, w->count);

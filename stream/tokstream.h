@@ -108,6 +108,16 @@ int sl_ts_write_doc(sl_ts_writer *w, const sl_doc *d, sl_err *err);
  * scanned). */
 int sl_ts_write_doc_raw(sl_ts_writer *w, const sl_doc *d, const void *tokens, size_t n, uint32_t max_token,
                         sl_err *err);
+/* A document too long to hold, written in pieces: sl_ts_write_doc_begin
+ * writes the record's head for n tokens (d gives the id, metadata and
+ * src_bytes; the caller guarantees every id <= max_token, checked as in
+ * sl_ts_write_doc_raw), then sl_ts_write_doc_part appends tokens in the
+ * stream's width until exactly n are written. The format is unchanged (the
+ * count comes first, so the caller must know it up front). Writing another
+ * document, or finishing the stream, before the record is complete is an
+ * error; so are more tokens than n. */
+int sl_ts_write_doc_begin(sl_ts_writer *w, const sl_doc *d, uint64_t n, uint32_t max_token, sl_err *err);
+int sl_ts_write_doc_part(sl_ts_writer *w, const void *tokens, size_t n, sl_err *err);
 uint8_t sl_ts_writer_width(const sl_ts_writer *w);
 /* Writes the trailer and frees the writer (the sl_output stays open: the
  * caller commits it with sl_output_commit). */

@@ -4,9 +4,49 @@
  * A plain byte trie gives the same result; its cost per position is the
  * length of the longest partial match, and a first-byte table skips the
  * positions where no token can start. */
-#include <stdlib.h>
+#include "tokenize/added.h"
 
-#include "tokenize/bpe_internal.h"
+#include <stdlib.h>
+#include <string.h>
+
+int sl_added_parse(const sl_json *list, const char *name, sl_added **out, size_t *n, sl_err *err)
+{
+    if (!list || list->type == SL_JSON_NULL)
+        return 0;
+    if (list->type != SL_JSON_ARRAY)
+        return sl_errf(err, "%s: added_tokens is not an array", name);
+    *out = sl_xcalloc(list->n ? list->n : 1, sizeof **out);
+    for (size_t i = 0; i < list->n; i++) {
+        const sl_json *t = list->kids[i];
+        const sl_json *c = sl_json_get(t, "content");
+        int64_t id;
+        if (!c || c->type != SL_JSON_STRING || sl_json_get_int(t, "id", &id) || id < 0 || id >= (int64_t)1 << 31)
+            return sl_errf(err, "%s:offset %zu: added token needs a string 'content' and an integer 'id'", name,
+                           t->offset);
+        if (c->str_len == 0)
+            return sl_errf(err, "%s:offset %zu: added token with empty content", name, t->offset);
+        sl_added *a = &(*out)[(*n)++];
+        a->id = (uint32_t)id;
+        a->content = sl_xstrndup(c->str, c->str_len);
+        a->len = c->str_len;
+        int v;
+        a->special = sl_json_get_bool(t, "special", &v) == 0 && v;
+        a->normalized = sl_json_get_bool(t, "normalized", &v) == 0 ? v : !a->special;
+        a->lstrip = sl_json_get_bool(t, "lstrip", &v) == 0 && v;
+        a->rstrip = sl_json_get_bool(t, "rstrip", &v) == 0 && v;
+        a->single_word = sl_json_get_bool(t, "single_word", &v) == 0 && v;
+    }
+    return 0;
+}
+
+void sl_added_free(sl_added *a, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(a[i].content);
+        free(a[i].match);
+    }
+    free(a);
+}
 
 static int32_t new_node(sl_trie *t, uint8_t byte)
 {

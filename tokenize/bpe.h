@@ -8,13 +8,17 @@
  *   2. run the normalizer (NFC, NFKC, Lowercase, Sequence of them) on each
  *      remaining piece;
  *   3. split out normalized added tokens (GPT-NeoX's runs of 2..24 spaces);
- *   4. split each remaining piece with the GPT-2 regex, map bytes to the
- *      byte-level alphabet and apply the merges by rank.
+ *   4. split each remaining piece with the GPT-2 regex (or, for Llama-3 and
+ *      Qwen2 files, the regex of their Split pre-tokenizer), map
+ *      bytes to the byte-level alphabet and apply the merges by rank (with
+ *      ignore_merges, a piece that is a vocabulary entry is that entry).
  * Features the encoder does not implement are refused at load time with a
  * message naming them, never ignored.
  *
  * A loaded sl_bpe is read-only and shared between threads; each thread
- * encodes with its own sl_bpe_state (regex match data, piece cache). */
+ * encodes with its own sl_bpe_state (regex match data, piece cache).
+ * Callers that need not know the family use tokenize/tokenizer.h, which
+ * loads these files too (family "bpe"). */
 #ifndef SLUICE_TOKENIZE_BPE_H
 #define SLUICE_TOKENIZE_BPE_H
 
@@ -23,26 +27,10 @@
 
 #include "stream/buf.h"
 #include "stream/err.h"
+#include "tokenize/tokenizer.h"
 
 typedef struct sl_bpe sl_bpe;
 typedef struct sl_bpe_state sl_bpe_state;
-
-/* How special added tokens (special: true, e.g. <|endoftext|>) written
- * literally in the text are treated. */
-typedef enum {
-    SL_SPECIAL_PLAIN = 0, /* encoded as ordinary text (HF split_special_tokens=True) */
-    SL_SPECIAL_PARSE = 1, /* become their id (HF default) */
-    SL_SPECIAL_ERROR = 2, /* the document is an error */
-} sl_special_mode;
-
-/* A growable id array. */
-typedef struct sl_ids {
-    uint32_t *v;
-    size_t n, cap;
-} sl_ids;
-
-void sl_ids_push(sl_ids *a, uint32_t id);
-void sl_ids_free(sl_ids *a);
 
 /* path: a tokenizer.json file, a directory with tokenizer.json or with
  * vocab.json + merges.txt, or a vocab.json whose merges.txt is beside it. */
@@ -82,5 +70,11 @@ const char *sl_bpe_id_bytes(const sl_bpe *b, uint32_t id, size_t *len);
  * HF's character classes) or the PCRE2 pattern (0; the same split for every
  * character of Unicode 14.0, which is all PCRE2 10.42 knows). */
 void sl_bpe_set_scanner(sl_bpe *b, int on);
+
+/* The tokenizer.h face of b (which it takes over): header name
+ * "bpe:<last part of path>", eos <|endoftext|> (else Llama-3's
+ * <|end_of_text|>), bos <|begin_of_text|>, pad <|padding|> when the
+ * vocabulary has them; o (may be NULL) sets the special mode and scanner. */
+sl_tokenizer *sl_bpe_tokenizer(sl_bpe *b, const char *path, const sl_tokenizer_opts *o);
 
 #endif

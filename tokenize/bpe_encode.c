@@ -6,22 +6,6 @@
 
 void sl_bpe_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, sl_ids *out);
 
-void sl_ids_push(sl_ids *a, uint32_t id)
-{
-    if (a->n == a->cap) {
-        a->cap = a->cap ? 2 * a->cap : 256;
-        a->v = sl_xrealloc(a->v, a->cap * sizeof *a->v);
-    }
-    a->v[a->n++] = id;
-}
-
-void sl_ids_free(sl_ids *a)
-{
-    free(a->v);
-    a->v = NULL;
-    a->n = a->cap = 0;
-}
-
 sl_bpe_state *sl_bpe_state_new(const sl_bpe *b)
 {
     sl_bpe_state *s = sl_xcalloc(1, sizeof *s);
@@ -46,8 +30,7 @@ void sl_bpe_state_free(sl_bpe_state *s)
     free(s->prev);
     free(s->next);
     free(s->heap);
-    free(s->u16a);
-    free(s->u16b);
+    sl_norm_scratch_free(&s->ns);
     free(s);
 }
 
@@ -65,7 +48,7 @@ static void regex_pieces(const sl_bpe *b, sl_bpe_state *s, const char *p, size_t
     size_t pos = 0;
     if (b->scan) {
         while (pos < n) {
-            size_t e = sl_pretok_scan((const uint8_t *)p, n, pos);
+            size_t e = b->scanner((const uint8_t *)p, n, pos);
             if (ends_only)
                 sl_ids_push(out, (uint32_t)e);
             else
@@ -172,7 +155,7 @@ static int split_added(const sl_bpe *b, sl_bpe_state *s, const sl_trie *trie, co
         if (a->special && mode == SL_SPECIAL_PLAIN)
             continue;
         if (a->special && mode == SL_SPECIAL_ERROR)
-            return sl_errf(err, "byte %zu: special token '%s' in the text (--special=error)", s->base + start,
+            return sl_errf(err, "byte %zu: special token '%s' in the text (`special`=error)", s->base + start,
                            a->content);
         if (a->single_word) {
             uint32_t cp;
@@ -246,8 +229,8 @@ static void gap_raw(const sl_bpe *b, sl_bpe_state *s, const char *p, size_t n, s
 {
     const char *t = p;
     size_t tn = n;
-    if (b->n_norm) {
-        if (sl_normalize(b, s, p, n, &s->norm, err)) {
+    if (b->norm.n) {
+        if (sl_normalize(&b->norm, &s->ns, p, n, &s->norm, err)) {
             *rc = -1;
             return;
         }

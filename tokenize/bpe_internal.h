@@ -8,33 +8,9 @@
 #include <stdint.h>
 
 #include "stream/utf8.h"
+#include "tokenize/added.h"
 #include "tokenize/bpe.h"
-
-/* Normalizer steps, applied in order. */
-enum { SL_NORM_NFC = 1, SL_NORM_NFKC, SL_NORM_LOWER };
-#define SL_NORM_MAX 8
-
-/* A literal-string trie for added tokens (leftmost-longest matching). */
-typedef struct sl_trie_node {
-    int32_t first_child, next_sibling;
-    int32_t token; /* index into sl_bpe.added, or -1 */
-    uint8_t byte;
-} sl_trie_node;
-
-typedef struct sl_trie {
-    sl_trie_node *nodes;
-    size_t n, cap;
-    uint8_t first[256]; /* 1 when some token starts with that byte */
-} sl_trie;
-
-typedef struct sl_added {
-    uint32_t id;
-    char *content; /* as written in the file */
-    size_t len;
-    char *match; /* what is matched: content, normalized when `normalized` */
-    size_t match_len;
-    int special, normalized, lstrip, rstrip, single_word;
-} sl_added;
+#include "tokenize/normalize.h"
 
 /* Pair -> merge table (open addressing). */
 typedef struct sl_merge_slot {
@@ -57,9 +33,18 @@ struct sl_bpe {
     sl_merge_slot *merges;
     uint64_t merge_mask;
     size_t n_merges;
-    int norm[SL_NORM_MAX];
-    int n_norm;
+    sl_normalizer norm;
     int add_prefix_space, use_regex;
+    /* the pattern of the regex split (use_regex): SL_PRETOK_GPT2 (ByteLevel's
+     * own), or that of a Split step before a ByteLevel without regex:
+     * SL_PRETOK_LLAMA3, SL_PRETOK_QWEN2 */
+    int pretok;
+    size_t (*scanner)(const uint8_t *p, size_t n, size_t pos);
+    /* ignore_merges: a piece that is a model vocabulary entry is that id.
+     * Entries by their bytes (open addressing, id + 1, 0 = empty). */
+    int ignore_merges;
+    uint32_t *words;
+    uint64_t words_mask;
     sl_added *added;
     size_t n_added;
     sl_trie raw_trie, norm_trie; /* added tokens matched before / after normalization */
@@ -87,12 +72,11 @@ struct sl_bpe_state {
     size_t base;   /* offset of the current valid-UTF-8 segment in the text */
     /* scratch */
     sl_buf norm, tmp, piece;
+    sl_norm_scratch ns;
     int32_t *sym, *prev, *next;
     size_t sym_cap;
     uint64_t *heap;
     size_t heap_cap;
-    uint16_t *u16a, *u16b;
-    size_t u16_cap;
 };
 
 /* bpe_merge.c */
@@ -100,25 +84,18 @@ int sl_merge_lookup(const sl_bpe *b, uint32_t left, uint32_t right, uint32_t *ra
 void sl_merge_insert(sl_bpe *b, uint32_t left, uint32_t right, uint32_t rank, uint32_t id);
 void sl_merge_table_init(sl_bpe *b, size_t n);
 
-/* added.c */
-void sl_trie_add(sl_trie *t, const char *s, size_t n, int32_t token);
-/* Longest token matching at text[pos..n) or -1 (index into added[]); *len set. */
-int32_t sl_trie_longest(const sl_trie *t, const char *text, size_t n, size_t pos, size_t *len);
-void sl_trie_free(sl_trie *t);
-
-/* normalize.c: applies the normalizer steps to s[0..n), result in out
- * (cleared first). Returns 0, or -1 with err when ICU fails. */
-int sl_normalize(const sl_bpe *b, sl_bpe_state *st, const char *s, size_t n, sl_buf *out, sl_err *err);
-/* White_Space and the Rust regex \w class (for lstrip, rstrip,
- * single_word). */
-int sl_uc_is_space(uint32_t c);
-int sl_uc_is_word(uint32_t c);
-
 /* pretok.c */
+enum { SL_PRETOK_GPT2 = 0, SL_PRETOK_LLAMA3 = 1, SL_PRETOK_QWEN2 = 2 };
+/* The Split patterns as tokenizer.json files write them: Llama-3's (which
+ * is tiktoken cl100k's) and Qwen2's (the same with single digits). */
+extern const char sl_pretok_llama3_pattern[], sl_pretok_qwen2_pattern[];
 int sl_pretok_compile(sl_bpe *b, sl_err *err);
 /* The hand-written GPT-2 pre-tokenizer: end of the piece that starts at
  * pos (p valid UTF-8, pos < n). Same split as the PCRE2 pattern. */
 size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos);
+/* The same for the Llama-3 and Qwen2 patterns. */
+size_t sl_pretok_scan_llama3(const uint8_t *p, size_t n, size_t pos);
+size_t sl_pretok_scan_qwen2(const uint8_t *p, size_t n, size_t pos);
 /* Its character class of a code point: 1 letter, 2 number, 3 space, 4 other. */
 int sl_pretok_class(uint32_t cp);
 

@@ -52,6 +52,22 @@ static void byte_level_decode(const char *s, size_t n, sl_buf *out)
     }
 }
 
+/* 1 when every character of s is in the byte alphabet; the bytes in out. */
+static int byte_level_only(const char *s, size_t n, sl_buf *out)
+{
+    size_t start = out->len;
+    byte_level_decode(s, n, out);
+    if (out->len - start != n)
+        return 1; /* decoded: each character was one byte of the alphabet... */
+    /* ...or the text came back unchanged: pure when it is ASCII of the alphabet */
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = (uint8_t)s[i];
+        if (c < 0x21 || c > 0x7E)
+            return 0;
+    }
+    return 1;
+}
+
 /* --- a string -> id table used only while loading --------------------- */
 typedef struct {
     const char *s;
@@ -246,33 +262,6 @@ static const char *type_of(const sl_json *v)
     return t ? t : "?";
 }
 
-static int load_normalizer(sl_bpe *b, const sl_json *n, int depth, sl_err *err)
-{
-    if (is_null(n))
-        return 0;
-    const char *t = type_of(n);
-    if (!strcmp(t, "Sequence") && depth == 0) {
-        const sl_json *list = sl_json_get(n, "normalizers");
-        if (!list || list->type != SL_JSON_ARRAY)
-            return sl_errf(err, "%s: normalizer Sequence has no 'normalizers' array", b->name);
-        for (size_t i = 0; i < list->n; i++)
-            if (load_normalizer(b, list->kids[i], 1, err))
-                return -1;
-        return 0;
-    }
-    int kind = !strcmp(t, "NFC")         ? SL_NORM_NFC
-               : !strcmp(t, "NFKC")      ? SL_NORM_NFKC
-               : !strcmp(t, "Lowercase") ? SL_NORM_LOWER
-                                         : 0;
-    if (!kind)
-        return sl_errf(err, "%s: normalizer '%s' is not supported (supported: NFC, NFKC, Lowercase, Sequence of them)",
-                       b->name, t);
-    if (b->n_norm == SL_NORM_MAX)
-        return sl_errf(err, "%s: too many normalizer steps", b->name);
-    b->norm[b->n_norm++] = kind;
-    return 0;
-}
-
 static int load_byte_level(sl_bpe *b, const sl_json *p, const char *what, sl_err *err)
 {
     if (strcmp(type_of(p), "ByteLevel"))
@@ -283,54 +272,106 @@ static int load_byte_level(sl_bpe *b, const sl_json *p, const char *what, sl_err
     return 0;
 }
 
+/* A Split step: only the Llama-3 (= cl100k) and Qwen2 patterns, isolating
+ * their matches. */
+static int load_split(sl_bpe *b, const sl_json *p, sl_err *err)
+{
+    const sl_json *pat = sl_json_get(p, "pattern");
+    const char *re = pat && pat->type == SL_JSON_OBJECT ? sl_json_get_str(pat, "Regex") : NULL;
+    const char *beh = sl_json_get_str(p, "behavior");
+    int inv;
+    int kind = !re                                     ? -1
+               : !strcmp(re, sl_pretok_llama3_pattern) ? SL_PRETOK_LLAMA3
+               : !strcmp(re, sl_pretok_qwen2_pattern)  ? SL_PRETOK_QWEN2
+                                                       : -1;
+    if (kind < 0)
+        return sl_errf(err, "%s: pre_tokenizer Split: only the Llama-3 and Qwen2 regexes are supported, not %s%.80s%s",
+                       b->name, re ? "'" : "", re ? re : "this pattern", re ? "'" : "");
+    if (!beh || strcmp(beh, "Isolated"))
+        return sl_errf(err, "%s: pre_tokenizer Split: behavior '%s' is not supported (only Isolated)", b->name,
+                       beh ? beh : "?");
+    if (sl_json_get_bool(p, "invert", &inv) == 0 && inv)
+        return sl_errf(err, "%s: pre_tokenizer Split: invert is not supported", b->name);
+    b->pretok = kind;
+    return 0;
+}
+
 static int load_pre_tokenizer(sl_bpe *b, const sl_json *p, sl_err *err)
 {
     if (is_null(p))
         return sl_errf(err, "%s: pre_tokenizer is null; only the ByteLevel pre-tokenizer is supported", b->name);
     if (!strcmp(type_of(p), "Sequence")) {
         const sl_json *list = sl_json_get(p, "pretokenizers");
-        if (!list || list->type != SL_JSON_ARRAY || list->n != 1) {
+        int split = list && list->type == SL_JSON_ARRAY && list->n == 2 && !strcmp(type_of(list->kids[0]), "Split") &&
+                    !strcmp(type_of(list->kids[1]), "ByteLevel");
+        if (!split && (!list || list->type != SL_JSON_ARRAY || list->n != 1)) {
             sl_buf types = {0};
             for (size_t i = 0; list && list->type == SL_JSON_ARRAY && i < list->n; i++)
                 sl_buf_printf(&types, "%s%s", i ? ", " : "", type_of(list->kids[i]));
-            sl_errf(err, "%s: pre_tokenizer Sequence [%s] is not supported (only a single ByteLevel step)", b->name,
-                    types.data ? types.data : "");
+            sl_errf(err,
+                    "%s: pre_tokenizer Sequence [%s] is not supported (only a single ByteLevel step, or Split "
+                    "then ByteLevel)",
+                    b->name, types.data ? types.data : "");
             sl_buf_free(&types);
             return -1;
+        }
+        if (split) {
+            if (load_split(b, list->kids[0], err) || load_byte_level(b, list->kids[1], "pre_tokenizer", err))
+                return -1;
+            if (b->use_regex || b->add_prefix_space)
+                return sl_errf(err, "%s: a ByteLevel step after Split must have use_regex and add_prefix_space false",
+                               b->name);
+            b->use_regex = 1; /* the split is Split's pattern */
+            return 0;
         }
         p = list->kids[0];
     }
     return load_byte_level(b, p, "pre_tokenizer", err);
 }
 
-static int load_added(sl_bpe *b, const sl_json *list, sl_err *err)
+/* A post-processor only acts with add_special_tokens=True, which sluice
+ * does not do (ids are those of encode(text, add_special_tokens=False)):
+ * ByteLevel and TemplateProcessing, alone or in a Sequence, are accepted and
+ * have no effect; any other is refused. */
+static int post_processor_ok(const sl_json *pp)
 {
-    if (is_null(list))
+    if (is_null(pp) || !strcmp(type_of(pp), "ByteLevel") || !strcmp(type_of(pp), "TemplateProcessing"))
+        return 1;
+    if (strcmp(type_of(pp), "Sequence"))
         return 0;
-    if (list->type != SL_JSON_ARRAY)
-        return sl_errf(err, "%s: added_tokens is not an array", b->name);
-    b->added = sl_xcalloc(list->n ? list->n : 1, sizeof *b->added);
-    for (size_t i = 0; i < list->n; i++) {
-        const sl_json *t = list->kids[i];
-        const sl_json *c = sl_json_get(t, "content");
+    const sl_json *list = sl_json_get(pp, "processors");
+    if (!list || list->type != SL_JSON_ARRAY)
+        return 0;
+    for (size_t i = 0; i < list->n; i++)
+        if (strcmp(type_of(list->kids[i]), "ByteLevel") && strcmp(type_of(list->kids[i]), "TemplateProcessing"))
+            return 0;
+    return 1;
+}
+
+/* ignore_merges: the model vocabulary entries by their bytes. Only entries
+ * written wholly in the byte-level alphabet: a piece is always looked up in
+ * that form, so no other entry can match it. */
+static void build_words(sl_bpe *b, const sl_json *vocab)
+{
+    size_t cap = 16;
+    while (cap < 2 * vocab->n + 16)
+        cap *= 2;
+    b->words = sl_xcalloc(cap, sizeof *b->words);
+    b->words_mask = cap - 1;
+    sl_buf tmp = {0};
+    for (size_t i = 0; i < vocab->n; i++) {
         int64_t id;
-        if (!c || c->type != SL_JSON_STRING || sl_json_get_int(t, "id", &id) || id < 0 || id >= (int64_t)1 << 31)
-            return sl_errf(err, "%s:offset %zu: added token needs a string 'content' and an integer 'id'", b->name,
-                           t->offset);
-        if (c->str_len == 0)
-            return sl_errf(err, "%s:offset %zu: added token with empty content", b->name, t->offset);
-        sl_added *a = &b->added[b->n_added++];
-        a->id = (uint32_t)id;
-        a->content = sl_xstrndup(c->str, c->str_len);
-        a->len = c->str_len;
-        int v;
-        a->special = sl_json_get_bool(t, "special", &v) == 0 && v;
-        a->normalized = sl_json_get_bool(t, "normalized", &v) == 0 ? v : !a->special;
-        a->lstrip = sl_json_get_bool(t, "lstrip", &v) == 0 && v;
-        a->rstrip = sl_json_get_bool(t, "rstrip", &v) == 0 && v;
-        a->single_word = sl_json_get_bool(t, "single_word", &v) == 0 && v;
+        sl_json_is_int(vocab->kids[i], &id);
+        const sl_json *k = vocab->keys[i];
+        sl_buf_clear(&tmp);
+        if (!byte_level_only(k->str, k->str_len, &tmp))
+            continue;
+        uint64_t h = XXH3_64bits(tmp.data ? tmp.data : "", tmp.len) & b->words_mask;
+        while (b->words[h])
+            h = (h + 1) & b->words_mask;
+        b->words[h] = (uint32_t)id + 1;
     }
-    return 0;
+    sl_buf_free(&tmp);
 }
 
 /* After the vocab: give added tokens their decode bytes and tries. */
@@ -352,18 +393,18 @@ static int finish_added(sl_bpe *b, sl_buf *txt, sl_err *err)
             b->tok_len[i] = b->txt_off[i] = UINT32_MAX, b->tok_off[i] = 0;
         b->vocab_size = max_id;
     }
-    sl_bpe_state *st = sl_bpe_state_new(b);
+    sl_norm_scratch ns = {0};
     for (size_t i = 0; i < b->n_added; i++) {
         sl_added *a = &b->added[i];
         /* HF looks an added token's id up as the added token first. */
         b->txt_off[a->id] = (uint32_t)txt->len;
         sl_buf_append(txt, a->content, a->len);
         sl_buf_putc(txt, 0);
-        if (a->normalized && b->n_norm) {
+        if (a->normalized && b->norm.n) {
             sl_buf nb = {0};
-            if (sl_normalize(b, st, a->content, a->len, &nb, err)) {
+            if (sl_normalize(&b->norm, &ns, a->content, a->len, &nb, err)) {
                 sl_buf_free(&nb);
-                sl_bpe_state_free(st);
+                sl_norm_scratch_free(&ns);
                 return -1;
             }
             a->match = nb.data ? nb.data : sl_xstrdup("");
@@ -378,7 +419,7 @@ static int finish_added(sl_bpe *b, sl_buf *txt, sl_err *err)
         if (a->match_len)
             sl_trie_add(a->normalized ? &b->norm_trie : &b->raw_trie, a->match, a->match_len, (int32_t)i);
     }
-    sl_bpe_state_free(st);
+    sl_norm_scratch_free(&ns);
     return 0;
 }
 
@@ -455,16 +496,16 @@ static sl_bpe *load_tokenizer_json(const char *text, size_t len, const char *nam
         sl_errf(err, "%s: byte_fallback is not supported", name);
         goto fail;
     }
-    if (sl_json_get_bool(model, "ignore_merges", &bv) == 0 && bv) {
-        sl_errf(err, "%s: ignore_merges is not supported", name);
-        goto fail;
-    }
-    if (load_normalizer(b, sl_json_get(root, "normalizer"), 0, err) ||
+    b->ignore_merges = sl_json_get_bool(model, "ignore_merges", &bv) == 0 && bv;
+    if (sl_normalizer_load(&b->norm, sl_json_get(root, "normalizer"), name, err) ||
         load_pre_tokenizer(b, sl_json_get(root, "pre_tokenizer"), err))
         goto fail;
     const sl_json *pp = sl_json_get(root, "post_processor");
-    if (!is_null(pp) && strcmp(type_of(pp), "ByteLevel")) {
-        sl_errf(err, "%s: post_processor '%s' is not supported (only ByteLevel or null)", name, type_of(pp));
+    if (!post_processor_ok(pp)) {
+        sl_errf(err,
+                "%s: post_processor '%s' is not supported (only ByteLevel, TemplateProcessing, a Sequence of them, "
+                "or null)",
+                name, type_of(pp));
         goto fail;
     }
     const sl_json *dec = sl_json_get(root, "decoder");
@@ -472,10 +513,12 @@ static sl_bpe *load_tokenizer_json(const char *text, size_t len, const char *nam
         sl_errf(err, "%s: decoder '%s' is not supported (only ByteLevel or null)", name, type_of(dec));
         goto fail;
     }
-    if (load_added(b, sl_json_get(root, "added_tokens"), err) ||
+    if (sl_added_parse(sl_json_get(root, "added_tokens"), name, &b->added, &b->n_added, err) ||
         load_vocab(b, sl_json_get(model, "vocab"), 0, &map, &txt, err) ||
         load_merges_json(b, sl_json_get(model, "merges"), &map, err) || finish(b, &txt, err))
         goto fail;
+    if (b->ignore_merges)
+        build_words(b, sl_json_get(model, "vocab"));
     free(map.slots);
     sl_json_free(doc);
     return b;
@@ -618,11 +661,8 @@ void sl_bpe_free(sl_bpe *b)
     free(b->pool);
     free(b->txt_pool);
     free(b->merges);
-    for (size_t i = 0; i < b->n_added; i++) {
-        free(b->added[i].content);
-        free(b->added[i].match);
-    }
-    free(b->added);
+    free(b->words);
+    sl_added_free(b->added, b->n_added);
     sl_trie_free(&b->raw_trie);
     sl_trie_free(&b->norm_trie);
     if (b->re)

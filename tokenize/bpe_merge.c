@@ -202,11 +202,29 @@ void sl_bpe_encode_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, siz
 
 /* Encodes one pre-token through the per-thread cache. */
 void sl_bpe_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, sl_ids *out);
+/* ignore_merges: the id of the vocabulary entry whose bytes are p[0..n), or -1. */
+static int64_t whole_word(const sl_bpe *b, const uint8_t *p, size_t n)
+{
+    for (uint64_t h = XXH3_64bits(p, n) & b->words_mask; b->words[h]; h = (h + 1) & b->words_mask) {
+        uint32_t id = b->words[h] - 1;
+        if (b->tok_len[id] == n && !memcmp(b->pool + b->tok_off[id], p, n))
+            return id;
+    }
+    return -1;
+}
+
 void sl_bpe_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, sl_ids *out)
 {
     if (n == 1 && b->byte_id[p[0]] >= 0) {
         sl_ids_push(out, (uint32_t)b->byte_id[p[0]]);
         return;
+    }
+    if (b->words) { /* HF's BPE with ignore_merges: a whole-piece vocabulary entry first */
+        int64_t id = whole_word(b, p, n);
+        if (id >= 0) {
+            sl_ids_push(out, (uint32_t)id);
+            return;
+        }
     }
     if (n > SL_BPE_CACHE_KEY) {
         sl_bpe_encode_piece(b, s, p, n, n >= HEAP_MIN_SYMBOLS, out);

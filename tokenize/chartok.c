@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stream/docreader.h"
 #include "stream/io.h"
 #include "stream/json.h"
 #include "tokenize/bpe_internal.h"
@@ -146,6 +147,45 @@ sl_charvocab *sl_charvocab_parse(const char *json, size_t n, const char *name, s
 out:
     sl_json_free(doc);
     return v;
+}
+
+sl_charvocab *sl_charvocab_build(const char *const *files, int n, const sl_docreader_opts *ro, sl_err *err)
+{
+    sl_docreader *r = sl_docreader_open(files, n, ro, err);
+    if (!r)
+        return NULL;
+    uint8_t *present = sl_xcalloc(MAX_CP, 1);
+    sl_textdoc d = {0};
+    int rc;
+    while ((rc = sl_docreader_next(r, &d, err)) == 1) {
+        const uint8_t *t = (const uint8_t *)d.text.data;
+        for (size_t i = 0; i < d.text.len;) {
+            uint32_t cp;
+            size_t k = sl_utf8_seq(t + i, d.text.len - i, &cp); /* docreader text is valid UTF-8 */
+            if (!k)
+                break;
+            present[cp] = 1;
+            i += k;
+        }
+    }
+    sl_textdoc_free(&d);
+    sl_docreader_close(r);
+    sl_charvocab *v = rc < 0 ? NULL : sl_charvocab_from_set(present);
+    free(present);
+    return v;
+}
+
+int sl_charvocab_save(const sl_charvocab *v, const char *path, sl_err *err)
+{
+    sl_output *o = sl_output_open(path, err);
+    if (!o)
+        return -1;
+    const char *j = v->json;
+    if (sl_output_write(o, j, strlen(j), err) || sl_output_write(o, "\n", 1, err)) {
+        sl_output_abort(o);
+        return -1;
+    }
+    return sl_output_commit(o, err);
 }
 
 sl_charvocab *sl_charvocab_load(const char *path, sl_err *err)

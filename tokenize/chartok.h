@@ -8,7 +8,8 @@
  *    "specials":["<|endoftext|>","<|bos|>","<|unk|>"]}
  * Ids: unit byte: 0..255 are the bytes; unit codepoint: vocab[i] is id i.
  * The specials follow (first special = base size). A vocabulary file
- * starts with the bytes {"type":"char" so it is recognised cheaply. */
+ * starts with the bytes {"type":"char" so it is recognised cheaply
+ * (tokenize/tokenizer.h loads it as family "char"). */
 #ifndef SLUICE_TOKENIZE_CHARTOK_H
 #define SLUICE_TOKENIZE_CHARTOK_H
 
@@ -17,6 +18,7 @@
 
 #include "stream/buf.h"
 #include "stream/err.h"
+#include "tokenize/tokenizer.h"
 
 typedef struct sl_charvocab sl_charvocab;
 
@@ -31,6 +33,12 @@ sl_charvocab *sl_charvocab_from_set(const uint8_t *present);
 /* Parses the JSON form; `name` for messages. */
 sl_charvocab *sl_charvocab_parse(const char *json, size_t n, const char *name, sl_err *err);
 sl_charvocab *sl_charvocab_load(const char *path, sl_err *err);
+/* The code point vocabulary of the documents in files[0..n) (read as ro
+ * says; each file is read once). */
+struct sl_docreader_opts;
+sl_charvocab *sl_charvocab_build(const char *const *files, int n, const struct sl_docreader_opts *ro, sl_err *err);
+/* Writes the JSON form and a newline to path (atomically). */
+int sl_charvocab_save(const sl_charvocab *v, const char *path, sl_err *err);
 /* True when the file starts like a vocabulary written by this module. */
 int sl_charvocab_is_file(const char *path);
 void sl_charvocab_free(sl_charvocab *v);
@@ -46,5 +54,10 @@ const char *sl_charvocab_json(const sl_charvocab *v);
  * bytes become <|unk|>). */
 void sl_charvocab_encode(const sl_charvocab *v, const char *text, size_t n, uint32_t **ids, size_t *n_ids, size_t *cap);
 int sl_charvocab_decode(const sl_charvocab *v, const uint32_t *ids, size_t n, sl_buf *out, sl_err *err);
+
+/* The tokenizer.h face of v (which it takes over): header name
+ * "char:byte" or "char:codepoint", the vocabulary as the header's "extra",
+ * fingerprint sha256 of its JSON form, eos/bos/unk its specials. */
+sl_tokenizer *sl_chartok_tokenizer(sl_charvocab *v);
 
 #endif

@@ -1,21 +1,49 @@
-/* Decoding token ids back to text, for `sluice cat --text` and
- * `sluice detokenize`. Implemented by the BPE/char tokenizer module. */
+/* Token stream -> text documents: the stage behind `sluice detokenize
+ * text`. Each document becomes one JSON object per line,
+ * {"id":...,"text":...,<metadata fields>} (the form `sluice read` writes),
+ * with the text decoded by a tokenizer of tokenizer.h. Byte sequences that
+ * are not valid UTF-8 (ids that end inside a character) are written as
+ * U+FFFD and counted. */
 #ifndef SLUICE_TOKENIZE_DETOK_H
 #define SLUICE_TOKENIZE_DETOK_H
 
-#include <stddef.h>
 #include <stdint.h>
 
-#include "stream/buf.h"
 #include "stream/err.h"
+#include "tokenize/tokenizer.h"
 
-typedef struct sl_detok sl_detok;
+typedef struct sl_detok_opts {
+    /* the tokenizer's path (sl_tokenizer_load); NULL: the one the stream's
+     * header carries (sl_tokenizer_from_header) */
+    const char *tokenizer;
+    int skip_special; /* leave out the header's eos/bos/pad ids */
+    int force;        /* decode even when the fingerprints differ */
+    /* a progress line (stream/progress.h) named `progress` in mode
+     * progress_mode (0 = none) */
+    const char *progress;
+    int progress_mode;
+} sl_detok_opts;
+#define SL_DETOK_OPTS_INIT                                                                                             \
+    {                                                                                                                  \
+        NULL, 0, 0, NULL, 0                                                                                            \
+    }
 
-/* path: a tokenizer.json, a directory holding vocab.json + merges.txt, or
- * any other tokenizer file the tokenize module understands. */
-sl_detok *sl_detok_open(const char *path, sl_err *err);
-/* Appends the text of ids[0..n) to out. Ids outside the vocab are an error. */
-int sl_detok_decode(sl_detok *d, const uint32_t *ids, size_t n, sl_buf *out, sl_err *err);
-void sl_detok_close(sl_detok *d);
+typedef struct sl_detok_stats {
+    uint64_t docs;
+    uint64_t repaired; /* invalid UTF-8 sequences written as U+FFFD */
+} sl_detok_stats;
+
+/* Failures of sl_detok_run that a caller may explain further. */
+enum {
+    SL_DETOK_FAIL = -1,         /* anything else: err says what */
+    SL_DETOK_MISMATCH = -2,     /* the tokenizer's fingerprint is not the stream's (see `force`) */
+    SL_DETOK_NO_TOKENIZER = -3, /* no tokenizer given and none in the stream's header */
+};
+
+/* Decodes the token stream at input (NULL or "-": standard input) into
+ * output (NULL or "-": standard output). Returns 0, or one of the codes
+ * above with err naming the stream and the document; nothing is left at
+ * output on failure. stats may be NULL. */
+int sl_detok_run(const sl_detok_opts *o, const char *input, const char *output, sl_detok_stats *stats, sl_err *err);
 
 #endif

@@ -1,4 +1,7 @@
-/* See docpipe.h. */
+/* See docpipe.h. The loop runs on stream/batch.h: a slot is one document
+ * (the reader's fields, the encoded ids with the begin/end ids around them,
+ * and the encode result); `write` hands the slot's buffers to the token
+ * stream writer without copying them. */
 #include "tokenize/docpipe.h"
 
 #include <omp.h>
@@ -6,15 +9,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stream/batch.h"
+#include "stream/io.h"
+
 #define MAX_BATCH_DOCS 4096
+/* A batch of less text is encoded by the thread that writes it. */
+#define PARALLEL_MIN_BYTES ((uint64_t)64 << 10)
 
 typedef struct {
     sl_textdoc doc;
     char *source; /* copy: the reader's name is valid only until the next call */
-    sl_ids ids;
+    sl_ids ids;   /* prepend id, the text's ids, append id */
+    size_t held;  /* bytes of buffers this slot kept after its last write */
     int rc;
     sl_err err;
 } item;
+
+typedef struct {
+    const sl_tokenizer *t;
+    sl_tok_state **states; /* per encoding thread, made at first use */
+    const sl_docpipe_opts *o;
+    sl_ts_writer *w;
+    sl_progress *pg;
+    size_t keep;      /* the most buffer bytes all idle slots keep together */
+    size_t kept;      /* what they keep now */
+    size_t big;       /* a slot holding more than this gives it back after its write */
+    uint64_t written; /* documents and bytes written, for the typical size */
+    uint64_t bytes;
+} pipe;
 
 static void where(sl_err *err, const item *it)
 {
@@ -24,84 +46,154 @@ static void where(sl_err *err, const item *it)
         sl_err_prefix(err, "%s", it->source);
 }
 
-int sl_docpipe_run(sl_docreader *r, sl_ts_writer *w, sl_encode_fn fn, void *ctx, const sl_docpipe_opts *o,
-                   sl_progress *pg, sl_err *err)
+static void encode_item(void *ctx, int thread, void *slot)
+{
+    const pipe *p = ctx;
+    item *it = slot;
+    /* a thread number is used by one thread at a time */
+    if (!p->states[thread])
+        p->states[thread] = sl_tok_state_new(p->t);
+    it->ids.n = 0;
+    if (p->o->prepend >= 0)
+        sl_ids_push(&it->ids, (uint32_t)p->o->prepend);
+    it->rc = sl_tokenizer_encode(p->t, p->states[thread], it->doc.text.data ? it->doc.text.data : "", it->doc.text.len,
+                                 &it->ids, &it->err);
+    if (p->o->append >= 0)
+        sl_ids_push(&it->ids, (uint32_t)p->o->append);
+}
+
+static size_t held(const item *it)
+{
+    return it->doc.text.cap + it->doc.id.cap + it->doc.meta.cap + it->ids.cap * sizeof *it->ids.v;
+}
+
+/* Memory stays bounded by the batch: a slot gives its buffers back after a
+ * document much larger than the typical one, and when the idle slots
+ * together keep more than a few batches' worth (documents of mixed sizes
+ * would otherwise leave each of the slots with the capacity of the largest
+ * document it ever held). */
+static void shrink(pipe *p, item *it)
+{
+    p->kept -= it->held;
+    size_t h = held(it);
+    uint64_t typical = p->written ? p->bytes / p->written : 0;
+    size_t big = p->big > 8 * typical ? p->big : (size_t)(8 * typical);
+    if (h > big || p->kept + h > p->keep) {
+        sl_textdoc_free(&it->doc);
+        sl_ids_free(&it->ids);
+        h = 0;
+    }
+    it->held = h;
+    p->kept += h;
+}
+
+static int write_item(void *ctx, void *slot, sl_err *err)
+{
+    pipe *p = ctx;
+    item *it = slot;
+    if (it->rc) {
+        *err = it->err;
+        where(err, it);
+        return -1;
+    }
+    sl_doc d = {
+        .id = it->doc.id.data ? it->doc.id.data : "",
+        .id_len = it->doc.id.len,
+        .src_bytes = it->doc.text.len,
+        .tokens = it->ids.v,
+        .n_tokens = it->ids.n,
+        .meta = it->doc.meta.len > 2 ? it->doc.meta.data : NULL,
+        .meta_len = it->doc.meta.len > 2 ? it->doc.meta.len : 0,
+    };
+    if (sl_ts_write_doc(p->w, &d, err)) {
+        where(err, it);
+        return -1;
+    }
+    sl_progress_add(p->pg, 1, it->doc.text.len);
+    sl_progress_add_tokens(p->pg, it->ids.n);
+    p->written++;
+    p->bytes += it->doc.text.len;
+    shrink(p, it);
+    return 0;
+}
+
+static void free_item(void *ctx, void *slot)
+{
+    (void)ctx;
+    item *it = slot;
+    sl_textdoc_free(&it->doc);
+    sl_ids_free(&it->ids);
+    free(it->source);
+}
+
+int sl_docpipe_run(const sl_tokenizer *t, sl_docreader *r, sl_ts_writer *w, const sl_docpipe_opts *o, sl_progress *pg,
+                   sl_err *err)
 {
     size_t batch_bytes = o->batch_bytes ? o->batch_bytes : (size_t)8 << 20;
-    item *items = sl_xcalloc(MAX_BATCH_DOCS, sizeof *items);
-    sl_doc d = {0};
-    int rc = 0, more = 1;
-    while (more && rc == 0) {
-        size_t n = 0, bytes = 0;
-        while (n < MAX_BATCH_DOCS && bytes < batch_bytes) {
-            int got = sl_docreader_next(r, &items[n].doc, err);
-            if (got < 0) {
-                rc = -1;
-                break;
-            }
-            if (got == 0) {
-                more = 0;
-                break;
-            }
-            free(items[n].source);
-            items[n].source = sl_xstrdup(items[n].doc.source ? items[n].doc.source : "-");
-            bytes += items[n].doc.text.len;
-            n++;
-        }
-        if (rc)
+    int threads = o->threads > 0 ? o->threads : omp_get_max_threads();
+    pipe p = {.t = t, .o = o, .w = w, .pg = pg, .keep = 4 * batch_bytes, .big = (size_t)64 << 10};
+    p.states = sl_xcalloc((size_t)threads, sizeof *p.states);
+    static const sl_batch_ops ops = {sizeof(item), encode_item, write_item, free_item};
+    sl_batch_opts bo = {.max_items = MAX_BATCH_DOCS,
+                        .max_cost = batch_bytes,
+                        .parallel_min_cost = PARALLEL_MIN_BYTES,
+                        .threads = threads};
+    sl_batcher *b = sl_batcher_new(&ops, &p, &bo);
+    int rc = 0;
+    for (;;) {
+        item *it = sl_batcher_next(b);
+        int got = sl_docreader_next(r, &it->doc, err);
+        if (got <= 0) {
+            rc = got < 0 ? -1 : sl_batcher_flush(b, err);
             break;
-#pragma omp parallel for schedule(dynamic, 1)
-        for (size_t i = 0; i < n; i++) {
-            item *it = &items[i];
-            it->ids.n = 0;
-            it->rc = fn(ctx, omp_get_thread_num(), it->doc.text.data ? it->doc.text.data : "", it->doc.text.len,
-                        &it->ids, &it->err);
         }
-        for (size_t i = 0; i < n; i++) {
-            item *it = &items[i];
-            if (it->rc) {
-                *err = it->err;
-                where(err, it);
-                rc = -1;
-                break;
-            }
-            sl_doc_clear(&d);
-            sl_doc_set_id(&d, it->doc.id.data ? it->doc.id.data : "", it->doc.id.len);
-            if (it->doc.meta.len > 2)
-                sl_doc_set_meta(&d, it->doc.meta.data, it->doc.meta.len);
-            else
-                sl_doc_set_meta(&d, "", 0);
-            d.src_bytes = it->doc.text.len;
-            sl_doc_reserve(&d, it->ids.n + 2);
-            if (o->prepend >= 0)
-                d.tokens[d.n_tokens++] = (uint32_t)o->prepend;
-            if (it->ids.n)
-                memcpy(d.tokens + d.n_tokens, it->ids.v, it->ids.n * sizeof *it->ids.v);
-            d.n_tokens += it->ids.n;
-            if (o->append >= 0)
-                d.tokens[d.n_tokens++] = (uint32_t)o->append;
-            if (sl_ts_write_doc(w, &d, err)) {
-                where(err, it);
-                rc = -1;
-                break;
-            }
-            sl_progress_add(pg, 1, it->doc.text.len);
+        free(it->source);
+        it->source = sl_xstrdup(it->doc.source ? it->doc.source : "-");
+        if (sl_batcher_push(b, it->doc.text.len, err)) {
+            rc = -1;
+            break;
         }
-        /* Slots keep their buffers between batches, except very large ones:
-         * memory stays bounded by the batch, not by the largest documents
-         * ever seen in each of the 4096 slots. */
-        for (size_t i = 0; i < n; i++)
-            if (items[i].doc.text.cap > ((size_t)4 << 20) || items[i].ids.cap > ((size_t)1 << 20)) {
-                sl_textdoc_free(&items[i].doc);
-                sl_ids_free(&items[i].ids);
+    }
+    sl_batcher_free(b);
+    for (int i = 0; i < threads; i++)
+        sl_tok_state_free(p.states[i]);
+    free(p.states);
+    return rc;
+}
+
+int sl_tokenize_text(const sl_tokenizer *t, const char *const *inputs, int n_inputs, const sl_docreader_opts *ro,
+                     const sl_docpipe_opts *o, const char *output, sl_docreader_stats *stats, sl_err *err)
+{
+    sl_ts_header h;
+    sl_tokenizer_header(t, &h);
+    if (o->append >= 0)
+        h.eos = o->append;
+    if (o->prepend >= 0)
+        h.bos = o->prepend;
+    int rc = -1;
+    sl_output *out = NULL;
+    sl_ts_writer *w = NULL;
+    sl_docreader *r = sl_docreader_open(inputs, n_inputs, ro, err);
+    if (r && (out = sl_output_open(output ? output : "-", err)) && (w = sl_ts_writer_open(out, &h, err))) {
+        sl_progress *pg = sl_progress_start(o->progress ? o->progress : "tokenize", "docs", o->progress_mode);
+        rc = sl_docpipe_run(t, r, w, o, pg, err);
+        sl_progress_done(pg);
+        if (rc == 0) {
+            rc = sl_ts_writer_finish(w, err);
+            w = NULL;
+            if (rc == 0) {
+                rc = sl_output_commit(out, err);
+                out = NULL;
             }
+        }
     }
-    for (size_t i = 0; i < MAX_BATCH_DOCS; i++) {
-        sl_textdoc_free(&items[i].doc);
-        sl_ids_free(&items[i].ids);
-        free(items[i].source);
-    }
-    free(items);
-    sl_doc_free(&d);
+    if (stats)
+        *stats = r ? *sl_docreader_stats_get(r) : (sl_docreader_stats){0};
+    if (w)
+        sl_ts_writer_abort(w);
+    if (out)
+        sl_output_abort(out);
+    sl_docreader_close(r);
+    sl_ts_header_free(&h);
     return rc;
 }

@@ -1,28 +1,48 @@
-/* The document -> token stream loop shared by the text tokenizers
- * (`tokenize bpe`, `tokenize char`): documents are read in batches, each
- * batch is encoded in parallel (OpenMP, one document per task), and the
- * records are written in input order, so the output does not depend on
- * the thread count. */
+/* Text documents -> token stream with any tokenizer of tokenizer.h (the
+ * stage behind `tokenize bpe` and `tokenize char`), on the ordered-parallel
+ * engine of stream/batch.h: documents are read into batches (4096 documents
+ * or batch_bytes of text), each batch is encoded in parallel (one document
+ * per task, each thread with its own tokenizer state), and the records are
+ * written in input order, so the output does not depend on the thread
+ * count. Buffers of a document much larger than the typical one are
+ * released after it is written, and the idle slots together keep at most
+ * four batches' worth, so memory follows the batch size and the largest
+ * documents in flight, not the largest ever seen. */
 #ifndef SLUICE_TOKENIZE_DOCPIPE_H
 #define SLUICE_TOKENIZE_DOCPIPE_H
 
 #include "stream/docreader.h"
 #include "stream/progress.h"
 #include "stream/tokstream.h"
-#include "tokenize/bpe.h"
-
-/* Encodes one document's text; `thread` is the OpenMP thread number
- * (index of the caller's per-thread state). Returns 0 or -1 with err. */
-typedef int (*sl_encode_fn)(void *ctx, int thread, const char *text, size_t n, sl_ids *out, sl_err *err);
+#include "tokenize/tokenizer.h"
 
 typedef struct sl_docpipe_opts {
     int64_t prepend;    /* id written before each document's tokens, or -1 */
     int64_t append;     /* id written after, or -1 */
     size_t batch_bytes; /* text bytes per batch (0 = 8 MiB) */
+    int threads;        /* encoding threads (0 = omp_get_max_threads()) */
+    /* sl_tokenize_text: a progress line (stream/progress.h) named `progress`
+     * ("tokenize bpe") in mode progress_mode (0 = none) */
+    const char *progress;
+    int progress_mode;
 } sl_docpipe_opts;
+#define SL_DOCPIPE_OPTS_INIT                                                                                           \
+    {                                                                                                                  \
+        -1, -1, 0, 0, NULL, 0                                                                                          \
+    }
 
-/* Runs until the reader ends. Errors name the document's source and line. */
-int sl_docpipe_run(sl_docreader *r, sl_ts_writer *w, sl_encode_fn fn, void *ctx, const sl_docpipe_opts *o,
-                   sl_progress *pg, sl_err *err);
+/* Encodes the reader's documents with t and writes them to w, until the
+ * reader ends. Errors name the document's source and line. */
+int sl_docpipe_run(const sl_tokenizer *t, sl_docreader *r, sl_ts_writer *w, const sl_docpipe_opts *o, sl_progress *pg,
+                   sl_err *err);
+
+/* The whole stage: the documents of inputs[0..n_inputs) (none: standard
+ * input; read as ro says) become a token stream at output (NULL or "-":
+ * standard output) whose header is the tokenizer's (sl_tokenizer_header),
+ * with eos = o->append and bos = o->prepend where those are set. On failure
+ * nothing is left at output. stats (may be NULL) gets the reader's counts
+ * (invalid UTF-8 repaired, lines skipped), also after a failure. */
+int sl_tokenize_text(const sl_tokenizer *t, const char *const *inputs, int n_inputs, const sl_docreader_opts *ro,
+                     const sl_docpipe_opts *o, const char *output, sl_docreader_stats *stats, sl_err *err);
 
 #endif

@@ -11,14 +11,64 @@
  * 9.0; later characters pass through unchanged, as in HF. Lowercase follows
  * ICU 72 (Unicode 15.0) where HF uses Rust's char::to_lowercase (Unicode
  * 16.0 in its build): the case pairs added in 16.0 differ. */
+#include "tokenize/normalize.h"
+
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unicode/uchar.h>
 #include <unicode/unorm2.h>
 #include <unicode/uset.h>
 #include <unicode/ustring.h>
 
-#include "tokenize/bpe_internal.h"
+#include "stream/utf8.h"
+
+static const char *type_of(const sl_json *v)
+{
+    const char *t = v && v->type == SL_JSON_OBJECT ? sl_json_get_str(v, "type") : NULL;
+    return t ? t : "?";
+}
+
+static int load_steps(sl_normalizer *nz, const sl_json *n, int depth, const char *name, sl_err *err)
+{
+    if (!n || n->type == SL_JSON_NULL)
+        return 0;
+    const char *t = type_of(n);
+    if (!strcmp(t, "Sequence") && depth == 0) {
+        const sl_json *list = sl_json_get(n, "normalizers");
+        if (!list || list->type != SL_JSON_ARRAY)
+            return sl_errf(err, "%s: normalizer Sequence has no 'normalizers' array", name);
+        for (size_t i = 0; i < list->n; i++)
+            if (load_steps(nz, list->kids[i], 1, name, err))
+                return -1;
+        return 0;
+    }
+    int kind = !strcmp(t, "NFC")         ? SL_NORM_NFC
+               : !strcmp(t, "NFKC")      ? SL_NORM_NFKC
+               : !strcmp(t, "Lowercase") ? SL_NORM_LOWER
+                                         : 0;
+    if (!kind)
+        return sl_errf(err, "%s: normalizer '%s' is not supported (supported: NFC, NFKC, Lowercase, Sequence of them)",
+                       name, t);
+    if (nz->n == SL_NORM_MAX)
+        return sl_errf(err, "%s: too many normalizer steps", name);
+    nz->step[nz->n++] = kind;
+    return 0;
+}
+
+int sl_normalizer_load(sl_normalizer *nz, const sl_json *n, const char *name, sl_err *err)
+{
+    return load_steps(nz, n, 0, name, err);
+}
+
+void sl_norm_scratch_free(sl_norm_scratch *sc)
+{
+    sl_buf_free(&sc->tmp);
+    free(sc->u16a);
+    free(sc->u16b);
+    sc->u16a = sc->u16b = NULL;
+    sc->u16_cap = 0;
+}
 
 int sl_uc_is_space(uint32_t c)
 {
@@ -34,7 +84,7 @@ int sl_uc_is_word(uint32_t c)
            u_hasBinaryProperty((UChar32)c, UCHAR_JOIN_CONTROL);
 }
 
-static void reserve_u16(sl_bpe_state *s, size_t n)
+static void reserve_u16(sl_norm_scratch *s, size_t n)
 {
     if (n <= s->u16_cap)
         return;
@@ -120,7 +170,7 @@ static void lower_utf8(const char *t, size_t n, sl_buf *out)
 }
 
 /* NFC or NFKC of t[0..n) into out, through UTF-16. */
-static int nf_utf8(sl_bpe_state *s, int kind, const char *t, size_t n, sl_buf *out, sl_err *err)
+static int nf_utf8(sl_norm_scratch *s, int kind, const char *t, size_t n, sl_buf *out, sl_err *err)
 {
     if (n > INT32_MAX / 4)
         return sl_errf(err, "text too long to normalize (%zu bytes)", n);
@@ -160,7 +210,7 @@ static int nf_utf8(sl_bpe_state *s, int kind, const char *t, size_t n, sl_buf *o
     return 0;
 }
 
-int sl_normalize(const sl_bpe *b, sl_bpe_state *s, const char *text, size_t n, sl_buf *out, sl_err *err)
+int sl_normalize(const sl_normalizer *nz, sl_norm_scratch *s, const char *text, size_t n, sl_buf *out, sl_err *err)
 {
     /* Steps run UTF-8 to UTF-8, alternating between out and s->tmp; the
      * last one must land in out. */
@@ -169,8 +219,8 @@ int sl_normalize(const sl_bpe *b, sl_bpe_state *s, const char *text, size_t n, s
     size_t cur_n = n;
     sl_buf *dst = out, *other = &s->tmp;
     int wrote = 0;
-    for (int i = 0; i < b->n_norm; i++) {
-        int kind = b->norm[i];
+    for (int i = 0; i < nz->n; i++) {
+        int kind = nz->step[i];
         if (kind == SL_NORM_NFC && below_u0300(cur, cur_n))
             continue; /* already NFC */
         sl_buf_clear(dst);

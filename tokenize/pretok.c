@@ -12,6 +12,20 @@
 static const char PATTERN[] =
     "'(?:[sdmt]|ll|ve|re)| ?\\p{L}+| ?\\p{N}+| ?[^" WS "\\p{L}\\p{N}]+|[" WS "]+(?![^" WS "])|[" WS "]+";
 
+/* Llama-3's (= cl100k's) and Qwen2's patterns, in the Oniguruma syntax of
+ * their tokenizer.json files, and for PCRE2 with the whitespace class
+ * spelled out. */
+const char sl_pretok_llama3_pattern[] =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|"
+    "\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+const char sl_pretok_qwen2_pattern[] =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|"
+    "\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+static const char QWEN2_PCRE2[] = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^" WS
+                                  "\\p{L}\\p{N}]+[\\r\\n]*|[" WS "]*[\\r\\n]+|[" WS "]+(?![^" WS "])|[" WS "]+";
+static const char LLAMA3_PCRE2[] = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^" WS
+                                   "\\p{L}\\p{N}]+[\\r\\n]*|[" WS "]*[\\r\\n]+|[" WS "]+(?![^" WS "])|[" WS "]+";
+
 static void init_classes(void);
 
 void sl_bpe_set_scanner(sl_bpe *b, int on)
@@ -26,7 +40,13 @@ int sl_pretok_compile(sl_bpe *b, sl_err *err)
         return 0;
     int ec;
     PCRE2_SIZE eo;
-    b->re = pcre2_compile((PCRE2_SPTR)PATTERN, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
+    const char *pat = b->pretok == SL_PRETOK_LLAMA3  ? LLAMA3_PCRE2
+                      : b->pretok == SL_PRETOK_QWEN2 ? QWEN2_PCRE2
+                                                     : PATTERN;
+    b->scanner = b->pretok == SL_PRETOK_LLAMA3  ? sl_pretok_scan_llama3
+                 : b->pretok == SL_PRETOK_QWEN2 ? sl_pretok_scan_qwen2
+                                                : sl_pretok_scan;
+    b->re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
     if (!b->re) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(ec, msg, sizeof msg);
@@ -131,4 +151,113 @@ size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos)
     if (k == n || last == pos)
         return k;
     return last;
+}
+
+/* --- the Llama-3 and Qwen2 patterns by hand -------------------------------
+ *   (?i:'s|'t|'re|'ve|'m|'ll|'d)   contractions, any case; Oniguruma's case
+ *                                  folding also matches U+017F (long s) for s
+ *   [^\r\nLN]?L+                   letters after at most one character that
+ *                                  is not CR, LF, a letter or a number
+ *   N{1,3}                         up to three digits (Qwen2: one)
+ *    ?O+[\r\n]*                    other characters, then any CR/LF
+ *   S*[\r\n]+                      whitespace up to its last CR/LF
+ *   S+(?!\S) | S+                  whitespace, as in GPT-2's pattern
+ * tried in that order; the classes are the table's (HF's). Checked against
+ * HF's own splits in test_bpe_split. */
+static int fold_is(const uint8_t *p, size_t n, size_t i, char lower, size_t *len)
+{
+    if (i >= n)
+        return 0;
+    *len = 1;
+    if (p[i] == (uint8_t)lower || p[i] == (uint8_t)(lower - 32))
+        return 1;
+    if (lower == 's' && i + 1 < n && p[i] == 0xC5 && p[i + 1] == 0xBF) { /* U+017F */
+        *len = 2;
+        return 1;
+    }
+    return 0;
+}
+
+static size_t contraction(const uint8_t *p, size_t n, size_t pos)
+{
+    if (p[pos] != '\'')
+        return 0;
+    size_t i = pos + 1, a, b;
+    static const char one[] = {'s', 't'};
+    for (int k = 0; k < 2; k++)
+        if (fold_is(p, n, i, one[k], &a))
+            return i + a;
+    if (fold_is(p, n, i, 'r', &a) && fold_is(p, n, i + a, 'e', &b))
+        return i + a + b;
+    if (fold_is(p, n, i, 'v', &a) && fold_is(p, n, i + a, 'e', &b))
+        return i + a + b;
+    if (fold_is(p, n, i, 'm', &a))
+        return i + a;
+    if (fold_is(p, n, i, 'l', &a) && fold_is(p, n, i + a, 'l', &b))
+        return i + a + b;
+    if (fold_is(p, n, i, 'd', &a))
+        return i + a;
+    return 0;
+}
+
+static int is_crlf(uint8_t c)
+{
+    return c == '\r' || c == '\n';
+}
+
+static size_t scan_cl100k(const uint8_t *p, size_t n, size_t pos, int max_digits)
+{
+    size_t e = contraction(p, n, pos), len, len2;
+    if (e)
+        return e;
+    int cl = class_at(p, n, pos, &len);
+    /* [^\r\nLN]?L+ */
+    size_t j = pos;
+    if (cl != CL_L && cl != CL_N && !is_crlf(p[pos]) && pos + len < n && class_at(p, n, pos + len, &len2) == CL_L)
+        j = pos + len;
+    if (j > pos || cl == CL_L) {
+        size_t k = j;
+        while (k < n && class_at(p, n, k, &len2) == CL_L)
+            k += len2;
+        return k;
+    }
+    if (cl == CL_N) { /* N{1,max_digits} */
+        size_t k = pos + len;
+        for (int d = 1; d < max_digits && k < n && class_at(p, n, k, &len2) == CL_N; d++)
+            k += len2;
+        return k;
+    }
+    /*  ?O+[\r\n]* */
+    size_t o = p[pos] == ' ' && pos + 1 < n ? pos + 1 : pos;
+    if (class_at(p, n, o, &len2) == CL_O) {
+        size_t k = o;
+        while (k < n && class_at(p, n, k, &len2) == CL_O)
+            k += len2;
+        while (k < n && is_crlf(p[k]))
+            k++;
+        return k;
+    }
+    /* whitespace from pos (cl == CL_S) */
+    size_t k = pos, last = pos, crlf = 0;
+    while (k < n && class_at(p, n, k, &len2) == CL_S) {
+        last = k;
+        if (is_crlf(p[k]))
+            crlf = k + 1;
+        k += len2;
+    }
+    if (crlf)
+        return crlf;
+    if (k == n || last == pos)
+        return k;
+    return last;
+}
+
+size_t sl_pretok_scan_llama3(const uint8_t *p, size_t n, size_t pos)
+{
+    return scan_cl100k(p, n, pos, 3);
+}
+
+size_t sl_pretok_scan_qwen2(const uint8_t *p, size_t n, size_t pos)
+{
+    return scan_cl100k(p, n, pos, 1);
 }

@@ -35,3 +35,6 @@ printf '{"type":"char","unit":"codepoint","vocab":["ab"],"specials":["<|endoftex
 expect_fail 1 "bad.json:offset [0-9]+: vocab entry 0 is not a single new character" -- "$SLUICE" tokenize char --vocab "$T/bad.json" "$T/one.jsonl" -o "$T/z.tok"
 no_file "$T/z.tok"
 expect_fail 1 "no character vocabulary in its header" -- "$SLUICE" detokenize < <("$SLUICE" tokenize bpe -t "$B/gpt2" "$T/one.jsonl")
+# a character vocabulary is recognised by its content: tokenize bpe points to tokenize char
+expect_fail 2 "v.json is a character vocabulary: use 'sluice tokenize char --vocab" -- "$SLUICE" tokenize bpe -t "$T/v.json" "$T/one.jsonl"
+"$SLUICE" cat --text --no-ids --tokenizer "$T/v.json" "$T/c.tok" | head -1 | grep -q '"text":"Hello world"' || fail "cat --text with a character vocabulary"

@@ -85,3 +85,15 @@ expect_fail 1 "made with tokenizer" -- "$SLUICE" detokenize -t "$T/neox2.json" "
 # an id outside the tokenizer's vocabulary is an error naming the document
 expect_fail 1 "document 'c002': token 3: id 50276 is not in the vocabulary" -- "$SLUICE" detokenize --force -t "$B/gpt2" "$T/n.tok" -o "$T/d.jsonl"
 no_file "$T/d.jsonl"
+
+# Split + ByteLevel pipelines: Llama-3 (with ignore_merges) and Qwen2 (single digits, NFC): HF's ids
+# in both modes (fixtures from tests/bpe/make_split.py); Llama-3's eos/bos default to
+# <|end_of_text|>/<|begin_of_text|>
+for m in parse plain; do
+  check_ids "$B/llama3-tiny-tokenizer.json" "$B/expected-llama3.jsonl" $m
+  check_ids "$B/qwen2-tiny-tokenizer.json" "$B/expected-qwen2.jsonl" $m
+done
+"$SLUICE" tokenize bpe -t "$B/llama3-tiny-tokenizer.json" --append-eos --prepend-bos "$T/one.jsonl" | "$SLUICE" cat > "$T/l3.jsonl"
+grep -q '"ids":\[0,.*,1\],"src_bytes":6' "$T/l3.jsonl" || fail "llama3 bos/eos: $(cat "$T/l3.jsonl")"
+"$SLUICE" tokenize bpe -t "$B/llama3-tiny-tokenizer.json" "$T/one.jsonl" | "$SLUICE" cat --header | grep -q '"vocab_size":841,"token_bytes":2,"eos":1,"bos":0,"pad":null' || fail "llama3 header"
+"$SLUICE" read "$B/corpus.jsonl" | "$SLUICE" tokenize bpe -t "$B/llama3-tiny-tokenizer.json" | "$SLUICE" detokenize -t "$B/llama3-tiny-tokenizer.json" | cmp - <("$SLUICE" read "$B/corpus.jsonl") || fail "llama3 round trip"

@@ -51,12 +51,15 @@ static int count(const char *path)
 static int bpe(const char *tokenizer, const char *path)
 {
     sl_err err = {{0}};
-    sl_bpe *b = sl_bpe_load(tokenizer, &err);
-    if (!b)
+    /* through the tokenizer interface: the family is recognised by content */
+    sl_tokenizer_opts to = SL_TOKENIZER_OPTS_INIT;
+    to.special = SL_SPECIAL_PARSE;
+    sl_tokenizer *t = sl_tokenizer_load(tokenizer, &to, &err);
+    if (!t)
         return die(&err);
     FILE *f = fopen(path, "rb");
     if (!f) {
-        sl_bpe_free(b);
+        sl_tokenizer_free(t);
         perror(path);
         return 1;
     }
@@ -66,18 +69,18 @@ static int bpe(const char *tokenizer, const char *path)
     while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
         sl_buf_append(&text, chunk, n);
     fclose(f);
-    sl_bpe_state *st = sl_bpe_state_new(b);
+    sl_tok_state *st = sl_tok_state_new(t);
     sl_ids ids = {0};
-    int rc = sl_bpe_encode(b, st, text.data ? text.data : "", text.len, SL_SPECIAL_PARSE, &ids, &err);
+    int rc = sl_tokenizer_encode(t, st, text.data ? text.data : "", text.len, &ids, &err);
     if (rc == 0) {
         for (size_t i = 0; i < ids.n; i++)
             printf(i ? " %u" : "%u", ids.v[i]);
         printf("\n");
     }
     sl_ids_free(&ids);
-    sl_bpe_state_free(st);
+    sl_tok_state_free(st);
     sl_buf_free(&text);
-    sl_bpe_free(b);
+    sl_tokenizer_free(t);
     return rc ? die(&err) : 0;
 }
 

@@ -222,7 +222,10 @@ static void test_refusals(void **st)
     expect_refused("{\"pre_tokenizer\":{\"type\":\"Metaspace\"}," BASE_MODEL "}}", "Metaspace");
     expect_refused("{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Split\"}," BL
                    "]}," BASE_MODEL "}}",
-                   "Sequence [Split, ByteLevel] is not supported");
+                   "Split: only the Llama-3 and Qwen2 regexes are supported");
+    expect_refused("{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Digits\"}," BL
+                   "]}," BASE_MODEL "}}",
+                   "Sequence [Digits, ByteLevel] is not supported");
     expect_refused("{\"normalizer\":{\"type\":\"BertNormalizer\"},\"pre_tokenizer\":" BL "," BASE_MODEL "}}",
                    "BertNormalizer");
     expect_refused("{\"pre_tokenizer\":" BL "," BASE_MODEL ",\"unk_token\":\"a\"}}", "unk_token");
@@ -230,8 +233,8 @@ static void test_refusals(void **st)
     expect_refused("{\"pre_tokenizer\":" BL "," BASE_MODEL ",\"byte_fallback\":true}}", "byte_fallback");
     expect_refused("{\"pre_tokenizer\":" BL "," BASE_MODEL ",\"continuing_subword_prefix\":\"##\"}}",
                    "continuing_subword_prefix");
-    expect_refused("{\"pre_tokenizer\":" BL ",\"post_processor\":{\"type\":\"TemplateProcessing\"}," BASE_MODEL "}}",
-                   "TemplateProcessing");
+    expect_refused("{\"pre_tokenizer\":" BL ",\"post_processor\":{\"type\":\"RobertaProcessing\"}," BASE_MODEL "}}",
+                   "RobertaProcessing");
     expect_refused("{\"pre_tokenizer\":" BL ",\"decoder\":{\"type\":\"WordPiece\"}," BASE_MODEL "}}", "decoder");
     expect_refused("{\"truncation\":{\"max_length\":5},\"pre_tokenizer\":" BL "," BASE_MODEL "}}", "truncation");
     expect_refused("{\"pre_tokenizer\":" BL ",\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[\"a b\"]}}",

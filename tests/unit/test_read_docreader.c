@@ -290,7 +290,7 @@ static void test_max_doc_bytes(void **st)
     open1(&x, p, (sl_docreader_opts){.lines = 1, .max_doc_bytes = 11});
     expect_doc(&x, gid(p, 1), 1, "0123456789", NULL);
     expect_doc(&x, gid(p, 2), 1, "0123456789", NULL);
-    snprintf(pre, sizeof pre, "%s:3: line longer than --max-doc-bytes (11 bytes)", p);
+    snprintf(pre, sizeof pre, "%s:3: line longer than `max_doc_bytes` (11 bytes)", p);
     expect_error(&x, pre, NULL);
     done(&x);
     /* a whole-file document: 36 bytes */
@@ -298,14 +298,14 @@ static void test_max_doc_bytes(void **st)
     expect_doc(&x, gid(p, 1), 1, "0123456789\n0123456789\r\n0123456789ab\n", NULL);
     done(&x);
     open1(&x, p, (sl_docreader_opts){.max_doc_bytes = 35});
-    snprintf(pre, sizeof pre, "%s: document longer than --max-doc-bytes (35 bytes)", p);
+    snprintf(pre, sizeof pre, "%s: document longer than `max_doc_bytes` (35 bytes)", p);
     expect_error(&x, pre, NULL);
     done(&x);
     /* JSON Lines: the limit applies to the line */
     const char *j = PUTS("m.jsonl", "{\"text\":\"abc\"}\n{\"text\":\"abcd\"}\n");
     open1(&x, j, (sl_docreader_opts){.max_doc_bytes = 14});
     expect_doc(&x, gid(j, 1), 1, "abc", NULL);
-    snprintf(pre, sizeof pre, "%s:2: line longer than --max-doc-bytes (14 bytes)", j);
+    snprintf(pre, sizeof pre, "%s:2: line longer than `max_doc_bytes` (14 bytes)", j);
     expect_error(&x, pre, NULL);
     done(&x);
 }
@@ -395,7 +395,7 @@ static void test_jsonl_batches(void **st)
             assert_int_equal(x.d.line, i);
         }
         char pre[200];
-        snprintf(pre, sizeof pre, "%s:5001: line longer than --max-doc-bytes (50 bytes)", p);
+        snprintf(pre, sizeof pre, "%s:5001: line longer than `max_doc_bytes` (50 bytes)", p);
         expect_error(&x, pre, NULL);
         assert_int_equal(sl_docreader_stats_get(x.r)->skipped_lines, 5000 / 7);
         done(&x);

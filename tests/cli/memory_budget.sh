@@ -1,0 +1,155 @@
+# Peak memory of each stage is bounded by its documented budget (docs/cli.md,
+# "Memory") and does not grow with the input: every stage runs on generated
+# heavy-tailed inputs of 1x, 4x and 16x the same pattern (rounds of tiny
+# documents with one large document, 1 to 4 MiB, at a different position
+# each round), and the peak resident size of the child (GNU time's %M, from
+# getrusage) must stay under the budget, and at 16x within a small slack of
+# 1x.
+. "$SRC/tests/cli/lib.sh"
+[ -x /usr/bin/time ] || fail "/usr/bin/time (GNU time, Debian package 'time') is needed"
+MiB=1024
+
+# peak_kb NAME command...: runs the command (output to files, never to a
+# pipe), records its peak RSS in KiB in $T/NAME.kb and prints it.
+peak_kb() {
+  local name=$1; shift
+  /usr/bin/time -f %M -o "$T/$name.kb" "$@" >"$T/$name.out" 2>"$T/$name.err" || {
+    cat "$T/$name.err" >&2; fail "$name: exit status non-zero: $*"; }
+  tail -n 1 "$T/$name.kb"
+}
+# check STAGE BUDGET_KIB SLACK_KIB KB1 KB4 KB16: each peak under the budget,
+# and 16x no more than 1x + slack.
+check() {
+  local stage=$1 budget=$2 slack=$3 a=$4 b=$5 c=$6
+  echo "$stage: peak RSS 1x ${a} KiB, 4x ${b} KiB, 16x ${c} KiB (budget ${budget} KiB)"
+  for v in "$a" "$b" "$c"; do
+    [ "$v" -le "$budget" ] || fail "$stage: peak RSS $v KiB over the budget of $budget KiB"
+  done
+  [ "$c" -le $((a + slack)) ] || fail "$stage: peak RSS grows with the input: 1x $a KiB, 16x $c KiB"
+}
+
+# Inputs, for x = 1, 4, 16 (4, 16, 64 rounds):
+#   docs$x.jsonl  rounds of 256 documents, one of 1, 2, 1, 4 MiB in turn (at
+#                 position r*97 % 256), the others a few bytes
+#   dna$x.fa      rounds of 64 FASTA records, one of 1, 2, 1, 4 Mbp (at r*13 % 64),
+#                 the others 200 bp
+#   sdna$x.fa     the same with records of 1, 2, 1, 4 kbp and 8 bp (for score)
+#   wav$x/        rounds of 9 WAV files (16 kHz mono s16), one of 15, 30, 15, 60 s,
+#                 the others 1000 samples
+python3 - "$T" <<'EOF'
+import json, os, struct, sys, wave
+T = sys.argv[1]
+turn = (1, 2, 1, 4)
+words = "the of and to in is that for it with as was on be at by this from".split()
+line = " ".join(words[(i * 7) % len(words)] for i in range(97)) + "\n"
+text = {m: (line * ((m << 20) // len(line) + 1))[: m << 20] for m in (1, 2, 4)}
+unit = "ACGTTGCAACGGTTCAGTCA" * 50 + "NNNNacgtacgt" * 10
+def fasta(name, n):
+    s = (unit * (n // len(unit) + 1))[:n]
+    return ">" + name + "\n" + "\n".join(s[i:i + 60] for i in range(0, n, 60)) + "\n"
+pat = struct.pack("<1000h", *[(j * 37) % 2000 - 1000 for j in range(1000)])
+for x, rounds in ((1, 4), (4, 16), (16, 64)):
+    with open(f"{T}/docs{x}.jsonl", "w") as f:
+        for r in range(rounds):
+            for i in range(256):
+                t = text[turn[r % 4]] if i == r * 97 % 256 else f"small document {r} {i}"
+                f.write(json.dumps({"id": f"{r}.{i}", "text": t, "src": "gen"}) + "\n")
+    with open(f"{T}/dna{x}.fa", "w") as f, open(f"{T}/sdna{x}.fa", "w") as g:
+        for r in range(rounds):
+            for i in range(64):
+                big = i == r * 13 % 64
+                f.write(fasta(f"r{r}_{i}", turn[r % 4] << 20 if big else 200))
+                g.write(fasta(f"r{r}_{i}", turn[r % 4] << 10 if big else 8))
+    os.makedirs(f"{T}/wav{x}")
+    for r in range(rounds):
+        for i in range(9):
+            n = turn[r % 4] * 15 * 16 if i == r % 9 else 1  # thousands of samples
+            with wave.open(f"{T}/wav{x}/r{r:03d}_{i}.wav", "wb") as w:
+                w.setnchannels(1)
+                w.setsampwidth(2)
+                w.setframerate(16000)
+                w.writeframes(pat * n)
+EOF
+KB() { cat "$T/$1.kb"; }
+
+# ---- read: --mem-budget (default 64 MiB) + 8 x the longest document + 16 MiB
+for x in 1 4 16; do
+  peak_kb read$x "$SLUICE" read --mem-budget 16M "$T/docs$x.jsonl" -o "$T/read$x.jsonl" >/dev/null
+  [ "$(wc -l < "$T/read$x.jsonl")" -eq $((x * 4 * 256)) ] || fail "read: wrong document count"
+done
+check "read --mem-budget 16M" $(((16 + 8 * 4 + 16) * MiB)) $((8 * MiB)) "$(KB read1)" "$(KB read4)" "$(KB read16)"
+peak_kb read_default "$SLUICE" read "$T/docs16.jsonl" -o "$T/read_default.jsonl" >/dev/null
+v=$(KB read_default)
+echo "read: peak RSS 16x ${v} KiB at the default budget"
+[ "$v" -le $(((64 + 8 * 4 + 16) * MiB)) ] || fail "read: peak RSS $v KiB over the default budget"
+cmp -s "$T/read_default.jsonl" "$T/read16.jsonl" || fail "read: output depends on --mem-budget"
+# the smallest budget (256 KiB batches) changes memory, not the output; less is a usage error
+"$SLUICE" read --mem-budget 1M "$T/docs4.jsonl" -o "$T/read4_1m.jsonl"
+cmp -s "$T/read4_1m.jsonl" "$T/read4.jsonl" || fail "read: output depends on --mem-budget"
+expect_fail 2 '^sluice: read: --mem-budget: 1000 is out of range \[1048576, ' -- \
+  "$SLUICE" read --mem-budget 1000 "$T/docs1.jsonl" -o "$T/bad.jsonl"
+no_file "$T/bad.jsonl"
+
+# ---- tokenize bpe, tokenize char: the reader's batch (16 MiB), the encoder's
+# batches (8 MiB of text; idle slots keep up to 4 batches) + 8 x the longest
+# document + 16 MiB
+for x in 1 4 16; do
+  peak_kb bpe$x "$SLUICE" tokenize bpe -q -t "$DATA/bpe/gpt2" "$T/docs$x.jsonl" -o "$T/bpe$x.tok" >/dev/null
+  peak_kb char$x "$SLUICE" tokenize char -q --build-vocab "$T/docs$x.jsonl" -o "$T/char$x.tok" >/dev/null
+done
+check "tokenize bpe" $(((16 + 40 + 8 * 4 + 16) * MiB)) $((32 * MiB)) "$(KB bpe1)" "$(KB bpe4)" "$(KB bpe16)"
+check "tokenize char" $(((16 + 40 + 8 * 4 + 16) * MiB)) $((32 * MiB)) "$(KB char1)" "$(KB char4)" "$(KB char16)"
+# --mem-budget changes the batches, never the output
+"$SLUICE" tokenize bpe -q -t "$DATA/bpe/gpt2" --mem-budget 1M "$T/docs4.jsonl" -o "$T/bpe4_1m.tok"
+cmp -s "$T/bpe4_1m.tok" "$T/bpe4.tok" || fail "tokenize bpe: output depends on --mem-budget"
+peak_kb bpe16s "$SLUICE" tokenize bpe -q -t "$DATA/bpe/gpt2" --mem-budget 8M "$T/docs16.jsonl" -o "$T/bpe16s.tok" >/dev/null
+cmp -s "$T/bpe16s.tok" "$T/bpe16.tok" || fail "tokenize bpe: output depends on --mem-budget"
+[ "$(KB bpe16s)" -lt "$(KB bpe16)" ] || fail "tokenize bpe --mem-budget 8M: $(KB bpe16s) KiB, not below the default's $(KB bpe16) KiB"
+
+# ---- tokenize dna: 32 MiB of batches + 2 bytes per base of the longest record
+# (4 Mbp) + 16 MiB; with --window: 32 MiB + 16 MiB
+for x in 1 4 16; do
+  peak_kb dna$x "$SLUICE" tokenize dna -@ 2 "$T/dna$x.fa" -o "$T/dna$x.tok" >/dev/null
+  peak_kb dnaw$x "$SLUICE" tokenize dna -@ 2 --window 65536 "$T/dna$x.fa" -o "$T/dnaw$x.tok" >/dev/null
+done
+check "tokenize dna" $(((32 + 2 * 4 + 16) * MiB)) $((16 * MiB)) "$(KB dna1)" "$(KB dna4)" "$(KB dna16)"
+check "tokenize dna --window 65536" $(((32 + 16) * MiB)) $((16 * MiB)) "$(KB dnaw1)" "$(KB dnaw4)" "$(KB dnaw16)"
+# records over --in-memory go through a temporary file in pieces: same
+# output, and memory bounded whatever the record length (pieces of 4M bases)
+for x in 1 4 16; do
+  TMPDIR=$T peak_kb dnas$x "$SLUICE" tokenize dna -@ 2 --in-memory 1M --revcomp "$T/dna$x.fa" -o "$T/dnas$x.tok" >/dev/null
+  "$SLUICE" tokenize dna -@ 2 --revcomp "$T/dna$x.fa" -o "$T/dnar$x.tok"
+  cmp -s "$T/dnas$x.tok" "$T/dnar$x.tok" || fail "tokenize dna --in-memory 1M: output differs"
+done
+check "tokenize dna --in-memory 1M --revcomp" $(((32 + 1 + 16 + 16) * MiB)) $((8 * MiB)) "$(KB dnas1)" "$(KB dnas4)" "$(KB dnas16)"
+! ls "$T"/sluice-record-* >/dev/null 2>&1 || fail "tokenize dna left a temporary file"
+TMPDIR=$T/none expect_fail 1 "^sluice: tokenize dna: $T/none: cannot create a temporary file for a long record \(--in-memory\): No such file" -- \
+  "$SLUICE" tokenize dna --in-memory 1M "$T/dna1.fa" -o "$T/over.tok"
+no_file "$T/over.tok"
+
+# ---- tokenize audio: 2 x threads files in flight, 9 bytes per sample each
+# (60 s at 16 kHz: 8.6 MB) + 16 MiB
+for x in 1 4 16; do
+  peak_kb audio$x "$SLUICE" tokenize audio -@ 2 "$T/wav$x" -o "$T/audio$x.tok" >/dev/null
+done
+check "tokenize audio" $((4 * 9 * 960000 / 1024 + 16 * MiB)) $((16 * MiB)) "$(KB audio1)" "$(KB audio4)" "$(KB audio16)"
+
+# ---- shard: 5 bytes per token of the longest document (4 M tokens) + 16 MiB
+for x in 1 4 16; do
+  peak_kb shard$x "$SLUICE" shard --seq-len 2048 --pad 4 "$T/dna$x.tok" -o "$T/shard$x" >/dev/null
+done
+check "shard" $(((5 * 4 + 16) * MiB)) $((8 * MiB)) "$(KB shard1)" "$(KB shard4)" "$(KB shard16)"
+
+# ---- score (tiny model): --batch-tokens (16384) tokens of activations + 16 MiB
+for x in 1 4 16; do
+  "$SLUICE" tokenize dna "$T/sdna$x.fa" -o "$T/sdna$x.tok"
+  peak_kb score$x "$SLUICE" score -@ 1 -m "$DATA/model/hf_f32" --force --to-stream "$T/sdna$x.tok" -o "$T/score$x.tok" >/dev/null
+done
+check "score" $((32 * MiB)) $((8 * MiB)) "$(KB score1)" "$(KB score4)" "$(KB score16)"
+
+# ---- filter: one document (5 bytes per token of the longest) + 16 MiB; the
+# percentiles of --keep-pct come from a first pass
+for x in 1 4 16; do
+  peak_kb filter$x "$SLUICE" filter --field tokens --keep-pct 10:90 "$T/dna$x.tok" -o "$T/filter$x.tok" >/dev/null
+done
+check "filter" $(((5 * 4 + 16) * MiB)) $((8 * MiB)) "$(KB filter1)" "$(KB filter4)" "$(KB filter16)"

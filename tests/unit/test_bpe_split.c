@@ -1,0 +1,284 @@
+/* The Split + ByteLevel pipelines (pre-tokenizer Sequence [Split(regex,
+ * Isolated), ByteLevel without regex]) of Llama-3 (BPE with ignore_merges)
+ * and Qwen2 (its pattern takes single digits; NFC normalizer) against
+ * Hugging Face tokenizers 0.23.3, on fixtures made by tests/bpe/make_split.py
+ * from small tokenizers trained with those pipelines (NAME-tiny-tokenizer.json;
+ * in llama3's, 40 corpus words are vocabulary entries without merges, so
+ * only ignore_merges gives them one id):
+ * - NAME-splits.jsonl: 3000 random strings over an alphabet aimed at the
+ *   regex (contractions in both cases and with U+017F, letters, marks,
+ *   digits, Unicode spaces, CR/LF, punctuation): HF's piece ends must equal
+ *   the scanner's and PCRE2's, and HF's ids ours;
+ * - expected-NAME.jsonl: the test corpus in parse and plain modes, and
+ *   HF's decode;
+ * - ignore_merges is what gives the whole-word ids: with it switched off in
+ *   the file, none of those ids can appear (no merge makes them);
+ * - pipelines this path does not implement are refused by name. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "stream/io.h"
+#include "stream/json.h"
+#include "tokenize/bpe_internal.h"
+
+static const char *path(const char *rel)
+{
+    const char *src = getenv("SLUICE_SRC");
+    static char buf[4096];
+    snprintf(buf, sizeof buf, "%s/tests/data/bpe/%s", src ? src : ".", rel);
+    return buf;
+}
+
+static char *slurp(const char *rel, size_t *n)
+{
+    sl_err e = {{0}};
+    char *t;
+    if (sl_read_file(path(rel), &t, n, &e))
+        fail_msg("%s", e.msg);
+    return t;
+}
+
+static const char *name = "llama3"; /* the fixture set */
+
+static const char *fixture(const char *what)
+{
+    static char buf[256];
+    snprintf(buf, sizeof buf, what, name);
+    return buf;
+}
+
+static sl_bpe *load(void)
+{
+    sl_err e = {{0}};
+    sl_bpe *b = sl_bpe_load(path(fixture("%s-tiny-tokenizer.json")), &e);
+    if (!b)
+        fail_msg("%s", e.msg);
+    return b;
+}
+
+/* The fixture's text with its first `from` replaced by `to`. */
+static sl_buf replaced(const char *from, const char *to)
+{
+    size_t n;
+    char *json = slurp(fixture("%s-tiny-tokenizer.json"), &n);
+    char *at = strstr(json, from);
+    if (!at)
+        fail_msg("fixture lacks %s", from);
+    sl_buf b = {0};
+    sl_buf_append(&b, json, (size_t)(at - json));
+    sl_buf_puts(&b, to);
+    sl_buf_append(&b, at + strlen(from), n - (size_t)(at - json) - strlen(from));
+    free(json);
+    return b;
+}
+
+static int ids_equal(const sl_ids *got, const sl_json *arr)
+{
+    if (!arr || arr->type != SL_JSON_ARRAY || arr->n != got->n)
+        return 0;
+    for (size_t i = 0; i < arr->n; i++) {
+        int64_t v;
+        if (!sl_json_is_int(arr->kids[i], &v) || v != got->v[i])
+            return 0;
+    }
+    return 1;
+}
+
+/* Calls fn on each line of a fixture as parsed JSON. */
+static size_t each_line(const char *rel, void (*fn)(const sl_json *o, void *ctx), void *ctx)
+{
+    size_t n, lines = 0;
+    char *t = slurp(rel, &n);
+    sl_err e = {{0}};
+    for (char *p = t; p < t + n;) {
+        char *nl = memchr(p, '\n', (size_t)(t + n - p));
+        size_t len = nl ? (size_t)(nl - p) : (size_t)(t + n - p);
+        sl_json_doc *d = sl_json_parse(p, len, NULL, &e);
+        if (!d)
+            fail_msg("%s: %s", rel, e.msg);
+        fn(sl_json_root(d), ctx);
+        sl_json_free(d);
+        lines++;
+        p += len + 1;
+    }
+    free(t);
+    return lines;
+}
+
+typedef struct {
+    sl_bpe *b;
+    sl_bpe_state *s;
+    size_t bad_split, bad_ids;
+} split_ctx;
+
+static void check_split(const sl_json *o, void *c)
+{
+    split_ctx *x = c;
+    const sl_json *text = sl_json_get(o, "text");
+    assert_non_null(text);
+    sl_ids ends = {0}, ids = {0};
+    sl_err e = {{0}};
+    assert_int_equal(sl_bpe_pretokenize(x->b, x->s, text->str, text->str_len, &ends), 0);
+    if (!ids_equal(&ends, sl_json_get(o, "ends")) && x->bad_split++ < 5)
+        fprintf(stderr, "split of '%s' differs from HF\n", text->str);
+    assert_int_equal(sl_bpe_encode(x->b, x->s, text->str, text->str_len, SL_SPECIAL_PARSE, &ids, &e), 0);
+    if (!ids_equal(&ids, sl_json_get(o, "ids")) && x->bad_ids++ < 5)
+        fprintf(stderr, "ids of '%s' differ from HF\n", text->str);
+    sl_ids_free(&ends);
+    sl_ids_free(&ids);
+}
+
+static void test_splits(void **state)
+{
+    (void)state;
+    for (int scan = 1; scan >= 0; scan--) {
+        split_ctx x = {.b = load()};
+        sl_bpe_set_scanner(x.b, scan);
+        x.s = sl_bpe_state_new(x.b);
+        assert_int_equal(each_line(fixture("%s-splits.jsonl"), check_split, &x), 3000);
+        assert_int_equal(x.bad_split, 0);
+        assert_int_equal(x.bad_ids, 0);
+        sl_bpe_state_free(x.s);
+        sl_bpe_free(x.b);
+    }
+}
+
+typedef struct {
+    sl_bpe *b, *merging;
+    sl_bpe_state *s, *ms;
+    const char *corpus, *end;
+    size_t bad, whole_words, merged_whole_words;
+} corpus_ctx;
+
+static size_t count_whole_words(const sl_ids *ids)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < ids->n; i++)
+        k += ids->v[i] >= 800 && ids->v[i] < 840; /* the entries without merges */
+    return k;
+}
+
+static void check_doc(const sl_json *want, void *c)
+{
+    corpus_ctx *x = c;
+    const char *nl = memchr(x->corpus, '\n', (size_t)(x->end - x->corpus));
+    assert_non_null(nl);
+    sl_err e = {{0}};
+    sl_json_doc *d = sl_json_parse(x->corpus, (size_t)(nl - x->corpus), NULL, &e);
+    assert_non_null(d);
+    x->corpus = nl + 1;
+    const sl_json *text = sl_json_get(sl_json_root(d), "text");
+    const char *id = sl_json_get_str(want, "id");
+    assert_string_equal(sl_json_get_str(sl_json_root(d), "id"), id);
+    sl_ids ids = {0};
+    sl_buf dec = {0};
+    assert_int_equal(sl_bpe_encode(x->b, x->s, text->str, text->str_len, SL_SPECIAL_PLAIN, &ids, &e), 0);
+    if (!ids_equal(&ids, sl_json_get(want, "plain")) && x->bad++ < 5)
+        fprintf(stderr, "plain %s differs from HF\n", id);
+    ids.n = 0;
+    assert_int_equal(sl_bpe_encode(x->b, x->s, text->str, text->str_len, SL_SPECIAL_PARSE, &ids, &e), 0);
+    if (!ids_equal(&ids, sl_json_get(want, "parse")) && x->bad++ < 5)
+        fprintf(stderr, "parse %s differs from HF\n", id);
+    x->whole_words += count_whole_words(&ids);
+    assert_int_equal(sl_bpe_decode(x->b, ids.v, ids.n, &dec, &e), 0);
+    const sl_json *hd = sl_json_get(want, "decoded");
+    if ((dec.len != hd->str_len || memcmp(dec.data ? dec.data : "", hd->str, dec.len)) && x->bad++ < 5)
+        fprintf(stderr, "decode %s differs from HF\n", id);
+    ids.n = 0;
+    assert_int_equal(sl_bpe_encode(x->merging, x->ms, text->str, text->str_len, SL_SPECIAL_PARSE, &ids, &e), 0);
+    x->merged_whole_words += count_whole_words(&ids);
+    sl_ids_free(&ids);
+    sl_buf_free(&dec);
+    sl_json_free(d);
+}
+
+static void test_corpus(void **state)
+{
+    (void)state;
+    size_t cn;
+    sl_buf off = !strcmp(name, "llama3") ? replaced("\"ignore_merges\":true", "\"ignore_merges\":false")
+                                         : replaced("\"ignore_merges\":false", "\"ignore_merges\":false");
+    sl_err e = {{0}};
+    corpus_ctx x = {.b = load(), .merging = sl_bpe_load_mem(off.data, off.len, NULL, 0, "merging", &e)};
+    assert_non_null(x.merging);
+    assert_int_equal(x.merging->ignore_merges, 0);
+    assert_int_equal(x.b->ignore_merges, !strcmp(name, "llama3"));
+    assert_int_equal(x.b->pretok, !strcmp(name, "llama3") ? SL_PRETOK_LLAMA3 : SL_PRETOK_QWEN2);
+    x.s = sl_bpe_state_new(x.b);
+    x.ms = sl_bpe_state_new(x.merging);
+    char *corpus = slurp("corpus.jsonl", &cn);
+    x.corpus = corpus;
+    x.end = corpus + cn;
+    assert_true(each_line(fixture("expected-%s.jsonl"), check_doc, &x) > 150);
+    assert_int_equal(x.bad, 0);
+    if (!strcmp(name, "llama3")) {
+        assert_true(x.whole_words >= 40);          /* ignore_merges gives the whole words (40 in HF ids)... */
+        assert_int_equal(x.merged_whole_words, 0); /* ...which merges alone never make */
+    }
+    sl_bpe_state_free(x.s);
+    sl_bpe_state_free(x.ms);
+    sl_bpe_free(x.b);
+    sl_bpe_free(x.merging);
+    free(corpus);
+    sl_buf_free(&off);
+}
+
+/* The fixture with one piece of text replaced must be refused with msg. */
+static void refused(const char *from, const char *to, const char *msg)
+{
+    sl_buf b = replaced(from, to);
+    sl_err e = {{0}};
+    sl_bpe *t = sl_bpe_load_mem(b.data, b.len, NULL, 0, "l3.json", &e);
+    if (t)
+        fail_msg("accepted with %s", to);
+    if (!strstr(e.msg, msg))
+        fail_msg("'%s' lacks '%s'", e.msg, msg);
+    sl_buf_free(&b);
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    name = "llama3";
+    refused("|\\\\s+(?!\\\\S)|\\\\s+\"}", "|\\\\s+\"}",
+            "l3.json: pre_tokenizer Split: only the Llama-3 and Qwen2 regexes");
+    refused("\"behavior\":\"Isolated\"", "\"behavior\":\"Removed\"", "behavior 'Removed' is not supported");
+    refused("\"invert\":false", "\"invert\":true", "Split: invert is not supported");
+    refused("\"use_regex\":false}]", "\"use_regex\":true}]",
+            "after Split must have use_regex and add_prefix_space false");
+    refused("\"add_prefix_space\":false,\"trim_offsets\":true,\"use_regex\":false}]",
+            "\"add_prefix_space\":true,\"trim_offsets\":true,\"use_regex\":false}]",
+            "after Split must have use_regex and add_prefix_space false");
+    refused("\"post_processor\":{\"type\":\"TemplateProcessing\"", "\"post_processor\":{\"type\":\"BertProcessing\"",
+            "post_processor 'BertProcessing' is not supported");
+}
+
+static void test_llama3(void **state)
+{
+    name = "llama3";
+    test_splits(state);
+    test_corpus(state);
+}
+
+static void test_qwen2(void **state)
+{
+    name = "qwen2";
+    test_splits(state);
+    test_corpus(state);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_llama3),
+        cmocka_unit_test(test_qwen2),
+        cmocka_unit_test(test_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,167 @@
+/* The tokenizer interface (tokenizer.h) over the families of
+ * tokenizer_impl.h. */
+#include "tokenize/tokenizer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tokenize/tokenizer_impl.h"
+
+/* Probed in this order; the last one (the Hugging Face / GPT-2 loader)
+ * takes what no other claimed and says what is wrong with it. */
+static const sl_tok_family *const families[] = {&sl_tok_family_char, &sl_tok_family_bpe};
+#define N_FAMILIES (sizeof families / sizeof *families)
+
+struct sl_tok_state {
+    const sl_tokenizer *t;
+    void *impl;
+};
+
+void sl_ids_push(sl_ids *a, uint32_t id)
+{
+    if (a->n == a->cap) {
+        a->cap = a->cap ? 2 * a->cap : 256;
+        a->v = sl_xrealloc(a->v, a->cap * sizeof *a->v);
+    }
+    a->v[a->n++] = id;
+}
+
+void sl_ids_free(sl_ids *a)
+{
+    free(a->v);
+    a->v = NULL;
+    a->n = a->cap = 0;
+}
+
+sl_tokenizer *sl_tokenizer_new(const sl_tok_family *f, const sl_tok_ops *ops, void *impl)
+{
+    sl_tokenizer *t = sl_xcalloc(1, sizeof *t);
+    t->family = f;
+    t->ops = ops;
+    t->impl = impl;
+    t->modality = SL_MOD_TEXT;
+    for (int i = 0; i < SL_TOK_N_SPECIAL; i++)
+        t->special[i] = -1;
+    return t;
+}
+
+sl_tokenizer *sl_tokenizer_load(const char *path, const sl_tokenizer_opts *o, sl_err *err)
+{
+    static const sl_tokenizer_opts defaults = SL_TOKENIZER_OPTS_INIT;
+    if (!o)
+        o = &defaults;
+    if (o->family) {
+        for (size_t i = 0; i < N_FAMILIES; i++)
+            if (!strcmp(families[i]->name, o->family))
+                return families[i]->load(path, o, err);
+        sl_errf(err, "%s: no tokenizer family '%s'", path, o->family);
+        return NULL;
+    }
+    struct stat st;
+    int is_dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    unsigned char head[64];
+    size_t got = 0;
+    if (!is_dir) {
+        FILE *f = fopen(path, "rb");
+        if (f) {
+            got = fread(head, 1, sizeof head, f);
+            fclose(f);
+        }
+    }
+    for (size_t i = 0; i + 1 < N_FAMILIES; i++)
+        if (families[i]->probe(path, is_dir, head, got))
+            return families[i]->load(path, o, err);
+    return families[N_FAMILIES - 1]->load(path, o, err);
+}
+
+sl_tokenizer *sl_tokenizer_from_header(const sl_ts_header *h, const char *name, sl_err *err)
+{
+    for (size_t i = 0; i < N_FAMILIES; i++)
+        if (families[i]->in_header && families[i]->in_header(h))
+            return families[i]->from_header(h, name, err);
+    sl_errf(err, "%s: the stream has no character vocabulary in its header", name);
+    return NULL;
+}
+
+int sl_tokenizer_in_header(const sl_ts_header *h)
+{
+    for (size_t i = 0; i < N_FAMILIES; i++)
+        if (families[i]->in_header && families[i]->in_header(h))
+            return 1;
+    return 0;
+}
+
+void sl_tokenizer_free(sl_tokenizer *t)
+{
+    if (!t)
+        return;
+    t->ops->free(t->impl);
+    free(t->extra);
+    free(t);
+}
+
+const char *sl_tokenizer_family(const sl_tokenizer *t)
+{
+    return t->family->name;
+}
+const char *sl_tokenizer_name(const sl_tokenizer *t)
+{
+    return t->name;
+}
+const char *sl_tokenizer_fingerprint(const sl_tokenizer *t)
+{
+    return t->fingerprint;
+}
+uint32_t sl_tokenizer_vocab_size(const sl_tokenizer *t)
+{
+    return t->vocab_size;
+}
+int64_t sl_tokenizer_special(const sl_tokenizer *t, sl_tok_special which)
+{
+    return (unsigned)which < SL_TOK_N_SPECIAL ? t->special[which] : -1;
+}
+int64_t sl_tokenizer_token_id(const sl_tokenizer *t, const char *text)
+{
+    return t->ops->token_id(t, text);
+}
+
+void sl_tokenizer_header(const sl_tokenizer *t, sl_ts_header *h)
+{
+    sl_ts_header_init(h, t->modality, t->vocab_size);
+    int64_t *ids[SL_TOK_N_SPECIAL] = {&h->eos, &h->bos, &h->pad, &h->unk};
+    for (int i = 0; i < SL_TOK_N_SPECIAL; i++)
+        *ids[i] = t->special[i] >= 0 ? t->special[i] : SL_TS_NO_ID;
+    snprintf(h->fingerprint, sizeof h->fingerprint, "%s", t->fingerprint);
+    snprintf(h->tokenizer, sizeof h->tokenizer, "%s", t->name);
+    if (t->extra)
+        sl_ts_header_set_extra(h, t->extra);
+}
+
+sl_tok_state *sl_tok_state_new(const sl_tokenizer *t)
+{
+    sl_tok_state *s = sl_xcalloc(1, sizeof *s);
+    s->t = t;
+    s->impl = t->ops->state_new ? t->ops->state_new(t->impl) : NULL;
+    return s;
+}
+
+void sl_tok_state_free(sl_tok_state *s)
+{
+    if (!s)
+        return;
+    if (s->t->ops->state_free)
+        s->t->ops->state_free(s->impl);
+    free(s);
+}
+
+int sl_tokenizer_encode(const sl_tokenizer *t, sl_tok_state *s, const char *text, size_t n, sl_ids *out, sl_err *err)
+{
+    return t->ops->encode(t, s->impl, text, n, out, err);
+}
+
+int sl_tokenizer_decode(const sl_tokenizer *t, const uint32_t *ids, size_t n, sl_buf *out, sl_err *err)
+{
+    return t->ops->decode(t, ids, n, out, err);
+}

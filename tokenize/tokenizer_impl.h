@@ -1,0 +1,57 @@
+/* What a tokenizer family implements behind tokenize/tokenizer.h (not a
+ * public interface).
+ *
+ * A family is one file, tokenize/tok_<family>.c, defining an
+ * sl_tok_family: how to recognise its files (probe), how to load them, and
+ * the operations of a loaded tokenizer. tokenizer.c lists the families in
+ * the order they are probed; adding one (SentencePiece .model, tiktoken
+ * rank files, another tokenizer.json pipeline) is adding its file and a
+ * line there, and the CLI and the stages pick it up. */
+#ifndef SLUICE_TOKENIZE_TOKENIZER_IMPL_H
+#define SLUICE_TOKENIZE_TOKENIZER_IMPL_H
+
+#include "tokenize/tokenizer.h"
+
+typedef struct sl_tok_ops {
+    void (*free)(void *impl);
+    /* per-thread state; NULL when the family needs none */
+    void *(*state_new)(const void *impl);
+    void (*state_free)(void *state);
+    int (*encode)(const sl_tokenizer *t, void *state, const char *text, size_t n, sl_ids *out, sl_err *err);
+    int (*decode)(const sl_tokenizer *t, const uint32_t *ids, size_t n, sl_buf *out, sl_err *err);
+    int64_t (*token_id)(const sl_tokenizer *t, const char *text);
+} sl_tok_ops;
+
+typedef struct sl_tok_family {
+    const char *name; /* "bpe", "char" */
+    /* 1 when path is this family's: head = its first head_len bytes (0 for a
+     * directory, is_dir set). Probed in list order; the last family takes
+     * whatever no other claimed and reports what is wrong with it. */
+    int (*probe)(const char *path, int is_dir, const unsigned char *head, size_t head_len);
+    sl_tokenizer *(*load)(const char *path, const sl_tokenizer_opts *o, sl_err *err);
+    /* 1 when a stream header carries this family's tokenizer, which
+     * from_header then loads; NULL hooks: never in a header */
+    int (*in_header)(const sl_ts_header *h);
+    sl_tokenizer *(*from_header)(const sl_ts_header *h, const char *name, sl_err *err);
+} sl_tok_family;
+
+/* A loaded tokenizer: what every family fills (through sl_tokenizer_new). */
+struct sl_tokenizer {
+    const sl_tok_family *family;
+    const sl_tok_ops *ops;
+    void *impl;
+    uint32_t vocab_size;
+    int64_t special[SL_TOK_N_SPECIAL]; /* -1 = none */
+    int modality;                      /* sl_modality */
+    sl_special_mode special_mode;
+    char name[256];
+    char fingerprint[72];
+    char *extra; /* header "extra" JSON, or NULL */
+};
+
+/* A tokenizer with no special ids, modality text, owning impl. */
+sl_tokenizer *sl_tokenizer_new(const sl_tok_family *f, const sl_tok_ops *ops, void *impl);
+
+extern const sl_tok_family sl_tok_family_char, sl_tok_family_bpe;
+
+#endif
