@@ -518,20 +518,20 @@ static int run(sl_cli *cli, int argc, char **argv)
     sl_part part;
     sl_slice *pieces = NULL; /* --part: this part's files */
     size_t npieces = 0;
+    const char **pf = NULL; /* their paths */
     if (sl_cli_part(cli, &so, &part)) {
         if (o.bed || o.em.rc_prob > 0)
             sl_cli_usage_error(cli, "--part: %s depends on the whole input (run it as one process)",
                                o.bed ? "--bed" : "--revcomp-prob (its draws follow the document ordinal)");
         pieces = sl_cli_slices(cli, &part, files, (size_t)nfiles, sl_fastq_cut, NULL, &npieces);
-        const char **pf = sl_xcalloc(npieces + 1, sizeof *pf);
+        pf = sl_xcalloc(npieces + 1, sizeof *pf);
         for (size_t i = 0; i < npieces; i++)
             pf[i] = pieces[i].path;
         files = pf;
         nfiles = (int)npieces;
     }
     if (sl_cli_skip_existing(cli, &so, SL_SKIP_TOKENS)) {
-        if (pieces)
-            free((void *)files);
+        free(pf);
         sl_slices_free(pieces, npieces);
         return 0;
     }
@@ -553,8 +553,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     sl_progress *pg = sl_progress_start("tokenize dna", "docs", cli->progress);
     dna_emitter *em = dna_emitter_new(&o.em, w, pg);
     int rc = o.bed ? run_bed(cli, &o, em, files[0], &err) : run_records(&o, em, files, nfiles, pieces, &err);
-    if (pieces)
-        free((void *)files);
+    free(pf);
     sl_slices_free(pieces, npieces);
     if (!rc)
         rc = dna_emit_flush(em, &err);
