@@ -390,6 +390,11 @@ sl_input *sl_input_callbacks(sl_read_fn read, void *ctx, const char *name, sl_er
     return in;
 }
 
+sl_compression sl_compression_sniff(const void *head, size_t n)
+{
+    return detect(head, n);
+}
+
 sl_input *sl_input_callbacks_plain(sl_read_fn read, void *ctx, const char *name, sl_err *err)
 {
     sl_input *in = new_input(name);

@@ -62,6 +62,8 @@ uint64_t sl_input_offset(const sl_input *in);     /* decoded bytes consumed */
 uint64_t sl_input_raw_offset(const sl_input *in); /* compressed bytes consumed (progress) */
 int64_t sl_input_raw_size(const sl_input *in);    /* file size or -1 */
 sl_compression sl_input_compression(const sl_input *in);
+/* The compression that these first bytes of a file announce (as sl_input_open decides). */
+sl_compression sl_compression_sniff(const void *head, size_t n);
 void sl_input_close(sl_input *in);
 
 typedef struct sl_output sl_output;

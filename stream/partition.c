@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -127,36 +128,56 @@ static int is_ws(char c)
 
 /* '\n' bytes and non-blank lines in the bytes [0, end) of the file, end
  * being a line start. */
+/* Counts '\n' bytes and non-blank lines in buf[0, n) (the bytes at offset
+ * at of the file), carrying whether the current line has a non-blank byte. */
+static void count_in(const char *buf, size_t n, uint64_t at, uint64_t *nl, uint64_t *nd, int *nonblank)
+{
+    size_t i = 0;
+    if (at == 0 && n >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3))
+        i = 3; /* a byte order mark is not text */
+    while (i < n) {
+        if (!*nonblank) {
+            while (i < n && is_ws(buf[i]) && buf[i] != '\n')
+                i++;
+            if (i == n)
+                break;
+            if (buf[i] != '\n')
+                *nonblank = 1;
+        }
+        const char *p = memchr(buf + i, '\n', n - i);
+        if (!p)
+            break;
+        (*nl)++;
+        *nd += (uint64_t)*nonblank;
+        *nonblank = 0;
+        i = (size_t)(p - buf) + 1;
+    }
+}
+
+/* '\n' bytes and non-blank lines in the bytes [0, end) of the file, end
+ * being a line start. The bytes are mapped, not copied (the pass reads up
+ * to a whole file); pread where mapping fails. */
 static int count_lines(int fd, const char *path, uint64_t end, char *buf, uint64_t *lines, uint64_t *docs, sl_err *err)
 {
+    enum { WINDOW = 64 << 20 }; /* a multiple of any page size */
     uint64_t nl = 0, nd = 0, at = 0;
     int nonblank = 0;
     while (at < end) {
-        size_t want = end - at < CHUNK ? (size_t)(end - at) : CHUNK;
+        size_t want = end - at < WINDOW ? (size_t)(end - at) : WINDOW;
+        void *m = mmap(NULL, want, PROT_READ, MAP_PRIVATE, fd, (off_t)at);
+        if (m != MAP_FAILED) {
+            madvise(m, want, MADV_SEQUENTIAL);
+            count_in(m, want, at, &nl, &nd, &nonblank);
+            munmap(m, want);
+            at += want;
+            continue;
+        }
+        want = want < CHUNK ? want : CHUNK;
         long k = pread_full(fd, buf, want, at);
         if (k <= 0)
             return sl_errf(err, "%s: cannot read at byte %llu: %s", path, (unsigned long long)at,
                            k < 0 ? strerror(errno) : "the file became shorter");
-        size_t i = 0, n = (size_t)k;
-        if (at == 0 && n >= 3 && !memcmp(buf, "\xEF\xBB\xBF", 3))
-            i = 3; /* a byte order mark is not text */
-        while (i < n) {
-            if (!nonblank) {
-                while (i < n && is_ws(buf[i]) && buf[i] != '\n')
-                    i++;
-                if (i == n)
-                    break;
-                if (buf[i] != '\n')
-                    nonblank = 1;
-            }
-            const char *p = memchr(buf + i, '\n', n - i);
-            if (!p)
-                break;
-            nl++;
-            nd += (uint64_t)nonblank;
-            nonblank = 0;
-            i = (size_t)(p - buf) + 1;
-        }
+        count_in(buf, (size_t)k, at, &nl, &nd, &nonblank);
         at += (uint64_t)k;
     }
     *lines = nl;
@@ -367,16 +388,15 @@ int sl_plain_file_head(const char *path, unsigned char *head, size_t cap, size_t
         return sl_errf(err, "%s: %s", path, strerror(errno));
     if (!S_ISREG(st.st_mode))
         return 0;
-    sl_input *in = sl_input_open(path, err);
-    if (!in)
-        return -1;
-    int plain = sl_input_compression(in) == SL_COMP_NONE;
-    long k = plain ? sl_input_peek(in, head, cap, err) : 0;
-    sl_input_close(in);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return sl_errf(err, "%s: cannot open: %s", path, strerror(errno));
+    long k = pread_full(fd, head, cap, 0); /* only these bytes: no decoding, no read-ahead */
+    close(fd);
     if (k < 0)
-        return -1;
+        return sl_errf(err, "%s: cannot read: %s", path, strerror(errno));
     *n = (size_t)k;
-    return plain;
+    return sl_compression_sniff(head, *n) == SL_COMP_NONE;
 }
 
 int sl_lines_cut(void *ctx, const char *path, int *kind, sl_err *err)
