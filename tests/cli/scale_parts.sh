@@ -126,4 +126,29 @@ SLURM_ARRAY_TASK_ID=12 SLURM_ARRAY_TASK_MIN=10 SLURM_ARRAY_TASK_MAX=12 SLURM_ARR
 cmp "$T/s2" "$T/p2" || fail "--part slurm is not part 2/3 of an array 10-12"
 expect_fail 2 'not a contiguous range' -- env SLURM_ARRAY_TASK_ID=4 SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_MAX=8 \
   SLURM_ARRAY_TASK_COUNT=5 "$S" read --part slurm "$T/a.jsonl"
-echo "scale_parts: ok"
+echo "scale_parts: stages ok"
+
+# ---- filter --scores: several files or a directory of part files give the
+# cutoffs of all the scores (the same selection as one file of all of them)
+awk 'BEGIN { srand(9); for (i = 0; i < 500; i++) printf "{\"id\":\"k%03d\",\"ids\":[1,2,%d]}\n", i, i % 50 }' > "$T/k.jsonl"
+"$S" tokenize ids -q --vocab-size 100 "$T/k.jsonl" -o "$T/k.tok"
+awk 'BEGIN { srand(10); for (i = 0; i < 500; i++) printf "{\"id\":\"k%03d\",\"nll\":%.6f}\n", i, rand() * 1000 }' > "$T/k.scores"
+mkdir "$T/ks"
+awk '{ print > sprintf("'"$T"'/ks/scores-%d-of-3.jsonl", (NR - 1) * 3 / 500) }' "$T/k.scores"
+[ "$(ls "$T/ks" | wc -l)" = 3 ] || fail "fixture: 3 score parts"
+for sel in "--keep-pct 10:70" "--bucket middle" "--bucket head --cutoffs 20:50"; do
+  # shellcheck disable=SC2086
+  "$S" filter -q $sel --field nll --scores "$T/k.scores" "$T/k.tok" -o "$T/kw.tok"
+  # shellcheck disable=SC2086
+  "$S" filter -q $sel --field nll --scores "$T/ks" "$T/k.tok" -o "$T/kd.tok"
+  # shellcheck disable=SC2086
+  "$S" filter -q $sel --field nll --scores "$T/ks/scores-0-of-3.jsonl" --scores "$T/ks/scores-1-of-3.jsonl" \
+    --scores "$T/ks/scores-2-of-3.jsonl" "$T/k.tok" -o "$T/kf.tok"
+  cmp "$T/kw.tok" "$T/kd.tok" || fail "filter $sel --scores DIR differs from one score file"
+  cmp "$T/kw.tok" "$T/kf.tok" || fail "filter $sel --scores repeated differs from one score file"
+  n=$("$S" cat "$T/kw.tok" | wc -l)
+  [ "$n" -gt 50 ] && [ "$n" -lt 450 ] || fail "filter $sel kept $n of 500"
+done
+rm "$T/ks/scores-1-of-3.jsonl"
+expect_fail 1 'part 1 of 3 is missing' -- "$S" filter --keep-pct 10:70 --field nll --scores "$T/ks" "$T/k.tok" -o "$T/x.tok"
+echo "scale_parts: filter --scores ok"
