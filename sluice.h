@@ -64,13 +64,16 @@ extern "C" {
 #include "audio/wavwrite.h"
 #include "audio/tokenize.h"
 
-/* packing, warmup schedules, shard directories, Megatron datasets */
+/* packing, warmup schedules, shard directories, Megatron datasets, mixing */
 #include "shard/pack.h"
 #include "shard/packed.h"
 #include "shard/warmup.h"
 #include "shard/view.h"
 #include "shard/shard.h"
 #include "shard/megatron.h"
+#include "shard/meta.h"
+#include "shard/stage.h"
+#include "shard/mix.h"
 
 /* compute backends, checkpoints, models (the interface, Mamba-1), scoring and filtering */
 #include "kernels/backend.h"

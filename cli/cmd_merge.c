@@ -14,10 +14,11 @@
 #include "stream/io.h"
 
 static const char help[] = "Shard directories: every SRC must have the same seq_len, dtype, vocab,\n"
-                           "tokenizer fingerprint, special ids, layout and warmup SPEC. Rows of each split\n"
-                           "are concatenated in argument order, document ordinals are renumbered after the\n"
-                           "previous sources, warmup stages are resolved again for the merged size;\n"
-                           "documents.jsonl keeps every line's metadata and documents.idx is rebuilt.\n"
+                           "tokenizer fingerprint, special ids, layout, memory slots and warmup SPEC.\n"
+                           "Rows of each split are concatenated in argument order, document ordinals are\n"
+                           "renumbered after the previous sources, warmup stages are resolved again for the\n"
+                           "merged size; documents.jsonl keeps every line's metadata and documents.idx is\n"
+                           "rebuilt.\n"
                            "Each SRC is verified (checksums) first. DST is written atomically. Document\n"
                            "ids are not checked for duplicates here (shard and pack check them).\n\n"
                            "Megatron datasets (SRC = a prefix with SRC.idx and SRC.bin): the .bin files\n"
@@ -52,10 +53,11 @@ static int merge_shards(sl_cli *cli, char **srcs, int n, int force, uint64_t max
         const sl_shard_info *b = sl_shard_get_info(s[i]);
         if (a->seq_len != b->seq_len || a->dtype_bytes != b->dtype_bytes || a->vocab_size != b->vocab_size ||
             strcmp(a->fingerprint, b->fingerprint) || a->eos != b->eos || a->bos != b->bos || a->pad != b->pad ||
-            a->layout != b->layout || a->batch != b->batch || !same_str(a->warmup, b->warmup)) {
+            a->layout != b->layout || a->batch != b->batch || !same_str(a->warmup, b->warmup) ||
+            a->mem_tokens != b->mem_tokens || a->mem_id != b->mem_id || a->mem_write != b->mem_write) {
             sl_errf(err,
-                    "%s: does not match %s (seq_len, dtype, vocab, fingerprint, special ids, layout and warmup "
-                    "must be equal)",
+                    "%s: does not match %s (seq_len, dtype, vocab, fingerprint, special ids, layout, warmup "
+                    "and memory slots must be equal)",
                     srcs[i], srcs[0]);
             goto done;
         }

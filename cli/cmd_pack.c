@@ -4,12 +4,9 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/inputs.h"
 #include "cli/pack_opts.h"
-#include "shard/packed.h"
+#include "shard/stage.h"
 #include "stream/io.h"
-#include "stream/progress.h"
-#include "stream/tokstream.h"
 
 static const char help[] =
     "Packs the documents of a token stream into rows of --seq-len tokens and\n"
@@ -33,6 +30,12 @@ static const char help[] =
     "  --layout LAYOUT     sequential (default) or recurrent: rows in steps of --batch,\n"
     "                      row b of step t+1 continues row b of step t\n"
     "  --batch B           rows per step for --layout recurrent\n"
+    "  --memory-tokens K   with --layout recurrent: K memory positions (token\n"
+    "                      --memory-id ID) at the start of every row, RMT's read\n"
+    "                      memory; documents fill the rest (docs/longctx.md)\n"
+    "  --memory-id ID      the token id of a memory position\n"
+    "  --memory-write      also K memory positions at the end of every row (RMT's\n"
+    "                      write memory)\n"
     "  --warmup SPEC       sequence-length warmup: rows are cut at the longest stage\n"
     "                      length and SPEC is recorded for `sluice shard` (grammar in\n"
     "                      docs/shards.md: double:MIN..MAX[,epochs=E][,batch=B],\n"
@@ -45,138 +48,34 @@ static const char help[] =
     "example:\n"
     "  sluice tokenize bpe --tokenizer tok.json docs.jsonl | sluice pack --seq-len 2048 -o rows.tok\n";
 
-/* Options shared with `sluice shard` (kept in step with cmd_shard.c). */
-
-/* Rows are written one row late: a row carries the records of the documents
- * added before it is written (so a record never comes after its document's
- * first piece), and the last row also those of documents after it (dropped or
- * empty ones that have no piece). */
-typedef struct {
-    sl_ts_writer *w;
-    sl_doc *d; /* the held row */
-    int held;
-    sl_buf *b;
-    sl_buf recs; /* records not yet written */
-    uint32_t L;
-} pack_ctx;
-
-static int flush_held(pack_ctx *ctx, sl_err *e)
-{
-    if (!ctx->held)
-        return 0;
-    sl_packed_add_docs(ctx->d, ctx->recs.data ? ctx->recs.data : "", ctx->recs.len, ctx->b);
-    sl_buf_clear(&ctx->recs);
-    ctx->held = 0;
-    return sl_ts_write_doc(ctx->w, ctx->d, e);
-}
-
-/* Row callback: one record per row. */
-static int on_row(void *vc, const sl_row *row, sl_err *e)
-{
-    pack_ctx *ctx = vc;
-    if (flush_held(ctx, e))
-        return -1;
-    sl_packed_encode(row, ctx->L, ctx->d, ctx->b);
-    ctx->held = 1;
-    return 0;
-}
-
 static int run(sl_cli *cli, int argc, char **argv)
 {
     static const struct option opts[] = {
         SL_PACK_LONG_OPTS, SL_META_LONG_OPTS, SL_IDS_LONG_OPTS, SL_CLI_COMMON_LONG, {0, 0, 0, 0}};
-    sl_pack_user u = SL_PACK_USER_INIT;
-    sl_cli_meta meta = {0};
+    sl_stage_opts o;
+    sl_stage_opts_default(&o);
     int c;
     while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, opts, NULL)) != -1)
-        if (!sl_cli_pack_option(cli, c, &u) && !sl_cli_meta_option(cli, c, &meta))
+        if (!sl_cli_stage_option(cli, c, &o))
             sl_cli_common(cli, c, argv[optind - 1]);
-    sl_cli_pack_check(cli, &u);
-    const char *path = optind < argc ? argv[optind] : "-";
+    sl_cli_stage_check(cli, &o);
+    o.progress = cli->progress;
 
     sl_err err = {{0}};
-    sl_ts_reader *r = sl_ts_reader_open_paths(argv + optind, (size_t)(argc - optind), &err);
-    sl_ts_header oh = {0};
-    sl_ts_writer *w = NULL;
-    sl_output *out = NULL;
-    sl_packer *pk = NULL;
-    sl_doc d = {0}, rowdoc = {0};
-    sl_buf scratch = {0};
-    sl_progress *pg = NULL;
-    pack_ctx ctx = {0};
-    int rc = -1;
-    if (!r)
-        goto done;
-    const sl_ts_header *h = sl_ts_reader_header(r);
-    sl_pack_opts po;
-    char *prev_warmup = NULL;
-    int packed = sl_packed_detect(h, &po, &prev_warmup, &err);
-    free(prev_warmup);
-    if (packed) {
-        if (packed > 0)
-            sl_errf(&err, "%s: the stream is already packed (rows of %u tokens)", sl_cli_src(r, path), po.seq_len);
-        else
-            sl_err_prefix(&err, "%s", sl_cli_src(r, path));
-        goto done;
-    }
-    sl_cli_pack_need_len(cli, &u);
-    if (sl_pack_resolve(&u, h, &po, &err))
-        goto done;
-    sl_packed_header(h, &po, u.warmup, &oh);
-    out = sl_output_open(cli->output, &err);
-    w = out ? sl_ts_writer_open(out, &oh, &err) : NULL;
-    if (!w)
-        goto done;
-    ctx = (pack_ctx){.w = w, .d = &rowdoc, .b = &scratch, .L = po.seq_len};
-    pk = sl_packer_new(&po, on_row, &ctx, &err);
-    if (!pk)
-        goto done;
-    pg = sl_progress_start("pack", "docs", cli->progress);
-    sl_cli_track(pg, r);
-    uint64_t ord = 0;
-    int k;
-    while ((k = sl_ts_read_doc(r, &d, &err)) == 1) {
-        const char *src = sl_cli_src(r, path);
-        if (sl_cli_meta_id(&meta, d.id, d.id_len, ord, src, &err) ||
-            sl_cli_meta_select(&meta, d.meta, d.meta_len, src, d.id, d.id_len, &err))
-            goto done;
-        int st = sl_pack_doc_status(&po, d.n_tokens);
-        sl_packed_put_docrec(&ctx.recs, ord, d.id, d.id_len, st, meta.buf.data, meta.buf.len);
-        if (sl_packer_add(pk, ord++, d.id, d.id_len, d.tokens, d.n_tokens, NULL, &err)) {
-            sl_err_prefix(&err, "%s: document '%s'", src, d.id);
-            goto done;
-        }
-        sl_progress_add(pg, 1, 0);
-        sl_progress_add_tokens(pg, d.n_tokens);
-    }
-    if (k < 0 || sl_packer_finish(pk, &err) || flush_held(&ctx, &err) || sl_ts_writer_finish(w, &err))
-        goto done;
-    w = NULL;
-    rc = sl_output_commit(out, &err);
-    out = NULL;
-    if (!rc) {
-        const sl_pack_stats *st = sl_packer_stats(pk);
-        if (st->truncated || st->dropped)
-            sl_cli_warn(cli, "%llu document(s) truncated, %llu dropped (%llu tokens cut)",
-                        (unsigned long long)st->truncated, (unsigned long long)st->dropped,
-                        (unsigned long long)st->cut_tokens);
-        sl_cli_meta_report(cli, &meta);
-    }
-done:
-    sl_progress_done(pg);
-    sl_packer_free(pk);
-    sl_ts_writer_abort(w);
+    sl_stage_stats st;
+    sl_output *out = sl_output_open(cli->output, &err);
+    int rc = out ? sl_pack_run(&o, (const char *const *)argv + optind, (size_t)(argc - optind), out, &st, &err) : -1;
+    sl_meta_sel_free(&o.fields);
+    if (!rc && (rc = sl_output_commit(out, &err)) == 0)
+        out = NULL;
     sl_output_abort(out);
-    sl_ts_header_free(&oh);
-    sl_doc_free(&d);
-    sl_doc_free(&rowdoc);
-    sl_buf_free(&scratch);
-    sl_buf_free(&ctx.recs);
-    sl_cli_meta_free(&meta);
-    sl_ts_reader_close(r);
     if (rc)
-        sl_cli_map_fields(&err, sl_cli_pack_fields);
-    return rc ? sl_cli_fail(cli, &err) : 0;
+        return sl_cli_stage_fail(cli, &err, rc);
+    if (st.truncated || st.dropped)
+        sl_cli_warn(cli, "%llu document(s) truncated, %llu dropped (%llu tokens cut)", (unsigned long long)st.truncated,
+                    (unsigned long long)st.dropped, (unsigned long long)st.cut_tokens);
+    sl_cli_stage_report(cli, &st);
+    return 0;
 }
 
 const sl_command sl_cmd_pack = {

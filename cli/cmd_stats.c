@@ -17,6 +17,8 @@ static const char help[] = "Prints one JSON object:\n"
                            "  document stream: documents, tokens, empty documents, min/max/mean length and a\n"
                            "    histogram of lengths in power-of-two buckets [lo, hi);\n"
                            "  packed stream (`sluice pack`): rows, pieces, document starts, padding;\n"
+                           "  with memory-token slots (--memory-tokens) also memory_tokens, memory_fraction\n"
+                           "    and overhead_fraction (padding and memory; pad_tokens excludes memory);\n"
                            "  shard directory: per split rows, tokens, padding fraction, documents and their\n"
                            "    length histogram (lengths include EOS/BOS); per warmup stage the batch, steps,\n"
                            "    tokens per step, and the rows, pieces and document starts of one epoch of\n"
@@ -73,6 +75,19 @@ static void put_frac(sl_buf *b, uint64_t a, uint64_t n)
     sl_json_put_num(b, n ? (double)a / (double)n : 0);
 }
 
+/* Memory-token slots (recurrent layout): the memory positions and the
+ * overhead, padding and memory together, as a fraction of the tokens. */
+static void put_memory(sl_buf *b, const char *ind, uint32_t k, int64_t id, int write, uint64_t mem, uint64_t pad,
+                       uint64_t tok)
+{
+    sl_buf_printf(b, ",\n%s\"memory\": {\"tokens\": %u, \"id\": %lld, \"write\": %s},\n%s\"memory_tokens\": %llu,\n",
+                  ind, k, (long long)id, write ? "true" : "false", ind, (unsigned long long)mem);
+    sl_buf_printf(b, "%s\"memory_fraction\": ", ind);
+    put_frac(b, mem, tok);
+    sl_buf_printf(b, ",\n%s\"overhead_fraction\": ", ind);
+    put_frac(b, mem + pad, tok);
+}
+
 static int stats_stream(char **paths, int n, sl_buf *b, sl_err *err)
 {
     const char *path = n ? paths[0] : "-";
@@ -113,14 +128,17 @@ static int stats_stream(char **paths, int n, sl_buf *b, sl_err *err)
             }
         }
         uint64_t tok = rows * po.seq_len;
+        uint64_t mem = rows * (sl_pack_mem_read(&po) + sl_pack_mem_write(&po));
         sl_buf_printf(b,
                       "  \"kind\": \"packed\",\n  \"seq_len\": %u,\n  \"layout\": \"%s\",\n  \"rows\": %llu,\n"
                       "  \"tokens\": %llu,\n  \"pieces\": %llu,\n  \"document_starts\": %llu,\n"
                       "  \"pad_tokens\": %llu,\n  \"pad_fraction\": ",
                       po.seq_len, po.layout == SL_LAYOUT_RECURRENT ? "recurrent" : "sequential",
                       (unsigned long long)rows, (unsigned long long)tok, (unsigned long long)pieces,
-                      (unsigned long long)starts, (unsigned long long)(tok - used));
-        put_frac(b, tok - used, tok);
+                      (unsigned long long)starts, (unsigned long long)(tok - used - mem));
+        put_frac(b, tok - used - mem, tok);
+        if (po.mem_tokens)
+            put_memory(b, "  ", po.mem_tokens, po.mem_id, po.mem_write, mem, tok - used - mem, tok);
         sl_buf_puts(b, "\n}\n");
     } else {
         lenstats ls = {0};
@@ -212,6 +230,9 @@ static int stats_dir(const char *dir, sl_buf *b, sl_err *err)
                       first ? "" : ",", sl_shard_split_names[k], (unsigned long long)sp->rows, sp->n_files,
                       (unsigned long long)sp->tokens, (unsigned long long)sp->pad_tokens);
         put_frac(b, sp->pad_tokens, sp->tokens);
+        if (info->mem_tokens)
+            put_memory(b, "      ", info->mem_tokens, info->mem_id, info->mem_write, sp->mem_tokens, sp->pad_tokens,
+                       sp->tokens);
         sl_buf_printf(b, ",\n      \"pieces\": %llu,\n", (unsigned long long)pieces);
         ls_put(b, &ls, "      ");
         sl_buf_puts(b, "\n    }");

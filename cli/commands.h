@@ -18,6 +18,7 @@ extern const sl_command sl_cmd_cat;
 extern const sl_command sl_cmd_stats;
 extern const sl_command sl_cmd_pack;
 extern const sl_command sl_cmd_shard;
+extern const sl_command sl_cmd_mix;
 extern const sl_command sl_cmd_export;
 extern const sl_command sl_cmd_import;
 extern const sl_command sl_cmd_merge;

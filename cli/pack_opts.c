@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shard/stage.h"
 #include "stream/err.h"
 
 int sl_cli_pack_option(const sl_cli *cli, int opt, sl_pack_user *u)
@@ -22,31 +23,34 @@ int sl_cli_pack_option(const sl_cli *cli, int opt, sl_pack_user *u)
     case SL_PO_LAYOUT: u->layout = sl_cli_choice(cli, "--layout", optarg, layouts); return 1;
     case SL_PO_BATCH: u->batch = sl_cli_int(cli, "--batch", optarg, 1, 1 << 24); return 1;
     case SL_PO_WARMUP: u->warmup = optarg; return 1;
+    case SL_PO_MEMK: u->mem_tokens = sl_cli_int(cli, "--memory-tokens", optarg, 1, 1ll << 30); return 1;
+    case SL_PO_MEMID: u->mem_id = sl_cli_int(cli, "--memory-id", optarg, 0, UINT32_MAX); return 1;
+    case SL_PO_MEMW: u->mem_write = 1; return 1;
     default: return 0;
     }
 }
 
 const sl_cli_field sl_cli_pack_fields[] = {
-    {"seq_len", "--seq-len"}, {"eos", "--eos"},       {"no_eos", "--no-eos"}, {"bos", "--bos"},
-    {"pad", "--pad"},         {"layout", "--layout"}, {"batch", "--batch"},   {"no_split", "--no-split"},
-    {"long_mode", "--long"},  {"warmup", "--warmup"}, {NULL, NULL},
+    {"seq_len", "--seq-len"},
+    {"eos", "--eos"},
+    {"no_eos", "--no-eos"},
+    {"bos", "--bos"},
+    {"pad", "--pad"},
+    {"layout", "--layout"},
+    {"batch", "--batch"},
+    {"no_split", "--no-split"},
+    {"long_mode", "--long"},
+    {"warmup", "--warmup"},
+    {"shuffle", "--shuffle"},
+    {"shuffle_window", "--shuffle-window"},
+    {"val_fraction", "--val-fraction"},
+    {"dtype", "--dtype"},
+    {"unique_ids", "--unique-ids"},
+    {"mem_tokens", "--memory-tokens"},
+    {"mem_id", "--memory-id"},
+    {"mem_write", "--memory-write"},
+    {NULL, NULL},
 };
-
-void sl_cli_pack_check(const sl_cli *cli, const sl_pack_user *u)
-{
-    /* the library's checks that need no input, as usage errors (exit 2) */
-    sl_err err = {{0}};
-    if (sl_pack_user_check(u, &err)) {
-        sl_cli_map_fields(&err, sl_cli_pack_fields);
-        sl_cli_usage_error(cli, "%s", err.msg);
-    }
-}
-
-void sl_cli_pack_need_len(const sl_cli *cli, const sl_pack_user *u)
-{
-    if (u->seq_len < 0 && !u->warmup)
-        sl_cli_usage_error(cli, "--seq-len L is required (or --warmup SPEC)");
-}
 
 int sl_cli_meta_option(const sl_cli *cli, int opt, sl_cli_meta *m)
 {
@@ -109,4 +113,49 @@ void sl_cli_meta_free(sl_cli_meta *m)
     free(m->first_dup);
     sl_buf_free(&m->buf);
     memset(m, 0, sizeof *m);
+}
+
+int sl_cli_stage_option(const sl_cli *cli, int opt, sl_stage_opts *o)
+{
+    if (sl_cli_pack_option(cli, opt, &o->pack))
+        return 1;
+    if (opt == SL_PO_UNIQUE) {
+        o->unique_ids = 1;
+        return 1;
+    }
+    if (opt != SL_PO_KEEP && opt != SL_PO_DROP)
+        return 0;
+    int mode = opt == SL_PO_KEEP ? SL_META_KEEP : SL_META_DROP;
+    if (o->fields.mode != SL_META_ALL && o->fields.mode != mode)
+        sl_cli_usage_error(cli, "--keep-fields and --drop-fields exclude each other");
+    sl_err err = {{0}};
+    if (sl_meta_sel_parse(&o->fields, mode, optarg, &err))
+        sl_cli_usage_error(cli, "%s %s", mode == SL_META_KEEP ? "--keep-fields" : "--drop-fields", err.msg);
+    return 1;
+}
+
+void sl_cli_stage_check(const sl_cli *cli, const sl_stage_opts *o)
+{
+    sl_err err = {{0}};
+    if (sl_stage_opts_check(o, &err)) {
+        sl_cli_map_fields(&err, sl_cli_pack_fields);
+        sl_cli_usage_error(cli, "%s", err.msg);
+    }
+}
+
+int sl_cli_stage_fail(const sl_cli *cli, sl_err *err, int rc)
+{
+    sl_cli_map_fields(err, sl_cli_pack_fields);
+    if (rc == SL_STAGE_USAGE)
+        sl_cli_usage_error(cli, "%s", err->msg);
+    return sl_cli_fail(cli, err);
+}
+
+void sl_cli_stage_report(const sl_cli *cli, const sl_stage_stats *st)
+{
+    if (st->dup_ids)
+        sl_cli_warn(cli,
+                    "%llu document(s) repeat an earlier id; the first is document %llu, id '%s' (--unique-ids makes "
+                    "this an error)",
+                    (unsigned long long)st->dup_ids, (unsigned long long)st->first_dup_doc, st->first_dup);
 }

@@ -1,7 +1,7 @@
 /* The packing options shared by `sluice pack` and `sluice shard`
  * (--seq-len, --eos, --no-eos, --bos, --pad, --no-split, --long, --layout,
- * --batch, --warmup): one option table and one parser, so the two commands
- * cannot drift apart. */
+ * --batch, --warmup, --memory-tokens, --memory-id, --memory-write): one option table and one parser, so the two
+ * commands cannot drift apart. */
 #ifndef SLUICE_CLI_PACK_OPTS_H
 #define SLUICE_CLI_PACK_OPTS_H
 
@@ -20,6 +20,9 @@ enum {
     SL_PO_LAYOUT,
     SL_PO_BATCH,
     SL_PO_WARMUP,
+    SL_PO_MEMK, /* --memory-tokens, --memory-id, --memory-write */
+    SL_PO_MEMID,
+    SL_PO_MEMW,
     SL_PO_KEEP, /* metadata and id options (SL_META_LONG_OPTS) */
     SL_PO_DROP,
     SL_PO_UNIQUE,
@@ -31,7 +34,8 @@ enum {
         {"no-eos", no_argument, 0, SL_PO_NOEOS}, {"bos", required_argument, 0, SL_PO_BOS},                             \
         {"pad", required_argument, 0, SL_PO_PAD}, {"no-split", no_argument, 0, SL_PO_NOSPLIT},                         \
         {"long", required_argument, 0, SL_PO_LONG}, {"layout", required_argument, 0, SL_PO_LAYOUT},                    \
-        {"batch", required_argument, 0, SL_PO_BATCH},                                                                  \
+        {"batch", required_argument, 0, SL_PO_BATCH}, {"memory-tokens", required_argument, 0, SL_PO_MEMK},             \
+        {"memory-id", required_argument, 0, SL_PO_MEMID}, {"memory-write", no_argument, 0, SL_PO_MEMW},                \
     {                                                                                                                  \
         "warmup", required_argument, 0, SL_PO_WARMUP                                                                   \
     }
@@ -71,15 +75,21 @@ int sl_cli_meta_id(sl_cli_meta *m, const char *id, size_t len, uint64_t ordinal,
 void sl_cli_meta_report(const sl_cli *cli, const sl_cli_meta *m);
 void sl_cli_meta_free(sl_cli_meta *m);
 
+/* The pack and shard stages' options (shard/stage.h): packing, metadata and
+ * id options into o; 1 when opt was one of them. */
+struct sl_stage_opts;
+struct sl_stage_stats;
+int sl_cli_stage_option(const sl_cli *cli, int opt, struct sl_stage_opts *o);
+/* Usage error (exit 2) for a combination the library rejects without input. */
+void sl_cli_stage_check(const sl_cli *cli, const struct sl_stage_opts *o);
+/* A failed run (rc from sl_pack_run / sl_shard_run): fields said as flags;
+ * SL_STAGE_USAGE is a usage error (exit 2), else exit 1. */
+int sl_cli_stage_fail(const sl_cli *cli, sl_err *err, int rc);
+/* After a successful run: the warning about repeated ids, if any. */
+void sl_cli_stage_report(const sl_cli *cli, const struct sl_stage_stats *st);
+
 /* Handles one packing option (value in optarg): 1 when it was one, else 0. */
 int sl_cli_pack_option(const sl_cli *cli, int opt, sl_pack_user *u);
 /* The packing fields of library messages (shard/packed.h) as flags. */
 extern const sl_cli_field sl_cli_pack_fields[];
-/* Checks the combination (sl_pack_user_check: --seq-len a positive multiple
- * of 8, --eos vs --no-eos, ...); usage error (exit 2) otherwise. */
-void sl_cli_pack_check(const sl_cli *cli, const sl_pack_user *u);
-/* Usage error (exit 2) when neither --seq-len nor --warmup is given (packing
- * a document stream needs a row length). */
-void sl_cli_pack_need_len(const sl_cli *cli, const sl_pack_user *u);
-
 #endif

@@ -34,6 +34,44 @@ step "text: shards with sequence-length warmup 128 -> 512, and a Megatron datase
 "$S" export megatron "$OUT/text.tok" -o "$OUT/megatron-text"
 ls -l "$OUT"/megatron-text.*
 
+step "text: length-aware mix (Fu et al. 2024): copyleft vs permissive licenses 50:50, long ones up-sampled 2x"
+python3 - "$OUT/text.jsonl" "$OUT" <<'PY'
+import json, sys
+with open(sys.argv[2] + "/copyleft.jsonl", "w") as c, open(sys.argv[2] + "/permissive.jsonl", "w") as p:
+    for line in open(sys.argv[1]):
+        (c if any(k in json.loads(line)["id"] for k in ("GPL", "GFDL", "MPL")) else p).write(line)
+PY
+for s in copyleft permissive; do
+  "$S" tokenize bpe --tokenizer tests/data/bpe/neox-tokenizer.json --append-eos "$OUT/$s.jsonl" -o "$OUT/$s.tok"
+done
+"$S" mix --source copyleft="$OUT/copyleft.tok":0.5 --source permissive="$OUT/permissive.tok":0.5 --tokens 20000 \
+  --upsample-long 2000:2 --seed 1 --report "$OUT/mix.json" --plot "$OUT/mix.svg" -q -o "$OUT/mixed.tok"
+python3 -c '
+import json, sys
+for s in json.load(open(sys.argv[1]))["sources"]:
+    print("report: %-10s %5d input tokens -> %5d (%.1f%%), effective epochs %.2f" % (
+        s["name"], s["tokens_in"], s["tokens"], 100 * s["share"],
+        s["effective_epochs"]))' "$OUT/mix.json"
+
+step "text: RMT segments (recurrent layout, 8 read + 8 write memory slots per row), read back in Python"
+"$S" shard "$OUT/text.tok" --seq-len 256 --layout recurrent --batch 4 --memory-tokens 8 --memory-id 50276 \
+  --memory-write -o "$OUT/shards-rmt"
+"$S" stats "$OUT/shards-rmt" | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["splits"]["train"]
+print("rows %d: memory %d, padding %d tokens (overhead %.1f%%)" % (t["rows"], t["memory_tokens"], t["pad_tokens"],
+      100 * t["overhead_fraction"]))'
+PY=python3; /usr/bin/python3 -c 'import numpy' 2>/dev/null && PY=/usr/bin/python3   # the reader needs numpy
+PYTHONPATH=python "$PY" - "$OUT/shards-rmt" <<'PY'
+import sys
+from sluice_data import ShardIterable
+it = ShardIterable(sys.argv[1])
+b = next(iter(it))
+m = b["memory_mask"]
+print("step 0: tokens %s, memory positions per row %s, first row starts %s" % (
+    tuple(b["tokens"].shape), m.sum(axis=1).tolist(), b["tokens"][0, :10].tolist()))
+PY
+
 step "DNA: lambda phage FASTA -> HyenaDNA character tokens in 4 kb windows -> shards"
 "$S" tokenize dna tests/data/dna/lambda_virus.fa --window 4096 --stride 4096 -o "$OUT/dna.tok"
 "$S" shard "$OUT/dna.tok" --seq-len 4096 --warmup double:1024..4096 -o "$OUT/shards-dna"

@@ -10,7 +10,11 @@
  *   hidden = out_proj(y)
  * then residual += hidden, norm_f, lm_head (tied to the embedding when
  * lm_head.weight is absent) and log-softmax over all (padded) vocab rows,
- * as HF and mamba_ssm compute logits. */
+ * as HF and mamba_ssm compute logits.
+ *
+ * Falcon-Mamba (transformers' FalconMambaMixer) differs in one place: dt, B
+ * and C are each RMS-normalized without weights (eps mixer_rms_eps) right
+ * after x_proj, dt before dt_proj. */
 #include "model/mamba.h"
 
 #include <math.h>
@@ -28,7 +32,8 @@
 
 typedef struct layer {
     sl_weight in_proj, x_proj, dt_proj, out_proj;
-    float *in_bias, *out_bias; /* NULL unless use_bias */
+    sl_weight xp_dt, xp_B, xp_C; /* Falcon-Mamba: x_proj's three row blocks (x_proj unused) */
+    float *in_bias, *out_bias;   /* NULL unless use_bias */
     float *norm_w, *conv_w, *conv_b, *dt_bias, *A_log2e, *Dskip;
 } layer;
 
@@ -38,79 +43,9 @@ struct sl_mamba {
     sl_weight emb, lm_head;
     int tied; /* lm_head is emb */
     float *norm_f;
+    float *ones; /* Falcon-Mamba: [max(dt_rank, d_state)] weights of the weightless norms */
     layer *layers;
 };
-
-/* Looks a tensor up, checks dtype and shape, converts to host fp32 (caller frees). */
-static float *load_host(const sl_tensors *c, const char *name, int ndim, const int64_t *shape, int optional,
-                        sl_dtype *src_dtype, sl_err *err)
-{
-    sl_tensor_info t;
-    if (!sl_tensors_find(c, name, &t)) {
-        if (!optional)
-            sl_errf(err, "%s: missing tensor '%s'", sl_tensors_name(c), name);
-        return NULL;
-    }
-    int same = t.ndim == ndim;
-    for (int i = 0; same && i < ndim; i++)
-        same = t.shape[i] == shape[i];
-    if (!same) {
-        char got[256] = "", want[256] = "";
-        for (int i = 0; i < t.ndim; i++)
-            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%lld", i ? "," : "", (long long)t.shape[i]);
-        for (int i = 0; i < ndim; i++)
-            snprintf(want + strlen(want), sizeof want - strlen(want), "%s%lld", i ? "," : "", (long long)shape[i]);
-        sl_errf(err, "%s: tensor '%s' has shape [%s] but config.json implies [%s]", t.file, name, got, want);
-        return NULL;
-    }
-    if (t.dtype == SL_TENSOR_OTHER) {
-        sl_errf(err, "%s: tensor '%s' has dtype %s; F32, F16 or BF16 expected", t.file, name, t.dtype_name);
-        return NULL;
-    }
-    if (src_dtype)
-        *src_dtype = t.dtype == SL_TENSOR_F16 ? SL_DT_F16 : t.dtype == SL_TENSOR_BF16 ? SL_DT_BF16 : SL_DT_F32;
-    float *h = sl_xmalloc((size_t)(t.numel ? t.numel : 1) * sizeof(float));
-    if (sl_tensors_read_f32(c, name, h, err) < 0) {
-        free(h);
-        return NULL;
-    }
-    return h;
-}
-
-static int load_weight(sl_mamba *m, const sl_tensors *c, const char *name, int64_t rows, int64_t cols, sl_weight *w,
-                       sl_err *err)
-{
-    int64_t shape[2] = {rows, cols};
-    sl_dtype dt = SL_DT_F32;
-    float *h = load_host(c, name, 2, shape, 0, &dt, err);
-    if (!h)
-        return -1;
-    int rc = m->be->weight_create(m->be, w, h, rows, cols, dt, err);
-    free(h);
-    return rc;
-}
-
-/* A small fp32 tensor to backend memory, optionally transformed on the host. */
-static float *load_vec(sl_mamba *m, const sl_tensors *c, const char *name, int ndim, const int64_t *shape, int optional,
-                       int neg_exp_log2e, sl_err *err)
-{
-    float *h = load_host(c, name, ndim, shape, optional, NULL, err);
-    if (!h)
-        return NULL;
-    size_t n = 1;
-    for (int i = 0; i < ndim; i++)
-        n *= (size_t)shape[i];
-    if (neg_exp_log2e) /* A = -exp(A_log), pre-scaled by log2(e) for exp2 in the scan */
-        for (size_t i = 0; i < n; i++)
-            h[i] = -expf(h[i]) * 1.4426950408889634f;
-    float *d = m->be->alloc(m->be, n * sizeof(float), err);
-    if (d && m->be->upload(m->be, d, h, n * sizeof(float), err) < 0) {
-        m->be->free(m->be, d);
-        d = NULL;
-    }
-    free(h);
-    return d;
-}
 
 /* Checks every tensor name against the layout the config implies, so that
  * extra layers or Mamba-2 parameters are reported instead of ignored. */
@@ -144,35 +79,49 @@ static int load_layer(sl_mamba *m, const sl_tensors *c, int i, sl_err *err)
     const int64_t d = k->d_model, di = k->d_inner, n = k->d_state, r = k->dt_rank;
 #define NM(s) (snprintf(name, sizeof name, "backbone.layers.%d.%s", i, s), name)
     int64_t s_d[1] = {d}, s_di[1] = {di}, s_2di[1] = {2 * di}, s_conv[3] = {di, 1, k->d_conv}, s_a[2] = {di, n};
-    if (!(l->norm_w = load_vec(m, c, NM("norm.weight"), 1, s_d, 0, 0, err)))
+    if (!(l->norm_w = sl_model_load_vec(m->be, c, NM("norm.weight"), 1, s_d, 0, 0, err)))
         return -1;
-    if (load_weight(m, c, NM("mixer.in_proj.weight"), 2 * di, d, &l->in_proj, err) < 0)
+    if (sl_model_load_weight(m->be, c, NM("mixer.in_proj.weight"), 2 * di, d, &l->in_proj, err) < 0)
         return -1;
-    if (k->use_bias && !(l->in_bias = load_vec(m, c, NM("mixer.in_proj.bias"), 1, s_2di, 0, 0, err)))
+    if (k->use_bias && !(l->in_bias = sl_model_load_vec(m->be, c, NM("mixer.in_proj.bias"), 1, s_2di, 0, 0, err)))
         return -1;
-    if (!(l->conv_w = load_vec(m, c, NM("mixer.conv1d.weight"), 3, s_conv, 0, 0, err)))
+    if (!(l->conv_w = sl_model_load_vec(m->be, c, NM("mixer.conv1d.weight"), 3, s_conv, 0, 0, err)))
         return -1;
     if (k->conv_bias) {
-        if (!(l->conv_b = load_vec(m, c, NM("mixer.conv1d.bias"), 1, s_di, 0, 0, err)))
+        if (!(l->conv_b = sl_model_load_vec(m->be, c, NM("mixer.conv1d.bias"), 1, s_di, 0, 0, err)))
             return -1;
     } else {
         if (!(l->conv_b = m->be->alloc(m->be, (size_t)di * sizeof(float), err)) ||
             m->be->memset0(m->be, l->conv_b, (size_t)di * sizeof(float), err) < 0)
             return -1;
     }
-    if (load_weight(m, c, NM("mixer.x_proj.weight"), r + 2 * n, di, &l->x_proj, err) < 0)
+    if (k->falcon) { /* three products, so that dt, B and C each come out contiguous for their norm */
+        int64_t s_x[2] = {r + 2 * n, di};
+        sl_dtype dt = SL_DT_F32;
+        float *h = sl_model_load_host(c, NM("mixer.x_proj.weight"), 2, s_x, 0, &dt, err);
+        if (!h)
+            return -1;
+        int rc = m->be->weight_create(m->be, &l->xp_dt, h, r, di, dt, err);
+        if (!rc)
+            rc = m->be->weight_create(m->be, &l->xp_B, h + (size_t)(r * di), n, di, dt, err);
+        if (!rc)
+            rc = m->be->weight_create(m->be, &l->xp_C, h + (size_t)((r + n) * di), n, di, dt, err);
+        free(h);
+        if (rc < 0)
+            return -1;
+    } else if (sl_model_load_weight(m->be, c, NM("mixer.x_proj.weight"), r + 2 * n, di, &l->x_proj, err) < 0)
         return -1;
-    if (load_weight(m, c, NM("mixer.dt_proj.weight"), di, r, &l->dt_proj, err) < 0)
+    if (sl_model_load_weight(m->be, c, NM("mixer.dt_proj.weight"), di, r, &l->dt_proj, err) < 0)
         return -1;
-    if (!(l->dt_bias = load_vec(m, c, NM("mixer.dt_proj.bias"), 1, s_di, 0, 0, err)))
+    if (!(l->dt_bias = sl_model_load_vec(m->be, c, NM("mixer.dt_proj.bias"), 1, s_di, 0, 0, err)))
         return -1;
-    if (!(l->A_log2e = load_vec(m, c, NM("mixer.A_log"), 2, s_a, 0, 1, err)))
+    if (!(l->A_log2e = sl_model_load_vec(m->be, c, NM("mixer.A_log"), 2, s_a, 0, 1, err)))
         return -1;
-    if (!(l->Dskip = load_vec(m, c, NM("mixer.D"), 1, s_di, 0, 0, err)))
+    if (!(l->Dskip = sl_model_load_vec(m->be, c, NM("mixer.D"), 1, s_di, 0, 0, err)))
         return -1;
-    if (load_weight(m, c, NM("mixer.out_proj.weight"), d, di, &l->out_proj, err) < 0)
+    if (sl_model_load_weight(m->be, c, NM("mixer.out_proj.weight"), d, di, &l->out_proj, err) < 0)
         return -1;
-    if (k->use_bias && !(l->out_bias = load_vec(m, c, NM("mixer.out_proj.bias"), 1, s_d, 0, 0, err)))
+    if (k->use_bias && !(l->out_bias = sl_model_load_vec(m->be, c, NM("mixer.out_proj.bias"), 1, s_d, 0, 0, err)))
         return -1;
 #undef NM
     return 0;
@@ -204,18 +153,29 @@ static sl_mamba *load_parsed(const char *dir, const sl_mamba_config *cfg, sl_bac
     }
     if (et.ndim == 2 && et.shape[0] == m->cfg.vocab_size)
         m->cfg.vocab = m->cfg.vocab_size; /* stored unpadded: keep as is */
-    if (load_weight(m, c, ename, m->cfg.vocab, m->cfg.d_model, &m->emb, err) < 0)
+    if (sl_model_load_weight(m->be, c, ename, m->cfg.vocab, m->cfg.d_model, &m->emb, err) < 0)
         goto fail;
     m->layers = sl_xcalloc((size_t)m->cfg.n_layer, sizeof *m->layers);
     for (int i = 0; i < m->cfg.n_layer; i++)
         if (load_layer(m, c, i, err) < 0)
             goto fail;
     int64_t s_d[1] = {m->cfg.d_model};
-    if (!(m->norm_f = load_vec(m, c, "backbone.norm_f.weight", 1, s_d, 0, 0, err)))
+    if (!(m->norm_f = sl_model_load_vec(m->be, c, "backbone.norm_f.weight", 1, s_d, 0, 0, err)))
         goto fail;
+    if (m->cfg.falcon) {
+        size_t n1 = (size_t)(m->cfg.dt_rank > m->cfg.d_state ? m->cfg.dt_rank : m->cfg.d_state);
+        float *h = sl_xmalloc(n1 * sizeof *h);
+        for (size_t i = 0; i < n1; i++)
+            h[i] = 1.0f;
+        m->ones = m->be->alloc(m->be, n1 * sizeof(float), err);
+        int rc = m->ones ? m->be->upload(m->be, m->ones, h, n1 * sizeof(float), err) : -1;
+        free(h);
+        if (rc < 0)
+            goto fail;
+    }
     sl_tensor_info ht;
     if (sl_tensors_find(c, "lm_head.weight", &ht)) {
-        if (load_weight(m, c, "lm_head.weight", m->cfg.vocab, m->cfg.d_model, &m->lm_head, err) < 0)
+        if (sl_model_load_weight(m->be, c, "lm_head.weight", m->cfg.vocab, m->cfg.d_model, &m->lm_head, err) < 0)
             goto fail;
     } else {
         m->lm_head = m->emb;
@@ -251,8 +211,8 @@ void sl_mamba_free(sl_mamba *m)
     if (m->layers)
         for (int i = 0; i < m->cfg.n_layer; i++) {
             layer *l = &m->layers[i];
-            sl_weight *ws[] = {&l->in_proj, &l->x_proj, &l->dt_proj, &l->out_proj};
-            for (int j = 0; j < 4; j++)
+            sl_weight *ws[] = {&l->in_proj, &l->x_proj, &l->dt_proj, &l->out_proj, &l->xp_dt, &l->xp_B, &l->xp_C};
+            for (int j = 0; j < 7; j++)
                 if (ws[j]->data)
                     be->weight_free(be, ws[j]);
             float *vs[] = {l->in_bias, l->out_bias, l->norm_w, l->conv_w, l->conv_b, l->dt_bias, l->A_log2e, l->Dskip};
@@ -267,6 +227,8 @@ void sl_mamba_free(sl_mamba *m)
         be->weight_free(be, &m->lm_head);
     if (m->norm_f)
         be->free(be, m->norm_f);
+    if (m->ones)
+        be->free(be, m->ones);
     free(m);
 }
 
@@ -308,6 +270,7 @@ struct sl_mamba_run {
     int32_t *ids, *targets;
     uint8_t *reset;
     float *hidden, *residual, *normed, *xz, *xc, *xdbl, *dt, *y, *logits, *logp;
+    float *xnorm;                  /* Falcon-Mamba: normalized dt [chunk][dt_rank], B and C [chunk][d_state] */
     float *conv_state, *ssm_state; /* [n_layer][d_inner][d_conv-1], [n_layer][d_inner][d_state] */
 };
 
@@ -316,8 +279,8 @@ void sl_mamba_run_free(sl_mamba_run *r)
     if (!r)
         return;
     sl_backend *be = r->m->be;
-    void *bufs[] = {r->ids,  r->targets, r->reset, r->hidden, r->residual, r->normed,     r->xz,       r->xc,
-                    r->xdbl, r->dt,      r->y,     r->logits, r->logp,     r->conv_state, r->ssm_state};
+    void *bufs[] = {r->ids,  r->targets, r->reset, r->hidden, r->residual, r->normed,     r->xz,        r->xc,
+                    r->xdbl, r->dt,      r->y,     r->logits, r->logp,     r->conv_state, r->ssm_state, r->xnorm};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i])
             be->free(be, bufs[i]);
@@ -363,9 +326,10 @@ sl_mamba_run *sl_mamba_run_new(sl_mamba *m, int64_t chunk, sl_err *err)
         {(void **)&r->logp, C * f},
         {(void **)&r->conv_state, conv_state_len(k) * f},
         {(void **)&r->ssm_state, ssm_state_len(k) * f},
+        {(void **)&r->xnorm, k->falcon ? C * (size_t)(k->dt_rank + 2 * k->d_state) * f : 0},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
-        if (!(*want[i].p = be->alloc(be, want[i].bytes, err))) {
+        if (want[i].bytes && !(*want[i].p = be->alloc(be, want[i].bytes, err))) {
             sl_mamba_run_free(r);
             return NULL;
         }
@@ -391,6 +355,32 @@ int sl_mamba_run_reset(sl_mamba_run *r, sl_err *err)
     if (be->memset0(be, r->conv_state, conv_state_len(&r->m->cfg) * sizeof(float), err) < 0 ||
         be->memset0(be, r->ssm_state, ssm_state_len(&r->m->cfg) * sizeof(float), err) < 0)
         return -1;
+    return 0;
+}
+
+/* Falcon-Mamba's x_proj: dt, B and C each computed into its own block of
+ * xdbl and RMS-normalized without weights into the same block of xnorm. */
+static int falcon_x_proj(sl_mamba_run *r, const layer *l, int64_t n, sl_err *err)
+{
+    sl_backend *be = r->m->be;
+    const sl_mamba_config *k = &r->m->cfg;
+    const int64_t di = k->d_inner, R = k->dt_rank, N = k->d_state;
+    const size_t C = (size_t)r->chunk;
+    const sl_weight *w[3] = {&l->xp_dt, &l->xp_B, &l->xp_C};
+    const int64_t width[3] = {R, N, N};
+    const size_t at[3] = {0, C * (size_t)R, C * (size_t)(R + N)};
+    for (int j = 0; j < 3; j++) {
+        sl_linear_args xp = {.L = n, .x = r->xc, .ldx = di, .w = w[j], .y = r->xdbl + at[j], .ldy = width[j]};
+        sl_norm_args nm = {.L = n,
+                           .D = width[j],
+                           .x = NULL,
+                           .residual = r->xdbl + at[j],
+                           .w = r->m->ones,
+                           .eps = (float)k->mixer_rms_eps,
+                           .out = r->xnorm + at[j]};
+        if (be->linear(be, &xp, err) < 0 || be->add_rmsnorm(be, &nm, err) < 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -472,9 +462,19 @@ int sl_mamba_forward(sl_mamba_run *r, const int32_t *ids, const uint8_t *reset, 
                            .ldy = di};
         sl_linear_args op = {
             .L = n, .x = r->y, .ldx = di, .w = &l->out_proj, .bias = l->out_bias, .y = r->hidden, .ldy = d};
-        if (be->add_rmsnorm(be, &na, err) < 0 || be->linear(be, &in, err) < 0 || be->conv1d_silu(be, &ca, err) < 0 ||
-            be->linear(be, &xp, err) < 0 || be->linear(be, &dp, err) < 0 || be->selective_scan(be, &sa, err) < 0 ||
-            be->linear(be, &op, err) < 0)
+        if (be->add_rmsnorm(be, &na, err) < 0 || be->linear(be, &in, err) < 0 || be->conv1d_silu(be, &ca, err) < 0)
+            return -1;
+        if (k->falcon) {
+            if (falcon_x_proj(r, l, n, err) < 0)
+                return -1;
+            dp.x = r->xnorm;
+            dp.ldx = R;
+            sa.B = r->xnorm + (size_t)r->chunk * (size_t)R;
+            sa.C = sa.B + (size_t)r->chunk * (size_t)N;
+            sa.ldbc = N;
+        } else if (be->linear(be, &xp, err) < 0)
+            return -1;
+        if (be->linear(be, &dp, err) < 0 || be->selective_scan(be, &sa, err) < 0 || be->linear(be, &op, err) < 0)
             return -1;
     }
     sl_norm_args fa = {.L = n,
@@ -570,7 +570,7 @@ static sl_model *arch_load(const char *dir, const char *cfgpath, const char *tex
     sl_mamba *m = load_parsed(dir, &cfg, be, err);
     if (!m)
         return NULL;
-    sl_model_info info = {.arch = "mamba",
+    sl_model_info info = {.arch = m->cfg.falcon ? "falcon_mamba" : "mamba",
                           .vocab_size = m->cfg.vocab_size,
                           .pad_multiple = m->cfg.pad_multiple,
                           .vocab = m->cfg.vocab,
@@ -579,6 +579,8 @@ static sl_model *arch_load(const char *dir, const char *cfgpath, const char *tex
 }
 
 const sl_model_arch sl_model_arch_mamba = {.model_type = "mamba", .load = arch_load};
+/* the same loader: the config parser sees model_type and sets cfg.falcon */
+const sl_model_arch sl_model_arch_falcon_mamba = {.model_type = "falcon_mamba", .load = arch_load};
 
 const sl_mamba *sl_mamba_of(const sl_model *m)
 {

@@ -1,4 +1,5 @@
-/* Mamba-1 language model: loading its weights and the forward pass.
+/* Mamba-1 language model (and Falcon-Mamba, Mamba-1 with weightless
+ * RMSNorms on dt, B and C): loading its weights and the forward pass.
  *
  * A model directory holds config.json and a checkpoint read through
  * model/tensors.h (model.safetensors, or sharded
@@ -32,6 +33,10 @@ typedef struct sl_mamba_config {
     int conv_bias;
     int tie_embeddings; /* informational; lm_head.weight is used when present */
     int64_t eos;        /* eos_token_id, -1 when absent (informational) */
+    /* Falcon-Mamba (model_type "falcon_mamba"): the mixer's dt, B and C are
+     * RMS-normalized without weights (eps mixer_rms_eps) after x_proj */
+    int falcon;
+    double mixer_rms_eps;
 } sl_mamba_config;
 
 /* Parses config.json text (either schema). `name` is used in messages. */

@@ -5,7 +5,9 @@
  *  - mamba_ssm MambaConfig: d_model, n_layer, vocab_size,
  *    pad_vocab_size_multiple, rms_norm, ssm_cfg {d_state, d_conv, expand,
  *    dt_rank, bias, conv_bias, layer}, norm_epsilon, tie_embeddings.
- * The -hf configs carry both; where both name a value they must agree. */
+ * The -hf configs carry both; where both name a value they must agree.
+ * Hugging Face FalconMambaConfig (model_type "falcon_mamba") is the first
+ * schema plus mixer_rms_eps (default 1e-6). */
 #include <math.h>
 #include <string.h>
 
@@ -54,7 +56,9 @@ int sl_mamba_config_parse(const char *text, size_t len, const char *name, sl_mam
 {
     memset(c, 0, sizeof *c);
     sl_err jerr;
-    sl_json_doc *doc = sl_json_parse(text, len, NULL, &jerr);
+    /* Python's json writes Infinity/NaN (e.g. "time_step_limit": [0.0, Infinity]) */
+    sl_json_opts jo = {.invalid_utf8 = SL_UTF8_REPLACE, .nonfinite = 1};
+    sl_json_doc *doc = sl_json_parse(text, len, &jo, &jerr);
     if (!doc)
         return sl_errf(err, "%s: %s", name, jerr.msg);
     int rc = -1;
@@ -76,8 +80,12 @@ int sl_mamba_config_parse(const char *text, size_t len, const char *name, sl_mam
         goto out;
     }
     const char *mt = sl_json_get_str(r, "model_type");
-    if (mt && strcmp(mt, "mamba")) {
-        sl_errf(err, "%s: model_type is \"%s\": only Mamba-1 (\"mamba\") models are supported", name, mt);
+    c->falcon = mt && !strcmp(mt, "falcon_mamba");
+    if (mt && strcmp(mt, "mamba") && !c->falcon) {
+        sl_errf(err,
+                "%s: model_type is \"%s\": only Mamba-1 (\"mamba\"), Falcon-Mamba (\"falcon_mamba\") and Mamba-2 "
+                "(\"mamba2\") models are supported",
+                name, mt);
         goto out;
     }
     int k;
@@ -128,15 +136,16 @@ int sl_mamba_config_parse(const char *text, size_t len, const char *name, sl_mam
         c->dt_rank = seen = v;
     }
     c->eps = 1e-5;
-    const char *eps_keys[2] = {"layer_norm_epsilon", "norm_epsilon"};
-    for (int i = 0; i < 2; i++) {
+    c->mixer_rms_eps = 1e-6;
+    const char *eps_keys[3] = {"layer_norm_epsilon", "norm_epsilon", "mixer_rms_eps"};
+    for (int i = 0; i < (c->falcon ? 3 : 2); i++) {
         const sl_json *e = sl_json_get(r, eps_keys[i]);
         if (e && e->type != SL_JSON_NULL) {
             if (e->type != SL_JSON_NUMBER || !(e->num > 0) || e->num > 1) {
                 sl_errf(err, "%s:%zu: \"%s\" is not a number in (0, 1]", name, e->offset, eps_keys[i]);
                 goto out;
             }
-            c->eps = e->num;
+            *(i < 2 ? &c->eps : &c->mixer_rms_eps) = e->num;
         }
     }
     int rms = 1;

@@ -2,9 +2,14 @@
  * calls that forward to the architecture. */
 #include "model/model.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "model/model_impl.h"
 #include "stream/io.h"
@@ -24,7 +29,7 @@ struct sl_model_run {
 
 /* The first entry also takes configs without a model_type (mamba_ssm's) and
  * unknown ones: its config parser names what it does not support. */
-static const sl_model_arch *const archs[] = {&sl_model_arch_mamba};
+static const sl_model_arch *const archs[] = {&sl_model_arch_mamba, &sl_model_arch_falcon_mamba, &sl_model_arch_mamba2};
 
 char *sl_model_path(const char *dir, const char *name)
 {
@@ -34,15 +39,47 @@ char *sl_model_path(const char *dir, const char *name)
     return p;
 }
 
+int sl_model_map_file(const char *path, void **map, size_t *len, sl_err *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return sl_errf(err, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return sl_errf(err, "%s: not a regular file", path);
+    }
+    *len = (size_t)st.st_size;
+    *map = NULL;
+    if (*len) {
+        void *m = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m == MAP_FAILED) {
+            int e = errno;
+            close(fd);
+            return sl_errf(err, "%s: mmap: %s", path, strerror(e));
+        }
+        *map = m;
+    }
+    close(fd);
+    return 0;
+}
+
 /* config.json's "model_type", or NULL (copied: the JSON is freed). */
 static char *model_type(const char *text, size_t len)
 {
     sl_err jerr;
-    sl_json_doc *doc = sl_json_parse(text, len, NULL, &jerr);
+    sl_json_opts jo = {.invalid_utf8 = SL_UTF8_REPLACE, .nonfinite = 1}; /* as the config parsers */
+    sl_json_doc *doc = sl_json_parse(text, len, &jo, &jerr);
     if (!doc)
         return NULL;
     const sl_json *r = sl_json_root(doc);
     const char *mt = r->type == SL_JSON_OBJECT ? sl_json_get_str(r, "model_type") : NULL;
+    if (!mt && r->type == SL_JSON_OBJECT) { /* mamba_ssm: the layer type in ssm_cfg */
+        const sl_json *ssm = sl_json_get(r, "ssm_cfg");
+        const char *layer = ssm && ssm->type == SL_JSON_OBJECT ? sl_json_get_str(ssm, "layer") : NULL;
+        if (layer && !strcmp(layer, "Mamba2"))
+            mt = "mamba2";
+    }
     char *s = mt ? sl_xstrdup(mt) : NULL;
     sl_json_free(doc);
     return s;

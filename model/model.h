@@ -3,8 +3,10 @@
  * sl_model_load reads a model directory's config.json, picks the
  * architecture by its "model_type" (a config without one is a mamba_ssm
  * config: Mamba-1) and loads the weights from the directory's checkpoint
- * (model/tensors.h) onto a backend. Architectures today: "mamba" (Mamba-1,
- * model/mamba.h).
+ * (model/tensors.h) onto a backend. Architectures today: "mamba" (Mamba-1)
+ * and "falcon_mamba" (Falcon-Mamba), both in model/mamba.h, and "mamba2"
+ * (Mamba-2, model/mamba2.c; a mamba_ssm config is Mamba-2 when its
+ * ssm_cfg.layer says so).
  *
  * A run holds the recurrent state of one token stream plus the workspace
  * for chunks of up to `chunk` tokens; sl_model_forward runs one packed
@@ -23,7 +25,7 @@
 
 /* The configuration facts a caller needs without knowing the architecture. */
 typedef struct sl_model_info {
-    const char *arch;     /* "mamba" */
+    const char *arch;     /* "mamba", "falcon_mamba", "mamba2" */
     int64_t vocab_size;   /* config.json's vocab_size */
     int64_t pad_multiple; /* the vocabulary is padded to a multiple of this */
     int64_t vocab;        /* rows of the embedding and the logits: vocab_size padded (or as stored) */

@@ -3,7 +3,9 @@
 #ifndef SLUICE_MODEL_MODEL_IMPL_H
 #define SLUICE_MODEL_MODEL_IMPL_H
 
+#include "kernels/kernels.h"
 #include "model/model.h"
+#include "model/tensors.h"
 
 typedef struct sl_model_ops {
     void (*free)(void *model);
@@ -29,10 +31,30 @@ typedef struct sl_model_arch {
     sl_model *(*load)(const char *dir, const char *cfgpath, const char *text, size_t len, sl_backend *be, sl_err *err);
 } sl_model_arch;
 
-/* mamba.c */
+/* mamba.c: Mamba-1 and Falcon-Mamba */
 extern const sl_model_arch sl_model_arch_mamba;
+extern const sl_model_arch sl_model_arch_falcon_mamba;
+/* mamba2.c */
+extern const sl_model_arch sl_model_arch_mamba2;
+
+/* weights.c: a named tensor checked against the shape the config implies
+ * (messages: missing tensor, shape, dtype; optional: NULL without a message
+ * when absent) as host fp32 (caller frees; *src_dtype: its stored type);
+ * as a backend weight matrix; as a backend vector (neg_exp_log2e: stored
+ * as -exp(x)·log2(e), the scan's A); a host array uploaded. */
+float *sl_model_load_host(const sl_tensors *c, const char *name, int ndim, const int64_t *shape, int optional,
+                          sl_dtype *src_dtype, sl_err *err);
+int sl_model_load_weight(sl_backend *be, const sl_tensors *c, const char *name, int64_t rows, int64_t cols,
+                         sl_weight *w, sl_err *err);
+float *sl_model_load_vec(sl_backend *be, const sl_tensors *c, const char *name, int ndim, const int64_t *shape,
+                         int optional, int neg_exp_log2e, sl_err *err);
+float *sl_model_upload(sl_backend *be, const float *h, size_t n, sl_err *err);
 
 /* "DIR/NAME", allocated. */
 char *sl_model_path(const char *dir, const char *name);
+
+/* Maps a regular file read-only: 0 with *map (NULL for an empty file) and
+ * *len, or -1 with "PATH: why". munmap(*map, *len) when *map. */
+int sl_model_map_file(const char *path, void **map, size_t *len, sl_err *err);
 
 #endif

@@ -1,14 +1,11 @@
 /* safetensors reader: see safetensors.h for the rules it enforces. */
 #include "model/safetensors.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "model/model_impl.h"
 #include "stream/json.h"
 
 struct sl_st_file {
@@ -236,28 +233,10 @@ sl_st_file *sl_st_parse(const void *bytes, size_t len, const char *name, sl_err 
 
 sl_st_file *sl_st_open(const char *path, sl_err *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        sl_errf(err, "%s: %s", path, strerror(errno));
+    void *map;
+    size_t len;
+    if (sl_model_map_file(path, &map, &len, err) < 0)
         return NULL;
-    }
-    struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        sl_errf(err, "%s: not a regular file", path);
-        close(fd);
-        return NULL;
-    }
-    size_t len = (size_t)st.st_size;
-    void *map = NULL;
-    if (len) {
-        map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (map == MAP_FAILED) {
-            sl_errf(err, "%s: mmap: %s", path, strerror(errno));
-            close(fd);
-            return NULL;
-        }
-    }
-    close(fd);
     sl_st_file *f = sl_xcalloc(1, sizeof *f);
     f->name = sl_xstrdup(path);
     f->map = map;

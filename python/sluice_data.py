@@ -81,8 +81,10 @@ class Boundaries:
     @property
     def continues(self):
         """True when the row begins inside a document carried over from an
-        earlier row (recurrent layout: reset no state at offset 0)."""
-        return bool(len(self.offsets) and self.offsets[0] == 0 and self.doc_offsets[0] != 0)
+        earlier row (recurrent layout: reset no state at the row's first data
+        position, 0 or K after memory slots). A piece with a non-zero
+        doc_offset is always the first piece of its row."""
+        return bool(len(self.offsets) and self.doc_offsets[0] != 0)
 
     def __len__(self):
         return len(self.offsets)
@@ -106,37 +108,54 @@ class Boundaries:
             self.offsets.tolist(), self.lengths.tolist(), self.docs.tolist(), self.doc_offsets.tolist())
 
 
-def _segments(b, seq_len):
+def _memory_edges(memory, seq_len):
+    """(read, write) memory positions of a row (docs/shards.md section 2.2)."""
+    if not memory:
+        return 0, 0
+    r, w = int(memory[0]), int(memory[1])
+    if r < 0 or w < 0 or r + w >= seq_len:
+        raise ValueError("memory slots (%d, %d) leave no room in rows of %d" % (r, w, seq_len))
+    return r, w
+
+
+def _segments(b, seq_len, memory=None):
     """Segment edges of a row: every piece is a segment, and so is each run of
-    padding between or after pieces."""
+    padding between or after pieces, and each block of memory positions."""
+    mr, mw = _memory_edges(memory, seq_len)
     edges = [0]
+    if mr:
+        edges.append(mr)
     for o, n in zip(b.offsets.tolist(), b.lengths.tolist()):
         if o > edges[-1]:
             edges.append(o)
         edges.append(o + n)
+    if mw and edges[-1] < seq_len - mw:
+        edges.append(seq_len - mw)
     if edges[-1] < seq_len:
         edges.append(seq_len)
     return np.asarray(edges, dtype=np.int32)
 
 
-def cu_seqlens(b, seq_len):
+def cu_seqlens(b, seq_len, memory=None):
     """FlashAttention-varlen cumulative lengths (int32, starts with 0, ends with
-    seq_len): one sequence per piece, padding runs count as sequences."""
-    return _segments(b, seq_len)
+    seq_len): one sequence per piece, padding runs count as sequences, and so
+    does each block of memory positions (memory = (read, write), as
+    ShardDir.memory_slots gives it)."""
+    return _segments(b, seq_len, memory)
 
 
-def seq_idx(b, seq_len):
+def seq_idx(b, seq_len, memory=None):
     """Mamba-2 / causal-conv1d seq_idx (int32, one entry per token): the segment
     number of each token, so state is reset where it changes."""
-    e = _segments(b, seq_len)
+    e = _segments(b, seq_len, memory)
     return np.repeat(np.arange(len(e) - 1, dtype=np.int32), np.diff(e))
 
 
-def position_ids(b, seq_len, continue_positions=False):
+def position_ids(b, seq_len, continue_positions=False, memory=None):
     """Positions restarting at 0 at each segment (int64). With
     continue_positions, a piece that continues a document counts on from its
     offset in the document instead."""
-    e = _segments(b, seq_len)
+    e = _segments(b, seq_len, memory)
     pos = np.arange(seq_len, dtype=np.int64) - np.repeat(e[:-1].astype(np.int64), np.diff(e))
     if continue_positions:
         for o, n, d in zip(b.offsets.tolist(), b.lengths.tolist(), b.doc_offsets.tolist()):
@@ -144,9 +163,21 @@ def position_ids(b, seq_len, continue_positions=False):
     return pos
 
 
-def _batch_segments(bounds, seq_len):
+def memory_mask(seq_len, memory=None):
+    """bool (seq_len,): True at the memory positions of a row, the first
+    `read` and (memory-write) the last `write` ones (memory = (read, write),
+    as ShardDir.memory_slots gives it; all False without memory slots)."""
+    mr, mw = _memory_edges(memory, seq_len)
+    m = np.zeros(seq_len, dtype=bool)
+    m[:mr] = True
+    m[seq_len - mw:] = mw > 0
+    return m
+
+
+def _batch_segments(bounds, seq_len, memory=None):
     """seq_idx (int32) and position_ids (int64) of a batch of rows at once, as
     seq_idx() and position_ids() give them row by row."""
+    mr, mw = _memory_edges(memory, seq_len)
     R = len(bounds)
     mark = np.zeros((R, seq_len + 1), dtype=np.int32)
     if R:
@@ -156,6 +187,8 @@ def _batch_segments(bounds, seq_len):
             o = np.concatenate([b.offsets for b in bounds])
             mark[rows, o] = 1
             mark[rows, o + np.concatenate([b.lengths for b in bounds])] = 1
+        mark[:, mr] = 1
+        mark[:, seq_len - mw] = 1
     mark = mark[:, :seq_len]
     mark[:, 0] = 0
     idx = np.cumsum(mark, axis=1, dtype=np.int32)
@@ -484,6 +517,17 @@ class ShardDir:
         self.special = m["special"]
         self.stages = m["stages"]
         self.layout = m["layout"]
+        #: memory-token slots (recurrent layout): {"tokens": K, "id": ID,
+        #: "write": bool}, or None; memory_slots = (read, write) positions
+        self.memory = m.get("memory")
+        mem = self.memory
+        if mem is not None:
+            k = int(mem["tokens"])
+            if self.layout != "recurrent" or k <= 0 or (2 if mem["write"] else 1) * k >= self.seq_len:
+                raise ShardError("%s: malformed \"memory\" %r" % (mp, mem))
+            self.memory_slots = (k, k if mem["write"] else 0)
+        else:
+            self.memory_slots = (0, 0)
         if verify:
             self.verify(structure=False)
         self.splits = {name: _Split(path, info, self.seq_len, self.dtype) for name, info in m["splits"].items()}
@@ -774,7 +818,9 @@ class _Reader:
         bounds = [b for _, b in got]
         extra = {}
         if self.segments:
-            extra["seq_idx"], extra["position_ids"] = _batch_segments(bounds, n)
+            extra["seq_idx"], extra["position_ids"] = _batch_segments(bounds, n, self.shards.memory_slots)
+        if self.shards.memory is not None:
+            extra["memory_mask"] = np.broadcast_to(memory_mask(n, self.shards.memory_slots), toks.shape).copy()
         if not batched:
             toks = toks[0]
             extra = {key: v[0] for key, v in extra.items()}
@@ -783,7 +829,7 @@ class _Reader:
         item["bounds"] = bounds
         item.update(extra)
         if self.as_torch:
-            for key in ("tokens", "seq_idx", "position_ids", "rows"):
+            for key in ("tokens", "seq_idx", "position_ids", "memory_mask", "rows"):
                 if key in item:
                     item[key] = _to_torch(item[key])
         return item

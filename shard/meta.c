@@ -309,3 +309,40 @@ void sl_idset_free(sl_idset *s)
     free(s->slot);
     free(s);
 }
+
+int sl_docmeta_select(sl_docmeta *m, const char *meta, size_t len, const char *src, const char *id, size_t id_len,
+                      sl_err *err)
+{
+    sl_buf_clear(&m->buf);
+    if (sl_meta_select(&m->sel, meta, len, &m->buf, err)) {
+        char q[96];
+        return sl_err_prefix(err, "%s: document '%s'", src, sl_err_quote(id, id_len, q, sizeof q));
+    }
+    return 0;
+}
+
+int sl_docmeta_id(sl_docmeta *m, const char *id, size_t len, uint64_t ordinal, const char *src, sl_err *err)
+{
+    if (!m->ids)
+        m->ids = sl_idset_new();
+    if (!sl_idset_add(m->ids, id, len))
+        return 0;
+    char q[96];
+    if (m->unique_ids)
+        return sl_errf(err, "%s: document %llu: duplicate id '%s' (`unique_ids`)", src, (unsigned long long)ordinal,
+                       sl_err_quote(id, len, q, sizeof q));
+    if (!m->dups++) {
+        m->first_dup = sl_xstrdup(sl_err_quote(id, len, q, sizeof q));
+        m->first_dup_doc = ordinal;
+    }
+    return 0;
+}
+
+void sl_docmeta_free(sl_docmeta *m)
+{
+    sl_meta_sel_free(&m->sel);
+    sl_idset_free(m->ids);
+    free(m->first_dup);
+    sl_buf_free(&m->buf);
+    memset(m, 0, sizeof *m);
+}

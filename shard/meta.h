@@ -46,4 +46,25 @@ int sl_idset_add(sl_idset *s, const char *id, size_t len);
 uint64_t sl_idset_count(const sl_idset *s);
 void sl_idset_free(sl_idset *s);
 
+/* A stage's per-document metadata bookkeeping: the chosen fields of each
+ * document's metadata and the ids seen so far (duplicates counted, or an
+ * error when unique_ids is set). Zero-initialise; sl_docmeta_free. */
+typedef struct sl_docmeta {
+    sl_meta_sel sel;
+    int unique_ids; /* a repeated id is an error */
+    sl_idset *ids;
+    uint64_t dups, first_dup_doc;
+    char *first_dup; /* the first repeated id, quoted for messages */
+    sl_buf buf;      /* the selected metadata of the current document */
+} sl_docmeta;
+
+/* Selects the fields of a document's metadata into m->buf (empty: none);
+ * errors name src and the document. */
+int sl_docmeta_select(sl_docmeta *m, const char *meta, size_t len, const char *src, const char *id, size_t id_len,
+                      sl_err *err);
+/* Records an id: a repeated one is counted (or, with unique_ids, an error
+ * naming src, the document ordinal and the id). */
+int sl_docmeta_id(sl_docmeta *m, const char *id, size_t len, uint64_t ordinal, const char *src, sl_err *err);
+void sl_docmeta_free(sl_docmeta *m);
+
 #endif

@@ -63,6 +63,18 @@ int sl_pack_opts_check(const sl_pack_opts *o, sl_err *err)
 {
     if (sl_pack_check_seq_len(o->seq_len, err))
         return -1;
+    if (o->mem_tokens) {
+        if (o->layout != SL_LAYOUT_RECURRENT)
+            return sl_errf(err, "`mem_tokens` applies to `layout` recurrent");
+        if (o->mem_id < 0 || o->mem_id > (int64_t)UINT32_MAX)
+            return sl_errf(err, "`mem_tokens` %u needs `mem_id`", o->mem_tokens);
+        uint64_t m = (uint64_t)o->mem_tokens * (o->mem_write ? 2u : 1u);
+        if (m >= o->seq_len)
+            return sl_errf(err, "`mem_tokens` %u%s leaves no room for data in rows of `seq_len` %u", o->mem_tokens,
+                           o->mem_write ? " (read and write)" : "", o->seq_len);
+    } else if (o->mem_write) {
+        return sl_errf(err, "`mem_write` needs `mem_tokens` K");
+    }
     if (o->layout == SL_LAYOUT_RECURRENT) {
         if (o->batch == 0)
             return sl_errf(err, "`layout` recurrent needs `batch` B (B > 0)");
@@ -124,15 +136,22 @@ static void seq_copy(const docseq *s, uint32_t *dst, size_t pos, size_t take)
 
 static int emit_row(sl_packer *p, sl_err *err)
 {
-    uint32_t L = p->o.seq_len;
-    if (p->fill < L) {
+    uint32_t L = p->o.seq_len, mr = sl_pack_mem_read(&p->o), mw = sl_pack_mem_write(&p->o), end = L - mw;
+    if (p->fill < mr)
+        p->fill = mr; /* a row that received no data */
+    if (p->fill < end) {
         if (p->o.pad == SL_NO_TOKEN)
             return sl_errf(err, "row %llu: offset %u: padding needed but there is no pad id (set `pad`)",
                            (unsigned long long)p->row_index, p->fill);
-        for (uint32_t i = p->fill; i < L; i++)
+        for (uint32_t i = p->fill; i < end; i++)
             p->row[i] = (uint32_t)p->o.pad;
-        p->st.pad_tokens += L - p->fill;
+        p->st.pad_tokens += end - p->fill;
     }
+    for (uint32_t i = 0; i < mr; i++)
+        p->row[i] = (uint32_t)p->o.mem_id;
+    for (uint32_t i = end; i < L; i++)
+        p->row[i] = (uint32_t)p->o.mem_id;
+    p->st.mem_tokens += mr + mw;
     p->out = sl_xrealloc(p->out, (p->n_pend ? p->n_pend : 1) * sizeof *p->out);
     for (size_t i = 0; i < p->n_pend; i++) {
         p->out[i] = p->pend[i].p;
@@ -153,7 +172,10 @@ static int emit_row(sl_packer *p, sl_err *err)
  * Returns 1 when the row is now full. */
 static int place(sl_packer *p, const docseq *s, size_t *pos, uint64_t ordinal, const char *id, size_t id_len)
 {
-    uint32_t room = p->o.seq_len - p->fill;
+    if (p->fill < sl_pack_mem_read(&p->o))
+        p->fill = sl_pack_mem_read(&p->o); /* data starts after the read memory */
+    uint32_t end = p->o.seq_len - sl_pack_mem_write(&p->o);
+    uint32_t room = end - p->fill;
     size_t take = s->len - *pos < room ? s->len - *pos : room;
     seq_copy(s, p->row + p->fill, *pos, take);
     if (p->n_pend == p->cap_pend) {
@@ -172,7 +194,7 @@ static int place(sl_packer *p, const docseq *s, size_t *pos, uint64_t ordinal, c
     p->fill += (uint32_t)take;
     *pos += take;
     p->st.doc_tokens += take;
-    return p->fill == p->o.seq_len;
+    return p->fill == end;
 }
 
 static int add_sequential(sl_packer *p, uint64_t ordinal, const char *id, size_t id_len, docseq *s, int *status,

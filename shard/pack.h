@@ -44,12 +44,30 @@ typedef struct sl_pack_opts {
     uint32_t batch;        /* recurrent layout: rows per step */
     int no_split;          /* sequential layout: a document that does not fit starts a fresh row */
     int long_mode;         /* with no_split: SL_LONG_* for documents longer than a row */
+    /* recurrent layout, memory-token slots (docs/shards.md section 2.2):
+     * mem_tokens K > 0 fills positions [0, K) of every row with mem_id (RMT's
+     * read memory) and, with mem_write, also [seq_len - K, seq_len); pieces
+     * and padding lie between. 0 = none. */
+    uint32_t mem_tokens;
+    int64_t mem_id; /* SL_NO_TOKEN when mem_tokens is 0 */
+    int mem_write;
 } sl_pack_opts;
+
+/* Memory positions at the start (read) and at the end (write) of every row. */
+static inline uint32_t sl_pack_mem_read(const sl_pack_opts *o)
+{
+    return o->layout == SL_LAYOUT_RECURRENT ? o->mem_tokens : 0;
+}
+static inline uint32_t sl_pack_mem_write(const sl_pack_opts *o)
+{
+    return o->layout == SL_LAYOUT_RECURRENT && o->mem_write ? o->mem_tokens : 0;
+}
 
 typedef struct sl_pack_stats {
     uint64_t docs, rows, pieces;
     uint64_t doc_tokens; /* tokens of document sequences placed (markers included) */
     uint64_t pad_tokens;
+    uint64_t mem_tokens; /* memory positions (not counted in pad_tokens) */
     uint64_t truncated, dropped, cut_tokens;
 } sl_pack_stats;
 

@@ -10,7 +10,8 @@
 int sl_pack_user_any(const sl_pack_user *u)
 {
     return u->seq_len >= 0 || u->eos >= 0 || u->bos >= 0 || u->pad >= 0 || u->no_eos ||
-           u->layout != SL_LAYOUT_SEQUENTIAL || u->batch >= 0 || u->no_split || u->long_mode >= 0 || u->warmup;
+           u->layout != SL_LAYOUT_SEQUENTIAL || u->batch >= 0 || u->no_split || u->long_mode >= 0 || u->warmup ||
+           u->mem_tokens >= 0 || u->mem_id >= 0 || u->mem_write;
 }
 
 static int check_id(const char *field, int64_t v, uint32_t vocab, sl_err *err)
@@ -32,6 +33,15 @@ int sl_pack_user_check(const sl_pack_user *u, sl_err *err)
         return sl_errf(err, "`warmup` cannot be combined with `layout` recurrent");
     if (u->layout == SL_LAYOUT_RECURRENT && u->batch <= 0)
         return sl_errf(err, "`layout` recurrent needs `batch` B");
+    if ((u->mem_tokens >= 0 || u->mem_id >= 0 || u->mem_write) && u->layout != SL_LAYOUT_RECURRENT)
+        return sl_errf(err, "`mem_tokens` (memory-token slots) applies to `layout` recurrent");
+    if (u->mem_tokens == 0)
+        return sl_errf(err, "`mem_tokens` 0: must be positive");
+    if (u->mem_tokens > 0 && u->mem_id < 0)
+        return sl_errf(err, "`mem_tokens` %lld needs `mem_id` ID (the token id of a memory position)",
+                       (long long)u->mem_tokens);
+    if ((u->mem_id >= 0 || u->mem_write) && u->mem_tokens < 0)
+        return sl_errf(err, "`%s` needs `mem_tokens` K", u->mem_id >= 0 ? "mem_id" : "mem_write");
     if (u->batch > 0 && u->layout != SL_LAYOUT_RECURRENT)
         return sl_errf(err, "`batch` applies to `layout` recurrent (use `warmup` ...,batch=B for stage batches)");
     return 0;
@@ -47,6 +57,9 @@ int sl_pack_resolve(const sl_pack_user *u, const sl_ts_header *h, sl_pack_opts *
     o->batch = u->batch > 0 ? (uint32_t)u->batch : 0;
     o->no_split = u->no_split;
     o->long_mode = u->long_mode >= 0 ? u->long_mode : SL_LONG_TRUNCATE;
+    o->mem_tokens = u->mem_tokens > 0 ? (uint32_t)u->mem_tokens : 0;
+    o->mem_id = u->mem_tokens > 0 ? u->mem_id : SL_NO_TOKEN;
+    o->mem_write = u->mem_write;
     if (sl_pack_user_check(u, err))
         return -1;
     if (u->warmup) {
@@ -64,7 +77,7 @@ int sl_pack_resolve(const sl_pack_user *u, const sl_ts_header *h, sl_pack_opts *
         o->seq_len = (uint32_t)u->seq_len;
     }
     if (check_id("eos", o->eos, h->vocab_size, err) || check_id("bos", o->bos, h->vocab_size, err) ||
-        check_id("pad", o->pad, h->vocab_size, err))
+        check_id("pad", o->pad, h->vocab_size, err) || check_id("mem_id", o->mem_id, h->vocab_size, err))
         return -1;
     return sl_pack_opts_check(o, err);
 }
@@ -109,6 +122,9 @@ void sl_packed_header(const sl_ts_header *h, const sl_pack_opts *o, const char *
         sl_json_put_cstr(&b, warmup);
     else
         sl_buf_puts(&b, "null");
+    if (o->mem_tokens) /* only then: headers without memory stay as they were */
+        sl_buf_printf(&b, ",\"memory\":{\"tokens\":%u,\"id\":%lld,\"write\":%s}", o->mem_tokens, (long long)o->mem_id,
+                      o->mem_write ? "true" : "false");
     sl_buf_puts(&b, "}}");
     sl_ts_header_set_extra(out, b.data);
     sl_buf_free(&b);
@@ -146,6 +162,19 @@ int sl_packed_detect(const sl_ts_header *h, sl_pack_opts *o, char **warmup, sl_e
               L > (1ll << 31) || B <= 0 || B > UINT32_MAX || get_id(p, "eos", &o->eos) || get_id(p, "bos", &o->bos) ||
               get_id(p, "pad", &o->pad) || (strcmp(layout, "sequential") && strcmp(layout, "recurrent")) ||
               (wv && wv->type != SL_JSON_NULL && wv->type != SL_JSON_STRING);
+    sl_json *mv = layout ? sl_json_get(p, "memory") : NULL;
+    if (!bad && mv && mv->type != SL_JSON_NULL) {
+        int64_t mk, mi;
+        sl_json *wr = mv->type == SL_JSON_OBJECT ? sl_json_get(mv, "write") : NULL;
+        bad = !wr || sl_json_get_int(mv, "tokens", &mk) || sl_json_get_int(mv, "id", &mi) || mk <= 0 ||
+              mk > (1ll << 31) || mi < 0 || mi > (int64_t)UINT32_MAX ||
+              (wr->type != SL_JSON_TRUE && wr->type != SL_JSON_FALSE);
+        if (!bad) {
+            o->mem_tokens = (uint32_t)mk;
+            o->mem_id = mi;
+            o->mem_write = wr->type == SL_JSON_TRUE;
+        }
+    }
     if (!bad) {
         o->seq_len = (uint32_t)L;
         o->layout = strcmp(layout, "recurrent") ? SL_LAYOUT_SEQUENTIAL : SL_LAYOUT_RECURRENT;
@@ -158,7 +187,8 @@ int sl_packed_detect(const sl_ts_header *h, sl_pack_opts *o, char **warmup, sl_e
     if (bad) {
         free(*warmup);
         *warmup = NULL;
-        return sl_errf(err, "header: malformed \"packed\" object (seq_len, layout, batch, eos, bos, pad, warmup)");
+        return sl_errf(err,
+                       "header: malformed \"packed\" object (seq_len, layout, batch, eos, bos, pad, warmup, memory)");
     }
     return 1;
 }
@@ -182,8 +212,10 @@ void sl_packed_encode(const sl_row *r, uint32_t seq_len, sl_doc *d, sl_buf *b)
         sl_buf_putc(b, ']');
     }
     /* explicit for readers of the recurrent layout: the row begins inside a
-     * document carried over from an earlier row (no state reset at 0) */
-    int cont = r->n_pieces && r->pieces[0].offset == 0 && r->pieces[0].doc_offset != 0;
+     * document carried over from an earlier row (no state reset at its first
+     * data position: 0, or K after memory slots). A piece with a non-zero
+     * document offset is always the first piece of its row. */
+    int cont = r->n_pieces && r->pieces[0].doc_offset != 0;
     sl_buf_printf(b, "],\"continues\":%s}", cont ? "true" : "false");
     sl_doc_set_meta(d, b->data, b->len);
 }

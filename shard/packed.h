@@ -17,11 +17,13 @@ typedef struct sl_pack_user {
     int no_split;
     int long_mode; /* -1 = not given */
     const char *warmup;
+    int64_t mem_tokens, mem_id; /* -1 = not given */
+    int mem_write;
 } sl_pack_user;
 
 #define SL_PACK_USER_INIT                                                                                              \
     {                                                                                                                  \
-        -1, -1, -1, -1, 0, SL_LAYOUT_SEQUENTIAL, -1, 0, -1, NULL                                                       \
+        -1, -1, -1, -1, 0, SL_LAYOUT_SEQUENTIAL, -1, 0, -1, NULL, -1, -1, 0                                            \
     }
 
 /* 1 when any packing option was given (a packed input must not get any). */

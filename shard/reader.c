@@ -233,6 +233,9 @@ static int load_split(sl_shard *s, int k, const sl_json *sj, int verify, sl_err 
         files->type != SL_JSON_ARRAY)
         return sl_errf(err, "%s/manifest.json: split \"%s\" needs rows, tokens, pad_tokens, pieces and files", s->dir,
                        name);
+    sl_json *mt = sl_json_get(sj, "memory_tokens");
+    if (mt && get_u64(sj, "memory_tokens", &sp->mem_tokens))
+        return sl_errf(err, "%s/manifest.json: split \"%s\": memory_tokens is not a count", s->dir, name);
     sp->present = 1;
     sp->files = sl_xcalloc(files->n ? files->n : 1, sizeof *sp->files);
     uint64_t rows = 0, pieces = 0;
@@ -373,6 +376,26 @@ sl_shard *sl_shard_open(const char *dir, int verify, sl_err *err)
     } else {
         sl_errf(err, "%s: layout \"%s\" is not sequential or recurrent", mp, layout);
         goto fail;
+    }
+    sl_json *mv = sl_json_get(m, "memory");
+    if (mv && mv->type != SL_JSON_NULL) {
+        /* added within version 1: older directories have no "memory" */
+        uint64_t mk, mi;
+        sl_json *wr = mv->type == SL_JSON_OBJECT ? sl_json_get(mv, "write") : NULL;
+        if (!wr || (wr->type != SL_JSON_TRUE && wr->type != SL_JSON_FALSE) || get_u64(mv, "tokens", &mk) ||
+            get_u64(mv, "id", &mi) || mk == 0 || mi > UINT32_MAX || mi >= vocab ||
+            mk * (wr->type == SL_JSON_TRUE ? 2 : 1) >= seq_len || in->layout != SL_LAYOUT_RECURRENT) {
+            sl_errf(err,
+                    "%s: \"memory\" must be {\"tokens\":K,\"id\":ID,\"write\":true|false} with K > 0, ID below the "
+                    "vocab size and room for data in a row, in the recurrent layout",
+                    mp);
+            goto fail;
+        }
+        in->mem_tokens = (uint32_t)mk;
+        in->mem_id = (int64_t)mi;
+        in->mem_write = wr->type == SL_JSON_TRUE;
+    } else {
+        in->mem_id = SL_NO_TOKEN;
     }
     const char *fp = sl_json_get_str(tk, "fingerprint"), *tn = sl_json_get_str(tk, "name"),
                *mod = sl_json_get_str(tk, "modality");
@@ -600,6 +623,8 @@ int sl_shard_iter_next(sl_shard_iter *it, sl_row *row, sl_err *err)
     }
     size_t n = 0;
     uint32_t end = 0;
+    const sl_shard_info *inf = &s->info;
+    uint32_t mr = inf->mem_tokens, mw = inf->mem_write ? inf->mem_tokens : 0;
     while (it->have_next) {
         uint64_t r = sl_get_le64(it->rec);
         if (r < it->row)
@@ -618,6 +643,9 @@ int sl_shard_iter_next(sl_shard_iter *it, sl_row *row, sl_err *err)
         if (p->offset < end || p->length == 0 || p->length > L || p->offset > L - p->length)
             return sl_errf(err, "%s: record %llu: piece [%u, +%u) is out of order, empty or outside the row of %u",
                            it->bname, (unsigned long long)it->piece, p->offset, p->length, L);
+        if (p->offset < mr || p->offset + p->length > L - mw)
+            return sl_errf(err, "%s: record %llu: piece [%u, +%u) covers a memory position (manifest \"memory\")",
+                           it->bname, (unsigned long long)it->piece, p->offset, p->length);
         size_t il = 0;
         p->id = sl_shard_doc_id(s, p->doc, &il);
         if (!p->id)

@@ -34,6 +34,12 @@ typedef struct sl_shard_info {
     int shuffle;
     uint64_t seed, shuffle_window;
     double val_fraction;
+    /* memory-token slots of the recurrent layout (manifest "memory", absent
+     * when mem_tokens is 0): positions [0, K) and, with mem_write,
+     * [seq_len - K, seq_len) of every row hold mem_id */
+    uint32_t mem_tokens;
+    int64_t mem_id;
+    int mem_write;
 } sl_shard_info;
 
 /* --- writer ---------------------------------------------------------------- */
@@ -69,6 +75,7 @@ typedef struct sl_shard_file {
 typedef struct sl_shard_split {
     int present;
     uint64_t rows, tokens, pad_tokens, pieces;
+    uint64_t mem_tokens; /* memory positions (manifest "memory_tokens"; not in pad_tokens) */
     size_t n_files;
     sl_shard_file *files;
 } sl_shard_split;
@@ -111,7 +118,7 @@ size_t sl_shard_doc_find(const sl_shard *s, uint64_t ordinal);
 int sl_shard_doc_meta(const sl_shard *s, size_t i, sl_buf *out, sl_err *err);
 
 /* Row iterator over a split (file after file). Pieces of a row are checked:
- * sorted, inside the row, not overlapping. */
+ * sorted, inside the row (outside its memory positions), not overlapping. */
 typedef struct sl_shard_iter sl_shard_iter;
 sl_shard_iter *sl_shard_iter_open(const sl_shard *s, int split, sl_err *err);
 /* 1 = row (valid until the next call), 0 = end, -1 = error. Piece ids are set. */

@@ -43,7 +43,7 @@ typedef struct {
     XXH64_state_t *xt, *xb;
     uint64_t file_rows, file_pieces;
     /* totals */
-    uint64_t rows, pieces, pad_tokens;
+    uint64_t rows, pieces, pad_tokens, mem_tokens;
     sl_shard_file *files;
     size_t n_files;
     int used;
@@ -307,7 +307,9 @@ static int write_row(sl_shard_writer *w, int split, const uint32_t *tok, const w
     sp->file_pieces += np;
     sp->rows++;
     sp->pieces += np;
-    sp->pad_tokens += L - used;
+    uint32_t mem = w->info.layout == SL_LAYOUT_RECURRENT ? w->info.mem_tokens * (w->info.mem_write ? 2u : 1u) : 0;
+    sp->pad_tokens += L - used - mem;
+    sp->mem_tokens += mem;
     if (sp->file_rows == w->rows_per_file)
         return close_file(w, sp, err);
     return 0;
@@ -407,6 +409,9 @@ static void put_manifest(sl_shard_writer *w, sl_buf *b, const char *docs_hex, co
         sl_buf_printf(b, "%u", in->batch);
     else
         sl_buf_puts(b, "null");
+    if (in->layout == SL_LAYOUT_RECURRENT && in->mem_tokens) /* absent without memory slots */
+        sl_buf_printf(b, ",\n  \"memory\": {\"tokens\": %u, \"id\": %lld, \"write\": %s}", in->mem_tokens,
+                      (long long)in->mem_id, in->mem_write ? "true" : "false");
     sl_buf_puts(b, ",\n  \"warmup\": ");
     if (in->warmup)
         sl_json_put_cstr(b, in->warmup);
@@ -441,12 +446,12 @@ static void put_manifest(sl_shard_writer *w, sl_buf *b, const char *docs_hex, co
         const split_state *sp = &w->sp[s];
         if (s == SL_SPLIT_VAL && !sp->used && in->val_fraction <= 0)
             continue;
-        sl_buf_printf(b,
-                      "%s\n    \"%s\": {\"rows\": %llu, \"tokens\": %llu, \"pad_tokens\": %llu, \"pieces\": %llu, "
-                      "\"files\": [",
-                      first ? "" : ",", sl_shard_split_names[s], (unsigned long long)sp->rows,
-                      (unsigned long long)(sp->rows * in->seq_len), (unsigned long long)sp->pad_tokens,
-                      (unsigned long long)sp->pieces);
+        sl_buf_printf(b, "%s\n    \"%s\": {\"rows\": %llu, \"tokens\": %llu, \"pad_tokens\": %llu, ", first ? "" : ",",
+                      sl_shard_split_names[s], (unsigned long long)sp->rows,
+                      (unsigned long long)(sp->rows * in->seq_len), (unsigned long long)sp->pad_tokens);
+        if (in->layout == SL_LAYOUT_RECURRENT && in->mem_tokens)
+            sl_buf_printf(b, "\"memory_tokens\": %llu, ", (unsigned long long)sp->mem_tokens);
+        sl_buf_printf(b, "\"pieces\": %llu, \"files\": [", (unsigned long long)sp->pieces);
         first = 0;
         for (size_t i = 0; i < sp->n_files; i++) {
             const sl_shard_file *f = &sp->files[i];

@@ -660,6 +660,25 @@ void sl_io_set_reporter(const char *stage, const int *quiet)
     io_quiet = quiet;
 }
 
+/* Creating a temporary (and the parents made for it) and registering it is
+ * one step for the signal handlers: a signal that came between the two would
+ * leave a file that nothing removes. */
+static void signals_hold(sigset_t *old)
+{
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGINT);
+    sigaddset(&s, SIGTERM);
+    sigaddset(&s, SIGHUP);
+    sigaddset(&s, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &s, old);
+}
+
+static void signals_release(const sigset_t *old)
+{
+    pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
 static void tmp_reg(tmp_entry *e)
 {
     pthread_mutex_lock(&tmp_lock);
@@ -963,7 +982,10 @@ sl_output *sl_output_open(const char *path, sl_err *err)
         return NULL;
     }
     sl_stale_temps_clean(path);
+    sigset_t held;
+    signals_hold(&held);
     if (make_parents(path, &o->reg.parents, err)) {
+        signals_release(&held);
         out_free(o);
         return NULL;
     }
@@ -975,12 +997,14 @@ sl_output *sl_output_open(const char *path, sl_err *err)
     if (o->fd < 0) {
         sl_errf(err, "%s: cannot create: %s", path, strerror(errno));
         remove_parents(o->reg.parents);
+        signals_release(&held);
         out_free(o);
         return NULL;
     }
     flock(o->fd, LOCK_EX | LOCK_NB); /* marks it live for sl_stale_temps_clean */
     o->reg.path = o->tmp;
     tmp_reg(&o->reg);
+    signals_release(&held);
     return o;
 }
 
@@ -1166,13 +1190,17 @@ sl_outdir *sl_outdir_open(const char *dir, int force, sl_err *err)
     d->tmp = sl_xmalloc(n);
     snprintf(d->tmp, n, "%s.tmp.%ld", d->path, (long)getpid());
     remove_tree(d->tmp); /* ours from an earlier writer of the same name in this process */
+    sigset_t held;
+    signals_hold(&held);
     if (make_parents(d->tmp, &d->reg.parents, err)) {
+        signals_release(&held);
         outdir_free(d);
         return NULL;
     }
     if (mkdir(d->tmp, 0777) != 0) {
         sl_errf(err, "%s: cannot create directory: %s", d->tmp, strerror(errno));
         remove_parents(d->reg.parents);
+        signals_release(&held);
         outdir_free(d);
         return NULL;
     }
@@ -1182,6 +1210,7 @@ sl_outdir *sl_outdir_open(const char *dir, int force, sl_err *err)
     d->reg.path = d->tmp;
     d->reg.is_dir = 1;
     tmp_reg(&d->reg);
+    signals_release(&held);
     return d;
 }
 

@@ -361,6 +361,25 @@ static int lit(parser *p, const char *w)
     return 0;
 }
 
+/* Python json's Infinity, -Infinity and NaN (opts->nonfinite): a NUMBER with
+ * that source text; NULL when none is here. */
+static sl_json *parse_nonfinite(parser *p)
+{
+    static const char *const words[] = {"Infinity", "-Infinity", "NaN"};
+    for (int k = 0; k < 3; k++) {
+        size_t n = strlen(words[k]);
+        if (p->n - p->i >= n && !memcmp(p->s + p->i, words[k], n)) {
+            sl_json *v = node(p, SL_JSON_NUMBER);
+            p->i += n;
+            v->str = words[k];
+            v->str_len = n;
+            v->num = k == 0 ? INFINITY : k == 1 ? -INFINITY : NAN;
+            return v;
+        }
+    }
+    return NULL;
+}
+
 static sl_json *parse_value(parser *p)
 {
     skip_ws(p);
@@ -391,9 +410,13 @@ static sl_json *parse_value(parser *p)
             return v;
         break;
     }
-    default:
+    default: {
+        sl_json *v = p->opts && p->opts->nonfinite ? parse_nonfinite(p) : NULL;
+        if (v)
+            return v;
         if (c == '-' || (c >= '0' && c <= '9'))
             return parse_number(p);
+    }
     }
     perr(p, "invalid JSON value");
     return NULL;

@@ -54,6 +54,10 @@ typedef struct sl_json_doc sl_json_doc; /* owns the arena */
 typedef struct sl_json_opts {
     int invalid_utf8;     /* SL_UTF8_*; default REPLACE */
     size_t invalid_count; /* out: number of invalid sequences repaired */
+    /* accept Infinity, -Infinity and NaN as numbers (text kept as is, num
+     * = +-inf / nan), as Python's json writes them (model config.json);
+     * default off: strict JSON */
+    int nonfinite;
 } sl_json_opts;
 
 /* Parses exactly one JSON value (surrounding whitespace allowed). On error

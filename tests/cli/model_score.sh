@@ -1,5 +1,5 @@
 # sluice score end to end on the tiny fixture models (tests/data/model/, made
-# by tests/model/gen_fixtures.py): NLLs against the reference values in
+# by tests/model/gen_fixtures.py; Mamba-1, Falcon-Mamba and Mamba-2): NLLs against the reference values in
 # expected.jsonl, option behaviour, and clean errors.
 . "$SRC/tests/cli/lib.sh"
 M=$DATA/model
@@ -10,7 +10,7 @@ num() { sed -n "s/.*\"$1\":\([-0-9.eE+]*\).*/\1/p"; }
 # close A B: |A-B| <= 1e-4 * max(1, |B|)
 close() { [ -n "$1" ] && [ -n "$2" ] || fail "close: empty value ('$1' vs '$2')"; awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; if (m < 1) m = 1; exit !(d <= 1e-4 * m) }'; }
 
-for m in hf_f32 ssm_f32 hf_bf16 sharded_f16; do
+for m in hf_f32 ssm_f32 hf_bf16 sharded_f16 falcon_f32 falcon_bf16 m2_f32 m2_ssm_bf16; do
   v=$(sed -n 's/.*"vocab_size": \([0-9]*\).*/\1/p' "$M/$m/config.json")
   "$SLUICE" tokenize ids --vocab-size "$v" --field tokens "$M/$m/expected.jsonl" -o "$T/$m.tok"
   "$SLUICE" score -m "$M/$m" "$T/$m.tok" -o "$T/$m.jsonl"
@@ -33,17 +33,20 @@ awk -F'[:,}]' '{ for (i = 1; i < NF; i++) { if ($i == "\"tokens\"") t = $(i+1); 
   || fail "ppl is not exp(nll/tokens)"
 
 # --long-context W: nll_reset against the reference with the state reset every 16 tokens
-"$SLUICE" score -m "$M/hf_f32" --long-context 16 "$T/hf_f32.tok" > "$T/lc.jsonl"
+for lm in hf_f32 falcon_f32 m2_f32; do
+"$SLUICE" score -m "$M/$lm" --long-context 16 "$T/$lm.tok" > "$T/lc.jsonl"
 i=0
 while IFS= read -r line; do
   i=$((i + 1))
-  want=$(sed -n "${i}p" "$M/hf_f32/expected.jsonl" | sed -n 's/.*"nll_reset": \([-0-9.eE+]*\).*/\1/p')
+  want=$(sed -n "${i}p" "$M/$lm/expected.jsonl" | sed -n 's/.*"nll_reset": \([-0-9.eE+]*\).*/\1/p')
   [ -n "$want" ] || continue
-  close "$(printf '%s' "$line" | num nll_reset)" "$want" || fail "long-context doc $i"
+  close "$(printf '%s' "$line" | num nll_reset)" "$want" || fail "$lm long-context doc $i"
   nll=$(printf '%s' "$line" | num nll); t=$(printf '%s' "$line" | num tokens); lc=$(printf '%s' "$line" | num long_context)
   awk -v a="$lc" -v n="$nll" -v r="$want" -v t="$t" 'BEGIN { e = (r - n) / t; d = a - e; exit !(d < 1e-4 && d > -1e-4) }' \
     || fail "long_context is not (nll_reset - nll)/tokens"
 done < "$T/lc.jsonl"
+[ "$i" -gt 0 ] || fail "$lm: no long-context lines"
+done
 
 # --per-token: one log-prob per predicted token, summing to -nll
 "$SLUICE" score -m "$M/hf_f32" --per-token "$T/hf_f32.tok" | tail -n 1 > "$T/pt.jsonl"

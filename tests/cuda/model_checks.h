@@ -228,6 +228,30 @@ static void test_fixture_sharded_f16(void **st)
     mc_fixture("sharded_f16", 0);
 }
 
+/* Falcon-Mamba: the weightless norms of dt, B and C on the tested backend */
+static void test_fixture_falcon_f32(void **st)
+{
+    (void)st;
+    mc_fixture("falcon_f32", 0);
+}
+static void test_fixture_falcon_bf16(void **st)
+{
+    (void)st;
+    mc_fixture("falcon_bf16", 1);
+}
+
+/* Mamba-2: the scan with per-head dt and A repeated over the head's channels */
+static void test_fixture_m2_f32(void **st)
+{
+    (void)st;
+    mc_fixture("m2_f32", 0);
+}
+static void test_fixture_m2_ssm_bf16(void **st)
+{
+    (void)st;
+    mc_fixture("m2_ssm_bf16", 1);
+}
+
 static void mc_random(int bf16)
 {
     char dir[] = "/tmp/sluice-cuda-model-XXXXXX", path[4200];
@@ -273,9 +297,11 @@ static int run_model_checks(sl_backend *reference, sl_backend *tested, int quick
     printf("whole model on %s (%s) against the CPU backend%s\n", tested->name, sl_cuda_describe(tested),
            quick_shapes ? " (small shapes)" : "");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fixture_hf_f32),  cmocka_unit_test(test_fixture_ssm_f32),
-        cmocka_unit_test(test_fixture_hf_bf16), cmocka_unit_test(test_fixture_sharded_f16),
-        cmocka_unit_test(test_random_f32),      cmocka_unit_test(test_random_bf16),
+        cmocka_unit_test(test_fixture_hf_f32),     cmocka_unit_test(test_fixture_ssm_f32),
+        cmocka_unit_test(test_fixture_hf_bf16),    cmocka_unit_test(test_fixture_sharded_f16),
+        cmocka_unit_test(test_fixture_falcon_f32), cmocka_unit_test(test_fixture_falcon_bf16),
+        cmocka_unit_test(test_fixture_m2_f32),     cmocka_unit_test(test_fixture_m2_ssm_bf16),
+        cmocka_unit_test(test_random_f32),         cmocka_unit_test(test_random_bf16),
     };
     return cmocka_run_group_tests_name(tested->name, tests, NULL, NULL);
 }

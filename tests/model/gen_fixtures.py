@@ -18,10 +18,17 @@ internally, so it is not exact); `logp` holds the float64 reference values,
 bf16/f16 checkpoints: the expected values are computed from the rounded
 weights in float64, since sluice computes in fp32 from the stored values.
 
+Falcon-Mamba fixtures (falcon_*) come from transformers'
+FalconMambaForCausalLM (its `slow_forward`) and the same reference with the
+weightless RMSNorms on dt, B and C (`mixer_rms_eps`).
+
 Run (developer machine; `make test` only reads the committed outputs):
   python3 -m venv --system-site-packages /work/venv-model   # python3-torch from Debian
   /work/venv-model/bin/pip install transformers==4.44.2 safetensors
   /work/venv-model/bin/python tests/model/gen_fixtures.py
+The Mamba fixtures were made with transformers 4.44.2; the Falcon-Mamba ones
+need >= 4.45 (made with 4.45.2 and Debian's torch 1.13):
+  /work/venv-model/bin/python tests/model/gen_fixtures.py --only falcon_f32,falcon_bf16
 """
 import json
 import math
@@ -32,6 +39,12 @@ import torch
 import torch.nn.functional as F
 from safetensors.torch import save_file
 from transformers import MambaConfig, MambaForCausalLM
+
+try:
+    from transformers import FalconMambaConfig, FalconMambaForCausalLM
+except ImportError:  # transformers < 4.45
+    FalconMambaConfig = FalconMambaForCausalLM = None
+from transformers import Mamba2Config, Mamba2ForCausalLM
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "model")
 
@@ -92,6 +105,9 @@ def ref_logprobs(sd, cfg, ids, reset_every=0):
         u = F.silu(u)
         xdbl = u @ p("mixer.x_proj.weight").T
         dt, B, C = xdbl[:, :R], xdbl[:, R:R + N], xdbl[:, R + N:]
+        if cfg.get("mixer_rms_eps"):  # Falcon-Mamba: weightless RMSNorm of each
+            reps = cfg["mixer_rms_eps"]
+            dt, B, C = [v * torch.rsqrt(v.pow(2).mean(-1, keepdim=True) + reps) for v in (dt, B, C)]
         delta = F.softplus(dt @ p("mixer.dt_proj.weight").T + p("mixer.dt_proj.bias"))
         A = -torch.exp(p("mixer.A_log"))
         st = torch.zeros(di, N, dtype=torch.float64)
@@ -121,11 +137,13 @@ def hf_logprobs(model, ids):
 
 
 def build(name, hf_kwargs, dtype, naming, config_schema, docs_lens, seed, tokens_below, emb_std=1.0,
-          shard=False, long_context=0, extra_cfg=None):
+          shard=False, long_context=0, extra_cfg=None, falcon=False):
     gen = torch.Generator().manual_seed(seed)
     torch.manual_seed(seed)
-    hcfg = MambaConfig(**hf_kwargs)
-    model = MambaForCausalLM(hcfg).double().eval()
+    if falcon and FalconMambaConfig is None:
+        sys.exit("%s: Falcon-Mamba needs transformers >= 4.45" % name)
+    hcfg = (FalconMambaConfig if falcon else MambaConfig)(**hf_kwargs)
+    model = (FalconMambaForCausalLM if falcon else MambaForCausalLM)(hcfg).double().eval()
     randomize(model, gen, emb_std)
     # round weights to the storage dtype, then compute the reference from the rounded values
     store = {}
@@ -140,7 +158,8 @@ def build(name, hf_kwargs, dtype, naming, config_schema, docs_lens, seed, tokens
         sd.pop("lm_head.weight", None)
     cfg = dict(d_model=hcfg.hidden_size, n_layer=hcfg.num_hidden_layers, d_inner=hcfg.intermediate_size,
                d_state=hcfg.state_size, d_conv=hcfg.conv_kernel, dt_rank=hcfg.time_step_rank,
-               eps=hcfg.layer_norm_epsilon, use_bias=hcfg.use_bias)
+               eps=hcfg.layer_norm_epsilon, use_bias=hcfg.use_bias,
+               mixer_rms_eps=hcfg.mixer_rms_eps if falcon else 0)
 
     # tensors as written
     tensors = {}
@@ -208,7 +227,144 @@ def build(name, hf_kwargs, dtype, naming, config_schema, docs_lens, seed, tokens
     print("%-14s %7d bytes  params %d  HF vs reference worst %.2e" % (name, size, sum(v.numel() for v in tensors.values()), worst_all))
 
 
-def main():
+def ref_m2_logprobs(sd, cfg, ids, reset_every=0):
+    """Independent float64 Mamba-2 forward (mamba_ssm's Mamba2 module with
+    ngroups = 1, as a per-token recurrence): in_proj -> z | xBC | dt, causal
+    conv + SiLU on xBC, dt = softplus(dt + dt_bias) per head, A = -exp(A_log)
+    per head, h = exp(dt A) h + dt x B^T, y = h C + D x, y = RMSNorm(y *
+    silu(z)) * norm.weight, out_proj. reset_every as in ref_logprobs."""
+    d, nl, ds, N, K = cfg["d_model"], cfg["n_layer"], cfg["d_ssm"], cfg["d_state"], cfg["d_conv"]
+    nh, hd, eps, neps = cfg["nheads"], cfg["headdim"], cfg["eps"], cfg["norm_eps"]
+    cd = ds + 2 * N
+    n = len(ids)
+    hidden = sd[cfg["emb"]][torch.tensor(ids)]
+    resid = None
+    for i in range(nl):
+        p = lambda s: sd["backbone.layers.%d.%s" % (i, s)]
+        resid = hidden if resid is None else resid + hidden
+        h = resid * torch.rsqrt(resid.pow(2).mean(-1, keepdim=True) + eps) * p("norm.weight")
+        zx = h @ p("mixer.in_proj.weight").T
+        if cfg.get("use_bias"):
+            zx = zx + p("mixer.in_proj.bias")
+        z, xbc, dt = zx[:, :ds], zx[:, ds:ds + cd], zx[:, ds + cd:]
+        w = p("mixer.conv1d.weight")[:, 0, :]
+        cb = p("mixer.conv1d.bias")
+        u = torch.zeros(n, cd, dtype=torch.float64)
+        for t in range(n):
+            seg0 = (t // reset_every) * reset_every if reset_every else 0
+            acc = cb.clone()
+            for k in range(K):
+                pos = t - (K - 1) + k
+                if pos >= seg0:
+                    acc = acc + w[:, k] * xbc[pos]
+            u[t] = acc
+        u = F.silu(u)
+        x, B, C = u[:, :ds], u[:, ds:ds + N], u[:, ds + N:]
+        dt = F.softplus(dt + p("mixer.dt_bias"))  # [n, nh]
+        A = -torch.exp(p("mixer.A_log"))  # [nh]
+        Dh = p("mixer.D").repeat_interleave(hd)  # [ds]
+        st = torch.zeros(nh, hd, N, dtype=torch.float64)
+        y = torch.zeros(n, ds, dtype=torch.float64)
+        for t in range(n):
+            if reset_every and t % reset_every == 0:
+                st = torch.zeros(nh, hd, N, dtype=torch.float64)
+            st = torch.exp(dt[t] * A)[:, None, None] * st + \
+                dt[t][:, None, None] * x[t].view(nh, hd)[:, :, None] * B[t][None, None, :]
+            y[t] = (st @ C[t]).reshape(ds) + Dh * x[t]
+        y = y * F.silu(z)
+        y = y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + neps) * p("mixer.norm.weight")
+        hidden = y @ p("mixer.out_proj.weight").T
+        if cfg.get("use_bias"):
+            hidden = hidden + p("mixer.out_proj.bias")
+    resid = resid + hidden
+    h = resid * torch.rsqrt(resid.pow(2).mean(-1, keepdim=True) + eps) * sd["backbone.norm_f.weight"]
+    head = sd.get("lm_head.weight", sd[cfg["emb"]])
+    lp = torch.log_softmax(h @ head.T, dim=-1)
+    return [float(lp[t, ids[t + 1]]) for t in range(n - 1)]
+
+
+def build_m2(name, kw, dtype, naming, lens, seed, tokens_below, long_context=0, ssm_vocab=None):
+    """A Mamba-2 fixture: transformers' Mamba2ForCausalLM (torch_forward,
+    float64) against ref_m2_logprobs. naming "hf": HF names and Mamba2Config;
+    "mamba_ssm": backbone.embedding and mamba_ssm's config with ssm_cfg.layer
+    Mamba2 (vocab_size ssm_vocab, padded to 8)."""
+    gen = torch.Generator().manual_seed(seed)
+    torch.manual_seed(seed)
+    # time_step_min ~ 0: transformers' torch_forward clamps dt to it (mamba_ssm does not)
+    hcfg = Mamba2Config(n_groups=1, time_step_min=1e-12, layer_norm_epsilon=1e-5, **kw)
+    model = Mamba2ForCausalLM(hcfg).double().eval()
+    randomize(model, gen, 1.0)
+    with torch.no_grad():
+        for k, v in model.named_parameters():
+            if k.endswith("dt_bias"):
+                v.copy_(0.5 * torch.randn(v.shape, generator=gen, dtype=v.dtype) - 1.0)
+    store = {}
+    with torch.no_grad():
+        for k, v in model.state_dict().items():
+            store[k] = v.to(dtype)
+            v.copy_(store[k].double())
+    sd = {k: v.double() for k, v in model.state_dict().items()}
+    tied = hcfg.tie_word_embeddings
+    if tied:
+        sd.pop("lm_head.weight", None)
+    ds = int(hcfg.expand * hcfg.hidden_size)
+    emb = "backbone.embeddings.weight" if naming == "hf" else "backbone.embedding.weight"
+    if naming != "hf":
+        sd[emb] = sd.pop("backbone.embeddings.weight")
+    cfg = dict(d_model=hcfg.hidden_size, n_layer=hcfg.num_hidden_layers, d_ssm=ds, d_state=hcfg.state_size,
+               d_conv=hcfg.conv_kernel, nheads=hcfg.num_heads, headdim=hcfg.head_dim, eps=1e-5, norm_eps=1e-5,
+               use_bias=hcfg.use_bias, emb=emb)
+    tensors = {}
+    for k, v in store.items():
+        if k == "lm_head.weight" and tied:
+            continue
+        key = emb if k == "backbone.embeddings.weight" else k
+        tensors[key] = v.contiguous().clone()
+    d = os.path.join(OUT, name)
+    os.makedirs(d, exist_ok=True)
+    for f in os.listdir(d):
+        os.remove(os.path.join(d, f))
+    save_file(tensors, os.path.join(d, "model.safetensors"), metadata={"format": "pt"})
+    if naming == "hf":
+        conf = hcfg.to_dict()
+    else:
+        conf = {"d_model": hcfg.hidden_size, "n_layer": hcfg.num_hidden_layers, "d_intermediate": 0,
+                "vocab_size": ssm_vocab, "pad_vocab_size_multiple": 8, "rms_norm": True, "residual_in_fp32": True,
+                "fused_add_norm": True, "tie_embeddings": tied, "attn_layer_idx": [], "attn_cfg": {},
+                "ssm_cfg": {"layer": "Mamba2", "d_state": hcfg.state_size, "d_conv": hcfg.conv_kernel,
+                            "expand": hcfg.expand, "headdim": hcfg.head_dim, "ngroups": 1,
+                            "bias": hcfg.use_bias, "conv_bias": hcfg.use_conv_bias,
+                            "chunk_size": hcfg.chunk_size}}
+    with open(os.path.join(d, "config.json"), "w") as f:
+        json.dump(conf, f, indent=2, sort_keys=True)
+    rng = torch.Generator().manual_seed(seed + 1)
+    worst_all = 0.0
+    with open(os.path.join(d, "expected.jsonl"), "w") as f:
+        for j, n in enumerate(lens):
+            ids = torch.randint(0, tokens_below, (n,), generator=rng).tolist()
+            hf = hf_logprobs(model, ids) if n > 1 else []
+            ref = ref_m2_logprobs(sd, cfg, ids) if n > 1 else []
+            worst = max([abs(a - b) / max(1.0, abs(b)) for a, b in zip(hf, ref)] + [0.0])
+            worst_all = max(worst_all, worst)
+            if worst > 1e-4:
+                sys.exit("%s doc %d: HF and the reference disagree by %g" % (name, j, worst))
+            rec = {"id": "d%d" % j, "tokens": ids, "logp": ref, "nll": -sum(ref), "hf_logp": hf}
+            if long_context and n > long_context:
+                lc = ref_m2_logprobs(sd, cfg, ids, reset_every=long_context)
+                rec["reset_every"] = long_context
+                rec["logp_reset"] = lc
+                rec["nll_reset"] = -sum(lc)
+            f.write(json.dumps(rec) + "\n")
+    size = sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d))
+    print("%-14s %7d bytes  HF vs reference worst %.2e" % (name, size, worst_all))
+
+
+def main(only=None):
+    if only is not None:
+        global build, build_m2
+        full, full_m2 = build, build_m2
+        build = lambda name, *a, **k: full(name, *a, **k) if name in only else None
+        build_m2 = lambda name, *a, **k: full_m2(name, *a, **k) if name in only else None
     lens = [1, 2, 5, 37, 300]
     # 1: HF names and config, f32, tied, d_state 8
     build("hf_f32", dict(vocab_size=64, hidden_size=32, state_size=8, num_hidden_layers=2, conv_kernel=4, expand=2,
@@ -228,6 +384,29 @@ def main():
                               expand=2, time_step_rank="auto", layer_norm_epsilon=1e-5, use_bias=False,
                               tie_word_embeddings=True),
           torch.float16, "hf", "hf", lens, seed=4, tokens_below=48, shard=True)
+    # 5: Falcon-Mamba, f32, tied, default mixer_rms_eps (1e-6), long-context reference
+    build("falcon_f32", dict(vocab_size=56, hidden_size=32, state_size=8, num_hidden_layers=2, conv_kernel=4, expand=2,
+                             time_step_rank="auto", layer_norm_epsilon=1e-5, use_bias=False,
+                             tie_word_embeddings=True),
+          torch.float32, "hf", "hf", lens, seed=5, tokens_below=56, long_context=16, falcon=True)
+    # 6: Falcon-Mamba, bf16, untied, biases, dt rank 5 (normalized over 5 values), mixer_rms_eps 1e-3
+    build("falcon_bf16", dict(vocab_size=40, hidden_size=32, state_size=4, num_hidden_layers=2, conv_kernel=3,
+                              expand=2, time_step_rank=5, layer_norm_epsilon=1e-5, use_bias=True,
+                              tie_word_embeddings=False, mixer_rms_eps=1e-3),
+          torch.bfloat16, "hf", "hf", lens, seed=6, tokens_below=40, falcon=True)
+    # 7: Mamba-2, HF names and config, f32, tied, 4 heads of 16, long-context reference.
+    # chunk_size 512 (one chunk): transformers 4.45.2's torch_forward gives other numbers when a
+    # sequence spans several chunks (2e-2 off its own one-chunk result and the recurrence here).
+    build_m2("m2_f32", dict(vocab_size=64, hidden_size=32, state_size=16, num_heads=4, head_dim=16, expand=2,
+                            num_hidden_layers=2, conv_kernel=4, use_bias=False, chunk_size=512,
+                            tie_word_embeddings=True),
+             torch.float32, "hf", lens, seed=7, tokens_below=64, long_context=16)
+    # 8: Mamba-2, mamba_ssm names and config (ssm_cfg.layer Mamba2), bf16, untied, biases,
+    # 8 heads of 8, d_state 8, conv 3, vocab 77 padded to 80
+    build_m2("m2_ssm_bf16", dict(vocab_size=80, hidden_size=32, state_size=8, num_heads=8, head_dim=8, expand=2,
+                                 num_hidden_layers=2, conv_kernel=3, use_bias=True, chunk_size=512,
+                                 tie_word_embeddings=False),
+             torch.bfloat16, "mamba_ssm", lens, seed=8, tokens_below=77, ssm_vocab=77)
 
 
 def bad_models():
@@ -280,5 +459,8 @@ def bad_models():
 
 
 if __name__ == "__main__":
-    main()
-    bad_models()
+    if len(sys.argv) == 3 and sys.argv[1] == "--only":
+        main(only=set(sys.argv[2].split(",")))
+    else:
+        main()
+        bad_models()

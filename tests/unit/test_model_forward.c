@@ -218,6 +218,35 @@ static void test_sharded_f16(void **st)
     check_against_reference("sharded_f16");
 }
 
+/* Falcon-Mamba (transformers' FalconMambaForCausalLM): f32 tied with the
+ * default mixer_rms_eps and a long-context reference; bf16 untied with
+ * biases, dt rank 5 and mixer_rms_eps 1e-3. */
+static void test_falcon_f32(void **st)
+{
+    (void)st;
+    check_against_reference("falcon_f32");
+}
+static void test_falcon_bf16(void **st)
+{
+    (void)st;
+    check_against_reference("falcon_bf16");
+}
+
+/* Mamba-2 (transformers' Mamba2ForCausalLM and a float64 recurrence written
+ * from mamba_ssm's Mamba2): HF names and config, f32, tied, 4 heads, with a
+ * long-context reference; mamba_ssm names and config (ssm_cfg.layer Mamba2),
+ * bf16, untied, biases, 8 heads, vocab 77 padded to 80. */
+static void test_mamba2_f32(void **st)
+{
+    (void)st;
+    check_against_reference("m2_f32");
+}
+static void test_mamba2_ssm_bf16(void **st)
+{
+    (void)st;
+    check_against_reference("m2_ssm_bf16");
+}
+
 /* Config values as read, and the parameter count equal to the tensors' total. */
 static void test_config_and_params(void **st)
 {
@@ -340,7 +369,9 @@ int main(void)
         cmocka_unit_test(test_hf_f32),           cmocka_unit_test(test_interface_is_mamba),
         cmocka_unit_test(test_ssm_f32),          cmocka_unit_test(test_hf_bf16),
         cmocka_unit_test(test_sharded_f16),      cmocka_unit_test(test_config_and_params),
-        cmocka_unit_test(test_ids_out_of_vocab),
+        cmocka_unit_test(test_ids_out_of_vocab), cmocka_unit_test(test_falcon_f32),
+        cmocka_unit_test(test_falcon_bf16),      cmocka_unit_test(test_mamba2_f32),
+        cmocka_unit_test(test_mamba2_ssm_bf16),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -98,7 +98,7 @@ static void test_sharded(void **st)
     sl_tensors *ts = sl_tensors_open(fixture("sharded_f16"), &err);
     if (!ts)
         fail_msg("%s", err.msg);
-    char p[4200];
+    char p[8192];
     snprintf(p, sizeof p, "%s/model.safetensors.index.json", fixture("sharded_f16"));
     char *text;
     size_t len;
@@ -109,7 +109,7 @@ static void test_sharded(void **st)
     assert_non_null(wm);
     assert_true(wm->n > 4);
     size_t total = 0, nfiles = 0;
-    char files[8][256];
+    char files[8][300];
     for (size_t i = 0; i < wm->n; i++) {
         char name[512];
         snprintf(name, sizeof name, "%.*s", (int)wm->keys[i]->str_len, wm->keys[i]->str);
@@ -128,7 +128,7 @@ static void test_sharded(void **st)
         }
         /* F16 decoded here from the shard's bytes */
         assert_int_equal(info.dtype, SL_TENSOR_F16);
-        snprintf(p, sizeof p, "%s%s", fixture("sharded_f16"), tail);
+        snprintf(p, sizeof p, "%s%.299s", fixture("sharded_f16"), tail);
         sl_st_file *sf = sl_st_open(p, &err);
         assert_non_null(sf);
         const sl_st_tensor *t = sl_st_find(sf, name);
@@ -142,7 +142,7 @@ static void test_sharded(void **st)
     }
     assert_true(nfiles >= 2);
     for (size_t f = 0; f < nfiles; f++) {
-        snprintf(p, sizeof p, "%s%s", fixture("sharded_f16"), files[f]);
+        snprintf(p, sizeof p, "%s%.299s", fixture("sharded_f16"), files[f]);
         sl_st_file *sf = sl_st_open(p, &err);
         assert_non_null(sf);
         total += sl_st_count(sf);
@@ -197,12 +197,101 @@ static void test_errors(void **st)
     sl_tensors_close(ts);
 }
 
+/* PyTorch checkpoints (tests/model/gen_pt_fixtures.py: torch.save of the
+ * safetensors fixtures' tensors): every tensor reads bit for bit as the
+ * safetensors file (written by the safetensors library) has it, through a
+ * shared storage (tied lm_head), a column-major view and a storage offset;
+ * sharded through pytorch_model.bin.index.json. */
+static void same_as_safetensors(const char *pt, const char *st, int extra_tied)
+{
+    sl_err err;
+    sl_tensors *a = sl_tensors_open(fixture(pt), &err);
+    if (!a)
+        fail_msg("%s", err.msg);
+    assert_string_equal(sl_tensors_format(a), "pytorch");
+    sl_tensors *b = sl_tensors_open(fixture(st), &err);
+    assert_non_null(b);
+    assert_string_equal(sl_tensors_format(b), "safetensors");
+    assert_int_equal(sl_tensors_count(a), sl_tensors_count(b) + (size_t)extra_tied);
+    for (size_t i = 0; i < sl_tensors_count(b); i++) {
+        sl_tensor_info tb, ta;
+        sl_tensors_at(b, i, &tb);
+        if (!sl_tensors_find(a, tb.name, &ta))
+            fail_msg("%s: no tensor '%s'", pt, tb.name);
+        assert_true(ends_with(ta.file, ".bin"));
+        assert_int_equal(ta.dtype, tb.dtype);
+        assert_string_equal(ta.dtype_name, tb.dtype_name);
+        assert_int_equal(ta.ndim, tb.ndim);
+        assert_memory_equal(ta.shape, tb.shape, sizeof ta.shape);
+        assert_int_equal(ta.numel, tb.numel);
+        float *x = malloc((ta.numel + 1) * sizeof *x), *y = malloc((tb.numel + 1) * sizeof *y);
+        assert_int_equal(sl_tensors_read_f32(a, tb.name, x, &err), 0);
+        assert_int_equal(sl_tensors_read_f32(b, tb.name, y, &err), 0);
+        assert_memory_equal(x, y, ta.numel * sizeof *x);
+        free(x);
+        free(y);
+    }
+    sl_tensors_close(a);
+    sl_tensors_close(b);
+}
+
+static void test_pytorch(void **st)
+{
+    (void)st;
+    same_as_safetensors("pt_f32", "hf_f32", 1);
+    same_as_safetensors("pt_sharded_bf16", "hf_bf16", 0);
+    /* the tied head: the embedding's values */
+    sl_err err;
+    sl_tensors *a = sl_tensors_open(fixture("pt_f32"), &err);
+    sl_tensor_info e, h;
+    assert_int_equal(sl_tensors_find(a, "backbone.embeddings.weight", &e), 1);
+    assert_int_equal(sl_tensors_find(a, "lm_head.weight", &h), 1);
+    float *x = malloc(e.numel * sizeof *x), *y = malloc(h.numel * sizeof *y);
+    assert_int_equal(e.numel, h.numel);
+    assert_int_equal(sl_tensors_read_f32(a, "backbone.embeddings.weight", x, &err), 0);
+    assert_int_equal(sl_tensors_read_f32(a, "lm_head.weight", y, &err), 0);
+    assert_memory_equal(x, y, e.numel * sizeof *x);
+    free(x);
+    free(y);
+    sl_tensors_close(a);
+    /* the shards: each tensor in the file the index names */
+    a = sl_tensors_open(fixture("pt_sharded_bf16"), &err);
+    assert_non_null(a);
+    assert_int_equal(sl_tensors_find(a, "backbone.embeddings.weight", &e), 1);
+    assert_true(ends_with(e.file, "pytorch_model-00001-of-00002.bin"));
+    assert_int_equal(sl_tensors_find(a, "lm_head.weight", &e), 1);
+    assert_true(ends_with(e.file, "pytorch_model-00002-of-00002.bin"));
+    sl_tensors_close(a);
+}
+
+/* Broken or hostile PyTorch files: one-line errors naming the file. */
+static void test_pytorch_errors(void **st)
+{
+    (void)st;
+    static const struct {
+        const char *dir, *msg;
+    } cases[] = {
+        {"bad/pt_code", "pytorch_model.bin: data.pkl offset 169: global 'posix.system' is not allowed"},
+        {"bad/pt_short_storage", "storage '0': 6 F32 elements need more than its 4 bytes"},
+        {"bad/pt_truncated", "pytorch_model.bin: no zip end-of-central-directory record"},
+        {"bad/pt_not_state_dict", "data.pkl is not a dict of tensors"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        sl_err err;
+        sl_tensors *t = sl_tensors_open(fixture(cases[i].dir), &err);
+        if (t)
+            fail_msg("%s: opened", cases[i].dir);
+        if (!strstr(err.msg, cases[i].msg))
+            fail_msg("%s: '%s' does not contain '%s'", cases[i].dir, err.msg, cases[i].msg);
+        assert_null(strchr(err.msg, '\n'));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_single_file),
-        cmocka_unit_test(test_sharded),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_single_file), cmocka_unit_test(test_sharded),        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_pytorch),     cmocka_unit_test(test_pytorch_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

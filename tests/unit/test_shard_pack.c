@@ -9,7 +9,11 @@
  *    sequence (or its first L tokens when truncated, nothing when dropped);
  *  - sequential packing pads only the last row; --no-split never splits a
  *    document that fits in a row; the recurrent layout continues each slot's
- *    document in the same batch row of the next step. */
+ *    document in the same batch row of the next step;
+ *  - with memory-token slots (recurrent layout, --memory-tokens K
+ *    [--memory-write]): positions [0, K) and [L-K, L) of every row hold the
+ *    memory id, pieces lie between them, a continued document resumes at K,
+ *    and memory is counted apart from padding. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,6 +28,7 @@
 #include "stream/rng.h"
 
 #define PAD 7
+#define MEM 5
 #define EOS 3
 #define BOS 2
 #define MAXDOCS 64
@@ -53,10 +58,15 @@ typedef struct {
     int fail_after; /* callback error injection: -1 = never */
 } ctx_t;
 
+/* memory slots of the next run_case (0: none) */
+static uint32_t g_mem;
+static int g_mem_write;
+
 static int on_row(void *vc, const sl_row *r, sl_err *err)
 {
     ctx_t *c = vc;
     uint32_t L = c->o.seq_len;
+    uint32_t mr = c->o.mem_tokens, mw = c->o.mem_write ? c->o.mem_tokens : 0;
     if (c->fail_after >= 0 && (int)r->index == c->fail_after)
         return sl_errf(err, "injected");
     assert_int_equal(r->index, c->rows);
@@ -69,6 +79,7 @@ static int on_row(void *vc, const sl_row *r, sl_err *err)
         assert_true(p->offset >= end);
         assert_true(p->length > 0);
         assert_true(p->offset + p->length <= L);
+        assert_true(p->offset >= mr && p->offset + p->length <= L - mw);
         end = p->offset + p->length;
         covered += p->length;
         assert_true(p->doc < c->n_docs);
@@ -87,18 +98,21 @@ static int on_row(void *vc, const sl_row *r, sl_err *err)
         memset(mark + p->offset, 1, p->length);
     }
     for (uint32_t i = 0; i < L; i++)
-        if (!mark[i])
+        if (i < mr || i >= L - mw)
+            assert_int_equal(r->tokens[i], MEM);
+        else if (!mark[i])
             assert_int_equal(r->tokens[i], PAD);
     free(mark);
-    if (covered < L)
+    if (covered + mr + mw < L)
         c->pad_rows_before_last++;
     if (c->o.layout == SL_LAYOUT_RECURRENT) {
         uint32_t b = (uint32_t)(r->index % c->o.batch);
-        /* a slot whose document was unfinished continues it at offset 0 */
+        /* a slot whose document was unfinished continues it at offset 0
+         * (after the read memory: K) */
         if (c->slot_doc[b] >= 0 && c->slot_end[b] < c->docs[c->slot_doc[b]].seq_len) {
             assert_true(r->n_pieces > 0);
             assert_int_equal(r->pieces[0].doc, (uint64_t)c->slot_doc[b]);
-            assert_int_equal(r->pieces[0].offset, 0);
+            assert_int_equal(r->pieces[0].offset, mr);
             assert_int_equal(r->pieces[0].doc_offset, c->slot_end[b]);
         }
         if (r->n_pieces) {
@@ -135,7 +149,10 @@ static void run_case(uint32_t L, int layout, uint32_t batch, int no_split, int l
                           .layout = layout,
                           .batch = batch,
                           .no_split = no_split,
-                          .long_mode = long_mode};
+                          .long_mode = long_mode,
+                          .mem_tokens = g_mem,
+                          .mem_id = g_mem ? MEM : SL_NO_TOKEN,
+                          .mem_write = g_mem_write};
     for (int b = 0; b < 16; b++)
         c->slot_doc[b] = -1;
     uint64_t rng = seed;
@@ -170,7 +187,8 @@ static void run_case(uint32_t L, int layout, uint32_t batch, int no_split, int l
     const sl_pack_stats *st = sl_packer_stats(p);
     assert_int_equal(st->rows, c->rows);
     assert_int_equal(st->docs, c->n_docs);
-    assert_int_equal(st->doc_tokens + st->pad_tokens, c->rows * L);
+    assert_int_equal(st->doc_tokens + st->pad_tokens + st->mem_tokens, c->rows * L);
+    assert_int_equal(st->mem_tokens, c->rows * (g_mem + (g_mem_write ? g_mem : 0)));
     uint64_t placed = 0;
     for (size_t i = 0; i < c->n_docs; i++) {
         tdoc *d = &c->docs[i];
@@ -233,6 +251,135 @@ static void test_recurrent(void **state)
     for (uint64_t seed = 1; seed <= 20; seed++)
         for (uint32_t b = 1; b <= 5; b += 2)
             run_case(seed % 2 ? 8 : 24, SL_LAYOUT_RECURRENT, b, 0, 0, 0, 1, seed * 31 + b);
+}
+
+static void test_memory_slots(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 20; seed++)
+        for (uint32_t b = 1; b <= 5; b += 2) {
+            g_mem = 1 + (uint32_t)(seed % 3); /* 1..3 */
+            g_mem_write = (int)(seed % 2);
+            run_case(seed % 2 ? 8 : 24, SL_LAYOUT_RECURRENT, b, 0, 0, (int)(seed % 4 == 0), 1, seed * 37 + b);
+        }
+    g_mem = 0;
+    g_mem_write = 0;
+}
+
+/* One hand-computed case: L 16, K 2 with write memory (12 data positions
+ * per row), one slot, one document of 14 tokens + EOS:
+ * row 0 = M M 10..21 M M, row 1 = M M 22 23 EOS P P P P P P P P P M M. */
+static uint32_t cap_rows[4][16];
+static sl_piece cap_first[4];
+static int cap_n;
+
+static int cap_row(void *vc, const sl_row *r, sl_err *err)
+{
+    (void)vc;
+    (void)err;
+    assert_true(cap_n < 4);
+    memcpy(cap_rows[cap_n], r->tokens, sizeof cap_rows[0]);
+    assert_int_equal(r->n_pieces, 1);
+    cap_first[cap_n++] = r->pieces[0];
+    return 0;
+}
+
+static void test_memory_exact(void **state)
+{
+    (void)state;
+    sl_pack_opts o = {.seq_len = 16,
+                      .eos = EOS,
+                      .bos = SL_NO_TOKEN,
+                      .pad = PAD,
+                      .layout = SL_LAYOUT_RECURRENT,
+                      .batch = 1,
+                      .mem_tokens = 2,
+                      .mem_id = MEM,
+                      .mem_write = 1};
+    sl_err err = {{0}};
+    sl_packer *p = sl_packer_new(&o, cap_row, NULL, &err);
+    assert_non_null(p);
+    uint32_t doc[14];
+    for (int i = 0; i < 14; i++)
+        doc[i] = 10 + (uint32_t)i;
+    assert_int_equal(sl_packer_add(p, 0, "d", 1, doc, 14, NULL, &err), 0);
+    assert_int_equal(sl_packer_finish(p, &err), 0);
+    assert_int_equal(cap_n, 2);
+    const uint32_t want0[16] = {MEM, MEM, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, MEM, MEM};
+    const uint32_t want1[16] = {MEM, MEM, 22, 23, EOS, PAD, PAD, PAD, PAD, PAD, PAD, PAD, PAD, PAD, MEM, MEM};
+    assert_memory_equal(cap_rows[0], want0, sizeof want0);
+    assert_memory_equal(cap_rows[1], want1, sizeof want1);
+    assert_int_equal(cap_first[0].offset, 2);
+    assert_int_equal(cap_first[0].length, 12);
+    assert_int_equal(cap_first[0].doc_offset, 0);
+    assert_int_equal(cap_first[1].offset, 2);
+    assert_int_equal(cap_first[1].length, 3);
+    assert_int_equal(cap_first[1].doc_offset, 12);
+    const sl_pack_stats *st = sl_packer_stats(p);
+    assert_int_equal(st->mem_tokens, 8);
+    assert_int_equal(st->pad_tokens, 9);
+    assert_int_equal(st->doc_tokens, 15);
+    sl_packer_free(p);
+    /* the option checks, with field names */
+    o.mem_tokens = 8; /* 2K = L: no room */
+    assert_null(sl_packer_new(&o, cap_row, NULL, &err));
+    assert_string_equal(err.msg, "`mem_tokens` 8 (read and write) leaves no room for data in rows of `seq_len` 16");
+    o.mem_tokens = 2;
+    o.mem_id = SL_NO_TOKEN;
+    assert_null(sl_packer_new(&o, cap_row, NULL, &err));
+    assert_string_equal(err.msg, "`mem_tokens` 2 needs `mem_id`");
+    o.mem_id = MEM;
+    o.layout = SL_LAYOUT_SEQUENTIAL;
+    assert_null(sl_packer_new(&o, cap_row, NULL, &err));
+    assert_string_equal(err.msg, "`mem_tokens` applies to `layout` recurrent");
+    sl_pack_user u = SL_PACK_USER_INIT;
+    u.seq_len = 16;
+    u.mem_tokens = 2;
+    assert_int_equal(sl_pack_user_check(&u, &err), -1);
+    assert_string_equal(err.msg, "`mem_tokens` (memory-token slots) applies to `layout` recurrent");
+    u.layout = SL_LAYOUT_RECURRENT;
+    u.batch = 2;
+    assert_int_equal(sl_pack_user_check(&u, &err), -1);
+    assert_string_equal(err.msg, "`mem_tokens` 2 needs `mem_id` ID (the token id of a memory position)");
+    u.mem_id = 9;
+    assert_int_equal(sl_pack_user_check(&u, &err), 0);
+    u.mem_tokens = -1;
+    u.mem_write = 1;
+    u.mem_id = -1;
+    assert_int_equal(sl_pack_user_check(&u, &err), -1);
+    assert_string_equal(err.msg, "`mem_write` needs `mem_tokens` K");
+    /* the packed header carries the slots: write, detect, compare */
+    sl_ts_header h, ph;
+    sl_ts_header_init(&h, 4, 100);
+    o.layout = SL_LAYOUT_RECURRENT;
+    o.mem_tokens = 3;
+    o.mem_id = 42;
+    o.mem_write = 1;
+    sl_packed_header(&h, &o, NULL, &ph);
+    assert_non_null(strstr(ph.extra_json, "\"memory\":{\"tokens\":3,\"id\":42,\"write\":true}"));
+    sl_pack_opts back;
+    char *wu = NULL;
+    assert_int_equal(sl_packed_detect(&ph, &back, &wu, &err), 1);
+    assert_int_equal(back.mem_tokens, 3);
+    assert_int_equal(back.mem_id, 42);
+    assert_int_equal(back.mem_write, 1);
+    sl_ts_header_free(&ph);
+    /* without slots: no "memory" key (headers as before) */
+    o.mem_tokens = 0;
+    o.mem_id = SL_NO_TOKEN;
+    o.mem_write = 0;
+    sl_packed_header(&h, &o, NULL, &ph);
+    assert_null(strstr(ph.extra_json, "memory"));
+    assert_int_equal(sl_packed_detect(&ph, &back, &wu, &err), 1);
+    assert_int_equal(back.mem_tokens, 0);
+    sl_ts_header_free(&ph);
+    /* a malformed memory object is an error */
+    sl_ts_header_set_extra(
+        &h, "{\"packed\":{\"seq_len\":16,\"layout\":\"recurrent\",\"batch\":1,\"eos\":null,"
+            "\"bos\":null,\"pad\":0,\"warmup\":null,\"memory\":{\"tokens\":8,\"id\":1,\"write\":true}}}");
+    assert_int_equal(sl_packed_detect(&h, &back, &wu, &err), -1);
+    assert_non_null(strstr(err.msg, "malformed \"packed\" object"));
+    sl_ts_header_free(&h);
 }
 
 /* A row boundary exactly at a document end: the next row starts a document
@@ -321,8 +468,9 @@ static void test_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sequential), cmocka_unit_test(test_no_split), cmocka_unit_test(test_recurrent),
-        cmocka_unit_test(test_exact_fit),  cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_sequential),   cmocka_unit_test(test_no_split), cmocka_unit_test(test_recurrent),
+        cmocka_unit_test(test_exact_fit),    cmocka_unit_test(test_errors),   cmocka_unit_test(test_memory_slots),
+        cmocka_unit_test(test_memory_exact),
     };
     return cmocka_run_group_tests_name("shard_pack", tests, NULL, NULL);
 }

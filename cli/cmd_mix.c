@@ -1,0 +1,221 @@
+/* `sluice mix`: length-aware mixing of token streams (shard/mix.h;
+ * docs/longctx.md section 1). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "shard/mix.h"
+#include "stream/io.h"
+#include "stream/progress.h"
+#include "stream/tokstream.h"
+
+static const char help[] = "Mixes several token streams (sources) into one of about --tokens tokens:\n"
+                           "each source gets weight/sum(weights) of the budget, and within a source a\n"
+                           "length policy decides how often each document is taken (Fu et al. 2024,\n"
+                           "\"Data Engineering for Scaling Language Models to 128K Context\": up-sample\n"
+                           "long documents within each source, keeping the sources' shares). Documents\n"
+                           "are whole; a source smaller than its share repeats them in later epochs.\n"
+                           "Each output document carries its source in its metadata (\"source\"); copy k\n"
+                           "(k >= 1) of a document has the id ID#k. Deterministic under --seed: the\n"
+                           "selection is specified in docs/longctx.md. Inputs are read twice (lengths,\n"
+                           "then documents, once per epoch): files or part directories, not stdin.\n\n"
+                           "options:\n"
+                           "  --source NAME=FILE:WEIGHT  a source (repeat; at least one); WEIGHT > 0\n"
+                           "  --tokens N          the token budget (required; k/M/G = powers of 1024)\n"
+                           "  --upsample-long L:FACTOR  documents of >= L tokens are taken FACTOR times\n"
+                           "                      as often as the others of their source\n"
+                           "  --length-target FILE  JSON {\"bins\":[{\"lo\":L,\"hi\":H|null,\"share\":S},...]}:\n"
+                           "                      within each source, documents of lo <= tokens < hi make\n"
+                           "                      share S of its tokens (documents in no bin are not taken)\n"
+                           "  --seed S            seed of the selection (default 0)\n"
+                           "  --max-epochs E      no document is taken more than E times (default 4); a\n"
+                           "                      source that cannot give its share within that is an error\n"
+                           "  --report FILE       JSON report: tokens, share, effective epochs and length\n"
+                           "                      histograms before/after per source\n"
+                           "  --plot FILE         SVG of the length distributions per source, input and mixed\n\n"
+                           "A one-line-per-source summary goes to stderr unless --quiet.\n\n"
+                           "example:\n"
+                           "  sluice mix --source web=web.tok:0.7 --source books=books.tok:0.3 --tokens 1G \\\n"
+                           "      --upsample-long 4096:3 --seed 1 --report mix.json -o mixed.tok\n";
+
+enum { O_SOURCE = SL_OPT_FIRST_FREE, O_TOKENS, O_UPS, O_TARGET, O_SEED, O_EPOCHS, O_REPORT, O_PLOT };
+
+static const sl_cli_field fields[] = {
+    {"tokens", "--tokens"}, {"max_epochs", "--max-epochs"}, {"factor", "--upsample-long"},
+    {"weight", "--source"}, {"source", "--source"},         {"length_target", "--length-target"},
+    {NULL, NULL},
+};
+
+typedef struct {
+    sl_ts_writer *w;
+    sl_progress *pg;
+} mix_ctx;
+
+static int on_doc(void *vc, const sl_doc *d, sl_err *err)
+{
+    mix_ctx *c = vc;
+    sl_progress_add(c->pg, 1, 0);
+    sl_progress_add_tokens(c->pg, d->n_tokens);
+    return sl_ts_write_doc(c->w, d, err);
+}
+
+static int write_file(const char *path, const sl_buf *b, sl_err *err)
+{
+    sl_output *o = sl_output_open(path, err);
+    if (!o || sl_output_write(o, b->data, b->len, err) < 0) {
+        sl_output_abort(o);
+        return -1;
+    }
+    return sl_output_commit(o, err) < 0 ? -1 : 0;
+}
+
+static void parse_source(const sl_cli *cli, char *spec, sl_mix_source *s)
+{
+    char *eq = strchr(spec, '='), *colon = strrchr(spec, ':');
+    if (!eq || eq == spec || !colon || colon < eq + 2)
+        sl_cli_usage_error(cli, "--source '%s': expected NAME=FILE:WEIGHT", spec);
+    *eq = 0;
+    *colon = 0;
+    s->name = spec;
+    s->path = eq + 1;
+    if (!strcmp(s->path, "-"))
+        sl_cli_usage_error(cli, "--source %s: mix reads its inputs twice, so not from standard input", s->name);
+    char *end;
+    s->weight = strtod(colon + 1, &end);
+    if (end == colon + 1 || *end || !(s->weight > 0) || !isfinite(s->weight))
+        sl_cli_usage_error(cli, "--source %s: weight '%s' is not a positive number", s->name, colon + 1);
+}
+
+static int run(sl_cli *cli, int argc, char **argv)
+{
+    static const struct option opts[] = {{"source", required_argument, 0, O_SOURCE},
+                                         {"tokens", required_argument, 0, O_TOKENS},
+                                         {"upsample-long", required_argument, 0, O_UPS},
+                                         {"length-target", required_argument, 0, O_TARGET},
+                                         {"seed", required_argument, 0, O_SEED},
+                                         {"max-epochs", required_argument, 0, O_EPOCHS},
+                                         {"report", required_argument, 0, O_REPORT},
+                                         {"plot", required_argument, 0, O_PLOT},
+                                         SL_CLI_COMMON_LONG,
+                                         {0, 0, 0, 0}};
+    sl_mix_source *src = NULL;
+    size_t n_src = 0;
+    sl_mix_opts o = {.max_epochs = 4, .policy = SL_MIX_NONE};
+    const char *target = NULL, *report = NULL, *plot = NULL;
+    long long tokens = -1;
+    int c;
+    while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
+        switch (c) {
+        case O_SOURCE:
+            src = sl_xrealloc(src, (n_src + 1) * sizeof *src);
+            parse_source(cli, optarg, &src[n_src++]);
+            break;
+        case O_TOKENS: tokens = sl_cli_int(cli, "--tokens", optarg, 1, INT64_MAX); break;
+        case O_UPS: {
+            char *colon = strchr(optarg, ':');
+            if (!colon)
+                sl_cli_usage_error(cli, "--upsample-long '%s': expected L:FACTOR", optarg);
+            *colon = 0;
+            o.long_len = (uint64_t)sl_cli_int(cli, "--upsample-long", optarg, 1, UINT32_MAX);
+            o.factor = sl_cli_double(cli, "--upsample-long", colon + 1, 1e-9, 1e9);
+            if (o.policy == SL_MIX_TARGET)
+                sl_cli_usage_error(cli, "--upsample-long and --length-target exclude each other");
+            o.policy = SL_MIX_UPSAMPLE;
+            break;
+        }
+        case O_TARGET:
+            if (o.policy == SL_MIX_UPSAMPLE)
+                sl_cli_usage_error(cli, "--upsample-long and --length-target exclude each other");
+            target = optarg;
+            o.policy = SL_MIX_TARGET;
+            break;
+        case O_SEED: o.seed = (uint64_t)sl_cli_int(cli, "--seed", optarg, 0, INT64_MAX); break;
+        case O_EPOCHS: o.max_epochs = sl_cli_double(cli, "--max-epochs", optarg, 1e-9, 65535); break;
+        case O_REPORT: report = optarg; break;
+        case O_PLOT: plot = optarg; break;
+        default: sl_cli_common(cli, c, argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        sl_cli_usage_error(cli, "unexpected argument '%s' (inputs are given with --source NAME=FILE:WEIGHT)",
+                           argv[optind]);
+    if (!n_src)
+        sl_cli_usage_error(cli, "needs at least one --source NAME=FILE:WEIGHT");
+    if (tokens < 0)
+        sl_cli_usage_error(cli, "--tokens N is required");
+    o.tokens = (uint64_t)tokens;
+
+    sl_err err = {{0}};
+    sl_mix_bin *bins = NULL;
+    sl_mix *m = NULL;
+    sl_output *out = NULL;
+    sl_ts_writer *w = NULL;
+    sl_buf b = {0};
+    sl_progress *pg = NULL;
+    int rc = -1;
+    if (target) {
+        char *text = NULL;
+        size_t tlen = 0;
+        int k = sl_read_file(target, &text, &tlen, &err);
+        if (!k)
+            k = sl_mix_parse_target(text ? text : "", tlen, target, &bins, &o.n_bins, &err);
+        free(text);
+        if (k)
+            goto done;
+        o.bins = bins;
+    }
+    if (!(m = sl_mix_new(&o, src, n_src, &err)) || sl_mix_plan(m, &err))
+        goto done;
+    out = sl_output_open(cli->output, &err);
+    w = out ? sl_ts_writer_open(out, sl_mix_header(m), &err) : NULL;
+    if (!w)
+        goto done;
+    pg = sl_progress_start("mix", "docs", cli->progress);
+    mix_ctx ctx = {w, pg};
+    if (sl_mix_run(m, on_doc, &ctx, &err))
+        goto done;
+    sl_progress_done(pg);
+    pg = NULL;
+    if (report) {
+        sl_buf_clear(&b);
+        sl_mix_report_json(m, &b);
+        if (write_file(report, &b, &err))
+            goto done;
+    }
+    if (plot) {
+        sl_buf_clear(&b);
+        sl_mix_plot_svg(m, &b);
+        if (write_file(plot, &b, &err))
+            goto done;
+    }
+    rc = sl_ts_writer_finish(w, &err);
+    w = NULL;
+    if (!rc)
+        rc = sl_output_commit(out, &err) < 0 ? -1 : 0;
+    out = NULL;
+    if (!rc && !cli->quiet) {
+        sl_buf_clear(&b);
+        sl_mix_summary_text(m, &b);
+        fputs(b.data, stderr);
+    }
+done:
+    sl_progress_done(pg);
+    sl_ts_writer_abort(w);
+    sl_output_abort(out);
+    sl_mix_free(m);
+    free(bins);
+    free(src);
+    sl_buf_free(&b);
+    if (rc)
+        sl_cli_map_fields(&err, fields);
+    return rc ? sl_cli_fail(cli, &err) : 0;
+}
+
+const sl_command sl_cmd_mix = {
+    .name = "mix",
+    .summary = "mix token streams by source weights with length-aware up-sampling",
+    .usage = "sluice mix --source NAME=FILE:WEIGHT... --tokens N [options]",
+    .help = help,
+    .run = run,
+};

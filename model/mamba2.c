@@ -1,0 +1,641 @@
+/* Mamba-2 (the SSD layer of Dao & Gu 2024) behind model/model.h.
+ *
+ * Config: transformers' Mamba2Config (model_type "mamba2": hidden_size,
+ * num_hidden_layers, vocab_size, state_size, num_heads, head_dim, expand,
+ * n_groups, conv_kernel, use_bias, use_conv_bias, layer_norm_epsilon,
+ * time_step_limit, tie_word_embeddings) or mamba_ssm's MambaConfig with
+ * ssm_cfg.layer "Mamba2" (d_model, n_layer, vocab_size,
+ * pad_vocab_size_multiple, ssm_cfg {d_state, d_conv, expand, headdim,
+ * ngroups, d_ssm, rmsnorm, norm_before_gate, D_has_hdim, bias, conv_bias},
+ * d_intermediate, attn_layer_idx, norm_epsilon, tie_embeddings).
+ *
+ * Per layer, as mamba_ssm's Mamba2 module: residual += hidden; RMSNorm;
+ * in_proj -> [z | xBC | dt]; causal depthwise conv + SiLU on xBC -> x, B, C;
+ * dt = softplus(dt + dt_bias) per head; per head scalar A = -exp(A_log);
+ * h = exp(dt A) h + dt x B^T, y = h C + D x (every head of the group sees
+ * the group's B and C); y = RMSNorm(y * silu(z)) * norm.weight
+ * (norm_before_gate = False); out_proj. Then norm_f, lm_head, log-softmax.
+ *
+ * The forward pass uses the Mamba-1 operator table as it is: a head's
+ * scalar dt and A are the per-channel dt and A of the selective scan
+ * repeated over the head's head_dim channels (dt by a 0/1 expansion
+ * product, exact), so the scan runs the SSD recurrence token by token, not
+ * in the chunked matrix form (a speed matter, not a numerical one).
+ * Supported for now: n_groups = 1, no MLP blocks (d_intermediate 0, d_ssm =
+ * d_inner), no attention layers, the default time_step_limit (0, inf),
+ * rmsnorm on, norm_before_gate off, D per head; other configs are refused
+ * naming the field. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model_impl.h"
+#include "stream/io.h"
+#include "stream/json.h"
+
+#define LM_TILE 256
+
+typedef struct m2cfg {
+    int64_t d_model, n_layer, vocab_size, pad_multiple, vocab;
+    int64_t d_state, d_conv, d_ssm, headdim, nheads, ngroups;
+    int64_t d_in_proj, conv_dim, eos;
+    double eps, norm_eps;
+    int use_bias, conv_bias;
+} m2cfg;
+
+typedef struct m2layer {
+    sl_weight in_proj, out_proj;
+    float *in_bias, *out_bias;
+    float *norm_w, *conv_w, *conv_b, *dt_bias, *A_log2e, *Dskip, *gnorm_w;
+} m2layer;
+
+typedef struct m2model {
+    m2cfg cfg;
+    sl_backend *be;
+    sl_weight emb, lm_head, dt_expand;
+    int tied;
+    float *norm_f;
+    m2layer *layers;
+} m2model;
+
+typedef struct m2run {
+    m2model *m;
+    int64_t chunk;
+    int32_t *ids, *targets;
+    uint8_t *reset;
+    float *hidden, *residual, *normed, *zxbcdt, *xbc, *dt, *y, *ynorm, *logits, *logp;
+    float *conv_state, *ssm_state;
+} m2run;
+
+/* --- config ---------------------------------------------------------------- */
+
+/* An integer from the first present key (o2/k2 may be NULL); 1, 0 absent, -1 error. */
+static int get_int(const sl_json *o1, const char *k1, const sl_json *o2, const char *k2, int64_t *out, const char *name,
+                   sl_err *err)
+{
+    const sl_json *v[2] = {o1 && k1 ? sl_json_get(o1, k1) : NULL, o2 && k2 ? sl_json_get(o2, k2) : NULL};
+    const char *k[2] = {k1, k2};
+    for (int i = 0; i < 2; i++)
+        if (v[i] && v[i]->type != SL_JSON_NULL) {
+            if (!sl_json_is_int(v[i], out))
+                return sl_errf(err, "%s:%zu: \"%s\" is not an integer", name, v[i]->offset, k[i]);
+            return 1;
+        }
+    return 0;
+}
+
+static int get_bool(const sl_json *o, const char *k, int *out, const char *name, sl_err *err)
+{
+    const sl_json *v = o ? sl_json_get(o, k) : NULL;
+    if (!v || v->type == SL_JSON_NULL)
+        return 0;
+    if (v->type != SL_JSON_TRUE && v->type != SL_JSON_FALSE)
+        return sl_errf(err, "%s:%zu: \"%s\" is not true/false", name, v->offset, k);
+    *out = v->type == SL_JSON_TRUE;
+    return 1;
+}
+
+static int parse_config(const char *text, size_t len, const char *name, m2cfg *c, int *tie, sl_err *err)
+{
+    memset(c, 0, sizeof *c);
+    sl_err jerr;
+    sl_json_opts jo = {.invalid_utf8 = SL_UTF8_REPLACE, .nonfinite = 1};
+    sl_json_doc *doc = sl_json_parse(text, len, &jo, &jerr);
+    if (!doc)
+        return sl_errf(err, "%s: %s", name, jerr.msg);
+    int rc = -1, k;
+    const sl_json *r = sl_json_root(doc), *ssm = NULL;
+    if (r->type != SL_JSON_OBJECT) {
+        sl_errf(err, "%s:0: not a JSON object", name);
+        goto out;
+    }
+    ssm = sl_json_get(r, "ssm_cfg");
+    if (ssm && ssm->type != SL_JSON_OBJECT)
+        ssm = NULL;
+#define REQ(k1, k2, field)                                                                                             \
+    if ((k = get_int(r, k1, r, k2, &c->field, name, err)) < 0)                                                         \
+        goto out;                                                                                                      \
+    if (!k) {                                                                                                          \
+        sl_errf(err, "%s: missing \"%s\"", name, k1);                                                                  \
+        goto out;                                                                                                      \
+    }
+#define OPT(o1, k1, o2, k2, field, def)                                                                                \
+    if ((k = get_int(o1, k1, o2, k2, &c->field, name, err)) < 0)                                                       \
+        goto out;                                                                                                      \
+    if (!k)                                                                                                            \
+        c->field = (def);
+    REQ("hidden_size", "d_model", d_model);
+    REQ("num_hidden_layers", "n_layer", n_layer);
+    REQ("vocab_size", NULL, vocab_size);
+    OPT(r, "pad_vocab_size_multiple", NULL, NULL, pad_multiple, ssm ? 8 : 1);
+    OPT(r, "state_size", ssm, "d_state", d_state, 128);
+    OPT(r, "conv_kernel", ssm, "d_conv", d_conv, 4);
+    int64_t expand = 2, dint = 0;
+    if (get_int(r, "expand", ssm, "expand", &expand, name, err) < 0 ||
+        get_int(r, "d_intermediate", NULL, NULL, &dint, name, err) < 0)
+        goto out;
+    OPT(r, "n_groups", ssm, "ngroups", ngroups, 1);
+    OPT(r, "head_dim", ssm, "headdim", headdim, 64);
+    OPT(ssm, "d_ssm", NULL, NULL, d_ssm, expand * c->d_model);
+    OPT(r, "num_heads", NULL, NULL, nheads, c->headdim > 0 ? c->d_ssm / c->headdim : 0);
+#undef REQ
+#undef OPT
+    const sl_json *e = sl_json_get(r, "eos_token_id");
+    int64_t ev;
+    c->eos = e && sl_json_is_int(e, &ev) && ev >= 0 ? ev : -1;
+    c->eps = 1e-5;
+    const char *eps_keys[2] = {"layer_norm_epsilon", "norm_epsilon"};
+    for (int i = 0; i < 2; i++) {
+        const sl_json *v = sl_json_get(r, eps_keys[i]);
+        if (v && v->type != SL_JSON_NULL) {
+            if (v->type != SL_JSON_NUMBER || !(v->num > 0) || v->num > 1) {
+                sl_errf(err, "%s:%zu: \"%s\" is not a number in (0, 1]", name, v->offset, eps_keys[i]);
+                goto out;
+            }
+            c->eps = v->num;
+        }
+    }
+    /* the gated norm: transformers uses layer_norm_epsilon, mamba_ssm 1e-5 */
+    c->norm_eps = ssm ? 1e-5 : c->eps;
+    c->conv_bias = 1;
+    *tie = ssm ? 1 : 0;
+    int rmsnorm = 1, before_gate = 0, d_hdim = 0, rms = 1;
+    if (get_bool(r, "use_bias", &c->use_bias, name, err) < 0 || get_bool(ssm, "bias", &c->use_bias, name, err) < 0 ||
+        get_bool(r, "use_conv_bias", &c->conv_bias, name, err) < 0 ||
+        get_bool(ssm, "conv_bias", &c->conv_bias, name, err) < 0 || get_bool(r, "tie_embeddings", tie, name, err) < 0 ||
+        get_bool(r, "tie_word_embeddings", tie, name, err) < 0 || get_bool(ssm, "rmsnorm", &rmsnorm, name, err) < 0 ||
+        get_bool(ssm, "norm_before_gate", &before_gate, name, err) < 0 ||
+        get_bool(ssm, "D_has_hdim", &d_hdim, name, err) < 0 || get_bool(r, "rms_norm", &rms, name, err) < 0)
+        goto out;
+    const sl_json *attn = sl_json_get(r, "attn_layer_idx");
+    const sl_json *lim = sl_json_get(r, "time_step_limit");
+    const char *why = NULL;
+    if (c->ngroups != 1)
+        why = "n_groups/ngroups other than 1 is not supported yet";
+    else if (dint)
+        why = "d_intermediate > 0 (MLP blocks) is not supported yet";
+    else if (attn && attn->type == SL_JSON_ARRAY && attn->n)
+        why = "attn_layer_idx: models with attention layers are not supported yet";
+    else if (!rmsnorm || before_gate || !rms)
+        why = "rmsnorm off, norm_before_gate or rms_norm off is not supported";
+    else if (d_hdim)
+        why = "D_has_hdim is not supported yet";
+    else if (c->d_ssm != expand * c->d_model)
+        why = "d_ssm smaller than d_inner (MLP inside in_proj) is not supported yet";
+    else if (lim && lim->type != SL_JSON_NULL &&
+             !(lim->type == SL_JSON_ARRAY && lim->n == 2 && lim->kids[0]->type == SL_JSON_NUMBER &&
+               lim->kids[0]->num == 0.0 && lim->kids[1]->type == SL_JSON_NUMBER && isinf(lim->kids[1]->num)))
+        why = "time_step_limit other than [0.0, Infinity] is not supported yet";
+    else if (c->headdim < 1 || c->nheads < 1 || c->nheads * c->headdim != c->d_ssm)
+        why = "num_heads x head_dim does not equal expand x hidden_size";
+    if (why) {
+        sl_errf(err, "%s: Mamba-2: %s", name, why);
+        goto out;
+    }
+    struct {
+        const char *what;
+        int64_t v, lo, hi;
+    } lims[] = {
+        {"d_model", c->d_model, 1, 1 << 16},       {"n_layer", c->n_layer, 1, 1024},
+        {"vocab_size", c->vocab_size, 1, 1 << 24}, {"pad_vocab_size_multiple", c->pad_multiple, 1, 1 << 16},
+        {"d_state", c->d_state, 1, 512},           {"d_conv", c->d_conv, 1, 64},
+        {"d_ssm", c->d_ssm, 1, 1 << 18},
+    };
+    for (size_t i = 0; i < sizeof lims / sizeof lims[0]; i++)
+        if (lims[i].v < lims[i].lo || lims[i].v > lims[i].hi) {
+            sl_errf(err, "%s: %s = %lld is outside [%lld, %lld]", name, lims[i].what, (long long)lims[i].v,
+                    (long long)lims[i].lo, (long long)lims[i].hi);
+            goto out;
+        }
+    c->vocab = (c->vocab_size + c->pad_multiple - 1) / c->pad_multiple * c->pad_multiple;
+    c->conv_dim = c->d_ssm + 2 * c->ngroups * c->d_state;
+    c->d_in_proj = c->d_ssm + c->conv_dim + c->nheads;
+    rc = 0;
+out:
+    sl_json_free(doc);
+    return rc;
+}
+
+/* --- weights --------------------------------------------------------------- */
+
+static void m2_free(void *p)
+{
+    m2model *m = p;
+    if (!m)
+        return;
+    sl_backend *be = m->be;
+    if (m->layers)
+        for (int64_t i = 0; i < m->cfg.n_layer; i++) {
+            m2layer *l = &m->layers[i];
+            sl_weight *ws[] = {&l->in_proj, &l->out_proj};
+            for (int j = 0; j < 2; j++)
+                if (ws[j]->data)
+                    be->weight_free(be, ws[j]);
+            float *vs[] = {l->in_bias, l->out_bias, l->norm_w, l->conv_w, l->conv_b,
+                           l->dt_bias, l->A_log2e,  l->Dskip,  l->gnorm_w};
+            for (size_t j = 0; j < sizeof vs / sizeof *vs; j++)
+                if (vs[j])
+                    be->free(be, vs[j]);
+        }
+    free(m->layers);
+    if (m->emb.data)
+        be->weight_free(be, &m->emb);
+    if (!m->tied && m->lm_head.data)
+        be->weight_free(be, &m->lm_head);
+    if (m->dt_expand.data)
+        be->weight_free(be, &m->dt_expand);
+    if (m->norm_f)
+        be->free(be, m->norm_f);
+    free(m);
+}
+
+/* A per-head vector [nheads] repeated over each head's channels [d_ssm]
+ * (times n_state for A: [d_ssm][d_state], stored as -exp(A_log) log2 e). */
+static float *per_channel(m2model *m, const sl_tensors *c, const char *name, int is_A, sl_err *err)
+{
+    const m2cfg *k = &m->cfg;
+    int64_t shape[1] = {k->nheads};
+    float *h = sl_model_load_host(c, name, 1, shape, 0, NULL, err);
+    if (!h)
+        return NULL;
+    size_t per = is_A ? (size_t)k->d_state : 1, n = (size_t)k->d_ssm * per;
+    float *x = sl_xmalloc(n * sizeof *x);
+    for (size_t ch = 0; ch < (size_t)k->d_ssm; ch++) {
+        float v = h[ch / (size_t)k->headdim];
+        if (is_A)
+            v = -expf(v) * 1.4426950408889634f;
+        for (size_t s = 0; s < per; s++)
+            x[ch * per + s] = v;
+    }
+    free(h);
+    float *d = sl_model_upload(m->be, x, n, err);
+    free(x);
+    return d;
+}
+
+static int load_layer(m2model *m, const sl_tensors *c, int i, sl_err *err)
+{
+    const m2cfg *k = &m->cfg;
+    sl_backend *be = m->be;
+    m2layer *l = &m->layers[i];
+    char name[256];
+#define NM(s) (snprintf(name, sizeof name, "backbone.layers.%d.%s", i, s), name)
+    int64_t s_d[1] = {k->d_model}, s_in[1] = {k->d_in_proj}, s_cd[1] = {k->conv_dim},
+            s_conv[3] = {k->conv_dim, 1, k->d_conv}, s_ssm[1] = {k->d_ssm};
+    if (!(l->norm_w = sl_model_load_vec(be, c, NM("norm.weight"), 1, s_d, 0, 0, err)) ||
+        sl_model_load_weight(be, c, NM("mixer.in_proj.weight"), k->d_in_proj, k->d_model, &l->in_proj, err) < 0 ||
+        (k->use_bias && !(l->in_bias = sl_model_load_vec(be, c, NM("mixer.in_proj.bias"), 1, s_in, 0, 0, err))) ||
+        !(l->conv_w = sl_model_load_vec(be, c, NM("mixer.conv1d.weight"), 3, s_conv, 0, 0, err)))
+        return -1;
+    if (k->conv_bias) {
+        if (!(l->conv_b = sl_model_load_vec(be, c, NM("mixer.conv1d.bias"), 1, s_cd, 0, 0, err)))
+            return -1;
+    } else if (!(l->conv_b = be->alloc(be, (size_t)k->conv_dim * sizeof(float), err)) ||
+               be->memset0(be, l->conv_b, (size_t)k->conv_dim * sizeof(float), err) < 0)
+        return -1;
+    if (!(l->dt_bias = per_channel(m, c, NM("mixer.dt_bias"), 0, err)) ||
+        !(l->A_log2e = per_channel(m, c, NM("mixer.A_log"), 1, err)) ||
+        !(l->Dskip = per_channel(m, c, NM("mixer.D"), 0, err)) ||
+        !(l->gnorm_w = sl_model_load_vec(be, c, NM("mixer.norm.weight"), 1, s_ssm, 0, 0, err)) ||
+        sl_model_load_weight(be, c, NM("mixer.out_proj.weight"), k->d_model, k->d_ssm, &l->out_proj, err) < 0 ||
+        (k->use_bias && !(l->out_bias = sl_model_load_vec(be, c, NM("mixer.out_proj.bias"), 1, s_d, 0, 0, err))))
+        return -1;
+#undef NM
+    return 0;
+}
+
+/* Tensors for layers beyond n_layer, or of Mamba-1, are reported. */
+static int check_names(const sl_tensors *c, const m2cfg *cfg, sl_err *err)
+{
+    for (size_t i = 0; i < sl_tensors_count(c); i++) {
+        sl_tensor_info t;
+        sl_tensors_at(c, i, &t);
+        const char *p = "backbone.layers.";
+        if (strncmp(t.name, p, strlen(p)))
+            continue;
+        char *end;
+        long li = strtol(t.name + strlen(p), &end, 10);
+        if (end == t.name + strlen(p) || *end != '.')
+            continue;
+        if (li < 0 || li >= cfg->n_layer)
+            return sl_errf(err, "%s: tensor '%s' is for layer %ld but config.json has n_layer = %lld", t.file, t.name,
+                           li, (long long)cfg->n_layer);
+        if (strstr(end, ".mixer.x_proj.") || strstr(end, ".mixer.dt_proj."))
+            return sl_errf(err, "%s: tensor '%s' belongs to a Mamba-1 model, but config.json is Mamba-2", t.file,
+                           t.name);
+    }
+    return 0;
+}
+
+static m2model *load(const char *dir, const m2cfg *cfg, int tie, sl_backend *be, sl_err *err)
+{
+    (void)tie;
+    m2model *m = sl_xcalloc(1, sizeof *m);
+    m->be = be;
+    m->cfg = *cfg;
+    const m2cfg *k = &m->cfg;
+    sl_tensors *c = sl_tensors_open(dir, err);
+    if (!c || check_names(c, k, err) < 0)
+        goto fail;
+    const char *ename = "backbone.embeddings.weight";
+    sl_tensor_info et;
+    int found = sl_tensors_find(c, ename, &et);
+    if (!found) {
+        ename = "backbone.embedding.weight";
+        found = sl_tensors_find(c, ename, &et);
+    }
+    if (!found) {
+        sl_errf(err, "%s: missing tensor 'backbone.embeddings.weight' (or 'backbone.embedding.weight')",
+                sl_tensors_name(c));
+        goto fail;
+    }
+    if (et.ndim == 2 && et.shape[0] == k->vocab_size)
+        m->cfg.vocab = k->vocab_size; /* stored unpadded */
+    if (sl_model_load_weight(be, c, ename, k->vocab, k->d_model, &m->emb, err) < 0)
+        goto fail;
+    m->layers = sl_xcalloc((size_t)k->n_layer, sizeof *m->layers);
+    for (int i = 0; i < k->n_layer; i++)
+        if (load_layer(m, c, i, err) < 0)
+            goto fail;
+    int64_t s_d[1] = {k->d_model};
+    if (!(m->norm_f = sl_model_load_vec(be, c, "backbone.norm_f.weight", 1, s_d, 0, 0, err)))
+        goto fail;
+    sl_tensor_info ht;
+    if (sl_tensors_find(c, "lm_head.weight", &ht)) {
+        if (sl_model_load_weight(be, c, "lm_head.weight", k->vocab, k->d_model, &m->lm_head, err) < 0)
+            goto fail;
+    } else {
+        m->lm_head = m->emb;
+        m->tied = 1;
+    }
+    /* dt per head -> per channel: a 0/1 matrix [d_ssm][nheads] (exact) */
+    float *e = sl_xcalloc((size_t)(k->d_ssm * k->nheads), sizeof *e);
+    for (int64_t ch = 0; ch < k->d_ssm; ch++)
+        e[ch * k->nheads + ch / k->headdim] = 1.0f;
+    int rc = be->weight_create(be, &m->dt_expand, e, k->d_ssm, k->nheads, SL_DT_F32, err);
+    free(e);
+    if (rc < 0)
+        goto fail;
+    sl_tensors_close(c);
+    return m;
+fail:
+    sl_tensors_close(c);
+    m2_free(m);
+    return NULL;
+}
+
+/* --- runs ------------------------------------------------------------------ */
+
+static void m2_run_free(void *p)
+{
+    m2run *r = p;
+    if (!r)
+        return;
+    sl_backend *be = r->m->be;
+    void *bufs[] = {r->ids, r->targets, r->reset, r->hidden, r->residual, r->normed,     r->zxbcdt,   r->xbc,
+                    r->dt,  r->y,       r->ynorm, r->logits, r->logp,     r->conv_state, r->ssm_state};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        if (bufs[i])
+            be->free(be, bufs[i]);
+    free(r);
+}
+
+static size_t conv_len(const m2cfg *k)
+{
+    return (size_t)k->n_layer * (size_t)k->conv_dim * (size_t)(k->d_conv - 1);
+}
+static size_t ssm_len(const m2cfg *k)
+{
+    return (size_t)k->n_layer * (size_t)k->d_ssm * (size_t)k->d_state;
+}
+
+static int m2_run_reset(void *p, sl_err *err)
+{
+    m2run *r = p;
+    sl_backend *be = r->m->be;
+    if (be->memset0(be, r->conv_state, conv_len(&r->m->cfg) * sizeof(float), err) < 0 ||
+        be->memset0(be, r->ssm_state, ssm_len(&r->m->cfg) * sizeof(float), err) < 0)
+        return -1;
+    return 0;
+}
+
+static void *m2_run_new(void *p, int64_t chunk, sl_err *err)
+{
+    m2model *m = p;
+    if (chunk < 1)
+        chunk = 1;
+    const m2cfg *k = &m->cfg;
+    sl_backend *be = m->be;
+    m2run *r = sl_xcalloc(1, sizeof *r);
+    r->m = m;
+    r->chunk = chunk;
+    size_t C = (size_t)chunk, f = sizeof(float), tile = C < LM_TILE ? C : LM_TILE;
+    struct {
+        void **p;
+        size_t bytes;
+    } want[] = {
+        {(void **)&r->ids, C * sizeof(int32_t)},
+        {(void **)&r->targets, C * sizeof(int32_t)},
+        {(void **)&r->reset, C},
+        {(void **)&r->hidden, C * (size_t)k->d_model * f},
+        {(void **)&r->residual, C * (size_t)k->d_model * f},
+        {(void **)&r->normed, C * (size_t)k->d_model * f},
+        {(void **)&r->zxbcdt, C * (size_t)k->d_in_proj * f},
+        {(void **)&r->xbc, C * (size_t)k->conv_dim * f},
+        {(void **)&r->dt, C * (size_t)k->d_ssm * f},
+        {(void **)&r->y, C * (size_t)k->d_ssm * f},
+        {(void **)&r->ynorm, C * (size_t)k->d_ssm * f},
+        {(void **)&r->logits, tile * (size_t)k->vocab * f},
+        {(void **)&r->logp, C * f},
+        {(void **)&r->conv_state, conv_len(k) * f},
+        {(void **)&r->ssm_state, ssm_len(k) * f},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!(*want[i].p = be->alloc(be, want[i].bytes, err))) {
+            m2_run_free(r);
+            return NULL;
+        }
+    if (m2_run_reset(r, err) < 0) {
+        m2_run_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+static int64_t m2_run_chunk(const void *p)
+{
+    return ((const m2run *)p)->chunk;
+}
+
+static int m2_forward(void *p, const int32_t *ids, const uint8_t *reset, const int32_t *targets, int64_t n, float *logp,
+                      sl_err *err)
+{
+    m2run *r = p;
+    m2model *m = r->m;
+    sl_backend *be = m->be;
+    const m2cfg *k = &m->cfg;
+    if (n <= 0)
+        return 0;
+    if (n > r->chunk)
+        return sl_errf(err, "model: %lld tokens exceed the chunk size %lld", (long long)n, (long long)r->chunk);
+    for (int64_t t = 0; t < n; t++) {
+        if (ids[t] < 0 || ids[t] >= k->vocab)
+            return sl_errf(err, "token id %d at position %lld is not in the model's vocabulary [0, %lld)", (int)ids[t],
+                           (long long)t, (long long)k->vocab);
+        if (targets[t] >= k->vocab)
+            return sl_errf(err, "token id %d at position %lld is not in the model's vocabulary [0, %lld)",
+                           (int)targets[t], (long long)t + 1, (long long)k->vocab);
+    }
+    const int64_t d = k->d_model, ds = k->d_ssm, N = k->d_state, K = k->d_conv, cd = k->conv_dim, dip = k->d_in_proj;
+    if (be->upload(be, r->ids, ids, (size_t)n * sizeof(int32_t), err) < 0 ||
+        be->upload(be, r->targets, targets, (size_t)n * sizeof(int32_t), err) < 0)
+        return -1;
+    const uint8_t *rs = NULL;
+    if (reset) {
+        if (be->upload(be, r->reset, reset, (size_t)n, err) < 0)
+            return -1;
+        rs = r->reset;
+    }
+    sl_embed_args ea = {.L = n, .ids = r->ids, .emb = &m->emb, .out = r->hidden, .ldout = d};
+    if (be->embed(be, &ea, err) < 0)
+        return -1;
+    for (int64_t i = 0; i < k->n_layer; i++) {
+        m2layer *l = &m->layers[i];
+        sl_norm_args na = {.L = n,
+                           .D = d,
+                           .x = r->hidden,
+                           .residual = r->residual,
+                           .residual_init = i == 0,
+                           .w = l->norm_w,
+                           .eps = (float)k->eps,
+                           .out = r->normed};
+        sl_linear_args in = {
+            .L = n, .x = r->normed, .ldx = d, .w = &l->in_proj, .bias = l->in_bias, .y = r->zxbcdt, .ldy = dip};
+        sl_conv_args ca = {.L = n,
+                           .D = cd,
+                           .K = (int)K,
+                           .x = r->zxbcdt + ds,
+                           .ldx = dip,
+                           .w = l->conv_w,
+                           .bias = l->conv_b,
+                           .state = r->conv_state + (size_t)i * (size_t)cd * (size_t)(K - 1),
+                           .reset = rs,
+                           .out = r->xbc,
+                           .ldout = cd};
+        sl_linear_args dx = {.L = n, .x = r->zxbcdt + ds + cd, .ldx = dip, .w = &m->dt_expand, .y = r->dt, .ldy = ds};
+        sl_scan_args sa = {.L = n,
+                           .D = ds,
+                           .N = (int)N,
+                           .u = r->xbc,
+                           .ldu = cd,
+                           .dt = r->dt,
+                           .lddt = ds,
+                           .dt_bias = l->dt_bias,
+                           .A_log2e = l->A_log2e,
+                           .B = r->xbc + ds,
+                           .C = r->xbc + ds + N,
+                           .ldbc = cd,
+                           .Dskip = l->Dskip,
+                           .z = r->zxbcdt,
+                           .ldz = dip,
+                           .state = r->ssm_state + (size_t)i * (size_t)ds * (size_t)N,
+                           .reset = rs,
+                           .y = r->y,
+                           .ldy = ds};
+        sl_norm_args gn = {
+            .L = n, .D = ds, .x = NULL, .residual = r->y, .w = l->gnorm_w, .eps = (float)k->norm_eps, .out = r->ynorm};
+        sl_linear_args op = {
+            .L = n, .x = r->ynorm, .ldx = ds, .w = &l->out_proj, .bias = l->out_bias, .y = r->hidden, .ldy = d};
+        if (be->add_rmsnorm(be, &na, err) < 0 || be->linear(be, &in, err) < 0 || be->conv1d_silu(be, &ca, err) < 0 ||
+            be->linear(be, &dx, err) < 0 || be->selective_scan(be, &sa, err) < 0 || be->add_rmsnorm(be, &gn, err) < 0 ||
+            be->linear(be, &op, err) < 0)
+            return -1;
+    }
+    sl_norm_args fa = {.L = n,
+                       .D = d,
+                       .x = r->hidden,
+                       .residual = r->residual,
+                       .residual_init = 0,
+                       .w = m->norm_f,
+                       .eps = (float)k->eps,
+                       .out = r->normed};
+    if (be->add_rmsnorm(be, &fa, err) < 0)
+        return -1;
+    for (int64_t t0 = 0; t0 < n; t0 += LM_TILE) {
+        int64_t tn = n - t0 < LM_TILE ? n - t0 : LM_TILE;
+        int any = 0;
+        for (int64_t t = t0; t < t0 + tn && !any; t++)
+            any = targets[t] >= 0;
+        if (!any) {
+            if (be->memset0(be, r->logp + t0, (size_t)tn * sizeof(float), err) < 0)
+                return -1;
+            continue;
+        }
+        sl_linear_args lh = {
+            .L = tn, .x = r->normed + t0 * d, .ldx = d, .w = &m->lm_head, .y = r->logits, .ldy = k->vocab};
+        sl_logsoftmax_args ls = {.T = tn,
+                                 .V = k->vocab,
+                                 .logits = r->logits,
+                                 .ld = k->vocab,
+                                 .target = r->targets + t0,
+                                 .logp = r->logp + t0};
+        if (be->linear(be, &lh, err) < 0 || be->logsoftmax_gather(be, &ls, err) < 0)
+            return -1;
+    }
+    if (be->download(be, logp, r->logp, (size_t)n * sizeof(float), err) < 0 || be->sync(be, err) < 0)
+        return -1;
+    return 0;
+}
+
+static int64_t m2_params(const void *p)
+{
+    const m2model *m = p;
+    const m2cfg *k = &m->cfg;
+    int64_t per = k->d_model + k->d_in_proj * k->d_model + k->conv_dim * k->d_conv + (k->conv_bias ? k->conv_dim : 0) +
+                  3 * k->nheads + k->d_ssm + k->d_model * k->d_ssm;
+    if (k->use_bias)
+        per += k->d_in_proj + k->d_model;
+    return k->vocab * k->d_model * (m->tied ? 1 : 2) + k->n_layer * per + k->d_model;
+}
+
+static double m2_flops(const void *p)
+{
+    const m2cfg *k = &((const m2model *)p)->cfg;
+    double d = (double)k->d_model, ds = (double)k->d_ssm, N = (double)k->d_state;
+    double mm = 2.0 * ((double)k->d_in_proj * d + d * ds);
+    double conv = 2.0 * (double)k->d_conv * (double)k->conv_dim;
+    double scan = 6.0 * ds * N + 4.0 * ds;
+    return (double)k->n_layer * (mm + conv + scan) + 2.0 * d * (double)k->vocab;
+}
+
+static const sl_model_ops m2_ops = {
+    .free = m2_free,
+    .params = m2_params,
+    .flops_per_token = m2_flops,
+    .run_new = m2_run_new,
+    .run_free = m2_run_free,
+    .run_chunk = m2_run_chunk,
+    .run_reset = m2_run_reset,
+    .forward = m2_forward,
+};
+
+static sl_model *arch_load(const char *dir, const char *cfgpath, const char *text, size_t len, sl_backend *be,
+                           sl_err *err)
+{
+    m2cfg cfg;
+    int tie = 0;
+    if (parse_config(text, len, cfgpath, &cfg, &tie, err) < 0)
+        return NULL;
+    m2model *m = load(dir, &cfg, tie, be, err);
+    if (!m)
+        return NULL;
+    sl_model_info info = {.arch = "mamba2",
+                          .vocab_size = m->cfg.vocab_size,
+                          .pad_multiple = m->cfg.pad_multiple,
+                          .vocab = m->cfg.vocab,
+                          .eos = m->cfg.eos};
+    return sl_model_wrap(&m2_ops, m, &info, be);
+}
+
+const sl_model_arch sl_model_arch_mamba2 = {.model_type = "mamba2", .load = arch_load};
