@@ -32,6 +32,7 @@ extern "C" {
 #include "stream/io.h"
 #include "stream/source.h"
 #include "stream/parts.h"
+#include "stream/partition.h"
 #include "stream/progress.h"
 #include "stream/stats.h"
 #include "stream/batch.h"

@@ -1,5 +1,6 @@
 /* Audio files to a token stream (see tokenize.h). */
 #include "audio/tokenize.h"
+#include "stream/partition.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -392,6 +393,11 @@ int sl_audio_tokenize(const sl_audio_tok_opts *o, char *const *paths, size_t np,
         free(ins);
         return -1;
     }
+    unsigned char *mine = NULL; /* a part: its files */
+    if (o->scale.n && sl_partition_whole(&o->scale, (const char *const *)paths, np, &mine, err) < 0) {
+        free(ins);
+        return -1;
+    }
     sl_ts_header h;
     sl_ts_header_init(&h, SL_MOD_AUDIO, 1u << o->bits);
     h.pad = o->pad_to ? (int64_t)c.pad_id : SL_TS_NO_ID;
@@ -414,7 +420,11 @@ int sl_audio_tokenize(const sl_audio_tok_opts *o, char *const *paths, size_t np,
         c.pg = sl_progress_start("tokenize audio", "files", o->progress);
         sl_batcher *bt = sl_batcher_new(&ops, &c, &bo);
         rc = 0;
+        size_t pushed = 0;
         for (size_t i = 0; i < np && !rc; i++) {
+            if (mine && !mine[i])
+                continue; /* another part's file */
+            pushed++;
             ((slot *)sl_batcher_next(bt))->in = &ins[i];
             rc = sl_batcher_push(bt, 0, err);
         }
@@ -422,13 +432,14 @@ int sl_audio_tokenize(const sl_audio_tok_opts *o, char *const *paths, size_t np,
             rc = sl_batcher_flush(bt, err);
         sl_batcher_free(bt);
         sl_progress_done(c.pg);
-        if (!rc && c.skipped == np)
-            rc = sl_errf(err, "none of the %zu input files could be decoded", np);
+        if (!rc && c.skipped == pushed && (pushed || !mine))
+            rc = sl_errf(err, "none of the %zu input files could be decoded", pushed);
         if (rc)
             sl_ts_writer_abort(c.w);
         else
             rc = sl_ts_writer_finish(c.w, err);
     }
     free(ins);
+    free(mine);
     return rc;
 }

@@ -14,6 +14,7 @@
 
 #include "stream/err.h"
 #include "stream/io.h"
+#include "stream/parts.h"
 
 typedef struct sl_audio_tok_opts {
     int quant;                /* SL_AQ_* (default mulaw-s4) */
@@ -33,6 +34,9 @@ typedef struct sl_audio_tok_opts {
     const char *valid_list, *test_list;
     int part;
     int skip_bad; /* undecodable files: warn and go on (default: error) */
+    /* scale.n > 0: only the files of part scale.r of scale.n (whole files by
+     * size, stream/partition.h; splits are still drawn over all inputs) */
+    sl_part scale;
     int threads;  /* 0 = omp_get_max_threads() */
     int progress; /* -1 auto (a terminal), 0 off, 1 on */
     /* warnings ("skipping FILE: why"); NULL = none */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/scale_opts.h"
 #include "dna/species.h"
 #include "stream/io.h"
 
@@ -39,7 +40,12 @@ static const char species_help[] = "Samples windows of L bases from genomes, one
                                    "  --hyena-tail-quirk  reproduce HyenaDNA's fasta[start:min(end, length - L)]:\n"
                                    "                      a window starting in the last 2L bases is cut short and\n"
                                    "                      left-padded with N (off by default: every window has L\n"
-                                   "                      bases of sequence)\n\n"
+                                   "                      bases of sequence)\n"
+                                   "  --part R/N|slurm    write only samples [floor(S*R/N), floor(S*(R+1)/N)) of the\n"
+                                   "                      S samples (the draws of the others are made, not their\n"
+                                   "                      sequences): parts 0..N-1 read as one stream give exactly\n"
+                                   "                      the output of one run (docs/scale-out.md)\n"
+                                   "  --skip-existing     do nothing when the output exists and verifies\n\n"
                                    "Random access: .2bit directly, uncompressed FASTA through its .fai (built when\n"
                                    "absent); a compressed FASTA is loaded into memory (decompress big genomes).\n\n"
                                    "example:\n"
@@ -75,6 +81,8 @@ static int run_species(sl_cli *cli, int argc, char **argv)
         {"n", required_argument, 0, O_N},
         {"case", required_argument, 0, O_CASE},
         {"hyena-tail-quirk", no_argument, 0, O_QUIRK},
+        SL_PART_LONG_OPT,
+        SL_SKIP_LONG_OPT,
         SL_CLI_COMMON_LONG,
         {0, 0, 0, 0},
     };
@@ -85,8 +93,11 @@ static int run_species(sl_cli *cli, int argc, char **argv)
     dna_species_opts o;
     dna_species_opts_default(&o);
     const char *names = NULL;
+    sl_scale_opts so = {0};
     int c;
     while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, lopts, NULL)) != -1) {
+        if (sl_cli_scale_option(&so, c, optarg))
+            continue;
         switch (c) {
         case O_WINDOW: o.window = (uint64_t)sl_cli_int(cli, "--window", optarg, 1, 1LL << 32); break;
         case O_SAMPLES: o.samples = (uint64_t)sl_cli_int(cli, "--samples", optarg, 0, 1LL << 40); break;
@@ -112,6 +123,15 @@ static int run_species(sl_cli *cli, int argc, char **argv)
     o.names = (const char *const *)nl;
     o.quiet = cli->quiet;
     o.progress = cli->progress;
+    sl_part part;
+    if (sl_cli_part(cli, &so, &part))
+        sl_part_range(&part, o.samples, &o.first, &o.end);
+    if (sl_cli_skip_existing(cli, &so, SL_SKIP_TOKENS)) {
+        for (int i = 0; i < nn; i++)
+            free(nl[i]);
+        free(nl);
+        return 0;
+    }
     sl_err err = {{0}};
     sl_output *out = sl_output_open(cli->output, &err);
     int rc = !out || dna_species_run(&o, (const char *const *)argv + optind, (size_t)nsp, out, &err) < 0;

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "model/filter.h"
 #include "stream/io.h"
+#include "stream/parts.h"
 
 static const char help[] =
     "Reads a token stream whose records carry scores in their metadata (from\n"
@@ -28,7 +29,10 @@ static const char help[] =
     "                         score < p60) or tail (score >= p60)\n"
     "      --cutoffs A:B      percentiles of the head/middle and middle/tail cuts (default 30:60)\n"
     "options:\n"
-    "      --scores FILE      scores as JSON Lines with \"id\" and the score field\n"
+    "      --scores FILE      scores as JSON Lines with \"id\" and the score field; may be\n"
+    "                         repeated, and a directory stands for its part files\n"
+    "                         (scores-<R>-of-<N>.jsonl, all present): the percentiles are\n"
+    "                         those of all of them (docs/scale-out.md)\n"
     "      --field NAME       the score to select on (default ppl; e.g. bpb, long_context),\n"
     "                         any numeric metadata field, or the record's own 'tokens'\n"
     "                         (token count) or 'src_bytes' (source bytes; unknown = unscored)\n"
@@ -62,6 +66,24 @@ static int write_file(const char *path, const sl_buf *b, sl_err *err)
 {
     sl_output *o = sl_output_open(path, err);
     return !o || sl_output_write(o, b->data, b->len, err) < 0 || sl_output_commit(o, err) < 0 ? -1 : 0;
+}
+
+/* One --scores argument: a file, or a directory of part files in part order
+ * (an incomplete or mixed directory is an error naming what is wrong). */
+static void add_scores(const sl_cli *cli, const char *arg, char ***files, size_t *n)
+{
+    sl_err err = {{0}};
+    char **parts = NULL;
+    size_t np = 0;
+    int rc = sl_parts_list(arg, &parts, &np, &err);
+    if (rc < 0)
+        exit(sl_cli_fail(cli, &err));
+    *files = sl_xrealloc(*files, (*n + (rc ? np : 1)) * sizeof **files);
+    if (rc == 0)
+        (*files)[(*n)++] = sl_xstrdup(arg);
+    for (size_t i = 0; i < np; i++)
+        (*files)[(*n)++] = parts[i];
+    free(parts);
 }
 
 static int run(sl_cli *cli, int argc, char **argv)
@@ -100,6 +122,8 @@ static int run(sl_cli *cli, int argc, char **argv)
     sl_filter_opts o;
     sl_filter_opts_init(&o);
     const char *scores = NULL, *summary = NULL, *plot = NULL;
+    char **score_files = NULL; /* --scores, repeated; directories replaced by their part files */
+    size_t n_score_files = 0;
     int c;
     while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, lo, NULL)) != -1) {
         switch (c) {
@@ -110,7 +134,10 @@ static int run(sl_cli *cli, int argc, char **argv)
         case O_PCT: parse_pair(cli, "--keep-pct", optarg, &o.pct_lo, &o.pct_hi); break;
         case O_BUCKET: o.bucket = sl_cli_choice(cli, "--bucket", optarg, buckets); break;
         case O_CUTS: parse_pair(cli, "--cutoffs", optarg, &o.cut_head, &o.cut_tail); break;
-        case O_SCORES: scores = optarg; break;
+        case O_SCORES:
+            scores = optarg;
+            add_scores(cli, optarg, &score_files, &n_score_files);
+            break;
         case O_FIELD: o.field = optarg; break;
         case O_UNSC: o.keep_unscored = 1; break;
         case O_SUM: summary = optarg; break;
@@ -119,8 +146,8 @@ static int run(sl_cli *cli, int argc, char **argv)
         default: sl_cli_common(cli, c, argv[optind - 1]);
         }
     }
-    o.scores = scores ? &scores : NULL;
-    o.n_scores = scores ? 1 : 0;
+    o.scores = (const char *const *)score_files;
+    o.n_scores = n_score_files;
     o.progress = cli->progress;
     sl_err err = {{0}};
     if (sl_filter_opts_check(&o, &err) < 0) /* the only value not checked above */
@@ -153,6 +180,9 @@ static int run(sl_cli *cli, int argc, char **argv)
     }
     sl_filter_result_free(&res);
     sl_buf_free(&b);
+    for (size_t i = 0; i < n_score_files; i++)
+        free(score_files[i]);
+    free(score_files);
     if (rc || sl_output_commit(out, &err) < 0) {
         if (rc)
             sl_output_abort(out);

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/doc_opts.h"
+#include "cli/scale_opts.h"
 #include "stream/docreader.h"
 #include "stream/io.h"
 #include "stream/json.h"
@@ -38,6 +39,10 @@ static const char help[] = "Reads each FILE ('-' or none: standard input) and wr
                            "      --mem-budget SIZE   memory for batches of documents (default 64M; at least\n"
                            "                          1M): peak memory is about SIZE plus 8 times the longest\n"
                            "                          document, whatever the input's length\n"
+                           "      --part R/N|slurm    read only part R of N of the input (parts 0..N-1 in\n"
+                           "                          order give exactly the output of one run; 'slurm': R, N\n"
+                           "                          from the job array; see docs/scale-out.md)\n"
+                           "      --skip-existing     do nothing when the output file exists and is whole\n"
                            "\nexamples:\n"
                            "  sluice read corpus.tar.zst -o docs.jsonl\n"
                            "  zcat part-*.jsonl.gz | sluice read --field content --on-error skip\n"
@@ -109,18 +114,32 @@ static void put_doc(sl_buf *b, const sl_textdoc *d)
 
 static int run(sl_cli *cli, int argc, char **argv)
 {
-    static const struct option opts[] = {SL_DOC_LONG_OPTS, SL_CLI_COMMON_LONG, {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        SL_DOC_LONG_OPTS, SL_PART_LONG_OPT, SL_SKIP_LONG_OPT, SL_CLI_COMMON_LONG, {0, 0, 0, 0}};
+    sl_scale_opts so = {0};
+    sl_part part;
     sl_docreader_opts o = SL_DOCREADER_OPTS_INIT;
     o.mem_budget = SL_DOCS_DEFAULT_MEM_BUDGET;
     int c;
     while ((c = getopt_long(argc, argv, SL_DOC_SHORT SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
-        if (!sl_cli_doc_option(cli, c, &o))
+        if (!sl_cli_doc_option(cli, c, &o) && !sl_cli_scale_option(&so, c, optarg))
             sl_cli_common(cli, c, argv[optind - 1]);
     }
     o.quiet = cli->quiet;
+    if (sl_cli_skip_existing(cli, &so, SL_SKIP_LINES))
+        return 0;
 
     sl_err err = {{0}};
-    sl_docreader *r = sl_docreader_open((const char *const *)argv + optind, argc - optind, &o, &err);
+    sl_docreader *r;
+    if (sl_cli_part(cli, &so, &part)) { /* this part's files and ranges of files */
+        size_t np;
+        sl_slice *pc = sl_cli_slices(cli, &part, (const char *const *)argv + optind, (size_t)(argc - optind),
+                                     sl_docreader_cut, &o, &np);
+        r = sl_docreader_open_slices(pc, np, &o, &err);
+        sl_slices_free(pc, np);
+    } else {
+        r = sl_docreader_open((const char *const *)argv + optind, argc - optind, &o, &err);
+    }
     if (!r)
         return sl_cli_doc_fail(cli, &err);
     sl_output *out = sl_output_open(cli->output, &err);

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/inputs.h"
+#include "cli/scale_opts.h"
 #include "model/score_stage.h"
 #include "stream/io.h"
 
@@ -49,6 +50,8 @@ static const char help[] =
     "                        GPT-NeoX-tokenized text (<|endoftext|> = 0). Default: none\n"
     "      --chunk N         tokens per forward pass (default 2048)\n"
     "      --batch-tokens N  tokens read ahead and scored together (default 16384)\n"
+    "      --skip-existing   do nothing when the output exists and verifies (a token\n"
+    "                        stream with --to-stream, else JSON Lines ending in a newline)\n"
     "\nGiven a shard directory (sluice shard), the documents are reassembled from their\n"
     "pieces using the boundary index and scored as document sequences ([BOS] tokens\n"
     "[EOS], as packed), train split then val; each line gets \"split\". Shuffled\n"
@@ -88,13 +91,17 @@ static int run(sl_cli *cli, int argc, char **argv)
                                        {"chunk", required_argument, 0, O_CHUNK},
                                        {"batch-tokens", required_argument, 0, O_BATCH},
                                        {"prepend", required_argument, 0, O_PRE},
+                                       SL_SKIP_LONG_OPT,
                                        SL_CLI_COMMON_LONG,
                                        {0, 0, 0, 0}};
     sl_score_opts o;
     sl_score_opts_default(&o);
     static const char *const devices[] = {"cpu", "cuda", "auto", NULL};
+    sl_scale_opts so = {0};
     int c;
     while ((c = getopt_long(argc, argv, "m:" SL_CLI_COMMON_SHORT, lo, NULL)) != -1) {
+        if (sl_cli_scale_option(&so, c, optarg))
+            continue;
         switch (c) {
         case 'm': o.model_dir = optarg; break;
         case O_DEV:
@@ -129,6 +136,8 @@ static int run(sl_cli *cli, int argc, char **argv)
         sl_cli_usage_error(cli, "--to-stream needs a token stream, not a shard directory");
     o.threads = sl_cli_threads(cli);
     o.progress = cli->progress;
+    if (sl_cli_skip_existing(cli, &so, o.to_stream ? SL_SKIP_TOKENS : SL_SKIP_LINES))
+        return 0;
 
     sl_err err = {{0}};
     sl_output *out = sl_output_open(cli->output, &err);

@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/pack_opts.h"
+#include "cli/scale_opts.h"
 #include "shard/stage.h"
 
 static const char help[] = "Writes a shard directory: manifest.json; documents.jsonl, one line per\n"
@@ -31,6 +32,8 @@ static const char help[] = "Writes a shard directory: manifest.json; documents.j
                            "  -o DIR              the output directory (required); written as DIR.tmp.<pid>\n"
                            "                      and renamed at the end\n"
                            "  --force             replace an existing DIR (default: error)\n"
+                           "  --skip-existing     do nothing when DIR exists and verifies (manifest, sizes,\n"
+                           "                      checksums); replace it when it does not\n"
                            "  --dtype TYPE        auto (default: uint16 when vocab <= 65536), uint16 or uint32\n"
                            "  --max-file-bytes N  cap each token file at N bytes (whole rows; k/M/G suffixes;\n"
                            "                      default: one file per split)\n"
@@ -62,14 +65,16 @@ static int run(sl_cli *cli, int argc, char **argv)
                                          {"seed", required_argument, 0, O_SEED},
                                          {"shuffle-window", required_argument, 0, O_WIN},
                                          {"val-fraction", required_argument, 0, O_VAL},
+                                         SL_SKIP_LONG_OPT,
                                          SL_CLI_COMMON_LONG,
                                          {0, 0, 0, 0}};
     static const char *const dtypes[] = {"auto", "uint16", "uint32", NULL};
     sl_stage_opts o;
     sl_stage_opts_default(&o);
+    sl_scale_opts so = {0};
     int c;
     while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
-        if (sl_cli_stage_option(cli, c, &o))
+        if (sl_cli_stage_option(cli, c, &o) || sl_cli_scale_option(&so, c, optarg))
             continue;
         switch (c) {
         case O_FORCE: o.force = 1; break;
@@ -86,6 +91,12 @@ static int run(sl_cli *cli, int argc, char **argv)
         sl_cli_usage_error(cli, "needs -o DIR (a shard directory cannot go to standard output)");
     sl_cli_stage_check(cli, &o);
     o.progress = cli->progress;
+    if (sl_cli_skip_existing(cli, &so, SL_SKIP_SHARDS)) {
+        sl_meta_sel_free(&o.fields);
+        return 0;
+    }
+    if (so.skip_existing && sl_cli_has_manifest(cli->output))
+        o.force = 1; /* a shard directory that does not verify: it is replaced */
 
     sl_err err = {{0}};
     sl_stage_stats st;

@@ -1,5 +1,6 @@
 /* `sluice tokenize`: the tokenizer family, and `tokenize ids` for pre-tokenized data. */
 #include "cli/commands.h"
+#include "cli/scale_opts.h"
 #include "stream/tokstream.h"
 #include "tokenize/ids.h"
 
@@ -30,6 +31,10 @@ static const char ids_help[] =
     "  --tokenizer NAME    tokenizer name recorded in the header\n"
     "  --fingerprint FP    tokenizer fingerprint recorded in the header\n"
     "  --max-doc-bytes N   longest accepted input line (default 64M)\n"
+    "  --part R/N|slurm    read only part R of N of the input files (parts 0..N-1\n"
+    "                      read as one stream give exactly the output of one run;\n"
+    "                      see docs/scale-out.md)\n"
+    "  --skip-existing     do nothing when the output exists and verifies\n"
     "\nexample:\n"
     "  echo '{\"id\":\"a\",\"ids\":[1,2,3]}' | sluice tokenize ids --vocab-size 50277 | sluice cat\n";
 
@@ -45,6 +50,8 @@ static int run_ids(sl_cli *cli, int argc, char **argv)
                                          {"tokenizer", required_argument, 0, O_TOK},
                                          {"fingerprint", required_argument, 0, O_FP},
                                          {"max-doc-bytes", required_argument, 0, O_MAXB},
+                                         SL_PART_LONG_OPT,
+                                         SL_SKIP_LONG_OPT,
                                          SL_CLI_COMMON_LONG,
                                          {0, 0, 0, 0}};
     static const sl_cli_field fields[] = {{"vocab_size", "--vocab-size"}, {NULL, NULL}};
@@ -53,8 +60,11 @@ static int run_ids(sl_cli *cli, int argc, char **argv)
     long long eos = SL_TS_NO_ID, bos = SL_TS_NO_ID, pad = SL_TS_NO_ID;
     int modality = SL_MOD_IDS;
     size_t maxb = 64u << 20;
+    sl_scale_opts so = {0};
     int c;
     while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
+        if (sl_cli_scale_option(&so, c, optarg))
+            continue;
         switch (c) {
         case O_VOCAB: vocab = sl_cli_int(cli, "--vocab-size", optarg, 1, UINT32_MAX); break;
         case O_FIELD: field = optarg; break;
@@ -90,9 +100,21 @@ static int run_ids(sl_cli *cli, int argc, char **argv)
         sl_cli_map_fields(&err, fields);
         sl_cli_usage_error(cli, "%s", err.msg);
     }
-    if (sl_ids_run(&o, (const char *const *)argv + optind, (size_t)(argc - optind), cli->output, &err))
-        return sl_cli_fail(cli, &err);
-    return 0;
+    /* --part: this part's files and line ranges of files */
+    const char *stdin_only[] = {"-"};
+    const char *const *files = argc > optind ? (const char *const *)argv + optind : stdin_only;
+    size_t nfiles = argc > optind ? (size_t)(argc - optind) : 1;
+    sl_part part;
+    sl_slice *pieces = NULL;
+    if (sl_cli_part(cli, &so, &part)) {
+        pieces = sl_cli_slices(cli, &part, files, nfiles, sl_lines_cut, NULL, &o.n_slices);
+        o.slices = pieces;
+    }
+    int rc = 0;
+    if (!sl_cli_skip_existing(cli, &so, SL_SKIP_TOKENS))
+        rc = sl_ids_run(&o, files, nfiles, cli->output, &err);
+    sl_slices_free(pieces, o.n_slices);
+    return rc ? sl_cli_fail(cli, &err) : 0;
 }
 
 const sl_command sl_cmd_tokenize_ids = {

@@ -10,6 +10,7 @@
 #include "audio/quantize.h"
 #include "audio/tokenize.h"
 #include "cli/commands.h"
+#include "cli/scale_opts.h"
 #include "stream/io.h"
 
 static const char HELP[] =
@@ -49,6 +50,11 @@ static const char HELP[] =
     "                      per line ('zero/0a2b400e_nohash_0.wav'), matched against the end of each\n"
     "                      input path; listed files are valid/test, all others train\n"
     "  --part P            keep only the files of one part: train|valid|test (needs a split)\n"
+    "  --part R/N|slurm    (also, told apart by its form) tokenize only part R of N of the\n"
+    "                      files (whole files by size; splits are still drawn over all inputs):\n"
+    "                      parts 0..N-1 read as one stream give exactly the output of one run\n"
+    "                      (docs/scale-out.md); both may be given: --part train --part 3/8\n"
+    "  --skip-existing     do nothing when the output exists and verifies\n"
     "  --skip-bad          warn about undecodable files and go on (default: stop with an error)\n"
     "\n"
     "The stream header says modality audio, vocab 2^bits and, in 'extra', sample_rate, quantizer,\n"
@@ -104,6 +110,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         {"skip-bad", no_argument, 0, O_SKIP},
         {"valid-list", required_argument, 0, O_VLIST},
         {"test-list", required_argument, 0, O_TLIST},
+        SL_SKIP_LONG_OPT,
         SL_CLI_COMMON_LONG,
         {0, 0, 0, 0},
     };
@@ -112,9 +119,12 @@ static int run(sl_cli *cli, int argc, char **argv)
     static const char *const split_by[] = {"index", "hash", NULL};
     sl_audio_tok_opts o;
     sl_audio_tok_opts_default(&o);
+    sl_scale_opts so = {0};
     int opt;
     optind = 1;
     while ((opt = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, longs, NULL)) != -1) {
+        if (sl_cli_scale_option(&so, opt, optarg))
+            continue;
         switch (opt) {
         case O_QUANT: o.quant = sl_cli_choice(cli, "--quantizer", optarg, sl_aq_names); break;
         case O_BITS: o.bits = (int)sl_cli_int(cli, "--bits", optarg, SL_AQ_MIN_BITS, SL_AQ_MAX_BITS); break;
@@ -132,7 +142,12 @@ static int run(sl_cli *cli, int argc, char **argv)
             break;
         case O_SPLITBY: o.split_by_hash = sl_cli_choice(cli, "--split-by", optarg, split_by); break;
         case O_SEED: o.seed = (uint64_t)sl_cli_int(cli, "--seed", optarg, 0, INT64_MAX); break;
-        case O_PART: o.part = sl_cli_choice(cli, "--part", optarg, sl_audio_split_names); break;
+        case O_PART: /* a split (a word) or a part of the work (R/N, slurm) */
+            if (strchr(optarg, '/') || !strcmp(optarg, "slurm"))
+                so.part = optarg;
+            else
+                o.part = sl_cli_choice(cli, "--part", optarg, sl_audio_split_names);
+            break;
         case O_SKIP: o.skip_bad = 1; break;
         case O_VLIST: o.valid_list = optarg; break;
         case O_TLIST: o.test_list = optarg; break;
@@ -159,6 +174,9 @@ static int run(sl_cli *cli, int argc, char **argv)
     o.warn = warn;
     o.warn_ctx = cli;
 
+    sl_cli_part(cli, &so, &o.scale); /* o.scale stays {0, 0} without --part R/N */
+    if (sl_cli_skip_existing(cli, &so, SL_SKIP_TOKENS))
+        return 0;
     sl_err err = {{0}};
     char **paths = NULL;
     size_t np = 0;

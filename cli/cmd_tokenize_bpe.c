@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/doc_opts.h"
+#include "cli/scale_opts.h"
 #include "stream/docreader.h"
 #include "tokenize/docpipe.h"
 #include "tokenize/tokenizer.h"
@@ -53,6 +54,8 @@ static const char help[] = "Reads documents (JSON Lines objects or plain text, s
                            "                        at a time; peak memory is about SIZE + 8 x the longest doc\n"
                            "      --format KIND     auto (default: JSON Lines when a source starts with '{'),\n"
                            "                        jsonl or text: read every source as that kind\n"
+                           "      --skip-existing   when the output exists and verifies (trailer, counts,\n"
+                           "                        checksum), do nothing, without reading the input\n"
                            "\nText is NFC-normalized when the tokenizer says so (GPT-NeoX-20B does), so\n"
                            "decoding gives the NFC form of the input back.\n"
                            "\nexamples:\n"
@@ -78,6 +81,7 @@ static int run(sl_cli *cli, int argc, char **argv)
                                          {"prepend-bos", optional_argument, 0, O_BOS},
                                          {"pretokenizer", required_argument, 0, O_PRETOK},
                                          SL_DOC_LONG_OPTS,
+                                         SL_SKIP_LONG_OPT,
                                          SL_CLI_COMMON_LONG,
                                          {0, 0, 0, 0}};
     static const char *const special_modes[] = {"plain", "parse", "error", NULL}; /* sl_special_mode order */
@@ -86,9 +90,10 @@ static int run(sl_cli *cli, int argc, char **argv)
     sl_tokenizer_opts to = SL_TOKENIZER_OPTS_INIT;
     const char *tokp = NULL, *eos_arg = NULL, *bos_arg = NULL;
     int want_eos = 0, want_bos = 0;
+    sl_scale_opts so = {0};
     int c;
     while ((c = getopt_long(argc, argv, "t:" SL_DOC_SHORT SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
-        if (sl_cli_doc_option(cli, c, &ro))
+        if (sl_cli_doc_option(cli, c, &ro) || sl_cli_scale_option(&so, c, optarg))
             continue;
         switch (c) {
         case 't': tokp = optarg; break;
@@ -102,6 +107,8 @@ static int run(sl_cli *cli, int argc, char **argv)
     if (!tokp)
         sl_cli_usage_error(cli, "--tokenizer PATH is required");
     ro.quiet = cli->quiet;
+    if (sl_cli_skip_existing(cli, &so, SL_SKIP_TOKENS))
+        return 0;
 
     sl_err err = {{0}};
     sl_tokenizer *t = sl_tokenizer_load(tokp, &to, &err);

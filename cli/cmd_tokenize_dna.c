@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/scale_opts.h"
 #include "dna/bed.h"
 #include "dna/tokenize.h"
 #include "dna/window.h"
@@ -74,6 +75,11 @@ static const char help[] = "Reads DNA records from FASTA or FASTQ (plain, gzip, 
                            "                      probability P (HyenaDNA rc_aug uses 0.5), chosen from\n"
                            "                      --seed and the document's ordinal\n"
                            "  --seed N            seed for --revcomp-prob (default 0)\n"
+                           "  --part R/N|slurm    tokenize only part R of N of the input (by size: whole\n"
+                           "                      files, plain 4-line FASTQ cut between records); parts\n"
+                           "                      0..N-1 read as one stream give exactly the output of one\n"
+                           "                      run; not with --bed or --revcomp-prob (docs/scale-out.md)\n"
+                           "  --skip-existing     do nothing when the output exists and verifies\n"
                            "Reverse complement swaps A/T and C/G in both cases and leaves every other\n"
                            "character (N, IUPAC codes) unchanged, as HyenaDNA does.\n\n"
                            "Random access (--bed) reads .2bit directly, an uncompressed FASTA through its\n"
@@ -133,6 +139,8 @@ static const struct option lopts[] = {
     {"revcomp-prob", required_argument, 0, O_RCPROB},
     {"seed", required_argument, 0, O_SEED},
     {"bed-windows", required_argument, 0, O_BEDWIN},
+    SL_PART_LONG_OPT,
+    SL_SKIP_LONG_OPT,
     SL_CLI_COMMON_LONG,
     {0, 0, 0, 0},
 };
@@ -178,8 +186,11 @@ static int run(sl_cli *cli, int argc, char **argv)
     dna_tokenize_opts o;
     dna_tokenize_opts_default(&o);
     uint64_t stride = 0;
+    sl_scale_opts so = {0};
     int c;
     while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, lopts, NULL)) != -1) {
+        if (sl_cli_scale_option(&so, c, optarg))
+            continue;
         switch (c) {
         case O_CASE: o.em.tok.case_mode = sl_cli_choice(cli, "--case", optarg, cases); break;
         case O_N: o.em.tok.n_mode = sl_cli_choice(cli, "--n", optarg, ns); break;
@@ -221,12 +232,32 @@ static int run(sl_cli *cli, int argc, char **argv)
         sl_cli_usage_error(cli, "--bed needs exactly one genome file (FASTA or .2bit)");
     if (o.bed && o.bed[0] == '-' && !o.bed[1] && !strcmp(files[0], "-"))
         sl_cli_usage_error(cli, "the BED file and the genome cannot both be standard input");
+    sl_part part;
+    sl_slice *pieces = NULL; /* --part: this part's files */
+    size_t npieces = 0;
+    const char **pf = NULL; /* their paths */
+    if (sl_cli_part(cli, &so, &part)) {
+        if (o.bed || o.em.rc_prob > 0)
+            sl_cli_usage_error(cli, "--part: %s depends on the whole input (run it as one process)",
+                               o.bed ? "--bed" : "--revcomp-prob (its draws follow the document ordinal)");
+        pieces = sl_cli_slices(cli, &part, files, (size_t)nfiles, sl_fastq_cut, NULL, &npieces);
+        pf = sl_xcalloc(npieces + 1, sizeof *pf);
+        for (size_t i = 0; i < npieces; i++)
+            pf[i] = pieces[i].path;
+        files = pf;
+        nfiles = (int)npieces;
+        o.slices = pieces;
+    }
+    int skip = sl_cli_skip_existing(cli, &so, SL_SKIP_TOKENS);
 
     o.quiet = cli->quiet;
     o.progress = cli->progress;
     sl_err err = {{0}};
-    sl_output *out = sl_output_open(cli->output, &err);
-    if (!out || dna_tokenize_run(&o, files, nfiles, out, &err) || sl_output_commit(out, &err)) {
+    sl_output *out = skip ? NULL : sl_output_open(cli->output, &err);
+    int rc = !skip && (!out || dna_tokenize_run(&o, files, nfiles, out, &err) || sl_output_commit(out, &err));
+    free(pf);
+    sl_slices_free(pieces, npieces);
+    if (rc) {
         sl_output_abort(out);
         sl_cli_map_fields(&err, fields);
         return sl_cli_fail(cli, &err);

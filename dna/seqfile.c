@@ -106,6 +106,13 @@ dna_reader *dna_reader_open(const char *path, sl_err *err)
     return r;
 }
 
+dna_reader *dna_reader_open_input(sl_input *in)
+{
+    dna_reader *r = sl_xcalloc(1, sizeof *r);
+    r->fx = dna_fx_open(input_read, in, sl_input_name(in)); /* r->in stays NULL: not ours to close */
+    return r;
+}
+
 int dna_reader_next(dna_reader *r, sl_err *err)
 {
     if (r->fx)

@@ -18,9 +18,13 @@
 
 #include "stream/buf.h"
 #include "stream/err.h"
+#include "stream/io.h"
 
 typedef struct dna_reader dna_reader;
 dna_reader *dna_reader_open(const char *path, sl_err *err);
+/* FASTA/FASTQ records from an open input that the caller keeps and closes
+ * after the reader (e.g. a byte range of a file: a part, stream/partition.h). */
+dna_reader *dna_reader_open_input(sl_input *in);
 /* 1: next record, 0: no more, -1: error. */
 int dna_reader_next(dna_reader *r, sl_err *err);
 const char *dna_reader_name(const dna_reader *r);

@@ -19,8 +19,12 @@ const char *const dna_split_names[3] = {"train", "valid", "test"};
 
 void dna_species_opts_default(dna_species_opts *o)
 {
-    *o = (dna_species_opts){
-        .window = 1024, .samples = 1024, .valid_chroms = "1,3,12,13", .test_chroms = "5,7,9,10,11", .progress = 0};
+    *o = (dna_species_opts){.window = 1024,
+                            .samples = 1024,
+                            .valid_chroms = "1,3,12,13",
+                            .test_chroms = "5,7,9,10,11",
+                            .progress = 0,
+                            .end = UINT64_MAX};
     dna_tok_opts_default(&o->tok);
 }
 
@@ -220,7 +224,7 @@ int dna_species_run(const dna_species_opts *o, const char *const *genomes, size_
         em = dna_emitter_new(&eo, w, pg);
         uint64_t state = seed;
         sl_buf seq = {0}, id = {0}, meta = {0};
-        for (uint64_t k = 0; k < samples && !rc; k++) {
+        for (uint64_t k = 0; k < samples && k < o->end && !rc; k++) {
             species *s = &sp[sl_rng_below(&state, nsp)];
             size_t ci;
             if (by_length) {
@@ -238,6 +242,8 @@ int dna_species_run(const dna_species_opts *o, const char *const *genomes, size_
             if (tail_quirk && len > L && end > len - L)
                 end = start < len - L ? len - L : start; /* HyenaDNA: fasta[start:min(end, right)] */
             uint64_t padn = L - (end - start);
+            if (k < o->first)
+                continue; /* another part's sample: drawn, not written */
             sl_buf_clear(&seq);
             sl_buf_reserve(&seq, (size_t)L);
             memset(seq.data, 'N', (size_t)padn); /* rjust(L, 'N') */

@@ -39,6 +39,7 @@ typedef struct dna_species_opts {
     dna_tok_opts tok;         /* the nucleotide tokenizer (dna_tok_opts_default) */
     int quiet;                /* no notes on stderr (a missing .fai being built) */
     int progress;             /* -1 auto (a terminal), 0 off, 1 on */
+    uint64_t first, end;      /* write samples [first, end) only (a part, stream/partition.h; default all) */
 } dna_species_opts;
 
 void dna_species_opts_default(dna_species_opts *o);

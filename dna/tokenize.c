@@ -136,9 +136,18 @@ static int run_records(const dna_tokenize_opts *o, dna_emitter *em, const char *
 {
     sl_buf seq = {0}, win = {0}, id = {0}, meta = {0};
     int rc = 0;
+    const sl_slice *slices = o->slices;
     for (int f = 0; f < nfiles && !rc; f++) {
-        dna_reader *r = dna_reader_open(files[f], err);
+        sl_range *range = NULL; /* --part: a range of a FASTQ file */
+        dna_reader *r;
+        if (slices && !slices[f].whole) {
+            range = sl_range_open(slices[f].path, slices[f].begin, slices[f].end, err);
+            r = range ? dna_reader_open_input(sl_range_input(range)) : NULL;
+        } else {
+            r = dna_reader_open(files[f], err);
+        }
         if (!r) {
+            sl_range_close(range);
             rc = -1;
             break;
         }
@@ -198,6 +207,7 @@ static int run_records(const dna_tokenize_opts *o, dna_emitter *em, const char *
         if (!rc && k < 0)
             rc = -1;
         dna_reader_close(r);
+        sl_range_close(range);
     }
     sl_buf_free(&seq);
     sl_buf_free(&win);

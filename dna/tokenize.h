@@ -10,6 +10,7 @@
 #include "dna/emit.h"
 #include "stream/err.h"
 #include "stream/io.h"
+#include "stream/partition.h"
 
 typedef struct dna_tokenize_opts {
     dna_emit_opts em;
@@ -23,6 +24,9 @@ typedef struct dna_tokenize_opts {
     int split_col, bed_mode; /* BED column of the split (0: none); DNA_BED_* */
     int quiet;               /* no notes on stderr (a missing index) */
     int progress;            /* sl_progress mode */
+    /* --part: files[i] is slices[i]'s file, read whole or, for a cut FASTQ,
+     * its byte range (stream/partition.h); NULL: every file whole */
+    const sl_slice *slices;
 } dna_tokenize_opts;
 
 /* Defaults: dna_tok_opts_default, whole records, 64M bases in memory. */

@@ -503,6 +503,16 @@ sl_docreader *sl_docreader_open(const char *const *paths, int n, const sl_docrea
     return r;
 }
 
+sl_docreader *sl_docreader_open_slices(const sl_slice *pieces, size_t n, const sl_docreader_opts *o, sl_err *err)
+{
+    sl_docreader *r = sl_docreader_open(NULL, 0, o, err);
+    if (!r)
+        return NULL;
+    sl_sources_close(r->src);
+    r->src = sl_sources_open_slices(pieces, n, err);
+    return r;
+}
+
 int sl_docreader_next(sl_docreader *r, sl_textdoc *doc, sl_err *err)
 {
     for (;;) {
@@ -516,6 +526,14 @@ int sl_docreader_next(sl_docreader *r, sl_textdoc *doc, sl_err *err)
             r->start = r->end = r->scan = 0;
             r->eof = 0;
             r->line = r->ndoc = 0;
+            const sl_slice *pc = sl_sources_slice(r->src);
+            if (pc && pc->begin > 0) { /* a range of a file (--part): the counts before it, its kind */
+                r->line = pc->line;
+                r->ndoc = pc->ndoc;
+                r->mode = pc->kind == SL_DOCS_JSONL ? M_JSONL : M_LINES;
+                if (fill(r, err) < 0) /* what detection would have read first */
+                    return -1;
+            }
             r->batch.n = r->batch.next = 0;
             r->batch.has_pending = 0;
         }
@@ -555,4 +573,35 @@ void sl_textdoc_free(sl_textdoc *d)
     sl_buf_free(&d->id);
     sl_buf_free(&d->text);
     sl_buf_free(&d->meta);
+}
+
+/* How a file may be cut into parts (an sl_cut_fn, ctx the options): plain
+ * JSON Lines (unless bad lines are skipped: their count is not known before
+ * a cut) and plain text read by lines are cut at line starts; compressed
+ * files, archives and whole-file documents are read whole. */
+int sl_docreader_cut(void *ctx, const char *path, int *kind, sl_err *err)
+{
+    const sl_docreader_opts *o = ctx;
+    unsigned char head[4096];
+    size_t n;
+    int plain = sl_plain_file_head(path, head, sizeof head, &n, err);
+    if (plain <= 0)
+        return plain;
+    if (sl_sources_is_archive(head, n))
+        return SL_CUT_WHOLE;
+    size_t i = n >= 3 && !memcmp(head, "\xEF\xBB\xBF", 3) ? 3 : 0;
+    while (i < n && is_ws((char)head[i]))
+        i++;
+    if (i == n)
+        return SL_CUT_WHOLE; /* only blanks in the first bytes */
+    int jsonl = o->format == SL_DOCS_JSONL || (o->format == SL_DOCS_AUTO && head[i] == '{');
+    if (jsonl && !o->skip_bad_json) {
+        *kind = SL_DOCS_JSONL;
+        return SL_CUT_LINES;
+    }
+    if (!jsonl && o->lines) {
+        *kind = SL_DOCS_TEXT;
+        return SL_CUT_LINES;
+    }
+    return SL_CUT_WHOLE;
 }

@@ -11,6 +11,7 @@
 
 #include "stream/buf.h"
 #include "stream/err.h"
+#include "stream/partition.h"
 
 /* The default of sl_docreader_opts.mem_budget. */
 #define SL_DOCS_DEFAULT_MEM_BUDGET ((size_t)64 << 20)
@@ -43,6 +44,12 @@ typedef struct sl_docreader_stats {
 
 typedef struct sl_docreader sl_docreader;
 sl_docreader *sl_docreader_open(const char *const *paths, int n, const sl_docreader_opts *o, sl_err *err);
+/* The documents of the pieces of a part (stream/partition.h, --part): ids,
+ * line numbers and formats as in a reading of the whole files. */
+sl_docreader *sl_docreader_open_slices(const sl_slice *pieces, size_t n, const sl_docreader_opts *o, sl_err *err);
+/* How a file may be cut into parts: an sl_cut_fn whose ctx is the
+ * sl_docreader_opts the pieces will be read with. */
+int sl_docreader_cut(void *ctx, const char *path, int *kind, sl_err *err);
 /* 1 = doc filled, 0 = end, -1 = error (message names source and line). */
 int sl_docreader_next(sl_docreader *r, sl_textdoc *doc, sl_err *err);
 const sl_docreader_stats *sl_docreader_stats_get(const sl_docreader *r);

@@ -45,6 +45,7 @@ struct sl_input {
     uint64_t offset, raw_off;
     int64_t raw_size;
     int eof, failed;
+    int plain;    /* no decompression whatever the first bytes (sl_input_callbacks_plain) */
     sl_err saved; /* error of a failed refill, reported again */
 };
 
@@ -133,7 +134,7 @@ static int setup(sl_input *in, sl_err *err)
             break;
         in->head_len += (size_t)r;
     }
-    in->comp = detect(in->head, in->head_len);
+    in->comp = in->plain ? SL_COMP_NONE : detect(in->head, in->head_len);
     if (in->comp == SL_COMP_NONE)
         return 0;
     in->rawbuf = sl_xmalloc(IN_BUF);
@@ -382,6 +383,24 @@ sl_input *sl_input_callbacks(sl_read_fn read, void *ctx, const char *name, sl_er
     sl_input *in = new_input(name);
     in->cb = read;
     in->cb_ctx = ctx;
+    if (setup(in, err)) {
+        sl_input_close(in);
+        return NULL;
+    }
+    return in;
+}
+
+sl_compression sl_compression_sniff(const void *head, size_t n)
+{
+    return detect(head, n);
+}
+
+sl_input *sl_input_callbacks_plain(sl_read_fn read, void *ctx, const char *name, sl_err *err)
+{
+    sl_input *in = new_input(name);
+    in->cb = read;
+    in->cb_ctx = ctx;
+    in->plain = 1;
     if (setup(in, err)) {
         sl_input_close(in);
         return NULL;

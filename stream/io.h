@@ -43,6 +43,9 @@ sl_input *sl_input_mem(const void *data, size_t len, const char *name, sl_err *e
  * as for files; ctx must outlive the input. */
 typedef long (*sl_read_fn)(void *ctx, void *buf, size_t n, sl_err *err);
 sl_input *sl_input_callbacks(sl_read_fn read, void *ctx, const char *name, sl_err *err);
+/* The same, taking the bytes as they are (no compression detection): for a
+ * range of a plain file, whose first bytes may be anything. */
+sl_input *sl_input_callbacks_plain(sl_read_fn read, void *ctx, const char *name, sl_err *err);
 /* Reads up to n bytes; returns bytes read (0 at end), or -1 on error
  * (corrupt/truncated compressed data, I/O error) with err set. */
 long sl_input_read(sl_input *in, void *buf, size_t n, sl_err *err);
@@ -59,6 +62,8 @@ uint64_t sl_input_offset(const sl_input *in);     /* decoded bytes consumed */
 uint64_t sl_input_raw_offset(const sl_input *in); /* compressed bytes consumed (progress) */
 int64_t sl_input_raw_size(const sl_input *in);    /* file size or -1 */
 sl_compression sl_input_compression(const sl_input *in);
+/* The compression that these first bytes of a file announce (as sl_input_open decides). */
+sl_compression sl_compression_sniff(const void *head, size_t n);
 void sl_input_close(sl_input *in);
 
 typedef struct sl_output sl_output;

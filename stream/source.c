@@ -44,6 +44,10 @@ struct sl_sources {
     char *block;
     sl_err io_err;
     int io_failed;
+    /* sl_sources_open_slices: piece[i] for paths[i]; a range is read through `range` */
+    sl_slice *pieces;
+    sl_range *range;
+    const sl_slice *cur; /* the piece of the current plain source when it is a range */
 };
 
 /* ---- archive signatures ------------------------------------------------ */
@@ -281,6 +285,31 @@ sl_sources *sl_sources_open(const char *const *paths, int n, sl_err *err)
     return s;
 }
 
+sl_sources *sl_sources_open_slices(const sl_slice *pieces, size_t n, sl_err *err)
+{
+    sl_sources *s = sl_xcalloc(1, sizeof *s);
+    s->paths = sl_xcalloc(n ? n : 1, sizeof *s->paths);
+    s->pieces = sl_xcalloc(n ? n : 1, sizeof *s->pieces);
+    for (size_t i = 0; i < n; i++) {
+        s->paths[i] = sl_xstrdup(pieces[i].path);
+        s->pieces[i] = pieces[i];
+        s->pieces[i].path = sl_xstrdup(pieces[i].path);
+    }
+    s->n = (int)n;
+    (void)err;
+    return s;
+}
+
+const sl_slice *sl_sources_slice(const sl_sources *s)
+{
+    return s->cur;
+}
+
+int sl_sources_is_archive(const void *head, size_t n)
+{
+    return is_archive(head, n);
+}
+
 static void close_current(sl_sources *s)
 {
     member_close(s);
@@ -288,7 +317,12 @@ static void close_current(sl_sources *s)
         archive_read_free(s->ar);
         s->ar = NULL;
     }
-    sl_input_close(s->in);
+    if (s->range)
+        sl_range_close(s->range); /* closes s->in */
+    else
+        sl_input_close(s->in);
+    s->range = NULL;
+    s->cur = NULL;
     s->in = NULL;
 }
 
@@ -326,6 +360,16 @@ int sl_sources_next(sl_sources *s, sl_input **in, sl_err *err)
         if (s->next >= s->n)
             return 0;
         const char *path = s->paths[s->next++];
+        if (s->pieces && !s->pieces[s->next - 1].whole) { /* a range of a plain file (--part) */
+            const sl_slice *pc = &s->pieces[s->next - 1];
+            s->range = sl_range_open(path, pc->begin, pc->end, err);
+            if (!s->range)
+                return -1;
+            s->in = sl_range_input(s->range);
+            s->cur = pc;
+            *in = s->in;
+            return 1;
+        }
         s->in = sl_input_open(path, err);
         if (!s->in)
             return -1;
@@ -351,6 +395,8 @@ void sl_sources_close(sl_sources *s)
     for (int i = 0; i < s->n; i++)
         free(s->paths[i]);
     free(s->paths);
+    if (s->pieces)
+        sl_slices_free(s->pieces, (size_t)s->n);
     free(s->ar_name);
     free(s->member_prev);
     free(s->block);

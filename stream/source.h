@@ -8,6 +8,7 @@
 
 #include "stream/err.h"
 #include "stream/io.h"
+#include "stream/partition.h"
 
 typedef struct sl_sources sl_sources;
 
@@ -16,5 +17,14 @@ sl_sources *sl_sources_open(const char *const *paths, int n, sl_err *err);
 /* 1: *in is the next source (valid until the next call), 0: no more, -1: error. */
 int sl_sources_next(sl_sources *s, sl_input **in, sl_err *err);
 void sl_sources_close(sl_sources *s);
+
+/* The sources of the pieces of a part (stream/partition.h): a whole file as
+ * sl_sources_open gives it, a range of a plain file as one source named by
+ * the file. No pieces: no sources (not standard input). */
+sl_sources *sl_sources_open_slices(const sl_slice *pieces, size_t n, sl_err *err);
+/* The piece of the current source when it is a range of a file, else NULL. */
+const sl_slice *sl_sources_slice(const sl_sources *s);
+/* 1 when the first bytes of a (decoded) stream are an archive's. */
+int sl_sources_is_archive(const void *head, size_t n);
 
 #endif

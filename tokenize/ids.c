@@ -91,16 +91,25 @@ int sl_ids_opts_check(const sl_ids_opts *o, sl_err *err)
 }
 
 /* One input: its documents into w. */
-static int ids_file(const sl_ids_opts *o, const char *path, int track, sl_ts_writer *w, sl_progress *pg, sl_doc *d,
-                    sl_buf *meta, char **line, size_t *cap, sl_err *err)
+/* One input, or with piece set a piece of one (a range of lines: the line
+ * numbers go on from those before it, so generated ids are the whole run's). */
+static int ids_file(const sl_ids_opts *o, const char *path, const sl_slice *piece, int track, sl_ts_writer *w,
+                    sl_progress *pg, sl_doc *d, sl_buf *meta, char **line, size_t *cap, sl_err *err)
 {
-    sl_input *in = sl_input_open(path, err);
+    sl_range *range = NULL;
+    sl_input *in;
+    if (piece && !piece->whole) {
+        range = sl_range_open(piece->path, piece->begin, piece->end, err);
+        in = range ? sl_range_input(range) : NULL;
+    } else {
+        in = sl_input_open(piece ? piece->path : path, err);
+    }
     if (!in)
         return -1;
     sl_progress_track_input(pg, track ? in : NULL); /* ETA only for a single input */
     const char *field = o->field ? o->field : "ids";
     size_t maxb = o->max_doc_bytes ? o->max_doc_bytes : (size_t)64 << 20;
-    uint64_t lineno = 0;
+    uint64_t lineno = piece ? piece->line : 0;
     size_t len = 0;
     int r;
     while ((r = sl_input_getline(in, line, &len, cap, maxb, err)) == 1) {
@@ -125,7 +134,10 @@ static int ids_file(const sl_ids_opts *o, const char *path, int track, sl_ts_wri
         sl_progress_add_tokens(pg, d->n_tokens);
     }
     sl_progress_track_input(pg, NULL);
-    sl_input_close(in);
+    if (range)
+        sl_range_close(range);
+    else
+        sl_input_close(in);
     return r < 0 ? -1 : 0;
 }
 
@@ -160,8 +172,12 @@ int sl_ids_run(const sl_ids_opts *o, const char *const *inputs, size_t n, const 
     char *line = NULL;
     size_t cap = 0;
     int rc = 0;
-    for (size_t f = 0; f < n && !rc; f++)
-        rc = ids_file(o, inputs[f], n == 1, w, pg, &d, &meta, &line, &cap, err);
+    if (o->slices)
+        for (size_t f = 0; f < o->n_slices && !rc; f++)
+            rc = ids_file(o, NULL, &o->slices[f], o->n_slices == 1, w, pg, &d, &meta, &line, &cap, err);
+    else
+        for (size_t f = 0; f < n && !rc; f++)
+            rc = ids_file(o, inputs[f], NULL, n == 1, w, pg, &d, &meta, &line, &cap, err);
     free(line);
     sl_buf_free(&meta);
     sl_doc_free(&d);

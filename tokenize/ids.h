@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "stream/err.h"
+#include "stream/partition.h"
 #include "stream/tokstream.h"
 
 typedef struct sl_ids_opts {
@@ -25,10 +26,14 @@ typedef struct sl_ids_opts {
      * progress_mode (0 = none) */
     const char *progress;
     int progress_mode;
+    /* --part: read these pieces (whole files and line ranges, stream/partition.h)
+     * instead of the inputs; NULL: the inputs */
+    const sl_slice *slices;
+    size_t n_slices;
 } sl_ids_opts;
 #define SL_IDS_OPTS_INIT                                                                                               \
     {                                                                                                                  \
-        0, NULL, SL_TS_NO_ID, SL_TS_NO_ID, SL_TS_NO_ID, SL_MOD_IDS, NULL, NULL, (size_t)64 << 20, NULL, 0              \
+        0, NULL, SL_TS_NO_ID, SL_TS_NO_ID, SL_TS_NO_ID, SL_MOD_IDS, NULL, NULL, (size_t)64 << 20, NULL, 0, NULL, 0     \
     }
 
 /* Checks the options: vocab_size given, the special ids below it (messages

@@ -1,0 +1,38 @@
+#!/bin/bash
+# Submits a pipeline as an N-task array plus the job that combines the parts
+# (afterok: it runs only when every task succeeded).
+#   N=64 INPUTS='corpus/*.jsonl.zst' TOKENIZER=neox/tokenizer.json OUT=work examples/slurm/submit.sh text
+#   N=64 INPUTS='genomes/*.fa.gz' OUT=work examples/slurm/submit.sh dna
+#   N=64 MODEL=mamba-130m OUT=work examples/slurm/submit.sh score
+# Extra sbatch options: SBATCH_OPTS (e.g. --partition=cpu --time=4:00:00).
+# WAIT=1: wait for the final job (sbatch --wait) and return its status.
+# To resume after failed or killed tasks, run the same command again.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+pipeline=${1:?usage: submit.sh text|dna|score}
+N=${N:-64}
+export SLUICE=${SLUICE:-sluice} OUT=${OUT:-work}
+case $pipeline in
+  text) task=text.sh; final=shard.sh ;;
+  dna) task=dna.sh; final=shard.sh ;;
+  score) task=score.sh; final=filter.sh ;;
+  *) echo "submit.sh: unknown pipeline '$pipeline' (text|dna|score)" >&2; exit 2 ;;
+esac
+mkdir -p "$OUT/logs"
+# shellcheck disable=SC2086
+jid=$(sbatch --parsable --export=ALL ${SBATCH_OPTS:-} --array=0-$((N - 1)) \
+  --output="$OUT/logs/%x-%A_%a.log" "$here/$task")
+jid=${jid%%;*}
+echo "submitted $task as array job $jid ($N tasks)"
+wait=()
+[ -n "${WAIT:-}" ] && wait=(--wait)
+# shellcheck disable=SC2086
+fid=$(sbatch --parsable --export=ALL ${SBATCH_OPTS:-} --dependency=afterok:"$jid" --kill-on-invalid-dep=yes \
+  --output="$OUT/logs/%x-%j.log" "${wait[@]}" "$here/$final")
+fid=${fid%%;*}
+echo "submitted $final as job $fid (after $jid)"
+if [ -n "${WAIT:-}" ]; then
+  # sbatch --wait also returns 0 for a job cancelled because a task failed
+  state=$(scontrol show job "$fid" 2> /dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
+  [ "$state" = COMPLETED ] || { echo "submit.sh: $final (job $fid) ended $state: some tasks of $jid failed" >&2; exit 1; }
+fi
