@@ -39,6 +39,7 @@ extern "C" {
 
 /* documents in, token streams between stages */
 #include "stream/docreader.h"
+#include "stream/read.h"
 #include "stream/tokstream.h"
 #include "stream/cat.h"
 

@@ -1,0 +1,21 @@
+/* The `read` stage as a library call: the documents of a document reader
+ * (stream/docreader.h) written as JSON Lines, {"id":...,"text":...,<the
+ * other fields>}, formatted in parallel batches and written in order, in
+ * memory bounded by the reader's mem_budget plus a few times the longest
+ * document. */
+#ifndef SLUICE_STREAM_READ_H
+#define SLUICE_STREAM_READ_H
+
+#include "stream/docreader.h"
+#include "stream/err.h"
+#include "stream/io.h"
+
+/* Writes every document of r to out (not committed: the caller commits or
+ * aborts out; the documents before a read error are written, as a stream
+ * consumer on standard output has seen them). o are the options r was
+ * opened with: with a field other than "text", an input field named "text"
+ * would clash with the output's and is dropped from the metadata (one
+ * warning on stderr unless o->quiet). progress: sl_progress mode. */
+int sl_read_run(sl_docreader *r, const sl_docreader_opts *o, sl_output *out, int progress, sl_err *err);
+
+#endif
