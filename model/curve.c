@@ -53,33 +53,49 @@ sl_curve_group *sl_curve_group_get(sl_curve *c, const char *name, size_t len)
     return &c->groups[c->n_groups - 1];
 }
 
-static void add_to(sl_curve_group *g, const float *logp, int64_t n, double bytes_per)
+/* Adds one document's per-bin sums (bins [0, nb)) to a group. */
+static void add_to(sl_curve_group *g, const sl_curve_bin *d, int nb)
 {
     g->documents++;
-    if (n <= 0)
-        return;
-    int top = sl_curve_bin_of(n) + 1;
-    g->nbins = top > g->nbins ? top : g->nbins;
-    for (int64_t t = 0; t < n; t++) {
-        sl_curve_bin *b = &g->bins[sl_curve_bin_of(t + 1)];
-        double v = -(double)logp[t];
-        b->count++;
-        b->sum_nll += v;
-        b->sum_sq += v * v;
-        if (bytes_per > 0) {
-            b->bytes_count++;
-            b->bytes_nll += v;
-            b->bytes += bytes_per;
-        }
+    g->nbins = nb > g->nbins ? nb : g->nbins;
+    for (int k = 0; k < nb; k++) {
+        sl_curve_bin *x = &g->bins[k];
+        x->count += d[k].count;
+        x->sum_nll += d[k].sum_nll;
+        x->sum_sq += d[k].sum_sq;
+        x->bytes_count += d[k].bytes_count;
+        x->bytes_nll += d[k].bytes_nll;
+        x->bytes += d[k].bytes;
     }
 }
 
 void sl_curve_add_doc(sl_curve *c, sl_curve_group *g, const float *logp, int64_t n, uint64_t src_bytes)
 {
+    /* the document's sums per bin first (bin k: predictions t = 2^k - 1 .. 2^(k+1) - 2), then
+     * added to its groups: the same numbers whatever documents it is scored or merged with */
+    sl_curve_bin d[SL_CURVE_BINS];
+    int nb = n > 0 ? sl_curve_bin_of(n) + 1 : 0;
     double bytes_per = src_bytes && n > 0 ? (double)src_bytes / (double)n : 0;
-    add_to(&c->groups[0], logp, n, bytes_per);
+    for (int k = 0; k < nb; k++) {
+        int64_t lo = ((int64_t)1 << k) - 1, hi = k >= 62 ? n : ((int64_t)1 << (k + 1)) - 1;
+        hi = hi < n ? hi : n;
+        double s = 0, sq = 0;
+        for (int64_t t = lo; t < hi; t++) {
+            double v = -(double)logp[t];
+            s += v;
+            sq += v * v;
+        }
+        uint64_t cnt = (uint64_t)(hi - lo);
+        d[k] = (sl_curve_bin){.count = cnt, .sum_nll = s, .sum_sq = sq};
+        if (bytes_per > 0) {
+            d[k].bytes_count = cnt;
+            d[k].bytes_nll = s;
+            d[k].bytes = bytes_per * (double)cnt;
+        }
+    }
+    add_to(&c->groups[0], d, nb);
     if (g && g != &c->groups[0])
-        add_to(g, logp, n, bytes_per);
+        add_to(g, d, nb);
 }
 
 int sl_curve_doc_group(sl_curve *c, const char *meta, size_t meta_len, sl_curve_group **g, sl_err *err)
