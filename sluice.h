@@ -83,13 +83,15 @@ extern "C" {
 #include "shard/stage.h"
 #include "shard/mix.h"
 
-/* compute backends, checkpoints, models (the interface, Mamba-1), scoring and filtering */
+/* compute backends, checkpoints, models (the interface, Mamba-1), scoring (with
+ * per-position loss curves) and filtering */
 #include "kernels/backend.h"
 #include "model/safetensors.h"
 #include "model/tensors.h"
 #include "model/model.h"
 #include "model/mamba.h"
 #include "model/score.h"
+#include "model/curve.h"
 #include "model/score_stage.h"
 #include "model/filter.h"
 

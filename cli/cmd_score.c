@@ -1,11 +1,13 @@
 /* `sluice score`: per-document log-likelihood under a language model. The
  * stage is model/score_stage.h; this file parses options and prints. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
 #include "cli/inputs.h"
 #include "cli/scale_opts.h"
+#include "model/curve.h"
 #include "model/score_stage.h"
 #include "stream/io.h"
 
@@ -52,6 +54,22 @@ static const char help[] =
     "      --batch-tokens N  tokens read ahead and scored together (default 16384)\n"
     "      --skip-existing   do nothing when the output exists and verifies (a token\n"
     "                        stream with --to-stream, else JSON Lines ending in a newline)\n"
+    "\nposition curves (docs/longctx.md section 3):\n"
+    "      --position-curve FILE  write the per-position loss curve as JSON: the NLL of\n"
+    "                        the predictions summed by position (tokens of context before\n"
+    "                        the predicted token: 1, 2-3, 4-7, ...): count, sum_nll,\n"
+    "                        sum_sq, bytes; mean nll, 95% interval and bpb per bin. A\n"
+    "                        table per group goes to stderr unless -q\n"
+    "      --plot FILE       write the curve as an SVG: mean NLL against position\n"
+    "      --group-by FIELD  one curve per value of this metadata field (e.g. source) besides\n"
+    "                        \"all\"; documents without it: group \"(none)\"\n"
+    "      --max-position N  score only positions < N (the first N tokens; N - 1 with\n"
+    "                        --prepend); with a long N: how a model extrapolates\n"
+    "      --train-length L  mark the training length L on the curve (the table says\n"
+    "                        whether the curve turns up beyond it)\n"
+    "      --merge-curves    no model: the FILEs are curve JSON files (of parts, or runs\n"
+    "                        with the same --group-by and --max-position): write their sum\n"
+    "                        to -o (and --plot)\n"
     "\nGiven a shard directory (sluice shard), the documents are reassembled from their\n"
     "pieces using the boundary index and scored as document sequences ([BOS] tokens\n"
     "[EOS], as packed), train split then val; each line gets \"split\". Shuffled\n"
@@ -62,7 +80,10 @@ static const char help[] =
     "\nexamples:\n"
     "  sluice score -m mamba-130m/ docs.tok > scores.jsonl\n"
     "  sluice score -m mamba-130m/ shards/ > shard-scores.jsonl\n"
-    "  sluice score -m mamba-130m/ --to-stream docs.tok | sluice filter --keep-pct 10:90 -o kept.tok\n";
+    "  sluice score -m mamba-130m/ --to-stream docs.tok | sluice filter --keep-pct 10:90 -o kept.tok\n"
+    "  sluice score -m mamba-130m/ mixed.tok --group-by source --position-curve curve.json \\\n"
+    "    --plot curve.svg -o /dev/null\n"
+    "  sluice score --merge-curves part-*.curve.json -o curve.json\n";
 
 /* Library messages name option fields; say them as this command's flags. */
 static void map_message(sl_err *err)
@@ -78,9 +99,90 @@ static void map_message(sl_err *err)
     }
 }
 
+static const sl_cli_field fields[] = {
+    {"max_position", "--max-position"}, {"group_by", "--group-by"}, {"train_length", "--train-length"}, {NULL, NULL}};
+
+/* The curve's JSON to curve_path and its SVG to plot_path (each may be
+ * NULL), both or neither (a failed write leaves no file), and the table to
+ * stderr unless quiet. */
+static int write_curve(const sl_cli *cli, const sl_curve *c, const char *curve_path, const char *plot_path, sl_err *err)
+{
+    const char *path[2] = {curve_path, plot_path};
+    sl_buf b[2] = {{0}};
+    sl_output *o[2] = {NULL, NULL};
+    int rc = 0;
+    if (curve_path)
+        sl_curve_json(&b[0], c);
+    if (plot_path)
+        sl_curve_svg(&b[1], c);
+    for (int i = 0; i < 2 && !rc; i++)
+        if (path[i] && (!(o[i] = sl_output_open(path[i], err)) || sl_output_write(o[i], b[i].data, b[i].len, err) < 0))
+            rc = -1;
+    for (int i = 0; i < 2; i++) {
+        if (o[i] && (rc || sl_output_commit(o[i], err) < 0)) {
+            if (!rc)
+                rc = -1;
+            else
+                sl_output_abort(o[i]);
+        }
+        sl_buf_free(&b[i]);
+    }
+    if (!rc && !cli->quiet) {
+        sl_buf t = {0};
+        sl_curve_text(&t, c);
+        fwrite(t.data, 1, t.len, stderr);
+        sl_buf_free(&t);
+    }
+    return rc;
+}
+
+/* --merge-curves: the sum of the curve files to -o. */
+static int merge_curves(sl_cli *cli, char **files, int n, const char *plot)
+{
+    if (n < 1)
+        sl_cli_usage_error(cli, "--merge-curves needs at least one curve JSON file");
+    sl_err err = {{0}};
+    sl_curve *sum = NULL;
+    int rc = 0;
+    for (int i = 0; i < n && !rc; i++) {
+        char *text = NULL;
+        size_t len;
+        sl_curve *c = NULL;
+        if (sl_read_file(files[i], &text, &len, &err) < 0 || !(c = sl_curve_read(text, len, files[i], &err)))
+            rc = -1;
+        else if (!sum) {
+            sum = c;
+            c = NULL;
+        } else if (sl_curve_merge(sum, c, &err) < 0)
+            rc = sl_err_prefix(&err, "%s", files[i]);
+        free(text);
+        sl_curve_free(c);
+    }
+    if (!rc)
+        rc = write_curve(cli, sum, cli->output, plot, &err);
+    sl_curve_free(sum);
+    return rc ? sl_cli_fail(cli, &err) : 0;
+}
+
 static int run(sl_cli *cli, int argc, char **argv)
 {
-    enum { O_DEV = SL_OPT_FIRST_FREE, O_PER, O_MAX, O_LC, O_TS, O_FORCE, O_CHUNK, O_BATCH, O_PRE };
+    enum {
+        O_DEV = SL_OPT_FIRST_FREE,
+        O_PER,
+        O_MAX,
+        O_LC,
+        O_TS,
+        O_FORCE,
+        O_CHUNK,
+        O_BATCH,
+        O_PRE,
+        O_CURVE,
+        O_PLOT,
+        O_GROUP,
+        O_MAXPOS,
+        O_TRAIN,
+        O_MERGE
+    };
     static const struct option lo[] = {{"model", required_argument, 0, 'm'},
                                        {"device", required_argument, 0, O_DEV},
                                        {"per-token", no_argument, 0, O_PER},
@@ -92,13 +194,21 @@ static int run(sl_cli *cli, int argc, char **argv)
                                        {"batch-tokens", required_argument, 0, O_BATCH},
                                        {"prepend", required_argument, 0, O_PRE},
                                        SL_SKIP_LONG_OPT,
+                                       {"position-curve", required_argument, 0, O_CURVE},
+                                       {"plot", required_argument, 0, O_PLOT},
+                                       {"group-by", required_argument, 0, O_GROUP},
+                                       {"max-position", required_argument, 0, O_MAXPOS},
+                                       {"train-length", required_argument, 0, O_TRAIN},
+                                       {"merge-curves", no_argument, 0, O_MERGE},
                                        SL_CLI_COMMON_LONG,
                                        {0, 0, 0, 0}};
     sl_score_opts o;
     sl_score_opts_default(&o);
     static const char *const devices[] = {"cpu", "cuda", "auto", NULL};
     sl_scale_opts so = {0};
-    int c;
+    const char *curve_path = NULL, *plot = NULL, *group_by = NULL;
+    int64_t train_length = 0;
+    int merge = 0, c;
     while ((c = getopt_long(argc, argv, "m:" SL_CLI_COMMON_SHORT, lo, NULL)) != -1) {
         if (sl_cli_scale_option(&so, c, optarg))
             continue;
@@ -120,9 +230,22 @@ static int run(sl_cli *cli, int argc, char **argv)
             if (!o.prepend_eos)
                 o.prepend = sl_cli_int(cli, "--prepend", optarg, 0, UINT32_MAX);
             break;
+        case O_CURVE: curve_path = optarg; break;
+        case O_PLOT: plot = optarg; break;
+        case O_GROUP: group_by = optarg; break;
+        case O_MAXPOS: o.max_position = sl_cli_int(cli, "--max-position", optarg, 2, INT64_MAX / 4); break;
+        case O_TRAIN: train_length = sl_cli_int(cli, "--train-length", optarg, 1, INT64_MAX / 4); break;
+        case O_MERGE: merge = 1; break;
         default: sl_cli_common(cli, c, argv[optind - 1]);
         }
     }
+    if (merge) {
+        if (o.model_dir || curve_path || group_by || o.max_position || train_length)
+            sl_cli_usage_error(cli, "--merge-curves takes curve files, -o and --plot only");
+        return merge_curves(cli, argv + optind, argc - optind, plot);
+    }
+    if ((group_by || train_length) && !curve_path && !plot)
+        sl_cli_usage_error(cli, "--group-by and --train-length need --position-curve or --plot");
     if (!o.model_dir)
         sl_cli_usage_error(cli, "-m MODEL_DIR is required");
     if (o.to_stream && o.per_token)
@@ -139,10 +262,19 @@ static int run(sl_cli *cli, int argc, char **argv)
     if (sl_cli_skip_existing(cli, &so, o.to_stream ? SL_SKIP_TOKENS : SL_SKIP_LINES))
         return 0;
 
+    if (curve_path || plot) {
+        o.curve = sl_curve_new(group_by);
+        o.curve->train_length = train_length;
+    }
+
     sl_err err = {{0}};
     sl_output *out = sl_output_open(cli->output, &err);
     int rc = !out || sl_score_run(&o, (const char *const *)argv + optind, (size_t)(argc - optind), out, &err) < 0;
+    if (!rc && o.curve) /* the curve files, then the output: none of them after an error */
+        rc = write_curve(cli, o.curve, curve_path, plot, &err) < 0;
+    sl_curve_free(o.curve);
     map_message(&err);
+    sl_cli_map_fields(&err, fields);
     return sl_cli_finish(cli, out, NULL, rc, &err);
 }
 

@@ -105,6 +105,11 @@ head -n 3 "$OUT/dna.scores.jsonl"
   | "$S" filter --keep-pct 10:90 --summary "$OUT/filter-summary.json" -o "$OUT/dna.kept.tok"
 "$S" stats "$OUT/dna.kept.tok" | head -n 4
 
+step "model: the loss by token position (log2 bins; docs/longctx.md section 3), as JSON, SVG and a table"
+"$S" score -m tests/data/model/ssm_f32 "$OUT/dna.tok" --force --position-curve "$OUT/dna.curve.json" \
+  --plot "$OUT/dna.curve.svg" -o /dev/null 2> "$OUT/dna.curve.txt"
+head -n 8 "$OUT/dna.curve.txt"
+
 step "audio: SC09-like spoken digits -> SaShiMi 8-bit mu-law, 1 s clips -> shards, and back to WAV"
 "$S" tokenize audio tests/data/audio/sc09_like_espeak --pad-to 16000 -o "$OUT/audio.tok"
 "$S" shard "$OUT/audio.tok" --seq-len 16000 --no-eos -o "$OUT/shards-audio"

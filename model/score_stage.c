@@ -32,6 +32,9 @@ int sl_score_check(const sl_score_opts *o, sl_err *err)
         return sl_errf(err, "per_token writes JSON Lines; it cannot be combined with to_stream");
     if (o->chunk < 1 || o->batch_tokens < 1 || o->max_tokens < 0 || o->long_context < 0)
         return sl_errf(err, "chunk and batch_tokens must be >= 1, max_tokens and long_context >= 0");
+    if (o->max_position < 0 || o->max_position == 1)
+        return sl_errf(err, "`max_position` %lld: must be >= 2 (positions start at 1) or 0 (no limit)",
+                       (long long)o->max_position);
     if (!o->prepend_eos && o->prepend > (int64_t)UINT32_MAX)
         return sl_errf(err, "prepend = %lld is not a token id", (long long)o->prepend);
     return 0;
@@ -210,6 +213,8 @@ static int score_and_write(sl_model_run *run, batch *bt, const stage *s, sl_err 
         int64_t len = (int64_t)d->n_tokens;
         if (o->max_tokens > 0 && len > o->max_tokens)
             len = o->max_tokens;
+        if (o->max_position > 0 && len > o->max_position - (with_ctx ? 1 : 0))
+            len = o->max_position - (with_ctx ? 1 : 0);
         it[i] = (sl_score_item){.id = d->id, .tokens = d->tokens, .n = len};
         if (with_ctx) { /* the context token in front, so the first token is predicted too */
             with_ctx[i] = sl_xmalloc((size_t)(len + 1) * sizeof(uint32_t));
@@ -219,7 +224,7 @@ static int score_and_write(sl_model_run *run, batch *bt, const stage *s, sl_err 
             it[i].tokens = with_ctx[i];
             it[i].n = len + 1;
         }
-        if (o->per_token)
+        if (o->per_token || o->curve)
             it[i].logp = sl_xmalloc((size_t)(it[i].n ? it[i].n : 1) * sizeof(float));
     }
     int rc = sl_score_batch(run, it, n, 0, err);
@@ -234,6 +239,14 @@ static int score_and_write(sl_model_run *run, batch *bt, const stage *s, sl_err 
     sl_buf b = {0}, sc = {0}, m = {0};
     for (size_t i = 0; i < n && !rc; i++) {
         sl_doc *d = &bt->docs[i];
+        if (o->curve) { /* before to_stream replaces the metadata */
+            sl_curve_group *g;
+            if ((rc = sl_curve_doc_group(o->curve, d->meta, d->meta ? d->meta_len : 0, &g, err))) {
+                sl_err_prefix(err, "%s: document '%s'", s->src, d->id);
+                break;
+            }
+            sl_curve_add_doc(o->curve, g, it[i].logp, it[i].n_pred, d->src_bytes);
+        }
         if (s->w) {
             sl_buf_clear(&sc);
             put_scores(&sc, &it[i], d, o, lc ? &lc[i] : NULL, 1);
@@ -459,6 +472,8 @@ int sl_score_inputs(sl_model_run *run, const sl_score_opts *o, const char *const
 {
     if (sl_score_check(o, err) < 0)
         return -1;
+    if (o->curve)
+        o->curve->max_position = o->max_position;
     for (size_t i = 0; n > 1 && i < n; i++)
         if (sl_score_is_shard_dir(inputs[i]))
             return sl_errf(err, "%s is a shard directory: one at a time (several inputs are token streams)", inputs[i]);

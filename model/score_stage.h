@@ -19,6 +19,9 @@
  * directory (sluice shard; unshuffled) is scored as the document sequences
  * reassembled from its rows, train split then val, each line with "split".
  *
+ * With a curve, the per-position NLL sums of the same predictions are
+ * collected beside the output (model/curve.h).
+ *
  * Documents are batched (batch_tokens) and scored packed (model/score.h),
  * so results equal scoring each document alone in one pass. */
 #ifndef SLUICE_MODEL_SCORE_STAGE_H
@@ -27,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/curve.h"
 #include "model/model.h"
 #include "stream/err.h"
 #include "stream/io.h"
@@ -46,6 +50,17 @@ typedef struct sl_score_opts {
     int to_stream;         /* write the token stream with the scores in its metadata */
     int force;             /* skip the tokenizer check (sl_score_check_tokenizer) */
     int progress;          /* -1 auto (a terminal), 0 off, 1 on */
+    /* Position curve (model/curve.h): when not NULL, every scored document's
+     * log-probabilities are added to it by position (and to its group when
+     * curve->group_by is set); the caller creates, writes and frees it.
+     * The stage records max_position in it. */
+    sl_curve *curve;
+    /* N > 0: score only positions < N (model/curve.h): the first N tokens of
+     * the scored sequence (N - 1 of the document with a prepended token), for
+     * the per-document scores as for the curve; with max_tokens the smaller
+     * limit applies. Scoring far beyond a model's training length shows how
+     * it extrapolates (docs/longctx.md section 3). */
+    int64_t max_position;
 } sl_score_opts;
 
 void sl_score_opts_default(sl_score_opts *o);

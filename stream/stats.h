@@ -1,6 +1,7 @@
 /* Descriptive statistics over arrays of doubles: percentiles and a
  * log-scale histogram with its text and SVG renderings. Pure functions, no
- * I/O; used by `filter` (model/filter.h) for its thresholds and summaries. */
+ * I/O; used by `filter` (model/filter.h) for its thresholds and summaries,
+ * and by the position curves (model/curve.h). */
 #ifndef SLUICE_STREAM_STATS_H
 #define SLUICE_STREAM_STATS_H
 
@@ -30,5 +31,20 @@ void sl_histogram_text(sl_buf *b, const uint64_t *counts, const double *edges, i
  * given thresholds (NaN = none), log-scale x axis labelled `what`. */
 void sl_histogram_svg(sl_buf *b, const uint64_t *counts, const double *edges, int nbins, const char *what,
                       const double *lines, int nlines);
+
+/* One line of sl_lines_svg: n points (x > 0), each with a band [lo, hi]
+ * (NaN: no band at that point). */
+typedef struct sl_svg_series {
+    const char *name;
+    const double *x, *y, *lo, *hi;
+    int n;
+} sl_svg_series;
+
+/* A self-contained SVG line chart: the series (each a line with its points,
+ * its band as a vertical bar, and a legend entry), log2-scale x axis
+ * labelled xlabel, linear y axis labelled ylabel, dashed vertical lines at
+ * the given x values (NaN or <= 0: none). */
+void sl_lines_svg(sl_buf *b, const sl_svg_series *s, int ns, const char *title, const char *xlabel, const char *ylabel,
+                  const double *lines, int nlines);
 
 #endif

@@ -108,4 +108,7 @@ for d in shards shards/text shards/hg38-train; do [ -f "$d/manifest.json" ] || f
 [ "$(ls listen | grep -c '\.wav$')" = "$(ls sc09 | wc -l)" ] || fail "detokenize audio: $(ls listen)"
 [ "$(wc -l <scores.jsonl)" = "$(sluice_docs=$("$SLUICE" stats corpus.tok | $PY -c 'import json,sys; print(json.load(sys.stdin)["documents"])'); echo "$sluice_docs")" ] \
   || fail "scores.jsonl: one line per document of corpus.tok"
+$PY -c 'import json, sys; c = json.load(open("curve.json")); n = [g["name"] for g in c["groups"]]
+assert c["group_by"] == "source" and n == ["all", "licenses"], n' || fail "curve.json: groups all and licenses"
+grep -q '<polyline' curve.svg || fail "curve.svg has no curve"
 echo "README: $nb blocks ran as typed"
