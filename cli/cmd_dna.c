@@ -52,40 +52,41 @@ static const char species_help[] = "Samples windows of L bases from genomes, one
                                    "  sluice dna species --window 32768 --samples 65536 --split train --seed 1 \\\n"
                                    "      species/human species/chimpanzee gorilla.2bit -o species_train.tok\n";
 
+enum {
+    O_WINDOW = SL_OPT_FIRST_FREE,
+    O_SAMPLES,
+    O_SPLIT,
+    O_VALID,
+    O_TEST,
+    O_NAMES,
+    O_WEIGHTS,
+    O_SEED,
+    O_EOS,
+    O_N,
+    O_CASE,
+    O_QUIRK,
+};
+static const struct option lopts[] = {
+    {"window", required_argument, 0, O_WINDOW},
+    {"samples", required_argument, 0, O_SAMPLES},
+    {"split", required_argument, 0, O_SPLIT},
+    {"valid-chroms", required_argument, 0, O_VALID},
+    {"test-chroms", required_argument, 0, O_TEST},
+    {"names", required_argument, 0, O_NAMES},
+    {"weights", required_argument, 0, O_WEIGHTS},
+    {"seed", required_argument, 0, O_SEED},
+    {"add-eos", no_argument, 0, O_EOS},
+    {"n", required_argument, 0, O_N},
+    {"case", required_argument, 0, O_CASE},
+    {"hyena-tail-quirk", no_argument, 0, O_QUIRK},
+    SL_PART_LONG_OPT,
+    SL_SKIP_LONG_OPT,
+    SL_CLI_COMMON_LONG,
+    {0, 0, 0, 0},
+};
+
 static int run_species(sl_cli *cli, int argc, char **argv)
 {
-    enum {
-        O_WINDOW = SL_OPT_FIRST_FREE,
-        O_SAMPLES,
-        O_SPLIT,
-        O_VALID,
-        O_TEST,
-        O_NAMES,
-        O_WEIGHTS,
-        O_SEED,
-        O_EOS,
-        O_N,
-        O_CASE,
-        O_QUIRK,
-    };
-    static const struct option lopts[] = {
-        {"window", required_argument, 0, O_WINDOW},
-        {"samples", required_argument, 0, O_SAMPLES},
-        {"split", required_argument, 0, O_SPLIT},
-        {"valid-chroms", required_argument, 0, O_VALID},
-        {"test-chroms", required_argument, 0, O_TEST},
-        {"names", required_argument, 0, O_NAMES},
-        {"weights", required_argument, 0, O_WEIGHTS},
-        {"seed", required_argument, 0, O_SEED},
-        {"add-eos", no_argument, 0, O_EOS},
-        {"n", required_argument, 0, O_N},
-        {"case", required_argument, 0, O_CASE},
-        {"hyena-tail-quirk", no_argument, 0, O_QUIRK},
-        SL_PART_LONG_OPT,
-        SL_SKIP_LONG_OPT,
-        SL_CLI_COMMON_LONG,
-        {0, 0, 0, 0},
-    };
     static const char *const weights[] = {"uniform", "length", NULL};
     static const char *const ns[] = {"token", "pad", "drop", NULL};
     static const char *const cases[] = {"upper", "keep", NULL};

@@ -86,38 +86,39 @@ static void add_scores(const sl_cli *cli, const char *arg, char ***files, size_t
     free(parts);
 }
 
+enum {
+    O_MAX = SL_OPT_FIRST_FREE,
+    O_MIN,
+    O_MAXP,
+    O_MINP,
+    O_PCT,
+    O_BUCKET,
+    O_CUTS,
+    O_SCORES,
+    O_FIELD,
+    O_UNSC,
+    O_SUM,
+    O_PLOT,
+    O_BINS
+};
+static const struct option lo[] = {{"max", required_argument, 0, O_MAX},
+                                   {"min", required_argument, 0, O_MIN},
+                                   {"max-ppl", required_argument, 0, O_MAXP},
+                                   {"min-ppl", required_argument, 0, O_MINP},
+                                   {"keep-pct", required_argument, 0, O_PCT},
+                                   {"bucket", required_argument, 0, O_BUCKET},
+                                   {"cutoffs", required_argument, 0, O_CUTS},
+                                   {"scores", required_argument, 0, O_SCORES},
+                                   {"field", required_argument, 0, O_FIELD},
+                                   {"keep-unscored", no_argument, 0, O_UNSC},
+                                   {"summary", required_argument, 0, O_SUM},
+                                   {"plot", required_argument, 0, O_PLOT},
+                                   {"bins", required_argument, 0, O_BINS},
+                                   SL_CLI_COMMON_LONG,
+                                   {0, 0, 0, 0}};
+
 static int run(sl_cli *cli, int argc, char **argv)
 {
-    enum {
-        O_MAX = SL_OPT_FIRST_FREE,
-        O_MIN,
-        O_MAXP,
-        O_MINP,
-        O_PCT,
-        O_BUCKET,
-        O_CUTS,
-        O_SCORES,
-        O_FIELD,
-        O_UNSC,
-        O_SUM,
-        O_PLOT,
-        O_BINS
-    };
-    static const struct option lo[] = {{"max", required_argument, 0, O_MAX},
-                                       {"min", required_argument, 0, O_MIN},
-                                       {"max-ppl", required_argument, 0, O_MAXP},
-                                       {"min-ppl", required_argument, 0, O_MINP},
-                                       {"keep-pct", required_argument, 0, O_PCT},
-                                       {"bucket", required_argument, 0, O_BUCKET},
-                                       {"cutoffs", required_argument, 0, O_CUTS},
-                                       {"scores", required_argument, 0, O_SCORES},
-                                       {"field", required_argument, 0, O_FIELD},
-                                       {"keep-unscored", no_argument, 0, O_UNSC},
-                                       {"summary", required_argument, 0, O_SUM},
-                                       {"plot", required_argument, 0, O_PLOT},
-                                       {"bins", required_argument, 0, O_BINS},
-                                       SL_CLI_COMMON_LONG,
-                                       {0, 0, 0, 0}};
     static const char *const buckets[] = {"head", "middle", "tail", NULL};
     sl_filter_opts o;
     sl_filter_opts_init(&o);

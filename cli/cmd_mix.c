@@ -47,29 +47,6 @@ static const sl_cli_field fields[] = {
     {NULL, NULL},
 };
 
-typedef struct {
-    sl_ts_writer *w;
-    sl_progress *pg;
-} mix_ctx;
-
-static int on_doc(void *vc, const sl_doc *d, sl_err *err)
-{
-    mix_ctx *c = vc;
-    sl_progress_add(c->pg, 1, 0);
-    sl_progress_add_tokens(c->pg, d->n_tokens);
-    return sl_ts_write_doc(c->w, d, err);
-}
-
-static int write_file(const char *path, const sl_buf *b, sl_err *err)
-{
-    sl_output *o = sl_output_open(path, err);
-    if (!o || sl_output_write(o, b->data, b->len, err) < 0) {
-        sl_output_abort(o);
-        return -1;
-    }
-    return sl_output_commit(o, err) < 0 ? -1 : 0;
-}
-
 static void parse_source(const sl_cli *cli, char *spec, sl_mix_source *s)
 {
     char *eq = strchr(spec, '='), *colon = strrchr(spec, ':');
@@ -87,18 +64,19 @@ static void parse_source(const sl_cli *cli, char *spec, sl_mix_source *s)
         sl_cli_usage_error(cli, "--source %s: weight '%s' is not a positive number", s->name, colon + 1);
 }
 
+static const struct option opts[] = {{"source", required_argument, 0, O_SOURCE},
+                                     {"tokens", required_argument, 0, O_TOKENS},
+                                     {"upsample-long", required_argument, 0, O_UPS},
+                                     {"length-target", required_argument, 0, O_TARGET},
+                                     {"seed", required_argument, 0, O_SEED},
+                                     {"max-epochs", required_argument, 0, O_EPOCHS},
+                                     {"report", required_argument, 0, O_REPORT},
+                                     {"plot", required_argument, 0, O_PLOT},
+                                     SL_CLI_COMMON_LONG,
+                                     {0, 0, 0, 0}};
+
 static int run(sl_cli *cli, int argc, char **argv)
 {
-    static const struct option opts[] = {{"source", required_argument, 0, O_SOURCE},
-                                         {"tokens", required_argument, 0, O_TOKENS},
-                                         {"upsample-long", required_argument, 0, O_UPS},
-                                         {"length-target", required_argument, 0, O_TARGET},
-                                         {"seed", required_argument, 0, O_SEED},
-                                         {"max-epochs", required_argument, 0, O_EPOCHS},
-                                         {"report", required_argument, 0, O_REPORT},
-                                         {"plot", required_argument, 0, O_PLOT},
-                                         SL_CLI_COMMON_LONG,
-                                         {0, 0, 0, 0}};
     sl_mix_source *src = NULL;
     size_t n_src = 0;
     sl_mix_opts o = {.max_epochs = 4, .policy = SL_MIX_NONE};
@@ -147,69 +125,25 @@ static int run(sl_cli *cli, int argc, char **argv)
     o.tokens = (uint64_t)tokens;
 
     sl_err err = {{0}};
-    sl_mix_bin *bins = NULL;
     sl_mix *m = NULL;
-    sl_output *out = NULL;
-    sl_ts_writer *w = NULL;
-    sl_buf b = {0};
-    sl_progress *pg = NULL;
-    int rc = -1;
-    if (target) {
-        char *text = NULL;
-        size_t tlen = 0;
-        int k = sl_read_file(target, &text, &tlen, &err);
-        if (!k)
-            k = sl_mix_parse_target(text ? text : "", tlen, target, &bins, &o.n_bins, &err);
-        free(text);
-        if (k)
-            goto done;
-        o.bins = bins;
+    sl_output *out = sl_output_open(cli->output, &err);
+    int rc = out ? sl_mix_stage(&o, src, n_src, target, out, report, plot, cli->progress, &m, &err) : -1;
+    if (!rc && (rc = sl_output_commit(out, &err) < 0 ? -1 : 0) == 0)
+        out = NULL;
+    sl_output_abort(out);
+    free(src);
+    if (rc) {
+        sl_cli_map_fields(&err, fields);
+        return sl_cli_fail(cli, &err);
     }
-    if (!(m = sl_mix_new(&o, src, n_src, &err)) || sl_mix_plan(m, &err))
-        goto done;
-    out = sl_output_open(cli->output, &err);
-    w = out ? sl_ts_writer_open(out, sl_mix_header(m), &err) : NULL;
-    if (!w)
-        goto done;
-    pg = sl_progress_start("mix", "docs", cli->progress);
-    mix_ctx ctx = {w, pg};
-    if (sl_mix_run(m, on_doc, &ctx, &err))
-        goto done;
-    sl_progress_done(pg);
-    pg = NULL;
-    if (report) {
-        sl_buf_clear(&b);
-        sl_mix_report_json(m, &b);
-        if (write_file(report, &b, &err))
-            goto done;
-    }
-    if (plot) {
-        sl_buf_clear(&b);
-        sl_mix_plot_svg(m, &b);
-        if (write_file(plot, &b, &err))
-            goto done;
-    }
-    rc = sl_ts_writer_finish(w, &err);
-    w = NULL;
-    if (!rc)
-        rc = sl_output_commit(out, &err) < 0 ? -1 : 0;
-    out = NULL;
-    if (!rc && !cli->quiet) {
-        sl_buf_clear(&b);
+    if (!cli->quiet) {
+        sl_buf b = {0};
         sl_mix_summary_text(m, &b);
         fputs(b.data, stderr);
+        sl_buf_free(&b);
     }
-done:
-    sl_progress_done(pg);
-    sl_ts_writer_abort(w);
-    sl_output_abort(out);
     sl_mix_free(m);
-    free(bins);
-    free(src);
-    sl_buf_free(&b);
-    if (rc)
-        sl_cli_map_fields(&err, fields);
-    return rc ? sl_cli_fail(cli, &err) : 0;
+    return 0;
 }
 
 const sl_command sl_cmd_mix = {

@@ -164,44 +164,45 @@ static int merge_curves(sl_cli *cli, char **files, int n, const char *plot)
     return rc ? sl_cli_fail(cli, &err) : 0;
 }
 
+enum {
+    O_DEV = SL_OPT_FIRST_FREE,
+    O_PER,
+    O_MAX,
+    O_LC,
+    O_TS,
+    O_FORCE,
+    O_CHUNK,
+    O_BATCH,
+    O_PRE,
+    O_CURVE,
+    O_PLOT,
+    O_GROUP,
+    O_MAXPOS,
+    O_TRAIN,
+    O_MERGE
+};
+static const struct option lo[] = {{"model", required_argument, 0, 'm'},
+                                   {"device", required_argument, 0, O_DEV},
+                                   {"per-token", no_argument, 0, O_PER},
+                                   {"max-tokens", required_argument, 0, O_MAX},
+                                   {"long-context", required_argument, 0, O_LC},
+                                   {"to-stream", no_argument, 0, O_TS},
+                                   {"force", no_argument, 0, O_FORCE},
+                                   {"chunk", required_argument, 0, O_CHUNK},
+                                   {"batch-tokens", required_argument, 0, O_BATCH},
+                                   {"prepend", required_argument, 0, O_PRE},
+                                   SL_SKIP_LONG_OPT,
+                                   {"position-curve", required_argument, 0, O_CURVE},
+                                   {"plot", required_argument, 0, O_PLOT},
+                                   {"group-by", required_argument, 0, O_GROUP},
+                                   {"max-position", required_argument, 0, O_MAXPOS},
+                                   {"train-length", required_argument, 0, O_TRAIN},
+                                   {"merge-curves", no_argument, 0, O_MERGE},
+                                   SL_CLI_COMMON_LONG,
+                                   {0, 0, 0, 0}};
+
 static int run(sl_cli *cli, int argc, char **argv)
 {
-    enum {
-        O_DEV = SL_OPT_FIRST_FREE,
-        O_PER,
-        O_MAX,
-        O_LC,
-        O_TS,
-        O_FORCE,
-        O_CHUNK,
-        O_BATCH,
-        O_PRE,
-        O_CURVE,
-        O_PLOT,
-        O_GROUP,
-        O_MAXPOS,
-        O_TRAIN,
-        O_MERGE
-    };
-    static const struct option lo[] = {{"model", required_argument, 0, 'm'},
-                                       {"device", required_argument, 0, O_DEV},
-                                       {"per-token", no_argument, 0, O_PER},
-                                       {"max-tokens", required_argument, 0, O_MAX},
-                                       {"long-context", required_argument, 0, O_LC},
-                                       {"to-stream", no_argument, 0, O_TS},
-                                       {"force", no_argument, 0, O_FORCE},
-                                       {"chunk", required_argument, 0, O_CHUNK},
-                                       {"batch-tokens", required_argument, 0, O_BATCH},
-                                       {"prepend", required_argument, 0, O_PRE},
-                                       SL_SKIP_LONG_OPT,
-                                       {"position-curve", required_argument, 0, O_CURVE},
-                                       {"plot", required_argument, 0, O_PLOT},
-                                       {"group-by", required_argument, 0, O_GROUP},
-                                       {"max-position", required_argument, 0, O_MAXPOS},
-                                       {"train-length", required_argument, 0, O_TRAIN},
-                                       {"merge-curves", no_argument, 0, O_MERGE},
-                                       SL_CLI_COMMON_LONG,
-                                       {0, 0, 0, 0}};
     sl_score_opts o;
     sl_score_opts_default(&o);
     static const char *const devices[] = {"cpu", "cuda", "auto", NULL};

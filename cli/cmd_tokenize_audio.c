@@ -91,29 +91,30 @@ static void warn(void *ctx, const char *msg)
     sl_cli_warn(ctx, "%s", msg);
 }
 
+static const struct option longs[] = {
+    {"quantizer", required_argument, 0, O_QUANT},
+    {"bits", required_argument, 0, O_BITS},
+    {"rate", required_argument, 0, O_RATE},
+    {"resample-quality", required_argument, 0, O_RQ},
+    {"clip-len", required_argument, 0, O_CLIP},
+    {"overlap", required_argument, 0, O_OVERLAP},
+    {"drop-last", no_argument, 0, O_DROP},
+    {"pad-to", required_argument, 0, O_PADTO},
+    {"pad-id", required_argument, 0, O_PADID},
+    {"split", required_argument, 0, O_SPLIT},
+    {"split-by", required_argument, 0, O_SPLITBY},
+    {"seed", required_argument, 0, O_SEED},
+    {"part", required_argument, 0, O_PART},
+    {"skip-bad", no_argument, 0, O_SKIP},
+    {"valid-list", required_argument, 0, O_VLIST},
+    {"test-list", required_argument, 0, O_TLIST},
+    SL_SKIP_LONG_OPT,
+    SL_CLI_COMMON_LONG,
+    {0, 0, 0, 0},
+};
+
 static int run(sl_cli *cli, int argc, char **argv)
 {
-    static const struct option longs[] = {
-        {"quantizer", required_argument, 0, O_QUANT},
-        {"bits", required_argument, 0, O_BITS},
-        {"rate", required_argument, 0, O_RATE},
-        {"resample-quality", required_argument, 0, O_RQ},
-        {"clip-len", required_argument, 0, O_CLIP},
-        {"overlap", required_argument, 0, O_OVERLAP},
-        {"drop-last", no_argument, 0, O_DROP},
-        {"pad-to", required_argument, 0, O_PADTO},
-        {"pad-id", required_argument, 0, O_PADID},
-        {"split", required_argument, 0, O_SPLIT},
-        {"split-by", required_argument, 0, O_SPLITBY},
-        {"seed", required_argument, 0, O_SEED},
-        {"part", required_argument, 0, O_PART},
-        {"skip-bad", no_argument, 0, O_SKIP},
-        {"valid-list", required_argument, 0, O_VLIST},
-        {"test-list", required_argument, 0, O_TLIST},
-        SL_SKIP_LONG_OPT,
-        SL_CLI_COMMON_LONG,
-        {0, 0, 0, 0},
-    };
     static const char *const rq_names[] = {"quick", "low", "medium", "high", "very-high", NULL};
     static const unsigned long rq_vals[] = {SOXR_QQ, SOXR_LQ, SOXR_MQ, SOXR_HQ, SOXR_VHQ};
     static const char *const split_by[] = {"index", "hash", NULL};

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "stream/json.h"
+#include "stream/progress.h"
 #include "stream/rng.h"
 #include "stream/stats.h"
 
@@ -623,4 +624,86 @@ void sl_mix_free(sl_mix *m)
     if (m->have_h)
         sl_ts_header_free(&m->h);
     free(m);
+}
+
+/* ---- the stage ------------------------------------------------------------ */
+
+typedef struct {
+    sl_ts_writer *w;
+    sl_progress *pg;
+} stage_ctx;
+
+static int stage_doc(void *vc, const sl_doc *d, sl_err *err)
+{
+    stage_ctx *c = vc;
+    sl_progress_add(c->pg, 1, 0);
+    sl_progress_add_tokens(c->pg, d->n_tokens);
+    return sl_ts_write_doc(c->w, d, err);
+}
+
+static int write_file(const char *path, const sl_buf *b, sl_err *err)
+{
+    sl_output *o = sl_output_open(path, err);
+    if (!o || sl_output_write(o, b->data, b->len, err) < 0) {
+        sl_output_abort(o);
+        return -1;
+    }
+    return sl_output_commit(o, err) < 0 ? -1 : 0;
+}
+
+int sl_mix_stage(const sl_mix_opts *o, const sl_mix_source *src, size_t n, const char *target_path, sl_output *out,
+                 const char *report, const char *plot, int progress, sl_mix **done, sl_err *err)
+{
+    sl_mix_opts oo = *o;
+    sl_mix_bin *bins = NULL;
+    sl_mix *m = NULL;
+    sl_ts_writer *w = NULL;
+    sl_buf b = {0};
+    sl_progress *pg = NULL;
+    int rc = -1;
+    *done = NULL;
+    if (oo.policy == SL_MIX_TARGET) {
+        char *text = NULL;
+        size_t tlen = 0;
+        int k = sl_read_file(target_path, &text, &tlen, err);
+        if (!k)
+            k = sl_mix_parse_target(text ? text : "", tlen, target_path, &bins, &oo.n_bins, err);
+        free(text);
+        if (k)
+            goto out;
+        oo.bins = bins;
+    }
+    if (!(m = sl_mix_new(&oo, src, n, err)) || sl_mix_plan(m, err))
+        goto out;
+    if (!(w = sl_ts_writer_open(out, sl_mix_header(m), err)))
+        goto out;
+    pg = sl_progress_start("mix", "docs", progress);
+    stage_ctx ctx = {w, pg};
+    if (sl_mix_run(m, stage_doc, &ctx, err))
+        goto out;
+    sl_progress_done(pg);
+    pg = NULL;
+    if (report) {
+        sl_mix_report_json(m, &b);
+        if (write_file(report, &b, err))
+            goto out;
+    }
+    if (plot) {
+        sl_buf_clear(&b);
+        sl_mix_plot_svg(m, &b);
+        if (write_file(plot, &b, err))
+            goto out;
+    }
+    rc = sl_ts_writer_finish(w, err);
+    w = NULL;
+out:
+    sl_progress_done(pg);
+    sl_ts_writer_abort(w);
+    free(bins);
+    sl_buf_free(&b);
+    if (rc)
+        sl_mix_free(m);
+    else
+        *done = m;
+    return rc;
 }

@@ -19,6 +19,7 @@
 
 #include "stream/buf.h"
 #include "stream/err.h"
+#include "stream/io.h"
 #include "stream/tokstream.h"
 
 enum { SL_MIX_NONE = 0, SL_MIX_UPSAMPLE = 1, SL_MIX_TARGET = 2 };
@@ -72,5 +73,14 @@ void sl_mix_report_json(const sl_mix *m, sl_buf *b);
 void sl_mix_summary_text(const sl_mix *m, sl_buf *b);
 void sl_mix_plot_svg(const sl_mix *m, sl_buf *b);
 void sl_mix_free(sl_mix *m);
+
+/* The whole `mix` stage: the length target read from target_path when
+ * o->policy is SL_MIX_TARGET, the plan, the mixed stream written to out
+ * (finished, not committed: the caller commits or aborts out), then the
+ * report (JSON) and plot (SVG) files when named. *done receives the planned
+ * mix (for sl_mix_summary_text; free it) on success. progress: sl_progress
+ * mode. */
+int sl_mix_stage(const sl_mix_opts *o, const sl_mix_source *src, size_t n, const char *target_path, sl_output *out,
+                 const char *report, const char *plot, int progress, sl_mix **done, sl_err *err);
 
 #endif

@@ -547,6 +547,11 @@ int sl_docreader_next(sl_docreader *r, sl_textdoc *doc, sl_err *err)
     }
 }
 
+int sl_docreader_position(void *reader, double *done, double *total)
+{
+    return sl_sources_position(((sl_docreader *)reader)->src, done, total);
+}
+
 const sl_docreader_stats *sl_docreader_stats_get(const sl_docreader *r)
 {
     return &r->st;

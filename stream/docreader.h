@@ -53,6 +53,9 @@ int sl_docreader_cut(void *ctx, const char *path, int *kind, sl_err *err);
 /* 1 = doc filled, 0 = end, -1 = error (message names source and line). */
 int sl_docreader_next(sl_docreader *r, sl_textdoc *doc, sl_err *err);
 const sl_docreader_stats *sl_docreader_stats_get(const sl_docreader *r);
+/* Progress position of the reading (sl_progress_pos_fn; reader is an
+ * sl_docreader): input bytes read and their total, when the inputs are files. */
+int sl_docreader_position(void *reader, double *done, double *total);
 void sl_docreader_close(sl_docreader *r);
 void sl_textdoc_free(sl_textdoc *d);
 

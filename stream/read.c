@@ -75,6 +75,7 @@ static void put_doc(sl_buf *b, const sl_textdoc *d)
 int sl_read_run(sl_docreader *r, const sl_docreader_opts *o, sl_output *out, int progress, sl_err *err)
 {
     sl_progress *pg = sl_progress_start("read", "docs", progress);
+    sl_progress_track(pg, sl_docreader_position, r); /* percent and ETA when the inputs are files */
     /* Documents are formatted in batches by OpenMP threads (escaping the
      * text is a fifth of the work) and written in order. A batch holds a
      * quarter of the memory budget in documents (the reader's batch holds

@@ -48,6 +48,8 @@ struct sl_sources {
     sl_slice *pieces;
     sl_range *range;
     const sl_slice *cur; /* the piece of the current plain source when it is a range */
+    /* progress: each path's size and their sum (-1: some size is unknown) */
+    int64_t *sizes, total;
 };
 
 /* ---- archive signatures ------------------------------------------------ */
@@ -279,8 +281,13 @@ sl_sources *sl_sources_open(const char *const *paths, int n, sl_err *err)
     }
     sl_sources *s = sl_xcalloc(1, sizeof *s);
     s->paths = sl_xcalloc((size_t)n, sizeof *s->paths);
-    for (int i = 0; i < n; i++)
+    s->sizes = sl_xcalloc((size_t)n, sizeof *s->sizes);
+    for (int i = 0; i < n; i++) {
+        struct stat st;
         s->paths[i] = sl_xstrdup(paths[i]);
+        s->sizes[i] = strcmp(paths[i], "-") && !stat(paths[i], &st) && S_ISREG(st.st_mode) ? (int64_t)st.st_size : -1;
+        s->total = s->total < 0 || s->sizes[i] < 0 ? -1 : s->total + s->sizes[i];
+    }
     s->n = n;
     return s;
 }
@@ -387,10 +394,27 @@ int sl_sources_next(sl_sources *s, sl_input **in, sl_err *err)
     }
 }
 
+int sl_sources_position(void *sources, double *done, double *total)
+{
+    const sl_sources *s = sources;
+    if (!s->sizes || s->total <= 0)
+        return -1;
+    int64_t d = 0;
+    int complete = s->in ? s->next - 1 : s->next; /* paths before it are read */
+    for (int i = 0; i < complete && i < s->n; i++)
+        d += s->sizes[i];
+    if (s->in)
+        d += (int64_t)sl_input_raw_offset(s->in);
+    *done = (double)d;
+    *total = (double)s->total;
+    return 0;
+}
+
 void sl_sources_close(sl_sources *s)
 {
     if (!s)
         return;
+    free(s->sizes);
     close_current(s);
     for (int i = 0; i < s->n; i++)
         free(s->paths[i]);

@@ -24,6 +24,10 @@ void sl_sources_close(sl_sources *s);
 sl_sources *sl_sources_open_slices(const sl_slice *pieces, size_t n, sl_err *err);
 /* The piece of the current source when it is a range of a file, else NULL. */
 const sl_slice *sl_sources_slice(const sl_sources *s);
+/* How far the reading is, for progress (sl_progress_pos_fn): the bytes of the
+ * files read so far (the current file by its compressed position) and their
+ * total size; -1 when unknown (standard input, a pipe, parts). */
+int sl_sources_position(void *sources, double *done, double *total);
 /* 1 when the first bytes of a (decoded) stream are an archive's. */
 int sl_sources_is_archive(const void *head, size_t n);
 

@@ -176,6 +176,7 @@ int sl_tokenize_text(const sl_tokenizer *t, const char *const *inputs, int n_inp
     sl_docreader *r = sl_docreader_open(inputs, n_inputs, ro, err);
     if (r && (out = sl_output_open(output ? output : "-", err)) && (w = sl_ts_writer_open(out, &h, err))) {
         sl_progress *pg = sl_progress_start(o->progress ? o->progress : "tokenize", "docs", o->progress_mode);
+        sl_progress_track(pg, sl_docreader_position, r); /* percent and ETA when the inputs are files */
         rc = sl_docpipe_run(t, r, w, o, pg, err);
         sl_progress_done(pg);
         if (rc == 0) {

@@ -37,6 +37,20 @@ tail -n 1 "$T/shard.err" | grep -q '^shard: 6 docs  6.0M tokens  ' || fail "shar
 "$S" tokenize dna --progress --add-eos "$T/g.fa" -o /dev/null 2>"$T/dna.err"
 check_plain "$T/dna.err" "tokenize dna"
 tail -n 1 "$T/dna.err" | grep -q '^tokenize dna: 6 docs  6.0M tokens  .*tokens/s' || fail "tokenize dna: $(tail -n 1 "$T/dna.err")"
+# multi-file stages that read documents: percent and ETA from the files' sizes
+/usr/bin/python3 -c '
+import json, random, sys
+r = random.Random(3)
+with open(sys.argv[1], "w") as f:
+    for i in range(6000):
+        f.write(json.dumps({"id": i, "text": " ".join(r.choice(["alpha", "beta", "gamma", "delta"]) for _ in range(150))}) + "\n")
+' "$T/docs.jsonl"
+"$S" read --progress --mem-budget 1M "$T/docs.jsonl" -o /dev/null 2>"$T/read.err"
+check_plain "$T/read.err" read
+grep -Eq '^read: [0-9]+ docs  .*  [0-9]+%  ETA [0-9]+:[0-9]{2}$' "$T/read.err" || fail "read: no percentage/ETA line: $(head -3 "$T/read.err")"
+"$S" tokenize bpe --progress --mem-budget 1M -t "$DATA/bpe/gpt2" "$T/docs.jsonl" -o /dev/null 2>"$T/bpe.err"
+check_plain "$T/bpe.err" "tokenize bpe"
+grep -Eq '^tokenize bpe: [0-9]+ docs  .* tokens/s  [0-9]+%  ETA [0-9]+:[0-9]{2}$' "$T/bpe.err" || fail "tokenize bpe: no tokens/s with percentage/ETA: $(head -3 "$T/bpe.err")"
 "$S" cat -q --progress "$T/g.tok" >/dev/null 2>"$T/q.err"
 [ ! -s "$T/q.err" ] || fail "-q printed: $(cat "$T/q.err")"
 unset SLUICE_PROGRESS_INTERVAL
