@@ -27,9 +27,6 @@
 #include "model/tensors.h"
 #include "stream/io.h"
 
-/* lm_head rows per call: bounds the logits buffer to LM_TILE x vocab. */
-#define LM_TILE 256
-
 typedef struct layer {
     sl_weight in_proj, x_proj, dt_proj, out_proj;
     sl_weight xp_dt, xp_B, xp_C; /* Falcon-Mamba: x_proj's three row blocks (x_proj unused) */
@@ -306,7 +303,7 @@ sl_mamba_run *sl_mamba_run_new(sl_mamba *m, int64_t chunk, sl_err *err)
     r->m = m;
     r->chunk = chunk;
     size_t C = (size_t)chunk, f = sizeof(float);
-    size_t tile = C < LM_TILE ? C : LM_TILE;
+    size_t tile = C < SL_MODEL_LM_TILE ? C : SL_MODEL_LM_TILE;
     struct {
         void **p;
         size_t bytes;
@@ -477,41 +474,18 @@ int sl_mamba_forward(sl_mamba_run *r, const int32_t *ids, const uint8_t *reset, 
         if (be->linear(be, &dp, err) < 0 || be->selective_scan(be, &sa, err) < 0 || be->linear(be, &op, err) < 0)
             return -1;
     }
-    sl_norm_args fa = {.L = n,
-                       .D = d,
-                       .x = r->hidden,
+    sl_model_head h = {.norm_f = m->norm_f,
+                       .eps = k->eps,
+                       .lm_head = &m->lm_head,
+                       .d = d,
+                       .vocab = k->vocab,
+                       .hidden = r->hidden,
                        .residual = r->residual,
-                       .residual_init = 0,
-                       .w = m->norm_f,
-                       .eps = (float)k->eps,
-                       .out = r->normed};
-    if (be->add_rmsnorm(be, &fa, err) < 0)
-        return -1;
-    /* lm_head in row tiles, each reduced at once to the target's log-prob */
-    for (int64_t t0 = 0; t0 < n; t0 += LM_TILE) {
-        int64_t tn = n - t0 < LM_TILE ? n - t0 : LM_TILE;
-        int any = 0;
-        for (int64_t t = t0; t < t0 + tn && !any; t++)
-            any = targets[t] >= 0;
-        if (!any) {
-            if (be->memset0(be, r->logp + t0, (size_t)tn * sizeof(float), err) < 0)
-                return -1;
-            continue;
-        }
-        sl_linear_args lh = {
-            .L = tn, .x = r->normed + t0 * d, .ldx = d, .w = &m->lm_head, .y = r->logits, .ldy = k->vocab};
-        sl_logsoftmax_args ls = {.T = tn,
-                                 .V = k->vocab,
-                                 .logits = r->logits,
-                                 .ld = k->vocab,
-                                 .target = r->targets + t0,
-                                 .logp = r->logp + t0};
-        if (be->linear(be, &lh, err) < 0 || be->logsoftmax_gather(be, &ls, err) < 0)
-            return -1;
-    }
-    if (be->download(be, logp, r->logp, (size_t)n * sizeof(float), err) < 0 || be->sync(be, err) < 0)
-        return -1;
-    return 0;
+                       .normed = r->normed,
+                       .logits = r->logits,
+                       .logp = r->logp,
+                       .targets = r->targets};
+    return sl_model_head_logp(be, &h, targets, n, logp, err);
 }
 
 /* --- the model interface (model/model.h) -------------------------------- */

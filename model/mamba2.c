@@ -34,8 +34,6 @@
 #include "stream/io.h"
 #include "stream/json.h"
 
-#define LM_TILE 256
-
 typedef struct m2cfg {
     int64_t d_model, n_layer, vocab_size, pad_multiple, vocab;
     int64_t d_state, d_conv, d_ssm, headdim, nheads, ngroups;
@@ -430,7 +428,7 @@ static void *m2_run_new(void *p, int64_t chunk, sl_err *err)
     m2run *r = sl_xcalloc(1, sizeof *r);
     r->m = m;
     r->chunk = chunk;
-    size_t C = (size_t)chunk, f = sizeof(float), tile = C < LM_TILE ? C : LM_TILE;
+    size_t C = (size_t)chunk, f = sizeof(float), tile = C < SL_MODEL_LM_TILE ? C : SL_MODEL_LM_TILE;
     struct {
         void **p;
         size_t bytes;
@@ -552,40 +550,18 @@ static int m2_forward(void *p, const int32_t *ids, const uint8_t *reset, const i
             be->linear(be, &op, err) < 0)
             return -1;
     }
-    sl_norm_args fa = {.L = n,
-                       .D = d,
-                       .x = r->hidden,
+    sl_model_head h = {.norm_f = m->norm_f,
+                       .eps = k->eps,
+                       .lm_head = &m->lm_head,
+                       .d = d,
+                       .vocab = k->vocab,
+                       .hidden = r->hidden,
                        .residual = r->residual,
-                       .residual_init = 0,
-                       .w = m->norm_f,
-                       .eps = (float)k->eps,
-                       .out = r->normed};
-    if (be->add_rmsnorm(be, &fa, err) < 0)
-        return -1;
-    for (int64_t t0 = 0; t0 < n; t0 += LM_TILE) {
-        int64_t tn = n - t0 < LM_TILE ? n - t0 : LM_TILE;
-        int any = 0;
-        for (int64_t t = t0; t < t0 + tn && !any; t++)
-            any = targets[t] >= 0;
-        if (!any) {
-            if (be->memset0(be, r->logp + t0, (size_t)tn * sizeof(float), err) < 0)
-                return -1;
-            continue;
-        }
-        sl_linear_args lh = {
-            .L = tn, .x = r->normed + t0 * d, .ldx = d, .w = &m->lm_head, .y = r->logits, .ldy = k->vocab};
-        sl_logsoftmax_args ls = {.T = tn,
-                                 .V = k->vocab,
-                                 .logits = r->logits,
-                                 .ld = k->vocab,
-                                 .target = r->targets + t0,
-                                 .logp = r->logp + t0};
-        if (be->linear(be, &lh, err) < 0 || be->logsoftmax_gather(be, &ls, err) < 0)
-            return -1;
-    }
-    if (be->download(be, logp, r->logp, (size_t)n * sizeof(float), err) < 0 || be->sync(be, err) < 0)
-        return -1;
-    return 0;
+                       .normed = r->normed,
+                       .logits = r->logits,
+                       .logp = r->logp,
+                       .targets = r->targets};
+    return sl_model_head_logp(be, &h, targets, n, logp, err);
 }
 
 static int64_t m2_params(const void *p)

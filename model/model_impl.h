@@ -50,6 +50,26 @@ float *sl_model_load_vec(sl_backend *be, const sl_tensors *c, const char *name, 
                          int optional, int neg_exp_log2e, sl_err *err);
 float *sl_model_upload(sl_backend *be, const float *h, size_t n, sl_err *err);
 
+/* lm_head rows per call: bounds the logits buffer to SL_MODEL_LM_TILE x vocab. */
+#define SL_MODEL_LM_TILE 256
+
+/* head.c: the end of a forward pass, the same for every architecture: the
+ * final RMSNorm (hidden added to the residual), then lm_head in row tiles,
+ * each reduced at once to the target's log-probability (tiles without a
+ * target give 0), and the n log-probabilities downloaded to logp.
+ * Backend memory: hidden, residual, normed, logits (tile x vocab), targets
+ * (the targets uploaded), logp (n). targets (host) says which tiles to skip. */
+typedef struct sl_model_head {
+    const float *norm_f;
+    double eps;
+    const sl_weight *lm_head;
+    int64_t d, vocab;
+    float *hidden, *residual, *normed, *logits, *logp;
+    const int32_t *targets;
+} sl_model_head;
+int sl_model_head_logp(sl_backend *be, const sl_model_head *h, const int32_t *targets, int64_t n, float *logp,
+                       sl_err *err);
+
 /* "DIR/NAME", allocated. */
 char *sl_model_path(const char *dir, const char *name);
 

@@ -1,0 +1,42 @@
+/* The end of a forward pass, shared by the architectures (model/model_impl.h). */
+#include "model/model_impl.h"
+
+int sl_model_head_logp(sl_backend *be, const sl_model_head *h, const int32_t *targets, int64_t n, float *logp,
+                       sl_err *err)
+{
+    sl_norm_args fa = {.L = n,
+                       .D = h->d,
+                       .x = h->hidden,
+                       .residual = h->residual,
+                       .residual_init = 0,
+                       .w = h->norm_f,
+                       .eps = (float)h->eps,
+                       .out = h->normed};
+    if (be->add_rmsnorm(be, &fa, err) < 0)
+        return -1;
+    /* lm_head in row tiles, each reduced at once to the target's log-prob */
+    for (int64_t t0 = 0; t0 < n; t0 += SL_MODEL_LM_TILE) {
+        int64_t tn = n - t0 < SL_MODEL_LM_TILE ? n - t0 : SL_MODEL_LM_TILE;
+        int any = 0;
+        for (int64_t t = t0; t < t0 + tn && !any; t++)
+            any = targets[t] >= 0;
+        if (!any) {
+            if (be->memset0(be, h->logp + t0, (size_t)tn * sizeof(float), err) < 0)
+                return -1;
+            continue;
+        }
+        sl_linear_args lh = {
+            .L = tn, .x = h->normed + t0 * h->d, .ldx = h->d, .w = h->lm_head, .y = h->logits, .ldy = h->vocab};
+        sl_logsoftmax_args ls = {.T = tn,
+                                 .V = h->vocab,
+                                 .logits = h->logits,
+                                 .ld = h->vocab,
+                                 .target = h->targets + t0,
+                                 .logp = h->logp + t0};
+        if (be->linear(be, &lh, err) < 0 || be->logsoftmax_gather(be, &ls, err) < 0)
+            return -1;
+    }
+    if (be->download(be, logp, h->logp, (size_t)n * sizeof(float), err) < 0 || be->sync(be, err) < 0)
+        return -1;
+    return 0;
+}
