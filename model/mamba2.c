@@ -83,17 +83,6 @@ static int get_int(const sl_json *o1, const char *k1, const sl_json *o2, const c
     return 0;
 }
 
-static int get_bool(const sl_json *o, const char *k, int *out, const char *name, sl_err *err)
-{
-    const sl_json *v = o ? sl_json_get(o, k) : NULL;
-    if (!v || v->type == SL_JSON_NULL)
-        return 0;
-    if (v->type != SL_JSON_TRUE && v->type != SL_JSON_FALSE)
-        return sl_errf(err, "%s:%zu: \"%s\" is not true/false", name, v->offset, k);
-    *out = v->type == SL_JSON_TRUE;
-    return 1;
-}
-
 static int parse_config(const char *text, size_t len, const char *name, m2cfg *c, int *tie, sl_err *err)
 {
     memset(c, 0, sizeof *c);
@@ -159,12 +148,16 @@ static int parse_config(const char *text, size_t len, const char *name, m2cfg *c
     c->conv_bias = 1;
     *tie = ssm ? 1 : 0;
     int rmsnorm = 1, before_gate = 0, d_hdim = 0, rms = 1;
-    if (get_bool(r, "use_bias", &c->use_bias, name, err) < 0 || get_bool(ssm, "bias", &c->use_bias, name, err) < 0 ||
-        get_bool(r, "use_conv_bias", &c->conv_bias, name, err) < 0 ||
-        get_bool(ssm, "conv_bias", &c->conv_bias, name, err) < 0 || get_bool(r, "tie_embeddings", tie, name, err) < 0 ||
-        get_bool(r, "tie_word_embeddings", tie, name, err) < 0 || get_bool(ssm, "rmsnorm", &rmsnorm, name, err) < 0 ||
-        get_bool(ssm, "norm_before_gate", &before_gate, name, err) < 0 ||
-        get_bool(ssm, "D_has_hdim", &d_hdim, name, err) < 0 || get_bool(r, "rms_norm", &rms, name, err) < 0)
+    if (sl_model_cfg_bool(r, "use_bias", &c->use_bias, name, err) < 0 ||
+        sl_model_cfg_bool(ssm, "bias", &c->use_bias, name, err) < 0 ||
+        sl_model_cfg_bool(r, "use_conv_bias", &c->conv_bias, name, err) < 0 ||
+        sl_model_cfg_bool(ssm, "conv_bias", &c->conv_bias, name, err) < 0 ||
+        sl_model_cfg_bool(r, "tie_embeddings", tie, name, err) < 0 ||
+        sl_model_cfg_bool(r, "tie_word_embeddings", tie, name, err) < 0 ||
+        sl_model_cfg_bool(ssm, "rmsnorm", &rmsnorm, name, err) < 0 ||
+        sl_model_cfg_bool(ssm, "norm_before_gate", &before_gate, name, err) < 0 ||
+        sl_model_cfg_bool(ssm, "D_has_hdim", &d_hdim, name, err) < 0 ||
+        sl_model_cfg_bool(r, "rms_norm", &rms, name, err) < 0)
         goto out;
     const sl_json *attn = sl_json_get(r, "attn_layer_idx");
     const sl_json *lim = sl_json_get(r, "time_step_limit");

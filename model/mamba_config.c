@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "model/mamba.h"
+#include "model/model_impl.h"
 #include "stream/json.h"
 
 /* Reads an integer from the first key present; 1 found, 0 absent, -1 error. */
@@ -41,7 +42,7 @@ static int get_int2(const sl_json *o1, const char *k1, const sl_json *o2, const 
     return found;
 }
 
-static int get_bool(const sl_json *o, const char *k, int *out, const char *name, sl_err *err)
+int sl_model_cfg_bool(const sl_json *o, const char *k, int *out, const char *name, sl_err *err)
 {
     const sl_json *v = o ? sl_json_get(o, k) : NULL;
     if (!v || v->type == SL_JSON_NULL)
@@ -149,7 +150,7 @@ int sl_mamba_config_parse(const char *text, size_t len, const char *name, sl_mam
         }
     }
     int rms = 1;
-    if (get_bool(r, "rms_norm", &rms, name, err) < 0)
+    if (sl_model_cfg_bool(r, "rms_norm", &rms, name, err) < 0)
         goto out;
     if (!rms) {
         sl_errf(err, "%s: rms_norm is false: LayerNorm Mamba models are not supported", name);
@@ -166,11 +167,12 @@ int sl_mamba_config_parse(const char *text, size_t len, const char *name, sl_mam
     c->use_bias = 0;
     c->conv_bias = 1;
     c->tie_embeddings = 1;
-    if (get_bool(r, "use_bias", &c->use_bias, name, err) < 0 || get_bool(ssm, "bias", &c->use_bias, name, err) < 0 ||
-        get_bool(r, "use_conv_bias", &c->conv_bias, name, err) < 0 ||
-        get_bool(ssm, "conv_bias", &c->conv_bias, name, err) < 0 ||
-        get_bool(r, "tie_embeddings", &c->tie_embeddings, name, err) < 0 ||
-        get_bool(r, "tie_word_embeddings", &c->tie_embeddings, name, err) < 0)
+    if (sl_model_cfg_bool(r, "use_bias", &c->use_bias, name, err) < 0 ||
+        sl_model_cfg_bool(ssm, "bias", &c->use_bias, name, err) < 0 ||
+        sl_model_cfg_bool(r, "use_conv_bias", &c->conv_bias, name, err) < 0 ||
+        sl_model_cfg_bool(ssm, "conv_bias", &c->conv_bias, name, err) < 0 ||
+        sl_model_cfg_bool(r, "tie_embeddings", &c->tie_embeddings, name, err) < 0 ||
+        sl_model_cfg_bool(r, "tie_word_embeddings", &c->tie_embeddings, name, err) < 0)
         goto out;
     /* sanity: bounded sizes so a hostile config cannot ask for absurd memory */
     struct {

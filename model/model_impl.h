@@ -6,6 +6,7 @@
 #include "kernels/kernels.h"
 #include "model/model.h"
 #include "model/tensors.h"
+#include "stream/json.h"
 
 typedef struct sl_model_ops {
     void (*free)(void *model);
@@ -69,6 +70,10 @@ typedef struct sl_model_head {
 } sl_model_head;
 int sl_model_head_logp(sl_backend *be, const sl_model_head *h, const int32_t *targets, int64_t n, float *logp,
                        sl_err *err);
+
+/* mamba_config.c: a config.json boolean: 1 and *out when present, 0 when
+ * absent or null, -1 with "NAME:OFFSET: ..." when not true/false. */
+int sl_model_cfg_bool(const sl_json *o, const char *k, int *out, const char *name, sl_err *err);
 
 /* "DIR/NAME", allocated. */
 char *sl_model_path(const char *dir, const char *name);
