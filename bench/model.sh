@@ -10,7 +10,9 @@
 # Peer (when python3 has torch + transformers + safetensors; set PYTHON to choose the
 # interpreter): Hugging Face MambaForCausalLM on the first MODEL_BENCH_PEER_LEN tokens of the
 # same documents, also a cross-check of the NLL on a full-size model.
-# MODEL_BENCH_DOCS (default 2) and MODEL_BENCH_LEN (2048) change the size.
+# MODEL_BENCH_DOCS (default 2) and MODEL_BENCH_LEN (2048) change the size. Every row names the
+# vector ISA sluice's kernels run with and OpenBLAS's kernel core (`sluice --version -v`); on a
+# CPU with AVX-512 a second row emulates an AVX2-only CPU (MODEL_BENCH_AVX2=0 skips it).
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 S=${SLUICE_BIN:-$SRC/sluice}
@@ -31,8 +33,9 @@ timed() {
 wall() { cut -d' ' -f1 "$W/$1.time"; }
 cpu() { cut -d' ' -f2 "$W/$1.time"; }
 
+isa=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'avx512f|avx512bw|avx512vl|avx512_bf16|avx2|fma' | tr '\n' ' ')
 echo "model bench: $(date -u '+%Y-%m-%d %H:%M UTC'), $NP cores, $(lscpu | sed -n 's/^Model name: *//p' | head -1)," \
-  "load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  "load average $(cut -d' ' -f1-3 /proc/loadavg); vector ISA: ${isa% }"
 cc -std=c17 -D_GNU_SOURCE -O2 -I/usr/include/openblas -o "$W/mb" "$SRC/bench/model_bench.c" -lopenblas -lm
 mkdir "$W/m130"
 "$W/mb" gen "$W/m130" 24 768 50280
@@ -44,24 +47,40 @@ TOK=$((ND * (LEN - 1)))
 echo "model: mamba-130m shape, $(du -h "$W/m130/model.safetensors" | cut -f1) BF16; $(awk -v f="$FPT" 'BEGIN { printf "%.1f", f / 1e6 }') MFLOP per token;" \
   "input: $ND documents x $LEN tokens ($TOK predicted tokens)"
 
-# the ceiling: OpenBLAS SGEMM (its own threads, all cores) at the prefill shapes
-"$W/mb" sgemm "$NP" > "$W/sgemm.out"
-sed 's/^/  /' "$W/sgemm.out" | grep -v ceiling
-CEIL=$(awk '/^ceiling/ { print $2 }' "$W/sgemm.out")
-CEIL_CPU=$(awk '/^ceiling/ { print $3 }' "$W/sgemm.out")
-
-# sluice: model load alone (a 2-token document), then the documents
-timed load "$S" score -q -m "$W/m130" --device cpu "$W/one.tok"
-timed score "$S" score -q -m "$W/m130" --device cpu "$W/docs.tok"
-awk -v t="$TOK" -v f="$FPT" -v w="$(wall score)" -v c="$(cpu score)" -v lw="$(wall load)" -v lc="$(cpu load)" \
-    -v ceil="$CEIL" -v ceilc="$CEIL_CPU" -v np="$NP" 'BEGIN {
-  sw = w - lw; sc = c - lc; if (sw <= 0) sw = w; if (sc <= 0) sc = c
-  printf "sluice score: %.2f s wall (+ %.2f s model load), %.0f tokens/s, %.1f GFLOP/s = %.2f of SGEMM %.1f GFLOP/s\n",
-    sw, lw, t / sw, t * f / sw / 1e9, t * f / sw / 1e9 / ceil, ceil
-  printf "  per CPU-second: %.0f tokens, %.1f GFLOP = %.2f of SGEMM %.1f GFLOP per CPU-second" \
-    " (x %d cores = %.0f tokens/s on an idle machine)\n",
-    t / sc, t * f / sc / 1e9, t * f / sc / 1e9 / ceilc, ceilc, np, t / sc * np
-}'
+# One configuration: the ceiling (OpenBLAS SGEMM, its own threads, all cores, at the prefill
+# shapes) and sluice on the documents, both in the environment given (OPENBLAS_CORETYPE=...).
+measure() { # LABEL SLUICE [VAR=VALUE...]
+  local label=$1 bin=$2; shift 2
+  echo "-- $label: $(env "$@" "$bin" --version -v | sed -n 's/^cpu kernels: //p')"
+  env "$@" "$W/mb" sgemm "$NP" > "$W/sgemm.out"
+  sed 's/^/  /' "$W/sgemm.out" | grep -v ceiling
+  CEIL=$(awk '/^ceiling/ { print $2 }' "$W/sgemm.out")
+  CEIL_CPU=$(awk '/^ceiling/ { print $3 }' "$W/sgemm.out")
+  # sluice: model load alone (a 2-token document), then the documents
+  timed load env "$@" "$bin" score -q -m "$W/m130" --device cpu "$W/one.tok"
+  timed score env "$@" "$bin" score -q -m "$W/m130" --device cpu "$W/docs.tok"
+  awk -v t="$TOK" -v f="$FPT" -v w="$(wall score)" -v c="$(cpu score)" -v lw="$(wall load)" -v lc="$(cpu load)" \
+      -v ceil="$CEIL" -v ceilc="$CEIL_CPU" -v np="$NP" 'BEGIN {
+    sw = w - lw; sc = c - lc; if (sw <= 0) sw = w; if (sc <= 0) sc = c
+    printf "sluice score: %.2f s wall (+ %.2f s model load), %.0f tokens/s, %.1f GFLOP/s = %.2f of SGEMM %.1f GFLOP/s\n",
+      sw, lw, t / sw, t * f / sw / 1e9, t * f / sw / 1e9 / ceil, ceil
+    printf "  per CPU-second: %.0f tokens, %.1f GFLOP = %.2f of SGEMM %.1f GFLOP per CPU-second" \
+      " (x %d cores = %.0f tokens/s on an idle machine)\n",
+      t / sc, t * f / sc / 1e9, t * f / sc / 1e9 / ceilc, ceilc, np, t / sc * np
+  }'
+}
+measure "this CPU as detected" "$S"
+# An AVX2-only x86-64 CPU on this one (MODEL_BENCH_AVX2=1, and automatic when this CPU has
+# AVX-512): sluice built with CPU_MAX=v3 (no AVX-512 kernels) and OpenBLAS's Haswell kernels
+# (AVX2+FMA; its Zen core uses the same ones) for both the ceiling and sluice.
+AVX2=${MODEL_BENCH_AVX2:-$(grep -qw avx512f /proc/cpuinfo && echo 1 || echo 0)}
+if [ "$AVX2" = 1 ]; then
+  if make -s -C "$SRC" BUILD="$W/build-v3" CPU_MAX=v3 CUDA=0 "$W/build-v3/sluice" > "$W/make-v3.log" 2>&1; then
+    measure "AVX2 emulation (CPU_MAX=v3 build, OPENBLAS_CORETYPE=Haswell)" "$W/build-v3/sluice" OPENBLAS_CORETYPE=Haswell
+  else
+    echo "AVX2 emulation: the CPU_MAX=v3 build failed:"; tail -5 "$W/make-v3.log"
+  fi
+fi
 
 # peer: HF transformers (optional)
 head -n 1 "$W/docs.jsonl" > "$W/peer_docs.jsonl"

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "kernels/backend.h"
 #include "stream/io.h"
 
 static const sl_command *const top[] = {
@@ -97,6 +98,14 @@ int main(int argc, char **argv)
     }
     if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
         printf("sluice %s\n", SLUICE_VERSION);
+        if (argc > 2 && (!strcmp(argv[2], "-v") || !strcmp(argv[2], "--verbose"))) {
+            /* the code paths this machine runs, for benchmarks and bug reports */
+            char line[512];
+            sl_backend_cpu_describe(line, sizeof line);
+            printf("%s\n", line);
+            printf("cuda: %s\n",
+                   sl_cuda_device_count() > 0 ? "a device is present" : "no device (or built without CUDA)");
+        }
         return 0;
     }
     if (!strcmp(a, "help")) {

@@ -5,6 +5,8 @@
 #ifndef SLUICE_KERNELS_BACKEND_H
 #define SLUICE_KERNELS_BACKEND_H
 
+#include <stddef.h>
+
 #include "stream/err.h"
 
 typedef struct sl_backend sl_backend;
@@ -16,6 +18,12 @@ typedef struct sl_backend sl_backend;
  * ...)". */
 sl_backend *sl_backend_open(const char *name, int threads, sl_err *err);
 void sl_backend_close(sl_backend *b);
+
+/* The CPU backend's code paths on this machine, one line: the instruction
+ * set its multi-versioned kernels run with ("x86-64-v4 (AVX-512)",
+ * "x86-64-v3 (AVX2+FMA)", ...) and the BLAS library and kernel core. For
+ * benchmarks and bug reports (`sluice --version -v`). */
+void sl_backend_cpu_describe(char *buf, size_t n);
 
 /* Number of usable CUDA devices (0 when none or not built with CUDA). */
 int sl_cuda_device_count(void);

@@ -5,6 +5,7 @@
 #include <pthread.h>
 
 sl_sgemm_fn *sl_blas_sgemm;
+static char describe[256];
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char failure[256];
@@ -24,6 +25,12 @@ static void load(void)
     void (*set_threads)(int) = (void (*)(int))dlsym(h, "openblas_set_num_threads");
     if (set_threads)
         set_threads(1);
+    char *(*config)(void) = (char *(*)(void))dlsym(h, "openblas_get_config");
+    char *(*corename)(void) = (char *(*)(void))dlsym(h, "openblas_get_corename");
+    if (config && corename)
+        snprintf(describe, sizeof describe, "%s, core %s", config(), corename());
+    else
+        snprintf(describe, sizeof describe, "a BLAS that is not OpenBLAS (no openblas_get_corename)");
     sl_blas_sgemm = (sl_sgemm_fn *)dlsym(h, "cblas_sgemm");
     if (!sl_blas_sgemm)
         snprintf(failure, sizeof failure, "the BLAS library has no cblas_sgemm");
@@ -35,4 +42,10 @@ int sl_blas_load(sl_err *err)
     if (!sl_blas_sgemm)
         return sl_errf(err, "%s", failure);
     return 0;
+}
+
+const char *sl_blas_describe(void)
+{
+    pthread_once(&once, load);
+    return sl_blas_sgemm ? describe : failure;
 }

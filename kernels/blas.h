@@ -20,4 +20,9 @@ int sl_blas_load(sl_err *err);
 /* Valid after a successful sl_blas_load. */
 extern sl_sgemm_fn *sl_blas_sgemm;
 
+/* "OpenBLAS <config>, core <name>" (openblas_get_config/_corename: the
+ * kernels OpenBLAS picked for this CPU, which OPENBLAS_CORETYPE overrides),
+ * or the reason the library could not be loaded. */
+const char *sl_blas_describe(void);
+
 #endif

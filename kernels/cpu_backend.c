@@ -8,6 +8,7 @@
  * against OpenMP's), and makes every output element's summation order
  * independent of the thread count, so results do not change with -@. */
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,4 +168,20 @@ sl_backend *sl_backend_cpu(int threads, sl_err *err)
     b->sync = cpu_sync;
     b->destroy = cpu_destroy;
     return b;
+}
+
+void sl_backend_cpu_describe(char *buf, size_t n)
+{
+    const char *isa = "one version, as the build's compiler flags say (no multi-versioning in this build)";
+#if SL_CPU_CLONE_TOP > 0
+    /* the order in which GCC's resolver picks among the clones */
+    __builtin_cpu_init();
+    if (SL_CPU_CLONE_TOP >= 4 && __builtin_cpu_supports("x86-64-v4"))
+        isa = "x86-64-v4 (AVX-512)";
+    else if (__builtin_cpu_supports("x86-64-v3"))
+        isa = SL_CPU_CLONE_TOP >= 4 ? "x86-64-v3 (AVX2+FMA)" : "x86-64-v3 (AVX2+FMA; built with CPU_MAX=v3)";
+    else
+        isa = "x86-64 baseline (SSE2)";
+#endif
+    snprintf(buf, n, "cpu kernels: %s; %d threads; BLAS: %s", isa, omp_get_max_threads(), sl_blas_describe());
 }

@@ -13,9 +13,16 @@ int sl_cpu_logsoftmax_gather(sl_backend *b, const sl_logsoftmax_args *a, sl_err 
 /* Hot loops are compiled for several x86-64 levels and picked at load time
  * (GCC function multi-versioning), so a portable binary still uses AVX-512
  * or AVX2+FMA where the machine has them. Other compilers get one version. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) &&               \
+    defined(SL_CPU_MAX_V3)
+/* `make CPU_MAX=v3` (kernels/module.mk): no AVX-512 version */
+#define SL_CPU_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define SL_CPU_CLONE_TOP 3
+#elif defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
 #define SL_CPU_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define SL_CPU_CLONE_TOP 4
 #else
+#define SL_CPU_CLONE_TOP 0
 #define SL_CPU_CLONES
 #endif
 
