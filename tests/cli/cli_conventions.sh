@@ -7,6 +7,18 @@
 S=$SLUICE
 want="sluice $("$S" --version | awk '{print $2}')"
 [ "$want" != "sluice " ] || fail "sluice --version printed nothing"
+# --version -v: the same first line, then the CPU kernels' ISA (as this CPU's flags say it
+# must be for a GCC x86-64 build), the thread count (-v obeys OMP_NUM_THREADS) and the BLAS
+OMP_NUM_THREADS=3 "$S" --version -v >"$T/vv" || fail "--version -v exited $?"
+[ "$(head -n 1 "$T/vv")" = "$want" ] || fail "--version -v first line: $(head -n 1 "$T/vv")"
+grep -q '^cpu kernels: .*; 3 threads; BLAS: ' "$T/vv" || fail "--version -v: $(cat "$T/vv")"
+if [ "$(uname -m)" = x86_64 ] && "$S" --version -v | grep -q 'x86-64-v'; then
+  if grep -qw avx512bw /proc/cpuinfo && grep -qw avx512vl /proc/cpuinfo && grep -qw avx512dq /proc/cpuinfo; then
+    grep -q 'x86-64-v4' "$T/vv" || fail "AVX-512 CPU, kernels not x86-64-v4: $(cat "$T/vv")"
+  elif grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then
+    grep -q 'x86-64-v3' "$T/vv" || fail "AVX2 CPU, kernels not x86-64-v3: $(cat "$T/vv")"
+  fi
+fi
 # every subcommand and sub-subcommand listed by `sluice --help`
 "$S" --help | awk '/^subcommands:/{on=1;next} /^$/{on=0} on && /^  [a-z]/ && !/^    /{print $1} on && /^    [a-z]/{print $1" "$2}' >"$T/cmds"
 [ "$(wc -l <"$T/cmds")" -ge 20 ] || fail "expected 20+ subcommands: $(cat "$T/cmds")"
