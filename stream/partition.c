@@ -121,6 +121,39 @@ static int fastq_start(int fd, const char *path, uint64_t size, uint64_t x, char
     return 0;
 }
 
+/* The first FASTA record start at or after x (size when none): a line
+ * that begins with '>'. Sequence lines never do, so the search is for
+ * "\n>" through the file in large reads (a chromosome is hundreds of MB). */
+static int fasta_start(int fd, const char *path, uint64_t size, uint64_t x, char *buf, uint64_t *out, sl_err *err)
+{
+    uint64_t p;
+    if (line_start(fd, path, size, x, buf, &p, err) < 0)
+        return -1;
+    if (p >= size || byte_at(fd, p) == '>') {
+        *out = p < size ? p : size;
+        return 0;
+    }
+    for (uint64_t at = p; at < size;) {
+        size_t want = size - at < CHUNK ? (size_t)(size - at) : CHUNK;
+        long k = pread_full(fd, buf, want, at);
+        if (k <= 0)
+            return sl_errf(err, "%s: cannot read at byte %llu: %s", path, (unsigned long long)at,
+                           k < 0 ? strerror(errno) : "the file became shorter");
+        for (const char *q = buf, *e = buf + k; (q = memchr(q, '\n', (size_t)(e - q))) != NULL; q++) {
+            uint64_t next = at + (uint64_t)(q - buf) + 1;
+            if (next >= size)
+                break;
+            if ((q + 1 < e ? q[1] : byte_at(fd, next)) == '>') {
+                *out = next;
+                return 0;
+            }
+        }
+        at += (uint64_t)k;
+    }
+    *out = size;
+    return 0;
+}
+
 static int is_ws(char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
@@ -289,6 +322,10 @@ int sl_partition(const sl_part *p, const char *const *paths, size_t n, sl_cut_fn
                 if ((a > 0 && fastq_start(fd, paths[i], size[i], a, buf, &piece.begin, err) < 0) ||
                     fastq_start(fd, paths[i], size[i], b, buf, &piece.end, err) < 0)
                     rc = -1;
+            } else if (how == SL_CUT_FASTA) {
+                if ((a > 0 && fasta_start(fd, paths[i], size[i], a, buf, &piece.begin, err) < 0) ||
+                    fasta_start(fd, paths[i], size[i], b, buf, &piece.end, err) < 0)
+                    rc = -1;
             } else if (line_start(fd, paths[i], size[i], a, buf, &piece.begin, err) < 0 ||
                        line_start(fd, paths[i], size[i], b, buf, &piece.end, err) < 0 ||
                        (piece.begin < piece.end && piece.begin > 0 &&
@@ -421,8 +458,10 @@ int sl_fastq_cut(void *ctx, const char *path, int *kind, sl_err *err)
     size_t i = 0;
     while (i < n && is_ws((char)head[i]))
         i++;
+    if (i < n && head[i] == '>' && (i == 0 || head[i - 1] == '\n'))
+        return SL_CUT_FASTA; /* cut before '>' header lines */
     if (i == n || head[i] != '@' || (i > 0 && head[i - 1] != '\n'))
-        return SL_CUT_WHOLE; /* FASTA, 2bit, anything else: whole */
+        return SL_CUT_WHOLE; /* 2bit, anything else: whole */
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return sl_errf(err, "%s: cannot open: %s", path, strerror(errno));

@@ -25,9 +25,9 @@
 #include "stream/io.h"
 #include "stream/parts.h"
 
-/* How a file may be cut: not at all, at line starts, or between the
- * records of a 4-line FASTQ file. */
-enum { SL_CUT_WHOLE = 0, SL_CUT_LINES = 1, SL_CUT_FASTQ = 2 };
+/* How a file may be cut: not at all, at line starts, between the records
+ * of a 4-line FASTQ file, or before the '>' header lines of a FASTA file. */
+enum { SL_CUT_WHOLE = 0, SL_CUT_LINES = 1, SL_CUT_FASTQ = 2, SL_CUT_FASTA = 3 };
 
 /* One file, or a range of one, read by this part. */
 typedef struct sl_slice {
@@ -61,8 +61,9 @@ int sl_lines_cut(void *ctx, const char *path, int *kind, sl_err *err);
 
 /* An sl_cut_fn for sequence files: a plain FASTQ file whose first record
  * has 4 lines (header, sequence, '+', quality of the same length) is cut
- * between records; anything else (FASTA, 2bit, compressed, multi-line
- * FASTQ) is read whole. */
+ * between records, a plain FASTA file (first non-blank byte '>' at a line
+ * start) before its header lines; anything else (2bit, compressed,
+ * multi-line FASTQ) is read whole. */
 int sl_fastq_cut(void *ctx, const char *path, int *kind, sl_err *err);
 
 /* The index range [*first, *end) of part p of n items (floor(n*r/N)). */

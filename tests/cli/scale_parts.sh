@@ -105,6 +105,19 @@ for ((r = 0; r < 7; r++)); do
   [ -n "$("$S" cat "$T/q$r.tok" | head -n 1)" ] && nonempty=$((nonempty + 1))
 done
 [ "$nonempty" -ge 5 ] || fail "one FASTQ file in 7 parts: only $nonempty parts hold records (not cut)"
+# plain FASTA is cut before '>' lines: 100 records of ~2 kb in 7 parts, all hold records
+nonempty=0
+for ((r = 0; r < 7; r++)); do
+  "$S" tokenize dna -q --part "$r/7" "$D/dm3_upstream2000_first100.fa" -o "$T/f$r.tok"
+  [ -n "$("$S" cat "$T/f$r.tok" | head -n 1)" ] && nonempty=$((nonempty + 1))
+done
+[ "$nonempty" -eq 7 ] || fail "a 100-record FASTA file in 7 parts: only $nonempty parts hold records (not cut)"
+# records of very different sizes, with and without windows, a FASTA whose records are
+# preceded by blank lines, and one with '>' inside a description
+{ printf '\n\n'; cat "$D/htslib_ce.fa"; printf '>x desc with > inside\nACGT\nTTGA\n>y\n\nAC\n'; } > "$T/odd.fa"
+same_tokens "tokenize dna fasta cut" tokenize dna "$D/htslib_ce.fa" "$T/odd.fa" "$D/dm3_upstream2000_first100.fa"
+same_tokens "tokenize dna fasta windows" tokenize dna --window 300 --stride 150 --revcomp "$T/odd.fa" \
+  "$D/dm3_upstream2000_first100.fa"
 same_tokens "dna species" dna species --window 128 --samples 70 --seed 4 --valid-chroms x --test-chroms y \
   "$D/htslib_ce.fa" "$D/lambda_virus.fa" "$D/pysam_ex1.fa"
 
