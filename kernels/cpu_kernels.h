@@ -1,4 +1,4 @@
-/* The CPU backend's Mamba operators (kernels/cpu_ssm.c, kernels/cpu_norm.c),
+/* The CPU backend's Mamba operators (kernels/cpu_ssm.c, kernels/cpu_norm.c, kernels/cpu_ssd.c),
  * with the signatures of the sl_backend table in kernels/kernels.h. */
 #ifndef SLUICE_KERNELS_CPU_KERNELS_H
 #define SLUICE_KERNELS_CPU_KERNELS_H
@@ -9,6 +9,9 @@ int sl_cpu_conv1d_silu(sl_backend *b, const sl_conv_args *a, sl_err *err);
 int sl_cpu_selective_scan(sl_backend *b, const sl_scan_args *a, sl_err *err);
 int sl_cpu_add_rmsnorm(sl_backend *b, const sl_norm_args *a, sl_err *err);
 int sl_cpu_logsoftmax_gather(sl_backend *b, const sl_logsoftmax_args *a, sl_err *err);
+/* kernels/cpu_ssd.c: Mamba-2 */
+int sl_cpu_ssd_chunked(sl_backend *b, const sl_ssd_args *a, sl_err *err);
+int sl_cpu_mul_silu(sl_backend *b, const sl_mul_silu_args *a, sl_err *err);
 
 /* Hot loops are compiled for several x86-64 levels and picked at load time
  * (GCC function multi-versioning), so a portable binary still uses AVX-512

@@ -24,20 +24,25 @@ static void norm_row(const sl_norm_args *a, int64_t t)
                 r[d] += x[d];
         }
     }
-    double ss = 0.0;
+    const int64_t G = a->group > 0 ? a->group : D;
+    for (int64_t g0 = 0; g0 < D; g0 += G) {
+        double ss = 0.0;
 #pragma omp simd reduction(+ : ss)
-    for (int64_t d = 0; d < D; d++)
-        ss += (double)r[d] * (double)r[d];
-    float scale = (float)(1.0 / sqrt(ss / (double)D + (double)a->eps));
+        for (int64_t d = g0; d < g0 + G; d++)
+            ss += (double)r[d] * (double)r[d];
+        float scale = (float)(1.0 / sqrt(ss / (double)G + (double)a->eps));
 #pragma omp simd
-    for (int64_t d = 0; d < D; d++)
-        o[d] = a->w[d] * (r[d] * scale);
+        for (int64_t d = g0; d < g0 + G; d++)
+            o[d] = a->w[d] * (r[d] * scale);
+    }
 }
 
 int sl_cpu_add_rmsnorm(sl_backend *b, const sl_norm_args *a, sl_err *err)
 {
     (void)b;
-    (void)err;
+    if (a->group < 0 || (a->group > 0 && a->D % a->group))
+        return sl_errf(err, "cpu: add_rmsnorm: group %lld does not divide the row width %lld", (long long)a->group,
+                       (long long)a->D);
 #pragma omp parallel for schedule(static)
     for (int64_t t = 0; t < a->L; t++)
         norm_row(a, t);

@@ -93,7 +93,10 @@ typedef struct sl_scan_args {
 
 /* Fused residual add + RMSNorm over rows of width D:
  *   if x: residual[t] += x[t]  (when residual_init, residual[t] = x[t] instead)
- *   out[t] = residual[t] * w / sqrt(mean(residual[t]^2) + eps) */
+ *   out[t] = residual[t] * w / sqrt(mean(residual[t]^2) + eps)
+ * group > 0 (dividing D): each run of `group` columns of a row is normalized
+ * on its own (mamba_ssm's RMSNormGated with group_size; Mamba-2 with
+ * ngroups > 1). 0 or D: the whole row. */
 typedef struct sl_norm_args {
     int64_t L, D;
     const float *x;  /* may be NULL: normalize residual as is */
@@ -101,8 +104,52 @@ typedef struct sl_norm_args {
     int residual_init;
     const float *w; /* [D] */
     float eps;
-    float *out; /* [L][D] */
+    float *out;    /* [L][D] */
+    int64_t group; /* 0: the whole row */
 } sl_norm_args;
+
+/* Mamba-2's SSD layer (Dao & Gu 2024, "state space duality"): H heads of P
+ * channels, G groups of N states; head h reads the B and C of group
+ * g = h / (H/G). Per token t and head h:
+ *   delta = clamp(softplus(dt[t][h] + dt_bias[h]), dt_min, dt_max)
+ *   S[h] = exp(delta * A[h]) * S[h] + delta * x[t][h*P..h*P+P-1] (outer) B[t][g*N..g*N+N-1]
+ *   y[t][h*P+p] = (sum_n C[t][g*N+n] S[h][p][n] + Dskip[h] * x[t][h*P+p]) * silu(z[t][h*P+p])
+ * (no gate when z is NULL); A[h] = -exp(A_log[h]). S: state [H][P][N],
+ * in/out; reset[t] zeroes S before token t, as in the selective scan.
+ * Backends compute it in the chunked form (chunks of `chunk` tokens, 0: the
+ * backend's choice): within a chunk, matrix products (C B^T masked by the
+ * decays, times x; the chunk's contribution to S), across chunks the
+ * recurrence on S. Any chunk length gives the same values up to rounding. */
+typedef struct sl_ssd_args {
+    int64_t L;
+    int H, P, G, N, chunk;
+    const float *x;
+    int64_t ldx; /* [L][H*P] */
+    const float *dt;
+    int64_t lddt;                     /* [L][H], before dt_bias and softplus */
+    const float *dt_bias, *A, *Dskip; /* [H] each */
+    float dt_min, dt_max;             /* mamba_ssm's dt_limit: 0, INFINITY for none */
+    const float *B, *C;
+    int64_t ldbc; /* [L][G*N] each */
+    const float *z;
+    int64_t ldz; /* [L][H*P] or NULL */
+    float *state;
+    const uint8_t *reset; /* [L] or NULL */
+    float *y;
+    int64_t ldy;
+} sl_ssd_args;
+
+/* out[t][d] = x[t][d] * silu(z[t][d]) for d < D (the gated MLP's
+ * y * act(gate); out may be x). */
+typedef struct sl_mul_silu_args {
+    int64_t L, D;
+    const float *x;
+    int64_t ldx;
+    const float *z;
+    int64_t ldz;
+    float *out;
+    int64_t ldout;
+} sl_mul_silu_args;
 
 /* logp[t] = logits[t][target[t]] - logsumexp(logits[t][0..V-1]) for the
  * first V columns (padded vocab columns beyond V are ignored). Targets < 0
@@ -143,6 +190,11 @@ struct sl_backend {
     int (*conv1d_silu)(sl_backend *b, const sl_conv_args *a, sl_err *err);
     int (*selective_scan)(sl_backend *b, const sl_scan_args *a, sl_err *err);
     int (*add_rmsnorm)(sl_backend *b, const sl_norm_args *a, sl_err *err);
+    /* Mamba-2. Optional: NULL where a backend has no implementation yet
+     * (CUDA today); the model then runs the SSD as a selective scan, and
+     * refuses the gated-MLP blocks. */
+    int (*ssd_chunked)(sl_backend *b, const sl_ssd_args *a, sl_err *err);
+    int (*mul_silu)(sl_backend *b, const sl_mul_silu_args *a, sl_err *err);
     int (*logsoftmax_gather)(sl_backend *b, const sl_logsoftmax_args *a, sl_err *err);
     int (*sync)(sl_backend *b, sl_err *err);
     void (*destroy)(sl_backend *b);

@@ -188,7 +188,8 @@ static void warp_lse(sl_lse *v)
 
 int sl_norm_emu(const sl_norm_args *a, sl_err *err)
 {
-    (void)err;
+    if (a->group && a->group != a->D)
+        return sl_errf(err, "cuda: add_rmsnorm: normalizing in groups of %lld is not implemented", (long long)a->group);
     const int T = SL_ROW_THREADS, W = T / SL_WARP;
     float part[SL_ROW_THREADS];
     for (int64_t t = 0; t < a->L; t++) {

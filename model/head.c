@@ -40,3 +40,29 @@ int sl_model_head_logp(sl_backend *be, const sl_model_head *h, const int32_t *ta
         return -1;
     return 0;
 }
+
+int sl_model_input_embed(sl_backend *be, const sl_model_input *in, const int32_t *ids, const uint8_t *reset,
+                         const int32_t *targets, int64_t n, const uint8_t **rs, sl_err *err)
+{
+    if (n > in->chunk)
+        return sl_errf(err, "model: %lld tokens exceed the chunk size %lld", (long long)n, (long long)in->chunk);
+    for (int64_t t = 0; t < n; t++) {
+        if (ids[t] < 0 || ids[t] >= in->vocab)
+            return sl_errf(err, "token id %d at position %lld is not in the model's vocabulary [0, %lld)", (int)ids[t],
+                           (long long)t, (long long)in->vocab);
+        if (targets[t] >= in->vocab)
+            return sl_errf(err, "token id %d at position %lld is not in the model's vocabulary [0, %lld)",
+                           (int)targets[t], (long long)t + 1, (long long)in->vocab);
+    }
+    if (be->upload(be, in->ids, ids, (size_t)n * sizeof(int32_t), err) < 0 ||
+        be->upload(be, in->targets, targets, (size_t)n * sizeof(int32_t), err) < 0)
+        return -1;
+    *rs = NULL;
+    if (reset) {
+        if (be->upload(be, in->reset, reset, (size_t)n, err) < 0)
+            return -1;
+        *rs = in->reset;
+    }
+    sl_embed_args ea = {.L = n, .ids = in->ids, .emb = in->emb, .out = in->hidden, .ldout = in->d};
+    return be->embed(be, &ea, err);
+}

@@ -44,30 +44,6 @@ struct sl_mamba {
     layer *layers;
 };
 
-/* Checks every tensor name against the layout the config implies, so that
- * extra layers or Mamba-2 parameters are reported instead of ignored. */
-static int check_names(const sl_tensors *c, const sl_mamba_config *cfg, sl_err *err)
-{
-    for (size_t i = 0; i < sl_tensors_count(c); i++) {
-        sl_tensor_info t;
-        sl_tensors_at(c, i, &t);
-        const char *n = t.name;
-        const char *p = "backbone.layers.";
-        if (strncmp(n, p, strlen(p)))
-            continue;
-        char *end;
-        long li = strtol(n + strlen(p), &end, 10);
-        if (end == n + strlen(p) || *end != '.')
-            continue;
-        if (li < 0 || li >= cfg->n_layer)
-            return sl_errf(err, "%s: tensor '%s' is for layer %ld but config.json has n_layer = %lld", t.file, n, li,
-                           (long long)cfg->n_layer);
-        if (strstr(end, ".mixer.dt_bias") || strstr(end, ".mixer.norm.weight"))
-            return sl_errf(err, "%s: tensor '%s' belongs to a Mamba-2 model; only Mamba-1 is supported", t.file, n);
-    }
-    return 0;
-}
-
 static int load_layer(sl_mamba *m, const sl_tensors *c, int i, sl_err *err)
 {
     const sl_mamba_config *k = &m->cfg;
@@ -133,24 +109,11 @@ static sl_mamba *load_parsed(const char *dir, const sl_mamba_config *cfg, sl_bac
     sl_tensors *c = sl_tensors_open(dir, err);
     if (!c)
         goto fail;
-    if (check_names(c, &m->cfg, err) < 0)
-        goto fail;
-    /* embedding: either name; rows = vocab_size or vocab_size padded */
-    const char *ename = "backbone.embeddings.weight";
-    sl_tensor_info et;
-    int found = sl_tensors_find(c, ename, &et);
-    if (!found) {
-        ename = "backbone.embedding.weight";
-        found = sl_tensors_find(c, ename, &et);
-    }
-    if (!found) {
-        sl_errf(err, "%s: missing tensor 'backbone.embeddings.weight' (or 'backbone.embedding.weight')",
-                sl_tensors_name(c));
-        goto fail;
-    }
-    if (et.ndim == 2 && et.shape[0] == m->cfg.vocab_size)
-        m->cfg.vocab = m->cfg.vocab_size; /* stored unpadded: keep as is */
-    if (sl_model_load_weight(m->be, c, ename, m->cfg.vocab, m->cfg.d_model, &m->emb, err) < 0)
+    /* extra layers or Mamba-2 parameters are reported instead of ignored */
+    static const char *const mamba2[] = {".mixer.dt_bias", ".mixer.norm.weight", NULL};
+    if (sl_model_check_layers(c, m->cfg.n_layer, mamba2, "belongs to a Mamba-2 model; only Mamba-1 is supported", err) <
+            0 ||
+        sl_model_load_embedding(m->be, c, m->cfg.vocab_size, &m->cfg.vocab, m->cfg.d_model, &m->emb, err) < 0)
         goto fail;
     m->layers = sl_xcalloc((size_t)m->cfg.n_layer, sizeof *m->layers);
     for (int i = 0; i < m->cfg.n_layer; i++)
@@ -170,14 +133,8 @@ static sl_mamba *load_parsed(const char *dir, const sl_mamba_config *cfg, sl_bac
         if (rc < 0)
             goto fail;
     }
-    sl_tensor_info ht;
-    if (sl_tensors_find(c, "lm_head.weight", &ht)) {
-        if (sl_model_load_weight(m->be, c, "lm_head.weight", m->cfg.vocab, m->cfg.d_model, &m->lm_head, err) < 0)
-            goto fail;
-    } else {
-        m->lm_head = m->emb;
-        m->tied = 1;
-    }
+    if (sl_model_load_lm_head(m->be, c, m->cfg.vocab, m->cfg.d_model, &m->emb, &m->lm_head, &m->tied, err) < 0)
+        goto fail;
     sl_tensors_close(c);
     return m;
 fail:
@@ -389,29 +346,18 @@ int sl_mamba_forward(sl_mamba_run *r, const int32_t *ids, const uint8_t *reset, 
     const sl_mamba_config *k = &m->cfg;
     if (n <= 0)
         return 0;
-    if (n > r->chunk)
-        return sl_errf(err, "model: %lld tokens exceed the chunk size %lld", (long long)n, (long long)r->chunk);
-    for (int64_t t = 0; t < n; t++) {
-        if (ids[t] < 0 || ids[t] >= k->vocab)
-            return sl_errf(err, "token id %d at position %lld is not in the model's vocabulary [0, %lld)", (int)ids[t],
-                           (long long)t, (long long)k->vocab);
-        if (targets[t] >= k->vocab)
-            return sl_errf(err, "token id %d at position %lld is not in the model's vocabulary [0, %lld)",
-                           (int)targets[t], (long long)t + 1, (long long)k->vocab);
-    }
     const int64_t d = k->d_model, di = k->d_inner, N = k->d_state, R = k->dt_rank, K = k->d_conv;
     const int64_t ldx = R + 2 * N;
-    if (be->upload(be, r->ids, ids, (size_t)n * sizeof(int32_t), err) < 0 ||
-        be->upload(be, r->targets, targets, (size_t)n * sizeof(int32_t), err) < 0)
-        return -1;
-    const uint8_t *rs = NULL;
-    if (reset) {
-        if (be->upload(be, r->reset, reset, (size_t)n, err) < 0)
-            return -1;
-        rs = r->reset;
-    }
-    sl_embed_args ea = {.L = n, .ids = r->ids, .emb = &m->emb, .out = r->hidden, .ldout = d};
-    if (be->embed(be, &ea, err) < 0)
+    const uint8_t *rs;
+    sl_model_input mi = {.chunk = r->chunk,
+                         .vocab = k->vocab,
+                         .d = d,
+                         .emb = &m->emb,
+                         .ids = r->ids,
+                         .targets = r->targets,
+                         .reset = r->reset,
+                         .hidden = r->hidden};
+    if (sl_model_input_embed(be, &mi, ids, reset, targets, n, &rs, err) < 0)
         return -1;
     for (int64_t i = 0; i < k->n_layer; i++) {
         layer *l = &m->layers[i];

@@ -9,22 +9,24 @@
  * ngroups, d_ssm, rmsnorm, norm_before_gate, D_has_hdim, bias, conv_bias},
  * d_intermediate, attn_layer_idx, norm_epsilon, tie_embeddings).
  *
- * Per layer, as mamba_ssm's Mamba2 module: residual += hidden; RMSNorm;
- * in_proj -> [z | xBC | dt]; causal depthwise conv + SiLU on xBC -> x, B, C;
- * dt = softplus(dt + dt_bias) per head; per head scalar A = -exp(A_log);
- * h = exp(dt A) h + dt x B^T, y = h C + D x (every head of the group sees
- * the group's B and C); y = RMSNorm(y * silu(z)) * norm.weight
- * (norm_before_gate = False); out_proj. Then norm_f, lm_head, log-softmax.
+ * Per layer, as mamba_ssm's Mamba2 module and Block: residual += hidden;
+ * RMSNorm; in_proj -> [z | xBC | dt]; causal depthwise conv + SiLU on xBC ->
+ * x, B, C (ngroups groups of d_state each); dt = softplus(dt + dt_bias) per
+ * head, clamped to time_step_limit / dt_limit; per head scalar
+ * A = -exp(A_log); h = exp(dt A) h + dt x B^T, y = h C + D x (every head of
+ * a group sees the group's B and C); y = RMSNorm(y * silu(z)) * norm.weight
+ * in groups of d_ssm / ngroups (norm_before_gate = False); out_proj. With
+ * d_intermediate > 0 (mamba_ssm's GatedMLP, width rounded up to 128):
+ * residual += hidden; RMSNorm (norm2); fc1 -> [y | gate]; fc2(y *
+ * silu(gate)). Then norm_f, lm_head, log-softmax.
  *
- * The forward pass uses the Mamba-1 operator table as it is: a head's
- * scalar dt and A are the per-channel dt and A of the selective scan
- * repeated over the head's head_dim channels (dt by a 0/1 expansion
- * product, exact), so the scan runs the SSD recurrence token by token, not
- * in the chunked matrix form (a speed matter, not a numerical one).
- * Supported for now: n_groups = 1, no MLP blocks (d_intermediate 0, d_ssm =
- * d_inner), no attention layers, the default time_step_limit (0, inf),
- * rmsnorm on, norm_before_gate off, D per head; other configs are refused
- * naming the field. */
+ * The SSD runs as the backend's chunked operator (ssd_chunked: matrix
+ * products inside chunks, the recurrence across them). A backend without it
+ * (CUDA for now) gets the selective scan of Mamba-1 with each head's dt and
+ * A repeated over the head's channels (dt by a 0/1 expansion product,
+ * exact): the same values token by token, for n_groups = 1 and no dt limits.
+ * Not supported: attention layers, d_ssm < d_inner, rmsnorm off,
+ * norm_before_gate, D_has_hdim; they are refused naming the field. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,21 +40,24 @@ typedef struct m2cfg {
     int64_t d_model, n_layer, vocab_size, pad_multiple, vocab;
     int64_t d_state, d_conv, d_ssm, headdim, nheads, ngroups;
     int64_t d_in_proj, conv_dim, eos;
-    double eps, norm_eps;
+    int64_t d_mlp; /* gated-MLP hidden width (d_intermediate rounded up to 128), 0: none */
+    double eps, norm_eps, dt_min, dt_max;
     int use_bias, conv_bias;
 } m2cfg;
 
 typedef struct m2layer {
-    sl_weight in_proj, out_proj;
+    sl_weight in_proj, out_proj, fc1, fc2;
     float *in_bias, *out_bias;
-    float *norm_w, *conv_w, *conv_b, *dt_bias, *A_log2e, *Dskip, *gnorm_w;
+    float *norm_w, *conv_w, *conv_b, *gnorm_w, *norm2_w;
+    float *dt_bias, *A, *Dskip;         /* per head, for the SSD operator */
+    float *dt_bias_ch, *A_log2e, *D_ch; /* per channel, for the selective-scan fallback */
 } m2layer;
 
 typedef struct m2model {
     m2cfg cfg;
     sl_backend *be;
     sl_weight emb, lm_head, dt_expand;
-    int tied;
+    int tied, ssd; /* ssd: the backend has the chunked SSD operator */
     float *norm_f;
     m2layer *layers;
 } m2model;
@@ -62,7 +67,7 @@ typedef struct m2run {
     int64_t chunk;
     int32_t *ids, *targets;
     uint8_t *reset;
-    float *hidden, *residual, *normed, *zxbcdt, *xbc, *dt, *y, *ynorm, *logits, *logp;
+    float *hidden, *residual, *normed, *zxbcdt, *xbc, *dt, *y, *ynorm, *mlp, *logits, *logp;
     float *conv_state, *ssm_state;
 } m2run;
 
@@ -160,12 +165,23 @@ static int parse_config(const char *text, size_t len, const char *name, m2cfg *c
         sl_model_cfg_bool(r, "rms_norm", &rms, name, err) < 0)
         goto out;
     const sl_json *attn = sl_json_get(r, "attn_layer_idx");
+    /* dt limits: transformers' time_step_limit, mamba_ssm's ssm_cfg.dt_limit */
     const sl_json *lim = sl_json_get(r, "time_step_limit");
+    if ((!lim || lim->type == SL_JSON_NULL) && ssm)
+        lim = sl_json_get(ssm, "dt_limit");
+    c->dt_min = 0.0, c->dt_max = INFINITY;
     const char *why = NULL;
-    if (c->ngroups != 1)
-        why = "n_groups/ngroups other than 1 is not supported yet";
-    else if (dint)
-        why = "d_intermediate > 0 (MLP blocks) is not supported yet";
+    if (lim && lim->type != SL_JSON_NULL) {
+        if (lim->type != SL_JSON_ARRAY || lim->n != 2 || lim->kids[0]->type != SL_JSON_NUMBER ||
+            lim->kids[1]->type != SL_JSON_NUMBER || !(lim->kids[0]->num >= 0) ||
+            !(lim->kids[1]->num >= lim->kids[0]->num)) {
+            sl_errf(err, "%s:%zu: time_step_limit/dt_limit is not [min, max] with 0 <= min <= max", name, lim->offset);
+            goto out;
+        }
+        c->dt_min = lim->kids[0]->num, c->dt_max = lim->kids[1]->num;
+    }
+    if (dint < 0)
+        why = "d_intermediate is negative";
     else if (attn && attn->type == SL_JSON_ARRAY && attn->n)
         why = "attn_layer_idx: models with attention layers are not supported yet";
     else if (!rmsnorm || before_gate || !rms)
@@ -174,12 +190,12 @@ static int parse_config(const char *text, size_t len, const char *name, m2cfg *c
         why = "D_has_hdim is not supported yet";
     else if (c->d_ssm != expand * c->d_model)
         why = "d_ssm smaller than d_inner (MLP inside in_proj) is not supported yet";
-    else if (lim && lim->type != SL_JSON_NULL &&
-             !(lim->type == SL_JSON_ARRAY && lim->n == 2 && lim->kids[0]->type == SL_JSON_NUMBER &&
-               lim->kids[0]->num == 0.0 && lim->kids[1]->type == SL_JSON_NUMBER && isinf(lim->kids[1]->num)))
-        why = "time_step_limit other than [0.0, Infinity] is not supported yet";
     else if (c->headdim < 1 || c->nheads < 1 || c->nheads * c->headdim != c->d_ssm)
         why = "num_heads x head_dim does not equal expand x hidden_size";
+    else if (c->ngroups < 1 || c->nheads % c->ngroups)
+        why = "n_groups/ngroups does not divide the number of heads";
+    /* mamba_ssm's GatedMLP rounds its width up to a multiple of 128 */
+    c->d_mlp = dint > 0 ? (dint + 127) / 128 * 128 : 0;
     if (why) {
         sl_errf(err, "%s: Mamba-2: %s", name, why);
         goto out;
@@ -191,7 +207,8 @@ static int parse_config(const char *text, size_t len, const char *name, m2cfg *c
         {"d_model", c->d_model, 1, 1 << 16},       {"n_layer", c->n_layer, 1, 1024},
         {"vocab_size", c->vocab_size, 1, 1 << 24}, {"pad_vocab_size_multiple", c->pad_multiple, 1, 1 << 16},
         {"d_state", c->d_state, 1, 512},           {"d_conv", c->d_conv, 1, 64},
-        {"d_ssm", c->d_ssm, 1, 1 << 18},
+        {"d_ssm", c->d_ssm, 1, 1 << 18},           {"headdim", c->headdim, 1, 4096},
+        {"d_intermediate", c->d_mlp, 0, 1 << 20},
     };
     for (size_t i = 0; i < sizeof lims / sizeof lims[0]; i++)
         if (lims[i].v < lims[i].lo || lims[i].v > lims[i].hi) {
@@ -219,12 +236,12 @@ static void m2_free(void *p)
     if (m->layers)
         for (int64_t i = 0; i < m->cfg.n_layer; i++) {
             m2layer *l = &m->layers[i];
-            sl_weight *ws[] = {&l->in_proj, &l->out_proj};
-            for (int j = 0; j < 2; j++)
+            sl_weight *ws[] = {&l->in_proj, &l->out_proj, &l->fc1, &l->fc2};
+            for (size_t j = 0; j < sizeof ws / sizeof *ws; j++)
                 if (ws[j]->data)
                     be->weight_free(be, ws[j]);
-            float *vs[] = {l->in_bias, l->out_bias, l->norm_w, l->conv_w, l->conv_b,
-                           l->dt_bias, l->A_log2e,  l->Dskip,  l->gnorm_w};
+            float *vs[] = {l->in_bias, l->out_bias, l->norm_w, l->conv_w,     l->conv_b,  l->gnorm_w, l->norm2_w,
+                           l->dt_bias, l->A,        l->Dskip,  l->dt_bias_ch, l->A_log2e, l->D_ch};
             for (size_t j = 0; j < sizeof vs / sizeof *vs; j++)
                 if (vs[j])
                     be->free(be, vs[j]);
@@ -241,23 +258,21 @@ static void m2_free(void *p)
     free(m);
 }
 
-/* A per-head vector [nheads] repeated over each head's channels [d_ssm]
- * (times n_state for A: [d_ssm][d_state], stored as -exp(A_log) log2 e). */
-static float *per_channel(m2model *m, const sl_tensors *c, const char *name, int is_A, sl_err *err)
+/* A per-head vector [nheads]: as stored (kind 0), as A = -exp(A_log) (1),
+ * or, for the selective-scan fallback, repeated over each head's channels
+ * [d_ssm] (2; times d_state and stored as -exp(A_log) log2 e for A: 3). */
+static float *per_head(m2model *m, const sl_tensors *c, const char *name, int kind, sl_err *err)
 {
     const m2cfg *k = &m->cfg;
     int64_t shape[1] = {k->nheads};
     float *h = sl_model_load_host(c, name, 1, shape, 0, NULL, err);
     if (!h)
         return NULL;
-    size_t per = is_A ? (size_t)k->d_state : 1, n = (size_t)k->d_ssm * per;
+    size_t per = kind == 3 ? (size_t)k->d_state : 1, n = kind >= 2 ? (size_t)k->d_ssm * per : (size_t)k->nheads;
     float *x = sl_xmalloc(n * sizeof *x);
-    for (size_t ch = 0; ch < (size_t)k->d_ssm; ch++) {
-        float v = h[ch / (size_t)k->headdim];
-        if (is_A)
-            v = -expf(v) * 1.4426950408889634f;
-        for (size_t s = 0; s < per; s++)
-            x[ch * per + s] = v;
+    for (size_t i = 0; i < n; i++) {
+        float v = kind >= 2 ? h[i / per / (size_t)k->headdim] : h[i];
+        x[i] = kind == 1 ? -expf(v) : kind == 3 ? -expf(v) * 1.4426950408889634f : v;
     }
     free(h);
     float *d = sl_model_upload(m->be, x, n, err);
@@ -285,89 +300,71 @@ static int load_layer(m2model *m, const sl_tensors *c, int i, sl_err *err)
     } else if (!(l->conv_b = be->alloc(be, (size_t)k->conv_dim * sizeof(float), err)) ||
                be->memset0(be, l->conv_b, (size_t)k->conv_dim * sizeof(float), err) < 0)
         return -1;
-    if (!(l->dt_bias = per_channel(m, c, NM("mixer.dt_bias"), 0, err)) ||
-        !(l->A_log2e = per_channel(m, c, NM("mixer.A_log"), 1, err)) ||
-        !(l->Dskip = per_channel(m, c, NM("mixer.D"), 0, err)) ||
-        !(l->gnorm_w = sl_model_load_vec(be, c, NM("mixer.norm.weight"), 1, s_ssm, 0, 0, err)) ||
+    if (m->ssd) {
+        if (!(l->dt_bias = per_head(m, c, NM("mixer.dt_bias"), 0, err)) ||
+            !(l->A = per_head(m, c, NM("mixer.A_log"), 1, err)) || !(l->Dskip = per_head(m, c, NM("mixer.D"), 0, err)))
+            return -1;
+    } else if (!(l->dt_bias_ch = per_head(m, c, NM("mixer.dt_bias"), 2, err)) ||
+               !(l->A_log2e = per_head(m, c, NM("mixer.A_log"), 3, err)) ||
+               !(l->D_ch = per_head(m, c, NM("mixer.D"), 2, err)))
+        return -1;
+    if (!(l->gnorm_w = sl_model_load_vec(be, c, NM("mixer.norm.weight"), 1, s_ssm, 0, 0, err)) ||
         sl_model_load_weight(be, c, NM("mixer.out_proj.weight"), k->d_model, k->d_ssm, &l->out_proj, err) < 0 ||
         (k->use_bias && !(l->out_bias = sl_model_load_vec(be, c, NM("mixer.out_proj.bias"), 1, s_d, 0, 0, err))))
+        return -1;
+    if (k->d_mlp && (!(l->norm2_w = sl_model_load_vec(be, c, NM("norm2.weight"), 1, s_d, 0, 0, err)) ||
+                     sl_model_load_weight(be, c, NM("mlp.fc1.weight"), 2 * k->d_mlp, k->d_model, &l->fc1, err) < 0 ||
+                     sl_model_load_weight(be, c, NM("mlp.fc2.weight"), k->d_model, k->d_mlp, &l->fc2, err) < 0))
         return -1;
 #undef NM
     return 0;
 }
 
-/* Tensors for layers beyond n_layer, or of Mamba-1, are reported. */
-static int check_names(const sl_tensors *c, const m2cfg *cfg, sl_err *err)
+static m2model *load(const char *dir, const m2cfg *cfg, sl_backend *be, sl_err *err)
 {
-    for (size_t i = 0; i < sl_tensors_count(c); i++) {
-        sl_tensor_info t;
-        sl_tensors_at(c, i, &t);
-        const char *p = "backbone.layers.";
-        if (strncmp(t.name, p, strlen(p)))
-            continue;
-        char *end;
-        long li = strtol(t.name + strlen(p), &end, 10);
-        if (end == t.name + strlen(p) || *end != '.')
-            continue;
-        if (li < 0 || li >= cfg->n_layer)
-            return sl_errf(err, "%s: tensor '%s' is for layer %ld but config.json has n_layer = %lld", t.file, t.name,
-                           li, (long long)cfg->n_layer);
-        if (strstr(end, ".mixer.x_proj.") || strstr(end, ".mixer.dt_proj."))
-            return sl_errf(err, "%s: tensor '%s' belongs to a Mamba-1 model, but config.json is Mamba-2", t.file,
-                           t.name);
-    }
-    return 0;
-}
-
-static m2model *load(const char *dir, const m2cfg *cfg, int tie, sl_backend *be, sl_err *err)
-{
-    (void)tie;
     m2model *m = sl_xcalloc(1, sizeof *m);
     m->be = be;
     m->cfg = *cfg;
+    m->ssd = be->ssd_chunked != NULL;
     const m2cfg *k = &m->cfg;
-    sl_tensors *c = sl_tensors_open(dir, err);
-    if (!c || check_names(c, k, err) < 0)
+    sl_tensors *c = NULL;
+    /* without the SSD operator the model runs on the selective scan, which
+     * has one B and C for all channels and no dt limits */
+    const char *why = NULL;
+    if (!m->ssd && k->ngroups != 1)
+        why = "n_groups/ngroups > 1";
+    else if (!m->ssd && (k->dt_min != 0.0 || !isinf(k->dt_max)))
+        why = "a time_step_limit other than [0.0, Infinity]";
+    else if (k->d_mlp && !be->mul_silu)
+        why = "d_intermediate > 0 (gated-MLP blocks)";
+    if (why) {
+        sl_errf(err, "%s: Mamba-2 with %s is not implemented on the %s backend yet", dir, why, be->name);
         goto fail;
-    const char *ename = "backbone.embeddings.weight";
-    sl_tensor_info et;
-    int found = sl_tensors_find(c, ename, &et);
-    if (!found) {
-        ename = "backbone.embedding.weight";
-        found = sl_tensors_find(c, ename, &et);
     }
-    if (!found) {
-        sl_errf(err, "%s: missing tensor 'backbone.embeddings.weight' (or 'backbone.embedding.weight')",
-                sl_tensors_name(c));
-        goto fail;
-    }
-    if (et.ndim == 2 && et.shape[0] == k->vocab_size)
-        m->cfg.vocab = k->vocab_size; /* stored unpadded */
-    if (sl_model_load_weight(be, c, ename, k->vocab, k->d_model, &m->emb, err) < 0)
+    static const char *const mamba1[] = {".mixer.x_proj.", ".mixer.dt_proj.", NULL};
+    c = sl_tensors_open(dir, err);
+    if (!c ||
+        sl_model_check_layers(c, k->n_layer, mamba1, "belongs to a Mamba-1 model, but config.json is Mamba-2", err) <
+            0 ||
+        sl_model_load_embedding(be, c, k->vocab_size, &m->cfg.vocab, k->d_model, &m->emb, err) < 0)
         goto fail;
     m->layers = sl_xcalloc((size_t)k->n_layer, sizeof *m->layers);
     for (int i = 0; i < k->n_layer; i++)
         if (load_layer(m, c, i, err) < 0)
             goto fail;
     int64_t s_d[1] = {k->d_model};
-    if (!(m->norm_f = sl_model_load_vec(be, c, "backbone.norm_f.weight", 1, s_d, 0, 0, err)))
+    if (!(m->norm_f = sl_model_load_vec(be, c, "backbone.norm_f.weight", 1, s_d, 0, 0, err)) ||
+        sl_model_load_lm_head(be, c, k->vocab, k->d_model, &m->emb, &m->lm_head, &m->tied, err) < 0)
         goto fail;
-    sl_tensor_info ht;
-    if (sl_tensors_find(c, "lm_head.weight", &ht)) {
-        if (sl_model_load_weight(be, c, "lm_head.weight", k->vocab, k->d_model, &m->lm_head, err) < 0)
+    if (!m->ssd) { /* dt per head -> per channel: a 0/1 matrix [d_ssm][nheads] (exact) */
+        float *e = sl_xcalloc((size_t)(k->d_ssm * k->nheads), sizeof *e);
+        for (int64_t ch = 0; ch < k->d_ssm; ch++)
+            e[ch * k->nheads + ch / k->headdim] = 1.0f;
+        int rc = be->weight_create(be, &m->dt_expand, e, k->d_ssm, k->nheads, SL_DT_F32, err);
+        free(e);
+        if (rc < 0)
             goto fail;
-    } else {
-        m->lm_head = m->emb;
-        m->tied = 1;
     }
-    /* dt per head -> per channel: a 0/1 matrix [d_ssm][nheads] (exact) */
-    float *e = sl_xcalloc((size_t)(k->d_ssm * k->nheads), sizeof *e);
-    for (int64_t ch = 0; ch < k->d_ssm; ch++)
-        e[ch * k->nheads + ch / k->headdim] = 1.0f;
-    int rc = be->weight_create(be, &m->dt_expand, e, k->d_ssm, k->nheads, SL_DT_F32, err);
-    free(e);
-    if (rc < 0)
-        goto fail;
     sl_tensors_close(c);
     return m;
 fail:
@@ -384,8 +381,8 @@ static void m2_run_free(void *p)
     if (!r)
         return;
     sl_backend *be = r->m->be;
-    void *bufs[] = {r->ids, r->targets, r->reset, r->hidden, r->residual, r->normed,     r->zxbcdt,   r->xbc,
-                    r->dt,  r->y,       r->ynorm, r->logits, r->logp,     r->conv_state, r->ssm_state};
+    void *bufs[] = {r->ids, r->targets, r->reset, r->hidden, r->residual,   r->normed,    r->zxbcdt, r->xbc,
+                    r->dt,  r->y,       r->ynorm, r->mlp,    r->conv_state, r->ssm_state, r->logits, r->logp};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i])
             be->free(be, bufs[i]);
@@ -434,16 +431,17 @@ static void *m2_run_new(void *p, int64_t chunk, sl_err *err)
         {(void **)&r->normed, C * (size_t)k->d_model * f},
         {(void **)&r->zxbcdt, C * (size_t)k->d_in_proj * f},
         {(void **)&r->xbc, C * (size_t)k->conv_dim * f},
-        {(void **)&r->dt, C * (size_t)k->d_ssm * f},
+        {(void **)&r->dt, m->ssd ? 0 : C * (size_t)k->d_ssm * f},
         {(void **)&r->y, C * (size_t)k->d_ssm * f},
         {(void **)&r->ynorm, C * (size_t)k->d_ssm * f},
+        {(void **)&r->mlp, C * 2 * (size_t)k->d_mlp * f},
         {(void **)&r->logits, tile * (size_t)k->vocab * f},
         {(void **)&r->logp, C * f},
         {(void **)&r->conv_state, conv_len(k) * f},
         {(void **)&r->ssm_state, ssm_len(k) * f},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
-        if (!(*want[i].p = be->alloc(be, want[i].bytes, err))) {
+        if (want[i].bytes && !(*want[i].p = be->alloc(be, want[i].bytes, err))) {
             m2_run_free(r);
             return NULL;
         }
@@ -459,6 +457,66 @@ static int64_t m2_run_chunk(const void *p)
     return ((const m2run *)p)->chunk;
 }
 
+/* The SSD of one layer: the chunked operator, or the selective scan with
+ * each head's dt and A repeated over its channels (n_groups 1 only). */
+static int ssd(m2run *r, const m2layer *l, int64_t i, int64_t n, const uint8_t *rs, sl_err *err)
+{
+    m2model *m = r->m;
+    sl_backend *be = m->be;
+    const m2cfg *k = &m->cfg;
+    const int64_t ds = k->d_ssm, N = k->d_state, cd = k->conv_dim, dip = k->d_in_proj, GN = k->ngroups * N;
+    float *state = r->ssm_state + (size_t)i * (size_t)ds * (size_t)N;
+    if (m->ssd) {
+        sl_ssd_args sa = {.L = n,
+                          .H = (int)k->nheads,
+                          .P = (int)k->headdim,
+                          .G = (int)k->ngroups,
+                          .N = (int)N,
+                          .x = r->xbc,
+                          .ldx = cd,
+                          .dt = r->zxbcdt + ds + cd,
+                          .lddt = dip,
+                          .dt_bias = l->dt_bias,
+                          .A = l->A,
+                          .Dskip = l->Dskip,
+                          .dt_min = (float)k->dt_min,
+                          .dt_max = (float)k->dt_max,
+                          .B = r->xbc + ds,
+                          .C = r->xbc + ds + GN,
+                          .ldbc = cd,
+                          .z = r->zxbcdt,
+                          .ldz = dip,
+                          .state = state,
+                          .reset = rs,
+                          .y = r->y,
+                          .ldy = ds};
+        return be->ssd_chunked(be, &sa, err);
+    }
+    sl_linear_args dx = {.L = n, .x = r->zxbcdt + ds + cd, .ldx = dip, .w = &m->dt_expand, .y = r->dt, .ldy = ds};
+    sl_scan_args sa = {.L = n,
+                       .D = ds,
+                       .N = (int)N,
+                       .u = r->xbc,
+                       .ldu = cd,
+                       .dt = r->dt,
+                       .lddt = ds,
+                       .dt_bias = l->dt_bias_ch,
+                       .A_log2e = l->A_log2e,
+                       .B = r->xbc + ds,
+                       .C = r->xbc + ds + N,
+                       .ldbc = cd,
+                       .Dskip = l->D_ch,
+                       .z = r->zxbcdt,
+                       .ldz = dip,
+                       .state = state,
+                       .reset = rs,
+                       .y = r->y,
+                       .ldy = ds};
+    if (be->linear(be, &dx, err) < 0 || be->selective_scan(be, &sa, err) < 0)
+        return -1;
+    return 0;
+}
+
 static int m2_forward(void *p, const int32_t *ids, const uint8_t *reset, const int32_t *targets, int64_t n, float *logp,
                       sl_err *err)
 {
@@ -468,28 +526,17 @@ static int m2_forward(void *p, const int32_t *ids, const uint8_t *reset, const i
     const m2cfg *k = &m->cfg;
     if (n <= 0)
         return 0;
-    if (n > r->chunk)
-        return sl_errf(err, "model: %lld tokens exceed the chunk size %lld", (long long)n, (long long)r->chunk);
-    for (int64_t t = 0; t < n; t++) {
-        if (ids[t] < 0 || ids[t] >= k->vocab)
-            return sl_errf(err, "token id %d at position %lld is not in the model's vocabulary [0, %lld)", (int)ids[t],
-                           (long long)t, (long long)k->vocab);
-        if (targets[t] >= k->vocab)
-            return sl_errf(err, "token id %d at position %lld is not in the model's vocabulary [0, %lld)",
-                           (int)targets[t], (long long)t + 1, (long long)k->vocab);
-    }
-    const int64_t d = k->d_model, ds = k->d_ssm, N = k->d_state, K = k->d_conv, cd = k->conv_dim, dip = k->d_in_proj;
-    if (be->upload(be, r->ids, ids, (size_t)n * sizeof(int32_t), err) < 0 ||
-        be->upload(be, r->targets, targets, (size_t)n * sizeof(int32_t), err) < 0)
-        return -1;
-    const uint8_t *rs = NULL;
-    if (reset) {
-        if (be->upload(be, r->reset, reset, (size_t)n, err) < 0)
-            return -1;
-        rs = r->reset;
-    }
-    sl_embed_args ea = {.L = n, .ids = r->ids, .emb = &m->emb, .out = r->hidden, .ldout = d};
-    if (be->embed(be, &ea, err) < 0)
+    const int64_t d = k->d_model, ds = k->d_ssm, K = k->d_conv, cd = k->conv_dim, dip = k->d_in_proj, dm = k->d_mlp;
+    const uint8_t *rs;
+    sl_model_input mi = {.chunk = r->chunk,
+                         .vocab = k->vocab,
+                         .d = d,
+                         .emb = &m->emb,
+                         .ids = r->ids,
+                         .targets = r->targets,
+                         .reset = r->reset,
+                         .hidden = r->hidden};
+    if (sl_model_input_embed(be, &mi, ids, reset, targets, n, &rs, err) < 0)
         return -1;
     for (int64_t i = 0; i < k->n_layer; i++) {
         m2layer *l = &m->layers[i];
@@ -514,34 +561,42 @@ static int m2_forward(void *p, const int32_t *ids, const uint8_t *reset, const i
                            .reset = rs,
                            .out = r->xbc,
                            .ldout = cd};
-        sl_linear_args dx = {.L = n, .x = r->zxbcdt + ds + cd, .ldx = dip, .w = &m->dt_expand, .y = r->dt, .ldy = ds};
-        sl_scan_args sa = {.L = n,
+        /* the gated RMSNorm, in groups of d_ssm / ngroups (mamba_ssm's RMSNormGated group_size) */
+        sl_norm_args gn = {.L = n,
                            .D = ds,
-                           .N = (int)N,
-                           .u = r->xbc,
-                           .ldu = cd,
-                           .dt = r->dt,
-                           .lddt = ds,
-                           .dt_bias = l->dt_bias,
-                           .A_log2e = l->A_log2e,
-                           .B = r->xbc + ds,
-                           .C = r->xbc + ds + N,
-                           .ldbc = cd,
-                           .Dskip = l->Dskip,
-                           .z = r->zxbcdt,
-                           .ldz = dip,
-                           .state = r->ssm_state + (size_t)i * (size_t)ds * (size_t)N,
-                           .reset = rs,
-                           .y = r->y,
-                           .ldy = ds};
-        sl_norm_args gn = {
-            .L = n, .D = ds, .x = NULL, .residual = r->y, .w = l->gnorm_w, .eps = (float)k->norm_eps, .out = r->ynorm};
+                           .x = NULL,
+                           .residual = r->y,
+                           .w = l->gnorm_w,
+                           .eps = (float)k->norm_eps,
+                           .out = r->ynorm,
+                           .group = k->ngroups > 1 ? ds / k->ngroups : 0};
         sl_linear_args op = {
             .L = n, .x = r->ynorm, .ldx = ds, .w = &l->out_proj, .bias = l->out_bias, .y = r->hidden, .ldy = d};
         if (be->add_rmsnorm(be, &na, err) < 0 || be->linear(be, &in, err) < 0 || be->conv1d_silu(be, &ca, err) < 0 ||
-            be->linear(be, &dx, err) < 0 || be->selective_scan(be, &sa, err) < 0 || be->add_rmsnorm(be, &gn, err) < 0 ||
-            be->linear(be, &op, err) < 0)
+            ssd(r, l, i, n, rs, err) < 0 || be->add_rmsnorm(be, &gn, err) < 0 || be->linear(be, &op, err) < 0)
             return -1;
+        if (dm) { /* mamba_ssm's Block with a GatedMLP: residual += hidden; fc2(y * silu(gate)) of fc1(norm2) */
+            sl_norm_args n2 = {.L = n,
+                               .D = d,
+                               .x = r->hidden,
+                               .residual = r->residual,
+                               .w = l->norm2_w,
+                               .eps = (float)k->eps,
+                               .out = r->normed};
+            sl_linear_args f1 = {.L = n, .x = r->normed, .ldx = d, .w = &l->fc1, .y = r->mlp, .ldy = 2 * dm};
+            sl_mul_silu_args g = {.L = n,
+                                  .D = dm,
+                                  .x = r->mlp,
+                                  .ldx = 2 * dm,
+                                  .z = r->mlp + dm,
+                                  .ldz = 2 * dm,
+                                  .out = r->mlp,
+                                  .ldout = 2 * dm};
+            sl_linear_args f2 = {.L = n, .x = r->mlp, .ldx = 2 * dm, .w = &l->fc2, .y = r->hidden, .ldy = d};
+            if (be->add_rmsnorm(be, &n2, err) < 0 || be->linear(be, &f1, err) < 0 || be->mul_silu(be, &g, err) < 0 ||
+                be->linear(be, &f2, err) < 0)
+                return -1;
+        }
     }
     sl_model_head h = {.norm_f = m->norm_f,
                        .eps = k->eps,
@@ -565,14 +620,20 @@ static int64_t m2_params(const void *p)
                   3 * k->nheads + k->d_ssm + k->d_model * k->d_ssm;
     if (k->use_bias)
         per += k->d_in_proj + k->d_model;
+    if (k->d_mlp)
+        per += k->d_model + 3 * k->d_mlp * k->d_model;
     return k->vocab * k->d_model * (m->tied ? 1 : 2) + k->n_layer * per + k->d_model;
 }
 
+/* Per token: 2 x the weights multiplied (projections, MLP, lm_head), the
+ * conv, and the SSD as its recurrence would do it (the chunked form's extra
+ * intra-chunk products are not counted: the figure is the model's work,
+ * not this implementation's). */
 static double m2_flops(const void *p)
 {
     const m2cfg *k = &((const m2model *)p)->cfg;
     double d = (double)k->d_model, ds = (double)k->d_ssm, N = (double)k->d_state;
-    double mm = 2.0 * ((double)k->d_in_proj * d + d * ds);
+    double mm = 2.0 * ((double)k->d_in_proj * d + d * ds + 3.0 * (double)k->d_mlp * d);
     double conv = 2.0 * (double)k->d_conv * (double)k->conv_dim;
     double scan = 6.0 * ds * N + 4.0 * ds;
     return (double)k->n_layer * (mm + conv + scan) + 2.0 * d * (double)k->vocab;
@@ -596,7 +657,8 @@ static sl_model *arch_load(const char *dir, const char *cfgpath, const char *tex
     int tie = 0;
     if (parse_config(text, len, cfgpath, &cfg, &tie, err) < 0)
         return NULL;
-    m2model *m = load(dir, &cfg, tie, be, err);
+    (void)tie; /* the head is tied exactly when lm_head.weight is absent */
+    m2model *m = load(dir, &cfg, be, err);
     if (!m)
         return NULL;
     sl_model_info info = {.arch = "mamba2",

@@ -51,6 +51,21 @@ float *sl_model_load_vec(sl_backend *be, const sl_tensors *c, const char *name, 
                          int optional, int neg_exp_log2e, sl_err *err);
 float *sl_model_upload(sl_backend *be, const float *h, size_t n, sl_err *err);
 
+/* weights.c, shared by the architectures. Checks the tensors named
+ * backbone.layers.N.*: N < n_layer, and no name containing one of
+ * `foreign` (NULL-terminated; another architecture's parameters: "FILE:
+ * tensor 'NAME' foreign_msg"). */
+int sl_model_check_layers(const sl_tensors *c, int64_t n_layer, const char *const *foreign, const char *foreign_msg,
+                          sl_err *err);
+/* The embedding under either name (backbone.embeddings.weight as
+ * transformers, backbone.embedding.weight as mamba_ssm), [*vocab][d_model];
+ * stored unpadded ([vocab_size] rows): *vocab = vocab_size. */
+int sl_model_load_embedding(sl_backend *be, const sl_tensors *c, int64_t vocab_size, int64_t *vocab, int64_t d_model,
+                            sl_weight *emb, sl_err *err);
+/* lm_head.weight, or the embedding itself when absent (*tied = 1). */
+int sl_model_load_lm_head(sl_backend *be, const sl_tensors *c, int64_t vocab, int64_t d_model, const sl_weight *emb,
+                          sl_weight *lm_head, int *tied, sl_err *err);
+
 /* lm_head rows per call: bounds the logits buffer to SL_MODEL_LM_TILE x vocab. */
 #define SL_MODEL_LM_TILE 256
 
@@ -70,6 +85,20 @@ typedef struct sl_model_head {
 } sl_model_head;
 int sl_model_head_logp(sl_backend *be, const sl_model_head *h, const int32_t *targets, int64_t n, float *logp,
                        sl_err *err);
+
+/* head.c: the start of a forward pass, the same for every architecture:
+ * checks n against the run's chunk and the ids and targets against the
+ * vocabulary, uploads ids, targets and reset (backend buffers below; *rs:
+ * the uploaded reset or NULL) and gathers the embeddings into hidden [n][d]. */
+typedef struct sl_model_input {
+    int64_t chunk, vocab, d;
+    const sl_weight *emb;
+    int32_t *ids, *targets;
+    uint8_t *reset;
+    float *hidden;
+} sl_model_input;
+int sl_model_input_embed(sl_backend *be, const sl_model_input *in, const int32_t *ids, const uint8_t *reset,
+                         const int32_t *targets, int64_t n, const uint8_t **rs, sl_err *err);
 
 /* mamba_config.c: a config.json boolean: 1 and *out when present, 0 when
  * absent or null, -1 with "NAME:OFFSET: ..." when not true/false. */

@@ -86,3 +86,55 @@ float *sl_model_load_vec(sl_backend *be, const sl_tensors *c, const char *name, 
     free(h);
     return d;
 }
+
+int sl_model_check_layers(const sl_tensors *c, int64_t n_layer, const char *const *foreign, const char *foreign_msg,
+                          sl_err *err)
+{
+    for (size_t i = 0; i < sl_tensors_count(c); i++) {
+        sl_tensor_info t;
+        sl_tensors_at(c, i, &t);
+        const char *p = "backbone.layers.";
+        if (strncmp(t.name, p, strlen(p)))
+            continue;
+        char *end;
+        long li = strtol(t.name + strlen(p), &end, 10);
+        if (end == t.name + strlen(p) || *end != '.')
+            continue;
+        if (li < 0 || li >= n_layer)
+            return sl_errf(err, "%s: tensor '%s' is for layer %ld but config.json has n_layer = %lld", t.file, t.name,
+                           li, (long long)n_layer);
+        for (int j = 0; foreign[j]; j++)
+            if (strstr(end, foreign[j]))
+                return sl_errf(err, "%s: tensor '%s' %s", t.file, t.name, foreign_msg);
+    }
+    return 0;
+}
+
+int sl_model_load_embedding(sl_backend *be, const sl_tensors *c, int64_t vocab_size, int64_t *vocab, int64_t d_model,
+                            sl_weight *emb, sl_err *err)
+{
+    const char *ename = "backbone.embeddings.weight";
+    sl_tensor_info et;
+    int found = sl_tensors_find(c, ename, &et);
+    if (!found) {
+        ename = "backbone.embedding.weight";
+        found = sl_tensors_find(c, ename, &et);
+    }
+    if (!found)
+        return sl_errf(err, "%s: missing tensor 'backbone.embeddings.weight' (or 'backbone.embedding.weight')",
+                       sl_tensors_name(c));
+    if (et.ndim == 2 && et.shape[0] == vocab_size)
+        *vocab = vocab_size; /* stored unpadded: keep as is */
+    return sl_model_load_weight(be, c, ename, *vocab, d_model, emb, err);
+}
+
+int sl_model_load_lm_head(sl_backend *be, const sl_tensors *c, int64_t vocab, int64_t d_model, const sl_weight *emb,
+                          sl_weight *lm_head, int *tied, sl_err *err)
+{
+    sl_tensor_info ht;
+    if (sl_tensors_find(c, "lm_head.weight", &ht))
+        return sl_model_load_weight(be, c, "lm_head.weight", vocab, d_model, lm_head, err);
+    *lm_head = *emb;
+    *tied = 1;
+    return 0;
+}

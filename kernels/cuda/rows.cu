@@ -19,6 +19,8 @@ int sl_cuda_add_rmsnorm(sl_backend *b, const sl_norm_args *a, sl_err *err)
         return 0;
     if (a->D > INT32_MAX)
         return sl_errf(err, "cuda: add_rmsnorm: row width %lld is too large", (long long)a->D);
+    if (a->group && a->group != a->D)
+        return sl_errf(err, "cuda: add_rmsnorm: normalizing in groups of %lld is not implemented", (long long)a->group);
     norm_kernel<<<(unsigned)a->L, kRowT, 0, sl_cuda_ctx_of(b)->stream>>>(*a);
     return sl_cuda_check_launch(err, "add_rmsnorm");
 }

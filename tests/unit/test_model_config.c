@@ -147,7 +147,8 @@ static void test_falcon_config(void **st)
     free(text);
 }
 
-/* Mamba-2 configs outside what is supported are refused naming the field;
+/* Mamba-2 configs outside what is supported are refused naming the field
+ * (n_groups > 1, dt limits and d_intermediate > 0 are supported);
  * the fixture configs load (transformers' with "time_step_limit": [0.0,
  * Infinity], mamba_ssm's by ssm_cfg.layer). */
 static void m2_expect(const char *fixture, const char *from, const char *to, const char *msg)
@@ -188,12 +189,16 @@ static void test_mamba2_config(void **st)
 {
     (void)st;
     m2_expect("m2_f32", "\"n_groups\": 1", "\"n_groups\": 1", NULL);
-    m2_expect("m2_f32", "\"n_groups\": 1", "\"n_groups\": 2", "Mamba-2: n_groups/ngroups other than 1");
-    m2_expect("m2_f32", "Infinity", "1.0", "Mamba-2: time_step_limit other than [0.0, Infinity]");
+    m2_expect("m2_f32", "\"n_groups\": 1", "\"n_groups\": 2", NULL); /* 4 heads in 2 groups */
+    m2_expect("m2_f32", "\"n_groups\": 1", "\"n_groups\": 3", "n_groups/ngroups does not divide the number of heads");
+    m2_expect("m2_f32", "Infinity", "1.0", NULL); /* dt clamped to [0, 1] */
+    m2_expect("m2_f32", "Infinity", "-1.0", "time_step_limit/dt_limit is not [min, max] with 0 <= min <= max");
+    m2_expect("m2_f32", "\"time_step_limit\": [", "\"time_step_limit\": [3, ", "is not [min, max]");
     m2_expect("m2_f32", "\"num_heads\": 4", "\"num_heads\": 3", "num_heads x head_dim does not equal");
     m2_expect("m2_ssm_bf16", "\"ngroups\": 1", "\"ngroups\": 1", NULL);
     m2_expect("m2_ssm_bf16", "\"attn_layer_idx\": []", "\"attn_layer_idx\": [1]", "attention layers");
-    m2_expect("m2_ssm_bf16", "\"d_intermediate\": 0", "\"d_intermediate\": 64", "MLP blocks");
+    m2_expect("m2_ssm_bf16", "\"d_intermediate\": 0", "\"d_intermediate\": 64", NULL);
+    m2_expect("m2_ssm_bf16", "\"d_intermediate\": 0", "\"d_intermediate\": -1", "d_intermediate is negative");
     m2_expect("m2_ssm_bf16", "\"layer\": \"Mamba2\"", "\"layer\": \"Mamba3\"",
               "ssm_cfg.layer is \"Mamba3\": only Mamba-1");
 }
