@@ -18,8 +18,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sl_err err;
     sl_mamba_config c;
     if (sl_mamba_config_parse(copy, size, "fuzz", &c, &err) == 0) {
-        if (c.n_layer <= 0 || c.d_model <= 0 || c.d_inner <= 0 || c.d_state <= 0 || c.d_conv <= 0 ||
-            c.dt_rank <= 0 || c.vocab_size <= 0)
+        if (c.n_layer <= 0 || c.d_model <= 0 || c.d_inner <= 0 || c.d_state <= 0 || c.d_conv <= 0 || c.dt_rank <= 0 ||
+            c.vocab_size <= 0)
             abort(); /* the parser promised a usable shape */
     } else if (!err.msg[0]) {
         abort(); /* a refusal always says why */
