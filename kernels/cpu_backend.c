@@ -164,6 +164,8 @@ sl_backend *sl_backend_cpu(int threads, sl_err *err)
     b->conv1d_silu = sl_cpu_conv1d_silu;
     b->selective_scan = sl_cpu_selective_scan;
     b->add_rmsnorm = sl_cpu_add_rmsnorm;
+    b->ssd_chunked = sl_cpu_ssd_chunked;
+    b->mul_silu = sl_cpu_mul_silu;
     b->logsoftmax_gather = sl_cpu_logsoftmax_gather;
     b->sync = cpu_sync;
     b->destroy = cpu_destroy;

@@ -188,16 +188,20 @@ static void warp_lse(sl_lse *v)
 
 int sl_norm_emu(const sl_norm_args *a, sl_err *err)
 {
-    if (a->group && a->group != a->D)
-        return sl_errf(err, "cuda: add_rmsnorm: normalizing in groups of %lld is not implemented", (long long)a->group);
+    if (a->group < 0 || (a->group && a->D % a->group))
+        return sl_errf(err, "norm_emu: groups of %lld columns do not divide rows of %lld", (long long)a->group,
+                       (long long)a->D);
     const int T = SL_ROW_THREADS, W = T / SL_WARP;
+    const int64_t G = a->group > 0 ? a->group : a->D;
     float part[SL_ROW_THREADS];
-    for (int64_t t = 0; t < a->L; t++) {
-        float *res = a->residual + t * a->D;
+    for (int64_t blk = 0; blk < a->L * (a->D / G); blk++) { /* one block per (row, group) */
+        const int64_t t = blk / (a->D / G), c0 = blk % (a->D / G) * G;
+        float *res = a->residual + t * a->D + c0;
+        const float *x = a->x ? a->x + t * a->D + c0 : NULL;
         for (int tid = 0; tid < T; tid++) {
             float ss = 0.0f;
-            for (int64_t c = tid; c < a->D; c += T) {
-                float r = a->x ? (a->residual_init ? a->x[t * a->D + c] : res[c] + a->x[t * a->D + c]) : res[c];
+            for (int64_t c = tid; c < G; c += T) {
+                float r = x ? (a->residual_init ? x[c] : res[c] + x[c]) : res[c];
                 res[c] = r;
                 ss += r * r;
             }
@@ -208,9 +212,9 @@ int sl_norm_emu(const sl_norm_args *a, sl_err *err)
             warp_sum(part + w * SL_WARP);
             tot += part[w * SL_WARP];
         }
-        float scale = sl_rms_scale(tot, (int)a->D, a->eps);
-        for (int64_t c = 0; c < a->D; c++)
-            a->out[t * a->D + c] = res[c] * scale * a->w[c];
+        float scale = sl_rms_scale(tot, (int)G, a->eps);
+        for (int64_t c = 0; c < G; c++)
+            a->out[t * a->D + c0 + c] = res[c] * scale * a->w[c0 + c];
     }
     return 0;
 }
@@ -235,6 +239,122 @@ int sl_logsoftmax_emu(const sl_logsoftmax_args *a, sl_err *err)
         }
         int32_t tg = a->target[t];
         a->logp[t] = tg < 0 ? 0.0f : tg >= a->V ? NAN : row[tg] - (tot.m + logf(tot.s));
+    }
+    return 0;
+}
+
+/* --- Mamba-2 SSD, chunked ------------------------------------------------ */
+
+int sl_ssd_emu(const sl_ssd_args *a, sl_err *err)
+{
+    enum { Q = SL_SSD_Q, PT = SL_SSD_PT, T = SL_SSD_THREADS, MN = SL_SSD_MAX_N, R = MN / 4 };
+    if (a->N < 1 || a->N > MN)
+        return sl_errf(err, "ssd_emu: d_state %d outside 1..%d", a->N, MN);
+    if (a->H < 1 || a->P < 1 || a->G < 1 || a->H % a->G != 0)
+        return sl_errf(err, "ssd_emu: %d heads of %d channels in %d groups", a->H, a->P, a->G);
+    const int N = a->N, tiles = (a->P + PT - 1) / PT;
+    /* the block's shared memory and its threads' registers */
+    static float Bs[Q][MN], Cs[Q][MN], W[Q][Q], xs[Q][PT], S[T][R];
+    float dl[Q], cum[Q], carry[Q], wS[Q], part[4], v1[4];
+    int first[Q];
+    for (int blk = 0; blk < a->H * tiles; blk++) {
+        const int h = blk / tiles, tile = blk % tiles, g = h / (a->H / a->G);
+        const float A = a->A[h];
+        for (int tid = 0; tid < T; tid++) {
+            int ch = tile * PT + (tid >> 2);
+            for (int j = 0; j < R; j++) {
+                int n = (tid & 3) + 4 * j;
+                S[tid][j] = ch < a->P && n < N ? a->state[((int64_t)h * a->P + ch) * N + n] : 0.0f;
+            }
+        }
+        for (int64_t c0 = 0; c0 < a->L; c0 += Q) {
+            const int q = a->L - c0 < Q ? (int)(a->L - c0) : Q;
+            for (int t = 0; t < Q; t++) {
+                for (int n = 0; n < N; n++) {
+                    const int64_t row = (c0 + t) * a->ldbc + (int64_t)g * N + n;
+                    Bs[t][n] = t < q ? a->B[row] : 0.0f;
+                    Cs[t][n] = t < q ? a->C[row] : 0.0f;
+                }
+                for (int j = 0; j < PT; j++) {
+                    int c = tile * PT + j;
+                    xs[t][j] = t < q && c < a->P ? a->x[(c0 + t) * a->ldx + (int64_t)h * a->P + c] : 0.0f;
+                }
+            }
+            /* thread 0 */
+            float run = 0.0f;
+            int f = 0, clean = 1;
+            for (int t = 0; t < Q; t++) {
+                float d =
+                    t < q ? sl_ssd_delta(a->dt[(c0 + t) * a->lddt + h], a->dt_bias[h], a->dt_min, a->dt_max) : 0.0f;
+                if (t < q && a->reset && a->reset[c0 + t]) {
+                    f = t;
+                    clean = 0;
+                }
+                run += d * A;
+                dl[t] = d;
+                cum[t] = run;
+                first[t] = f;
+                carry[t] = clean ? expf(run) : 0.0f;
+            }
+            const float decay = carry[q - 1];
+            for (int s = 0; s < Q; s++)
+                wS[s] = s >= first[q - 1] && s < q ? expf(cum[q - 1] - cum[s]) * dl[s] : 0.0f;
+            /* W, one (t, s) pair per thread step */
+            for (int t = 0; t < Q; t++)
+                for (int s = 0; s < Q; s++) {
+                    float w = 0.0f;
+                    if (t < q && s <= t && s >= first[t]) {
+                        float cb = 0.0f;
+                        for (int n = 0; n < N; n++)
+                            cb += Cs[t][n] * Bs[s][n];
+                        w = cb * expf(cum[t] - cum[s]) * dl[s];
+                    }
+                    W[t][s] = w;
+                }
+            /* outputs: the four threads of a channel, their xor-shuffle sums */
+            for (int t = 0; t < Q; t++)
+                for (int pl = 0; pl < PT; pl++) {
+                    for (int nq = 0; nq < 4; nq++) {
+                        part[nq] = 0.0f;
+                        for (int j = 0; j < R; j++) {
+                            int n = nq + 4 * j;
+                            if (n < N)
+                                part[nq] += Cs[t][n] * S[pl * 4 + nq][j];
+                        }
+                    }
+                    for (int nq = 0; nq < 4; nq++)
+                        v1[nq] = part[nq] + part[nq ^ 1];
+                    const int nq = t & 3, ch = tile * PT + pl;
+                    const float sum = v1[nq] + v1[nq ^ 2];
+                    if (t < q && ch < a->P) {
+                        float acc = 0.0f;
+                        for (int s = 0; s < Q; s++)
+                            acc += W[t][s] * xs[s][pl];
+                        const int64_t col = (int64_t)h * a->P + ch;
+                        float z = a->z ? a->z[(c0 + t) * a->ldz + col] : 0.0f;
+                        a->y[(c0 + t) * a->ldy + col] =
+                            sl_scan_output(acc + carry[t] * sum, a->Dskip[h], xs[t][pl], z, a->z != NULL);
+                    }
+                }
+            /* the state update, per thread */
+            for (int tid = 0; tid < T; tid++)
+                for (int j = 0; j < R; j++) {
+                    int n = (tid & 3) + 4 * j;
+                    float acc = 0.0f;
+                    if (n < N)
+                        for (int s = 0; s < Q; s++)
+                            acc += (wS[s] * xs[s][tid >> 2]) * Bs[s][n];
+                    S[tid][j] = decay * S[tid][j] + acc;
+                }
+        }
+        for (int tid = 0; tid < T; tid++) {
+            int ch = tile * PT + (tid >> 2);
+            for (int j = 0; j < R; j++) {
+                int n = (tid & 3) + 4 * j;
+                if (ch < a->P && n < N)
+                    a->state[((int64_t)h * a->P + ch) * N + n] = S[tid][j];
+            }
+        }
     }
     return 0;
 }

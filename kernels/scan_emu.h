@@ -32,4 +32,12 @@ int sl_norm_emu(const sl_norm_args *a, sl_err *err);
  * log-sum-exp per thread over a strided set of columns, then a tree). */
 int sl_logsoftmax_emu(const sl_logsoftmax_args *a, sl_err *err);
 
+/* Mamba-2's SSD as kernels/cuda/ssd.cu computes it: chunks of SL_SSD_Q
+ * tokens, blocks of SL_SSD_PT channels of a head, the state in the
+ * registers of four threads per channel (layout.h). Returns -1 with a
+ * message for arguments the kernel rejects (N > SL_SSD_MAX_N, groups that
+ * do not divide the heads). Not thread-safe (the block's shared memory is
+ * static, as in the simulator). */
+int sl_ssd_emu(const sl_ssd_args *a, sl_err *err);
+
 #endif

@@ -21,8 +21,8 @@
  * silu(gate)). Then norm_f, lm_head, log-softmax.
  *
  * The SSD runs as the backend's chunked operator (ssd_chunked: matrix
- * products inside chunks, the recurrence across them). A backend without it
- * (CUDA for now) gets the selective scan of Mamba-1 with each head's dt and
+ * products inside chunks, the recurrence across them; CPU and CUDA). A
+ * backend without it gets the selective scan of Mamba-1 with each head's dt and
  * A repeated over the head's channels (dt by a 0/1 expansion product,
  * exact): the same values token by token, for n_groups = 1 and no dt limits.
  * Not supported: attention layers, d_ssm < d_inner, rmsnorm off,

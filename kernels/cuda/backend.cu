@@ -379,6 +379,8 @@ extern "C" sl_backend *sl_backend_cuda(int device, sl_err *err)
     b->conv1d_silu = sl_cuda_conv1d_silu;
     b->selective_scan = sl_cuda_selective_scan;
     b->add_rmsnorm = sl_cuda_add_rmsnorm;
+    b->ssd_chunked = sl_cuda_ssd_chunked;
+    b->mul_silu = sl_cuda_mul_silu;
     b->logsoftmax_gather = sl_cuda_logsoftmax_gather;
     b->sync = cu_sync;
     b->destroy = cu_destroy;

@@ -50,12 +50,14 @@ static inline unsigned sl_cuda_blocks(int64_t n, int threads)
     return (unsigned)((n + threads - 1) / threads);
 }
 
-/* Launchers, one per op (scan.cu, conv.cu, rows.cu). */
+/* Launchers, one per op (scan.cu, conv.cu, rows.cu, ssd.cu). */
 int sl_cuda_selective_scan(sl_backend *b, const sl_scan_args *a, sl_err *err);
 int sl_cuda_conv1d_silu(sl_backend *b, const sl_conv_args *a, sl_err *err);
 int sl_cuda_add_rmsnorm(sl_backend *b, const sl_norm_args *a, sl_err *err);
 int sl_cuda_logsoftmax_gather(sl_backend *b, const sl_logsoftmax_args *a, sl_err *err);
 int sl_cuda_embed(sl_backend *b, const sl_embed_args *a, sl_err *err);
+int sl_cuda_ssd_chunked(sl_backend *b, const sl_ssd_args *a, sl_err *err);
+int sl_cuda_mul_silu(sl_backend *b, const sl_mul_silu_args *a, sl_err *err);
 /* y[t][n] = bias[n] for the GEMM to accumulate onto (linear with bias). */
 int sl_cuda_fill_bias(sl_cuda_ctx *c, float *y, int64_t ldy, const float *bias, int64_t L, int64_t N, sl_err *err);
 /* dst[t][k] = bf16(src[t*lds + k]) for t < L, k < K (GEMM input for bf16 weights). */

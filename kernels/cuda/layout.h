@@ -19,6 +19,25 @@
  *   - a reset token gets a = 0, which zeroes the history before it inside
  *     the same associative scan (no special case).
  *
+ * Mamba-2 SSD, chunked (kernels/cuda/ssd.cu):
+ *   - one block of SL_SSD_THREADS threads per (head h, tile of SL_SSD_PT
+ *     channels of the head): block index = h * tiles + tile; thread i owns
+ *     channel i / 4 of the tile and the states n = i % 4, i % 4 + 4, ... of
+ *     it, in registers; the block walks the call's tokens in chunks of
+ *     SL_SSD_Q, one after the other;
+ *   - per chunk: B, C (the head's group) and x are staged in shared memory;
+ *     thread 0 computes, in token order, delta, the running sum cum[t] of
+ *     delta*A over the chunk, the first token that reaches t (after the last
+ *     reset at or before t), carry[t] = exp(cum[t]) (0 after a reset) and the
+ *     weights of the tokens in the chunk's state update;
+ *   - W[t][s] = (C[t].B[s], n in order) * exp(cum[t] - cum[s]) * delta[s] for
+ *     first[t] <= s <= t, else 0 (thread i computes pairs i, i+T, ...);
+ *   - y[t][p] = sum_s W[t][s] x[s][p] (s in order) + carry[t] * C[t].S[p],
+ *     the second dot as four partial sums (one per thread of the channel)
+ *     added by xor-shuffles at offsets 1 then 2; then (y + D x) * silu(z);
+ *   - S[p][n] = decay * S[p][n] + sum_s (wS[s] x[s][p]) B[s][n] (s in
+ *     order), decay = exp(cum[q-1]) (0 when the chunk has a reset).
+ *
  * Row reductions (RMSNorm, log-softmax): one block of SL_ROW_THREADS
  * threads per row; thread i takes columns i, i+T, i+2T, ...; warps reduce
  * with xor-shuffles at offsets 16,8,4,2,1; warp results are folded in warp
@@ -35,6 +54,21 @@
 /* Largest d_state the scan kernel accepts (carried prefix in shared memory). */
 #define SL_SCAN_MAX_N 64
 #define SL_ROW_THREADS 256
+
+/* Mamba-2 SSD: tokens per chunk, head channels per block, threads per block
+ * (4 per channel) and the largest d_state (registers per thread: N / 4). */
+#define SL_SSD_Q 32
+#define SL_SSD_PT 32
+#define SL_SSD_THREADS (4 * SL_SSD_PT)
+#define SL_SSD_MAX_N 128
+
+/* delta = softplus(dt + dt_bias) clamped to [lo, hi] (mamba_ssm's dt_limit). */
+SL_HD float sl_ssd_delta(float dt, float bias, float lo, float hi)
+{
+    float d = sl_softplus(dt + bias);
+    d = d < lo ? lo : d;
+    return d > hi ? hi : d;
+}
 
 typedef struct sl_scan_layout {
     int threads; /* per block, a multiple of SL_WARP */

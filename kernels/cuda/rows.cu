@@ -19,9 +19,13 @@ int sl_cuda_add_rmsnorm(sl_backend *b, const sl_norm_args *a, sl_err *err)
         return 0;
     if (a->D > INT32_MAX)
         return sl_errf(err, "cuda: add_rmsnorm: row width %lld is too large", (long long)a->D);
-    if (a->group && a->group != a->D)
-        return sl_errf(err, "cuda: add_rmsnorm: normalizing in groups of %lld is not implemented", (long long)a->group);
-    norm_kernel<<<(unsigned)a->L, kRowT, 0, sl_cuda_ctx_of(b)->stream>>>(*a);
+    if (a->group < 0 || (a->group && a->D % a->group))
+        return sl_errf(err, "cuda: add_rmsnorm: groups of %lld columns do not divide rows of %lld", (long long)a->group,
+                       (long long)a->D);
+    int64_t blocks = a->L * (a->group ? a->D / a->group : 1);
+    if (blocks > INT32_MAX)
+        return sl_errf(err, "cuda: add_rmsnorm: %lld row groups is too many", (long long)blocks);
+    norm_kernel<<<(unsigned)blocks, kRowT, 0, sl_cuda_ctx_of(b)->stream>>>(*a);
     return sl_cuda_check_launch(err, "add_rmsnorm");
 }
 

@@ -40,12 +40,16 @@ __device__ __forceinline__ sl_lse warp_lse(sl_lse v)
 __global__ void __launch_bounds__(kRowT) norm_kernel(sl_norm_args a)
 {
     __shared__ float part[kRowW];
-    const int64_t t = blockIdx.x;
+    /* one block per (row, group of columns); no groups: one per row */
+    const int64_t G = a.group > 0 ? a.group : a.D, ng = a.D / G;
+    const int64_t t = blockIdx.x / ng, c0 = (blockIdx.x % ng) * G;
     const int tid = threadIdx.x;
-    float *res = a.residual + t * a.D;
-    const float *x = a.x ? a.x + t * a.D : nullptr;
+    float *res = a.residual + t * a.D + c0;
+    const float *x = a.x ? a.x + t * a.D + c0 : nullptr;
+    const float *wt = a.w + c0;
+    float *out = a.out + t * a.D + c0;
     float ss = 0.0f;
-    for (int64_t c = tid; c < a.D; c += kRowT) {
+    for (int64_t c = tid; c < G; c += kRowT) {
         float r = x ? (a.residual_init ? x[c] : res[c] + x[c]) : res[c];
         res[c] = r;
         ss += r * r;
@@ -57,9 +61,9 @@ __global__ void __launch_bounds__(kRowT) norm_kernel(sl_norm_args a)
     float tot = 0.0f;
     for (int w = 0; w < kRowW; w++)
         tot += part[w];
-    const float scale = sl_rms_scale(tot, (int)a.D, a.eps);
-    for (int64_t c = tid; c < a.D; c += kRowT)
-        a.out[t * a.D + c] = res[c] * scale * a.w[c];
+    const float scale = sl_rms_scale(tot, (int)G, a.eps);
+    for (int64_t c = tid; c < G; c += kRowT)
+        out[c] = res[c] * scale * wt[c];
 }
 
 __global__ void __launch_bounds__(kRowT) logsoftmax_kernel(sl_logsoftmax_args a)

@@ -1,5 +1,5 @@
 /* A backend that runs the CUDA kernels' decomposition on the CPU: the CPU
- * backend with its scan, conv, norm and log-softmax replaced by the host
+ * backend with its scan, Mamba-2 SSD, conv, norm and log-softmax replaced by the host
  * emulation in kernels/scan_emu.c (same chunking, warp scans and reduction
  * order as kernels/cuda/ .cu files). Plugged into the GPU comparison tests in place
  * of the CUDA backend, it lets the CPU suite run those very tests today.
@@ -34,6 +34,12 @@ static int emu_lsm(sl_backend *b, const sl_logsoftmax_args *a, sl_err *err)
     return sl_logsoftmax_emu(a, err);
 }
 
+static int emu_ssd(sl_backend *b, const sl_ssd_args *a, sl_err *err)
+{
+    (void)b;
+    return sl_ssd_emu(a, err);
+}
+
 static sl_backend *emu_backend_open(sl_err *err)
 {
     sl_backend *b = sl_backend_cpu(1, err);
@@ -44,6 +50,7 @@ static sl_backend *emu_backend_open(sl_err *err)
     b->conv1d_silu = emu_conv;
     b->add_rmsnorm = emu_norm;
     b->logsoftmax_gather = emu_lsm;
+    b->ssd_chunked = emu_ssd;
     return b;
 }
 

@@ -397,7 +397,7 @@ static void test_scan_rejects_large_state(void **st)
 }
 
 /* --- row reductions ------------------------------------------------------ */
-static void norm_case(int64_t L, int64_t D, int mode)
+static void norm_case(int64_t L, int64_t D, int mode, int64_t group)
 {
     float *x = rnd_vec((size_t)(L * D), -3, 3), *res = rnd_vec((size_t)(L * D), -10, 10);
     float *w = rnd_vec((size_t)D, 0.5f, 1.5f), *out[2], *resout[2];
@@ -414,7 +414,8 @@ static void norm_case(int64_t L, int64_t D, int mode)
                           .residual_init = mode == 1,
                           .w = dw,
                           .eps = 1e-5f,
-                          .out = dout};
+                          .out = dout,
+                          .group = group};
         ok(b, b->add_rmsnorm(b, &a, &err), &err, "add_rmsnorm");
         out[k] = malloc((size_t)(L * D) * 4), resout[k] = malloc((size_t)(L * D) * 4);
         get(b, out[k], dout, (size_t)(L * D) * 4);
@@ -422,7 +423,7 @@ static void norm_case(int64_t L, int64_t D, int mode)
         b->free(b, dx), b->free(b, dres), b->free(b, dw), b->free(b, dout);
     }
     char what[64];
-    snprintf(what, sizeof what, "rmsnorm D=%lld mode %d", (long long)D, mode);
+    snprintf(what, sizeof what, "rmsnorm D=%lld mode %d group %lld", (long long)D, mode, (long long)group);
     assert_true(allclose(what, out[1], out[0], (size_t)(L * D), F32_RTOL, F32_ATOL));
     assert_true(allclose("residual", resout[1], resout[0], (size_t)(L * D), 1e-6, 0));
     free(x), free(res), free(w);
@@ -436,7 +437,113 @@ static void test_norm(void **st)
     const int64_t Ds[] = {33, 768, 2560};
     for (size_t i = 0; i < 3; i++)
         for (int mode = 0; mode < 3; mode++)
-            norm_case(quick ? 4 : 64, Ds[i], mode);
+            norm_case(quick ? 4 : 64, Ds[i], mode, 0);
+    for (int mode = 0; mode < 3; mode++) /* Mamba-2's gated norm in ngroups = 4 groups */
+        norm_case(quick ? 4 : 64, 3072, mode, 768);
+}
+
+/* --- Mamba-2 SSD and the gated MLP's x * silu(z) ------------------------- */
+static void ssd_case(int64_t L, int H, int P, int G, int N, int gate, int resets, int pieces)
+{
+    const int64_t D = (int64_t)H * P, ldbc = 2 * (int64_t)G * N;
+    float *x = rnd_vec((size_t)(L * D), -2, 2), *z = rnd_vec((size_t)(L * D), -2, 2);
+    float *dt = rnd_vec((size_t)(L * H), -3, 3), *bc = rnd_vec((size_t)(L * ldbc), -1, 1);
+    float *bias = rnd_vec((size_t)H, -4, -1), *A = rnd_vec((size_t)H, -1, 2), *Dk = rnd_vec((size_t)H, 0.5f, 1.5f);
+    float *st0 = rnd_vec((size_t)(D * N), -1, 1), *y[2], *st[2];
+    uint8_t *rs = calloc((size_t)L + 1, 1);
+    for (int h = 0; h < H; h++)
+        A[h] = -expf(A[h]);
+    for (int64_t t = 0; t < L; t++)
+        rs[t] = resets && rng_next() % 37 == 0;
+    sl_backend *bs[2] = {ref, dut};
+    for (int k = 0; k < 2; k++) {
+        sl_backend *b = bs[k];
+        sl_err err = {{0}};
+        float *dx = put(b, x, (size_t)(L * D) * 4), *dz = put(b, z, (size_t)(L * D) * 4);
+        float *ddt = put(b, dt, (size_t)(L * H) * 4), *dbc = put(b, bc, (size_t)(L * ldbc) * 4);
+        float *dbias = put(b, bias, (size_t)H * 4), *dA = put(b, A, (size_t)H * 4), *dD = put(b, Dk, (size_t)H * 4);
+        float *dst = put(b, st0, (size_t)(D * N) * 4), *dy = put(b, NULL, (size_t)(L * D) * 4);
+        uint8_t *drs = put(b, rs, (size_t)L + 1);
+        int np = k == 0 ? 1 : pieces; /* the reference in one call, the tested backend in pieces */
+        for (int i = 0; i < np; i++) {
+            int64_t t0 = L * i / np, t1 = L * (i + 1) / np;
+            sl_ssd_args a = {.L = t1 - t0,
+                             .H = H,
+                             .P = P,
+                             .G = G,
+                             .N = N,
+                             .x = dx + t0 * D,
+                             .ldx = D,
+                             .dt = ddt + t0 * H,
+                             .lddt = H,
+                             .dt_bias = dbias,
+                             .A = dA,
+                             .Dskip = dD,
+                             .dt_min = 0.0f,
+                             .dt_max = INFINITY,
+                             .B = dbc + t0 * ldbc,
+                             .C = dbc + t0 * ldbc + (int64_t)G * N,
+                             .ldbc = ldbc,
+                             .z = gate ? dz + t0 * D : NULL,
+                             .ldz = D,
+                             .state = dst,
+                             .reset = resets ? drs + t0 : NULL,
+                             .y = dy + t0 * D,
+                             .ldy = D};
+            ok(b, b->ssd_chunked(b, &a, &err), &err, "ssd_chunked");
+        }
+        y[k] = malloc((size_t)(L * D) * 4), st[k] = malloc((size_t)(D * N) * 4);
+        get(b, y[k], dy, (size_t)(L * D) * 4);
+        get(b, st[k], dst, (size_t)(D * N) * 4);
+        b->free(b, dx), b->free(b, dz), b->free(b, ddt), b->free(b, dbc), b->free(b, dbias), b->free(b, dA);
+        b->free(b, dD), b->free(b, dst), b->free(b, dy), b->free(b, drs);
+    }
+    char what[96];
+    snprintf(what, sizeof what, "ssd L=%lld H=%d P=%d G=%d N=%d%s%s x%d", (long long)L, H, P, G, N, gate ? " z" : "",
+             resets ? " reset" : "", pieces);
+    assert_true(allclose(what, y[1], y[0], (size_t)(L * D), F32_RTOL, F32_ATOL));
+    assert_true(allclose("ssd state", st[1], st[0], (size_t)(D * N), F32_RTOL, F32_ATOL));
+    free(x), free(z), free(dt), free(bc), free(bias), free(A), free(Dk), free(st0), free(rs);
+    for (int k = 0; k < 2; k++)
+        free(y[k]), free(st[k]);
+}
+
+static void test_ssd(void **st)
+{
+    (void)st;
+    if (!ref->ssd_chunked || !dut->ssd_chunked) {
+        fail_msg("a backend has no ssd_chunked");
+        return;
+    }
+    /* mamba2-130m's shape (24 heads of 64, d_state 128) and chunk edges (32 tokens) */
+    const int64_t Ls[] = {1, 2, 31, 33, 300, 2048};
+    for (size_t i = 0; i < sizeof Ls / sizeof *Ls; i++) {
+        if (quick && Ls[i] > 300)
+            continue;
+        ssd_case(Ls[i], quick ? 4 : 24, 64, 1, quick ? 32 : 128, 1, 1, 1);
+    }
+    ssd_case(quick ? 200 : 1500, 8, 40, 4, 64, 0, 1, 3); /* groups, a ragged channel tile, carried */
+}
+
+static void test_mul_silu(void **st)
+{
+    (void)st;
+    int64_t L = quick ? 5 : 300, D = 1000, ld = D + 7;
+    float *x = rnd_vec((size_t)(L * ld), -8, 8), *z = rnd_vec((size_t)(L * ld), -8, 8), *out[2];
+    sl_backend *bs[2] = {ref, dut};
+    for (int k = 0; k < 2; k++) {
+        sl_backend *b = bs[k];
+        sl_err err = {{0}};
+        float *dx = put(b, x, (size_t)(L * ld) * 4), *dz = put(b, z, (size_t)(L * ld) * 4);
+        float *dout = put(b, NULL, (size_t)(L * D) * 4);
+        sl_mul_silu_args a = {.L = L, .D = D, .x = dx, .ldx = ld, .z = dz, .ldz = ld, .out = dout, .ldout = D};
+        ok(b, b->mul_silu(b, &a, &err), &err, "mul_silu");
+        out[k] = malloc((size_t)(L * D) * 4);
+        get(b, out[k], dout, (size_t)(L * D) * 4);
+        b->free(b, dx), b->free(b, dz), b->free(b, dout);
+    }
+    assert_true(allclose("mul_silu", out[1], out[0], (size_t)(L * D), F32_RTOL, F32_ATOL));
+    free(x), free(z), free(out[0]), free(out[1]);
 }
 
 static void test_logsoftmax(void **st)
@@ -519,6 +626,8 @@ static int run_kernel_checks(sl_backend *reference, sl_backend *tested, int quic
         cmocka_unit_test(test_scan),
         cmocka_unit_test(test_scan_rejects_large_state),
         cmocka_unit_test(test_norm),
+        cmocka_unit_test(test_ssd),
+        cmocka_unit_test(test_mul_silu),
         cmocka_unit_test(test_logsoftmax),
         cmocka_unit_test(test_pinned_transfers),
     };

@@ -428,10 +428,11 @@ static void test_norm(void **state)
 {
     (void)state;
     rng_state = 7;
-    const int64_t Ds[] = {1, 31, 256, 257, 768, 1000};
+    /* widths, and (last four) rows normalized in groups of columns (Mamba-2's ngroups) */
+    const int64_t Ds[] = {1, 31, 256, 257, 768, 1000, 768, 1000, 64, 3072}, Gs[] = {0, 0, 0, 0, 0, 0, 384, 250, 1, 768};
     for (size_t i = 0; i < sizeof Ds / sizeof *Ds; i++)
         for (int mode = 0; mode < 3; mode++) { /* add, init from x, no x */
-            int64_t L = 3, D = Ds[i];
+            int64_t L = 3, D = Ds[i], G = Gs[i] ? Gs[i] : D;
             float *x = malloc(L * D * sizeof(float)), *res = malloc(L * D * sizeof(float));
             float *out = malloc(L * D * sizeof(float)), *w = malloc(D * sizeof(float));
             double *r = malloc(L * D * sizeof(double));
@@ -448,19 +449,21 @@ static void test_norm(void **state)
                               .residual_init = mode == 1,
                               .w = w,
                               .eps = 1e-5f,
-                              .out = out};
+                              .out = out,
+                              .group = Gs[i]};
             sl_err err = {{0}};
             assert_int_equal(sl_norm_emu(&a, &err), 0);
-            for (int64_t t = 0; t < L; t++) {
-                double ss = 0;
-                for (int64_t k = 0; k < D; k++)
-                    ss += r[t * D + k] * r[t * D + k];
-                double scale = 1 / sqrt(ss / D + 1e-5);
-                for (int64_t k = 0; k < D; k++) {
-                    assert_true(close_to("residual", k, res[t * D + k], r[t * D + k], 0, 1e-6));
-                    assert_true(close_to("norm", k, out[t * D + k], r[t * D + k] * scale * w[k], 1e-6, 1e-5));
+            for (int64_t t = 0; t < L; t++)
+                for (int64_t c0 = 0; c0 < D; c0 += G) {
+                    double ss = 0;
+                    for (int64_t k = c0; k < c0 + G; k++)
+                        ss += r[t * D + k] * r[t * D + k];
+                    double scale = 1 / sqrt(ss / G + 1e-5);
+                    for (int64_t k = c0; k < c0 + G; k++) {
+                        assert_true(close_to("residual", k, res[t * D + k], r[t * D + k], 0, 1e-6));
+                        assert_true(close_to("norm", k, out[t * D + k], r[t * D + k] * scale * w[k], 1e-6, 1e-5));
+                    }
                 }
-            }
             free(x), free(res), free(out), free(w), free(r);
         }
 }
@@ -502,6 +505,166 @@ static void test_logsoftmax(void **state)
     }
 }
 
+/* --- Mamba-2 SSD, chunked ------------------------------------------------ */
+
+/* The recurrence itself, token by token, in double (no chunks, no decays
+ * across sums): S = exp(delta A) S + delta x B^T, y = C.S + D x, gated. */
+static void ssd_reference(const sl_ssd_args *a, double *S, double *y)
+{
+    const int H = a->H, P = a->P, N = a->N, hpg = a->H / a->G;
+    for (int64_t t = 0; t < a->L; t++)
+        for (int h = 0; h < H; h++) {
+            const int g = h / hpg;
+            double d = (double)a->dt[t * a->lddt + h] + a->dt_bias[h];
+            d = d > 20.0 ? d : log1p(exp(d));
+            d = d < a->dt_min ? a->dt_min : d > a->dt_max ? a->dt_max : d;
+            const double dA = exp(d * a->A[h]);
+            for (int p = 0; p < P; p++) {
+                const int64_t col = (int64_t)h * P + p;
+                const double x = a->x[t * a->ldx + col];
+                double acc = 0.0;
+                for (int n = 0; n < N; n++) {
+                    double *s = &S[col * N + n];
+                    if (a->reset && a->reset[t])
+                        *s = 0.0;
+                    *s = dA * *s + d * x * a->B[t * a->ldbc + (int64_t)g * N + n];
+                    acc += a->C[t * a->ldbc + (int64_t)g * N + n] * *s;
+                }
+                double v = acc + a->Dskip[h] * x;
+                if (a->z) {
+                    double z = a->z[t * a->ldz + col];
+                    v *= z / (1.0 + exp(-z));
+                }
+                y[t * P * H + col] = v;
+            }
+        }
+}
+
+/* L tokens through the emulation in `pieces` calls (state carried) against
+ * the reference in one pass: G groups of N states, H heads of P channels. */
+static void ssd_case(int64_t L, int H, int P, int G, int N, int gate, int resets, int clamp, int pieces)
+{
+    const int64_t D = (int64_t)H * P, ldx = D + 3, ldbc = 2 * (int64_t)G * N + 1;
+    float *x = malloc((size_t)(L * ldx + 1) * sizeof *x), *dt = malloc((size_t)(L * H + 1) * sizeof *dt);
+    float *bc = malloc((size_t)(L * ldbc + 1) * sizeof *bc), *y = calloc((size_t)(L * D + 1), sizeof *y);
+    float *st = malloc((size_t)(D * N) * sizeof *st), bias[64], A[64], Dk[64];
+    double *Sr = malloc((size_t)(D * N) * sizeof *Sr), *yr = calloc((size_t)(L * D + 1), sizeof *yr);
+    uint8_t *rs = calloc((size_t)L + 1, 1);
+    for (int64_t i = 0; i < L * ldx; i++)
+        x[i] = rnd(-2, 2);
+    for (int64_t i = 0; i < L * H; i++)
+        dt[i] = rnd(-3, 3);
+    for (int64_t i = 0; i < L * ldbc; i++)
+        bc[i] = rnd(-1, 1);
+    for (int h = 0; h < H; h++) {
+        bias[h] = rnd(-4, -1);
+        A[h] = -expf(rnd(-1, 2));
+        Dk[h] = rnd(0.5f, 1.5f);
+    }
+    for (int64_t i = 0; i < D * N; i++)
+        Sr[i] = st[i] = rnd(-1, 1);
+    for (int64_t t = 0; t < L; t++)
+        rs[t] = resets && rnd(0, 1) < 0.03f;
+    ssd_reference(&(sl_ssd_args){.L = L,
+                                 .H = H,
+                                 .P = P,
+                                 .G = G,
+                                 .N = N,
+                                 .x = x,
+                                 .ldx = ldx,
+                                 .dt = dt,
+                                 .lddt = H,
+                                 .dt_bias = bias,
+                                 .A = A,
+                                 .Dskip = Dk,
+                                 .dt_min = clamp ? 0.01f : 0.0f,
+                                 .dt_max = clamp ? 0.2f : INFINITY,
+                                 .B = bc + 1,
+                                 .C = bc + 1 + (int64_t)G * N,
+                                 .ldbc = ldbc,
+                                 .z = gate ? x + 3 : NULL,
+                                 .ldz = ldx,
+                                 .reset = resets ? rs : NULL},
+                  Sr, yr);
+    for (int i = 0; i < pieces; i++) {
+        int64_t t0 = L * i / pieces, t1 = L * (i + 1) / pieces;
+        sl_ssd_args a = {.L = t1 - t0,
+                         .H = H,
+                         .P = P,
+                         .G = G,
+                         .N = N,
+                         .x = x + t0 * ldx,
+                         .ldx = ldx,
+                         .dt = dt + t0 * H,
+                         .lddt = H,
+                         .dt_bias = bias,
+                         .A = A,
+                         .Dskip = Dk,
+                         .dt_min = clamp ? 0.01f : 0.0f,
+                         .dt_max = clamp ? 0.2f : INFINITY,
+                         .B = bc + t0 * ldbc + 1,
+                         .C = bc + t0 * ldbc + 1 + (int64_t)G * N,
+                         .ldbc = ldbc,
+                         .z = gate ? x + t0 * ldx + 3 : NULL,
+                         .ldz = ldx,
+                         .state = st,
+                         .reset = resets ? rs + t0 : NULL,
+                         .y = y + t0 * D,
+                         .ldy = D};
+        sl_err err = {{0}};
+        assert_int_equal(sl_ssd_emu(&a, &err), 0);
+    }
+    char what[96];
+    snprintf(what, sizeof what, "ssd L=%lld H=%d P=%d G=%d N=%d", (long long)L, H, P, G, N);
+    int ok = 1;
+    for (int64_t i = 0; i < L * D && ok; i++)
+        ok = close_to(what, i, y[i], yr[i], 2e-4, 2e-4);
+    for (int64_t i = 0; i < D * N && ok; i++)
+        ok = close_to("ssd state", i, st[i], Sr[i], 2e-4, 2e-4);
+    assert_true(ok);
+    free(x), free(dt), free(bc), free(y), free(st), free(Sr), free(yr), free(rs);
+}
+
+static void test_ssd(void **state)
+{
+    (void)state;
+    rng_state = 11;
+    /* chunk edges (32), a partial last chunk, 1- and 2-token calls */
+    const int64_t Ls[] = {1, 2, 31, 32, 33, 100};
+    for (size_t i = 0; i < sizeof Ls / sizeof *Ls; i++) {
+        ssd_case(Ls[i], 2, 8, 1, 16, 1, 0, 0, 1);
+        ssd_case(Ls[i], 4, 40, 2, 16, 0, 1, 0, 1); /* two channel tiles, the second ragged; 2 groups */
+    }
+    ssd_case(300, 4, 64, 4, 128, 1, 1, 1, 3); /* the largest d_state, a group per head, clamped dt, carried */
+    ssd_case(77, 6, 16, 3, 64, 0, 1, 0, 7);   /* calls shorter than a chunk */
+    ssd_case(64, 2, 33, 1, 5, 1, 0, 0, 2);    /* d_state not a multiple of 4 */
+}
+
+static void test_ssd_rejects(void **state)
+{
+    (void)state;
+    float f[4] = {0};
+    sl_err err = {{0}};
+    sl_ssd_args a = {.L = 1,
+                     .H = 3,
+                     .P = 1,
+                     .G = 2,
+                     .N = 4,
+                     .x = f,
+                     .dt = f,
+                     .dt_bias = f,
+                     .A = f,
+                     .Dskip = f,
+                     .B = f,
+                     .C = f,
+                     .state = f,
+                     .y = f};
+    assert_int_equal(sl_ssd_emu(&a, &err), -1); /* 3 heads in 2 groups */
+    a.G = 1, a.N = SL_SSD_MAX_N + 1;
+    assert_int_equal(sl_ssd_emu(&a, &err), -1);
+    assert_non_null(strstr(err.msg, "d_state"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -515,6 +678,8 @@ int main(void)
         cmocka_unit_test(test_conv),
         cmocka_unit_test(test_norm),
         cmocka_unit_test(test_logsoftmax),
+        cmocka_unit_test(test_ssd),
+        cmocka_unit_test(test_ssd_rejects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
