@@ -156,12 +156,12 @@ static int gen(const char *dir, int nl, int d, int vocab, int mamba2)
                 "\"pad_vocab_size_multiple\":8,\"tie_word_embeddings\":true}\n",
                 d, nl, vocab, n, k, nh);
     else
-    fprintf(f,
-            "{\"architectures\":[\"MambaForCausalLM\"],\"model_type\":\"mamba\",\"hidden_size\":%d,"
-            "\"num_hidden_layers\":%d,\"vocab_size\":%d,\"state_size\":%d,\"conv_kernel\":%d,\"expand\":2,"
-            "\"time_step_rank\":%d,\"layer_norm_epsilon\":1e-05,\"use_bias\":false,\"use_conv_bias\":true,"
-            "\"pad_vocab_size_multiple\":8,\"tie_word_embeddings\":true}\n",
-            d, nl, vocab, n, k, r);
+        fprintf(f,
+                "{\"architectures\":[\"MambaForCausalLM\"],\"model_type\":\"mamba\",\"hidden_size\":%d,"
+                "\"num_hidden_layers\":%d,\"vocab_size\":%d,\"state_size\":%d,\"conv_kernel\":%d,\"expand\":2,"
+                "\"time_step_rank\":%d,\"layer_norm_epsilon\":1e-05,\"use_bias\":false,\"use_conv_bias\":true,"
+                "\"pad_vocab_size_multiple\":8,\"tie_word_embeddings\":true}\n",
+                d, nl, vocab, n, k, r);
     fclose(f);
     free(buf);
     free(h);
