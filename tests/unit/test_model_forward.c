@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "kernels/kernels.h"
 #include "model/mamba.h"
 #include "model/model.h"
 #include "model/safetensors.h"
@@ -277,6 +278,47 @@ static void test_mamba2_mlp_bf16(void **st)
     check_against_reference_tol("m2_mlp_bf16", M2_CHUNK_TOL);
 }
 
+/* A backend without the chunked SSD operator (CUDA today) runs Mamba-2 on
+ * the selective scan: the same reference values for n_groups 1; n_groups >
+ * 1, dt limits and MLP blocks are refused naming the feature. */
+static void test_mamba2_scan_fallback(void **st)
+{
+    (void)st;
+    sl_err err;
+    sl_backend *be = sl_backend_open("cpu", 0, &err);
+    assert_non_null(be);
+    int (*ssd)(sl_backend *, const sl_ssd_args *, sl_err *) = be->ssd_chunked;
+    be->ssd_chunked = NULL;
+    be->mul_silu = NULL;
+    const char *ok[] = {"m2_f32", "m2_ssm_bf16"};
+    for (int f = 0; f < 2; f++) {
+        sl_model *m = sl_model_load(fixture(ok[f]), be, &err);
+        if (!m)
+            fail_msg("%s", err.msg);
+        size_t n;
+        doc *docs = read_expected(ok[f], &n);
+        double nll[64];
+        float **lp = score(m, docs, n, 64, 1, 0, nll);
+        for (size_t i = 0; i < n; i++)
+            for (int64_t t = 0; t + 1 < docs[i].n; t++)
+                assert_true(fabs(lp[i][t] - docs[i].logp[t]) <= 1e-4 * fmax(1.0, fabs(docs[i].logp[t])));
+        free_lp(lp, n);
+        free_docs(docs, n);
+        sl_model_free(m);
+    }
+    const char *bad[][2] = {{"m2g_f16", "Mamba-2 with n_groups/ngroups > 1 is not implemented on the cpu backend"},
+                            {"m2_mlp_bf16", "n_groups/ngroups > 1"}};
+    for (int f = 0; f < 2; f++) {
+        assert_null(sl_model_load(fixture(bad[f][0]), be, &err));
+        if (!strstr(err.msg, bad[f][1]))
+            fail_msg("'%s' does not contain '%s'", err.msg, bad[f][1]);
+    }
+    be->ssd_chunked = ssd; /* the SSD but no x * silu(z) */
+    assert_null(sl_model_load(fixture("m2_mlp_bf16"), be, &err));
+    assert_non_null(strstr(err.msg, "d_intermediate > 0 (gated-MLP blocks) is not implemented on the cpu backend"));
+    sl_backend_close(be);
+}
+
 /* Config values as read, and the parameter count equal to the tensors' total. */
 static void test_config_and_params(void **st)
 {
@@ -402,7 +444,7 @@ int main(void)
         cmocka_unit_test(test_ids_out_of_vocab), cmocka_unit_test(test_falcon_f32),
         cmocka_unit_test(test_falcon_bf16),      cmocka_unit_test(test_mamba2_f32),
         cmocka_unit_test(test_mamba2_ssm_bf16),  cmocka_unit_test(test_mamba2_groups_f16),
-        cmocka_unit_test(test_mamba2_mlp_bf16),
+        cmocka_unit_test(test_mamba2_mlp_bf16),  cmocka_unit_test(test_mamba2_scan_fallback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
