@@ -4,6 +4,9 @@
  *   model_bench docs N LEN VOCAB SEED            N documents of LEN random ids as JSON Lines
  *   model_bench sgemm THREADS                     OpenBLAS SGEMM GFLOP/s (best of 3) at prefill shapes
  *   model_bench flops N_LAYER D_MODEL VOCAB       forward FLOPs per token (as sl_mamba_flops_per_token)
+ *   model_bench gen2 DIR [N_LAYER D_MODEL VOCAB] random Mamba-2 checkpoint (BF16, transformers' names), mamba2-130m's
+ *                                                 shape by default (d_state 128, headdim 64, ngroups 1)
+ *   model_bench flops2 N_LAYER D_MODEL VOCAB      its forward FLOPs per token (as m2_flops in model/mamba2.c)
  * Weights: in/x/dt/out_proj ~ U(-a, a) with a = 1/sqrt(fan_in), A_log = log(1..16),
  * D = 1, dt bias = inverse softplus of dt in [1e-3, 1e-1], norms 1, embedding ~ U(-0.1, 0.1). */
 #include <cblas.h>
@@ -47,9 +50,12 @@ static uint16_t bf16(float f)
     return (uint16_t)(u >> 16);
 }
 
-static int gen(const char *dir, int nl, int d, int vocab)
+/* Mamba-2 (mamba2 = 1): mamba2-130m's layer shape (d_state 128, headdim 64,
+ * ngroups 1, expand 2), transformers' names and config. */
+static int gen(const char *dir, int nl, int d, int vocab, int mamba2)
 {
-    int di = 2 * d, n = 16, r = (d + 15) / 16, k = 4;
+    int di = 2 * d, n = mamba2 ? 128 : 16, r = (d + 15) / 16, k = 4;
+    int nh = di / 64, cd = di + 2 * n, dip = di + cd + nh;
     int cap = 2 + nl * 10, nt = 0;
     tensor *t = calloc((size_t)cap, sizeof *t);
 #define ADD(nm, nd, s0, s1, s2, kd, aa)                                                                                \
@@ -62,6 +68,18 @@ static int gen(const char *dir, int nl, int d, int vocab)
     ADD("backbone.embeddings.weight", 2, vocab, d, 0, 0, 0.1f);
     for (int i = 0; i < nl; i++) {
 #define L(s) (snprintf(nm, sizeof nm, "backbone.layers.%d.%s", i, s), nm)
+        if (mamba2) {
+            ADD(L("norm.weight"), 1, d, 0, 0, 2, 0);
+            ADD(L("mixer.in_proj.weight"), 2, dip, d, 0, 0, 1.0f / sqrtf((float)d));
+            ADD(L("mixer.conv1d.weight"), 3, cd, 1, k, 0, 0.5f);
+            ADD(L("mixer.conv1d.bias"), 1, cd, 0, 0, 0, 0.1f);
+            ADD(L("mixer.dt_bias"), 1, nh, 0, 0, 3, 0);
+            ADD(L("mixer.A_log"), 1, nh, 0, 0, 1, 0);
+            ADD(L("mixer.D"), 1, nh, 0, 0, 2, 0);
+            ADD(L("mixer.norm.weight"), 1, di, 0, 0, 2, 0);
+            ADD(L("mixer.out_proj.weight"), 2, d, di, 0, 0, 1.0f / sqrtf((float)di));
+            continue;
+        }
         ADD(L("norm.weight"), 1, d, 0, 0, 2, 0);
         ADD(L("mixer.in_proj.weight"), 2, 2 * di, d, 0, 0, 1.0f / sqrtf((float)d));
         ADD(L("mixer.conv1d.weight"), 3, di, 1, k, 0, 0.5f);
@@ -111,7 +129,7 @@ static int gen(const char *dir, int nl, int d, int vocab)
                 long e = j + q;
                 switch (t[i].kind) {
                 case 0: v = t[i].a * frand(); break;
-                case 1: v = logf((float)(e % n + 1)); break;
+                case 1: v = logf((float)(e % 16 + 1)); break; /* A in 1..16 */
                 case 2: v = 1.0f; break;
                 case 3: { /* inverse softplus of dt log-uniform in [1e-3, 1e-1] */
                     float dt = expf(logf(1e-3f) + (0.5f + 0.5f * frand()) * (logf(1e-1f) - logf(1e-3f)));
@@ -129,12 +147,21 @@ static int gen(const char *dir, int nl, int d, int vocab)
     fclose(f);
     snprintf(path, sizeof path, "%s/config.json", dir);
     f = fopen(path, "w");
-    fprintf(f,
-            "{\"architectures\":[\"MambaForCausalLM\"],\"model_type\":\"mamba\",\"hidden_size\":%d,"
-            "\"num_hidden_layers\":%d,\"vocab_size\":%d,\"state_size\":%d,\"conv_kernel\":%d,\"expand\":2,"
-            "\"time_step_rank\":%d,\"layer_norm_epsilon\":1e-05,\"use_bias\":false,\"use_conv_bias\":true,"
-            "\"pad_vocab_size_multiple\":8,\"tie_word_embeddings\":true}\n",
-            d, nl, vocab, n, k, r);
+    if (mamba2)
+        fprintf(f,
+                "{\"architectures\":[\"Mamba2ForCausalLM\"],\"model_type\":\"mamba2\",\"hidden_size\":%d,"
+                "\"num_hidden_layers\":%d,\"vocab_size\":%d,\"state_size\":%d,\"conv_kernel\":%d,\"expand\":2,"
+                "\"num_heads\":%d,\"head_dim\":64,\"n_groups\":1,\"chunk_size\":256,\"layer_norm_epsilon\":1e-05,"
+                "\"use_bias\":false,\"use_conv_bias\":true,\"time_step_limit\":[0.0,Infinity],"
+                "\"pad_vocab_size_multiple\":8,\"tie_word_embeddings\":true}\n",
+                d, nl, vocab, n, k, nh);
+    else
+        fprintf(f,
+                "{\"architectures\":[\"MambaForCausalLM\"],\"model_type\":\"mamba\",\"hidden_size\":%d,"
+                "\"num_hidden_layers\":%d,\"vocab_size\":%d,\"state_size\":%d,\"conv_kernel\":%d,\"expand\":2,"
+                "\"time_step_rank\":%d,\"layer_norm_epsilon\":1e-05,\"use_bias\":false,\"use_conv_bias\":true,"
+                "\"pad_vocab_size_multiple\":8,\"tie_word_embeddings\":true}\n",
+                d, nl, vocab, n, k, r);
     fclose(f);
     free(buf);
     free(h);
@@ -191,9 +218,9 @@ static int sgemm(int threads)
 
 int main(int argc, char **argv)
 {
-    if (argc >= 3 && !strcmp(argv[1], "gen"))
+    if (argc >= 3 && (!strcmp(argv[1], "gen") || !strcmp(argv[1], "gen2")))
         return gen(argv[2], argc > 3 ? atoi(argv[3]) : 24, argc > 4 ? atoi(argv[4]) : 768,
-                   argc > 5 ? atoi(argv[5]) : 50280);
+                   argc > 5 ? atoi(argv[5]) : 50280, !strcmp(argv[1], "gen2"));
     if (argc == 6 && !strcmp(argv[1], "docs")) {
         int n = atoi(argv[2]), len = atoi(argv[3]), v = atoi(argv[4]);
         rng ^= (uint64_t)atoll(argv[5]) * 0x2545F4914F6CDD1Dull;
@@ -212,6 +239,13 @@ int main(int argc, char **argv)
         double mm = 2.0 * (2 * di * d + (r + 2 * n) * di + di * r + d * di);
         double v8 = ceil(v / 8) * 8;
         printf("%.0f\n", nl * (mm + 2.0 * 4 * di + 6.0 * di * n + 4.0 * di) + 2.0 * d * v8);
+        return 0;
+    }
+    if (argc == 5 && !strcmp(argv[1], "flops2")) { /* as m2_flops in model/mamba2.c */
+        double nl = atof(argv[2]), d = atof(argv[3]), v = atof(argv[4]), ds = 2 * d, n = 128, nh = ds / 64;
+        double cd = ds + 2 * n, dip = ds + cd + nh;
+        double mm = 2.0 * (dip * d + d * ds), v8 = ceil(v / 8) * 8;
+        printf("%.0f\n", nl * (mm + 2.0 * 4 * cd + 6.0 * ds * n + 4.0 * ds) + 2.0 * d * v8);
         return 0;
     }
     fprintf(stderr, "usage: see the comment at the top of bench/model_bench.c\n");

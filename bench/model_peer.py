@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Peer for bench/model.sh: Hugging Face transformers' MambaForCausalLM (PyTorch,
-CPU: its pure-PyTorch slow_forward) scoring the same documents as `sluice score`.
+"""Peer for bench/model.sh and bench/model_mamba2.sh: Hugging Face transformers'
+MambaForCausalLM (PyTorch, CPU: its pure-PyTorch slow_forward) or, with CLASS
+Mamba2ForCausalLM, its Mamba-2 (torch_forward) scoring the same documents as
+`sluice score`.
 
-usage: model_peer.py MODEL_DIR DOCS.jsonl MAX_TOKENS THREADS
+usage: model_peer.py MODEL_DIR DOCS.jsonl MAX_TOKENS THREADS [CLASS]
 Prints one line per document {"id", "tokens", "nll"} and a last line
 {"peer_seconds": wall seconds of the forward passes, "tokens": N}.
 Exits 3 when torch/transformers/safetensors are not importable (the bench then
@@ -13,7 +15,9 @@ import time
 
 try:
     import torch
-    from transformers import MambaForCausalLM
+    import transformers
+
+    CLASS = getattr(transformers, sys.argv[5] if len(sys.argv) > 5 else "MambaForCausalLM")
 except Exception:  # noqa: BLE001 - any import problem means "no peer here"
     sys.exit(3)
 
@@ -21,7 +25,7 @@ except Exception:  # noqa: BLE001 - any import problem means "no peer here"
 def main():
     model_dir, docs, max_tokens, threads = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     torch.set_num_threads(threads)
-    model = MambaForCausalLM.from_pretrained(model_dir, torch_dtype=torch.float32).eval()
+    model = CLASS.from_pretrained(model_dir, torch_dtype=torch.float32).eval()
     total_t, total_n = 0.0, 0
     for line in open(docs):
         d = json.loads(line)
