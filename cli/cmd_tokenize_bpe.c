@@ -15,7 +15,8 @@ static const char help[] = "Reads documents (JSON Lines objects or plain text, s
                            "text, the tokenizer's vocab size and special ids, fingerprint sha256 of the\n"
                            "tokenizer file(s), and per document its id, other fields as metadata, the\n"
                            "UTF-8 byte count of its text and its token ids. The ids are exactly those of\n"
-                           "Hugging Face tokenizers' encode(text, add_special_tokens=False).\n\n"
+                           "Hugging Face tokenizers' encode(text, add_special_tokens=False); for tiktoken\n"
+                           "and tekken files those of tiktoken's encode_ordinary.\n\n"
                            "options:\n"
                            "  -t, --tokenizer PATH  required: a Hugging Face tokenizer.json (byte-level\n"
                            "                        BPE as GPT-2/GPT-NeoX, or as Llama-3 and Qwen2 with\n"
@@ -23,7 +24,13 @@ static const char help[] = "Reads documents (JSON Lines objects or plain text, s
                            "                        with byte fallback as Llama-2, Mistral-7B v0.1 and\n"
                            "                        Codestral Mamba), a directory holding\n"
                            "                        tokenizer.json or vocab.json + merges.txt (GPT-2), or\n"
-                           "                        such a vocab.json\n"
+                           "                        such a vocab.json; a tiktoken rank file (.tiktoken,\n"
+                           "                        with --pattern) or Mistral's tekken JSON\n"
+                           "      --pattern P       tiktoken rank files: the pattern that splits the text,\n"
+                           "                        gpt2, cl100k, llama3 (= cl100k), qwen2, o200k, tekken,\n"
+                           "                        or a regex (tiktoken's syntax, run by PCRE2). Needed\n"
+                           "                        unless the file is OpenAI's r50k/p50k/cl100k/o200k_base\n"
+                           "      --special NAME=ID[,NAME=ID...]  tiktoken rank files: the special tokens\n"
                            "      --special MODE    special tokens (e.g. <|endoftext|>) written literally in\n"
                            "                        the text: plain (default) encodes them as ordinary text,\n"
                            "                        parse turns them into their id (Hugging Face's default),\n"
@@ -74,12 +81,13 @@ static int64_t special_id(const sl_cli *cli, const sl_tokenizer *t, const char *
 
 static int run(sl_cli *cli, int argc, char **argv)
 {
-    enum { O_SPECIAL = SL_DO_END, O_EOS, O_BOS, O_PRETOK };
+    enum { O_SPECIAL = SL_DO_END, O_EOS, O_BOS, O_PRETOK, O_PATTERN };
     static const struct option opts[] = {{"tokenizer", required_argument, 0, 't'},
                                          {"special", required_argument, 0, O_SPECIAL},
                                          {"append-eos", optional_argument, 0, O_EOS},
                                          {"prepend-bos", optional_argument, 0, O_BOS},
                                          {"pretokenizer", required_argument, 0, O_PRETOK},
+                                         {"pattern", required_argument, 0, O_PATTERN},
                                          SL_DOC_LONG_OPTS,
                                          SL_SKIP_LONG_OPT,
                                          SL_CLI_COMMON_LONG,
@@ -97,7 +105,13 @@ static int run(sl_cli *cli, int argc, char **argv)
             continue;
         switch (c) {
         case 't': tokp = optarg; break;
-        case O_SPECIAL: to.special = (sl_special_mode)sl_cli_choice(cli, "--special", optarg, special_modes); break;
+        case O_SPECIAL:
+            if (strchr(optarg, '=')) /* NAME=ID,...: a rank file's special tokens */
+                to.specials = optarg;
+            else
+                to.special = (sl_special_mode)sl_cli_choice(cli, "--special", optarg, special_modes);
+            break;
+        case O_PATTERN: to.pattern = optarg; break;
         case O_EOS: want_eos = 1, eos_arg = optarg; break;
         case O_BOS: want_bos = 1, bos_arg = optarg; break;
         case O_PRETOK: to.pcre2 = sl_cli_choice(cli, "--pretokenizer", optarg, pretoks) == 0; break;
