@@ -30,7 +30,8 @@ static const char help[] = "Reads documents (JSON Lines objects or plain text, s
                            "                        gpt2, cl100k, llama3 (= cl100k), qwen2, o200k, tekken,\n"
                            "                        or a regex (tiktoken's syntax, run by PCRE2). Needed\n"
                            "                        unless the file is OpenAI's r50k/p50k/cl100k/o200k_base\n"
-                           "      --special NAME=ID[,NAME=ID...]  tiktoken rank files: the special tokens\n"
+                           "      --special NAME=ID[,...]  a tiktoken rank file's special tokens (an\n"
+                           "                        argument with '='; a MODE may be given as well)\n"
                            "      --special MODE    special tokens (e.g. <|endoftext|>) written literally in\n"
                            "                        the text: plain (default) encodes them as ordinary text,\n"
                            "                        parse turns them into their id (Hugging Face's default),\n"
@@ -39,14 +40,16 @@ static const char help[] = "Reads documents (JSON Lines objects or plain text, s
                            "                        text, not a document boundary; boundaries come from\n"
                            "                        --append-eos.\n"
                            "      --pretokenizer P  scan (default): hand-written scanners for the GPT-2,\n"
-                           "                        Llama-3 and Qwen2 patterns with HF's character classes\n"
-                           "                        (Unicode 16.0); pcre2: the pattern through PCRE2 JIT,\n"
-                           "                        which knows Unicode 14.0 only, so characters assigned\n"
-                           "                        later split differently from HF. The scanner is also\n"
+                           "                        Llama-3, Qwen2, o200k and tekken patterns with HF's and\n"
+                           "                        tiktoken's character classes (Unicode 16.0); pcre2:\n"
+                           "                        the pattern through PCRE2 JIT, which knows Unicode\n"
+                           "                        14.0 only, so characters assigned later split\n"
+                           "                        differently from HF and tiktoken. The scanner is also\n"
                            "                        faster\n"
                            "      --append-eos[=ID] end every document with the end-of-text id (default:\n"
                            "                        the tokenizer's <|endoftext|>, Llama-3's\n"
-                           "                        <|end_of_text|>, or </s> of SentencePiece-style ones)\n"
+                           "                        <|end_of_text|>, or </s> of SentencePiece-style and\n"
+                           "                        tekken ones)\n"
                            "      --prepend-bos[=ID] start every document with a begin id (default:\n"
                            "                        Llama-3's <|begin_of_text|> or <s>, else\n"
                            "                        <|endoftext|> as GPT-NeoX/Pythia use it)\n"
@@ -67,7 +70,10 @@ static const char help[] = "Reads documents (JSON Lines objects or plain text, s
                            "decoding gives the NFC form of the input back.\n"
                            "\nexamples:\n"
                            "  sluice tokenize bpe -t neox/tokenizer.json --append-eos docs.jsonl -o d.tok\n"
-                           "  sluice read corpus.tar.zst | sluice tokenize bpe -t gpt2/ | sluice cat\n";
+                           "  sluice read corpus.tar.zst | sluice tokenize bpe -t gpt2/ | sluice cat\n"
+                           "  sluice tokenize bpe -t o200k_base.tiktoken docs.jsonl -o d.tok\n"
+                           "  sluice tokenize bpe -t my.tiktoken --pattern cl100k \\\n"
+                           "      --special '<|endoftext|>=100257' docs.jsonl -o d.tok\n";
 
 static int64_t special_id(const sl_cli *cli, const sl_tokenizer *t, const char *opt, const char *arg)
 {

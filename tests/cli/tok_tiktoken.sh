@@ -131,3 +131,48 @@ d = json.load(open(sys.argv[1]))
 d['config']['default_vocab_size'] = 10**6
 json.dump(d, open(sys.argv[2], 'w'), indent=1)" "$D/tekken-small.json" "$T/tk2.json"
 bad "$T/tk2.json" "tk2.json:[0-9]+: config.default_vocab_size must be an integer in 1256..7000"
+
+# OpenAI's r50k_base.tiktoken, made from GPT-2's vocab.json + merges.txt the
+# way tiktoken's data_gym_to_mergeable_bpe_ranks does: its sha256 is the one
+# tiktoken pins, so no --pattern is needed (gpt2, <|endoftext|>=50256) and
+# the ids are GPT-2's (expected-gpt2.jsonl: HF's, cross-checked with tiktoken)
+B="$DATA/bpe"
+python3 - "$B/gpt2/vocab.json" "$B/gpt2/merges.txt" "$T/r50k_base.tiktoken" <<'PY'
+import base64, json, sys
+enc = json.load(open(sys.argv[1], encoding='utf-8'))
+merges = open(sys.argv[2], encoding='utf-8').read().split("\n")[1:-1]
+order = [b for b in range(256) if chr(b).isprintable() and chr(b) != " "]
+dg = {chr(b): b for b in order}
+n = 0
+for b in range(256):
+    if b not in order:
+        order.append(b)
+        dg[chr(256 + n)] = b
+        n += 1
+ranks = {bytes([b]): i for i, b in enumerate(order)}
+for m in merges:
+    a, b = m.split()
+    ranks[bytes(dg[c] for c in a) + bytes(dg[c] for c in b)] = len(ranks)
+assert all(ranks[bytes(dg[c] for c in k)] == v for k, v in enc.items() if k != "<|endoftext|>")
+with open(sys.argv[3], "wb") as f:
+    for tok, r in sorted(ranks.items(), key=lambda x: x[1]):
+        f.write(base64.b64encode(tok) + b" " + str(r).encode() + b"\n")
+PY
+[ "$(sha256sum "$T/r50k_base.tiktoken" | cut -d' ' -f1)" = 306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930 ] ||
+  fail "the rebuilt r50k_base.tiktoken is not OpenAI's file"
+"$SLUICE" tokenize bpe -t "$T/r50k_base.tiktoken" --special parse "$B/corpus.jsonl" -o "$T/r50k.tok"
+"$SLUICE" cat "$T/r50k.tok" > "$T/r50k.jsonl"
+python3 - "$B/expected-gpt2.jsonl" "$T/r50k.jsonl" <<'PY' || fail "r50k_base ids differ from GPT-2's"
+import json, sys
+want = [json.loads(l)['parse'] for l in open(sys.argv[1], encoding='utf-8')]
+got = [json.loads(l)['ids'] for l in open(sys.argv[2], encoding='utf-8')]
+bad = [i for i, (w, g) in enumerate(zip(want, got)) if w != g]
+assert len(got) == len(want) > 180 and not bad, bad[:10]
+PY
+"$SLUICE" cat --header "$T/r50k.tok" | grep -q '"vocab_size":50257,.*"eos":50256' || fail "r50k header"
+roundtrip_corpus() { "$SLUICE" detokenize -t "$T/r50k_base.tiktoken" "$T/r50k.tok" | python3 -c "
+import json, sys
+want = [json.loads(l)['text'] for l in open(sys.argv[1], encoding='utf-8')]
+got = [json.loads(l)['text'] for l in sys.stdin]
+assert got == want" "$B/corpus.jsonl" || fail "r50k decode"; }
+roundtrip_corpus
