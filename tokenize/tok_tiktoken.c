@@ -178,27 +178,32 @@ static void words_init(sl_bpe *b, size_t n)
     b->words_mask = cap - 1;
 }
 
-/* The merge table: every split of every token into two tokens. */
+/* The merge table: every split of every token into two tokens (found
+ * once, then inserted into a table of the right size). */
 static void build_merges(sl_bpe *b, uint32_t first, uint32_t n_ranks)
 {
-    size_t n = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass)
-            sl_merge_table_init(b, n);
-        for (uint32_t r = 0; r < n_ranks; r++) {
-            uint32_t id = first + r, len = b->tok_len[id];
-            const char *s = b->pool + b->tok_off[id];
-            for (uint32_t k = 1; k < len; k++) {
-                int64_t l = find_bytes(b, s, k), rt = l >= 0 ? find_bytes(b, s + k, len - k) : -1;
-                if (rt < 0)
-                    continue;
-                if (pass)
-                    sl_merge_insert(b, (uint32_t)l, (uint32_t)rt, r, id);
-                else
-                    n++;
+    struct m {
+        uint32_t l, r, rank, id;
+    } *ms = NULL;
+    size_t n = 0, cap = 0;
+    for (uint32_t r = 0; r < n_ranks; r++) {
+        uint32_t id = first + r, len = b->tok_len[id];
+        const char *s = b->pool + b->tok_off[id];
+        for (uint32_t k = 1; k < len; k++) {
+            int64_t l = find_bytes(b, s, k), rt = l >= 0 ? find_bytes(b, s + k, len - k) : -1;
+            if (rt < 0)
+                continue;
+            if (n == cap) {
+                cap = cap ? 2 * cap : 4096;
+                ms = sl_xrealloc(ms, cap * sizeof *ms);
             }
+            ms[n++] = (struct m){(uint32_t)l, (uint32_t)rt, r, id};
         }
     }
+    sl_merge_table_init(b, n);
+    for (size_t i = 0; i < n; i++)
+        sl_merge_insert(b, ms[i].l, ms[i].r, ms[i].rank, ms[i].id);
+    free(ms);
 }
 
 /* "file:LINE" of a byte offset */

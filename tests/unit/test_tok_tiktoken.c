@@ -273,14 +273,15 @@ static void test_decode_vectors(void **st)
 static double now(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); /* CPU time: preemption on a busy machine does not count */
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* 1 MB without spaces: mixed letters (one o200k piece after another with
- * CamelCase, or one huge piece of lower case) and digits. The time of the
- * whole is at most a small multiple of 16 times the time of a 1/16 slice
- * (quadratic work would be 16 times that). */
+ * CamelCase, or one huge piece of lower case) and digits. The CPU time of
+ * the whole (best of 3) is at most a small multiple of 16 times that of a
+ * 1/16 slice, plus slack for the timer (quadratic work would be 16 times
+ * that). */
 static void test_long_text(void **st)
 {
     (void)st;
@@ -299,9 +300,14 @@ static void test_long_text(void **st)
             size_t m = k ? n : n / 16 - (n / 16) % ul;
             sl_ids ids = {0};
             sl_err e = {{0}};
-            double t0 = now();
-            assert_int_equal(sl_tokenizer_encode(t, s, text, m, &ids, &e), 0);
-            tt[k] = now() - t0;
+            tt[k] = 1e9;
+            for (int rep = 0; rep < 3; rep++) {
+                ids.n = 0;
+                double t0 = now();
+                assert_int_equal(sl_tokenizer_encode(t, s, text, m, &ids, &e), 0);
+                if (now() - t0 < tt[k])
+                    tt[k] = now() - t0;
+            }
             got[k] = ids.n;
             sl_buf out = {0};
             assert_int_equal(sl_tokenizer_decode(t, ids.v, ids.n, &out, &e), 0);
@@ -311,7 +317,7 @@ static void test_long_text(void **st)
             sl_ids_free(&ids);
         }
         print_message("unit %zu: %zu ids in %.3f s, 1/16: %zu ids in %.3f s\n", u, got[1], tt[1], got[0], tt[0]);
-        assert_true(tt[1] < 4 * 16 * tt[0] + 0.05);
+        assert_true(tt[1] < 4 * 16 * tt[0] + 0.25);
         free(text);
     }
     sl_tok_state_free(s);
