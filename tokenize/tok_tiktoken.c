@@ -357,7 +357,7 @@ out:
 }
 
 /* Parses "NAME=ID,NAME=ID" (the last '=' of each item splits it). */
-static int parse_specials(const char *spec, special **out, size_t *n, sl_err *err)
+static int parse_specials(const char *spec, const char *name, special **out, size_t *n, sl_err *err)
 {
     *out = NULL;
     *n = 0;
@@ -381,7 +381,8 @@ static int parse_specials(const char *spec, special **out, size_t *n, sl_err *er
         }
         if (!ok || id > 0x7FFFFFFF) {
             free_specials(sp, k);
-            return sl_errf(err, "special tokens: '%.*s' is not NAME=ID (an id below 2^31)", (int)(end - p), p);
+            return sl_errf(err, "%s: special tokens: '%.*s' is not NAME=ID (an id below 2^31)", name, (int)(end - p),
+                           p);
         }
         sp[k].name = sl_xstrndup(p, (size_t)(eq - p));
         sp[k].len = (size_t)(eq - p);
@@ -390,9 +391,9 @@ static int parse_specials(const char *spec, special **out, size_t *n, sl_err *er
             int same_name = sp[j].len == sp[k].len && !memcmp(sp[j].name, sp[k].name, sp[k].len);
             if (same_name || sp[j].id == sp[k].id) {
                 if (same_name)
-                    sl_errf(err, "special tokens: name '%s' is given twice", sp[k].name);
+                    sl_errf(err, "%s: special tokens: name '%s' is given twice", name, sp[k].name);
                 else
-                    sl_errf(err, "special tokens: id %u is given twice ('%s' and '%s')", sp[k].id, sp[j].name,
+                    sl_errf(err, "%s: special tokens: id %u is given twice ('%s' and '%s')", name, sp[k].id, sp[j].name,
                             sp[k].name);
                 free_specials(sp, k + 1);
                 return -1;
@@ -708,17 +709,13 @@ sl_tokenizer *sl_tiktoken_load_mem(const char *data, size_t n, const char *name,
                     name);
             goto fail;
         }
-        if (parse_specials(specials, &t->sp, &t->n_sp, err)) {
-            size_t m = strlen(err->msg);
-            char tmp[sizeof err->msg];
-            snprintf(tmp, sizeof tmp, "%s: %.*s", name, (int)m, err->msg);
-            snprintf(err->msg, sizeof err->msg, "%s", tmp);
+        if (parse_specials(specials, name, &t->sp, &t->n_sp, err))
             goto fail;
-        }
     }
     if (finish_vocab(t, name, err) || add_specials(t, name, err) || set_pattern(t->b, pattern, name, &canon, err))
         goto fail;
-    qsort(t->sp, t->n_sp, sizeof *t->sp, cmp_special); /* the fingerprint's order */
+    if (t->n_sp)
+        qsort(t->sp, t->n_sp, sizeof *t->sp, cmp_special); /* the fingerprint's order */
     fingerprint(data, n, tekken ? NULL : canon, t->sp, t->n_sp, fp);
 
     sl_tokenizer *tk = sl_tokenizer_new(&sl_tok_family_tiktoken, &ops, t);
