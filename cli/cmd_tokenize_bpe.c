@@ -134,6 +134,10 @@ static int run(sl_cli *cli, int argc, char **argv)
     sl_tokenizer *t = sl_tokenizer_load(tokp, &to, &err);
     if (!t)
         return sl_cli_fail(cli, &err);
+    if ((to.pattern || to.specials) && strcmp(sl_tokenizer_family(t), "tiktoken")) {
+        sl_tokenizer_free(t);
+        sl_cli_usage_error(cli, "--pattern and --special NAME=ID are for tiktoken rank files; %s is not one", tokp);
+    }
     if (!strcmp(sl_tokenizer_family(t), "char")) {
         sl_tokenizer_free(t);
         sl_cli_usage_error(cli, "%s is a character vocabulary: use 'sluice tokenize char --vocab %s'", tokp, tokp);

@@ -176,3 +176,8 @@ want = [json.loads(l)['text'] for l in open(sys.argv[1], encoding='utf-8')]
 got = [json.loads(l)['text'] for l in sys.stdin]
 assert got == want" "$B/corpus.jsonl" || fail "r50k decode"; }
 roundtrip_corpus
+
+# the rank-file options are refused for other tokenizers, not ignored
+expect_fail 2 "--pattern and --special NAME=ID are for tiktoken rank files" -- \
+  "$SLUICE" tokenize bpe -t "$B/gpt2" --pattern o200k "$T/one.jsonl" -o "$T/z.tok"
+no_file "$T/z.tok"
