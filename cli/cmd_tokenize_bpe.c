@@ -15,7 +15,8 @@ static const char help[] = "Reads documents (JSON Lines objects or plain text, s
                            "text, the tokenizer's vocab size and special ids, fingerprint sha256 of the\n"
                            "tokenizer file(s), and per document its id, other fields as metadata, the\n"
                            "UTF-8 byte count of its text and its token ids. The ids are exactly those of\n"
-                           "Hugging Face tokenizers' encode(text, add_special_tokens=False).\n\n"
+                           "Hugging Face tokenizers' encode(text, add_special_tokens=False); for tiktoken\n"
+                           "and tekken files those of tiktoken's encode_ordinary.\n\n"
                            "options:\n"
                            "  -t, --tokenizer PATH  required: a Hugging Face tokenizer.json (byte-level\n"
                            "                        BPE as GPT-2/GPT-NeoX, or as Llama-3 and Qwen2 with\n"
@@ -23,7 +24,14 @@ static const char help[] = "Reads documents (JSON Lines objects or plain text, s
                            "                        with byte fallback as Llama-2, Mistral-7B v0.1 and\n"
                            "                        Codestral Mamba), a directory holding\n"
                            "                        tokenizer.json or vocab.json + merges.txt (GPT-2), or\n"
-                           "                        such a vocab.json\n"
+                           "                        such a vocab.json; a tiktoken rank file (.tiktoken,\n"
+                           "                        with --pattern) or Mistral's tekken JSON\n"
+                           "      --pattern P       tiktoken rank files: the pattern that splits the text,\n"
+                           "                        gpt2, cl100k, llama3 (= cl100k), qwen2, o200k, tekken,\n"
+                           "                        or a regex (tiktoken's syntax, run by PCRE2). Needed\n"
+                           "                        unless the file is OpenAI's r50k/p50k/cl100k/o200k_base\n"
+                           "      --special NAME=ID[,...]  a tiktoken rank file's special tokens (an\n"
+                           "                        argument with '='; a MODE may be given as well)\n"
                            "      --special MODE    special tokens (e.g. <|endoftext|>) written literally in\n"
                            "                        the text: plain (default) encodes them as ordinary text,\n"
                            "                        parse turns them into their id (Hugging Face's default),\n"
@@ -32,14 +40,16 @@ static const char help[] = "Reads documents (JSON Lines objects or plain text, s
                            "                        text, not a document boundary; boundaries come from\n"
                            "                        --append-eos.\n"
                            "      --pretokenizer P  scan (default): hand-written scanners for the GPT-2,\n"
-                           "                        Llama-3 and Qwen2 patterns with HF's character classes\n"
-                           "                        (Unicode 16.0); pcre2: the pattern through PCRE2 JIT,\n"
-                           "                        which knows Unicode 14.0 only, so characters assigned\n"
-                           "                        later split differently from HF. The scanner is also\n"
+                           "                        Llama-3, Qwen2, o200k and tekken patterns with HF's and\n"
+                           "                        tiktoken's character classes (Unicode 16.0); pcre2:\n"
+                           "                        the pattern through PCRE2 JIT, which knows Unicode\n"
+                           "                        14.0 only, so characters assigned later split\n"
+                           "                        differently from HF and tiktoken. The scanner is also\n"
                            "                        faster\n"
                            "      --append-eos[=ID] end every document with the end-of-text id (default:\n"
                            "                        the tokenizer's <|endoftext|>, Llama-3's\n"
-                           "                        <|end_of_text|>, or </s> of SentencePiece-style ones)\n"
+                           "                        <|end_of_text|>, or </s> of SentencePiece-style and\n"
+                           "                        tekken ones)\n"
                            "      --prepend-bos[=ID] start every document with a begin id (default:\n"
                            "                        Llama-3's <|begin_of_text|> or <s>, else\n"
                            "                        <|endoftext|> as GPT-NeoX/Pythia use it)\n"
@@ -60,7 +70,10 @@ static const char help[] = "Reads documents (JSON Lines objects or plain text, s
                            "decoding gives the NFC form of the input back.\n"
                            "\nexamples:\n"
                            "  sluice tokenize bpe -t neox/tokenizer.json --append-eos docs.jsonl -o d.tok\n"
-                           "  sluice read corpus.tar.zst | sluice tokenize bpe -t gpt2/ | sluice cat\n";
+                           "  sluice read corpus.tar.zst | sluice tokenize bpe -t gpt2/ | sluice cat\n"
+                           "  sluice tokenize bpe -t o200k_base.tiktoken docs.jsonl -o d.tok\n"
+                           "  sluice tokenize bpe -t my.tiktoken --pattern cl100k \\\n"
+                           "      --special '<|endoftext|>=100257' docs.jsonl -o d.tok\n";
 
 static int64_t special_id(const sl_cli *cli, const sl_tokenizer *t, const char *opt, const char *arg)
 {
@@ -74,12 +87,13 @@ static int64_t special_id(const sl_cli *cli, const sl_tokenizer *t, const char *
 
 static int run(sl_cli *cli, int argc, char **argv)
 {
-    enum { O_SPECIAL = SL_DO_END, O_EOS, O_BOS, O_PRETOK };
+    enum { O_SPECIAL = SL_DO_END, O_EOS, O_BOS, O_PRETOK, O_PATTERN };
     static const struct option opts[] = {{"tokenizer", required_argument, 0, 't'},
                                          {"special", required_argument, 0, O_SPECIAL},
                                          {"append-eos", optional_argument, 0, O_EOS},
                                          {"prepend-bos", optional_argument, 0, O_BOS},
                                          {"pretokenizer", required_argument, 0, O_PRETOK},
+                                         {"pattern", required_argument, 0, O_PATTERN},
                                          SL_DOC_LONG_OPTS,
                                          SL_SKIP_LONG_OPT,
                                          SL_CLI_COMMON_LONG,
@@ -97,7 +111,13 @@ static int run(sl_cli *cli, int argc, char **argv)
             continue;
         switch (c) {
         case 't': tokp = optarg; break;
-        case O_SPECIAL: to.special = (sl_special_mode)sl_cli_choice(cli, "--special", optarg, special_modes); break;
+        case O_SPECIAL:
+            if (strchr(optarg, '=')) /* NAME=ID,...: a rank file's special tokens */
+                to.specials = optarg;
+            else
+                to.special = (sl_special_mode)sl_cli_choice(cli, "--special", optarg, special_modes);
+            break;
+        case O_PATTERN: to.pattern = optarg; break;
         case O_EOS: want_eos = 1, eos_arg = optarg; break;
         case O_BOS: want_bos = 1, bos_arg = optarg; break;
         case O_PRETOK: to.pcre2 = sl_cli_choice(cli, "--pretokenizer", optarg, pretoks) == 0; break;
@@ -114,6 +134,10 @@ static int run(sl_cli *cli, int argc, char **argv)
     sl_tokenizer *t = sl_tokenizer_load(tokp, &to, &err);
     if (!t)
         return sl_cli_fail(cli, &err);
+    if ((to.pattern || to.specials) && strcmp(sl_tokenizer_family(t), "tiktoken")) {
+        sl_tokenizer_free(t);
+        sl_cli_usage_error(cli, "--pattern and --special NAME=ID are for tiktoken rank files; %s is not one", tokp);
+    }
     if (!strcmp(sl_tokenizer_family(t), "char")) {
         sl_tokenizer_free(t);
         sl_cli_usage_error(cli, "%s is a character vocabulary: use 'sluice tokenize char --vocab %s'", tokp, tokp);

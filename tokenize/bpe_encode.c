@@ -66,11 +66,17 @@ static void regex_pieces(const sl_bpe *b, sl_bpe_state *s, const char *p, size_t
             ms = ov[0];
             me = ov[1];
         }
-        if (ms > pos) { /* gap (never expected) */
+        if (ms > pos && !b->drop_gaps) { /* gap (never expected of the known patterns) */
             if (ends_only)
                 sl_ids_push(out, (uint32_t)ms);
             else
                 sl_bpe_piece(b, s, (const uint8_t *)p + pos, ms - pos, out);
+        }
+        if (me <= ms && b->drop_gaps) { /* an empty match: go on after it */
+            uint32_t cp;
+            size_t k = ms < n ? sl_utf8_seq((const uint8_t *)p + ms, n - ms, &cp) : 0;
+            pos = ms + (k ? k : 1);
+            continue;
         }
         if (me <= ms) { /* empty match (never expected): take one character */
             uint32_t cp;

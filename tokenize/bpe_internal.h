@@ -51,6 +51,9 @@ struct sl_bpe {
     pcre2_code *re;
     int jit;
     int scan; /* pre-tokenize with sl_pretok_scan instead of PCRE2 */
+    /* text the pattern does not match is dropped (tiktoken with a pattern
+     * of the user's), not made a piece of its own */
+    int drop_gaps;
 };
 
 #define SL_BPE_CACHE_BITS 14
@@ -85,17 +88,30 @@ void sl_merge_insert(sl_bpe *b, uint32_t left, uint32_t right, uint32_t rank, ui
 void sl_merge_table_init(sl_bpe *b, size_t n);
 
 /* pretok.c */
-enum { SL_PRETOK_GPT2 = 0, SL_PRETOK_LLAMA3 = 1, SL_PRETOK_QWEN2 = 2 };
+enum { SL_PRETOK_GPT2 = 0, SL_PRETOK_LLAMA3 = 1, SL_PRETOK_QWEN2 = 2, SL_PRETOK_O200K = 3, SL_PRETOK_TEKKEN = 4 };
 /* The Split patterns as tokenizer.json files write them: Llama-3's (which
  * is tiktoken cl100k's) and Qwen2's (the same with single digits). */
 extern const char sl_pretok_llama3_pattern[], sl_pretok_qwen2_pattern[];
 int sl_pretok_compile(sl_bpe *b, sl_err *err);
+/* Another pattern (tiktoken's Rust regex syntax, which PCRE2 reads for the
+ * patterns in use): compiled with PCRE2 (UTF, UCP, $ only at the end, JIT);
+ * no scanner. The error names `name` and the offset in the pattern. */
+int sl_pretok_compile_regex(sl_bpe *b, const char *pattern, const char *name, sl_err *err);
 /* The hand-written GPT-2 pre-tokenizer: end of the piece that starts at
  * pos (p valid UTF-8, pos < n). Same split as the PCRE2 pattern. */
 size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos);
 /* The same for the Llama-3 and Qwen2 patterns. */
 size_t sl_pretok_scan_llama3(const uint8_t *p, size_t n, size_t pos);
 size_t sl_pretok_scan_qwen2(const uint8_t *p, size_t n, size_t pos);
+/* pretok_o200k.c: tiktoken's o200k pattern and Mistral's tekken pattern
+ * (as written by tiktoken and tekken files, and for PCRE2), their scanners
+ * and character classes (0 other, 1 Lu/Lt, 2 Ll, 3 Lm/Lo, 4 M, 5 N, 6 space) */
+extern const char sl_pretok_o200k_pattern[], sl_pretok_tekken_pattern[];
+extern const char sl_pretok_o200k_pcre2[], sl_pretok_tekken_pcre2[];
+size_t sl_pretok_scan_o200k(const uint8_t *p, size_t n, size_t pos);
+size_t sl_pretok_scan_tekken(const uint8_t *p, size_t n, size_t pos);
+void sl_pretok_o200k_init(void);
+int sl_pretok_o200k_class(uint32_t cp);
 /* Its character class of a code point: 1 letter, 2 number, 3 space, 4 other. */
 int sl_pretok_class(uint32_t cp);
 

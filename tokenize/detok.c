@@ -99,7 +99,9 @@ int sl_detok_run(const sl_detok_opts *o, const char *input, const char *output, 
         rc = SL_DETOK_NO_TOKENIZER;
         goto done;
     }
-    t = o->tokenizer ? sl_tokenizer_load(o->tokenizer, NULL, err) : sl_tokenizer_from_header(h, inp, err);
+    sl_tokenizer_opts lo = SL_TOKENIZER_OPTS_INIT;
+    lo.header = h; /* a tiktoken rank file's pattern and special tokens */
+    t = o->tokenizer ? sl_tokenizer_load(o->tokenizer, &lo, err) : sl_tokenizer_from_header(h, inp, err);
     if (!t)
         goto done;
     const char *fp = sl_tokenizer_fingerprint(t);

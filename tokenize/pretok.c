@@ -30,7 +30,7 @@ static void init_classes(void);
 
 void sl_bpe_set_scanner(sl_bpe *b, int on)
 {
-    b->scan = on && b->re;
+    b->scan = on && b->re && b->scanner;
 }
 
 int sl_pretok_compile(sl_bpe *b, sl_err *err)
@@ -40,12 +40,18 @@ int sl_pretok_compile(sl_bpe *b, sl_err *err)
         return 0;
     int ec;
     PCRE2_SIZE eo;
-    const char *pat = b->pretok == SL_PRETOK_LLAMA3  ? LLAMA3_PCRE2
-                      : b->pretok == SL_PRETOK_QWEN2 ? QWEN2_PCRE2
-                                                     : PATTERN;
-    b->scanner = b->pretok == SL_PRETOK_LLAMA3  ? sl_pretok_scan_llama3
-                 : b->pretok == SL_PRETOK_QWEN2 ? sl_pretok_scan_qwen2
-                                                : sl_pretok_scan;
+    const char *pat = b->pretok == SL_PRETOK_LLAMA3   ? LLAMA3_PCRE2
+                      : b->pretok == SL_PRETOK_QWEN2  ? QWEN2_PCRE2
+                      : b->pretok == SL_PRETOK_O200K  ? sl_pretok_o200k_pcre2
+                      : b->pretok == SL_PRETOK_TEKKEN ? sl_pretok_tekken_pcre2
+                                                      : PATTERN;
+    b->scanner = b->pretok == SL_PRETOK_LLAMA3   ? sl_pretok_scan_llama3
+                 : b->pretok == SL_PRETOK_QWEN2  ? sl_pretok_scan_qwen2
+                 : b->pretok == SL_PRETOK_O200K  ? sl_pretok_scan_o200k
+                 : b->pretok == SL_PRETOK_TEKKEN ? sl_pretok_scan_tekken
+                                                 : sl_pretok_scan;
+    if (b->pretok == SL_PRETOK_O200K || b->pretok == SL_PRETOK_TEKKEN)
+        sl_pretok_o200k_init();
     b->re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
     if (!b->re) {
         PCRE2_UCHAR msg[256];
@@ -54,6 +60,24 @@ int sl_pretok_compile(sl_bpe *b, sl_err *err)
     }
     b->jit = pcre2_jit_compile(b->re, PCRE2_JIT_COMPLETE) == 0;
     b->scan = 1;
+    return 0;
+}
+
+int sl_pretok_compile_regex(sl_bpe *b, const char *pattern, const char *name, sl_err *err)
+{
+    int ec;
+    PCRE2_SIZE eo;
+    b->scanner = NULL;
+    b->scan = 0;
+    b->use_regex = 1;
+    b->re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_UCP | PCRE2_DOLLAR_ENDONLY, &ec,
+                          &eo, NULL);
+    if (!b->re) {
+        PCRE2_UCHAR msg[256];
+        pcre2_get_error_message(ec, msg, sizeof msg);
+        return sl_errf(err, "%s: pattern at offset %zu: %s", name, (size_t)eo, (char *)msg);
+    }
+    b->jit = pcre2_jit_compile(b->re, PCRE2_JIT_COMPLETE) == 0;
     return 0;
 }
 

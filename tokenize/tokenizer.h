@@ -52,10 +52,15 @@ typedef struct sl_tokenizer_opts {
     const char *family;
     sl_special_mode special; /* literal special tokens in the text */
     int pcre2;               /* pre-tokenize with PCRE2 rather than the hand-written scanners */
+    /* tiktoken rank files (tokenize/tiktoken.h): the pattern (a name or a
+     * regex) and the special tokens "NAME=ID,..."; NULL: from the header */
+    const char *pattern, *specials;
+    /* the stream being decoded, whose header may record them; or NULL */
+    const sl_ts_header *header;
 } sl_tokenizer_opts;
 #define SL_TOKENIZER_OPTS_INIT                                                                                         \
     {                                                                                                                  \
-        NULL, SL_SPECIAL_PLAIN, 0                                                                                      \
+        NULL, SL_SPECIAL_PLAIN, 0, NULL, NULL, NULL                                                                    \
     }
 
 /* Special ids of a tokenizer (sl_tokenizer_special). */
