@@ -55,5 +55,7 @@ sl_tokenizer *sl_tokenizer_new(const sl_tok_family *f, const sl_tok_ops *ops, vo
 extern const sl_tok_family sl_tok_family_char, sl_tok_family_bpe;
 /* SentencePiece-style BPE in a tokenizer.json (tok_spbpe.c): Llama-2, Mistral */
 extern const sl_tok_family sl_tok_family_spbpe;
+/* SentencePiece .model files (tok_spm.c): BPE and Unigram */
+extern const sl_tok_family sl_tok_family_spm;
 
 #endif
