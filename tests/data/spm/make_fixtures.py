@@ -26,7 +26,11 @@ Writes into tests/data/spm/:
   hf-expected-NAME.jsonl: HF encode(text, add_special_tokens=False) ids
   ("ids") and decode(ids) ("decoded"). The script prints how many texts HF's
   ids differ from sentencepiece's on (for information: they are two
-  implementations; sluice follows each file's own reference).
+  implementations; sluice follows each file's own reference); "plain": the
+  ids with encode_special_tokens=True where they differ; hf-decode-NAME.jsonl:
+  300 random id lists and HF's decode;
+- uni-t5.json: uni-unk.json in a T5-like configuration (see variant()).
+`make_fixtures.py hf` redoes only the tokenizer.json fixtures.
 """
 import glob
 import json
@@ -106,13 +110,44 @@ def sp_fixtures(name, ts):
             f.write(json.dumps({"ids": ids, "decoded": sp.decode(ids)}, ensure_ascii=False) + "\n")
 
 
+def variant(d):
+    """uni-unk.json in a T5-like configuration that exercises the other
+    components: WhitespaceSplit then Metaspace (prepend_scheme first, no
+    split), Precompiled + Strip (both sides) + Replace (a string) +
+    Lowercase + NFKC, and normalized / lstrip / rstrip added tokens."""
+    d["normalizer"] = {"type": "Sequence", "normalizers": [
+        d["normalizer"]["normalizers"][0],
+        {"type": "Strip", "strip_left": True, "strip_right": True},
+        {"type": "Replace", "pattern": {"String": "``"}, "content": "\""},
+        {"type": "Lowercase"}, {"type": "NFKC"}]}
+    d["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+        {"type": "WhitespaceSplit"},
+        {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": False}]}
+    d["decoder"] = {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": False}
+    vocab = {p: i for i, (p, _) in enumerate(d["model"]["vocab"])}
+    extra = [("\u2581the", True, False, False), ("my_tab", False, True, True), ("<sep>", False, False, False)]
+    for content, normalized, lstrip, rstrip in extra:
+        if content in vocab:
+            d["added_tokens"] = [a for a in d["added_tokens"] if a["content"] != content]
+            d["added_tokens"].append({"id": vocab[content], "content": content, "single_word": False, "lstrip": lstrip,
+                                      "rstrip": rstrip, "normalized": normalized, "special": False})
+        else:
+            d["model"]["vocab"].append([content, -20.0])
+            d["added_tokens"].append({"id": len(d["model"]["vocab"]) - 1, "content": content, "single_word": False,
+                                      "lstrip": lstrip, "rstrip": rstrip, "normalized": normalized, "special": False})
+    d["added_tokens"].sort(key=lambda a: a["id"])
+    return d
+
+
 def hf_fixtures(name, ts):
     import sentencepiece as spm
     from tokenizers import Tokenizer
     from transformers.convert_slow_tokenizer import SpmConverter
 
+    src = "uni-unk" if name == "uni-t5" else name
+
     class Orig:
-        vocab_file = os.path.join(HERE, name + ".model")
+        vocab_file = os.path.join(HERE, src + ".model")
         add_prefix_space = True
         legacy = True
 
@@ -122,19 +157,40 @@ def hf_fixtures(name, ts):
     tok = Conv(Orig()).converted()
     path = os.path.join(HERE, name + ".json")
     tok.save(path)
+    if name == "uni-t5":
+        d = variant(json.load(open(path, encoding="utf-8")))
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(d, f, ensure_ascii=False)
     tok = Tokenizer.from_file(path)
     sp = spm.SentencePieceProcessor(model_file=Orig.vocab_file)
     differ = 0
     with open(os.path.join(HERE, "hf-expected-" + name + ".jsonl"), "w", encoding="utf-8") as f:
         for t in ts:
             ids = tok.encode(t, add_special_tokens=False).ids
+            tok.encode_special_tokens = True
+            plain = tok.encode(t, add_special_tokens=False).ids
+            tok.encode_special_tokens = False
             differ += ids != sp.encode(t)
+            rec = {"ids": ids, "decoded": tok.decode(ids, skip_special_tokens=False)}
+            if plain != ids:
+                rec["plain"] = plain
+            f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    rng = random.Random(6)
+    n = tok.get_vocab_size()
+    with open(os.path.join(HERE, "hf-decode-" + name + ".jsonl"), "w", encoding="utf-8") as f:
+        for _ in range(300):
+            ids = [rng.randrange(n) if rng.random() < 0.6 else rng.randint(0, 300) for _ in range(rng.randint(0, 12))]
             f.write(json.dumps({"ids": ids, "decoded": tok.decode(ids, skip_special_tokens=False)}, ensure_ascii=False) + "\n")
     print(name + ".json: HF ids differ from sentencepiece on", differ, "of", len(ts), "texts")
 
 
 def main():
     os.makedirs(WORK, exist_ok=True)
+    if sys.argv[1:] == ["hf"]:  # only the tokenizer.json fixtures, from the committed models
+        ts = [json.loads(l)["text"] for l in open(os.path.join(HERE, "texts.jsonl"), encoding="utf-8")]
+        for name in ["uni-bf", "uni-unk", "uni-t5"]:
+            hf_fixtures(name, ts)
+        return
     import mistral_common
 
     data = os.path.join(os.path.dirname(mistral_common.__file__), "data")
@@ -147,7 +203,7 @@ def main():
     names = train(WORK)
     for name in ["mistral-v1", "mistral-v3"] + names:
         sp_fixtures(name, ts)
-    for name in ["uni-bf", "uni-unk"]:
+    for name in ["uni-bf", "uni-unk", "uni-t5"]:
         hf_fixtures(name, ts)
 
 
