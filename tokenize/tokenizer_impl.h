@@ -57,5 +57,9 @@ extern const sl_tok_family sl_tok_family_char, sl_tok_family_bpe;
 extern const sl_tok_family sl_tok_family_spbpe;
 /* tiktoken rank files and Mistral's tekken JSON (tok_tiktoken.c) */
 extern const sl_tok_family sl_tok_family_tiktoken;
+/* SentencePiece .model files (tok_spm.c): BPE and Unigram */
+extern const sl_tok_family sl_tok_family_spm;
+/* Unigram tokenizer.json files (tok_unigram.c): T5 / mT5 / ALBERT style */
+extern const sl_tok_family sl_tok_family_unigram;
 
 #endif

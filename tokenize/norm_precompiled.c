@@ -1,0 +1,274 @@
+/* The precompiled charsmap (norm_precompiled.h), written from the layout
+ * SentencePiece documents for it and Darts' double-array format: a unit is
+ * a uint32 with the label in bits 0..7 (bit 31 set on value units), a leaf
+ * flag in bit 8, and an offset in bits 10..31 scaled by 2^8 when bit 9 is
+ * set. From node position p, a byte c leads to q = p ^ offset(unit[p]) ^ c
+ * when label(unit[q]) == c; a node with the leaf flag keeps its value in
+ * the unit at q ^ offset(unit[q]). */
+#include "tokenize/norm_precompiled.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unicode/ubrk.h>
+#include <unicode/utext.h>
+
+#include "stream/utf8.h"
+
+static uint32_t u_offset(uint32_t u)
+{
+    return (u >> 10) << ((u & (1u << 9)) >> 6);
+}
+static uint32_t u_label(uint32_t u)
+{
+    return u & ((1u << 31) | 0xFF);
+}
+static int u_has_leaf(uint32_t u)
+{
+    return (u >> 8) & 1;
+}
+static uint32_t u_value(uint32_t u)
+{
+    return u & ((1u << 31) - 1);
+}
+
+/* Depth-first check of every node reachable from the root: positions in
+ * range, values inside the string blob. */
+static int check_trie(const sl_charsmap *cm, const char *name, size_t base, sl_err *err)
+{
+    size_t n = cm->n_units;
+    uint8_t *seen = sl_xcalloc(n, 1);
+    size_t *stack = sl_xmalloc(n * sizeof *stack), sp = 0;
+    int rc = 0;
+    size_t root = u_offset(cm->units[0]);
+    if (root >= n) {
+        rc = sl_errf(err, "%s:offset %zu: charsmap trie root points outside the trie", name, base + 4);
+        goto done;
+    }
+    stack[sp++] = root;
+    seen[root] = 1;
+    while (sp) {
+        size_t p = stack[--sp];
+        for (uint32_t c = 1; c < 256; c++) {
+            size_t q = p ^ c;
+            if (q >= n || u_label(cm->units[q]) != c)
+                continue;
+            size_t r = q ^ u_offset(cm->units[q]);
+            if (r >= n) {
+                rc = sl_errf(err, "%s:offset %zu: charsmap trie unit %zu points outside the trie", name,
+                             base + 4 + 4 * q, q);
+                goto done;
+            }
+            if (u_has_leaf(cm->units[q]) && u_value(cm->units[r]) >= cm->norm_len) {
+                rc = sl_errf(err, "%s:offset %zu: charsmap value %u is outside the %zu bytes of replacement strings",
+                             name, base + 4 + 4 * r, u_value(cm->units[r]), cm->norm_len);
+                goto done;
+            }
+            if (!seen[r]) {
+                seen[r] = 1;
+                stack[sp++] = r;
+            }
+        }
+    }
+done:
+    free(seen);
+    free(stack);
+    return rc;
+}
+
+int sl_charsmap_parse(sl_charsmap *cm, const uint8_t *blob, size_t n, const char *name, size_t base, sl_err *err)
+{
+    memset(cm, 0, sizeof *cm);
+    if (n <= 4)
+        return sl_errf(err, "%s:offset %zu: precompiled charsmap of %zu bytes is too short", name, base, n);
+    uint32_t trie = (uint32_t)blob[0] | (uint32_t)blob[1] << 8 | (uint32_t)blob[2] << 16 | (uint32_t)blob[3] << 24;
+    if (trie >= n - 4 + 1 || trie < 4 || trie % 4)
+        return sl_errf(err,
+                       "%s:offset %zu: charsmap trie size %u does not fit the %zu-byte charsmap (or is not a "
+                       "multiple of 4)",
+                       name, base, trie, n);
+    cm->n_units = trie / 4;
+    cm->units = sl_xmalloc(cm->n_units * sizeof *cm->units);
+    for (size_t i = 0; i < cm->n_units; i++) {
+        const uint8_t *u = blob + 4 + 4 * i;
+        cm->units[i] = (uint32_t)u[0] | (uint32_t)u[1] << 8 | (uint32_t)u[2] << 16 | (uint32_t)u[3] << 24;
+    }
+    cm->norm_len = n - 4 - trie;
+    cm->norm = sl_xmalloc(cm->norm_len + 1);
+    memcpy(cm->norm, blob + 4 + trie, cm->norm_len);
+    cm->norm[cm->norm_len] = 0;
+    if (check_trie(cm, name, base, err)) {
+        sl_charsmap_free(cm);
+        return -1;
+    }
+    return 0;
+}
+
+void sl_charsmap_free(sl_charsmap *cm)
+{
+    free(cm->units);
+    free(cm->norm);
+    memset(cm, 0, sizeof *cm);
+}
+
+size_t sl_charsmap_match(const sl_charsmap *cm, const char *s, size_t n, int longest, const char **rep)
+{
+    const uint32_t *a = cm->units;
+    size_t pos = u_offset(a[0]), best = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = (uint8_t)s[i];
+        pos ^= c;
+        if (pos >= cm->n_units || u_label(a[pos]) != c)
+            break;
+        int leaf = u_has_leaf(a[pos]);
+        pos ^= u_offset(a[pos]);
+        if (pos >= cm->n_units)
+            break;
+        if (leaf) {
+            uint32_t v = u_value(a[pos]);
+            if (v < cm->norm_len) { /* always, after check_trie */
+                best = i + 1;
+                *rep = cm->norm + v;
+                if (!longest)
+                    break;
+            }
+        }
+    }
+    return best;
+}
+
+#define SPACE_SYMBOL "\xE2\x96\x81"
+
+/* SentencePiece's Normalizer::NormalizePrefix: a user-defined symbol as it
+ * is, else the longest charsmap rule, else one character (a byte that does
+ * not start valid UTF-8: U+FFFD for one byte). */
+static size_t norm_prefix(const sl_spm_norm *nz, const char *s, size_t n, const char **rep, size_t *rep_len)
+{
+    if (nz->user && nz->user->first[(uint8_t)s[0]]) {
+        size_t len;
+        if (sl_trie_longest(nz->user, s, n, 0, &len) >= 0) {
+            *rep = s;
+            *rep_len = len;
+            return len;
+        }
+    }
+    if (nz->cm) {
+        size_t len = sl_charsmap_match(nz->cm, s, n, 1, rep);
+        if (len) {
+            *rep_len = strlen(*rep);
+            return len;
+        }
+    }
+    uint32_t cp;
+    size_t k = sl_utf8_seq((const uint8_t *)s, n, &cp);
+    if (!k) {
+        *rep = "\xEF\xBF\xBD";
+        *rep_len = 3;
+        return 1;
+    }
+    *rep = s;
+    *rep_len = k;
+    return k;
+}
+
+static void put_space(const sl_spm_norm *nz, sl_buf *out)
+{
+    if (nz->escape_whitespaces)
+        sl_buf_append(out, SPACE_SYMBOL, 3);
+    else
+        sl_buf_putc(out, ' ');
+}
+
+void sl_spm_normalize(const sl_spm_norm *nz, const char *s, size_t n, sl_buf *out)
+{
+    sl_buf_clear(out);
+    const char *rep;
+    size_t rl;
+    if (nz->remove_extra_whitespaces) { /* leading spaces */
+        while (n) {
+            size_t k = norm_prefix(nz, s, n, &rep, &rl);
+            if (!(rl == 1 && rep[0] == ' '))
+                break;
+            s += k, n -= k;
+        }
+    }
+    if (!n)
+        return;
+    if (!nz->ws_suffix && nz->add_dummy_prefix)
+        put_space(nz, out);
+    int prev_space = nz->remove_extra_whitespaces;
+    while (n) {
+        size_t k = norm_prefix(nz, s, n, &rep, &rl);
+        if (prev_space)
+            while (rl && rep[0] == ' ')
+                rep++, rl--;
+        if (rl) {
+            for (size_t i = 0; i < rl; i++) {
+                if (rep[i] == ' ')
+                    put_space(nz, out);
+                else
+                    sl_buf_putc(out, rep[i]);
+            }
+            prev_space = rep[rl - 1] == ' ';
+        }
+        s += k, n -= k;
+        if (!nz->remove_extra_whitespaces)
+            prev_space = 0;
+    }
+    if (nz->remove_extra_whitespaces) { /* trailing spaces */
+        size_t sl = nz->escape_whitespaces ? 3 : 1;
+        const char *sp = nz->escape_whitespaces ? SPACE_SYMBOL : " ";
+        while (out->len >= sl && !memcmp(out->data + out->len - sl, sp, sl))
+            out->len -= sl;
+        if (out->data)
+            out->data[out->len] = 0;
+    }
+    if (nz->ws_suffix && nz->add_dummy_prefix)
+        put_space(nz, out);
+}
+
+/* HF: each extended grapheme cluster (ICU's character break iterator on
+ * the UTF-8 text) of fewer than 6 bytes is replaced whole when a rule
+ * matches its start (the shortest rule); otherwise each of its characters
+ * is replaced by the rule matching its start, or kept. */
+int sl_precompiled_hf(const sl_charsmap *cm, const char *s, size_t n, sl_buf *out, sl_err *err)
+{
+    if (!n)
+        return 0;
+    UErrorCode e = U_ZERO_ERROR;
+    UText *ut = utext_openUTF8(NULL, s, (int64_t)n, &e);
+    UBreakIterator *bi = ubrk_open(UBRK_CHARACTER, "", NULL, 0, &e);
+    if (U_FAILURE(e)) {
+        if (bi)
+            ubrk_close(bi);
+        if (ut)
+            utext_close(ut);
+        return sl_errf(err, "ICU grapheme break iterator unavailable: %s", u_errorName(e));
+    }
+    ubrk_setUText(bi, ut, &e);
+    int32_t a = ubrk_first(bi);
+    for (int32_t b = ubrk_next(bi); b != UBRK_DONE; a = b, b = ubrk_next(bi)) {
+        const char *g = s + a, *rep;
+        size_t gl = (size_t)(b - a);
+        if (gl < 6) {
+            /* the shortest rule matches the cluster's start, wherever it ends */
+            if (sl_charsmap_match(cm, g, gl, 0, &rep)) {
+                sl_buf_puts(out, rep);
+                continue;
+            }
+        }
+        for (size_t i = 0; i < gl;) {
+            uint32_t cp;
+            size_t k = sl_utf8_seq((const uint8_t *)g + i, gl - i, &cp);
+            if (!k)
+                k = 1;
+            if (sl_charsmap_match(cm, g + i, k, 0, &rep))
+                sl_buf_puts(out, rep);
+            else
+                sl_buf_append(out, g + i, k);
+            i += k;
+        }
+    }
+    ubrk_close(bi);
+    utext_close(ut);
+    return 0;
+}

@@ -1,0 +1,380 @@
+/* The SentencePiece family behind tokenizer.h: `.model` files (the
+ * ModelProto of sp_proto.h), BPE and Unigram, read directly, with ids equal
+ * to the `sentencepiece` library's encode(text) and text equal to its
+ * decode(ids).
+ *
+ * Encoding, as SentencePieceProcessor::Encode does:
+ *   1. the normalizer spec (norm_precompiled.h: the precompiled charsmap,
+ *      leading/trailing/repeated whitespace removed, a dummy U+2581 prefix,
+ *      spaces as U+2581; user-defined pieces are left as they are);
+ *   2. the model on the whole normalized text: Unigram Viterbi with the
+ *      piece scores (unigram.h, float arithmetic, user-defined pieces
+ *      favoured) or BPE by piece score (spm_bpe.h);
+ *   3. an unknown piece becomes the <0xXX> pieces of its bytes with
+ *      byte_fallback, else consecutive unknown pieces are one unk id.
+ * Control pieces (<s>, </s>) written in the text are never matched: they
+ * are text (sentencepiece's encode never parses them), so --special does
+ * not apply. Decoding follows SentencePieceProcessor::Decode: control
+ * pieces vanish, unk is unk_surface (" \u2047 "), runs of byte pieces are
+ * decoded as UTF-8 with U+FFFD per invalid byte, U+2581 becomes a space and
+ * the first one of the text is dropped. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stream/io.h"
+#include "tokenize/norm_precompiled.h"
+#include "tokenize/sha256.h"
+#include "tokenize/sp_proto.h"
+#include "tokenize/spm_bpe.h"
+#include "tokenize/tokenizer_impl.h"
+#include "tokenize/unigram.h"
+
+typedef struct spm {
+    char *name;
+    sl_spm_proto m;
+    sl_spm_vocab *vocab;
+    sl_charsmap cm;
+    int has_cm;
+    sl_trie user;
+    int has_user;
+    sl_spm_norm norm;
+    sl_unigram *uni;
+    int32_t byte_id[256];
+    int16_t *byte_val; /* per id: the byte of a BYTE piece, else -1 */
+} spm;
+
+typedef struct spm_state {
+    const spm *s;
+    sl_buf norm;
+    sl_uni_scratch pieces;
+    sl_spm_bpe_scratch bs;
+} spm_state;
+
+static void free_spm(spm *s)
+{
+    if (!s)
+        return;
+    free(s->name);
+    sl_spm_vocab_free(s->vocab);
+    sl_spm_proto_free(&s->m);
+    sl_charsmap_free(&s->cm);
+    sl_trie_free(&s->user);
+    sl_unigram_free(s->uni);
+    free(s->byte_val);
+    free(s);
+}
+
+/* "<0xXX>" -> XX, or -1 (SentencePiece's PieceToByte: upper-case hex). */
+static int piece_byte(const char *p, size_t n)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    if (n != 6 || memcmp(p, "<0x", 3) || p[5] != '>')
+        return -1;
+    const char *a = memchr(hex, p[3], 16), *b = memchr(hex, p[4], 16);
+    if (!a || !b || !p[3] || !p[4])
+        return -1;
+    return (int)((a - hex) * 16 + (b - hex));
+}
+
+static spm *load_model(const uint8_t *data, size_t len, const char *name, sl_err *err)
+{
+    spm *s = sl_xcalloc(1, sizeof *s);
+    s->name = sl_xstrdup(name);
+    if (sl_spm_proto_parse(data, len, name, &s->m, err))
+        goto fail;
+    sl_spm_proto *m = &s->m;
+    if (m->model_type != SL_SPM_UNIGRAM && m->model_type != SL_SPM_BPE) {
+        sl_errf(err, "%s: trainer_spec.model_type %d (%s) is not supported (only UNIGRAM and BPE)", name, m->model_type,
+                m->model_type == SL_SPM_WORD   ? "WORD"
+                : m->model_type == SL_SPM_CHAR ? "CHAR"
+                                               : "unknown");
+        goto fail;
+    }
+    if (m->n_pieces > INT32_MAX) {
+        sl_errf(err, "%s: too many pieces", name);
+        goto fail;
+    }
+    if (m->denorm.charsmap) {
+        sl_errf(err, "%s: denormalizer_spec with a charsmap is not supported", name);
+        goto fail;
+    }
+    if (!(s->vocab = sl_spm_vocab_new(m, name, err)))
+        goto fail;
+    int64_t unk = -1;
+    for (size_t i = 0; i < 256; i++)
+        s->byte_id[i] = -1;
+    s->byte_val = sl_xmalloc(m->n_pieces * sizeof *s->byte_val);
+    for (size_t i = 0; i < m->n_pieces; i++) {
+        const sl_spm_piece *p = &m->pieces[i];
+        s->byte_val[i] = -1;
+        if (p->type == SL_SPM_UNKNOWN) {
+            if (unk >= 0) {
+                sl_errf(err, "%s: piece %zu: a second unknown piece (the first is %lld)", name, i, (long long)unk);
+                goto fail;
+            }
+            unk = (int64_t)i;
+        } else if (p->type == SL_SPM_BYTE) {
+            int b = piece_byte(p->s, p->len);
+            if (!m->byte_fallback) {
+                sl_errf(err, "%s: piece %zu is a byte piece although trainer_spec.byte_fallback is false", name, i);
+                goto fail;
+            }
+            if (b < 0) {
+                char q[SL_QUOTE_MAX];
+                sl_errf(err, "%s: piece %zu: byte piece '%s' is not <0xXX>", name, i,
+                        sl_err_quote(p->s, p->len, q, sizeof q));
+                goto fail;
+            }
+            s->byte_id[b] = (int32_t)i;
+            s->byte_val[i] = (int16_t)b;
+        } else if (p->type == SL_SPM_USER_DEFINED) {
+            sl_trie_add(&s->user, p->s, p->len, (int32_t)i);
+            s->has_user = 1;
+        }
+    }
+    if (unk < 0) {
+        sl_errf(err, "%s: the model has no unknown piece (type UNKNOWN)", name);
+        goto fail;
+    }
+    for (int b = 0; m->byte_fallback && b < 256; b++)
+        if (s->byte_id[b] < 0) {
+            sl_errf(err, "%s: byte_fallback is set but there is no byte piece <0x%02X>", name, b);
+            goto fail;
+        }
+    if (m->unk_id != unk)
+        m->unk_id = (int32_t)unk; /* SentencePiece uses the UNKNOWN piece */
+    if (m->norm.charsmap) {
+        if (sl_charsmap_parse(&s->cm, m->norm.charsmap, m->norm.charsmap_len, name, m->norm.charsmap_off, err))
+            goto fail;
+        s->has_cm = 1;
+    }
+    s->norm =
+        (sl_spm_norm){s->has_cm ? &s->cm : NULL,        s->has_user ? &s->user : NULL, m->norm.add_dummy_prefix,
+                      m->norm.remove_extra_whitespaces, m->norm.escape_whitespaces,    m->treat_whitespace_as_suffix};
+    if (m->model_type == SL_SPM_UNIGRAM) {
+        s->uni = sl_unigram_new((uint32_t)m->n_pieces, 0);
+        float lo = 3.402823466e38f, hi = 1.175494351e-38f; /* FLT_MAX, FLT_MIN as SentencePiece starts them */
+        for (size_t i = 0; i < m->n_pieces; i++) {
+            const sl_spm_piece *p = &m->pieces[i];
+            if (p->type == SL_SPM_NORMAL) {
+                lo = p->score < lo ? p->score : lo;
+                hi = p->score > hi ? p->score : hi;
+            }
+            int kind = p->type == SL_SPM_NORMAL         ? SL_UNI_NORMAL
+                       : p->type == SL_SPM_USER_DEFINED ? SL_UNI_USER
+                       : p->type == SL_SPM_UNUSED       ? SL_UNI_UNUSED
+                                                        : 0;
+            if (kind)
+                sl_unigram_add(s->uni, (uint32_t)i, p->s, p->len, p->score, kind);
+        }
+        sl_unigram_set(s->uni, unk, lo, hi);
+    }
+    return s;
+fail:
+    free_spm(s);
+    return NULL;
+}
+
+/* --- encoding ------------------------------------------------------------ */
+static int spm_encode(const sl_tokenizer *t, void *state, const char *text, size_t n, sl_ids *out, sl_err *err)
+{
+    const spm *s = t->impl;
+    spm_state *st = state;
+    (void)err;
+    sl_spm_normalize(&s->norm, text, n, &st->norm);
+    const char *p = st->norm.data ? st->norm.data : "";
+    size_t pn = st->norm.len;
+    sl_uni_scratch *pc = &st->pieces;
+    if (s->uni)
+        sl_unigram_encode(s->uni, pc, p, pn);
+    else
+        sl_spm_bpe_encode(&s->m, s->vocab, s->has_user ? &s->user : NULL, &st->bs, p, pn, s->m.unk_id, pc);
+    int prev_unk = 0;
+    for (size_t i = 0; i < pc->n; i++) {
+        const sl_uni_piece *x = &pc->pieces[i];
+        int unk = x->id == s->m.unk_id;
+        if (unk && s->m.byte_fallback) {
+            for (uint32_t j = x->start; j < x->end; j++)
+                sl_ids_push(out, (uint32_t)s->byte_id[(uint8_t)p[j]]);
+        } else if (!(unk && prev_unk)) {
+            sl_ids_push(out, (uint32_t)x->id);
+        }
+        prev_unk = unk;
+    }
+    return 0;
+}
+
+/* --- decoding ------------------------------------------------------------ */
+/* SentencePiece's DecodeUTF8 validity: the length of a valid character at
+ * s[0..n), or 0; a genuine U+FFFD counts as valid. */
+static size_t sp_char(const uint8_t *s, size_t n)
+{
+    uint32_t c;
+    if (s[0] < 0x80)
+        return 1;
+    if (n >= 2 && (s[0] & 0xE0) == 0xC0) {
+        c = (uint32_t)(s[0] & 0x1F) << 6 | (s[1] & 0x3F);
+        return (s[1] & 0xC0) == 0x80 && c >= 0x80 ? 2 : 0;
+    }
+    if (n >= 3 && (s[0] & 0xF0) == 0xE0) {
+        c = (uint32_t)(s[0] & 0x0F) << 12 | (uint32_t)(s[1] & 0x3F) << 6 | (s[2] & 0x3F);
+        return (s[1] & 0xC0) == 0x80 && (s[2] & 0xC0) == 0x80 && c >= 0x800 && (c < 0xD800 || c >= 0xE000) ? 3 : 0;
+    }
+    if (n >= 4 && (s[0] & 0xF8) == 0xF0) {
+        c = (uint32_t)(s[0] & 0x07) << 18 | (uint32_t)(s[1] & 0x3F) << 12 | (uint32_t)(s[2] & 0x3F) << 6 |
+            (s[3] & 0x3F);
+        return (s[1] & 0xC0) == 0x80 && (s[2] & 0xC0) == 0x80 && (s[3] & 0xC0) == 0x80 && c >= 0x10000 && c <= 0x10FFFF
+                   ? 4
+                   : 0;
+    }
+    return 0;
+}
+
+static void flush_bytes(sl_buf *bytes, sl_buf *out)
+{
+    const uint8_t *b = (const uint8_t *)bytes->data;
+    for (size_t i = 0; i < bytes->len;) {
+        size_t k = sp_char(b + i, bytes->len - i);
+        if (k)
+            sl_buf_append(out, bytes->data + i, k), i += k;
+        else
+            sl_buf_append(out, "\xEF\xBF\xBD", 3), i++;
+    }
+    sl_buf_clear(bytes);
+}
+
+static int spm_decode(const sl_tokenizer *t, const uint32_t *ids, size_t n, sl_buf *out, sl_err *err)
+{
+    const spm *s = t->impl;
+    const sl_spm_proto *m = &s->m;
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] >= m->n_pieces)
+            return sl_errf(err, "token %zu: id %u is not in the vocabulary of %s (%zu pieces)", i, ids[i], s->name,
+                           m->n_pieces);
+    sl_buf bytes = {0};
+    size_t start = out->len;
+    int is_bos_ws = 1, bos_ws_seen = 0;
+    for (size_t i = 0; i < n; i++) {
+        const sl_spm_piece *p0 = &m->pieces[ids[i]];
+        int64_t id = sl_spm_piece_id(s->vocab, p0->s, p0->len, m->unk_id); /* Decode goes id -> piece -> id */
+        const sl_spm_piece *p = &m->pieces[id];
+        if (p->type == SL_SPM_BYTE) {
+            sl_buf_putc(&bytes, (char)s->byte_val[id]);
+            continue;
+        }
+        flush_bytes(&bytes, out);
+        if (bos_ws_seen || out->len > start)
+            is_bos_ws = 0;
+        bos_ws_seen = 0;
+        if (p->type == SL_SPM_CONTROL)
+            continue;
+        if (p->type == SL_SPM_UNKNOWN) {
+            sl_buf_puts(out, m->unk_surface ? m->unk_surface : " \xE2\x81\x87 ");
+            continue;
+        }
+        const char *q = p->s;
+        size_t ql = p->len;
+        if (is_bos_ws && (m->norm.add_dummy_prefix || m->norm.remove_extra_whitespaces)) {
+            if (ql >= 3 && !memcmp(q, "\xE2\x96\x81", 3)) {
+                q += 3, ql -= 3;
+                bos_ws_seen = 1;
+            }
+            if (m->norm.remove_extra_whitespaces)
+                bos_ws_seen = 0;
+        }
+        for (size_t k = 0; k < ql;) {
+            if (ql - k >= 3 && !memcmp(q + k, "\xE2\x96\x81", 3)) {
+                sl_buf_putc(out, ' ');
+                k += 3;
+            } else {
+                sl_buf_putc(out, q[k++]);
+            }
+        }
+    }
+    flush_bytes(&bytes, out);
+    sl_buf_free(&bytes);
+    return 0;
+}
+
+/* --- the family ---------------------------------------------------------- */
+static void spm_free(void *impl)
+{
+    free_spm(impl);
+}
+
+static void *spm_state_new(const void *impl)
+{
+    spm_state *st = sl_xcalloc(1, sizeof *st);
+    st->s = impl;
+    return st;
+}
+
+static void spm_state_free(void *state)
+{
+    spm_state *st = state;
+    if (!st)
+        return;
+    sl_buf_free(&st->norm);
+    sl_uni_scratch_free(&st->pieces);
+    sl_spm_bpe_scratch_free(&st->bs);
+    free(st);
+}
+
+static int64_t spm_token_id(const sl_tokenizer *t, const char *text)
+{
+    const spm *s = t->impl;
+    return sl_spm_piece_id(s->vocab, text, strlen(text), -1);
+}
+
+static const sl_tok_ops ops = {spm_free, spm_state_new, spm_state_free, spm_encode, spm_decode, spm_token_id};
+
+/* A ModelProto starts with its first piece: field 1 (key 0x0A), a length,
+ * then the SentencePiece message's own field 1 (0x0A). */
+static int spm_probe(const char *path, int is_dir, const unsigned char *head, size_t n)
+{
+    (void)path;
+    if (is_dir || n < 3 || head[0] != 0x0A)
+        return 0;
+    size_t i = 1;
+    while (i < n && i < 6 && (head[i] & 0x80))
+        i++;
+    return i + 1 < n && head[i + 1] == 0x0A;
+}
+
+static sl_tokenizer *spm_load(const char *path, const sl_tokenizer_opts *o, sl_err *err)
+{
+    char *data = NULL;
+    size_t len;
+    if (sl_read_file(path, &data, &len, err))
+        return NULL;
+    spm *s = load_model((const uint8_t *)data, len, path, err);
+    if (!s) {
+        free(data);
+        return NULL;
+    }
+    sl_sha256 h;
+    uint8_t d[32];
+    sl_sha256_init(&h);
+    sl_sha256_update(&h, data, len);
+    sl_sha256_final(&h, d);
+    free(data);
+    sl_tokenizer *t = sl_tokenizer_new(&sl_tok_family_spm, &ops, s);
+    (void)o;
+    t->vocab_size = (uint32_t)s->m.n_pieces;
+    int64_t sp[SL_TOK_N_SPECIAL] = {s->m.eos_id, s->m.bos_id, s->m.pad_id, s->m.unk_id};
+    for (int i = 0; i < SL_TOK_N_SPECIAL; i++)
+        t->special[i] = sp[i] >= 0 && (size_t)sp[i] < s->m.n_pieces ? sp[i] : -1;
+    memcpy(t->fingerprint, "sha256:", 7);
+    for (int i = 0; i < 32; i++) {
+        static const char hex[] = "0123456789abcdef";
+        t->fingerprint[7 + 2 * i] = hex[d[i] >> 4];
+        t->fingerprint[8 + 2 * i] = hex[d[i] & 15];
+    }
+    t->fingerprint[71] = 0;
+    const char *base = strrchr(path, '/');
+    snprintf(t->name, sizeof t->name, "spm:%s", base && base[1] ? base + 1 : path);
+    return t;
+}
+
+const sl_tok_family sl_tok_family_spm = {"spm", spm_probe, spm_load, NULL, NULL};

@@ -1,0 +1,255 @@
+/* Unigram Viterbi (unigram.h), written from SentencePiece's description of
+ * its optimized encoder: the best path ending at each byte position is kept
+ * (score, start, id); from each character start, every vocabulary piece
+ * that is a prefix of the rest extends the best path ending there, and
+ * when no single-character piece matches, the unk piece covers the
+ * character. The vocabulary is a byte trie whose edges live in one
+ * open-addressing table keyed by (node, byte). */
+#include "tokenize/unigram.h"
+
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stream/err.h"
+
+#define UNK_PENALTY 10.0
+
+typedef struct edge {
+    uint32_t key1; /* (node << 8 | byte) + 1; 0 = empty */
+    uint32_t child;
+} edge;
+
+struct sl_unigram {
+    edge *edges;
+    size_t n_edges, mask;
+    int64_t *value; /* per trie node: id or -1 */
+    size_t n_nodes, node_cap;
+    uint32_t n_ids;
+    double *score;
+    uint8_t *kind;
+    int hf;
+    int64_t unk_id;
+    double min_score, max_score;
+};
+
+static inline uint32_t h32(uint32_t k)
+{
+    k ^= k >> 16;
+    k *= 0x7feb352dU;
+    k ^= k >> 15;
+    k *= 0x846ca68bU;
+    k ^= k >> 16;
+    return k;
+}
+
+static inline int64_t child_of(const sl_unigram *u, uint32_t node, uint8_t c)
+{
+    uint32_t key = (node << 8 | c) + 1;
+    for (size_t h = h32(key) & u->mask;; h = (h + 1) & u->mask) {
+        if (u->edges[h].key1 == key)
+            return u->edges[h].child;
+        if (!u->edges[h].key1)
+            return -1;
+    }
+}
+
+static void grow_edges(sl_unigram *u)
+{
+    size_t cap = u->mask ? 2 * (u->mask + 1) : 1024;
+    edge *e = sl_xcalloc(cap, sizeof *e);
+    for (size_t i = 0; u->mask && i <= u->mask; i++) {
+        if (!u->edges[i].key1)
+            continue;
+        size_t h = h32(u->edges[i].key1) & (cap - 1);
+        while (e[h].key1)
+            h = (h + 1) & (cap - 1);
+        e[h] = u->edges[i];
+    }
+    free(u->edges);
+    u->edges = e;
+    u->mask = cap - 1;
+}
+
+static uint32_t new_node(sl_unigram *u)
+{
+    if (u->n_nodes == u->node_cap) {
+        u->node_cap = u->node_cap ? 2 * u->node_cap : 1024;
+        u->value = sl_xrealloc(u->value, u->node_cap * sizeof *u->value);
+    }
+    u->value[u->n_nodes] = -1;
+    return (uint32_t)u->n_nodes++;
+}
+
+sl_unigram *sl_unigram_new(uint32_t n_ids, int hf)
+{
+    sl_unigram *u = sl_xcalloc(1, sizeof *u);
+    u->n_ids = n_ids;
+    u->score = sl_xcalloc(n_ids ? n_ids : 1, sizeof *u->score);
+    u->kind = sl_xcalloc(n_ids ? n_ids : 1, 1);
+    u->hf = hf;
+    u->unk_id = -1;
+    grow_edges(u);
+    new_node(u);
+    return u;
+}
+
+void sl_unigram_add(sl_unigram *u, uint32_t id, const char *s, size_t len, double score, int kind)
+{
+    u->score[id] = score;
+    u->kind[id] = (uint8_t)kind;
+    uint32_t node = 0;
+    for (size_t i = 0; i < len; i++) {
+        int64_t c = child_of(u, node, (uint8_t)s[i]);
+        if (c < 0) {
+            if (2 * (u->n_edges + 1) > u->mask + 1)
+                grow_edges(u);
+            uint32_t nn = new_node(u);
+            uint32_t key = (node << 8 | (uint8_t)s[i]) + 1;
+            size_t h = h32(key) & u->mask;
+            while (u->edges[h].key1)
+                h = (h + 1) & u->mask;
+            u->edges[h] = (edge){key, nn};
+            u->n_edges++;
+            c = nn;
+        }
+        node = (uint32_t)c;
+    }
+    if (u->value[node] < 0)
+        u->value[node] = id;
+}
+
+void sl_unigram_set(sl_unigram *u, int64_t unk_id, double min_score, double max_score)
+{
+    u->unk_id = unk_id;
+    u->min_score = min_score;
+    u->max_score = max_score;
+}
+
+void sl_unigram_free(sl_unigram *u)
+{
+    if (!u)
+        return;
+    free(u->edges);
+    free(u->value);
+    free(u->score);
+    free(u->kind);
+    free(u);
+}
+
+void sl_uni_scratch_free(sl_uni_scratch *sc)
+{
+    free(sc->best);
+    free(sc->pieces);
+    memset(sc, 0, sizeof *sc);
+}
+
+int64_t sl_unigram_find(const sl_unigram *u, const char *s, size_t n)
+{
+    int64_t best = -1;
+    uint32_t node = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t c = child_of(u, node, (uint8_t)s[i]);
+        if (c < 0)
+            break;
+        node = (uint32_t)c;
+        if (u->value[node] >= 0)
+            best = u->value[node];
+    }
+    return best;
+}
+
+/* SentencePiece's OneCharLen: the length the lead byte announces. */
+static size_t one_char_len(uint8_t c)
+{
+    return "\1\1\1\1\1\1\1\1\1\1\1\1\2\2\3\4"[c >> 4];
+}
+
+typedef struct best_f {
+    float score;
+    int32_t start; /* -1: unset */
+    int64_t id;
+} best_f;
+
+typedef struct best_d {
+    double score;
+    int32_t start;
+    int64_t id;
+} best_d;
+
+/* The lattice in one arithmetic: T is the stored score type. */
+#define VITERBI(T, BEST)                                                                                               \
+    do {                                                                                                               \
+        BEST *best = sc->best;                                                                                         \
+        for (size_t i = 0; i <= n; i++)                                                                                \
+            best[i].score = 0, best[i].start = -1, best[i].id = -1;                                                    \
+        const T unk_score = (T)(u->min_score - UNK_PENALTY); /* float in SentencePiece */                              \
+        for (size_t at = 0; at < n;) {                                                                                 \
+            const T till = best[at].score;                                                                             \
+            size_t ml = one_char_len((uint8_t)s[at]);                                                                  \
+            if (ml > n - at)                                                                                           \
+                ml = n - at;                                                                                           \
+            int single = 0;                                                                                            \
+            uint32_t node = 0;                                                                                         \
+            for (size_t k = at; k < n; k++) {                                                                          \
+                int64_t c = child_of(u, node, (uint8_t)s[k]);                                                          \
+                if (c < 0)                                                                                             \
+                    break;                                                                                             \
+                node = (uint32_t)c;                                                                                    \
+                int64_t id = u->value[node];                                                                           \
+                if (id < 0 || u->kind[id] == SL_UNI_UNUSED)                                                            \
+                    continue;                                                                                          \
+                size_t len = k + 1 - at;                                                                               \
+                double sc_ =                                                                                           \
+                    u->kind[id] == SL_UNI_USER ? (double)((float)len * (float)u->max_score) - 0.1 : u->score[id];      \
+                T cand = (T)sc_ + till; /* float arithmetic in SentencePiece (measured) */                             \
+                BEST *t = &best[k + 1];                                                                                \
+                if (t->start < 0 || cand > t->score) {                                                                 \
+                    t->score = cand;                                                                                   \
+                    t->start = (int32_t)at;                                                                            \
+                    t->id = id;                                                                                        \
+                }                                                                                                      \
+                if (len == ml)                                                                                         \
+                    single = 1;                                                                                        \
+            }                                                                                                          \
+            if (!single) {                                                                                             \
+                T cand = unk_score + till; /* in T: SentencePiece adds two floats here */                              \
+                BEST *t = &best[at + ml];                                                                              \
+                if (t->start < 0 || cand > t->score) {                                                                 \
+                    t->score = cand;                                                                                   \
+                    t->start = (int32_t)at;                                                                            \
+                    t->id = u->unk_id;                                                                                 \
+                }                                                                                                      \
+            }                                                                                                          \
+            at += ml;                                                                                                  \
+        }                                                                                                              \
+        size_t k = 0;                                                                                                  \
+        for (size_t end = n; end > 0; end = (size_t)best[end].start)                                                   \
+            k++;                                                                                                       \
+        if (k > sc->pcap) {                                                                                            \
+            sc->pcap = k + 64;                                                                                         \
+            sc->pieces = sl_xrealloc(sc->pieces, sc->pcap * sizeof *sc->pieces);                                       \
+        }                                                                                                              \
+        sc->n = k;                                                                                                     \
+        for (size_t end = n; end > 0; end = (size_t)best[end].start) {                                                 \
+            k--;                                                                                                       \
+            sc->pieces[k] = (sl_uni_piece){(uint32_t)best[end].start, (uint32_t)end, best[end].id};                    \
+        }                                                                                                              \
+    } while (0)
+
+void sl_unigram_encode(const sl_unigram *u, sl_uni_scratch *sc, const char *s, size_t n)
+{
+    sc->n = 0;
+    if (!n)
+        return;
+    size_t need = (n + 1) * (u->hf ? sizeof(best_d) : sizeof(best_f));
+    if (need > sc->cap) {
+        free(sc->best);
+        sc->cap = need + need / 2;
+        sc->best = sl_xmalloc(sc->cap);
+    }
+    if (u->hf)
+        VITERBI(double, best_d);
+    else
+        VITERBI(float, best_f);
+}

@@ -1,0 +1,53 @@
+/* The Unigram language model of SentencePiece and Hugging Face: the best
+ * segmentation of a normalized string by the sum of piece scores (Viterbi
+ * over the lattice of vocabulary matches), a character no piece starts
+ * with being the unk piece at min_score - 10. Two arithmetic flavours:
+ * SentencePiece keeps path scores in float (candidates compared in double,
+ * user-defined pieces scored length * max_score - 0.1); Hugging Face keeps
+ * them in double. Ties go to the candidate found first (the earliest
+ * start), as in both. Byte fallback and unk fusing are the caller's (they
+ * differ between the two). Internal (not installed). */
+#ifndef SLUICE_TOKENIZE_UNIGRAM_H
+#define SLUICE_TOKENIZE_UNIGRAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* How a piece takes part in the lattice. */
+enum { SL_UNI_NORMAL = 1, SL_UNI_USER, SL_UNI_UNUSED };
+
+typedef struct sl_unigram sl_unigram;
+
+/* A model with room for ids below n_ids; hf selects the arithmetic. */
+sl_unigram *sl_unigram_new(uint32_t n_ids, int hf);
+/* Adds piece s[0..len) as id with its score (kind: SL_UNI_*). A string
+ * added twice keeps the first id. */
+void sl_unigram_add(sl_unigram *u, uint32_t id, const char *s, size_t len, double score, int kind);
+/* Sets the unk id and the scores the lattice needs (min: the unk piece's
+ * score is min - 10; max: SentencePiece's user-defined bonus). */
+void sl_unigram_set(sl_unigram *u, int64_t unk_id, double min_score, double max_score);
+void sl_unigram_free(sl_unigram *u);
+
+/* One piece of a segmentation: bytes [start, end) of the string, its id
+ * (the unk id for an unknown character). */
+typedef struct sl_uni_piece {
+    uint32_t start, end;
+    int64_t id;
+} sl_uni_piece;
+
+/* Per-thread scratch (zero-initialised; sl_uni_scratch_free). */
+typedef struct sl_uni_scratch {
+    void *best;
+    size_t cap;
+    sl_uni_piece *pieces;
+    size_t n, pcap;
+} sl_uni_scratch;
+void sl_uni_scratch_free(sl_uni_scratch *sc);
+
+/* The best segmentation of s[0..n): sc->pieces[0..sc->n). */
+void sl_unigram_encode(const sl_unigram *u, sl_uni_scratch *sc, const char *s, size_t n);
+
+/* Longest piece (by bytes) that is a prefix of s[0..n); -1 when none. */
+int64_t sl_unigram_find(const sl_unigram *u, const char *s, size_t n);
+
+#endif
