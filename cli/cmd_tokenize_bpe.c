@@ -70,6 +70,10 @@ static const char help[] = "Reads documents (JSON Lines objects or plain text, s
                            "                        at a time; peak memory is about SIZE + 8 x the longest doc\n"
                            "      --format KIND     auto (default: JSON Lines when a source starts with '{'),\n"
                            "                        jsonl or text: read every source as that kind\n"
+                           "      --part R/N|slurm  tokenize only part R of N of the input files (the part\n"
+                           "                        files in order read as one stream are the output of one\n"
+                           "                        run; 'slurm': R, N from the job array; see\n"
+                           "                        docs/scale-out.md)\n"
                            "      --skip-existing   when the output exists and verifies (trailer, counts,\n"
                            "                        checksum), do nothing, without reading the input\n"
                            "\nText is NFC-normalized when the tokenizer says so (GPT-NeoX-20B does), so\n"
@@ -101,6 +105,7 @@ static int run(sl_cli *cli, int argc, char **argv)
                                          {"pretokenizer", required_argument, 0, O_PRETOK},
                                          {"pattern", required_argument, 0, O_PATTERN},
                                          SL_DOC_LONG_OPTS,
+                                         SL_PART_LONG_OPT,
                                          SL_SKIP_LONG_OPT,
                                          SL_CLI_COMMON_LONG,
                                          {0, 0, 0, 0}};
@@ -133,6 +138,8 @@ static int run(sl_cli *cli, int argc, char **argv)
     if (!tokp)
         sl_cli_usage_error(cli, "--tokenizer PATH is required");
     ro.quiet = cli->quiet;
+    sl_part part;
+    int parted = sl_cli_part(cli, &so, &part);
     if (sl_cli_skip_existing(cli, &so, SL_SKIP_TOKENS))
         return 0;
 
@@ -161,7 +168,16 @@ static int run(sl_cli *cli, int argc, char **argv)
     else if (want_bos)                                    /* else <|endoftext|>, as GPT-NeoX/Pythia use it */
         po.prepend = special_id(cli, t, "--prepend-bos", bos_arg);
     sl_docreader_stats st;
-    int rc = sl_tokenize_text(t, (const char *const *)argv + optind, argc - optind, &ro, &po, cli->output, &st, &err);
+    const char *const *files = (const char *const *)argv + optind;
+    int rc;
+    if (parted) { /* this part's files and ranges of files */
+        size_t np;
+        sl_slice *pc = sl_cli_slices(cli, &part, files, (size_t)(argc - optind), sl_docreader_cut, &ro, &np);
+        rc = sl_tokenize_slices(t, pc, np, &ro, &po, cli->output, &st, &err);
+        sl_slices_free(pc, np);
+    } else {
+        rc = sl_tokenize_text(t, files, argc - optind, &ro, &po, cli->output, &st, &err);
+    }
     sl_tokenizer_free(t);
     if (rc)
         return sl_cli_doc_fail(cli, &err);

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/doc_opts.h"
+#include "cli/scale_opts.h"
 #include "stream/docreader.h"
 #include "tokenize/chartok.h"
 #include "tokenize/docpipe.h"
@@ -37,6 +38,11 @@ static const char help[] = "Reads documents (JSON Lines or plain text, see 'slui
                            "                        at a time; peak memory is about SIZE + 8 x the longest doc\n"
                            "      --format KIND     auto (default: JSON Lines when a source starts with '{'),\n"
                            "                        jsonl or text: read every source as that kind\n"
+                           "      --part R/N|slurm  tokenize only part R of N of the input files (the part\n"
+                           "                        files in order read as one stream are the output of one\n"
+                           "                        run; 'slurm': R, N from the job array; not with\n"
+                           "                        --build-vocab or --save-vocab: build the vocabulary once,\n"
+                           "                        then give it to every part with --vocab)\n"
                            "\nexamples:\n"
                            "  sluice tokenize char --append-eos docs.jsonl -o bytes.tok\n"
                            "  sluice tokenize char --build-vocab --save-vocab v.json docs.jsonl -o c.tok\n";
@@ -51,15 +57,17 @@ static int run(sl_cli *cli, int argc, char **argv)
                                          {"append-eos", no_argument, 0, O_EOS},
                                          {"prepend-bos", no_argument, 0, O_BOS},
                                          SL_DOC_LONG_OPTS,
+                                         SL_PART_LONG_OPT,
                                          SL_CLI_COMMON_LONG,
                                          {0, 0, 0, 0}};
     static const char *const units[] = {"byte", "codepoint", NULL};
     sl_docreader_opts ro = SL_DOCREADER_OPTS_INIT;
     int unit = -1, build = 0, eos = 0, bos = 0;
     const char *vocab_path = NULL, *save = NULL;
+    sl_scale_opts so = {0};
     int c;
     while ((c = getopt_long(argc, argv, SL_DOC_SHORT SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
-        if (sl_cli_doc_option(cli, c, &ro))
+        if (sl_cli_doc_option(cli, c, &ro) || sl_cli_scale_option(&so, c, optarg))
             continue;
         switch (c) {
         case O_UNIT: unit = sl_cli_choice(cli, "--unit", optarg, units); break;
@@ -80,6 +88,16 @@ static int run(sl_cli *cli, int argc, char **argv)
         sl_cli_usage_error(cli, "--build-vocab builds a codepoint vocabulary (not --unit byte)");
     if (unit == 1 && !build && !vocab_path)
         sl_cli_usage_error(cli, "--unit codepoint needs --build-vocab or --vocab FILE");
+    sl_part part;
+    int parted = sl_cli_part(cli, &so, &part);
+    /* a part sees only its share of the input: a vocabulary built from it
+     * would differ from part to part */
+    if (parted && build)
+        sl_cli_usage_error(cli, "--part and --build-vocab exclude each other: build the vocabulary once "
+                                "(--build-vocab --save-vocab FILE, without --part), then give every part --vocab FILE");
+    if (parted && save)
+        sl_cli_usage_error(cli, "--part and --save-vocab exclude each other: every part would write FILE; "
+                                "save the vocabulary once, without --part");
     if (build) {
         if (nfiles == 0)
             sl_cli_usage_error(cli, "--build-vocab reads the input twice: give FILES (not standard input)");
@@ -111,7 +129,16 @@ static int run(sl_cli *cli, int argc, char **argv)
         po.batch_bytes = ro.mem_budget / 8; /* 8 MiB at the default budget */
     po.progress = "tokenize char";
     po.progress_mode = cli->progress;
-    int rc = sl_tokenize_text(t, (const char *const *)files, nfiles, &ro, &po, cli->output, NULL, &err);
+    int rc;
+    if (parted) { /* this part's files and ranges of files */
+        size_t np;
+        sl_slice *pc =
+            sl_cli_slices(cli, &part, (const char *const *)files, (size_t)nfiles, sl_docreader_cut, &ro, &np);
+        rc = sl_tokenize_slices(t, pc, np, &ro, &po, cli->output, NULL, &err);
+        sl_slices_free(pc, np);
+    } else {
+        rc = sl_tokenize_text(t, (const char *const *)files, nfiles, &ro, &po, cli->output, NULL, &err);
+    }
     sl_tokenizer_free(t);
     return rc ? sl_cli_doc_fail(cli, &err) : 0;
 }

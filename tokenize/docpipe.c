@@ -161,8 +161,10 @@ int sl_docpipe_run(const sl_tokenizer *t, sl_docreader *r, sl_ts_writer *w, cons
     return rc;
 }
 
-int sl_tokenize_text(const sl_tokenizer *t, const char *const *inputs, int n_inputs, const sl_docreader_opts *ro,
-                     const sl_docpipe_opts *o, const char *output, sl_docreader_stats *stats, sl_err *err)
+/* The stage on an opened reader (NULL: opening failed, err set), which it
+ * closes. */
+static int tokenize_reader(const sl_tokenizer *t, sl_docreader *r, const sl_docpipe_opts *o, const char *output,
+                           sl_docreader_stats *stats, sl_err *err)
 {
     sl_ts_header h;
     sl_tokenizer_header(t, &h);
@@ -173,7 +175,6 @@ int sl_tokenize_text(const sl_tokenizer *t, const char *const *inputs, int n_inp
     int rc = -1;
     sl_output *out = NULL;
     sl_ts_writer *w = NULL;
-    sl_docreader *r = sl_docreader_open(inputs, n_inputs, ro, err);
     if (r && (out = sl_output_open(output ? output : "-", err)) && (w = sl_ts_writer_open(out, &h, err))) {
         sl_progress *pg = sl_progress_start(o->progress ? o->progress : "tokenize", "docs", o->progress_mode);
         sl_progress_track(pg, sl_docreader_position, r); /* percent and ETA when the inputs are files */
@@ -197,4 +198,16 @@ int sl_tokenize_text(const sl_tokenizer *t, const char *const *inputs, int n_inp
     sl_docreader_close(r);
     sl_ts_header_free(&h);
     return rc;
+}
+
+int sl_tokenize_text(const sl_tokenizer *t, const char *const *inputs, int n_inputs, const sl_docreader_opts *ro,
+                     const sl_docpipe_opts *o, const char *output, sl_docreader_stats *stats, sl_err *err)
+{
+    return tokenize_reader(t, sl_docreader_open(inputs, n_inputs, ro, err), o, output, stats, err);
+}
+
+int sl_tokenize_slices(const sl_tokenizer *t, const sl_slice *pieces, size_t n, const sl_docreader_opts *ro,
+                       const sl_docpipe_opts *o, const char *output, sl_docreader_stats *stats, sl_err *err)
+{
+    return tokenize_reader(t, sl_docreader_open_slices(pieces, n, ro, err), o, output, stats, err);
 }

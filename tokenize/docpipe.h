@@ -45,4 +45,10 @@ int sl_docpipe_run(const sl_tokenizer *t, sl_docreader *r, sl_ts_writer *w, cons
 int sl_tokenize_text(const sl_tokenizer *t, const char *const *inputs, int n_inputs, const sl_docreader_opts *ro,
                      const sl_docpipe_opts *o, const char *output, sl_docreader_stats *stats, sl_err *err);
 
+/* The same on the pieces of files of one part (--part, stream/partition.h;
+ * sl_docreader_cut says which files are cut): the parts' outputs in part
+ * order read as one stream are the output of sl_tokenize_text on the files. */
+int sl_tokenize_slices(const sl_tokenizer *t, const sl_slice *pieces, size_t n, const sl_docreader_opts *ro,
+                       const sl_docpipe_opts *o, const char *output, sl_docreader_stats *stats, sl_err *err);
+
 #endif

@@ -2,7 +2,8 @@
 # of parts 0..N-1 (JSON Lines: their byte concatenation; token streams: a
 # directory of part files read as one stream) equal the output of one run on
 # the test corpora (JSON Lines plain and compressed, plain text by lines,
-# FASTA, FASTQ, .2bit, audio, species samples, pre-tokenized ids); `shard` of
+# FASTA, FASTQ, .2bit, audio, species samples, pre-tokenized ids, text
+# tokenized by tokenize bpe|char from the raw files); `shard` of
 # a part directory equals `shard` of the whole; large plain files are really
 # cut (several parts hold some of one file) and never inside a record.
 . "$SRC/tests/cli/lib.sh"
@@ -78,6 +79,28 @@ for ((r = 0; r < 3; r++)); do
   "$S" read -q --part "$r/3" "$T/a.jsonl" | "$S" tokenize bpe -q -t "$B/neox-tokenizer.json" -o "$T/bpe/t-$r-of-3.tok"
 done
 "$S" cat "$T/bpe" | cmp - <("$S" cat "$T/bpe.whole.tok") || fail "read --part | tokenize bpe"
+
+# tokenize bpe|char read raw files themselves: --part on them directly (the
+# same cuts as read: JSON Lines and --lines text at line starts, compressed
+# and whole-file texts whole), the parts read as one stream == one run, and
+# == the read --part | tokenize pipeline above
+same_tokens "tokenize bpe" tokenize bpe -t "$B/tiny-tokenizer.json" --append-eos "$T/a.jsonl" "$T/noid.jsonl" \
+  "$T/c.jsonl.gz" "$T/empty.jsonl" "$T/d.jsonl.zst" "$T/a.jsonl"
+same_tokens "tokenize bpe --lines" tokenize bpe -t "$B/tiny-tokenizer.json" --lines "$T/lines.txt" "$T/noid.jsonl" \
+  "$SRC/README.md"
+rm -rf "$T/bpe2"; mkdir "$T/bpe2"
+for ((r = 0; r < 3; r++)); do
+  "$S" tokenize bpe -q -t "$B/neox-tokenizer.json" --part "$r/3" "$T/a.jsonl" -o "$T/bpe2/t-$r-of-3.tok"
+done
+"$S" cat "$T/bpe2" | cmp - <("$S" cat "$T/bpe.whole.tok") || fail "tokenize bpe --part (GPT-NeoX)"
+[ "$("$S" cat "$T/bpe2/t-1-of-3.tok" | wc -l)" -gt 0 ] || fail "tokenize bpe --part 1/3: one file not cut"
+same_tokens "tokenize char" tokenize char --prepend-bos "$T/a.jsonl" "$T/c.jsonl.gz" "$T/noid.jsonl"
+"$S" tokenize char -q --build-vocab --append-eos --save-vocab "$T/cv.json" "$T/a.jsonl" "$T/noid.jsonl" -o "$T/cv.tok"
+same_tokens "tokenize char codepoint" tokenize char --vocab "$T/cv.json" --append-eos "$T/a.jsonl" "$T/noid.jsonl"
+"$S" cat "$T/cv.tok" | cmp - "$T/whole.jsonl" || fail "tokenize char --vocab differs from --build-vocab on the same files"
+expect_fail 2 'exclude each other' -- "$S" tokenize char --part 0/2 --build-vocab "$T/a.jsonl"
+expect_fail 2 'exclude each other' -- "$S" tokenize char --part 0/2 --save-vocab "$T/v2.json" "$T/a.jsonl"
+expect_fail 1 'standard input cannot be cut' -- "$S" tokenize bpe -t "$B/tiny-tokenizer.json" --part 0/2 - < "$T/a.jsonl"
 
 # ---- pre-tokenized ids (documents without "id" are named SOURCE:LINE)
 awk 'BEGIN { srand(11); for (i = 0; i < 400; i++) { n = int(rand() * 60);

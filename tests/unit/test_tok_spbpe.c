@@ -332,11 +332,52 @@ static void test_refused(void **state)
     refused("unk-small.json", "\"dropout\": null", "\"dropout\": 0.0", "model.dropout is not supported");
 }
 
+/* The family probe (sp_probe skims the file and parses only model.type,
+ * pre_tokenizer and decoder): whatever the layout, it decides as a parse of
+ * the whole file does (json.h: the last of duplicate keys counts, escapes
+ * are decoded), also in keys and values. */
+static int loads_as_spbpe(const char *from, const char *to)
+{
+    char tmp[64];
+    variant("unk-small.json", from, to, tmp);
+    sl_err e = {{0}};
+    sl_tokenizer *t = sl_tokenizer_load(tmp, NULL, &e);
+    unlink(tmp);
+    int is = t && !strcmp(sl_tokenizer_family(t), "spbpe");
+    sl_tokenizer_free(t);
+    return is;
+}
+
+static void test_probe(void **state)
+{
+    (void)state;
+    /* this family's: decoys below the top level, strings with escaped quotes
+     * and brackets, scalars of every kind, a duplicate decoder before the
+     * real one, a duplicate model type before the real one, an escaped type
+     * value, an escaped key */
+    assert_true(loads_as_spbpe("\"version\": \"1.0\"",
+                               "\"version\": \"1.0\", \"x\": {\"pre_tokenizer\": {\"type\": \"ByteLevel\"}, "
+                               "\"s\": \"q\\\\\\\"}]{[\\\\\"}, \"n\": [1, -2.5e3, true, false, null, {}, []]"));
+    assert_true(loads_as_spbpe("\"version\": \"1.0\"", "\"s\": \"x\\\"}\", \"version\": \"1.0\""));
+    assert_true(loads_as_spbpe("\"version\": \"1.0\"", "\"decoder\": {\"type\": \"ByteLevel\"}, \"version\": \"1.0\""));
+    assert_true(loads_as_spbpe("\"model\": {", "\"model\": {\"type\": \"WordPiece\", \"sub\": {\"type\": \"x\"}, "));
+    assert_true(loads_as_spbpe("\"type\": \"BPE\"", "\"type\": \"\\u0042PE\""));
+    assert_true(loads_as_spbpe("\"version\": \"1.0\"", "\"ver\\u0073ion\": \"1.0\""));
+    /* not this family's: a byte-level decoder after the real one, a
+     * byte-level pre-tokenizer under an escaped key, a model type after
+     * the real one, a model that is not an object */
+    assert_false(loads_as_spbpe("\"model\": {", "\"decoder\": {\"type\": \"ByteLevel\"}, \"model\": {"));
+    assert_false(loads_as_spbpe("\"model\": {", "\"pre_tokeni\\u007aer\": {\"type\": \"ByteLevel\"}, \"model\": {"));
+    assert_false(loads_as_spbpe("\"type\": \"BPE\"", "\"type\": \"BPE\", \"type\": \"Unigram\""));
+    assert_false(loads_as_spbpe("\"model\": {", "\"model\": 7, \"m\": {"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mistral_v1),   cmocka_unit_test(test_v3_small),      cmocka_unit_test(test_unk),
         cmocka_unit_test(test_whole_pieces), cmocka_unit_test(test_decode_random), cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_probe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
