@@ -55,54 +55,27 @@ static void on_signal(int sig)
     raise(sig);
 }
 
-/* Two settings that must be in the environment before main, so the default
- * is set by running this program again with them (about 3 ms):
- * - OpenMP's idle workers spin before they sleep unless OMP_WAIT_POLICY says
- *   otherwise, and every stage of a pipeline is its own process with its own
- *   workers: on a small machine the stages steal each other's cores. libgomp
- *   reads its environment when it is loaded, so OMP_WAIT_POLICY=passive
- *   unless the user set OMP_WAIT_POLICY or GOMP_SPINCOUNT.
- * - glibc's malloc asks for transparent huge pages for its large blocks and
- *   its heap (GLIBC_TUNABLES=glibc.malloc.hugetlb=1, glibc 2.35 and later;
- *   older ones ignore it): a stage's batches are tens of MB touched once,
- *   and faulting them in 4 KiB at a time was most of the fixed cost of a
- *   short run, e.g. one part of many (--part; docs/performance.md,
- *   "Partitioned runs"). Added to a GLIBC_TUNABLES of the user's unless it
- *   names glibc.malloc.hugetlb already.
- * SLUICE_NO_REEXEC=1 turns both off. docs/cli.md, "Threads in pipelines". */
-static void default_environment(char **argv)
+/* OpenMP's idle workers spin before they sleep unless OMP_WAIT_POLICY says
+ * otherwise, and every stage of a pipeline is its own process with its own
+ * workers: on a small machine the stages steal each other's cores. libgomp
+ * reads its environment when it is loaded, before main, so the default is set
+ * by running this program again with OMP_WAIT_POLICY=passive (about 3 ms).
+ * A user who sets OMP_WAIT_POLICY or GOMP_SPINCOUNT keeps their choice;
+ * SLUICE_NO_REEXEC=1 turns this off. docs/cli.md, "Threads in pipelines". */
+static void default_passive_waiting(char **argv)
 {
-    if (getenv("SLUICE_NO_REEXEC"))
+    if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT") || getenv("SLUICE_NO_REEXEC"))
         return;
-    int omp = !getenv("OMP_WAIT_POLICY") && !getenv("GOMP_SPINCOUNT");
-    const char *tun = getenv("GLIBC_TUNABLES");
-    int thp = !tun || !strstr(tun, "glibc.malloc.hugetlb");
-    if (!omp && !thp)
+    if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0)
         return;
-    if (omp && setenv("OMP_WAIT_POLICY", "passive", 1) != 0)
-        return;
-    if (thp) {
-        static const char hugetlb[] = "glibc.malloc.hugetlb=1";
-        size_t n = tun && *tun ? strlen(tun) + 1 : 0;
-        char *v = malloc(n + sizeof hugetlb);
-        if (!v)
-            return;
-        if (n)
-            memcpy(v, tun, n - 1), v[n - 1] = ':';
-        memcpy(v + n, hugetlb, sizeof hugetlb);
-        int bad = setenv("GLIBC_TUNABLES", v, 1) != 0;
-        free(v);
-        if (bad)
-            return;
-    }
     execv("/proc/self/exe", argv);
-    /* no /proc: run on with the libraries' defaults */
+    /* no /proc: run on with the library's default */
 }
 
 int main(int argc, char **argv)
 {
     if (argc >= 2 && argv[1][0] != '-' && strcmp(argv[1], "help"))
-        default_environment(argv);
+        default_passive_waiting(argv);
     /* Large buffers come from mmap and go back to the system when freed:
      * glibc's default threshold rises after each free of a large block, and
      * blocks of the size of the largest documents then stay in the heap,
