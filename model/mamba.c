@@ -498,9 +498,16 @@ static sl_model *arch_load(const char *dir, const char *cfgpath, const char *tex
     return sl_model_wrap(&mamba_ops, m, &info, be);
 }
 
-const sl_model_arch sl_model_arch_mamba = {.model_type = "mamba", .load = arch_load};
+static int arch_check(const char *text, size_t len, const char *name, sl_err *err)
+{
+    sl_mamba_config cfg;
+    return sl_mamba_config_parse(text, len, name, &cfg, err);
+}
+
+const sl_model_arch sl_model_arch_mamba = {.model_type = "mamba", .load = arch_load, .check_config = arch_check};
 /* the same loader: the config parser sees model_type and sets cfg.falcon */
-const sl_model_arch sl_model_arch_falcon_mamba = {.model_type = "falcon_mamba", .load = arch_load};
+const sl_model_arch sl_model_arch_falcon_mamba = {
+    .model_type = "falcon_mamba", .load = arch_load, .check_config = arch_check};
 
 const sl_mamba *sl_mamba_of(const sl_model *m)
 {

@@ -669,4 +669,11 @@ static sl_model *arch_load(const char *dir, const char *cfgpath, const char *tex
     return sl_model_wrap(&m2_ops, m, &info, be);
 }
 
-const sl_model_arch sl_model_arch_mamba2 = {.model_type = "mamba2", .load = arch_load};
+static int arch_check(const char *text, size_t len, const char *name, sl_err *err)
+{
+    m2cfg cfg;
+    int tie = 0;
+    return parse_config(text, len, name, &cfg, &tie, err);
+}
+
+const sl_model_arch sl_model_arch_mamba2 = {.model_type = "mamba2", .load = arch_load, .check_config = arch_check};

@@ -85,6 +85,23 @@ static char *model_type(const char *text, size_t len)
     return s;
 }
 
+/* The architecture config.json text names (Mamba-1 when it names none). */
+static const sl_model_arch *arch_of(const char *text, size_t len)
+{
+    char *mt = model_type(text, len);
+    const sl_model_arch *a = archs[0];
+    for (size_t i = 0; mt && i < sizeof archs / sizeof archs[0]; i++)
+        if (!strcmp(archs[i]->model_type, mt))
+            a = archs[i];
+    free(mt);
+    return a;
+}
+
+int sl_model_config_check(const char *text, size_t len, const char *name, sl_err *err)
+{
+    return arch_of(text, len)->check_config(text, len, name, err);
+}
+
 sl_model *sl_model_load(const char *dir, sl_backend *be, sl_err *err)
 {
     char *cfgpath = sl_model_path(dir, "config.json");
@@ -92,13 +109,7 @@ sl_model *sl_model_load(const char *dir, sl_backend *be, sl_err *err)
     size_t len;
     sl_model *m = NULL;
     if (sl_read_file(cfgpath, &text, &len, err) == 0) {
-        char *mt = model_type(text, len);
-        const sl_model_arch *a = archs[0];
-        for (size_t i = 0; mt && i < sizeof archs / sizeof archs[0]; i++)
-            if (!strcmp(archs[i]->model_type, mt))
-                a = archs[i];
-        free(mt);
-        m = a->load(dir, cfgpath, text, len, be, err);
+        m = arch_of(text, len)->load(dir, cfgpath, text, len, be, err);
     }
     free(text);
     free(cfgpath);

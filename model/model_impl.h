@@ -30,7 +30,14 @@ void *sl_model_impl(const sl_model *m, const sl_model_ops *ops);
 typedef struct sl_model_arch {
     const char *model_type;
     sl_model *(*load)(const char *dir, const char *cfgpath, const char *text, size_t len, sl_backend *be, sl_err *err);
+    /* Parses and checks config.json text only (no weights): 0, or -1 with
+     * the message load would give. */
+    int (*check_config)(const char *text, size_t len, const char *name, sl_err *err);
 } sl_model_arch;
+
+/* The config.json check of the architecture that model_type (or mamba_ssm's
+ * ssm_cfg.layer) names, as sl_model_load picks it (for the fuzz target). */
+int sl_model_config_check(const char *text, size_t len, const char *name, sl_err *err);
 
 /* mamba.c: Mamba-1 and Falcon-Mamba */
 extern const sl_model_arch sl_model_arch_mamba;

@@ -1,13 +1,16 @@
-/* libFuzzer target: model config.json parsing (model/mamba_config.c): both
- * schemas (mamba_ssm's MambaConfig, transformers' MambaConfig and
- * FalconMambaConfig), Infinity/NaN values, alias keys that must agree. An
- * accepted config must be internally consistent. Seeds:
- * tests/fuzz/corpus/model_config (the config.json files of tests/data/model). */
+/* libFuzzer target: model config.json parsing: the Mamba-1 parser
+ * (model/mamba_config.c: mamba_ssm's MambaConfig, transformers' MambaConfig
+ * and FalconMambaConfig, Infinity/NaN values, alias keys that must agree),
+ * checked for a usable shape, and every architecture's parser as loading
+ * picks it (sl_model_config_check: Mamba-2's ngroups, headdim, d_ssm,
+ * d_intermediate, time_step_limit, ...). Seeds: tests/fuzz/corpus/model_config
+ * (the config.json files of tests/data/model). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/mamba.h"
+#include "model/model_impl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -24,6 +27,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else if (!err.msg[0]) {
         abort(); /* a refusal always says why */
     }
+    err.msg[0] = 0;
+    if (sl_model_config_check(copy, size, "fuzz", &err) != 0 && !err.msg[0])
+        abort();
     free(copy);
     return 0;
 }
