@@ -240,7 +240,9 @@ static void test_fixture_falcon_bf16(void **st)
     mc_fixture("falcon_bf16", 1);
 }
 
-/* Mamba-2: the scan with per-head dt and A repeated over the head's channels */
+/* Mamba-2: the chunked SSD (or, on a backend without it, the scan with
+ * per-head dt and A repeated over the head's channels); m2g: n_groups > 1
+ * and a dt limit; m2_mlp: gated-MLP blocks */
 static void test_fixture_m2_f32(void **st)
 {
     (void)st;
@@ -250,6 +252,17 @@ static void test_fixture_m2_ssm_bf16(void **st)
 {
     (void)st;
     mc_fixture("m2_ssm_bf16", 1);
+}
+
+static void test_fixture_m2g_f16(void **st)
+{
+    (void)st;
+    mc_fixture("m2g_f16", 0);
+}
+static void test_fixture_m2_mlp_bf16(void **st)
+{
+    (void)st;
+    mc_fixture("m2_mlp_bf16", 1);
 }
 
 static void mc_random(int bf16)
@@ -301,6 +314,7 @@ static int run_model_checks(sl_backend *reference, sl_backend *tested, int quick
         cmocka_unit_test(test_fixture_hf_bf16),    cmocka_unit_test(test_fixture_sharded_f16),
         cmocka_unit_test(test_fixture_falcon_f32), cmocka_unit_test(test_fixture_falcon_bf16),
         cmocka_unit_test(test_fixture_m2_f32),     cmocka_unit_test(test_fixture_m2_ssm_bf16),
+        cmocka_unit_test(test_fixture_m2g_f16),    cmocka_unit_test(test_fixture_m2_mlp_bf16),
         cmocka_unit_test(test_random_f32),         cmocka_unit_test(test_random_bf16),
     };
     return cmocka_run_group_tests_name(tested->name, tests, NULL, NULL);
