@@ -36,14 +36,7 @@
 #include "stream/io.h"
 #include "stream/json.h"
 
-typedef struct m2cfg {
-    int64_t d_model, n_layer, vocab_size, pad_multiple, vocab;
-    int64_t d_state, d_conv, d_ssm, headdim, nheads, ngroups;
-    int64_t d_in_proj, conv_dim, eos;
-    int64_t d_mlp; /* gated-MLP hidden width (d_intermediate rounded up to 128), 0: none */
-    double eps, norm_eps, dt_min, dt_max;
-    int use_bias, conv_bias;
-} m2cfg;
+typedef sl_mamba2_config m2cfg;
 
 typedef struct m2layer {
     sl_weight in_proj, out_proj, fc1, fc2;
@@ -88,7 +81,7 @@ static int get_int(const sl_json *o1, const char *k1, const sl_json *o2, const c
     return 0;
 }
 
-static int parse_config(const char *text, size_t len, const char *name, m2cfg *c, int *tie, sl_err *err)
+int sl_mamba2_config_parse(const char *text, size_t len, const char *name, sl_mamba2_config *c, int *tie, sl_err *err)
 {
     memset(c, 0, sizeof *c);
     sl_err jerr;
@@ -129,7 +122,9 @@ static int parse_config(const char *text, size_t len, const char *name, m2cfg *c
         goto out;
     OPT(r, "n_groups", ssm, "ngroups", ngroups, 1);
     OPT(r, "head_dim", ssm, "headdim", headdim, 64);
-    OPT(ssm, "d_ssm", NULL, NULL, d_ssm, expand * c->d_model);
+    /* (sizes are range-checked below; the default must not overflow before that) */
+    OPT(ssm, "d_ssm", NULL, NULL, d_ssm,
+        expand >= 1 && expand <= 64 && c->d_model >= 1 && c->d_model <= 1 << 16 ? expand * c->d_model : 0);
     OPT(r, "num_heads", NULL, NULL, nheads, c->headdim > 0 ? c->d_ssm / c->headdim : 0);
 #undef REQ
 #undef OPT
@@ -180,35 +175,22 @@ static int parse_config(const char *text, size_t len, const char *name, m2cfg *c
         }
         c->dt_min = lim->kids[0]->num, c->dt_max = lim->kids[1]->num;
     }
-    if (dint < 0)
-        why = "d_intermediate is negative";
-    else if (attn && attn->type == SL_JSON_ARRAY && attn->n)
-        why = "attn_layer_idx: models with attention layers are not supported yet";
-    else if (!rmsnorm || before_gate || !rms)
-        why = "rmsnorm off, norm_before_gate or rms_norm off is not supported";
-    else if (d_hdim)
-        why = "D_has_hdim is not supported yet";
-    else if (c->d_ssm != expand * c->d_model)
-        why = "d_ssm smaller than d_inner (MLP inside in_proj) is not supported yet";
-    else if (c->headdim < 1 || c->nheads < 1 || c->nheads * c->headdim != c->d_ssm)
-        why = "num_heads x head_dim does not equal expand x hidden_size";
-    else if (c->ngroups < 1 || c->nheads % c->ngroups)
-        why = "n_groups/ngroups does not divide the number of heads";
-    /* mamba_ssm's GatedMLP rounds its width up to a multiple of 128 */
-    c->d_mlp = dint > 0 ? (dint + 127) / 128 * 128 : 0;
-    if (why) {
-        sl_errf(err, "%s: Mamba-2: %s", name, why);
-        goto out;
-    }
     struct {
         const char *what;
         int64_t v, lo, hi;
     } lims[] = {
-        {"d_model", c->d_model, 1, 1 << 16},       {"n_layer", c->n_layer, 1, 1024},
-        {"vocab_size", c->vocab_size, 1, 1 << 24}, {"pad_vocab_size_multiple", c->pad_multiple, 1, 1 << 16},
-        {"d_state", c->d_state, 1, 512},           {"d_conv", c->d_conv, 1, 64},
-        {"d_ssm", c->d_ssm, 1, 1 << 18},           {"headdim", c->headdim, 1, 4096},
-        {"d_intermediate", c->d_mlp, 0, 1 << 20},
+        {"d_model", c->d_model, 1, 1 << 16},
+        {"n_layer", c->n_layer, 1, 1024},
+        {"vocab_size", c->vocab_size, 1, 1 << 24},
+        {"pad_vocab_size_multiple", c->pad_multiple, 1, 1 << 16},
+        {"d_state", c->d_state, 1, 512},
+        {"d_conv", c->d_conv, 1, 64},
+        {"expand", expand, 1, 64},
+        {"d_ssm", c->d_ssm, 1, 1 << 18},
+        {"headdim", c->headdim, 1, 4096},
+        {"num_heads", c->nheads, 1, 1 << 18},
+        {"n_groups/ngroups", c->ngroups, 1, 1 << 16},
+        {"d_intermediate", dint, 0, 1 << 20},
     };
     for (size_t i = 0; i < sizeof lims / sizeof lims[0]; i++)
         if (lims[i].v < lims[i].lo || lims[i].v > lims[i].hi) {
@@ -216,6 +198,24 @@ static int parse_config(const char *text, size_t len, const char *name, m2cfg *c
                     (long long)lims[i].lo, (long long)lims[i].hi);
             goto out;
         }
+    if (attn && attn->type == SL_JSON_ARRAY && attn->n)
+        why = "attn_layer_idx: models with attention layers are not supported yet";
+    else if (!rmsnorm || before_gate || !rms)
+        why = "rmsnorm off, norm_before_gate or rms_norm off is not supported";
+    else if (d_hdim)
+        why = "D_has_hdim is not supported yet";
+    else if (c->d_ssm != expand * c->d_model)
+        why = "d_ssm smaller than d_inner (MLP inside in_proj) is not supported yet";
+    else if (c->nheads * c->headdim != c->d_ssm)
+        why = "num_heads x head_dim does not equal expand x hidden_size";
+    else if (c->nheads % c->ngroups)
+        why = "n_groups/ngroups does not divide the number of heads";
+    /* mamba_ssm's GatedMLP rounds its width up to a multiple of 128 */
+    c->d_mlp = dint > 0 ? (dint + 127) / 128 * 128 : 0;
+    if (why) {
+        sl_errf(err, "%s: Mamba-2: %s", name, why);
+        goto out;
+    }
     c->vocab = (c->vocab_size + c->pad_multiple - 1) / c->pad_multiple * c->pad_multiple;
     c->conv_dim = c->d_ssm + 2 * c->ngroups * c->d_state;
     c->d_in_proj = c->d_ssm + c->conv_dim + c->nheads;
@@ -655,7 +655,7 @@ static sl_model *arch_load(const char *dir, const char *cfgpath, const char *tex
 {
     m2cfg cfg;
     int tie = 0;
-    if (parse_config(text, len, cfgpath, &cfg, &tie, err) < 0)
+    if (sl_mamba2_config_parse(text, len, cfgpath, &cfg, &tie, err) < 0)
         return NULL;
     (void)tie; /* the head is tied exactly when lm_head.weight is absent */
     m2model *m = load(dir, &cfg, be, err);

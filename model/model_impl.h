@@ -44,6 +44,17 @@ extern const sl_model_arch sl_model_arch_mamba;
 extern const sl_model_arch sl_model_arch_falcon_mamba;
 /* mamba2.c */
 extern const sl_model_arch sl_model_arch_mamba2;
+/* A Mamba-2 config.json, either schema (see mamba2.c), with what follows
+ * from it; *tie: the config asks for a tied head. 0, or -1 with a message. */
+typedef struct sl_mamba2_config {
+    int64_t d_model, n_layer, vocab_size, pad_multiple, vocab;
+    int64_t d_state, d_conv, d_ssm, headdim, nheads, ngroups;
+    int64_t d_in_proj, conv_dim, eos;
+    int64_t d_mlp; /* gated-MLP hidden width (d_intermediate rounded up to 128), 0: none */
+    double eps, norm_eps, dt_min, dt_max;
+    int use_bias, conv_bias;
+} sl_mamba2_config;
+int sl_mamba2_config_parse(const char *text, size_t len, const char *name, sl_mamba2_config *c, int *tie, sl_err *err);
 
 /* weights.c: a named tensor checked against the shape the config implies
  * (messages: missing tensor, shape, dtype; optional: NULL without a message

@@ -198,7 +198,8 @@ static void test_mamba2_config(void **st)
     m2_expect("m2_ssm_bf16", "\"ngroups\": 1", "\"ngroups\": 1", NULL);
     m2_expect("m2_ssm_bf16", "\"attn_layer_idx\": []", "\"attn_layer_idx\": [1]", "attention layers");
     m2_expect("m2_ssm_bf16", "\"d_intermediate\": 0", "\"d_intermediate\": 64", NULL);
-    m2_expect("m2_ssm_bf16", "\"d_intermediate\": 0", "\"d_intermediate\": -1", "d_intermediate is negative");
+    m2_expect("m2_ssm_bf16", "\"d_intermediate\": 0", "\"d_intermediate\": -1",
+              "d_intermediate = -1 is outside [0, 1048576]");
     m2_expect("m2_ssm_bf16", "\"layer\": \"Mamba2\"", "\"layer\": \"Mamba3\"",
               "ssm_cfg.layer is \"Mamba3\": only Mamba-1");
 }
