@@ -168,6 +168,15 @@ static int run(sl_cli *cli, int argc, char **argv)
     o.n_scores = n_score_files;
     o.cutoffs_from = (const char *const *)sum_files;
     o.n_cutoffs_from = n_sum_files;
+    for (size_t i = 0; i < n_sum_files; i++) /* a summary counted twice would skew the cutoffs */
+        for (size_t j = 0; j < i; j++) {
+            char *a = realpath(sum_files[i], NULL), *b = realpath(sum_files[j], NULL);
+            int same = a && b && !strcmp(a, b);
+            free(a);
+            free(b);
+            if (same)
+                sl_cli_usage_error(cli, "--cutoffs-from: %s is given twice (as %s)", sum_files[i], sum_files[j]);
+        }
     if (n_sum_files && !sl_filter_needs_dist(&o))
         sl_cli_usage_error(cli, "--cutoffs-from gives percentile cutoffs: it needs --keep-pct or --bucket");
     o.progress = cli->progress;

@@ -512,6 +512,9 @@ void sl_filter_report_text(sl_buf *b, const sl_filter_opts *o, const sl_filter_r
     if (r->unscored)
         sl_buf_printf(b, "; %llu unscored (%s)", (unsigned long long)r->unscored,
                       o->keep_unscored ? "kept" : "dropped");
+    if (o->n_cutoffs_from)
+        sl_buf_printf(b, "; percentiles from %zu score summar%s (within relative 2^-%d)", o->n_cutoffs_from,
+                      o->n_cutoffs_from == 1 ? "y" : "ies", SL_SUMMARY_BITS);
     sl_buf_putc(b, '\n');
     if (r->seen.n)
         sl_histogram_text(b, r->counts, r->edges, r->bins, o->field);
@@ -541,6 +544,9 @@ void sl_filter_summary_json(sl_buf *b, const sl_filter_opts *o, const sl_filter_
     } else {
         sl_buf_puts(b, "null");
     }
+    if (o->n_cutoffs_from) /* only then: the summary of a run without it is unchanged */
+        sl_buf_printf(b, ",\"from_summaries\":%zu,\"relative_bound\":%.17g", o->n_cutoffs_from,
+                      ldexp(1, -SL_SUMMARY_BITS));
     sl_buf_puts(b, "},\"percentiles\":{");
     static const int ps[] = {0, 10, 30, 50, 60, 90, 100};
     for (int i = 0; i < 7; i++) {

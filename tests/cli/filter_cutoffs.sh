@@ -127,6 +127,10 @@ TMPDIR=$T/tmp "$S" filter -q --keep-pct 10:90 --cutoffs-from "$T/whole.sum" < "$
 [ -z "$(ls -A "$T/tmp")" ] || fail "stdin was spooled"
 "$S" filter -q --keep-pct 10:90 "$T/scored.tok" -o "$T/d.tok"
 cmp -s "$T/c.tok" "$T/d.tok" || fail "stdin with --cutoffs-from differs"
+# the report says where the percentiles came from
+"$S" filter --keep-pct 10:90 --cutoffs-from "$T/whole.sum" "$T/scored.tok" -o "$T/e.tok" --summary "$T/e.json" 2> "$T/err"
+grep -q '; percentiles from 1 score summary (within relative 2^-10)$' "$T/err" || fail "report line: $(cat "$T/err")"
+grep -q '"from_summaries":1,"relative_bound":0.0009765625}' "$T/e.json" || fail "JSON summary: $(cat "$T/e.json")"
 # unscored documents (ppl null) are counted apart, and kept only when asked
 "$S" filter -q --keep-unscored --keep-pct 0:100 --cutoffs-from "$T/whole.sum" "$T/scored.tok" -o "$T/u.tok"
 [ "$(ids "$T/u.tok" | grep -c '^one$')" = 1 ] || fail "--keep-unscored with --cutoffs-from"
@@ -158,6 +162,8 @@ expect_fail nz "p7/sum: part 3 of 7 is missing" -- "$S" filter --keep-pct 10:90 
 expect_fail nz "no field bpb in the score summary \(it has: long_context, nll, nll_reset, ppl, scored_tokens, src_bytes, tokens\)" -- \
   "$S" filter --field bpb --keep-pct 10:90 --cutoffs-from "$T/whole.sum" "$P" -o "$T/o.tok"
 no_file "$T/o.tok"
+expect_fail 2 "--cutoffs-from: .*p3/sum/sum-00001-of-00003.bin is given twice" -- \
+  "$S" filter --keep-pct 10:90 --cutoffs-from "$T/p3/sum" --cutoffs-from "$T/p3/sum/sum-00001-of-00003.bin" "$P" -o "$T/o.tok"
 expect_fail 2 "cutoffs-from.*needs --keep-pct or --bucket" -- "$S" filter --max 5 --cutoffs-from "$T/whole.sum" "$P" -o "$T/o.tok"
 expect_fail 2 "--summary needs a file of its own" -- "$S" score -m "$M" "$T/docs.tok" -o "$T/x.jsonl" --summary "$T/x.jsonl"
 expect_fail 2 "merge-summaries takes summary files" -- "$S" score --merge-summaries -m "$M" "$T/whole.sum" -o "$T/o.sum"
