@@ -84,7 +84,7 @@ extern "C" {
 #include "shard/mix.h"
 
 /* compute backends, checkpoints, models (the interface, Mamba-1), scoring (with
- * per-position loss curves) and filtering */
+ * per-position loss curves and mergeable score summaries) and filtering */
 #include "kernels/backend.h"
 #include "model/safetensors.h"
 #include "model/tensors.h"
@@ -92,6 +92,7 @@ extern "C" {
 #include "model/mamba.h"
 #include "model/score.h"
 #include "model/curve.h"
+#include "model/summary.h"
 #include "model/score_stage.h"
 #include "model/filter.h"
 

@@ -33,6 +33,16 @@ static const char help[] =
     "                         repeated, and a directory stands for its part files\n"
     "                         (scores-<R>-of-<N>.jsonl, all present): the percentiles are\n"
     "                         those of all of them (docs/scale-out.md)\n"
+    "      --cutoffs-from FILE  take the percentiles of --keep-pct/--bucket from score\n"
+    "                         summaries ('sluice score --summary', e.g. one per array task)\n"
+    "                         instead of the exact distribution: no first pass, no --scores\n"
+    "                         distribution. May be repeated; a directory stands for its part\n"
+    "                         files (NAME-<R>-of-<N>..., all present). The merged summaries\n"
+    "                         are the same in any order; each cutoff is within relative\n"
+    "                         2^-10 of the exact one (of the order statistics it interpolates;\n"
+    "                         equal when they are ties or isolated values), so only documents\n"
+    "                         that close to a cutoff can be decided differently\n"
+    "                         (docs/scale-out.md)\n"
     "      --field NAME       the score to select on (default ppl; e.g. bpb, long_context),\n"
     "                         any numeric metadata field, or the record's own 'tokens'\n"
     "                         (token count) or 'src_bytes' (source bytes; unknown = unscored)\n"
@@ -47,7 +57,8 @@ static const char help[] =
     "\nexamples:\n"
     "  sluice score -m mamba-130m/ --to-stream docs.tok | sluice filter --keep-pct 10:90 -o kept.tok\n"
     "  sluice filter --scores scores.jsonl --bucket head --plot ppl.svg docs.tok -o head.tok\n"
-    "  sluice filter --field tokens --min 512 docs.tok -o long.tok\n";
+    "  sluice filter --field tokens --min 512 docs.tok -o long.tok\n"
+    "  sluice filter --cutoffs-from summaries/ --keep-pct 10:90 scored-3-of-8.tok -o kept-3-of-8.tok\n";
 
 static void parse_pair(const sl_cli *cli, const char *opt, const char *arg, double *a, double *b)
 {
@@ -68,9 +79,10 @@ static int write_file(const char *path, const sl_buf *b, sl_err *err)
     return !o || sl_output_write(o, b->data, b->len, err) < 0 || sl_output_commit(o, err) < 0 ? -1 : 0;
 }
 
-/* One --scores argument: a file, or a directory of part files in part order
- * (an incomplete or mixed directory is an error naming what is wrong). */
-static void add_scores(const sl_cli *cli, const char *arg, char ***files, size_t *n)
+/* One --scores or --cutoffs-from argument: a file, or a directory of part
+ * files in part order (an incomplete or mixed directory is an error naming
+ * what is wrong). */
+static void add_files(const sl_cli *cli, const char *arg, char ***files, size_t *n)
 {
     sl_err err = {{0}};
     char **parts = NULL;
@@ -99,7 +111,8 @@ enum {
     O_UNSC,
     O_SUM,
     O_PLOT,
-    O_BINS
+    O_BINS,
+    O_CUTFROM
 };
 static const struct option lo[] = {{"max", required_argument, 0, O_MAX},
                                    {"min", required_argument, 0, O_MIN},
@@ -114,6 +127,7 @@ static const struct option lo[] = {{"max", required_argument, 0, O_MAX},
                                    {"summary", required_argument, 0, O_SUM},
                                    {"plot", required_argument, 0, O_PLOT},
                                    {"bins", required_argument, 0, O_BINS},
+                                   {"cutoffs-from", required_argument, 0, O_CUTFROM},
                                    SL_CLI_COMMON_LONG,
                                    {0, 0, 0, 0}};
 
@@ -125,6 +139,8 @@ static int run(sl_cli *cli, int argc, char **argv)
     const char *scores = NULL, *summary = NULL, *plot = NULL;
     char **score_files = NULL; /* --scores, repeated; directories replaced by their part files */
     size_t n_score_files = 0;
+    char **sum_files = NULL; /* --cutoffs-from, likewise */
+    size_t n_sum_files = 0;
     int c;
     while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, lo, NULL)) != -1) {
         switch (c) {
@@ -137,18 +153,32 @@ static int run(sl_cli *cli, int argc, char **argv)
         case O_CUTS: parse_pair(cli, "--cutoffs", optarg, &o.cut_head, &o.cut_tail); break;
         case O_SCORES:
             scores = optarg;
-            add_scores(cli, optarg, &score_files, &n_score_files);
+            add_files(cli, optarg, &score_files, &n_score_files);
             break;
         case O_FIELD: o.field = optarg; break;
         case O_UNSC: o.keep_unscored = 1; break;
         case O_SUM: summary = optarg; break;
         case O_PLOT: plot = optarg; break;
         case O_BINS: o.bins = (int)sl_cli_int(cli, "--bins", optarg, 1, 1000); break;
+        case O_CUTFROM: add_files(cli, optarg, &sum_files, &n_sum_files); break;
         default: sl_cli_common(cli, c, argv[optind - 1]);
         }
     }
     o.scores = (const char *const *)score_files;
     o.n_scores = n_score_files;
+    o.cutoffs_from = (const char *const *)sum_files;
+    o.n_cutoffs_from = n_sum_files;
+    for (size_t i = 0; i < n_sum_files; i++) /* a summary counted twice would skew the cutoffs */
+        for (size_t j = 0; j < i; j++) {
+            char *a = realpath(sum_files[i], NULL), *b = realpath(sum_files[j], NULL);
+            int same = a && b && !strcmp(a, b);
+            free(a);
+            free(b);
+            if (same)
+                sl_cli_usage_error(cli, "--cutoffs-from: %s is given twice (as %s)", sum_files[i], sum_files[j]);
+        }
+    if (n_sum_files && !sl_filter_needs_dist(&o))
+        sl_cli_usage_error(cli, "--cutoffs-from gives percentile cutoffs: it needs --keep-pct or --bucket");
     o.progress = cli->progress;
     sl_err err = {{0}};
     if (sl_filter_opts_check(&o, &err) < 0) /* the only value not checked above */
@@ -184,6 +214,9 @@ static int run(sl_cli *cli, int argc, char **argv)
     for (size_t i = 0; i < n_score_files; i++)
         free(score_files[i]);
     free(score_files);
+    for (size_t i = 0; i < n_sum_files; i++)
+        free(sum_files[i]);
+    free(sum_files);
     if (rc || sl_output_commit(out, &err) < 0) {
         if (rc)
             sl_output_abort(out);

@@ -3,12 +3,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/commands.h"
 #include "cli/inputs.h"
 #include "cli/scale_opts.h"
 #include "model/curve.h"
 #include "model/score_stage.h"
+#include "model/summary.h"
 #include "stream/io.h"
 
 static const char help[] =
@@ -52,8 +54,15 @@ static const char help[] =
     "                        GPT-NeoX-tokenized text (<|endoftext|> = 0). Default: none\n"
     "      --chunk N         tokens per forward pass (default 2048)\n"
     "      --batch-tokens N  tokens read ahead and scored together (default 16384)\n"
+    "      --summary FILE    also write a score summary: a small (KBs) mergeable sketch of\n"
+    "                        the distribution of each field 'filter' can select on (nll,\n"
+    "                        ppl, bpb, long_context, nll_reset, scored_tokens, tokens,\n"
+    "                        src_bytes); 'filter --cutoffs-from' merges the parts'\n"
+    "                        summaries into percentile cutoffs within relative 2^-10\n"
+    "                        of the exact ones (docs/scale-out.md)\n"
     "      --skip-existing   do nothing when the output exists and verifies (a token\n"
-    "                        stream with --to-stream, else JSON Lines ending in a newline)\n"
+    "                        stream with --to-stream, else JSON Lines ending in a newline),\n"
+    "                        and so does the --summary file when one is asked for\n"
     "\nposition curves (docs/longctx.md section 3):\n"
     "      --position-curve FILE  write the per-position loss curve as JSON: the NLL of\n"
     "                        the predictions summed by position (tokens of context before\n"
@@ -67,6 +76,9 @@ static const char help[] =
     "                        --prepend); with a long N: how a model extrapolates\n"
     "      --train-length L  mark the training length L on the curve (the table says\n"
     "                        whether the curve turns up beyond it)\n"
+    "      --merge-summaries  no model: the FILEs are score summaries (--summary) of\n"
+    "                        parts: write the summary of all of them to -o (the same bytes\n"
+    "                        in any order or grouping, and as one run over all the parts)\n"
     "      --merge-curves    no model: the FILEs are curve JSON files (of parts, or runs\n"
     "                        with the same --group-by and --max-position): write their sum\n"
     "                        to -o (and --plot)\n"
@@ -83,7 +95,8 @@ static const char help[] =
     "  sluice score -m mamba-130m/ --to-stream docs.tok | sluice filter --keep-pct 10:90 -o kept.tok\n"
     "  sluice score -m mamba-130m/ mixed.tok --group-by source --position-curve curve.json \\\n"
     "    --plot curve.svg -o /dev/null\n"
-    "  sluice score --merge-curves part-*.curve.json -o curve.json\n";
+    "  sluice score --merge-curves part-*.curve.json -o curve.json\n"
+    "  sluice score -m mamba-130m/ --to-stream p-3-of-8.tok --summary s-3-of-8.sum -o scored-3-of-8.tok\n";
 
 /* Library messages name option fields; say them as this command's flags. */
 static void map_message(sl_err *err)
@@ -136,6 +149,51 @@ static int write_curve(const sl_cli *cli, const sl_curve *c, const char *curve_p
     return rc;
 }
 
+/* The score summary to path, atomically. */
+static int write_summary(const char *path, const sl_score_summary *s, sl_err *err)
+{
+    sl_buf b = {0};
+    sl_score_summary_write(&b, s);
+    sl_output *o = sl_output_open(path, err);
+    int rc = !o || sl_output_write(o, b.data, b.len, err) < 0 ? -1 : 0;
+    if (o && rc)
+        sl_output_abort(o);
+    else if (o && sl_output_commit(o, err) < 0)
+        rc = -1;
+    sl_buf_free(&b);
+    return rc;
+}
+
+/* --merge-summaries: the merged summary to -o. */
+static int merge_summaries(sl_cli *cli, char **files, int n)
+{
+    if (n < 1)
+        sl_cli_usage_error(cli, "--merge-summaries needs at least one summary file");
+    sl_err err = {{0}};
+    sl_score_summary *s = sl_score_summary_load((const char *const *)files, (size_t)n, &err);
+    int rc = !s || write_summary(cli->output ? cli->output : "-", s, &err) < 0;
+    sl_score_summary_free(s);
+    return rc ? sl_cli_fail(cli, &err) : 0;
+}
+
+/* --skip-existing with --summary: the stage is skipped only when the summary
+ * also exists and reads back; else it runs (and says why). 1 = may skip. */
+static int summary_verifies(const sl_cli *cli, const sl_scale_opts *so, const char *path)
+{
+    if (!so->skip_existing || !path)
+        return 1;
+    sl_err err = {{0}};
+    sl_score_summary *s = sl_score_summary_load(&path, 1, &err);
+    struct stat st;
+    if (s || !cli->output || stat(cli->output, &st) != 0) { /* no output: nothing to skip, nothing to say */
+        sl_score_summary_free(s);
+        return 1;
+    }
+    fprintf(stderr, "sluice: %s: --skip-existing: the summary does not verify (%s); running the stage\n",
+            cli->cmd->name, err.msg);
+    return 0;
+}
+
 /* --merge-curves: the sum of the curve files to -o. */
 static int merge_curves(sl_cli *cli, char **files, int n, const char *plot)
 {
@@ -179,7 +237,9 @@ enum {
     O_GROUP,
     O_MAXPOS,
     O_TRAIN,
-    O_MERGE
+    O_MERGE,
+    O_SUMMARY,
+    O_MERGE_SUM
 };
 static const struct option lo[] = {{"model", required_argument, 0, 'm'},
                                    {"device", required_argument, 0, O_DEV},
@@ -198,6 +258,8 @@ static const struct option lo[] = {{"model", required_argument, 0, 'm'},
                                    {"max-position", required_argument, 0, O_MAXPOS},
                                    {"train-length", required_argument, 0, O_TRAIN},
                                    {"merge-curves", no_argument, 0, O_MERGE},
+                                   {"summary", required_argument, 0, O_SUMMARY},
+                                   {"merge-summaries", no_argument, 0, O_MERGE_SUM},
                                    SL_CLI_COMMON_LONG,
                                    {0, 0, 0, 0}};
 
@@ -207,9 +269,9 @@ static int run(sl_cli *cli, int argc, char **argv)
     sl_score_opts_default(&o);
     static const char *const devices[] = {"cpu", "cuda", "auto", NULL};
     sl_scale_opts so = {0};
-    const char *curve_path = NULL, *plot = NULL, *group_by = NULL;
+    const char *curve_path = NULL, *plot = NULL, *group_by = NULL, *summary = NULL;
     int64_t train_length = 0;
-    int merge = 0, c;
+    int merge = 0, merge_sum = 0, c;
     while ((c = getopt_long(argc, argv, "m:" SL_CLI_COMMON_SHORT, lo, NULL)) != -1) {
         if (sl_cli_scale_option(&so, c, optarg))
             continue;
@@ -237,11 +299,18 @@ static int run(sl_cli *cli, int argc, char **argv)
         case O_MAXPOS: o.max_position = sl_cli_int(cli, "--max-position", optarg, 2, INT64_MAX / 4); break;
         case O_TRAIN: train_length = sl_cli_int(cli, "--train-length", optarg, 1, INT64_MAX / 4); break;
         case O_MERGE: merge = 1; break;
+        case O_SUMMARY: summary = optarg; break;
+        case O_MERGE_SUM: merge_sum = 1; break;
         default: sl_cli_common(cli, c, argv[optind - 1]);
         }
     }
+    if (merge_sum) {
+        if (merge || o.model_dir || curve_path || plot || group_by || o.max_position || train_length || summary)
+            sl_cli_usage_error(cli, "--merge-summaries takes summary files and -o only");
+        return merge_summaries(cli, argv + optind, argc - optind);
+    }
     if (merge) {
-        if (o.model_dir || curve_path || group_by || o.max_position || train_length)
+        if (o.model_dir || curve_path || group_by || o.max_position || train_length || summary)
             sl_cli_usage_error(cli, "--merge-curves takes curve files, -o and --plot only");
         return merge_curves(cli, argv + optind, argc - optind, plot);
     }
@@ -260,9 +329,14 @@ static int run(sl_cli *cli, int argc, char **argv)
         sl_cli_usage_error(cli, "--to-stream needs a token stream, not a shard directory");
     o.threads = sl_cli_threads(cli);
     o.progress = cli->progress;
-    if (sl_cli_skip_existing(cli, &so, o.to_stream ? SL_SKIP_TOKENS : SL_SKIP_LINES))
+    if (summary && (!strcmp(summary, "-") || (cli->output && !strcmp(summary, cli->output))))
+        sl_cli_usage_error(cli, "--summary needs a file of its own (not standard output, not -o)");
+    if (summary_verifies(cli, &so, summary) &&
+        sl_cli_skip_existing(cli, &so, o.to_stream ? SL_SKIP_TOKENS : SL_SKIP_LINES))
         return 0;
 
+    if (summary)
+        o.summary = sl_score_summary_new();
     if (curve_path || plot) {
         o.curve = sl_curve_new(group_by);
         o.curve->train_length = train_length;
@@ -271,9 +345,12 @@ static int run(sl_cli *cli, int argc, char **argv)
     sl_err err = {{0}};
     sl_output *out = sl_output_open(cli->output, &err);
     int rc = !out || sl_score_run(&o, (const char *const *)argv + optind, (size_t)(argc - optind), out, &err) < 0;
-    if (!rc && o.curve) /* the curve files, then the output: none of them after an error */
+    if (!rc && o.curve) /* the curve files and summary, then the output: none of them after an error */
         rc = write_curve(cli, o.curve, curve_path, plot, &err) < 0;
+    if (!rc && o.summary)
+        rc = write_summary(summary, o.summary, &err) < 0;
     sl_curve_free(o.curve);
+    sl_score_summary_free(o.summary);
     map_message(&err);
     sl_cli_map_fields(&err, fields);
     return sl_cli_finish(cli, out, NULL, rc, &err);

@@ -57,6 +57,8 @@ int sl_filter_opts_check(const sl_filter_opts *o, sl_err *err)
         return sl_errf(err, "bucket: %d is not head (0), middle (1) or tail (2)", o->bucket);
     if (o->bins < 1 || o->bins > 1000)
         return sl_errf(err, "bins: %d is not in 1..1000", o->bins);
+    if (o->n_cutoffs_from && !sl_filter_needs_dist(o))
+        return sl_errf(err, "`cutoffs_from` needs a percentile selection (`pct_lo/pct_hi` or `bucket`)");
     if (o->n_scores && builtin_field(o->field))
         return sl_errf(err, "field %s is the record's own count and does not come from score files", o->field);
     return 0;
@@ -104,6 +106,39 @@ void sl_filter_resolve(const sl_filter_opts *o, sl_filter_dist *d, sl_filter_cut
     }
     c->c_head = sl_percentile(d->v, n, o->cut_head);
     c->c_tail = sl_percentile(d->v, n, o->cut_tail);
+}
+
+int sl_filter_resolve_summary(const sl_filter_opts *o, const sl_score_summary *s, const char *src, sl_filter_cuts *c,
+                              sl_err *err)
+{
+    uint64_t n, uns, missing;
+    if (!sl_score_summary_count(s, o->field, &n, &uns, &missing)) {
+        size_t nf;
+        const char **names = sl_score_summary_fields(s, &nf);
+        char list[512] = "";
+        size_t at = 0;
+        for (size_t i = 0; i < nf && at + 2 < sizeof list; i++)
+            at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "", names[i]);
+        return sl_errf(err, "%s: no field %s in the score summary (it has: %s)", src, o->field, nf ? list : "none");
+    }
+    if (missing)
+        return sl_errf(err,
+                       "%s: %llu of the %llu documents of the score summary have no %s, so its percentiles "
+                       "are not those of the documents",
+                       src, (unsigned long long)missing, (unsigned long long)sl_score_summary_docs(s), o->field);
+    c->lo = o->min;
+    c->hi = o->max;
+    if (!isnan(o->pct_lo) && o->pct_lo > 0) {
+        double p = sl_score_summary_percentile(s, o->field, o->pct_lo);
+        c->lo = isnan(c->lo) ? p : fmax(c->lo, p);
+    }
+    if (!isnan(o->pct_hi) && o->pct_hi < 100) {
+        double p = sl_score_summary_percentile(s, o->field, o->pct_hi);
+        c->hi = isnan(c->hi) ? p : fmin(c->hi, p);
+    }
+    c->c_head = sl_score_summary_percentile(s, o->field, o->cut_head);
+    c->c_tail = sl_score_summary_percentile(s, o->field, o->cut_tail);
+    return 0;
 }
 
 int sl_filter_keep(const sl_filter_opts *o, const sl_filter_cuts *c, double v)
@@ -418,7 +453,15 @@ int sl_filter_run(const sl_filter_opts *o, const char *const *paths, size_t n, s
     int rc = -1;
     if (o->n_scores && !(m = sl_scoremap_load(o->scores, o->n_scores, o->field, err)))
         goto done;
-    if (sl_filter_needs_dist(o) && m) {
+    if (o->n_cutoffs_from) {
+        sl_score_summary *s = sl_score_summary_load(o->cutoffs_from, o->n_cutoffs_from, err);
+        int k = s ? sl_filter_resolve_summary(o, s, o->n_cutoffs_from == 1 ? o->cutoffs_from[0] : "the score summaries",
+                                              &cuts, err)
+                  : -1;
+        sl_score_summary_free(s);
+        if (k < 0)
+            goto done;
+    } else if (sl_filter_needs_dist(o) && m) {
         sl_scoremap_dist(m, &dist);
     } else if (sl_filter_needs_dist(o)) {
         if (dist_pass(o, paths, n, &dist, spool, sizeof spool, &src, &res->missing, err) < 0)
@@ -428,7 +471,8 @@ int sl_filter_run(const sl_filter_opts *o, const char *const *paths, size_t n, s
             n = 1;
         }
     }
-    sl_filter_resolve(o, &dist, &cuts);
+    if (!o->n_cutoffs_from)
+        sl_filter_resolve(o, &dist, &cuts);
 
     if (!(r = sl_ts_reader_open_paths((char *const *)paths, n, err)))
         goto done;
@@ -468,6 +512,9 @@ void sl_filter_report_text(sl_buf *b, const sl_filter_opts *o, const sl_filter_r
     if (r->unscored)
         sl_buf_printf(b, "; %llu unscored (%s)", (unsigned long long)r->unscored,
                       o->keep_unscored ? "kept" : "dropped");
+    if (o->n_cutoffs_from)
+        sl_buf_printf(b, "; percentiles from %zu score summar%s (within relative 2^-%d)", o->n_cutoffs_from,
+                      o->n_cutoffs_from == 1 ? "y" : "ies", SL_SUMMARY_BITS);
     sl_buf_putc(b, '\n');
     if (r->seen.n)
         sl_histogram_text(b, r->counts, r->edges, r->bins, o->field);
@@ -497,6 +544,9 @@ void sl_filter_summary_json(sl_buf *b, const sl_filter_opts *o, const sl_filter_
     } else {
         sl_buf_puts(b, "null");
     }
+    if (o->n_cutoffs_from) /* only then: the summary of a run without it is unchanged */
+        sl_buf_printf(b, ",\"from_summaries\":%zu,\"relative_bound\":%.17g", o->n_cutoffs_from,
+                      ldexp(1, -SL_SUMMARY_BITS));
     sl_buf_puts(b, "},\"percentiles\":{");
     static const int ps[] = {0, 10, 30, 50, 60, 90, 100};
     for (int i = 0; i < 7; i++) {

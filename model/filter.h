@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/summary.h"
 #include "stream/buf.h"
 #include "stream/err.h"
 #include "stream/io.h"
@@ -51,6 +52,12 @@ typedef struct sl_filter_opts {
      * distribution for percentiles comes from these files when given. */
     const char *const *scores;
     size_t n_scores;
+    /* Score summaries (model/summary.h, written by score --summary): when
+     * n_cutoffs_from > 0 the percentiles come from these files, merged,
+     * instead of the exact distribution (within the bound of summary.h);
+     * needs a percentile selection. */
+    const char *const *cutoffs_from;
+    size_t n_cutoffs_from;
     const char *tmpdir; /* where a first pass over standard input spools it; NULL = $TMPDIR, else /tmp */
     int progress;       /* progress on stderr: -1 auto (a terminal), 0 off, 1 on */
 } sl_filter_opts;
@@ -83,6 +90,11 @@ typedef struct sl_filter_cuts {
 /* Combines opts' bounds with the percentiles of d (d's values are sorted in
  * place and its NaNs dropped). */
 void sl_filter_resolve(const sl_filter_opts *o, sl_filter_dist *d, sl_filter_cuts *c);
+/* The same from a score summary (the merged summaries of the parts): -1
+ * with a message naming the field when the summary has no values of it,
+ * or some of its documents lack it (src names the summary). */
+int sl_filter_resolve_summary(const sl_filter_opts *o, const sl_score_summary *s, const char *src, sl_filter_cuts *c,
+                              sl_err *err);
 /* Whether a score passes (v NaN = unscored). */
 int sl_filter_keep(const sl_filter_opts *o, const sl_filter_cuts *c, double v);
 

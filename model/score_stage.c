@@ -132,6 +132,32 @@ static void put_scores(sl_buf *b, const sl_score_item *it, const sl_doc *d, cons
     }
 }
 
+/* A score as `filter` reads it back: JSON writes a non-finite number as
+ * null (unscored). */
+static double as_written(double v)
+{
+    return isfinite(v) ? v : NAN;
+}
+
+/* The document's values into the score summary (the fields put_scores
+ * writes, plus filter's built-in fields). */
+static void summary_add(sl_score_summary *s, const sl_score_item *it, const sl_doc *d, const sl_score_item *lc)
+{
+    double n = (double)it->n_pred;
+    sl_score_summary_doc(s);
+    sl_score_summary_add(s, "scored_tokens", n);
+    sl_score_summary_add(s, "nll", as_written(it->nll));
+    sl_score_summary_add(s, "ppl", as_written(it->n_pred ? exp(it->nll / n) : NAN));
+    if (d->src_bytes)
+        sl_score_summary_add(s, "bpb", as_written(it->n_pred ? it->nll / M_LN2 / (double)d->src_bytes : NAN));
+    if (lc) {
+        sl_score_summary_add(s, "long_context", as_written(it->n_pred ? (lc->nll - it->nll) / n : NAN));
+        sl_score_summary_add(s, "nll_reset", as_written(lc->nll));
+    }
+    sl_score_summary_add(s, "tokens", (double)d->n_tokens);
+    sl_score_summary_add(s, "src_bytes", d->src_bytes ? (double)d->src_bytes : NAN);
+}
+
 /* The record's metadata with the score fields set (replacing old ones). */
 static int merged_meta(sl_buf *b, const sl_doc *d, const sl_buf *scores, const char *src, sl_err *err)
 {
@@ -247,6 +273,8 @@ static int score_and_write(sl_model_run *run, batch *bt, const stage *s, sl_err 
             }
             sl_curve_add_doc(o->curve, g, it[i].logp, it[i].n_pred, d->src_bytes);
         }
+        if (o->summary)
+            summary_add(o->summary, &it[i], d, lc ? &lc[i] : NULL);
         if (s->w) {
             sl_buf_clear(&sc);
             put_scores(&sc, &it[i], d, o, lc ? &lc[i] : NULL, 1);

@@ -32,6 +32,7 @@
 
 #include "model/curve.h"
 #include "model/model.h"
+#include "model/summary.h"
 #include "stream/err.h"
 #include "stream/io.h"
 #include "stream/tokstream.h"
@@ -61,6 +62,13 @@ typedef struct sl_score_opts {
      * limit applies. Scoring far beyond a model's training length shows how
      * it extrapolates (docs/longctx.md section 3). */
     int64_t max_position;
+    /* Score summary (model/summary.h): when not NULL, every scored document
+     * is added to it with the values that `filter` reads for each field it
+     * can select on: the scores as written (nll, ppl, bpb, long_context,
+     * nll_reset, scored_tokens; a non-finite score is written null, so it
+     * is unscored) and the record's own tokens and src_bytes (0 =
+     * unscored). The caller creates, writes and frees it. */
+    sl_score_summary *summary;
 } sl_score_opts;
 
 void sl_score_opts_default(sl_score_opts *o);

@@ -2,6 +2,10 @@
 # After score.sh: one filter over all scored parts, so percentile cutoffs
 # (--keep-pct, --bucket) are those of the whole corpus, then (optionally) a
 # shard of the kept documents. Run with --dependency=afterok:<score array>.
+# CUTOFFS=exact (default): the exact percentiles, from a first pass over the
+# scored parts. CUTOFFS=summaries: from the merged score summaries that
+# score.sh wrote (within relative 2^-10 of the exact ones, docs/scale-out.md),
+# one pass; each part could then also be filtered by its own task.
 #SBATCH --job-name=sluice-filter
 #SBATCH --cpus-per-task=4
 #SBATCH --output=%x-%j.log
@@ -10,9 +14,16 @@
 SLUICE=${SLUICE:-sluice}
 OUT=${OUT:-work}
 FILTER_OPTS=${FILTER_OPTS---keep-pct 10:90}
+CUTOFFS=${CUTOFFS:-exact}                # exact | summaries
 # ----
 
 set -euo pipefail
+from=()
+case $CUTOFFS in
+  exact) ;;
+  summaries) from=(--cutoffs-from "$OUT/summaries") ;;
+  *) echo "filter.sh: CUTOFFS is exact or summaries, not '$CUTOFFS'" >&2; exit 2 ;;
+esac
 # shellcheck disable=SC2086
-$SLUICE filter $FILTER_OPTS "$OUT/scored" -o "$OUT/kept.tok"
+$SLUICE filter $FILTER_OPTS "${from[@]}" "$OUT/scored" -o "$OUT/kept.tok"
 echo "kept: $OUT/kept.tok"

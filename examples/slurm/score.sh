@@ -1,9 +1,10 @@
 #!/bin/bash
 # Scoring as a GPU array: task R scores part file R of $PARTS (a directory of
 # token part files, e.g. $OUT/tokens from text.sh with the same N) and writes
-# the scored stream $OUT/scored/scored-R-of-N.tok; then one filter over the
-# whole scored directory keeps documents by cutoffs computed over ALL parts
-# (filter.sh). On a node without a GPU the same script scores on the CPU
+# the scored stream $OUT/scored/scored-R-of-N.tok and its score summary
+# $OUT/summaries/summary-R-of-N.sum (a few hundred KB at most); then one filter
+# over the whole scored directory keeps documents by cutoffs computed over ALL
+# parts (filter.sh: exact, or from the merged summaries with CUTOFFS=summaries). On a node without a GPU the same script scores on the CPU
 # (--device auto); on a cluster without GPUs submit with SBATCH_OPTS=--gres=none
 # (or a CPU partition). Submit with: PIPELINE=score submit.sh, or
 #   sbatch --array=0-63 examples/slurm/score.sh
@@ -29,8 +30,9 @@ mapfile -t files < <(ls "$PARTS" | grep -- '-of-' | sort)
 [ "${#files[@]}" = "$N" ] || { echo "score.sh: $PARTS has ${#files[@]} part files, the array $N tasks" >&2; exit 1; }
 # the part files in part order (zero-padded R sorts as numbers)
 in=$PARTS/${files[$R]}
-mkdir -p "$OUT/scored"
+mkdir -p "$OUT/scored" "$OUT/summaries"
 out=$(printf '%s/scored/scored-%05d-of-%05d.tok' "$OUT" "$R" "$N")
+sum=$(printf '%s/summaries/summary-%05d-of-%05d.sum' "$OUT" "$R" "$N")
 # shellcheck disable=SC2086
-$SLUICE score --skip-existing -m "$MODEL" --device "$DEVICE" --to-stream $SCORE_OPTS "$in" -o "$out"
+$SLUICE score --skip-existing -m "$MODEL" --device "$DEVICE" --to-stream $SCORE_OPTS "$in" -o "$out" --summary "$sum"
 echo "part $R of $N: $out"

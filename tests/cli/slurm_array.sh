@@ -124,6 +124,13 @@ docs() { "$S" cat "$1" | python3 -c 'import json, sys
 for l in sys.stdin: d = json.loads(l); print(d["id"], d["ids"])'; }
 docs "$T/kept.want" > "$T/kept.want.docs"
 docs "$T/run3/kept.tok" | cmp - "$T/kept.want.docs" || fail "the array + global filter keeps other documents than one process"
+# the tasks' score summaries, merged by filter --cutoffs-from (filter.sh
+# CUTOFFS=summaries), keep the same documents here: no nll lies within
+# relative 2^-10 of the cutoffs (checked by tests/cli/filter_cutoffs.sh in general)
+[ "$(ls "$T/run3/summaries" | wc -l)" = 4 ] || fail "expected 4 score summaries: $(ls "$T/run3/summaries")"
+SLUICE=$S OUT=$T/run3 FILTER_OPTS="--keep-pct 20:80 --field nll" CUTOFFS=summaries "$EX/filter.sh" > /dev/null 2>&1 ||
+  fail "filter.sh CUTOFFS=summaries failed"
+docs "$T/run3/kept.tok" | cmp - "$T/kept.want.docs" || fail "--cutoffs-from the tasks' summaries keeps other documents"
 kept=$(wc -l < "$T/kept.want.docs")
 [ "$kept" -gt 20 ] && [ "$kept" -lt 60 ] || fail "filter kept $kept of 60"
 echo "slurm_array: ok"
