@@ -71,10 +71,13 @@ one_pipe="'$S' read -@ 1 '$IN' | '$S' tokenize bpe -q -@ 1 $T -o '$W/one-pipe.to
 parts_pipe=$(parts_loop "'$S' read -@ 1 --part \$R/$N '$IN' | '$S' tokenize bpe -q -@ 1 $T -o '$W/pipe/t-'\$R'-of-$N.tok'")
 one_direct="'$S' tokenize bpe -q -@ 1 $T '$IN' -o '$W/one.tok'"
 parts_direct=$(parts_loop "'$S' tokenize bpe -q -@ 1 $T --part \$R/$N '$IN' -o '$W/direct/t-'\$R'-of-$N.tok'")
+# the same with fewer, larger parts (N2, default 2): the fixed cost against more work per part
+N2=${N2:-2}
+parts_direct2="for R in \$(seq 0 $((N2 - 1))); do '$S' tokenize bpe -q -@ 1 $T --part \$R/$N2 '$IN' -o '$W/direct2/t-'\$R'-of-$N2.tok'; done"
 empty_read="for i in 1 2 3 4 5 6 7 8 9 10; do '$S' read -q -@ 1 '$W/empty.jsonl'; done"
 empty_tok="for i in 1 2 3 4 5 6 7 8 9 10; do '$S' tokenize bpe -q -@ 1 $T '$W/empty.jsonl' -o /dev/null; done"
 : > "$W/empty.jsonl"
-mkdir -p "$W/pipe" "$W/direct"
+mkdir -p "$W/pipe" "$W/direct" "$W/direct2"
 for ((i = 0; i < RUNS; i++)); do # interleaved, so that drifting load hits both sides alike
   times_of "$W/t.one_read" "$one_read"
   times_of "$W/t.parts_read" "$parts_read"
@@ -82,6 +85,7 @@ for ((i = 0; i < RUNS; i++)); do # interleaved, so that drifting load hits both 
   times_of "$W/t.parts_pipe" "$parts_pipe"
   times_of "$W/t.one_direct" "$one_direct"
   times_of "$W/t.parts_direct" "$parts_direct"
+  times_of "$W/t.parts_direct2" "$parts_direct2"
   times_of "$W/t.empty_read" "$empty_read"
   times_of "$W/t.empty_tok" "$empty_tok"
 done
@@ -91,15 +95,16 @@ cmp "$W/one.jsonl" "$W/parts.jsonl" || { echo "bench/scale.sh: read parts differ
 "$S" cat "$W/one.tok" | md5sum > "$W/sum.one"
 "$S" cat "$W/pipe" | md5sum | cmp -s - "$W/sum.one" || { echo "bench/scale.sh: read --part | tokenize differs" >&2; exit 1; }
 "$S" cat "$W/direct" | md5sum | cmp -s - "$W/sum.one" || { echo "bench/scale.sh: tokenize --part differs" >&2; exit 1; }
+"$S" cat "$W/direct2" | md5sum | cmp -s - "$W/sum.one" || { echo "bench/scale.sh: tokenize --part (N2) differs" >&2; exit 1; }
 cmp -s "$W/one.tok" "$W/one-pipe.tok" || { echo "bench/scale.sh: tokenize direct != read | tokenize" >&2; exit 1; }
 echo "outputs: the $N parts of every stage equal the single run (read: bytes; token streams: documents)"
 
 printf '  %-24s %10s %10s %10s %10s %9s %12s\n' "stage" "one CPU s" "(wall s)" "$N parts CPU" "(wall s)" "overhead" "per process"
-row() { # LABEL KEY PROCESSES-PER-PART
+row() { # LABEL KEY PROCESSES-PER-PART [PARTS-KEY N]
   local ow oc pw pc
   oc=$(med "$W/t.one_$2" 2); ow=$(med "$W/t.one_$2" 1)
-  pc=$(med "$W/t.parts_$2" 2); pw=$(med "$W/t.parts_$2" 1)
-  awk -v l="$1" -v oc="$oc" -v ow="$ow" -v pc="$pc" -v pw="$pw" -v n="$N" -v k="$3" -v mb="$((bytes / 1000000))" 'BEGIN {
+  pc=$(med "$W/t.parts_${4:-$2}" 2); pw=$(med "$W/t.parts_${4:-$2}" 1)
+  awk -v l="$1" -v oc="$oc" -v ow="$ow" -v pc="$pc" -v pw="$pw" -v n="${5:-$N}" -v k="$3" -v mb="$((bytes / 1000000))" 'BEGIN {
     printf "  %-24s %10.2f %10.2f %10.2f %10.2f %8.1f%% %9.0f ms\n", l, oc, ow, pc, pw, 100 * (pc - oc) / oc, 1000 * (pc - oc) / ((n - 1) * k)
     # the fixed cost per part against the work of a part of P MB: <= 5% from P = 20 x fixed / (CPU per MB)
     f = (pc - oc) / (n - 1); if (f < 0) f = 0
@@ -110,18 +115,22 @@ row "read | tokenize bpe" pipe 2
 row "tokenize bpe (direct)" direct 1
 echo "  (per process: (parts - one) / ($N - 1) / processes per part, the fixed cost each extra process adds)"
 echo "  overhead <= 5% from parts of (MB of this input per part, at these fixed costs): $(paste -sd ';' "$W/threshold" | sed 's/;/; /g')"
+echo "  with $N2 parts (the \"$N parts\" columns):"
+row "tokenize bpe (direct)" direct 1 direct2 "$N2"
 awk -v r="$(med "$W/t.empty_read" 2)" -v t="$(med "$W/t.empty_tok" 2)" 'BEGIN {
   printf "  start-up alone (an empty input): read %.1f ms CPU, tokenize bpe (tokenizer load) %.1f ms CPU per process\n", 100 * r, 100 * t }'
 
 # ---- bringing the parts together: shard of one stream, of the N part files, merge of N shard dirs
 tbytes=$(stat -c %s "$W/one.tok")
 mkdir -p "$W/psh"
-shard_one="'$S' shard -q --seq-len 2048 '$W/one.tok' -o '$W/sh-one' --force"
-shard_dir="'$S' shard -q --seq-len 2048 '$W/direct' -o '$W/sh-dir' --force"
-shard_list="'$S' shard -q --seq-len 2048 $(for ((r = 0; r < N; r++)); do printf "'%s' " "$W/direct/t-$r-of-$N.tok"; done) -o '$W/sh-list' --force"
-shard_parts=$(parts_loop "'$S' shard -q --seq-len 2048 '$W/direct/t-'\$R'-of-$N.tok' -o '$W/psh/'\$R --force")
-merge="'$S' merge -q $(for ((r = 0; r < N; r++)); do printf "'%s' " "$W/psh/$r"; done) -o '$W/merged' --force"
-for ((i = 0; i < RUNS; i++)); do
+shard_one="'$S' shard -q --seq-len 2048 '$W/one.tok' -o '$W/sh-one'"
+shard_dir="'$S' shard -q --seq-len 2048 '$W/direct' -o '$W/sh-dir'"
+shard_list="'$S' shard -q --seq-len 2048 $(for ((r = 0; r < N; r++)); do printf "'%s' " "$W/direct/t-$r-of-$N.tok"; done) -o '$W/sh-list'"
+shard_parts=$(parts_loop "'$S' shard -q --seq-len 2048 '$W/direct/t-'\$R'-of-$N.tok' -o '$W/psh/'\$R")
+merge="'$S' merge -q $(for ((r = 0; r < N; r++)); do printf "'%s' " "$W/psh/$r"; done) -o '$W/merged'"
+# these runs are short: at least 5 of each; outputs are removed before each run, outside the timing
+for ((i = 0; i < (RUNS > 5 ? RUNS : 5); i++)); do
+  rm -rf "$W/sh-one" "$W/sh-dir" "$W/sh-list" "$W/psh"/* "$W/merged"
   times_of "$W/t.shard_one" "$shard_one"
   times_of "$W/t.shard_dir" "$shard_dir"
   times_of "$W/t.shard_list" "$shard_list"
