@@ -256,7 +256,7 @@ static int b64_decode(const char *s, size_t n, sl_buf *out)
 /* The ordinary tokens of a rank file into b (ids = ranks); *n_ranks set. */
 static int load_ranks(sl_bpe *b, const char *text, size_t len, const char *name, uint32_t *n_ranks, sl_err *err)
 {
-    /* first pass: count lines and check them, find the largest rank */
+    /* parse and check every line; then the ranks; then the tokens */
     size_t lines = 0;
     for (size_t i = 0; i < len; i++)
         lines += text[i] == '\n';
@@ -265,8 +265,8 @@ static int load_ranks(sl_bpe *b, const char *text, size_t len, const char *name,
     int64_t max_rank = -1;
     sl_buf tok = {0};
     struct entry {
-        uint32_t rank, off, len; /* len = base64 length */
-        size_t line;
+        uint32_t rank, len; /* len = base64 length */
+        size_t off, line;
     } *ent = sl_xmalloc(lines * sizeof *ent);
     size_t ne = 0, line = 0;
     int rc = -1;
@@ -308,7 +308,7 @@ static int load_ranks(sl_bpe *b, const char *text, size_t len, const char *name,
             sl_errf(err, "%s:%zu: rank %llu is not below 2^31", name, line, (unsigned long long)r);
             goto out;
         }
-        ent[ne++] = (struct entry){(uint32_t)r, (uint32_t)pos, (uint32_t)blen, line};
+        ent[ne++] = (struct entry){(uint32_t)r, (uint32_t)blen, pos, line};
         if ((int64_t)r > max_rank)
             max_rank = (int64_t)r;
         pos = end + 1;
