@@ -205,7 +205,7 @@ static int load_normalizer(uni *m, const sl_json *v, int depth, sl_err *err)
     }
     if (m->n_norm == MAX_STEPS)
         return sl_errf(err, "%s: more than %d normalizer steps", m->name, MAX_STEPS);
-    nstep *s = &m->norm[m->n_norm];
+    nstep *s = &m->norm[m->n_norm++]; /* counted now: freed with the model if loading it fails */
     if (!strcmp(t, "Precompiled")) {
         const sl_json *c = sl_json_get(v, "precompiled_charsmap");
         if (!c || c->type != SL_JSON_STRING)
@@ -277,7 +277,6 @@ static int load_normalizer(uni *m, const sl_json *v, int depth, sl_err *err)
                        "Prepend, NFC, NFKC, Lowercase, Sequence)",
                        m->name, t);
     }
-    m->n_norm++;
     return 0;
 }
 
