@@ -100,6 +100,9 @@ int sl_charsmap_parse(sl_charsmap *cm, const uint8_t *blob, size_t n, const char
         sl_charsmap_free(cm);
         return -1;
     }
+    size_t root = u_offset(cm->units[0]);
+    for (uint32_t c = 0; c < 256; c++)
+        cm->first[c] = (root ^ c) < cm->n_units && u_label(cm->units[root ^ c]) == c;
     return 0;
 }
 
@@ -151,7 +154,7 @@ static size_t norm_prefix(const sl_spm_norm *nz, const char *s, size_t n, const 
             return len;
         }
     }
-    if (nz->cm) {
+    if (nz->cm && nz->cm->first[(uint8_t)s[0]]) {
         size_t len = sl_charsmap_match(nz->cm, s, n, 1, rep);
         if (len) {
             *rep_len = strlen(*rep);

@@ -24,6 +24,7 @@ typedef struct sl_charsmap {
     size_t n_units;
     char *norm; /* replacement strings; one extra NUL at the end */
     size_t norm_len;
+    uint8_t first[256]; /* 1 when some rule starts with that byte */
 } sl_charsmap;
 
 /* Parses blob[0..n) (<uint32 LE trie size><trie units><strings>) and checks

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "stream/io.h"
 #include "tokenize/norm_precompiled.h"
@@ -42,12 +43,29 @@ typedef struct spm {
     sl_unigram *uni;
     int32_t byte_id[256];
     int16_t *byte_val; /* per id: the byte of a BYTE piece, else -1 */
+    /* BPE only: 1 when no piece has U+2581 right after another character
+     * and none is unused. No merge can then join the text across such a
+     * U+2581, so BPE runs on each stretch starting there separately with
+     * the same result, and stretches are cached */
+    int bpe_cut;
 } spm;
+
+#define CACHE_BITS 14
+#define CACHE_KEY 30
+#define CACHE_PIECES 14
+
+typedef struct cache_entry {
+    uint8_t len, n;
+    char key[CACHE_KEY];
+    uint8_t start[CACHE_PIECES], end[CACHE_PIECES];
+    int32_t id[CACHE_PIECES];
+} cache_entry;
 
 typedef struct spm_state {
     const spm *s;
     sl_buf norm;
-    sl_uni_scratch pieces;
+    sl_uni_scratch pieces, seg;
+    cache_entry *cache;
     sl_spm_bpe_scratch bs;
 } spm_state;
 
@@ -75,6 +93,17 @@ static int piece_byte(const char *p, size_t n)
     if (!a || !b || !p[3] || !p[4])
         return -1;
     return (int)((a - hex) * 16 + (b - hex));
+}
+
+#define META "\xE2\x96\x81" /* U+2581 */
+
+/* 1 when s has U+2581 right after another character. */
+static int space_after_char(const char *s, size_t n)
+{
+    for (const char *p = s; (p = memmem(p, n - (size_t)(p - s), META, 3)); p += 3)
+        if (p > s && !(p - s >= 3 && !memcmp(p - 3, META, 3)))
+            return 1;
+    return 0;
 }
 
 static spm *load_model(const uint8_t *data, size_t len, const char *name, sl_err *err)
@@ -169,6 +198,15 @@ static spm *load_model(const uint8_t *data, size_t len, const char *name, sl_err
                 sl_unigram_add(s->uni, (uint32_t)i, p->s, p->len, p->score, kind);
         }
         sl_unigram_set(s->uni, unk, lo, hi);
+    } else {
+        s->bpe_cut = 1;
+        for (size_t i = 0; i < m->n_pieces && s->bpe_cut; i++) {
+            const sl_spm_piece *p = &m->pieces[i];
+            if (p->type == SL_SPM_UNUSED)
+                s->bpe_cut = 0;
+            else if (p->type == SL_SPM_NORMAL || p->type == SL_SPM_USER_DEFINED)
+                s->bpe_cut = !space_after_char(p->s, p->len);
+        }
     }
     return s;
 fail:
@@ -177,6 +215,62 @@ fail:
 }
 
 /* --- encoding ------------------------------------------------------------ */
+static void push_piece(sl_uni_scratch *o, uint32_t a, uint32_t b, int64_t id)
+{
+    if (o->n == o->pcap) {
+        o->pcap = o->pcap ? 2 * o->pcap : 256;
+        o->pieces = sl_xrealloc(o->pieces, o->pcap * sizeof *o->pieces);
+    }
+    o->pieces[o->n++] = (sl_uni_piece){a, b, id};
+}
+
+/* BPE of p[a, b) appended to st->pieces, through the cache. */
+static void bpe_stretch(const spm *s, spm_state *st, const char *p, uint32_t a, uint32_t b)
+{
+    uint32_t n = b - a;
+    cache_entry *e = NULL;
+    if (n <= CACHE_KEY) {
+        e = &st->cache[XXH3_64bits(p + a, n) & ((1u << CACHE_BITS) - 1)];
+        if (e->len == n && !memcmp(e->key, p + a, n)) {
+            for (size_t i = 0; i < e->n; i++)
+                push_piece(&st->pieces, a + e->start[i], a + e->end[i], e->id[i]);
+            return;
+        }
+    }
+    sl_spm_bpe_encode(&s->m, s->vocab, s->has_user ? &s->user : NULL, &st->bs, p + a, n, s->m.unk_id, &st->seg);
+    for (size_t i = 0; i < st->seg.n; i++)
+        push_piece(&st->pieces, a + st->seg.pieces[i].start, a + st->seg.pieces[i].end, st->seg.pieces[i].id);
+    if (e && st->seg.n <= CACHE_PIECES) {
+        e->len = (uint8_t)n;
+        e->n = (uint8_t)st->seg.n;
+        memcpy(e->key, p + a, n);
+        for (size_t i = 0; i < st->seg.n; i++) {
+            e->start[i] = (uint8_t)st->seg.pieces[i].start;
+            e->end[i] = (uint8_t)st->seg.pieces[i].end;
+            e->id[i] = (int32_t)st->seg.pieces[i].id;
+        }
+    }
+}
+
+/* BPE on the stretches of p[0..n) that start at each U+2581 following
+ * another character (s->bpe_cut). */
+static void bpe_stretches(const spm *s, spm_state *st, const char *p, size_t n)
+{
+    if (!st->cache)
+        st->cache = sl_xcalloc((size_t)1 << CACHE_BITS, sizeof *st->cache);
+    st->pieces.n = 0;
+    size_t start = 0;
+    for (const char *q = p; (q = memmem(q, n - (size_t)(q - p), META, 3)); q += 3) {
+        size_t at = (size_t)(q - p);
+        if (at > start && !(at - start >= 3 && !memcmp(q - 3, META, 3))) {
+            bpe_stretch(s, st, p, (uint32_t)start, (uint32_t)at);
+            start = at;
+        }
+    }
+    if (n > start)
+        bpe_stretch(s, st, p, (uint32_t)start, (uint32_t)n);
+}
+
 static int spm_encode(const sl_tokenizer *t, void *state, const char *text, size_t n, sl_ids *out, sl_err *err)
 {
     const spm *s = t->impl;
@@ -188,8 +282,10 @@ static int spm_encode(const sl_tokenizer *t, void *state, const char *text, size
     sl_uni_scratch *pc = &st->pieces;
     if (s->uni)
         sl_unigram_encode(s->uni, pc, p, pn);
-    else
+    else if (!s->bpe_cut)
         sl_spm_bpe_encode(&s->m, s->vocab, s->has_user ? &s->user : NULL, &st->bs, p, pn, s->m.unk_id, pc);
+    else
+        bpe_stretches(s, st, p, pn);
     int prev_unk = 0;
     for (size_t i = 0; i < pc->n; i++) {
         const sl_uni_piece *x = &pc->pieces[i];
@@ -317,6 +413,8 @@ static void spm_state_free(void *state)
         return;
     sl_buf_free(&st->norm);
     sl_uni_scratch_free(&st->pieces);
+    sl_uni_scratch_free(&st->seg);
+    free(st->cache);
     sl_spm_bpe_scratch_free(&st->bs);
     free(st);
 }
