@@ -103,6 +103,22 @@ int sl_charsmap_parse(sl_charsmap *cm, const uint8_t *blob, size_t n, const char
     size_t root = u_offset(cm->units[0]);
     for (uint32_t c = 0; c < 256; c++)
         cm->first[c] = (root ^ c) < cm->n_units && u_label(cm->units[root ^ c]) == c;
+    for (uint32_t c = 0; c < 128; c++) {
+        cm->ascii_fast[c] = 1;
+        if (!cm->first[c])
+            continue;
+        size_t q = root ^ c, r = q ^ u_offset(cm->units[q]);
+        if (u_has_leaf(cm->units[q])) {
+            cm->ascii_rep[c] = cm->norm + u_value(cm->units[r]);
+            size_t len = strlen(cm->ascii_rep[c]);
+            cm->ascii_rep_len[c] = (uint8_t)(len < 255 ? len : 255);
+            if (len >= 255)
+                cm->ascii_fast[c] = 0;
+        }
+        for (uint32_t d = 0; d < 128 && cm->ascii_fast[c]; d++) /* a longer rule c d...? */
+            if ((r ^ d) < cm->n_units && u_label(cm->units[r ^ d]) == d)
+                cm->ascii_fast[c] = 0;
+    }
     return 0;
 }
 
@@ -154,7 +170,13 @@ static size_t norm_prefix(const sl_spm_norm *nz, const char *s, size_t n, const 
             return len;
         }
     }
-    if (nz->cm && nz->cm->first[(uint8_t)s[0]]) {
+    uint8_t c = (uint8_t)s[0];
+    if (c < 0x80 && nz->cm && nz->cm->ascii_fast[c] && (n == 1 || (uint8_t)s[1] < 0x80)) {
+        *rep = nz->cm->ascii_rep[c] ? nz->cm->ascii_rep[c] : s;
+        *rep_len = nz->cm->ascii_rep[c] ? nz->cm->ascii_rep_len[c] : 1;
+        return 1;
+    }
+    if (nz->cm && nz->cm->first[c]) {
         size_t len = sl_charsmap_match(nz->cm, s, n, 1, rep);
         if (len) {
             *rep_len = strlen(*rep);
@@ -198,18 +220,38 @@ void sl_spm_normalize(const sl_spm_norm *nz, const char *s, size_t n, sl_buf *ou
         return;
     if (!nz->ws_suffix && nz->add_dummy_prefix)
         put_space(nz, out);
+    /* ASCII bytes that stay as they are (no rule, not a space, no
+     * user-defined piece starts there) are copied in runs */
+    uint8_t plain[128];
+    for (int c = 0; c < 128; c++)
+        plain[c] = c != ' ' && !(nz->user && nz->user->first[c]) &&
+                   !(nz->cm && (!nz->cm->ascii_fast[c] || nz->cm->ascii_rep[c]));
     int prev_space = nz->remove_extra_whitespaces;
     while (n) {
+        size_t run = 0;
+        while (run < n && (uint8_t)s[run] < 0x80 && plain[(uint8_t)s[run]] &&
+               (!nz->cm || run + 1 == n || (uint8_t)s[run + 1] < 0x80))
+            run++;
+        if (run) {
+            sl_buf_append(out, s, run);
+            s += run, n -= run;
+            prev_space = 0;
+            continue;
+        }
         size_t k = norm_prefix(nz, s, n, &rep, &rl);
         if (prev_space)
             while (rl && rep[0] == ' ')
                 rep++, rl--;
         if (rl) {
-            for (size_t i = 0; i < rl; i++) {
-                if (rep[i] == ' ')
-                    put_space(nz, out);
-                else
-                    sl_buf_putc(out, rep[i]);
+            if (!memchr(rep, ' ', rl)) {
+                sl_buf_append(out, rep, rl);
+            } else {
+                for (size_t i = 0; i < rl; i++) {
+                    if (rep[i] == ' ')
+                        put_space(nz, out);
+                    else
+                        sl_buf_putc(out, rep[i]);
+                }
             }
             prev_space = rep[rl - 1] == ' ';
         }
