@@ -50,22 +50,32 @@ typedef struct spm {
     int bpe_cut;
 } spm;
 
-#define CACHE_BITS 14
-#define CACHE_KEY 30
-#define CACHE_PIECES 14
+/* The stretch cache: stretches of up to CACHE_KEY bytes and CACHE_PIECES
+ * pieces, in an open-addressing table over an arena; emptied when it holds
+ * CACHE_MAX entries or CACHE_ARENA bytes. */
+#define CACHE_KEY 255
+#define CACHE_PIECES 64
+#define CACHE_MAX ((size_t)1 << 16)
+#define CACHE_ARENA ((size_t)6 << 20)
 
-typedef struct cache_entry {
-    uint8_t len, n;
-    char key[CACHE_KEY];
-    uint8_t start[CACHE_PIECES], end[CACHE_PIECES];
-    int32_t id[CACHE_PIECES];
-} cache_entry;
+typedef struct cslot {
+    uint64_t h;
+    uint32_t off; /* in the arena: key, then n x (start, end: uint8; id: int32) */
+    uint8_t len, n, used;
+} cslot;
+
+typedef struct cpiece {
+    uint8_t start, end;
+    int32_t id;
+} cpiece;
 
 typedef struct spm_state {
     const spm *s;
     sl_buf norm;
     sl_uni_scratch pieces, seg;
-    cache_entry *cache;
+    cslot *ct;
+    size_t ct_cap, ct_n;
+    sl_buf arena;
     sl_spm_bpe_scratch bs;
 } spm_state;
 
@@ -224,31 +234,83 @@ static void push_piece(sl_uni_scratch *o, uint32_t a, uint32_t b, int64_t id)
     o->pieces[o->n++] = (sl_uni_piece){a, b, id};
 }
 
+static cslot *cache_find(spm_state *st, uint64_t h, const char *k, size_t n)
+{
+    size_t mask = st->ct_cap - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+        cslot *c = &st->ct[i];
+        if (!c->used || (c->h == h && c->len == n && !memcmp(st->arena.data + c->off, k, n)))
+            return c;
+    }
+}
+
+static void cache_put(spm_state *st, uint64_t h, const char *k, size_t n, const sl_uni_scratch *seg)
+{
+    if (st->ct_n + 1 > st->ct_cap / 2) {
+        if (st->ct_cap >= 2 * CACHE_MAX) { /* full: start again */
+            memset(st->ct, 0, st->ct_cap * sizeof *st->ct);
+            st->ct_n = 0;
+            sl_buf_clear(&st->arena);
+        } else { /* grow */
+            size_t cap = st->ct_cap ? 2 * st->ct_cap : 4096;
+            cslot *old = st->ct;
+            size_t oc = st->ct_cap;
+            st->ct = sl_xcalloc(cap, sizeof *st->ct);
+            st->ct_cap = cap;
+            for (size_t i = 0; i < oc; i++)
+                if (old[i].used) {
+                    size_t j = old[i].h & (cap - 1);
+                    while (st->ct[j].used)
+                        j = (j + 1) & (cap - 1);
+                    st->ct[j] = old[i];
+                }
+            free(old);
+        }
+    }
+    if (st->arena.len + n + seg->n * sizeof(cpiece) + 8 > CACHE_ARENA) {
+        memset(st->ct, 0, st->ct_cap * sizeof *st->ct);
+        st->ct_n = 0;
+        sl_buf_clear(&st->arena);
+    }
+    cslot *c = cache_find(st, h, k, n);
+    size_t off = st->arena.len;
+    sl_buf_append(&st->arena, k, n);
+    while (st->arena.len % 4) /* align the pieces */
+        sl_buf_putc(&st->arena, 0);
+    *c = (cslot){h, (uint32_t)off, (uint8_t)n, (uint8_t)seg->n, 1};
+    for (size_t i = 0; i < seg->n; i++) {
+        cpiece cp = {(uint8_t)seg->pieces[i].start, (uint8_t)seg->pieces[i].end, (int32_t)seg->pieces[i].id};
+        sl_buf_append(&st->arena, (const char *)&cp, sizeof cp);
+    }
+    st->ct_n++;
+}
+
 /* BPE of p[a, b) appended to st->pieces, through the cache. */
 static void bpe_stretch(const spm *s, spm_state *st, const char *p, uint32_t a, uint32_t b)
 {
     uint32_t n = b - a;
-    cache_entry *e = NULL;
-    if (n <= CACHE_KEY) {
-        e = &st->cache[XXH3_64bits(p + a, n) & ((1u << CACHE_BITS) - 1)];
-        if (e->len == n && !memcmp(e->key, p + a, n)) {
-            for (size_t i = 0; i < e->n; i++)
-                push_piece(&st->pieces, a + e->start[i], a + e->end[i], e->id[i]);
+    uint64_t h = 0;
+    if (n <= CACHE_KEY && st->ct_cap) {
+        h = XXH3_64bits(p + a, n);
+        const cslot *c = cache_find(st, h, p + a, n);
+        if (c->used) {
+            size_t at = c->off + c->len;
+            at = (at + 3) & ~(size_t)3;
+            for (size_t i = 0; i < c->n; i++) {
+                cpiece cp;
+                memcpy(&cp, st->arena.data + at + i * sizeof cp, sizeof cp);
+                push_piece(&st->pieces, a + cp.start, a + cp.end, cp.id);
+            }
             return;
         }
     }
     sl_spm_bpe_encode(&s->m, s->vocab, s->has_user ? &s->user : NULL, &st->bs, p + a, n, s->m.unk_id, &st->seg);
     for (size_t i = 0; i < st->seg.n; i++)
         push_piece(&st->pieces, a + st->seg.pieces[i].start, a + st->seg.pieces[i].end, st->seg.pieces[i].id);
-    if (e && st->seg.n <= CACHE_PIECES) {
-        e->len = (uint8_t)n;
-        e->n = (uint8_t)st->seg.n;
-        memcpy(e->key, p + a, n);
-        for (size_t i = 0; i < st->seg.n; i++) {
-            e->start[i] = (uint8_t)st->seg.pieces[i].start;
-            e->end[i] = (uint8_t)st->seg.pieces[i].end;
-            e->id[i] = (int32_t)st->seg.pieces[i].id;
-        }
+    if (n <= CACHE_KEY && st->seg.n <= CACHE_PIECES) {
+        if (!st->ct_cap)
+            h = XXH3_64bits(p + a, n);
+        cache_put(st, h, p + a, n, &st->seg);
     }
 }
 
@@ -256,8 +318,6 @@ static void bpe_stretch(const spm *s, spm_state *st, const char *p, uint32_t a, 
  * another character (s->bpe_cut). */
 static void bpe_stretches(const spm *s, spm_state *st, const char *p, size_t n)
 {
-    if (!st->cache)
-        st->cache = sl_xcalloc((size_t)1 << CACHE_BITS, sizeof *st->cache);
     st->pieces.n = 0;
     size_t start = 0;
     for (const char *q = p; (q = memmem(q, n - (size_t)(q - p), META, 3)); q += 3) {
@@ -414,7 +474,8 @@ static void spm_state_free(void *state)
     sl_buf_free(&st->norm);
     sl_uni_scratch_free(&st->pieces);
     sl_uni_scratch_free(&st->seg);
-    free(st->cache);
+    free(st->ct);
+    sl_buf_free(&st->arena);
     sl_spm_bpe_scratch_free(&st->bs);
     free(st);
 }
