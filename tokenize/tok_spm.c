@@ -335,10 +335,12 @@ static int spm_encode(const sl_tokenizer *t, void *state, const char *text, size
 {
     const spm *s = t->impl;
     spm_state *st = state;
-    (void)err;
     sl_spm_normalize(&s->norm, text, n, &st->norm);
     const char *p = st->norm.data ? st->norm.data : "";
     size_t pn = st->norm.len;
+    if (pn > INT32_MAX) /* pieces keep 32-bit offsets */
+        return sl_errf(err, "a document of %zu bytes (%zu normalized) is too long for %s (at most 2 GiB)", n, pn,
+                       s->name);
     sl_uni_scratch *pc = &st->pieces;
     if (s->uni)
         sl_unigram_encode(s->uni, pc, p, pn);

@@ -724,6 +724,8 @@ static int un_encode(const sl_tokenizer *t, void *state, const char *text, size_
 {
     const uni *m = t->impl;
     un_state *s = state;
+    if (n > INT32_MAX / 4) /* the lattice keeps 32-bit offsets; normalization may grow the text */
+        return sl_errf(err, "a document of %zu bytes is too long for %s (at most 512 MiB)", n, m->name);
     s->out = out;
     s->mode = t->special_mode;
     s->err = err;
