@@ -108,6 +108,10 @@ int sl_charsmap_parse(sl_charsmap *cm, const uint8_t *blob, size_t n, const char
         if (!cm->first[c])
             continue;
         size_t q = root ^ c, r = q ^ u_offset(cm->units[q]);
+        if (r >= cm->n_units || (u_has_leaf(cm->units[q]) && u_value(cm->units[r]) >= cm->norm_len)) {
+            cm->ascii_fast[c] = 0; /* only byte 0 gets here (check_trie saw the rest): the slow, checked way */
+            continue;
+        }
         if (u_has_leaf(cm->units[q])) {
             cm->ascii_rep[c] = cm->norm + u_value(cm->units[r]);
             size_t len = strlen(cm->ascii_rep[c]);
@@ -271,25 +275,19 @@ void sl_spm_normalize(const sl_spm_norm *nz, const char *s, size_t n, sl_buf *ou
         put_space(nz, out);
 }
 
-/* HF: each extended grapheme cluster (ICU's character break iterator on
- * the UTF-8 text) of fewer than 6 bytes is replaced whole when a rule
- * matches its start (the shortest rule); otherwise each of its characters
- * is replaced by the rule matching its start, or kept. */
-int sl_precompiled_hf(const sl_charsmap *cm, const char *s, size_t n, sl_buf *out, sl_err *err)
+/* The clusters of s[0..n) (a stretch that starts and ends at cluster
+ * boundaries) through ICU's character break iterator. */
+static int hf_clusters(const sl_charsmap *cm, UBreakIterator *bi, const char *s, size_t n, sl_buf *out, sl_err *err)
 {
-    if (!n)
-        return 0;
     UErrorCode e = U_ZERO_ERROR;
     UText *ut = utext_openUTF8(NULL, s, (int64_t)n, &e);
-    UBreakIterator *bi = ubrk_open(UBRK_CHARACTER, "", NULL, 0, &e);
-    if (U_FAILURE(e)) {
-        if (bi)
-            ubrk_close(bi);
-        if (ut)
-            utext_close(ut);
-        return sl_errf(err, "ICU grapheme break iterator unavailable: %s", u_errorName(e));
-    }
+    if (U_FAILURE(e))
+        return sl_errf(err, "ICU cannot read the text: %s", u_errorName(e));
     ubrk_setUText(bi, ut, &e);
+    if (U_FAILURE(e)) {
+        utext_close(ut);
+        return sl_errf(err, "ICU grapheme break iterator failed: %s", u_errorName(e));
+    }
     int32_t a = ubrk_first(bi);
     for (int32_t b = ubrk_next(bi); b != UBRK_DONE; a = b, b = ubrk_next(bi)) {
         const char *g = s + a, *rep;
@@ -313,7 +311,55 @@ int sl_precompiled_hf(const sl_charsmap *cm, const char *s, size_t n, sl_buf *ou
             i += k;
         }
     }
-    ubrk_close(bi);
     utext_close(ut);
     return 0;
+}
+
+/* 1 when the ASCII character at s[i] is a cluster of its own: its
+ * neighbours are ASCII too (no ASCII character extends a cluster or is a
+ * Prepend character) and it is not half of CR LF. */
+static int ascii_alone(const char *s, size_t n, size_t i)
+{
+    uint8_t c = (uint8_t)s[i];
+    if (c >= 0x80 || (i > 0 && (uint8_t)s[i - 1] >= 0x80) || (i + 1 < n && (uint8_t)s[i + 1] >= 0x80))
+        return 0;
+    return !(c == '\r' && i + 1 < n && s[i + 1] == '\n') && !(c == '\n' && i > 0 && s[i - 1] == '\r');
+}
+
+/* HF: each extended grapheme cluster (ICU's character break iterator on
+ * the UTF-8 text) of fewer than 6 bytes is replaced whole when a rule
+ * matches its start (the shortest rule); otherwise each of its characters
+ * is replaced by the rule matching its start, or kept. An ASCII character
+ * alone in its cluster takes its one-byte rule from a table; ICU runs on
+ * the stretches between such characters, which start and end at cluster
+ * boundaries. */
+int sl_precompiled_hf(const sl_charsmap *cm, const char *s, size_t n, sl_buf *out, sl_err *err)
+{
+    UBreakIterator *bi = NULL;
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc;) {
+        uint8_t c = (uint8_t)s[i];
+        if (ascii_alone(s, n, i) && (!cm->ascii_rep[c] || cm->ascii_rep_len[c] < 255)) {
+            if (cm->ascii_rep[c])
+                sl_buf_append(out, cm->ascii_rep[c], cm->ascii_rep_len[c]);
+            else
+                sl_buf_putc(out, (char)c);
+            i++;
+            continue;
+        }
+        size_t j = i + 1;
+        while (j < n && !ascii_alone(s, n, j))
+            j++;
+        if (!bi) {
+            UErrorCode e = U_ZERO_ERROR;
+            bi = ubrk_open(UBRK_CHARACTER, "", NULL, 0, &e);
+            if (U_FAILURE(e))
+                return sl_errf(err, "ICU grapheme break iterator unavailable: %s", u_errorName(e));
+        }
+        rc = hf_clusters(cm, bi, s + i, j - i, out, err);
+        i = j;
+    }
+    if (bi)
+        ubrk_close(bi);
+    return rc;
 }
