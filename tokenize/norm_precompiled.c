@@ -100,6 +100,29 @@ int sl_charsmap_parse(sl_charsmap *cm, const uint8_t *blob, size_t n, const char
         sl_charsmap_free(cm);
         return -1;
     }
+    size_t root = u_offset(cm->units[0]);
+    for (uint32_t c = 0; c < 256; c++)
+        cm->first[c] = (root ^ c) < cm->n_units && u_label(cm->units[root ^ c]) == c;
+    for (uint32_t c = 0; c < 128; c++) {
+        cm->ascii_fast[c] = 1;
+        if (!cm->first[c])
+            continue;
+        size_t q = root ^ c, r = q ^ u_offset(cm->units[q]);
+        if (r >= cm->n_units || (u_has_leaf(cm->units[q]) && u_value(cm->units[r]) >= cm->norm_len)) {
+            cm->ascii_fast[c] = 0; /* only byte 0 gets here (check_trie saw the rest): the slow, checked way */
+            continue;
+        }
+        if (u_has_leaf(cm->units[q])) {
+            cm->ascii_rep[c] = cm->norm + u_value(cm->units[r]);
+            size_t len = strlen(cm->ascii_rep[c]);
+            cm->ascii_rep_len[c] = (uint8_t)(len < 255 ? len : 255);
+            if (len >= 255)
+                cm->ascii_fast[c] = 0;
+        }
+        for (uint32_t d = 0; d < 128 && cm->ascii_fast[c]; d++) /* a longer rule c d...? */
+            if ((r ^ d) < cm->n_units && u_label(cm->units[r ^ d]) == d)
+                cm->ascii_fast[c] = 0;
+    }
     return 0;
 }
 
@@ -151,7 +174,13 @@ static size_t norm_prefix(const sl_spm_norm *nz, const char *s, size_t n, const 
             return len;
         }
     }
-    if (nz->cm) {
+    uint8_t c = (uint8_t)s[0];
+    if (c < 0x80 && nz->cm && nz->cm->ascii_fast[c] && (n == 1 || (uint8_t)s[1] < 0x80)) {
+        *rep = nz->cm->ascii_rep[c] ? nz->cm->ascii_rep[c] : s;
+        *rep_len = nz->cm->ascii_rep[c] ? nz->cm->ascii_rep_len[c] : 1;
+        return 1;
+    }
+    if (nz->cm && nz->cm->first[c]) {
         size_t len = sl_charsmap_match(nz->cm, s, n, 1, rep);
         if (len) {
             *rep_len = strlen(*rep);
@@ -195,18 +224,38 @@ void sl_spm_normalize(const sl_spm_norm *nz, const char *s, size_t n, sl_buf *ou
         return;
     if (!nz->ws_suffix && nz->add_dummy_prefix)
         put_space(nz, out);
+    /* ASCII bytes that stay as they are (no rule, not a space, no
+     * user-defined piece starts there) are copied in runs */
+    uint8_t plain[128];
+    for (int c = 0; c < 128; c++)
+        plain[c] = c != ' ' && !(nz->user && nz->user->first[c]) &&
+                   !(nz->cm && (!nz->cm->ascii_fast[c] || nz->cm->ascii_rep[c]));
     int prev_space = nz->remove_extra_whitespaces;
     while (n) {
+        size_t run = 0;
+        while (run < n && (uint8_t)s[run] < 0x80 && plain[(uint8_t)s[run]] &&
+               (!nz->cm || run + 1 == n || (uint8_t)s[run + 1] < 0x80))
+            run++;
+        if (run) {
+            sl_buf_append(out, s, run);
+            s += run, n -= run;
+            prev_space = 0;
+            continue;
+        }
         size_t k = norm_prefix(nz, s, n, &rep, &rl);
         if (prev_space)
             while (rl && rep[0] == ' ')
                 rep++, rl--;
         if (rl) {
-            for (size_t i = 0; i < rl; i++) {
-                if (rep[i] == ' ')
-                    put_space(nz, out);
-                else
-                    sl_buf_putc(out, rep[i]);
+            if (!memchr(rep, ' ', rl)) {
+                sl_buf_append(out, rep, rl);
+            } else {
+                for (size_t i = 0; i < rl; i++) {
+                    if (rep[i] == ' ')
+                        put_space(nz, out);
+                    else
+                        sl_buf_putc(out, rep[i]);
+                }
             }
             prev_space = rep[rl - 1] == ' ';
         }
@@ -226,25 +275,19 @@ void sl_spm_normalize(const sl_spm_norm *nz, const char *s, size_t n, sl_buf *ou
         put_space(nz, out);
 }
 
-/* HF: each extended grapheme cluster (ICU's character break iterator on
- * the UTF-8 text) of fewer than 6 bytes is replaced whole when a rule
- * matches its start (the shortest rule); otherwise each of its characters
- * is replaced by the rule matching its start, or kept. */
-int sl_precompiled_hf(const sl_charsmap *cm, const char *s, size_t n, sl_buf *out, sl_err *err)
+/* The clusters of s[0..n) (a stretch that starts and ends at cluster
+ * boundaries) through ICU's character break iterator. */
+static int hf_clusters(const sl_charsmap *cm, UBreakIterator *bi, const char *s, size_t n, sl_buf *out, sl_err *err)
 {
-    if (!n)
-        return 0;
     UErrorCode e = U_ZERO_ERROR;
     UText *ut = utext_openUTF8(NULL, s, (int64_t)n, &e);
-    UBreakIterator *bi = ubrk_open(UBRK_CHARACTER, "", NULL, 0, &e);
-    if (U_FAILURE(e)) {
-        if (bi)
-            ubrk_close(bi);
-        if (ut)
-            utext_close(ut);
-        return sl_errf(err, "ICU grapheme break iterator unavailable: %s", u_errorName(e));
-    }
+    if (U_FAILURE(e))
+        return sl_errf(err, "ICU cannot read the text: %s", u_errorName(e));
     ubrk_setUText(bi, ut, &e);
+    if (U_FAILURE(e)) {
+        utext_close(ut);
+        return sl_errf(err, "ICU grapheme break iterator failed: %s", u_errorName(e));
+    }
     int32_t a = ubrk_first(bi);
     for (int32_t b = ubrk_next(bi); b != UBRK_DONE; a = b, b = ubrk_next(bi)) {
         const char *g = s + a, *rep;
@@ -268,7 +311,55 @@ int sl_precompiled_hf(const sl_charsmap *cm, const char *s, size_t n, sl_buf *ou
             i += k;
         }
     }
-    ubrk_close(bi);
     utext_close(ut);
     return 0;
+}
+
+/* 1 when the ASCII character at s[i] is a cluster of its own: its
+ * neighbours are ASCII too (no ASCII character extends a cluster or is a
+ * Prepend character) and it is not half of CR LF. */
+static int ascii_alone(const char *s, size_t n, size_t i)
+{
+    uint8_t c = (uint8_t)s[i];
+    if (c >= 0x80 || (i > 0 && (uint8_t)s[i - 1] >= 0x80) || (i + 1 < n && (uint8_t)s[i + 1] >= 0x80))
+        return 0;
+    return !(c == '\r' && i + 1 < n && s[i + 1] == '\n') && !(c == '\n' && i > 0 && s[i - 1] == '\r');
+}
+
+/* HF: each extended grapheme cluster (ICU's character break iterator on
+ * the UTF-8 text) of fewer than 6 bytes is replaced whole when a rule
+ * matches its start (the shortest rule); otherwise each of its characters
+ * is replaced by the rule matching its start, or kept. An ASCII character
+ * alone in its cluster takes its one-byte rule from a table; ICU runs on
+ * the stretches between such characters, which start and end at cluster
+ * boundaries. */
+int sl_precompiled_hf(const sl_charsmap *cm, const char *s, size_t n, sl_buf *out, sl_err *err)
+{
+    UBreakIterator *bi = NULL;
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc;) {
+        uint8_t c = (uint8_t)s[i];
+        if (ascii_alone(s, n, i) && (!cm->ascii_rep[c] || cm->ascii_rep_len[c] < 255)) {
+            if (cm->ascii_rep[c])
+                sl_buf_append(out, cm->ascii_rep[c], cm->ascii_rep_len[c]);
+            else
+                sl_buf_putc(out, (char)c);
+            i++;
+            continue;
+        }
+        size_t j = i + 1;
+        while (j < n && !ascii_alone(s, n, j))
+            j++;
+        if (!bi) {
+            UErrorCode e = U_ZERO_ERROR;
+            bi = ubrk_open(UBRK_CHARACTER, "", NULL, 0, &e);
+            if (U_FAILURE(e))
+                return sl_errf(err, "ICU grapheme break iterator unavailable: %s", u_errorName(e));
+        }
+        rc = hf_clusters(cm, bi, s + i, j - i, out, err);
+        i = j;
+    }
+    if (bi)
+        ubrk_close(bi);
+    return rc;
 }

@@ -24,6 +24,13 @@ typedef struct sl_charsmap {
     size_t n_units;
     char *norm; /* replacement strings; one extra NUL at the end */
     size_t norm_len;
+    uint8_t first[256]; /* 1 when some rule starts with that byte */
+    /* ASCII byte c followed by an ASCII byte (or nothing): no longer rule
+     * can match, so the result is ascii_rep[c] (NULL: c itself) when
+     * ascii_fast[c] */
+    uint8_t ascii_fast[128];
+    const char *ascii_rep[128];
+    uint8_t ascii_rep_len[128];
 } sl_charsmap;
 
 /* Parses blob[0..n) (<uint32 LE trie size><trie units><strings>) and checks

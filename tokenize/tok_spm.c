@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "stream/io.h"
 #include "tokenize/norm_precompiled.h"
@@ -42,12 +43,39 @@ typedef struct spm {
     sl_unigram *uni;
     int32_t byte_id[256];
     int16_t *byte_val; /* per id: the byte of a BYTE piece, else -1 */
+    /* BPE only: 1 when no piece has U+2581 right after another character
+     * and none is unused. No merge can then join the text across such a
+     * U+2581, so BPE runs on each stretch starting there separately with
+     * the same result, and stretches are cached */
+    int bpe_cut;
 } spm;
+
+/* The stretch cache: stretches of up to CACHE_KEY bytes and CACHE_PIECES
+ * pieces, in an open-addressing table over an arena; emptied when it holds
+ * CACHE_MAX entries or CACHE_ARENA bytes. */
+#define CACHE_KEY 255
+#define CACHE_PIECES 64
+#define CACHE_MAX ((size_t)1 << 16)
+#define CACHE_ARENA ((size_t)6 << 20)
+
+typedef struct cslot {
+    uint64_t h;
+    uint32_t off; /* in the arena: key, then n x (start, end: uint8; id: int32) */
+    uint8_t len, n, used;
+} cslot;
+
+typedef struct cpiece {
+    uint8_t start, end;
+    int32_t id;
+} cpiece;
 
 typedef struct spm_state {
     const spm *s;
     sl_buf norm;
-    sl_uni_scratch pieces;
+    sl_uni_scratch pieces, seg;
+    cslot *ct;
+    size_t ct_cap, ct_n;
+    sl_buf arena;
     sl_spm_bpe_scratch bs;
 } spm_state;
 
@@ -75,6 +103,17 @@ static int piece_byte(const char *p, size_t n)
     if (!a || !b || !p[3] || !p[4])
         return -1;
     return (int)((a - hex) * 16 + (b - hex));
+}
+
+#define META "\xE2\x96\x81" /* U+2581 */
+
+/* 1 when s has U+2581 right after another character. */
+static int space_after_char(const char *s, size_t n)
+{
+    for (const char *p = s; (p = memmem(p, n - (size_t)(p - s), META, 3)); p += 3)
+        if (p > s && !(p - s >= 3 && !memcmp(p - 3, META, 3)))
+            return 1;
+    return 0;
 }
 
 static spm *load_model(const uint8_t *data, size_t len, const char *name, sl_err *err)
@@ -169,6 +208,15 @@ static spm *load_model(const uint8_t *data, size_t len, const char *name, sl_err
                 sl_unigram_add(s->uni, (uint32_t)i, p->s, p->len, p->score, kind);
         }
         sl_unigram_set(s->uni, unk, lo, hi);
+    } else {
+        s->bpe_cut = 1;
+        for (size_t i = 0; i < m->n_pieces && s->bpe_cut; i++) {
+            const sl_spm_piece *p = &m->pieces[i];
+            if (p->type == SL_SPM_UNUSED)
+                s->bpe_cut = 0;
+            else if (p->type == SL_SPM_NORMAL || p->type == SL_SPM_USER_DEFINED)
+                s->bpe_cut = !space_after_char(p->s, p->len);
+        }
     }
     return s;
 fail:
@@ -177,19 +225,129 @@ fail:
 }
 
 /* --- encoding ------------------------------------------------------------ */
+static void push_piece(sl_uni_scratch *o, uint32_t a, uint32_t b, int64_t id)
+{
+    if (o->n == o->pcap) {
+        o->pcap = o->pcap ? 2 * o->pcap : 256;
+        o->pieces = sl_xrealloc(o->pieces, o->pcap * sizeof *o->pieces);
+    }
+    o->pieces[o->n++] = (sl_uni_piece){a, b, id};
+}
+
+static cslot *cache_find(spm_state *st, uint64_t h, const char *k, size_t n)
+{
+    size_t mask = st->ct_cap - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+        cslot *c = &st->ct[i];
+        if (!c->used || (c->h == h && c->len == n && !memcmp(st->arena.data + c->off, k, n)))
+            return c;
+    }
+}
+
+static void cache_put(spm_state *st, uint64_t h, const char *k, size_t n, const sl_uni_scratch *seg)
+{
+    if (st->ct_n + 1 > st->ct_cap / 2) {
+        if (st->ct_cap >= 2 * CACHE_MAX) { /* full: start again */
+            memset(st->ct, 0, st->ct_cap * sizeof *st->ct);
+            st->ct_n = 0;
+            sl_buf_clear(&st->arena);
+        } else { /* grow */
+            size_t cap = st->ct_cap ? 2 * st->ct_cap : 4096;
+            cslot *old = st->ct;
+            size_t oc = st->ct_cap;
+            st->ct = sl_xcalloc(cap, sizeof *st->ct);
+            st->ct_cap = cap;
+            for (size_t i = 0; i < oc; i++)
+                if (old[i].used) {
+                    size_t j = old[i].h & (cap - 1);
+                    while (st->ct[j].used)
+                        j = (j + 1) & (cap - 1);
+                    st->ct[j] = old[i];
+                }
+            free(old);
+        }
+    }
+    if (st->arena.len + n + seg->n * sizeof(cpiece) + 8 > CACHE_ARENA) {
+        memset(st->ct, 0, st->ct_cap * sizeof *st->ct);
+        st->ct_n = 0;
+        sl_buf_clear(&st->arena);
+    }
+    cslot *c = cache_find(st, h, k, n);
+    size_t off = st->arena.len;
+    sl_buf_append(&st->arena, k, n);
+    while (st->arena.len % 4) /* align the pieces */
+        sl_buf_putc(&st->arena, 0);
+    *c = (cslot){h, (uint32_t)off, (uint8_t)n, (uint8_t)seg->n, 1};
+    for (size_t i = 0; i < seg->n; i++) {
+        cpiece cp = {(uint8_t)seg->pieces[i].start, (uint8_t)seg->pieces[i].end, (int32_t)seg->pieces[i].id};
+        sl_buf_append(&st->arena, (const char *)&cp, sizeof cp);
+    }
+    st->ct_n++;
+}
+
+/* BPE of p[a, b) appended to st->pieces, through the cache. */
+static void bpe_stretch(const spm *s, spm_state *st, const char *p, uint32_t a, uint32_t b)
+{
+    uint32_t n = b - a;
+    uint64_t h = 0;
+    if (n <= CACHE_KEY && st->ct_cap) {
+        h = XXH3_64bits(p + a, n);
+        const cslot *c = cache_find(st, h, p + a, n);
+        if (c->used) {
+            size_t at = c->off + c->len;
+            at = (at + 3) & ~(size_t)3;
+            for (size_t i = 0; i < c->n; i++) {
+                cpiece cp;
+                memcpy(&cp, st->arena.data + at + i * sizeof cp, sizeof cp);
+                push_piece(&st->pieces, a + cp.start, a + cp.end, cp.id);
+            }
+            return;
+        }
+    }
+    sl_spm_bpe_encode(&s->m, s->vocab, s->has_user ? &s->user : NULL, &st->bs, p + a, n, s->m.unk_id, &st->seg);
+    for (size_t i = 0; i < st->seg.n; i++)
+        push_piece(&st->pieces, a + st->seg.pieces[i].start, a + st->seg.pieces[i].end, st->seg.pieces[i].id);
+    if (n <= CACHE_KEY && st->seg.n <= CACHE_PIECES) {
+        if (!st->ct_cap)
+            h = XXH3_64bits(p + a, n);
+        cache_put(st, h, p + a, n, &st->seg);
+    }
+}
+
+/* BPE on the stretches of p[0..n) that start at each U+2581 following
+ * another character (s->bpe_cut). */
+static void bpe_stretches(const spm *s, spm_state *st, const char *p, size_t n)
+{
+    st->pieces.n = 0;
+    size_t start = 0;
+    for (const char *q = p; (q = memmem(q, n - (size_t)(q - p), META, 3)); q += 3) {
+        size_t at = (size_t)(q - p);
+        if (at > start && !(at - start >= 3 && !memcmp(q - 3, META, 3))) {
+            bpe_stretch(s, st, p, (uint32_t)start, (uint32_t)at);
+            start = at;
+        }
+    }
+    if (n > start)
+        bpe_stretch(s, st, p, (uint32_t)start, (uint32_t)n);
+}
+
 static int spm_encode(const sl_tokenizer *t, void *state, const char *text, size_t n, sl_ids *out, sl_err *err)
 {
     const spm *s = t->impl;
     spm_state *st = state;
-    (void)err;
     sl_spm_normalize(&s->norm, text, n, &st->norm);
     const char *p = st->norm.data ? st->norm.data : "";
     size_t pn = st->norm.len;
+    if (pn > INT32_MAX) /* pieces keep 32-bit offsets */
+        return sl_errf(err, "a document of %zu bytes (%zu normalized) is too long for %s (at most 2 GiB)", n, pn,
+                       s->name);
     sl_uni_scratch *pc = &st->pieces;
     if (s->uni)
         sl_unigram_encode(s->uni, pc, p, pn);
-    else
+    else if (!s->bpe_cut)
         sl_spm_bpe_encode(&s->m, s->vocab, s->has_user ? &s->user : NULL, &st->bs, p, pn, s->m.unk_id, pc);
+    else
+        bpe_stretches(s, st, p, pn);
     int prev_unk = 0;
     for (size_t i = 0; i < pc->n; i++) {
         const sl_uni_piece *x = &pc->pieces[i];
@@ -317,6 +475,9 @@ static void spm_state_free(void *state)
         return;
     sl_buf_free(&st->norm);
     sl_uni_scratch_free(&st->pieces);
+    sl_uni_scratch_free(&st->seg);
+    free(st->ct);
+    sl_buf_free(&st->arena);
     sl_spm_bpe_scratch_free(&st->bs);
     free(st);
 }

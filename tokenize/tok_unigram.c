@@ -205,7 +205,7 @@ static int load_normalizer(uni *m, const sl_json *v, int depth, sl_err *err)
     }
     if (m->n_norm == MAX_STEPS)
         return sl_errf(err, "%s: more than %d normalizer steps", m->name, MAX_STEPS);
-    nstep *s = &m->norm[m->n_norm];
+    nstep *s = &m->norm[m->n_norm++]; /* counted now: freed with the model if loading it fails */
     if (!strcmp(t, "Precompiled")) {
         const sl_json *c = sl_json_get(v, "precompiled_charsmap");
         if (!c || c->type != SL_JSON_STRING)
@@ -277,7 +277,6 @@ static int load_normalizer(uni *m, const sl_json *v, int depth, sl_err *err)
                        "Prepend, NFC, NFKC, Lowercase, Sequence)",
                        m->name, t);
     }
-    m->n_norm++;
     return 0;
 }
 
@@ -725,6 +724,8 @@ static int un_encode(const sl_tokenizer *t, void *state, const char *text, size_
 {
     const uni *m = t->impl;
     un_state *s = state;
+    if (n > INT32_MAX / 4) /* the lattice keeps 32-bit offsets; normalization may grow the text */
+        return sl_errf(err, "a document of %zu bytes is too long for %s (at most 512 MiB)", n, m->name);
     s->out = out;
     s->mode = t->special_mode;
     s->err = err;

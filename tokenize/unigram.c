@@ -21,6 +21,11 @@ typedef struct edge {
 } edge;
 
 struct sl_unigram {
+    /* the lattice's trie as a double array (built by sl_unigram_set): the
+     * child of position p for byte c is q = base[p] + c when check[q] == p;
+     * val[q]: the id of the piece ending there, or -1 */
+    int32_t *base, *check, *val;
+    size_t da_n;
     edge *edges;
     size_t n_edges, mask;
     int64_t *value; /* per trie node: id or -1 */
@@ -119,8 +124,99 @@ void sl_unigram_add(sl_unigram *u, uint32_t id, const char *s, size_t len, doubl
         u->value[node] = id;
 }
 
+/* Lays the hash trie out as a double array: nodes in breadth-first order,
+ * each given the first base at which all its children's cells are free. */
+static void build_da(sl_unigram *u)
+{
+    size_t nn = u->n_nodes;
+    /* children of each node, sorted by byte: counting sort of the edges */
+    uint32_t *first = sl_xcalloc(nn + 1, sizeof *first), *kid = sl_xmalloc((u->n_edges + 1) * sizeof *kid);
+    uint8_t *lab = sl_xmalloc(u->n_edges + 1);
+    for (size_t i = 0; i <= u->mask; i++)
+        if (u->edges[i].key1)
+            first[((u->edges[i].key1 - 1) >> 8) + 1]++;
+    for (size_t i = 0; i < nn; i++)
+        first[i + 1] += first[i];
+    uint32_t *fill = sl_xmalloc((nn + 1) * sizeof *fill);
+    memcpy(fill, first, (nn + 1) * sizeof *fill);
+    for (size_t i = 0; i <= u->mask; i++)
+        if (u->edges[i].key1) {
+            uint32_t par = (u->edges[i].key1 - 1) >> 8;
+            uint32_t at = fill[par]++;
+            kid[at] = u->edges[i].child;
+            lab[at] = (uint8_t)((u->edges[i].key1 - 1) & 0xff);
+        }
+    for (size_t v = 0; v < nn; v++) /* insertion sort by label (a node has at most 256 children) */
+        for (uint32_t i = first[v] + 1; i < first[v + 1]; i++)
+            for (uint32_t j = i; j > first[v] && lab[j - 1] > lab[j]; j--) {
+                uint8_t tl = lab[j];
+                lab[j] = lab[j - 1], lab[j - 1] = tl;
+                uint32_t tk = kid[j];
+                kid[j] = kid[j - 1], kid[j - 1] = tk;
+            }
+    size_t cap = 2 * nn + 512;
+    u->base = sl_xcalloc(cap, sizeof *u->base);
+    u->check = sl_xmalloc(cap * sizeof *u->check);
+    u->val = sl_xmalloc(cap * sizeof *u->val);
+    for (size_t i = 0; i < cap; i++)
+        u->check[i] = -1, u->val[i] = -1;
+    uint32_t *pos = sl_xmalloc(nn * sizeof *pos), *queue = sl_xmalloc(nn * sizeof *queue);
+    size_t qh = 0, qt = 0, first_free = 1, top = 1;
+    pos[0] = 0;
+    u->check[0] = INT32_MAX; /* occupied, and the child of no position */
+    u->val[0] = (int32_t)u->value[0];
+    queue[qt++] = 0;
+    while (qh < qt) {
+        uint32_t v = queue[qh++], a = first[v], b = first[v + 1];
+        if (a == b)
+            continue;
+        while (first_free < cap && u->check[first_free] >= 0)
+            first_free++;
+        size_t p = first_free;
+        for (;; p++) {
+            if (p < lab[a])
+                continue;
+            size_t bs = p - lab[a];
+            if (bs + 256 >= cap) {
+                size_t nc = 2 * cap;
+                u->base = sl_xrealloc(u->base, nc * sizeof *u->base);
+                u->check = sl_xrealloc(u->check, nc * sizeof *u->check);
+                u->val = sl_xrealloc(u->val, nc * sizeof *u->val);
+                for (size_t i = cap; i < nc; i++)
+                    u->base[i] = 0, u->check[i] = -1, u->val[i] = -1;
+                cap = nc;
+            }
+            uint32_t i = a;
+            while (i < b && u->check[bs + lab[i]] < 0)
+                i++;
+            if (i == b)
+                break;
+        }
+        size_t bs = p - lab[a];
+        u->base[pos[v]] = (int32_t)bs;
+        for (uint32_t i = a; i < b; i++) {
+            size_t q = bs + lab[i];
+            u->check[q] = (int32_t)pos[v];
+            u->val[q] = (int32_t)u->value[kid[i]];
+            pos[kid[i]] = (uint32_t)q;
+            queue[qt++] = kid[i];
+            if (q + 1 > top)
+                top = q + 1;
+        }
+    }
+    u->da_n = top;
+    free(first);
+    free(kid);
+    free(lab);
+    free(fill);
+    free(pos);
+    free(queue);
+}
+
 void sl_unigram_set(sl_unigram *u, int64_t unk_id, double min_score, double max_score)
 {
+    if (!u->base)
+        build_da(u);
     u->unk_id = unk_id;
     u->min_score = min_score;
     u->max_score = max_score;
@@ -132,6 +228,9 @@ void sl_unigram_free(sl_unigram *u)
         return;
     free(u->edges);
     free(u->value);
+    free(u->base);
+    free(u->check);
+    free(u->val);
     free(u->score);
     free(u->kind);
     free(u);
@@ -190,13 +289,13 @@ typedef struct best_d {
             if (ml > n - at)                                                                                           \
                 ml = n - at;                                                                                           \
             int single = 0;                                                                                            \
-            uint32_t node = 0;                                                                                         \
+            size_t node = 0;                                                                                           \
             for (size_t k = at; k < n; k++) {                                                                          \
-                int64_t c = child_of(u, node, (uint8_t)s[k]);                                                          \
-                if (c < 0)                                                                                             \
+                size_t q = (size_t)u->base[node] + (uint8_t)s[k];                                                      \
+                if (q >= u->da_n || u->check[q] != (int32_t)node)                                                      \
                     break;                                                                                             \
-                node = (uint32_t)c;                                                                                    \
-                int64_t id = u->value[node];                                                                           \
+                node = q;                                                                                              \
+                int64_t id = u->val[q];                                                                                \
                 if (id < 0 || u->kind[id] == SL_UNI_UNUSED)                                                            \
                     continue;                                                                                          \
                 size_t len = k + 1 - at;                                                                               \

@@ -24,7 +24,8 @@ sl_unigram *sl_unigram_new(uint32_t n_ids, int hf);
  * added twice keeps the first id. */
 void sl_unigram_add(sl_unigram *u, uint32_t id, const char *s, size_t len, double score, int kind);
 /* Sets the unk id and the scores the lattice needs (min: the unk piece's
- * score is min - 10; max: SentencePiece's user-defined bonus). */
+ * score is min - 10; max: SentencePiece's user-defined bonus). Call it
+ * after the last sl_unigram_add: it lays the trie out for encoding. */
 void sl_unigram_set(sl_unigram *u, int64_t unk_id, double min_score, double max_score);
 void sl_unigram_free(sl_unigram *u);
 
