@@ -296,6 +296,22 @@ static int load_split(sl_bpe *b, const sl_json *p, sl_err *err)
     return 0;
 }
 
+/* Digits(individual_digits) then ByteLevel with its regex and no prefix
+ * space (StarCoder, Refact): every number a piece of its own. */
+static int load_digits(sl_bpe *b, const sl_json *d, const sl_json *bl, sl_err *err)
+{
+    int v;
+    if (sl_json_get_bool(d, "individual_digits", &v) || !v)
+        return sl_errf(err, "%s: pre_tokenizer Digits: only individual_digits true is supported", b->name);
+    if (load_byte_level(b, bl, "pre_tokenizer", err))
+        return -1;
+    if (!b->use_regex || b->add_prefix_space)
+        return sl_errf(err, "%s: a ByteLevel step after Digits must have use_regex true and add_prefix_space false",
+                       b->name);
+    b->pretok = SL_PRETOK_GPT2_DIGITS;
+    return 0;
+}
+
 static int load_pre_tokenizer(sl_bpe *b, const sl_json *p, sl_err *err)
 {
     if (is_null(p))
@@ -304,13 +320,17 @@ static int load_pre_tokenizer(sl_bpe *b, const sl_json *p, sl_err *err)
         const sl_json *list = sl_json_get(p, "pretokenizers");
         int split = list && list->type == SL_JSON_ARRAY && list->n == 2 && !strcmp(type_of(list->kids[0]), "Split") &&
                     !strcmp(type_of(list->kids[1]), "ByteLevel");
+        int digits = list && list->type == SL_JSON_ARRAY && list->n == 2 && !strcmp(type_of(list->kids[0]), "Digits") &&
+                     !strcmp(type_of(list->kids[1]), "ByteLevel");
+        if (digits)
+            return load_digits(b, list->kids[0], list->kids[1], err);
         if (!split && (!list || list->type != SL_JSON_ARRAY || list->n != 1)) {
             sl_buf types = {0};
             for (size_t i = 0; list && list->type == SL_JSON_ARRAY && i < list->n; i++)
                 sl_buf_printf(&types, "%s%s", i ? ", " : "", type_of(list->kids[i]));
             sl_errf(err,
-                    "%s: pre_tokenizer Sequence [%s] is not supported (only a single ByteLevel step, or Split "
-                    "then ByteLevel)",
+                    "%s: pre_tokenizer Sequence [%s] is not supported (only a single ByteLevel step, Split "
+                    "then ByteLevel, or Digits then ByteLevel)",
                     b->name, types.data ? types.data : "");
             sl_buf_free(&types);
             return -1;

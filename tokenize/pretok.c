@@ -36,6 +36,8 @@ void sl_bpe_set_scanner(sl_bpe *b, int on)
 int sl_pretok_compile(sl_bpe *b, sl_err *err)
 {
     init_classes();
+    if (b->pretok == SL_PRETOK_GPT2_DIGITS)
+        return sl_pretok_compile_digits(b, err);
     if (!b->use_regex)
         return 0;
     int ec;
@@ -260,4 +262,81 @@ size_t sl_pretok_scan_llama3(const uint8_t *p, size_t n, size_t pos)
 size_t sl_pretok_scan_qwen2(const uint8_t *p, size_t n, size_t pos)
 {
     return scan_cl100k(p, n, pos, 1);
+}
+
+/* --- Digits(individual_digits) then ByteLevel's GPT-2 regex -----------------
+ * StarCoder / StarCoder2, Refact (and Command-R, SmolLM): HF first splits off
+ * every numeric character (Rust's char::is_numeric: the table's numbers, plus
+ * 13 numbers of Unicode 17 that the table, from Oniguruma's Unicode 16, has as
+ * other), then runs GPT-2's regex inside each stretch between them. Scanned
+ * as GPT-2's pattern in which a number is a piece of its own, never follows
+ * the optional space, and ends a whitespace run as the end of the text does:
+ *   's|'t|'re|'ve|'m|'ll|'d | N | ' '? L+ | ' '? O+ | S+(?!\S) with N as end | S+
+ * Checked against HF's ids on llama.cpp's starcoder and refact vectors and
+ * on random strings (tests/cli/llamacpp_vectors.sh). */
+static const char DIGITS_PCRE2[] =
+    "'(?:[sdmt]|ll|ve|re)|\\p{N}| ?\\p{L}+| ?[^" WS "\\p{L}\\p{N}]+|[" WS "]+(?![^" WS "\\p{N}])|[" WS "]+";
+
+static int digits_class_at(const uint8_t *p, size_t n, size_t i, size_t *len)
+{
+    int cl = class_at(p, n, i, len);
+    if (cl == CL_O && *len == 4) {
+        uint32_t cp = 0;
+        sl_utf8_seq(p + i, n - i, &cp);
+        if ((cp >= 0x11DE0 && cp <= 0x11DE9) || (cp >= 0x16FF4 && cp <= 0x16FF6))
+            return CL_N;
+    }
+    return cl;
+}
+
+size_t sl_pretok_scan_digits(const uint8_t *p, size_t n, size_t pos)
+{
+    size_t len, len2;
+    int cl = digits_class_at(p, n, pos, &len);
+    if (cl == CL_N)
+        return pos + len;
+    if (p[pos] == '\'' && pos + 1 < n) {
+        uint8_t c = p[pos + 1];
+        if (c == 's' || c == 'd' || c == 'm' || c == 't')
+            return pos + 2;
+        if (pos + 2 < n &&
+            ((c == 'l' && p[pos + 2] == 'l') || (c == 'v' && p[pos + 2] == 'e') || (c == 'r' && p[pos + 2] == 'e')))
+            return pos + 3;
+    }
+    size_t j = pos;
+    if (p[pos] == ' ' && pos + 1 < n) {
+        j = pos + 1;
+        cl = digits_class_at(p, n, j, &len);
+    }
+    if (cl == CL_L || cl == CL_O) { /* a run of one class, after an optional space */
+        size_t k = j + len;
+        while (k < n && digits_class_at(p, n, k, &len2) == cl)
+            k += len2;
+        return k;
+    }
+    /* whitespace from pos; a number after it ends it as the text's end does */
+    size_t k = pos, last = pos;
+    while (k < n && (cl = digits_class_at(p, n, k, &len2)) == CL_S) {
+        last = k;
+        k += len2;
+    }
+    if (k == n || last == pos || cl == CL_N)
+        return k;
+    return last;
+}
+
+int sl_pretok_compile_digits(sl_bpe *b, sl_err *err)
+{
+    int ec;
+    PCRE2_SIZE eo;
+    b->scanner = sl_pretok_scan_digits;
+    b->re = pcre2_compile((PCRE2_SPTR)DIGITS_PCRE2, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
+    if (!b->re) {
+        PCRE2_UCHAR msg[256];
+        pcre2_get_error_message(ec, msg, sizeof msg);
+        return sl_errf(err, "internal: pre-tokenizer regex at %zu: %s", (size_t)eo, (char *)msg);
+    }
+    b->jit = pcre2_jit_compile(b->re, PCRE2_JIT_COMPLETE) == 0;
+    b->scan = 1;
+    return 0;
 }

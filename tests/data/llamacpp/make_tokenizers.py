@@ -9,7 +9,9 @@ ggml-vocab-NAME.gguf.inp/.out beside it); QWEN_TIKTOKEN is Qwen's rank file
 qwen.tiktoken (its GGUF, ggml-vocab-qwen2.gguf, is not in the snapshot we
 had). For each vocabulary in ORIGINAL this writes OUT_DIR/NAME.json.zst
 (zstd -19), copies ggml-vocab-NAME.gguf.out to OUT_DIR/NAME.out and the .inp
-(the same 46 cases for every vocabulary) to OUT_DIR/ggml-vocab.inp. It
+(the same 46 cases for every vocabulary) to OUT_DIR/ggml-vocab.inp, and
+writes OUT_DIR/starcoder-random.jsonl: seeded random strings aimed at the
+Digits + ByteLevel pipeline with HF's ids under starcoder.json. It
 encodes the 46 cases with HF (encode(text, add_special_tokens=False)) and
 compares with the .out ids, which llama.cpp's convert_hf_to_gguf_update.py
 made with HF's AutoTokenizer on the original model's tokenizer; it prints one
@@ -37,7 +39,9 @@ Needs `zstd` and the PyPI packages `tokenizers` (0.22.2 here),
 (0.19.0).
 """
 import base64
+import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -250,6 +254,31 @@ def build_qwen2(tiktoken_path):
     return tok, [(n + k, AddedToken(s, special=True, normalized=False)) for k, s in enumerate(SPECIALS_QWEN2)]
 
 
+# Pieces of random strings for the Digits + ByteLevel pipeline: numbers of
+# every kind (Nd, Nl, No, astral, and two of Unicode 17, which Rust's
+# is_numeric knows and Oniguruma's \\p{N} does not), whitespace of several
+# kinds before and after them, contractions, letters, marks, punctuation.
+DIGITS_ALPHABET = (
+    list("abcXYZ") + ["'s", "'ll", "'RE", "'d", "'", "'t"] + list("0123456789") + ["33", "2024"]
+    + ["\u0661", "\u00b2", "\u00bd", "\u216b", "\u3007", "\U0001d7d9", "\U00011de0", "\U00016ff4"]
+    + [" ", " ", "  ", "\t", "\n", "\r\n", "\u00a0", "\u3000", "\u2009", "\x0b", "\x85"]
+    + ["!", ".", "-", "(", "$", "...", "\U0001f600", "\u4e2d", "\u00e9", "e\u0301", "\u0416", "\u017f"]
+)
+UNICODE17 = ("\U00011de0", "\U00016ff4")
+
+
+def digits_random(tok, path, n=2500, seed=12):
+    """n random strings with HF's ids under tok; pcre2 false where a string
+    has a character newer than PCRE2's Unicode tables."""
+    rng = random.Random(seed)
+    with open(path, "w", encoding="utf-8") as f:
+        for _ in range(n):
+            text = "".join(rng.choice(DIGITS_ALPHABET) for _ in range(rng.randint(1, 12)))
+            ids = tok.encode(text, add_special_tokens=False).ids
+            pcre2 = not any(c in text for c in UNICODE17)
+            f.write(json.dumps({"text": text, "ids": ids, "pcre2": pcre2}) + "\n")
+
+
 def cases(models_dir, name):
     with open(os.path.join(models_dir, f"ggml-vocab-{name}.gguf.inp"), encoding="utf-8") as f:
         inp = f.read()
@@ -297,6 +326,8 @@ def main():
                   f"({repo}, {len(tok.get_vocab())} ids)")
             shutil.copyfile(os.path.join(models_dir, f"ggml-vocab-{vec}.gguf.out"),
                             os.path.join(out_dir, f"{vec}.out"))
+        if name == "starcoder":
+            digits_random(tok, os.path.join(out_dir, "starcoder-random.jsonl"))
         if name in KEEP_JSON:
             continue
         subprocess.run(["zstd", "-q", "-19", "-f", "--rm", path, "-o", path + ".zst"], check=True)
