@@ -103,6 +103,10 @@ int sl_pretok_class(uint32_t cp);
 enum { SL_PRETOK_GPT2_DIGITS = 16 };
 int sl_pretok_compile_digits(sl_bpe *b, sl_err *err);
 size_t sl_pretok_scan_digits(const uint8_t *p, size_t n, size_t pos);
+/* Falcon's Punctuation(contiguous), ByteLevel, Digits, Split [0-9]{3}. */
+enum { SL_PRETOK_FALCON = 17 };
+int sl_pretok_compile_falcon(sl_bpe *b, sl_err *err);
+size_t sl_pretok_scan_falcon(const uint8_t *p, size_t n, size_t pos);
 
 /* The merge step on symbols given as ids, for families that make their
  * initial symbols themselves (tok_spbpe.c): sl_bpe_syms returns room for n
