@@ -114,6 +114,15 @@ void sl_pretok_o200k_init(void);
 int sl_pretok_o200k_class(uint32_t cp);
 /* Its character class of a code point: 1 letter, 2 number, 3 space, 4 other. */
 int sl_pretok_class(uint32_t cp);
+/* Digits(individual_digits) then ByteLevel with its regex (StarCoder,
+ * Refact): every number a piece, GPT-2's pattern between them. */
+enum { SL_PRETOK_GPT2_DIGITS = 16 };
+int sl_pretok_compile_digits(sl_bpe *b, sl_err *err);
+size_t sl_pretok_scan_digits(const uint8_t *p, size_t n, size_t pos);
+/* Falcon's Punctuation(contiguous), ByteLevel, Digits, Split [0-9]{3}. */
+enum { SL_PRETOK_FALCON = 17 };
+int sl_pretok_compile_falcon(sl_bpe *b, sl_err *err);
+size_t sl_pretok_scan_falcon(const uint8_t *p, size_t n, size_t pos);
 
 /* The merge step on symbols given as ids, for families that make their
  * initial symbols themselves (tok_spbpe.c): sl_bpe_syms returns room for n

@@ -296,6 +296,47 @@ static int load_split(sl_bpe *b, const sl_json *p, sl_err *err)
     return 0;
 }
 
+/* Digits(individual_digits) then ByteLevel with its regex and no prefix
+ * space (StarCoder, Refact): every number a piece of its own. */
+static int load_digits(sl_bpe *b, const sl_json *d, const sl_json *bl, sl_err *err)
+{
+    int v;
+    if (sl_json_get_bool(d, "individual_digits", &v) || !v)
+        return sl_errf(err, "%s: pre_tokenizer Digits: only individual_digits true is supported", b->name);
+    if (load_byte_level(b, bl, "pre_tokenizer", err))
+        return -1;
+    if (!b->use_regex || b->add_prefix_space)
+        return sl_errf(err, "%s: a ByteLevel step after Digits must have use_regex true and add_prefix_space false",
+                       b->name);
+    b->pretok = SL_PRETOK_GPT2_DIGITS;
+    return 0;
+}
+
+/* Falcon's Sequence [Punctuation(Contiguous), ByteLevel(use_regex, no
+ * prefix space), Digits(not individual), Split("[0-9][0-9][0-9]", Isolated)]:
+ * exactly these settings. */
+static int load_falcon(sl_bpe *b, const sl_json *list, sl_err *err)
+{
+    const sl_json *pu = list->kids[0], *dg = list->kids[2], *sp = list->kids[3];
+    const sl_json *pat = sl_json_get(sp, "pattern");
+    const char *re = pat && pat->type == SL_JSON_OBJECT ? sl_json_get_str(pat, "Regex") : NULL;
+    const char *beh = sl_json_get_str(pu, "behavior"), *sbeh = sl_json_get_str(sp, "behavior");
+    int v = 0, inv = 0;
+    if (!beh || strcmp(beh, "Contiguous") || (sl_json_get_bool(dg, "individual_digits", &v) == 0 && v) || !re ||
+        strcmp(re, "[0-9][0-9][0-9]") || !sbeh || strcmp(sbeh, "Isolated") ||
+        (sl_json_get_bool(sp, "invert", &inv) == 0 && inv))
+        return sl_errf(err,
+                       "%s: pre_tokenizer Sequence [Punctuation, ByteLevel, Digits, Split] is supported only as "
+                       "Falcon's (Contiguous, individual_digits false, Split \"[0-9][0-9][0-9]\" Isolated)",
+                       b->name);
+    if (load_byte_level(b, list->kids[1], "pre_tokenizer", err))
+        return -1;
+    if (!b->use_regex || b->add_prefix_space)
+        return sl_errf(err, "%s: Falcon's ByteLevel step must have use_regex true and add_prefix_space false", b->name);
+    b->pretok = SL_PRETOK_FALCON;
+    return 0;
+}
+
 static int load_pre_tokenizer(sl_bpe *b, const sl_json *p, sl_err *err)
 {
     if (is_null(p))
@@ -304,13 +345,21 @@ static int load_pre_tokenizer(sl_bpe *b, const sl_json *p, sl_err *err)
         const sl_json *list = sl_json_get(p, "pretokenizers");
         int split = list && list->type == SL_JSON_ARRAY && list->n == 2 && !strcmp(type_of(list->kids[0]), "Split") &&
                     !strcmp(type_of(list->kids[1]), "ByteLevel");
+        int digits = list && list->type == SL_JSON_ARRAY && list->n == 2 && !strcmp(type_of(list->kids[0]), "Digits") &&
+                     !strcmp(type_of(list->kids[1]), "ByteLevel");
+        if (digits)
+            return load_digits(b, list->kids[0], list->kids[1], err);
+        if (list && list->type == SL_JSON_ARRAY && list->n == 4 && !strcmp(type_of(list->kids[0]), "Punctuation") &&
+            !strcmp(type_of(list->kids[1]), "ByteLevel") && !strcmp(type_of(list->kids[2]), "Digits") &&
+            !strcmp(type_of(list->kids[3]), "Split"))
+            return load_falcon(b, list, err);
         if (!split && (!list || list->type != SL_JSON_ARRAY || list->n != 1)) {
             sl_buf types = {0};
             for (size_t i = 0; list && list->type == SL_JSON_ARRAY && i < list->n; i++)
                 sl_buf_printf(&types, "%s%s", i ? ", " : "", type_of(list->kids[i]));
             sl_errf(err,
-                    "%s: pre_tokenizer Sequence [%s] is not supported (only a single ByteLevel step, or Split "
-                    "then ByteLevel)",
+                    "%s: pre_tokenizer Sequence [%s] is not supported (only a single ByteLevel step, Split "
+                    "then ByteLevel, Digits then ByteLevel, or Falcon's four steps)",
                     b->name, types.data ? types.data : "");
             sl_buf_free(&types);
             return -1;

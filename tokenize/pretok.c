@@ -31,11 +31,17 @@ static void init_classes(void);
 void sl_bpe_set_scanner(sl_bpe *b, int on)
 {
     b->scan = on && b->re && b->scanner;
+    if (b->pretok == SL_PRETOK_FALCON) /* no PCRE2 form */
+        b->scan = 1;
 }
 
 int sl_pretok_compile(sl_bpe *b, sl_err *err)
 {
     init_classes();
+    if (b->pretok == SL_PRETOK_GPT2_DIGITS)
+        return sl_pretok_compile_digits(b, err);
+    if (b->pretok == SL_PRETOK_FALCON)
+        return sl_pretok_compile_falcon(b, err);
     if (!b->use_regex)
         return 0;
     int ec;
@@ -284,4 +290,186 @@ size_t sl_pretok_scan_llama3(const uint8_t *p, size_t n, size_t pos)
 size_t sl_pretok_scan_qwen2(const uint8_t *p, size_t n, size_t pos)
 {
     return scan_cl100k(p, n, pos, 1);
+}
+
+/* --- Digits(individual_digits) then ByteLevel's GPT-2 regex -----------------
+ * StarCoder / StarCoder2, Refact (and Command-R, SmolLM): HF first splits off
+ * every numeric character (Rust's char::is_numeric: the table's numbers, plus
+ * 13 numbers of Unicode 17 that the table, from Oniguruma's Unicode 16, has as
+ * other), then runs GPT-2's regex inside each stretch between them. Scanned
+ * as GPT-2's pattern in which a number is a piece of its own, never follows
+ * the optional space, and ends a whitespace run as the end of the text does:
+ *   's|'t|'re|'ve|'m|'ll|'d | N | ' '? L+ | ' '? O+ | S+(?!\S) with N as end | S+
+ * Checked against HF's ids on llama.cpp's starcoder and refact vectors and
+ * on random strings (tests/cli/llamacpp_vectors.sh). */
+static const char DIGITS_PCRE2[] =
+    "'(?:[sdmt]|ll|ve|re)|\\p{N}| ?\\p{L}+| ?[^" WS "\\p{L}\\p{N}]+|[" WS "]+(?![^" WS "\\p{N}])|[" WS "]+";
+
+static int digits_class_at(const uint8_t *p, size_t n, size_t i, size_t *len)
+{
+    int cl = class_at(p, n, i, len);
+    if (cl == CL_O && *len == 4) {
+        uint32_t cp = 0;
+        sl_utf8_seq(p + i, n - i, &cp);
+        if ((cp >= 0x11DE0 && cp <= 0x11DE9) || (cp >= 0x16FF4 && cp <= 0x16FF6))
+            return CL_N;
+    }
+    return cl;
+}
+
+size_t sl_pretok_scan_digits(const uint8_t *p, size_t n, size_t pos)
+{
+    size_t len, len2;
+    int cl = digits_class_at(p, n, pos, &len);
+    if (cl == CL_N)
+        return pos + len;
+    if (p[pos] == '\'' && pos + 1 < n) {
+        uint8_t c = p[pos + 1];
+        if (c == 's' || c == 'd' || c == 'm' || c == 't')
+            return pos + 2;
+        if (pos + 2 < n &&
+            ((c == 'l' && p[pos + 2] == 'l') || (c == 'v' && p[pos + 2] == 'e') || (c == 'r' && p[pos + 2] == 'e')))
+            return pos + 3;
+    }
+    size_t j = pos;
+    if (p[pos] == ' ' && pos + 1 < n) {
+        j = pos + 1;
+        cl = digits_class_at(p, n, j, &len);
+    }
+    if (cl == CL_L || cl == CL_O) { /* a run of one class, after an optional space */
+        size_t k = j + len;
+        while (k < n && digits_class_at(p, n, k, &len2) == cl)
+            k += len2;
+        return k;
+    }
+    /* whitespace from pos; a number after it ends it as the text's end does */
+    size_t k = pos, last = pos;
+    while (k < n && (cl = digits_class_at(p, n, k, &len2)) == CL_S) {
+        last = k;
+        k += len2;
+    }
+    if (k == n || last == pos || cl == CL_N)
+        return k;
+    return last;
+}
+
+int sl_pretok_compile_digits(sl_bpe *b, sl_err *err)
+{
+    int ec;
+    PCRE2_SIZE eo;
+    b->scanner = sl_pretok_scan_digits;
+    b->re = pcre2_compile((PCRE2_SPTR)DIGITS_PCRE2, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
+    if (!b->re) {
+        PCRE2_UCHAR msg[256];
+        pcre2_get_error_message(ec, msg, sizeof msg);
+        return sl_errf(err, "internal: pre-tokenizer regex at %zu: %s", (size_t)eo, (char *)msg);
+    }
+    b->jit = pcre2_jit_compile(b->re, PCRE2_JIT_COMPLETE) == 0;
+    b->scan = 1;
+    return 0;
+}
+
+/* --- Falcon: Punctuation(contiguous), ByteLevel, Digits, Split [0-9]{3} ----
+ * HF splits the text into runs of punctuation (its own table, older Unicode
+ * than the class table's: pretok_punct.h) and runs of anything else, and
+ * runs GPT-2's regex inside each run (no contraction can match: the
+ * apostrophe is punctuation; a whitespace run before punctuation ends as at
+ * the end of the text). Digits and Split come after ByteLevel, so they see
+ * the byte-level alphabet: Digits (not individual) parts each regex piece
+ * into runs of "numeric" bytes (the ASCII digits and 0xB2 0xB3 0xB9 0xBC
+ * 0xBD 0xBE, whose byte-level characters are ² ³ ¹ ¼ ½ ¾) and runs of the
+ * other bytes, also inside a character ("ü" = C3 BC gives C3 | BC); Split
+ * then isolates each [0-9]{3}, left to right. A scan that starts inside a
+ * character belongs to the regex piece of that character, which runs to the
+ * end of its class run, as from any other point of the piece. Checked
+ * against HF's ids on llama.cpp's falcon vectors and on random strings
+ * (tests/cli/llamacpp_vectors.sh). There is no PCRE2 form: Falcon files are
+ * always scanned. */
+#include "tokenize/pretok_punct.h"
+
+enum { CL_P = 5 };
+
+static int in_punct_table(uint32_t cp)
+{
+    size_t lo = 0, hi = sizeof pretok_punct / sizeof *pretok_punct;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (cp < pretok_punct[mid].first)
+            hi = mid;
+        else if (cp > pretok_punct[mid].last)
+            lo = mid + 1;
+        else
+            return 1;
+    }
+    return 0;
+}
+
+/* The class table's class, with punctuation (all of it "other" there) as
+ * CL_P. */
+static int falcon_class_at(const uint8_t *p, size_t n, size_t i, size_t *len)
+{
+    int cl = class_at(p, n, i, len);
+    if (cl != CL_O)
+        return cl;
+    if (p[i] < 0x80)
+        return in_punct_table(p[i]) ? CL_P : CL_O;
+    uint32_t cp = 0;
+    sl_utf8_seq(p + i, n - i, &cp);
+    return in_punct_table(cp) ? CL_P : CL_O;
+}
+
+static int numeric_byte(uint8_t c)
+{
+    return (c >= '0' && c <= '9') || c == 0xB2 || c == 0xB3 || c == 0xB9 || c == 0xBC || c == 0xBD || c == 0xBE;
+}
+
+static int ascii_digit3(const uint8_t *p, size_t n, size_t i)
+{
+    return i + 3 <= n && p[i] >= '0' && p[i] <= '9' && p[i + 1] >= '0' && p[i + 1] <= '9' && p[i + 2] >= '0' &&
+           p[i + 2] <= '9';
+}
+
+size_t sl_pretok_scan_falcon(const uint8_t *p, size_t n, size_t pos)
+{
+    size_t len, len2, k, j = pos;
+    int cl;
+    if ((p[pos] & 0xC0) == 0x80) { /* inside a character: the piece of its class run */
+        size_t c0 = pos;
+        while (c0 > 0 && pos - c0 < 3 && (p[c0] & 0xC0) == 0x80)
+            c0--;
+        cl = falcon_class_at(p, n, c0, &len);
+    } else {
+        cl = falcon_class_at(p, n, pos, &len);
+        if (p[pos] == ' ' && pos + 1 < n) {
+            int c2 = falcon_class_at(p, n, pos + 1, &len2);
+            if (c2 == CL_L || c2 == CL_N || c2 == CL_O)
+                j = pos + 1, cl = c2;
+        }
+    }
+    if (cl == CL_S) { /* whitespace (no numeric bytes): up to punctuation as to the end */
+        size_t last = pos;
+        for (k = pos; k < n && (cl = falcon_class_at(p, n, k, &len2)) == CL_S; k += len2)
+            last = k;
+        return k == n || last == pos || cl == CL_P ? k : last;
+    }
+    /* ' '? and a run of class cl, cut by Digits into runs of numeric and other
+     * bytes, and by Split before and after each [0-9]{3} */
+    int num = numeric_byte(p[pos]);
+    if (num && ascii_digit3(p, n, pos))
+        return pos + 3;
+    for (k = pos + 1; k < n; k++) {
+        if (k >= j && (p[k] & 0xC0) != 0x80 && falcon_class_at(p, n, k, &len2) != cl)
+            break;
+        if (numeric_byte(p[k]) != num || (num && ascii_digit3(p, n, k)))
+            break;
+    }
+    return k;
+}
+
+int sl_pretok_compile_falcon(sl_bpe *b, sl_err *err)
+{
+    (void)err;
+    b->scanner = sl_pretok_scan_falcon;
+    b->scan = 1;
+    return 0;
 }

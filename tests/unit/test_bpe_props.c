@@ -223,9 +223,13 @@ static void test_refusals(void **st)
     expect_refused("{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Split\"}," BL
                    "]}," BASE_MODEL "}}",
                    "Split: only the Llama-3 and Qwen2 regexes are supported");
+    /* Digits then ByteLevel runs only with individual_digits (HF's default is false) */
     expect_refused("{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Digits\"}," BL
                    "]}," BASE_MODEL "}}",
-                   "Sequence [Digits, ByteLevel] is not supported");
+                   "Digits: only individual_digits true is supported");
+    expect_refused("{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Punctuation\"}," BL
+                   "]}," BASE_MODEL "}}",
+                   "Sequence [Punctuation, ByteLevel] is not supported");
     expect_refused("{\"normalizer\":{\"type\":\"BertNormalizer\"},\"pre_tokenizer\":" BL "," BASE_MODEL "}}",
                    "BertNormalizer");
     expect_refused("{\"pre_tokenizer\":" BL "," BASE_MODEL ",\"unk_token\":\"a\"}}", "unk_token");

@@ -9,7 +9,11 @@ ggml-vocab-NAME.gguf.inp/.out beside it); QWEN_TIKTOKEN is Qwen's rank file
 qwen.tiktoken (its GGUF, ggml-vocab-qwen2.gguf, is not in the snapshot we
 had). For each vocabulary in ORIGINAL this writes OUT_DIR/NAME.json.zst
 (zstd -19), copies ggml-vocab-NAME.gguf.out to OUT_DIR/NAME.out and the .inp
-(the same 46 cases for every vocabulary) to OUT_DIR/ggml-vocab.inp. It
+(the same 46 cases for every vocabulary) to OUT_DIR/ggml-vocab.inp, and
+writes OUT_DIR/starcoder-random.jsonl (seeded random strings aimed at the
+Digits + ByteLevel pipeline with HF's ids under starcoder.json) and, for
+starcoder and falcon, NAME-tiny.json (see tiny()) with
+NAME-tiny-random.jsonl (random strings with HF's ids under it). It
 encodes the 46 cases with HF (encode(text, add_special_tokens=False)) and
 compares with the .out ids, which llama.cpp's convert_hf_to_gguf_update.py
 made with HF's AutoTokenizer on the original model's tokenizer; it prints one
@@ -37,13 +41,15 @@ Needs `zstd` and the PyPI packages `tokenizers` (0.22.2 here),
 (0.19.0).
 """
 import base64
+import json
 import os
+import random
 import shutil
 import subprocess
 import sys
 
 import gguf
-from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
+from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 from transformers.convert_slow_tokenizer import generate_merges
 
 SEP = "\n__ggml_vocab_test__\n"
@@ -250,6 +256,65 @@ def build_qwen2(tiktoken_path):
     return tok, [(n + k, AddedToken(s, special=True, normalized=False)) for k, s in enumerate(SPECIALS_QWEN2)]
 
 
+# Pieces of random strings for the Digits + ByteLevel pipeline: numbers of
+# every kind (Nd, Nl, No, astral, and two of Unicode 17, which Rust's
+# is_numeric knows and Oniguruma's \\p{N} does not), whitespace of several
+# kinds before and after them, contractions, letters, marks, punctuation.
+DIGITS_ALPHABET = (
+    list("abcXYZ") + ["'s", "'ll", "'RE", "'d", "'", "'t"] + list("0123456789") + ["33", "2024"]
+    + ["\u0661", "\u00b2", "\u00bd", "\u216b", "\u3007", "\U0001d7d9", "\U00011de0", "\U00016ff4"]
+    + [" ", " ", "  ", "\t", "\n", "\r\n", "\u00a0", "\u3000", "\u2009", "\x0b", "\x85"]
+    + ["!", ".", "-", "(", "$", "...", "\U0001f600", "\u4e2d", "\u00e9", "e\u0301", "\u0416", "\u017f"]
+)
+UNICODE17 = ("\U00011de0", "\U00016ff4")
+
+
+# ... and for Falcon's pipeline, whose Digits and Split see byte-level
+# characters: bytes 0xB2 0xB3 0xB9 0xBC 0xBD 0xBE are "numbers" there, also
+# inside letters (\u00fc = C3 BC), punctuation (\u2e3c = E2 B8 BC) and emoji
+# (\U0001f63c = F0 9F 98 BC); punctuation of several kinds around spaces.
+FALCON_ALPHABET = (
+    list("abcXYZ") + ["'s", "don't", "'", "n't"] + list("0123456789") + ["33", "2024", "12345"]
+    + ["\u00b2", "\u00bd", "\u00b9", "\u00be", "\u0661\u0662\u0663", "\u0967", "\u2172"]
+    + ["\u00fc", "\u00f2", "F\u00fchrer", "\u02bc", "\u2e3c", "\U0001f63c", "\U0001f600", "\u4e2d"]
+    + [" ", " ", "  ", "\t", "\n", "\r\n", "\u00a0", "\u3000"]
+    + ["!", ".", "-", "(", ")", "$", "+", "<", "=", "^", "`", "|", "~", "\u00bf", "\u00ab", "\u00b7", "...", "\u2014"]
+)
+
+
+def random_strings(tok, path, alphabet, newer=(), n=2500, seed=12):
+    """n random strings over alphabet with HF's ids under tok; pcre2 false
+    where a string holds a character newer than PCRE2's Unicode tables."""
+    rng = random.Random(seed)
+    with open(path, "w", encoding="utf-8") as f:
+        for _ in range(n):
+            text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12)))
+            ids = tok.encode(text, add_special_tokens=False).ids
+            pcre2 = not any(c in text for c in newer)
+            f.write(json.dumps({"text": text, "ids": ids, "pcre2": pcre2}) + "\n")
+
+
+def tiny(real, alphabet, seed):
+    """A 1000-token byte-level BPE trained on random strings over alphabet
+    with no pre-tokenizer split at all (ByteLevel without regex), then given
+    real's normalizer and pre-tokenizer: its merges cross every boundary the
+    pipeline makes, so its ids show any split that differs (the real
+    vocabularies were trained with their pipelines, so a wrong split can
+    give their ids all the same)."""
+    rng = random.Random(seed)
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12))) for _ in range(3000)]
+    t = Tokenizer(models.BPE())
+    t.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    t.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=1000, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                                  show_progress=False)
+    t.train_from_iterator(texts, trainer)
+    if real.normalizer is not None:
+        t.normalizer = real.normalizer
+    t.pre_tokenizer = real.pre_tokenizer
+    return t
+
+
 def cases(models_dir, name):
     with open(os.path.join(models_dir, f"ggml-vocab-{name}.gguf.inp"), encoding="utf-8") as f:
         inp = f.read()
@@ -297,6 +362,14 @@ def main():
                   f"({repo}, {len(tok.get_vocab())} ids)")
             shutil.copyfile(os.path.join(models_dir, f"ggml-vocab-{vec}.gguf.out"),
                             os.path.join(out_dir, f"{vec}.out"))
+        if name in ("starcoder", "falcon"):
+            alphabet, newer = (DIGITS_ALPHABET, UNICODE17) if name == "starcoder" else (FALCON_ALPHABET, ())
+            if name == "starcoder":
+                random_strings(tok, os.path.join(out_dir, "starcoder-random.jsonl"), alphabet, newer)
+            t = tiny(tok, alphabet, seed=14)
+            t.save(os.path.join(out_dir, f"{name}-tiny.json"), pretty=False)
+            t = Tokenizer.from_file(os.path.join(out_dir, f"{name}-tiny.json"))
+            random_strings(t, os.path.join(out_dir, f"{name}-tiny-random.jsonl"), alphabet, newer, seed=15)
         if name in KEEP_JSON:
             continue
         subprocess.run(["zstd", "-q", "-19", "-f", "--rm", path, "-o", path + ".zst"], check=True)
