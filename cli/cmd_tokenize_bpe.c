@@ -15,15 +15,16 @@ static const char help[] = "Reads documents (JSON Lines objects or plain text, s
                            "text, the tokenizer's vocab size and special ids, fingerprint sha256 of the\n"
                            "tokenizer file(s), and per document its id, other fields as metadata, the\n"
                            "UTF-8 byte count of its text and its token ids. The ids are exactly those of\n"
-                           "Hugging Face tokenizers' encode(text, add_special_tokens=False).\n\n"
+                           "Hugging Face tokenizers' encode(text, add_special_tokens=False), or =True\n"
+                           "with --add-special-tokens.\n\n"
                            "options:\n"
                            "  -t, --tokenizer PATH  required: a Hugging Face tokenizer.json (byte-level\n"
                            "                        BPE as GPT-2/GPT-NeoX, or as Llama-3 and Qwen2 with\n"
                            "                        their Split pre-tokenizer; SentencePiece-style BPE\n"
                            "                        with byte fallback as Llama-2, Mistral-7B v0.1 and\n"
-                           "                        Codestral Mamba), a directory holding\n"
-                           "                        tokenizer.json or vocab.json + merges.txt (GPT-2), or\n"
-                           "                        such a vocab.json\n"
+                           "                        Codestral Mamba; WordPiece or WordLevel as BERT), a\n"
+                           "                        directory holding tokenizer.json or vocab.json +\n"
+                           "                        merges.txt (GPT-2), or such a vocab.json\n"
                            "      --special MODE    special tokens (e.g. <|endoftext|>) written literally in\n"
                            "                        the text: plain (default) encodes them as ordinary text,\n"
                            "                        parse turns them into their id (Hugging Face's default),\n"
@@ -37,6 +38,10 @@ static const char help[] = "Reads documents (JSON Lines objects or plain text, s
                            "                        which knows Unicode 14.0 only, so characters assigned\n"
                            "                        later split differently from HF. The scanner is also\n"
                            "                        faster\n"
+                           "      --add-special-tokens  put the special tokens of the tokenizer.json\n"
+                           "                        post_processor around each document's ids (BERT's\n"
+                           "                        [CLS] ... [SEP], Llama's <s> ...), as HF's\n"
+                           "                        encode(text, add_special_tokens=True)\n"
                            "      --append-eos[=ID] end every document with the end-of-text id (default:\n"
                            "                        the tokenizer's <|endoftext|>, Llama-3's\n"
                            "                        <|end_of_text|>, or </s> of SentencePiece-style ones)\n"
@@ -74,12 +79,13 @@ static int64_t special_id(const sl_cli *cli, const sl_tokenizer *t, const char *
 
 static int run(sl_cli *cli, int argc, char **argv)
 {
-    enum { O_SPECIAL = SL_DO_END, O_EOS, O_BOS, O_PRETOK };
+    enum { O_SPECIAL = SL_DO_END, O_EOS, O_BOS, O_PRETOK, O_ADD_SPECIAL };
     static const struct option opts[] = {{"tokenizer", required_argument, 0, 't'},
                                          {"special", required_argument, 0, O_SPECIAL},
                                          {"append-eos", optional_argument, 0, O_EOS},
                                          {"prepend-bos", optional_argument, 0, O_BOS},
                                          {"pretokenizer", required_argument, 0, O_PRETOK},
+                                         {"add-special-tokens", no_argument, 0, O_ADD_SPECIAL},
                                          SL_DOC_LONG_OPTS,
                                          SL_SKIP_LONG_OPT,
                                          SL_CLI_COMMON_LONG,
@@ -101,6 +107,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         case O_EOS: want_eos = 1, eos_arg = optarg; break;
         case O_BOS: want_bos = 1, bos_arg = optarg; break;
         case O_PRETOK: to.pcre2 = sl_cli_choice(cli, "--pretokenizer", optarg, pretoks) == 0; break;
+        case O_ADD_SPECIAL: to.add_special = 1; break;
         default: sl_cli_common(cli, c, argv[optind - 1]);
         }
     }

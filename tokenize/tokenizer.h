@@ -52,10 +52,13 @@ typedef struct sl_tokenizer_opts {
     const char *family;
     sl_special_mode special; /* literal special tokens in the text */
     int pcre2;               /* pre-tokenize with PCRE2 rather than the hand-written scanners */
+    /* put the special ids of the tokenizer.json post_processor around each
+     * text's ids, as HF's encode(text, add_special_tokens=True) */
+    int add_special;
 } sl_tokenizer_opts;
 #define SL_TOKENIZER_OPTS_INIT                                                                                         \
     {                                                                                                                  \
-        NULL, SL_SPECIAL_PLAIN, 0                                                                                      \
+        NULL, SL_SPECIAL_PLAIN, 0, 0                                                                                   \
     }
 
 /* Special ids of a tokenizer (sl_tokenizer_special). */

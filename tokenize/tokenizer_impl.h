@@ -47,6 +47,10 @@ struct sl_tokenizer {
     char name[256];
     char fingerprint[72];
     char *extra; /* header "extra" JSON, or NULL */
+    /* ids put around each text's ids (the file's post-processor, with
+     * sl_tokenizer_opts.add_special; postproc.h), set by tokenizer.c */
+    uint32_t *add_pre, *add_post;
+    size_t n_add_pre, n_add_post;
 };
 
 /* A tokenizer with no special ids, modality text, owning impl. */
@@ -55,5 +59,7 @@ sl_tokenizer *sl_tokenizer_new(const sl_tok_family *f, const sl_tok_ops *ops, vo
 extern const sl_tok_family sl_tok_family_char, sl_tok_family_bpe;
 /* SentencePiece-style BPE in a tokenizer.json (tok_spbpe.c): Llama-2, Mistral */
 extern const sl_tok_family sl_tok_family_spbpe;
+/* WordPiece / WordLevel tokenizer.json files (tok_wordpiece.c): BERT-style */
+extern const sl_tok_family sl_tok_family_wordpiece;
 
 #endif
