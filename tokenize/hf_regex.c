@@ -16,7 +16,8 @@ struct sl_hf_regex {
 
 /* Oniguruma's Unicode classes as HF's build has them (hf_gc_table.h,
  * measured on HF: Unicode 16), spelled out as ranges for PCRE2, whose
- * tables are older and whose \s also takes U+180E and \w all numbers. */
+ * tables are older and whose \s also takes U+180E and \w all numbers but
+ * not all of Alphabetic; \b and \B are rewritten with that \w. */
 #include "tokenize/hf_gc_table.h"
 
 #define N_GC (sizeof hf_gc_index / sizeof *hf_gc_index)
@@ -87,21 +88,9 @@ static size_t class_escape(const char *p, size_t n, rangeset *rs, int *neg)
         return 0;
     char d = p[1];
     *neg = d == 'S' || d == 'W' || d == 'D' || d == 'P';
-    if (d == 's' || d == 'S') {
-        rs_add(rs, 9, 13);
-        rs_add(rs, 0x85, 0x85);
-        rs_add_name(rs, "Z", 1);
-        return 2;
-    }
-    if (d == 'w' || d == 'W') {
-        rs_add_name(rs, "L", 1);
-        rs_add_name(rs, "M", 1);
-        rs_add_name(rs, "Nd", 2);
-        rs_add_name(rs, "Pc", 2);
-        return 2;
-    }
-    if (d == 'd' || d == 'D') {
-        rs_add_name(rs, "Nd", 2);
+    if (d == 's' || d == 'S' || d == 'w' || d == 'W' || d == 'd' || d == 'D') {
+        char lower = (char)(d | 0x20);
+        rs_add_name(rs, &lower, 1);
         return 2;
     }
     if ((d == 'p' || d == 'P') && n > 3 && p[2] == '{') {
@@ -120,13 +109,30 @@ static size_t class_escape(const char *p, size_t n, rangeset *rs, int *neg)
 }
 
 /* The pattern with its Unicode classes spelled out (see above); a negated
- * class inside a bracket class is left to PCRE2. */
-static void translate(const char *p, size_t n, sl_buf *out)
+ * class inside a bracket class is left to PCRE2. Returns 0, or the offset
+ * + 1 of a class intersection, or -(offset + 1) of a nested or POSIX class
+ * (Oniguruma's mean what PCRE2 cannot say). */
+static int translate(const char *p, size_t n, sl_buf *out)
 {
     rangeset rs = {0};
     int depth = 0; /* bracket class nesting */
     for (size_t i = 0; i < n; i++) {
         char c = p[i];
+        if (c == '\\' && i + 1 < n && (p[i + 1] == 'b' || p[i + 1] == 'B') && depth == 0) {
+            rs_add_name(&rs, "w", 1);
+            sl_buf w = {0};
+            sl_buf_putc(&w, '[');
+            rs_emit(&rs, &w);
+            sl_buf_putc(&w, ']');
+            const char *x = w.data;
+            if (p[i + 1] == 'b')
+                sl_buf_printf(out, "(?:(?<=%s)(?!%s)|(?<!%s)(?=%s))", x, x, x, x);
+            else
+                sl_buf_printf(out, "(?:(?<=%s)(?=%s)|(?<!%s)(?!%s))", x, x, x, x);
+            sl_buf_free(&w);
+            i++;
+            continue;
+        }
         if (c == '\\' && i + 1 < n) {
             int neg;
             size_t k = class_escape(p + i, n - i, &rs, &neg);
@@ -149,24 +155,31 @@ static void translate(const char *p, size_t n, sl_buf *out)
             continue;
         }
         if (c == '[') {
-            sl_buf_putc(out, c);
-            if (depth == 0) {
-                /* a ']' right after '[' or '[^' is a literal */
-                size_t j = i + 1;
-                if (j < n && p[j] == '^')
-                    sl_buf_putc(out, p[j++]);
-                if (j < n && p[j] == ']')
-                    sl_buf_putc(out, p[j++]);
-                i = j - 1;
+            if (depth > 0) { /* a nested class or a POSIX class: Oniguruma's differ from PCRE2's */
+                free(rs.r);
+                return -(int)i - 1;
             }
+            sl_buf_putc(out, c);
+            /* a ']' right after '[' or '[^' is a literal */
+            size_t j = i + 1;
+            if (j < n && p[j] == '^')
+                sl_buf_putc(out, p[j++]);
+            if (j < n && p[j] == ']')
+                sl_buf_putc(out, p[j++]);
+            i = j - 1;
             depth++;
             continue;
         }
         if (c == ']' && depth > 0)
             depth--;
+        if (c == '&' && depth > 0 && i + 1 < n && p[i + 1] == '&') {
+            free(rs.r);
+            return (int)i + 1; /* Oniguruma's class intersection: PCRE2 has none */
+        }
         sl_buf_putc(out, c);
     }
     free(rs.r);
+    return 0;
 }
 
 sl_hf_regex *sl_hf_regex_new(const char *pat, size_t len, const char *what, sl_err *err)
@@ -174,7 +187,13 @@ sl_hf_regex *sl_hf_regex_new(const char *pat, size_t len, const char *what, sl_e
     int ec;
     PCRE2_SIZE eo;
     sl_buf t = {0};
-    translate(pat, len, &t);
+    int at = translate(pat, len, &t);
+    if (at) {
+        sl_buf_free(&t);
+        sl_errf(err, "%s: regex at offset %d: %s is not supported", what, at > 0 ? at - 1 : -at - 1,
+                at > 0 ? "class intersection (&&)" : "a nested or POSIX ([:alpha:]) character class");
+        return NULL;
+    }
     pcre2_code *c = pcre2_compile((PCRE2_SPTR)(t.data ? t.data : ""), t.len, PCRE2_UTF | PCRE2_UCP, &ec, &eo, NULL);
     sl_buf_free(&t);
     if (!c) {
@@ -209,12 +228,16 @@ int sl_hf_regex_each(const sl_hf_regex *re, sl_hf_match *m, const char *s, size_
     if (!m->md)
         m->md = pcre2_match_data_create(1, NULL);
     pcre2_match_data *md = m->md;
-    size_t pos = 0;
+    if (n == 0)
+        return 0; /* HF: an empty text has no matches */
+    /* rust-onig's FindMatches: an empty match where the last match ended
+     * is skipped, and the search goes on one character further */
+    size_t pos = 0, last_end = SIZE_MAX;
     while (pos <= n) {
         int rc = pcre2_match(re->code, (PCRE2_SPTR)s, n, pos, PCRE2_NO_UTF_CHECK, md, NULL);
         if (rc == PCRE2_ERROR_NOMATCH)
             break;
-        if (rc < 0 && rc != 0) {
+        if (rc < 0) {
             PCRE2_UCHAR msg[256];
             pcre2_get_error_message(rc, msg, sizeof msg);
             return sl_errf(err, "regex matching failed at byte %zu: %s", pos, (char *)msg);
@@ -223,16 +246,16 @@ int sl_hf_regex_each(const sl_hf_regex *re, sl_hf_match *m, const char *s, size_
         size_t a = ov[0], b = ov[1];
         if (b < a) /* \K in a lookahead: not a match HF could report */
             b = a;
-        fn(ctx, a, b);
-        if (b > a) {
-            pos = b;
-        } else { /* an empty match: on by one character */
-            if (a >= n)
+        if (a == b && b == last_end) {
+            if (pos >= n)
                 break;
             uint32_t cp;
-            size_t k = sl_utf8_seq((const uint8_t *)s + a, n - a, &cp);
-            pos = a + (k ? k : 1);
+            size_t k = sl_utf8_seq((const uint8_t *)s + pos, n - pos, &cp);
+            pos += k ? k : 1;
+            continue;
         }
+        fn(ctx, a, b);
+        pos = last_end = b;
     }
     return 0;
 }

@@ -24,8 +24,8 @@ typedef struct sl_hf_match {
 void sl_hf_match_free(sl_hf_match *m);
 
 /* Calls fn(ctx, start, end) for each match of re in s[0..n) from left to
- * right, as Oniguruma's find_iter (after an empty match the search goes on
- * one character further). Returns 0, or -1 with err on a matching error. */
+ * right, as rust-onig's find_iter (an empty match where the last match
+ * ended is skipped). Returns 0, or -1 with err on a matching error. */
 typedef void (*sl_hf_match_fn)(void *ctx, size_t start, size_t end);
 int sl_hf_regex_each(const sl_hf_regex *re, sl_hf_match *m, const char *s, size_t n, sl_hf_match_fn fn, void *ctx,
                      sl_err *err);

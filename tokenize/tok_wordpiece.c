@@ -300,26 +300,13 @@ static int64_t first_of(const sl_tokenizer *t, const char *a, const char *b)
     return id >= 0 ? id : wp_token_id(t, b);
 }
 
-static sl_tokenizer *wp_load(const char *path, const sl_tokenizer_opts *o, sl_err *err)
+static sl_tokenizer *make(wp *m, const char *text, size_t len, const char *p, const sl_tokenizer_opts *o)
 {
-    struct stat st;
-    char *p = json_path(path, stat(path, &st) == 0 && S_ISDIR(st.st_mode));
-    char *text = NULL;
-    size_t len;
-    wp *m = NULL;
-    if (sl_read_file(p, &text, &len, err) == 0)
-        m = load_json(text, len, p, err);
-    if (!m) {
-        free(text);
-        free(p);
-        return NULL;
-    }
     sl_sha256 h;
     uint8_t d[32];
     sl_sha256_init(&h);
     sl_sha256_update(&h, text, len);
     sl_sha256_final(&h, d);
-    free(text);
     sl_tokenizer *t = sl_tokenizer_new(&sl_tok_family_wordpiece, &ops, m);
     memcpy(t->fingerprint, "sha256:", 7);
     for (int i = 0; i < 32; i++) {
@@ -337,6 +324,26 @@ static sl_tokenizer *wp_load(const char *path, const sl_tokenizer_opts *o, sl_er
     t->special[SL_TOK_UNK] = m->model.unk_id;
     const char *base = strrchr(p, '/');
     snprintf(t->name, sizeof t->name, "bpe:%s", base && base[1] ? base + 1 : p);
+    return t;
+}
+
+sl_tokenizer *sl_tok_wordpiece_load_mem(const char *text, size_t len, const char *name, const sl_tokenizer_opts *o,
+                                        sl_err *err)
+{
+    wp *m = load_json(text, len, name, err);
+    return m ? make(m, text, len, name, o) : NULL;
+}
+
+static sl_tokenizer *wp_load(const char *path, const sl_tokenizer_opts *o, sl_err *err)
+{
+    struct stat st;
+    char *p = json_path(path, stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+    char *text = NULL;
+    size_t len;
+    sl_tokenizer *t = NULL;
+    if (sl_read_file(p, &text, &len, err) == 0)
+        t = sl_tok_wordpiece_load_mem(text, len, p, o, err);
+    free(text);
     free(p);
     return t;
 }

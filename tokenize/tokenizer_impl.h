@@ -61,5 +61,8 @@ extern const sl_tok_family sl_tok_family_char, sl_tok_family_bpe;
 extern const sl_tok_family sl_tok_family_spbpe;
 /* WordPiece / WordLevel tokenizer.json files (tok_wordpiece.c): BERT-style */
 extern const sl_tok_family sl_tok_family_wordpiece;
+/* That family's loader on the bytes of a tokenizer.json (tests, fuzzing). */
+sl_tokenizer *sl_tok_wordpiece_load_mem(const char *text, size_t len, const char *name, const sl_tokenizer_opts *o,
+                                        sl_err *err);
 
 #endif

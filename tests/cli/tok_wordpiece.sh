@@ -84,5 +84,14 @@ refuse dec "decoder 'CTC' is not supported" '0,/"type": "WordPiece"/s//"type": "
 sed 's/"type": "BertPreTokenizer"/"type": "Split", "pattern": {"Regex": "(a"}, "behavior": "Isolated", "invert": false/' \
   "$D/bert-lower.json" > "$T/bad-rx.json"
 expect_fail 1 "bad-rx.json: pre_tokenizer Split: invalid regex at offset 2" -- "$SLUICE" tokenize bpe -t "$T/bad-rx.json" "$T/one.jsonl" -o "$T/z.tok"
+# Oniguruma syntax PCRE2 cannot say is refused, not run differently
+sed 's/"type": "BertPreTokenizer"/"type": "Split", "pattern": {"Regex": "[a-z\&\&[^aeiou]]"}, "behavior": "Isolated", "invert": false/' \
+  "$D/bert-lower.json" > "$T/bad-and.json"
+expect_fail 1 "bad-and.json: pre_tokenizer Split: regex at offset 4: class intersection .&&. is not supported" -- \
+  "$SLUICE" tokenize bpe -t "$T/bad-and.json" "$T/one.jsonl" -o "$T/z.tok"
+sed 's/"type": "BertPreTokenizer"/"type": "Split", "pattern": {"Regex": "[[:alpha:]]"}, "behavior": "Isolated", "invert": false/' \
+  "$D/bert-lower.json" > "$T/bad-posix.json"
+expect_fail 1 "bad-posix.json: pre_tokenizer Split: regex at offset 1: a nested or POSIX" -- \
+  "$SLUICE" tokenize bpe -t "$T/bad-posix.json" "$T/one.jsonl" -o "$T/z.tok"
 # a GPT-2 vocab.json has no post-processor to add
 expect_fail 1 "adding special tokens needs a tokenizer.json" -- "$SLUICE" tokenize bpe -t "$DATA/bpe/gpt2/vocab.json" --add-special-tokens "$T/one.jsonl" -o "$T/z.tok"

@@ -3,10 +3,14 @@
 
     python3 -m venv V && V/bin/pip install tokenizers==0.23.3
     V/bin/python tests/data/tok/make_wp_fixtures.py
+    ONLY_COMPONENTS=1 V/bin/python tests/data/tok/make_wp_fixtures.py   # components.jsonl only
 
 Each tokenizer is built with HF `tokenizers` itself: a vocabulary trained by
-its WordPieceTrainer / WordLevelTrainer on texts.jsonl (deterministic), and a
+its WordPieceTrainer / WordLevelTrainer on texts.jsonl (ties are broken
+differently from run to run, so all files are regenerated together), and a
 pipeline made of the components under test; saved as tokenizer.json by HF.
+components.jsonl: single normalizers and pre-tokenizers, HF's serialization of
+each and HF's result on ~290 texts (test_tok_wordpiece.c).
 For every text of texts.jsonl and wp-texts.jsonl (hand-written adversarial
 cases, written by this script) the expected file has HF's
 encode(text, add_special_tokens=False) ids with special tokens parsed
@@ -174,11 +178,60 @@ def write_decode(name, tok, seed):
                                ensure_ascii=False) + "\n")
 
 
+NORMALIZERS = [
+    N.BertNormalizer(),
+    N.BertNormalizer(clean_text=False, handle_chinese_chars=False, strip_accents=True, lowercase=False),
+    N.BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=False, lowercase=True),
+    N.NFD(), N.NFKD(), N.NFC(), N.NFKC(), N.StripAccents(), N.Lowercase(),
+    N.Strip(), N.Strip(left=True, right=False), N.Strip(left=False, right=True),
+    N.Replace(Regex(r"\p{L}+"), "L"), N.Replace(Regex(r"\d|\s"), ""), N.Replace(Regex(r"a*"), "-"),
+    N.Replace(Regex(r"\W{2}|[^\p{L}\s]|[]x]"), "<>"), N.Replace("  ", " "), N.Prepend("_"),
+    N.Sequence([N.NFD(), N.StripAccents(), N.Lowercase()]),
+]
+BEHAVIORS = ["removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous"]
+PRETOKENIZERS = (
+    [P.BertPreTokenizer(), P.Whitespace(), P.WhitespaceSplit(), P.Digits(individual_digits=True),
+     P.Digits(individual_digits=False)]
+    + [P.Punctuation(behavior=b) for b in BEHAVIORS]
+    + [P.Split(Regex(r"\s+|\p{P}"), behavior=b, invert=i) for b in BEHAVIORS for i in (False, True)]
+    + [P.Split(" ", behavior=b, invert=i) for b in BEHAVIORS for i in (False, True)]
+    + [P.Split(Regex(r"x*"), behavior="isolated"), P.Split(Regex(r"\b"), behavior="isolated"),
+       P.Split(Regex(r"(?<=\p{Ll})(?=\p{Lu})|\p{N}{1,3}"), behavior="isolated"),
+       P.Sequence([P.WhitespaceSplit(), P.Punctuation(), P.Digits(individual_digits=True)])]
+)
+
+
+def write_components(txts):
+    """components.jsonl: line 1 the texts; then per component its
+    tokenizer.json form and HF's result on each text (normalize_str, or the
+    pieces of pre_tokenize_str)."""
+    rng = random.Random(7)
+    sample = [t for t in txts[:120]] + EXTRA + rng.sample(txts[300:-len(EXTRA)], 150)
+    with open(os.path.join(D, "components.jsonl"), "w", encoding="utf-8") as f:
+        f.write(json.dumps({"texts": sample}, ensure_ascii=False) + "\n")
+        for n in NORMALIZERS:
+            cfg = json.loads(Tokenizer(models.WordLevel({"a": 0}, unk_token="a")).to_str())
+            t = Tokenizer(models.WordLevel({"a": 0}, unk_token="a"))
+            t.normalizer = n
+            cfg = json.loads(t.to_str())["normalizer"]
+            f.write(json.dumps({"normalizer": cfg, "out": [n.normalize_str(x) for x in sample]},
+                               ensure_ascii=False) + "\n")
+        for p in PRETOKENIZERS:
+            t = Tokenizer(models.WordLevel({"a": 0}, unk_token="a"))
+            t.pre_tokenizer = p
+            cfg = json.loads(t.to_str())["pre_tokenizer"]
+            f.write(json.dumps({"pre_tokenizer": cfg, "out": [[s for s, _ in p.pre_tokenize_str(x)] for x in sample]},
+                               ensure_ascii=False) + "\n")
+
+
 def main():
     with open(os.path.join(D, "wp-texts.jsonl"), "w", encoding="utf-8") as f:
         for t in EXTRA:
             f.write(json.dumps({"text": t}, ensure_ascii=False) + "\n")
     txts = texts()
+    write_components(txts)
+    if os.environ.get("ONLY_COMPONENTS"):
+        return  # the trainers are not deterministic from run to run: regenerate all or none
     for seed, (name, make) in enumerate([("bert-lower", bert_lower), ("bert-cased", bert_cased),
                                          ("wordlevel-a", wordlevel_a), ("wordlevel-b", wordlevel_b)]):
         tok = make()
