@@ -5,7 +5,8 @@ components of Hugging Face tokenizers give each code point, measured on
 sluice follows HF's own Unicode tables (Rust's, and the older ones of the
 unicode_categories / unicode-normalization-alignments crates).
 
-    V/bin/python tests/bpe/gen_hf_classes.py > tokenize/hf_classes_table.h
+    V/bin/python tests/bpe/gen_hf_classes.py > tokenize/hf_classes_table.h && make format FILES=tokenize/hf_classes_table.h
+(V: a venv with tokenizers==0.23.3 from PyPI.)
 
 Flags (one byte per code point, stored as runs):
   1 WS     char::is_whitespace         (WhitespaceSplit removes it)

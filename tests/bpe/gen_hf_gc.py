@@ -7,7 +7,7 @@ code point). sluice's regex translation (tokenize/hf_regex.c) spells \\p{..}
 out with these ranges, so that patterns split as in HF also for characters
 that PCRE2's older Unicode tables do not know.
 
-    V/bin/python tests/bpe/gen_hf_gc.py > tokenize/hf_gc_table.h
+    V/bin/python tests/bpe/gen_hf_gc.py > tokenize/hf_gc_table.h && make format FILES=tokenize/hf_gc_table.h
 """
 import tokenizers
 from tokenizers import Regex, pre_tokenizers as P
