@@ -4,7 +4,8 @@
 # normalizers, Split behaviors and post-processors): ids with and without
 # --add-special-tokens and decoded text equal HF's over texts.jsonl plus
 # wp-texts.jsonl; --add-special-tokens on a SentencePiece-style file adds its
-# <s>; bad components are refused with one line naming the file.
+# <s>, on a byte-level Llama-3-style file its <|begin_of_text|>; bad components
+# are refused with one line naming the file.
 . "$SRC/tests/cli/lib.sh"
 D="$DATA/tok"
 
@@ -95,3 +96,18 @@ expect_fail 1 "bad-posix.json: pre_tokenizer Split: regex at offset 1: a nested 
   "$SLUICE" tokenize bpe -t "$T/bad-posix.json" "$T/one.jsonl" -o "$T/z.tok"
 # a GPT-2 vocab.json has no post-processor to add
 expect_fail 1 "adding special tokens needs a tokenizer.json" -- "$SLUICE" tokenize bpe -t "$DATA/bpe/gpt2/vocab.json" --add-special-tokens "$T/one.jsonl" -o "$T/z.tok"
+
+# --add-special-tokens on a byte-level BPE file: Llama-3's TemplateProcessing adds <|begin_of_text|>
+python3 -c "
+import json, sys
+for i, l in enumerate(open(sys.argv[1], encoding='utf-8')):
+    print(json.dumps({'id': 'd%d' % i, 'text': json.loads(l)['text']}))" "$DATA/bpe/corpus.jsonl" > "$T/bdocs.jsonl"
+"$SLUICE" tokenize bpe -t "$DATA/bpe/llama3-tiny-tokenizer.json" --special parse --add-special-tokens "$T/bdocs.jsonl" -o "$T/l3.tok"
+"$SLUICE" cat "$T/l3.tok" > "$T/l3.jsonl"
+python3 - "$D/expected-llama3-tiny-special.jsonl" "$T/l3.jsonl" <<'PY' || fail "llama3-tiny with special tokens differs from HF"
+import json, sys
+want = [json.loads(l)['with_special'] for l in open(sys.argv[1], encoding='utf-8')]
+got = [json.loads(l)['ids'] for l in open(sys.argv[2], encoding='utf-8')]
+bad = [i for i, (w, g) in enumerate(zip(want, got)) if w != g]
+assert len(got) == len(want) > 100 and not bad, bad[:5]
+PY

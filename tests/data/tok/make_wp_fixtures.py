@@ -3,7 +3,7 @@
 
     python3 -m venv V && V/bin/pip install tokenizers==0.23.3
     V/bin/python tests/data/tok/make_wp_fixtures.py
-    ONLY_COMPONENTS=1 V/bin/python tests/data/tok/make_wp_fixtures.py   # components.jsonl only
+    ONLY_COMPONENTS=1 V/bin/python tests/data/tok/make_wp_fixtures.py   # all but the trained files
 
 Each tokenizer is built with HF `tokenizers` itself: a vocabulary trained by
 its WordPieceTrainer / WordLevelTrainer on texts.jsonl (ties are broken
@@ -17,9 +17,10 @@ encode(text, add_special_tokens=False) ids with special tokens parsed
 ("parse") and, where different, not parsed ("plain"), the ids with
 add_special_tokens=True ("with_special"), and decode(parse ids,
 skip_special_tokens=False) ("decoded"). decode-NAME.jsonl: seeded random id
-lists and HF's decode of them. Also expected-v1-small-norm-special.jsonl:
-add_special_tokens=True ids of the existing v1-small-norm.json (its
-TemplateProcessing adds <s>).
+lists and HF's decode of them. Also expected-v1-small-norm-special.jsonl and
+expected-llama3-tiny-special.jsonl: add_special_tokens=True ids of
+v1-small-norm.json (its TemplateProcessing adds <s>) on the texts above and of
+../bpe/llama3-tiny-tokenizer.json (<|begin_of_text|>) on ../bpe/corpus.jsonl.
 """
 import json
 import os
@@ -224,12 +225,27 @@ def write_components(txts):
                                ensure_ascii=False) + "\n")
 
 
+def write_specials(txts):
+    """add_special_tokens=True ids of files of the other families: the
+    byte-level llama3-tiny (TemplateProcessing puts <|begin_of_text|> first)
+    and the SentencePiece-style v1-small-norm (<s> first)."""
+    l3 = Tokenizer.from_file(os.path.join(D, "..", "bpe", "llama3-tiny-tokenizer.json"))
+    with open(os.path.join(D, "expected-llama3-tiny-special.jsonl"), "w", encoding="utf-8") as f:
+        for l in open(os.path.join(D, "..", "bpe", "corpus.jsonl"), encoding="utf-8"):
+            f.write(json.dumps({"with_special": l3.encode(json.loads(l)["text"], add_special_tokens=True).ids}) + "\n")
+    v1 = Tokenizer.from_file(os.path.join(D, "v1-small-norm.json"))
+    with open(os.path.join(D, "expected-v1-small-norm-special.jsonl"), "w", encoding="utf-8") as f:
+        for t in txts:
+            f.write(json.dumps({"with_special": v1.encode(t, add_special_tokens=True).ids}) + "\n")
+
+
 def main():
     with open(os.path.join(D, "wp-texts.jsonl"), "w", encoding="utf-8") as f:
         for t in EXTRA:
             f.write(json.dumps({"text": t}, ensure_ascii=False) + "\n")
     txts = texts()
     write_components(txts)
+    write_specials(txts)
     if os.environ.get("ONLY_COMPONENTS"):
         return  # the trainers are not deterministic from run to run: regenerate all or none
     for seed, (name, make) in enumerate([("bert-lower", bert_lower), ("bert-cased", bert_cased),
@@ -239,10 +255,6 @@ def main():
         tok = Tokenizer.from_file(os.path.join(D, "%s.json" % name))
         write_expected(name, tok, txts)
         write_decode(name, tok, seed)
-    v1 = Tokenizer.from_file(os.path.join(D, "v1-small-norm.json"))
-    with open(os.path.join(D, "expected-v1-small-norm-special.jsonl"), "w", encoding="utf-8") as f:
-        for t in txts:
-            f.write(json.dumps({"with_special": v1.encode(t, add_special_tokens=True).ids}) + "\n")
 
 
 if __name__ == "__main__":
