@@ -63,16 +63,17 @@ int sl_wordpiece_encode(const sl_vocab_model *m, sl_buf *tmp, const char *p, siz
             while (end > start && ((uint8_t)p[end] & 0xC0) == 0x80) /* a character boundary */
                 end--;
         }
+        /* the candidates are prefixes of prefix + p[start..end): built once */
+        const char *cand = p + start;
+        if (pre) {
+            sl_buf_clear(tmp);
+            sl_buf_append(tmp, m->prefix, m->prefix_len);
+            sl_buf_append(tmp, p + start, end - start);
+            cand = tmp->data;
+        }
         int64_t id = -1;
         while (end > start) {
-            if (pre) {
-                sl_buf_clear(tmp);
-                sl_buf_append(tmp, m->prefix, m->prefix_len);
-                sl_buf_append(tmp, p + start, end - start);
-                id = sl_vocab_find(&m->vocab, tmp->data, tmp->len);
-            } else {
-                id = sl_vocab_find(&m->vocab, p + start, end - start);
-            }
+            id = sl_vocab_find(&m->vocab, cand, pre + end - start);
             if (id >= 0)
                 break;
             end--;

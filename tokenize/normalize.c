@@ -177,6 +177,16 @@ static int below_u0300(const char *s, size_t n)
     return 1;
 }
 
+/* 1 when every character is below U+00C0: NFD leaves such text as it is,
+ * and it has no marks. */
+static int below_u00c0(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((uint8_t)s[i] >= 0xC3)
+            return 0;
+    return 1;
+}
+
 static const UNormalizer2 *nf[4]; /* NFC, NFKC, NFD, NFKD filtered to Unicode 9.0 */
 static UErrorCode nf_err = U_ZERO_ERROR;
 
@@ -306,7 +316,18 @@ static int bert(sl_norm_scratch *s, unsigned fl, const char *t, size_t n, sl_buf
 {
     sl_buf *b = &s->t1;
     sl_buf_clear(b);
+    sl_buf_reserve(b, n + 16);
     for (size_t i = 0; i < n;) {
+        /* a run of printable ASCII stays as it is */
+        size_t j = i;
+        while (j < n && (uint8_t)t[j] > 0x20 && (uint8_t)t[j] < 0x7F)
+            j++;
+        if (j > i) {
+            sl_buf_append(b, t + i, j - i);
+            i = j;
+            if (i == n)
+                break;
+        }
         uint32_t cp;
         size_t k = next_cp(t, n, i, &cp);
         uint8_t c = cp < 0x110000 ? sl_hf_class(cp) : 0;
@@ -332,7 +353,7 @@ static int bert(sl_norm_scratch *s, unsigned fl, const char *t, size_t n, sl_buf
     }
     const char *cur = b->data ? b->data : "";
     size_t cur_n = b->len;
-    if (fl & SL_BERT_STRIP_ACCENTS) {
+    if ((fl & SL_BERT_STRIP_ACCENTS) && !below_u00c0(cur, cur_n)) {
         sl_buf_clear(&s->t2);
         if (nf_utf8(s, SL_NORM_NFD, cur, cur_n, &s->t2, err))
             return -1;
@@ -461,8 +482,9 @@ int sl_normalize(const sl_normalizer *nz, sl_norm_scratch *s, const char *text, 
     int where = 0; /* the result so far: 0 the input, 1 out, 2 s->tmp */
     for (int i = 0; i < nz->n; i++) {
         const sl_norm_step *st = &nz->step[i];
-        if (st->kind == SL_NORM_NFC && below_u0300(cur, cur_n))
-            continue; /* already NFC */
+        if ((st->kind == SL_NORM_NFC && below_u0300(cur, cur_n)) ||
+            (st->kind == SL_NORM_NFD && below_u00c0(cur, cur_n)))
+            continue; /* already NFC / NFD */
         sl_buf_clear(dst);
         if (apply(st, s, cur ? cur : "", cur_n, dst, err))
             return -1;
