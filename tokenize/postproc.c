@@ -18,6 +18,8 @@ static const char *type_of(const sl_json *v)
 
 static void put(uint32_t **a, size_t *n, const uint32_t *ids, size_t k, int front)
 {
+    if (k == 0)
+        return;
     *a = sl_xrealloc(*a, (*n + k + 1) * sizeof **a);
     if (front) {
         memmove(*a + k, *a, *n * sizeof **a);
