@@ -1,5 +1,7 @@
 # sluice tokenize bpe with WordPiece / WordLevel tokenizer.json files built by
-# HF tokenizers (tests/data/tok/make_wp_fixtures.py: BERT uncased, a cased one
+# HF (tests/data/tok/make_wp_fixtures.py: the real BGE / bert-base-uncased
+# tokenizer as BertTokenizerFast writes it, whose HF ids equal llama.cpp's test
+# vectors, also checked here; a BERT uncased with a trained vocabulary, a cased one
 # with a Sequence of pre-tokenizers, two WordLevel pipelines with the other
 # normalizers, Split behaviors and post-processors): ids with and without
 # --add-special-tokens and decoded text equal HF's over texts.jsonl plus
@@ -16,6 +18,13 @@ for p in sys.argv[1:]:
     for l in open(p, encoding='utf-8'):
         print(json.dumps({'id': 'd%d' % n, 'text': json.loads(l)['text']}))
         n += 1" "$D/texts.jsonl" "$D/wp-texts.jsonl" > "$T/docs.jsonl"
+# bert-bge (the real BGE / bert-base-uncased vocabulary): also llama.cpp's test inputs
+python3 -c "
+import json, sys
+n = sum(1 for _ in open(sys.argv[1], encoding='utf-8'))
+for i, t in enumerate(open(sys.argv[2], encoding='utf-8').read().split('\n__ggml_vocab_test__\n')):
+    print(json.dumps({'id': 'd%d' % (n + i), 'text': t}))" "$T/docs.jsonl" "$D/llama.cpp-ggml-vocab-bert-bge.gguf.inp" |
+  cat "$T/docs.jsonl" - > "$T/docs-bge.jsonl"
 
 check() { # EXPECTED KEY OUT
   python3 - "$1" "$2" "$3" <<'PY' || fail "$2 ids of $1 differ from HF"
@@ -31,18 +40,21 @@ assert not bad, [(i, want[i], got[i]['ids']) for i in bad[:3]]
 PY
 }
 
-for name in bert-lower bert-cased wordlevel-a wordlevel-b; do
+for name in bert-bge bert-lower bert-cased wordlevel-a wordlevel-b; do
   TOK="$D/$name.json"
-  "$SLUICE" tokenize bpe -t "$TOK" "$T/docs.jsonl" -o "$T/plain.tok"
+  DOCS="$T/docs.jsonl"
+  [ $name = bert-bge ] && DOCS="$T/docs-bge.jsonl"
+  "$SLUICE" tokenize bpe -t "$TOK" "$DOCS" -o "$T/plain.tok"
   "$SLUICE" cat "$T/plain.tok" > "$T/plain.jsonl"
   check "$D/expected-$name.jsonl" plain "$T/plain.jsonl"
-  "$SLUICE" tokenize bpe -t "$TOK" --special parse -@ 2 "$T/docs.jsonl" -o "$T/parse.tok"
+  [ $name = bert-bge ] && cp "$T/plain.jsonl" "$T/plain-bge.jsonl"
+  "$SLUICE" tokenize bpe -t "$TOK" --special parse -@ 2 "$DOCS" -o "$T/parse.tok"
   "$SLUICE" cat "$T/parse.tok" > "$T/parse.jsonl"
   check "$D/expected-$name.jsonl" parse "$T/parse.jsonl"
-  "$SLUICE" tokenize bpe -t "$TOK" --special parse --add-special-tokens "$T/docs.jsonl" -o "$T/ws.tok"
+  "$SLUICE" tokenize bpe -t "$TOK" --special parse --add-special-tokens "$DOCS" -o "$T/ws.tok"
   "$SLUICE" cat "$T/ws.tok" > "$T/ws.jsonl"
   check "$D/expected-$name.jsonl" with_special "$T/ws.jsonl"
-  "$SLUICE" tokenize bpe -t "$TOK" -@ 2 "$T/docs.jsonl" | cmp - "$T/plain.tok" || fail "$name: output depends on the thread count"
+  "$SLUICE" tokenize bpe -t "$TOK" -@ 2 "$DOCS" | cmp - "$T/plain.tok" || fail "$name: output depends on the thread count"
 
   # decoding: HF's decode of the parse ids (random id lists: test_tok_wordpiece)
   "$SLUICE" detokenize -t "$TOK" "$T/parse.tok" > "$T/dec.jsonl"
@@ -64,6 +76,14 @@ want = [json.loads(l)['with_special'] for l in open(sys.argv[1], encoding='utf-8
 got = [json.loads(l)['ids'] for l in open(sys.argv[2], encoding='utf-8')]
 bad = [i for i, (w, g) in enumerate(zip(want, got)) if w != g]
 assert len(got) == len(want) and not bad, bad[:5]
+PY
+
+# bert-bge: the last 47 documents are llama.cpp's inputs; its ids are HF's (checked above) and llama.cpp's
+python3 - "$D/llama.cpp-ggml-vocab-bert-bge.gguf.out" "$T/plain-bge.jsonl" <<'PY' || fail "bert-bge ids differ from llama.cpp's vectors"
+import json, sys
+want = [[int(x) for x in l.split()] for l in open(sys.argv[1], encoding='utf-8').read().split('\n')]
+got = [json.loads(l)['ids'] for l in open(sys.argv[2], encoding='utf-8')][-len(want):]
+assert len(want) == 47 and got == want, [i for i, (w, g) in enumerate(zip(want, got)) if w != g]
 PY
 
 # header: the BERT special ids, the name

@@ -9,7 +9,8 @@
  *   empty-matching regexes, lookaround, Sequence), each loaded from HF's own
  *   serialization of it, must give HF's normalize_str / pre_tokenize_str on
  *   ~290 texts (edge cases, adversarial Unicode, random strings);
- * - decode-NAME.jsonl: random id lists decode as HF decodes them (WordPiece
+ * - decode-NAME.jsonl: random id lists decode as HF decodes them (bert-bge: the
+ *   real BGE / bert-base-uncased tokenizer; WordPiece
  *   decoder with and without cleanup, BPEDecoder, no decoder);
  * - with add_special the post-processor's ids surround the text's;
  * - a unk token missing from the vocabulary is an encode error, as in HF.
@@ -178,6 +179,7 @@ static void check_decodes(const char *name)
 static void test_decode_random(void **state)
 {
     (void)state;
+    check_decodes("bert-bge");
     check_decodes("bert-lower");
     check_decodes("bert-cased");
     check_decodes("wordlevel-a");

@@ -1,11 +1,21 @@
 #!/usr/bin/env python3
 """Builds the fixtures of the WordPiece / WordLevel family (tok_wordpiece.c).
 
+    python3 -m venv A && A/bin/pip install "transformers<5" gguf
+    A/bin/python tests/data/tok/make_wp_fixtures.py bge ggml-vocab-bert-bge.gguf
     python3 -m venv V && V/bin/pip install tokenizers==0.23.3
     V/bin/python tests/data/tok/make_wp_fixtures.py
     ONLY_COMPONENTS=1 V/bin/python tests/data/tok/make_wp_fixtures.py   # all but the trained files
 
-Each tokenizer is built with HF `tokenizers` itself: a vocabulary trained by
+Step `bge` makes bert-bge.json, a real BERT tokenizer: the vocabulary of
+llama.cpp's models/ggml-vocab-bert-bge.gguf (BAAI bge-small-en-v1.5 =
+bert-base-uncased's 30522 tokens; the GGUF writes a word start as "\u2581x" and
+a continuation "##x" as "x", undone here) given to transformers'
+BertTokenizerFast(do_lower_case=True) and saved by it, as the files on the Hub
+are made. HF's ids of it equal llama.cpp's own vectors
+(llama.cpp-ggml-vocab-bert-bge.gguf.inp/.out, checked by the main step).
+
+The other tokenizers are built with HF `tokenizers` itself: a vocabulary trained by
 its WordPieceTrainer / WordLevelTrainer on texts.jsonl (ties are broken
 differently from run to run, so all files are regenerated together), and a
 pipeline made of the components under test; saved as tokenizer.json by HF.
@@ -225,6 +235,44 @@ def write_components(txts):
                                ensure_ascii=False) + "\n")
 
 
+def make_bge(gguf_path):
+    import gguf
+    from transformers import BertTokenizerFast
+    r = gguf.GGUFReader(gguf_path)
+    f = r.fields["tokenizer.ggml.tokens"]
+    toks = [bytes(f.parts[i]).decode("utf-8") for i in f.data]
+
+    def orig(t):
+        if t.startswith("[") and t.endswith("]"):
+            return t
+        return t[1:] if t.startswith("\u2581") else "##" + t
+
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "vocab.txt"), "w", encoding="utf-8") as v:
+            v.write("".join(orig(t) + "\n" for t in toks))
+        BertTokenizerFast(vocab_file=os.path.join(tmp, "vocab.txt"), do_lower_case=True).save_pretrained(tmp)
+        os.replace(os.path.join(tmp, "tokenizer.json"), os.path.join(D, "bert-bge.json"))
+
+
+def llama_cpp_texts(name):
+    inp = open(os.path.join(D, "llama.cpp-ggml-vocab-%s.gguf.inp" % name), encoding="utf-8").read()
+    out = open(os.path.join(D, "llama.cpp-ggml-vocab-%s.gguf.out" % name), encoding="utf-8").read()
+    return inp.split("\n__ggml_vocab_test__\n"), [[int(x) for x in l.split()] for l in out.split("\n")]
+
+
+def write_bge(txts):
+    """expected-bert-bge.jsonl over the texts and then llama.cpp's inputs,
+    after checking that HF gives llama.cpp's ids."""
+    tok = Tokenizer.from_file(os.path.join(D, "bert-bge.json"))
+    inp, want = llama_cpp_texts("bert-bge")
+    assert len(inp) == len(want) == 47
+    for x, w in zip(inp, want):
+        assert tok.encode(x, add_special_tokens=False).ids == w, x
+    write_expected("bert-bge", tok, txts + inp)
+    write_decode("bert-bge", tok, 9)
+
+
 def write_specials(txts):
     """add_special_tokens=True ids of files of the other families: the
     byte-level llama3-tiny (TemplateProcessing puts <|begin_of_text|> first)
@@ -246,6 +294,7 @@ def main():
     txts = texts()
     write_components(txts)
     write_specials(txts)
+    write_bge(txts)
     if os.environ.get("ONLY_COMPONENTS"):
         return  # the trainers are not deterministic from run to run: regenerate all or none
     for seed, (name, make) in enumerate([("bert-lower", bert_lower), ("bert-cased", bert_cased),
@@ -258,4 +307,8 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+    if sys.argv[1:2] == ["bge"]:
+        make_bge(sys.argv[2])
+    else:
+        main()
