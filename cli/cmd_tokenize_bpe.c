@@ -15,22 +15,24 @@ static const char help[] = "Reads documents (JSON Lines objects or plain text, s
                            "text, the tokenizer's vocab size and special ids, fingerprint sha256 of the\n"
                            "tokenizer file(s), and per document its id, other fields as metadata, the\n"
                            "UTF-8 byte count of its text and its token ids. The ids are exactly those of\n"
-                           "Hugging Face tokenizers' encode(text, add_special_tokens=False); for tiktoken\n"
-                           "and tekken files those of tiktoken's encode_ordinary; for a SentencePiece\n"
-                           ".model those of sentencepiece's encode(text) (which never parses control\n"
-                           "tokens such as <s>: --special does not apply).\n\n"
+                           "Hugging Face tokenizers' encode(text, add_special_tokens=False), or =True\n"
+                           "with --add-special-tokens; for tiktoken and tekken files those of tiktoken's\n"
+                           "encode_ordinary; for a SentencePiece .model those of sentencepiece's\n"
+                           "encode(text) (which never parses control tokens such as <s>: --special does\n"
+                           "not apply).\n\n"
                            "options:\n"
                            "  -t, --tokenizer PATH  required: a Hugging Face tokenizer.json (byte-level\n"
                            "                        BPE as GPT-2/GPT-NeoX, or as Llama-3 and Qwen2 with\n"
                            "                        their Split pre-tokenizer; SentencePiece-style BPE\n"
                            "                        with byte fallback as Llama-2, Mistral-7B v0.1 and\n"
                            "                        Codestral Mamba; Unigram as T5/ALBERT-style files\n"
-                           "                        converted by transformers), a SentencePiece .model\n"
-                           "                        file (BPE or Unigram; ids equal to the sentencepiece\n"
-                           "                        library's encode), a directory holding\n"
-                           "                        tokenizer.json or vocab.json + merges.txt (GPT-2), or\n"
-                           "                        such a vocab.json; a tiktoken rank file (.tiktoken,\n"
-                           "                        with --pattern) or Mistral's tekken JSON\n"
+                           "                        converted by transformers; WordPiece or WordLevel as\n"
+                           "                        BERT), a SentencePiece .model file (BPE or Unigram;\n"
+                           "                        ids equal to the sentencepiece library's encode), a\n"
+                           "                        directory holding tokenizer.json or vocab.json +\n"
+                           "                        merges.txt (GPT-2), or such a vocab.json; a tiktoken\n"
+                           "                        rank file (.tiktoken, with --pattern) or Mistral's\n"
+                           "                        tekken JSON\n"
                            "      --pattern P       tiktoken rank files: the pattern that splits the text,\n"
                            "                        gpt2, cl100k, llama3 (= cl100k), qwen2, o200k, tekken,\n"
                            "                        or a regex (tiktoken's syntax, run by PCRE2). Needed\n"
@@ -51,6 +53,10 @@ static const char help[] = "Reads documents (JSON Lines objects or plain text, s
                            "                        14.0 only, so characters assigned later split\n"
                            "                        differently from HF and tiktoken. The scanner is also\n"
                            "                        faster\n"
+                           "      --add-special-tokens  put the special tokens of the tokenizer.json\n"
+                           "                        post_processor around each document's ids (BERT's\n"
+                           "                        [CLS] ... [SEP], Llama's <s> ...), as HF's\n"
+                           "                        encode(text, add_special_tokens=True)\n"
                            "      --append-eos[=ID] end every document with the end-of-text id (default:\n"
                            "                        the tokenizer's <|endoftext|>, Llama-3's\n"
                            "                        <|end_of_text|>, or </s> of SentencePiece-style and\n"
@@ -97,13 +103,14 @@ static int64_t special_id(const sl_cli *cli, const sl_tokenizer *t, const char *
 
 static int run(sl_cli *cli, int argc, char **argv)
 {
-    enum { O_SPECIAL = SL_DO_END, O_EOS, O_BOS, O_PRETOK, O_PATTERN };
+    enum { O_SPECIAL = SL_DO_END, O_EOS, O_BOS, O_PRETOK, O_PATTERN, O_ADD_SPECIAL };
     static const struct option opts[] = {{"tokenizer", required_argument, 0, 't'},
                                          {"special", required_argument, 0, O_SPECIAL},
                                          {"append-eos", optional_argument, 0, O_EOS},
                                          {"prepend-bos", optional_argument, 0, O_BOS},
                                          {"pretokenizer", required_argument, 0, O_PRETOK},
                                          {"pattern", required_argument, 0, O_PATTERN},
+                                         {"add-special-tokens", no_argument, 0, O_ADD_SPECIAL},
                                          SL_DOC_LONG_OPTS,
                                          SL_PART_LONG_OPT,
                                          SL_SKIP_LONG_OPT,
@@ -132,6 +139,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         case O_EOS: want_eos = 1, eos_arg = optarg; break;
         case O_BOS: want_bos = 1, bos_arg = optarg; break;
         case O_PRETOK: to.pcre2 = sl_cli_choice(cli, "--pretokenizer", optarg, pretoks) == 0; break;
+        case O_ADD_SPECIAL: to.add_special = 1; break;
         default: sl_cli_common(cli, c, argv[optind - 1]);
         }
     }

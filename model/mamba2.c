@@ -673,7 +673,7 @@ static int arch_check(const char *text, size_t len, const char *name, sl_err *er
 {
     m2cfg cfg;
     int tie = 0;
-    return parse_config(text, len, name, &cfg, &tie, err);
+    return sl_mamba2_config_parse(text, len, name, &cfg, &tie, err);
 }
 
 const sl_model_arch sl_model_arch_mamba2 = {.model_type = "mamba2", .load = arch_load, .check_config = arch_check};

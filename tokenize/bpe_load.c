@@ -712,6 +712,7 @@ void sl_bpe_free(sl_bpe *b)
     free(b->merges);
     free(b->words);
     sl_added_free(b->added, b->n_added);
+    sl_normalizer_free(&b->norm);
     sl_trie_free(&b->raw_trie);
     sl_trie_free(&b->norm_trie);
     if (b->re)

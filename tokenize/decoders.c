@@ -8,7 +8,13 @@
  *  - Strip: up to `start` leading and `stop` trailing copies of a character
  *    are removed from each token;
  *  - Metaspace: the replacement character becomes a space, except in the
- *    first token where it is dropped unless prepend_scheme is "never". */
+ *    first token where it is dropped unless prepend_scheme is "never";
+ *  - WordPiece: every token but the first loses its continuing-subword
+ *    prefix, or gets a space before it when it has none; then, with
+ *    cleanup, the spaces before . ? ! , and some English contractions go
+ *    (HF's wordpiece::cleanup, applied to each token);
+ *  - BPEDecoder: the end-of-word suffix becomes a space, or nothing in the
+ *    last token. */
 #include "tokenize/decoders.h"
 
 #include <stdlib.h>
@@ -137,10 +143,28 @@ static int add_step(sl_decoder *d, const sl_json *v, const char *name, int depth
             free(s.a);
             return -1;
         }
+    } else if (!strcmp(t, "WordPiece")) {
+        const sl_json *p = sl_json_get(v, "prefix");
+        if (p && p->type != SL_JSON_STRING)
+            return sl_errf(err, "%s: decoder WordPiece: prefix is not a string", name);
+        int c = 1;
+        if (sl_json_get(v, "cleanup") && sl_json_get_bool(v, "cleanup", &c))
+            return sl_errf(err, "%s: decoder WordPiece: cleanup is not a boolean", name);
+        s.kind = SL_DEC_WORDPIECE;
+        s.a = p ? sl_xstrndup(p->str, p->str_len) : sl_xstrdup("##");
+        s.a_len = p ? p->str_len : 2;
+        s.scheme = c;
+    } else if (!strcmp(t, "BPEDecoder")) {
+        const sl_json *p = sl_json_get(v, "suffix");
+        if (p && (p->type != SL_JSON_STRING || p->str_len == 0))
+            return sl_errf(err, "%s: decoder BPEDecoder: suffix is not a non-empty string", name);
+        s.kind = SL_DEC_BPE;
+        s.a = p ? sl_xstrndup(p->str, p->str_len) : sl_xstrdup("</w>");
+        s.a_len = p ? p->str_len : 4;
     } else {
         return sl_errf(err,
                        "%s: decoder '%s' is not supported here (only Replace, ByteFallback, Fuse, Strip, Metaspace, "
-                       "Sequence)",
+                       "WordPiece, BPEDecoder, Sequence)",
                        name, t);
     }
     d->step = sl_xrealloc(d->step, (d->n + 1) * sizeof *d->step);
@@ -200,6 +224,37 @@ static void flush_bytes(sl_toklist *out, sl_buf *bytes)
     sl_buf_clear(bytes);
 }
 
+/* s[0..n) with every occurrence of a replaced by b, appended to out. */
+static void replace_into(const char *s, size_t n, const char *a, size_t an, const char *b, size_t bn, sl_buf *out)
+{
+    for (size_t k = 0; k < n;) {
+        if (k + an <= n && !memcmp(s + k, a, an)) {
+            sl_buf_append(out, b, bn);
+            k += an;
+        } else {
+            sl_buf_putc(out, s[k++]);
+        }
+    }
+}
+
+/* HF's wordpiece::cleanup: these replacements, in this order. */
+static void wp_cleanup(sl_buf *tok, sl_buf *tmp)
+{
+    static const char *const pairs[][2] = {
+        {" .", "."},   {" ?", "?"},           {" !", "!"},   {" ,", ","},     {" ' ", "'"},    {" n't", "n't"},
+        {" 'm", "'m"}, {" do not", " don't"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+        if (!tok->len || !memmem(tok->data, tok->len, pairs[i][0], strlen(pairs[i][0])))
+            continue;
+        sl_buf_clear(tmp);
+        replace_into(tok->data, tok->len, pairs[i][0], strlen(pairs[i][0]), pairs[i][1], strlen(pairs[i][1]), tmp);
+        sl_buf t = *tok;
+        *tok = *tmp;
+        *tmp = t;
+    }
+}
+
 static void run_step(const sl_dec_step *st, const sl_toklist *in, sl_toklist *out)
 {
     sl_toklist_clear(out);
@@ -228,7 +283,23 @@ static void run_step(const sl_dec_step *st, const sl_toklist *in, sl_toklist *ou
         size_t n = in->len[i];
         /* each token is rebuilt at the end of out's data */
         size_t at = out->data.len;
-        if (st->kind == SL_DEC_REPLACE || st->kind == SL_DEC_METASPACE) {
+        if (st->kind == SL_DEC_WORDPIECE) {
+            sl_buf tok = {0}, tmp = {0};
+            if (i > 0 && n >= st->a_len && !memcmp(s, st->a, st->a_len)) {
+                sl_buf_append(&tok, s + st->a_len, n - st->a_len);
+            } else {
+                if (i > 0)
+                    sl_buf_putc(&tok, ' ');
+                sl_buf_append(&tok, s, n);
+            }
+            if (st->scheme)
+                wp_cleanup(&tok, &tmp);
+            sl_buf_append(&out->data, tok.data ? tok.data : "", tok.len);
+            sl_buf_free(&tok);
+            sl_buf_free(&tmp);
+        } else if (st->kind == SL_DEC_BPE) {
+            replace_into(s, n, st->a, st->a_len, " ", i + 1 == in->n ? 0 : 1, &out->data);
+        } else if (st->kind == SL_DEC_REPLACE || st->kind == SL_DEC_METASPACE) {
             const char *rep = st->kind == SL_DEC_REPLACE ? st->b : " ";
             size_t rep_len = st->kind == SL_DEC_REPLACE ? st->b_len : 1;
             if (st->kind == SL_DEC_METASPACE && i == 0 && st->scheme != SL_PREPEND_NEVER)

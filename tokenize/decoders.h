@@ -4,7 +4,7 @@
  * new list (HF's decode_chain); the result is the final list joined, or,
  * with no decoder at all, the tokens joined by single spaces (as HF does).
  * Implemented: Replace (string pattern), ByteFallback, Fuse, Strip,
- * Metaspace, and Sequence of them. Independent of any model. Internal. */
+ * Metaspace, WordPiece, BPEDecoder, and Sequence of them. Independent of any model. Internal. */
 #ifndef SLUICE_TOKENIZE_DECODERS_H
 #define SLUICE_TOKENIZE_DECODERS_H
 
@@ -15,16 +15,25 @@
 #include "stream/err.h"
 #include "stream/json.h"
 
-enum { SL_DEC_REPLACE = 1, SL_DEC_BYTE_FALLBACK, SL_DEC_FUSE, SL_DEC_STRIP, SL_DEC_METASPACE };
+enum {
+    SL_DEC_REPLACE = 1,
+    SL_DEC_BYTE_FALLBACK,
+    SL_DEC_FUSE,
+    SL_DEC_STRIP,
+    SL_DEC_METASPACE,
+    SL_DEC_WORDPIECE,
+    SL_DEC_BPE
+};
 /* Metaspace prepend schemes (pre-tokenizer and decoder). */
 enum { SL_PREPEND_ALWAYS = 0, SL_PREPEND_FIRST, SL_PREPEND_NEVER };
 
 typedef struct sl_dec_step {
     int kind;
-    char *a, *b; /* Replace: pattern, content; Strip: the character; Metaspace: the replacement */
+    char *a, *b; /* Replace: pattern, content; Strip: the character; Metaspace: the replacement;
+                    WordPiece: the prefix; BPEDecoder: the suffix */
     size_t a_len, b_len;
     size_t start, stop; /* Strip */
-    int scheme;         /* Metaspace */
+    int scheme;         /* Metaspace; WordPiece: cleanup */
 } sl_dec_step;
 
 typedef struct sl_decoder {

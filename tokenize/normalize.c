@@ -22,6 +22,7 @@
 #include <unicode/ustring.h>
 
 #include "stream/utf8.h"
+#include "tokenize/hf_classes.h"
 
 static const char *type_of(const sl_json *v)
 {
@@ -29,41 +30,113 @@ static const char *type_of(const sl_json *v)
     return t ? t : "?";
 }
 
+static int get_flag(const sl_json *v, const char *key, int def)
+{
+    int b;
+    return sl_json_get_bool(v, key, &b) == 0 ? b : def;
+}
+
 static int load_steps(sl_normalizer *nz, const sl_json *n, int depth, const char *name, sl_err *err)
 {
     if (!n || n->type == SL_JSON_NULL)
         return 0;
     const char *t = type_of(n);
-    if (!strcmp(t, "Sequence") && depth == 0) {
+    if (!strcmp(t, "Sequence")) {
         const sl_json *list = sl_json_get(n, "normalizers");
         if (!list || list->type != SL_JSON_ARRAY)
             return sl_errf(err, "%s: normalizer Sequence has no 'normalizers' array", name);
+        if (depth >= 8)
+            return sl_errf(err, "%s: normalizer Sequences nested too deeply", name);
         for (size_t i = 0; i < list->n; i++)
-            if (load_steps(nz, list->kids[i], 1, name, err))
+            if (load_steps(nz, list->kids[i], depth + 1, name, err))
                 return -1;
         return 0;
     }
-    int kind = !strcmp(t, "NFC")         ? SL_NORM_NFC
-               : !strcmp(t, "NFKC")      ? SL_NORM_NFKC
-               : !strcmp(t, "Lowercase") ? SL_NORM_LOWER
-                                         : 0;
+    int kind = !strcmp(t, "NFC")              ? SL_NORM_NFC
+               : !strcmp(t, "NFKC")           ? SL_NORM_NFKC
+               : !strcmp(t, "NFD")            ? SL_NORM_NFD
+               : !strcmp(t, "NFKD")           ? SL_NORM_NFKD
+               : !strcmp(t, "Lowercase")      ? SL_NORM_LOWER
+               : !strcmp(t, "BertNormalizer") ? SL_NORM_BERT
+               : !strcmp(t, "Strip")          ? SL_NORM_STRIP
+               : !strcmp(t, "StripAccents")   ? SL_NORM_STRIP_ACCENTS
+               : !strcmp(t, "Replace")        ? SL_NORM_REPLACE
+               : !strcmp(t, "Prepend")        ? SL_NORM_PREPEND
+                                              : 0;
     if (!kind)
-        return sl_errf(err, "%s: normalizer '%s' is not supported (supported: NFC, NFKC, Lowercase, Sequence of them)",
+        return sl_errf(err,
+                       "%s: normalizer '%s' is not supported (supported: NFC, NFD, NFKC, NFKD, Lowercase, "
+                       "BertNormalizer, Strip, StripAccents, Replace, Prepend, Sequence)",
                        name, t);
     if (nz->n == SL_NORM_MAX)
-        return sl_errf(err, "%s: too many normalizer steps", name);
-    nz->step[nz->n++] = kind;
+        return sl_errf(err, "%s: more than %d normalizer steps", name, SL_NORM_MAX);
+    sl_norm_step *st = &nz->step[nz->n];
+    memset(st, 0, sizeof *st);
+    st->kind = kind;
+    if (kind == SL_NORM_BERT) {
+        int lower = get_flag(n, "lowercase", 1);
+        const sl_json *sa = sl_json_get(n, "strip_accents");
+        int strip = lower; /* HF: strip_accents null follows lowercase */
+        if (sa && sa->type != SL_JSON_NULL && sl_json_get_bool(n, "strip_accents", &strip))
+            return sl_errf(err, "%s: normalizer BertNormalizer: strip_accents is not a boolean or null", name);
+        st->flags = (get_flag(n, "clean_text", 1) ? SL_BERT_CLEAN : 0) |
+                    (get_flag(n, "handle_chinese_chars", 1) ? SL_BERT_CHINESE : 0) |
+                    (strip ? SL_BERT_STRIP_ACCENTS : 0) | (lower ? SL_BERT_LOWER : 0);
+    } else if (kind == SL_NORM_STRIP) {
+        st->flags =
+            (get_flag(n, "strip_left", 1) ? SL_STRIP_LEFT : 0) | (get_flag(n, "strip_right", 1) ? SL_STRIP_RIGHT : 0);
+    } else if (kind == SL_NORM_PREPEND) {
+        const sl_json *p = sl_json_get(n, "prepend");
+        if (!p || p->type != SL_JSON_STRING)
+            return sl_errf(err, "%s: normalizer Prepend has no string 'prepend'", name);
+        st->a = sl_xstrndup(p->str, p->str_len), st->a_len = p->str_len;
+    } else if (kind == SL_NORM_REPLACE) {
+        const sl_json *pat = sl_json_get(n, "pattern"), *c = sl_json_get(n, "content");
+        const sl_json *str = pat && pat->type == SL_JSON_OBJECT ? sl_json_get(pat, "String") : NULL;
+        const sl_json *rx = pat && pat->type == SL_JSON_OBJECT ? sl_json_get(pat, "Regex") : NULL;
+        const sl_json *p = str ? str : rx;
+        if (!p || p->type != SL_JSON_STRING || !c || c->type != SL_JSON_STRING)
+            return sl_errf(err, "%s: normalizer Replace needs a pattern {\"String\"|\"Regex\": ...} and a content",
+                           name);
+        if (p->str_len == 0)
+            return sl_errf(err, "%s: normalizer Replace: the pattern is empty", name);
+        if (rx) {
+            sl_buf what = {0};
+            sl_buf_printf(&what, "%s: normalizer Replace", name);
+            st->re = sl_hf_regex_new(p->str, p->str_len, what.data, err);
+            sl_buf_free(&what);
+            if (!st->re)
+                return -1;
+        }
+        st->a = sl_xstrndup(p->str, p->str_len), st->a_len = p->str_len;
+        st->b = sl_xstrndup(c->str, c->str_len), st->b_len = c->str_len;
+    }
+    nz->n++;
     return 0;
 }
 
 int sl_normalizer_load(sl_normalizer *nz, const sl_json *n, const char *name, sl_err *err)
 {
+    sl_hf_classes_init();
     return load_steps(nz, n, 0, name, err);
+}
+
+void sl_normalizer_free(sl_normalizer *nz)
+{
+    for (int i = 0; i < nz->n; i++) {
+        free(nz->step[i].a);
+        free(nz->step[i].b);
+        sl_hf_regex_free(nz->step[i].re);
+    }
+    nz->n = 0;
 }
 
 void sl_norm_scratch_free(sl_norm_scratch *sc)
 {
     sl_buf_free(&sc->tmp);
+    sl_buf_free(&sc->t1);
+    sl_buf_free(&sc->t2);
+    sl_hf_match_free(&sc->rx);
     free(sc->u16a);
     free(sc->u16b);
     sc->u16a = sc->u16b = NULL;
@@ -104,7 +177,17 @@ static int below_u0300(const char *s, size_t n)
     return 1;
 }
 
-static const UNormalizer2 *nf[2]; /* NFC, NFKC filtered to Unicode 9.0 */
+/* 1 when every character is below U+00C0: NFD leaves such text as it is,
+ * and it has no marks. */
+static int below_u00c0(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((uint8_t)s[i] >= 0xC3)
+            return 0;
+    return 1;
+}
+
+static const UNormalizer2 *nf[4]; /* NFC, NFKC, NFD, NFKD filtered to Unicode 9.0 */
 static UErrorCode nf_err = U_ZERO_ERROR;
 
 static void open_normalizers(void)
@@ -117,6 +200,8 @@ static void open_normalizers(void)
     uset_freeze(set); /* shared by the normalizers for the life of the process */
     nf[0] = unorm2_openFiltered(unorm2_getNFCInstance(&nf_err), set, &nf_err);
     nf[1] = unorm2_openFiltered(unorm2_getNFKCInstance(&nf_err), set, &nf_err);
+    nf[2] = unorm2_openFiltered(unorm2_getNFDInstance(&nf_err), set, &nf_err);
+    nf[3] = unorm2_openFiltered(unorm2_getNFKDInstance(&nf_err), set, &nf_err);
 }
 
 static const UNormalizer2 *normalizer(int kind, UErrorCode *e)
@@ -127,7 +212,7 @@ static const UNormalizer2 *normalizer(int kind, UErrorCode *e)
         *e = nf_err;
         return NULL;
     }
-    return nf[kind == SL_NORM_NFKC];
+    return nf[kind == SL_NORM_NFKC ? 1 : kind == SL_NORM_NFD ? 2 : kind == SL_NORM_NFKD ? 3 : 0];
 }
 
 #include "tokenize/lower_table.h"
@@ -210,6 +295,182 @@ static int nf_utf8(sl_norm_scratch *s, int kind, const char *t, size_t n, sl_buf
     return 0;
 }
 
+/* The next character of t[i..n): its code point and length (an invalid
+ * byte, not expected here, is a character of its own with code point
+ * 0xFFFFFFFF). */
+static size_t next_cp(const char *t, size_t n, size_t i, uint32_t *cp)
+{
+    if ((uint8_t)t[i] < 0x80) {
+        *cp = (uint8_t)t[i];
+        return 1;
+    }
+    size_t k = sl_utf8_seq((const uint8_t *)t + i, n - i, cp);
+    if (!k)
+        *cp = 0xFFFFFFFF, k = 1;
+    return k;
+}
+
+/* BertNormalizer's clean_text and handle_chinese_chars (character by
+ * character), then its strip_accents (NFD, then Mn removed) and lowercase. */
+static int bert(sl_norm_scratch *s, unsigned fl, const char *t, size_t n, sl_buf *out, sl_err *err)
+{
+    sl_buf *b = &s->t1;
+    sl_buf_clear(b);
+    sl_buf_reserve(b, n + 16);
+    for (size_t i = 0; i < n;) {
+        /* a run of printable ASCII stays as it is */
+        size_t j = i;
+        while (j < n && (uint8_t)t[j] > 0x20 && (uint8_t)t[j] < 0x7F)
+            j++;
+        if (j > i) {
+            sl_buf_append(b, t + i, j - i);
+            i = j;
+            if (i == n)
+                break;
+        }
+        uint32_t cp;
+        size_t k = next_cp(t, n, i, &cp);
+        uint8_t c = cp < 0x110000 ? sl_hf_class(cp) : 0;
+        if (fl & SL_BERT_CLEAN) {
+            if (c & SL_HF_CTRL) {
+                i += k;
+                continue;
+            }
+            if ((c & SL_HF_WS) || cp == '\t' || cp == '\n' || cp == '\r') {
+                sl_buf_putc(b, ' ');
+                i += k;
+                continue;
+            }
+        }
+        if ((fl & SL_BERT_CHINESE) && sl_hf_is_chinese(cp)) {
+            sl_buf_putc(b, ' ');
+            sl_buf_append(b, t + i, k);
+            sl_buf_putc(b, ' ');
+        } else {
+            sl_buf_append(b, t + i, k);
+        }
+        i += k;
+    }
+    const char *cur = b->data ? b->data : "";
+    size_t cur_n = b->len;
+    if ((fl & SL_BERT_STRIP_ACCENTS) && !below_u00c0(cur, cur_n)) {
+        sl_buf_clear(&s->t2);
+        if (nf_utf8(s, SL_NORM_NFD, cur, cur_n, &s->t2, err))
+            return -1;
+        sl_buf_clear(b);
+        for (size_t i = 0; i < s->t2.len;) {
+            uint32_t cp;
+            size_t k = next_cp(s->t2.data, s->t2.len, i, &cp);
+            if (!(cp < 0x110000 && (sl_hf_class(cp) & SL_HF_MN)))
+                sl_buf_append(b, s->t2.data + i, k);
+            i += k;
+        }
+        cur = b->data ? b->data : "";
+        cur_n = b->len;
+    }
+    if (fl & SL_BERT_LOWER)
+        lower_utf8(cur, cur_n, out);
+    else
+        sl_buf_append(out, cur, cur_n);
+    return 0;
+}
+
+static void strip_ws(unsigned fl, const char *t, size_t n, sl_buf *out)
+{
+    size_t a = 0, z = n;
+    while ((fl & SL_STRIP_LEFT) && a < z) {
+        uint32_t cp;
+        size_t k = next_cp(t, z, a, &cp);
+        if (!(cp < 0x110000 && (sl_hf_class(cp) & SL_HF_WS)))
+            break;
+        a += k;
+    }
+    while ((fl & SL_STRIP_RIGHT) && z > a) {
+        size_t j = z - 1;
+        while (j > a && ((uint8_t)t[j] & 0xC0) == 0x80)
+            j--;
+        uint32_t cp;
+        next_cp(t, z, j, &cp);
+        if (!(cp < 0x110000 && (sl_hf_class(cp) & SL_HF_WS)))
+            break;
+        z = j;
+    }
+    sl_buf_append(out, t + a, z - a);
+}
+
+static void strip_accents(const char *t, size_t n, sl_buf *out)
+{
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t k = next_cp(t, n, i, &cp);
+        if (!(cp < 0x110000 && (sl_hf_class(cp) & SL_HF_COMB)))
+            sl_buf_append(out, t + i, k);
+        i += k;
+    }
+}
+
+/* s with every occurrence of a replaced by b, appended to out. */
+static void replace_str(const char *s, size_t n, const char *a, size_t an, const char *b, size_t bn, sl_buf *out)
+{
+    size_t i = 0, done = 0;
+    while (i + an <= n) {
+        const char *hit = memchr(s + i, a[0], n - i - an + 1);
+        if (!hit)
+            break;
+        i = (size_t)(hit - s);
+        if (!memcmp(hit, a, an)) {
+            sl_buf_append(out, s + done, i - done);
+            sl_buf_append(out, b, bn);
+            i += an;
+            done = i;
+        } else {
+            i++;
+        }
+    }
+    sl_buf_append(out, s + done, n - done);
+}
+
+typedef struct {
+    const char *s, *b;
+    size_t bn, done;
+    sl_buf *out;
+} replace_ctx;
+
+static void on_match(void *ctx, size_t start, size_t end)
+{
+    replace_ctx *c = ctx;
+    sl_buf_append(c->out, c->s + c->done, start - c->done);
+    sl_buf_append(c->out, c->b, c->bn);
+    c->done = end;
+}
+
+static int apply(const sl_norm_step *st, sl_norm_scratch *s, const char *cur, size_t n, sl_buf *dst, sl_err *err)
+{
+    switch (st->kind) {
+    case SL_NORM_LOWER: lower_utf8(cur, n, dst); return 0;
+    case SL_NORM_BERT: return bert(s, st->flags, cur, n, dst, err);
+    case SL_NORM_STRIP: strip_ws(st->flags, cur, n, dst); return 0;
+    case SL_NORM_STRIP_ACCENTS: strip_accents(cur, n, dst); return 0;
+    case SL_NORM_PREPEND:
+        if (n)
+            sl_buf_append(dst, st->a, st->a_len);
+        sl_buf_append(dst, cur, n);
+        return 0;
+    case SL_NORM_REPLACE:
+        if (!st->re) {
+            replace_str(cur, n, st->a, st->a_len, st->b, st->b_len, dst);
+            return 0;
+        } else {
+            replace_ctx c = {cur, st->b, st->b_len, 0, dst};
+            if (sl_hf_regex_each(st->re, &s->rx, cur, n, on_match, &c, err))
+                return -1;
+            sl_buf_append(dst, cur + c.done, n - c.done);
+            return 0;
+        }
+    default: return nf_utf8(s, st->kind, cur, n, dst, err);
+    }
+}
+
 int sl_normalize(const sl_normalizer *nz, sl_norm_scratch *s, const char *text, size_t n, sl_buf *out, sl_err *err)
 {
     /* Steps run UTF-8 to UTF-8, alternating between out and s->tmp; the
@@ -218,29 +479,28 @@ int sl_normalize(const sl_normalizer *nz, sl_norm_scratch *s, const char *text, 
     const char *cur = text;
     size_t cur_n = n;
     sl_buf *dst = out, *other = &s->tmp;
-    int wrote = 0;
+    int where = 0; /* the result so far: 0 the input, 1 out, 2 s->tmp */
     for (int i = 0; i < nz->n; i++) {
-        int kind = nz->step[i];
-        if (kind == SL_NORM_NFC && below_u0300(cur, cur_n))
-            continue; /* already NFC */
+        const sl_norm_step *st = &nz->step[i];
+        if ((st->kind == SL_NORM_NFC && below_u0300(cur, cur_n)) ||
+            (st->kind == SL_NORM_NFD && below_u00c0(cur, cur_n)))
+            continue; /* already NFC / NFD */
         sl_buf_clear(dst);
-        if (kind == SL_NORM_LOWER)
-            lower_utf8(cur, cur_n, dst);
-        else if (nf_utf8(s, kind, cur, cur_n, dst, err))
+        if (apply(st, s, cur ? cur : "", cur_n, dst, err))
             return -1;
-        cur = dst->data;
+        cur = dst->data ? dst->data : "";
         cur_n = dst->len;
+        where = dst == out ? 1 : 2;
         sl_buf *t = dst;
         dst = other;
         other = t;
-        wrote = 1;
     }
-    if (!wrote || cur != out->data) {
-        sl_buf tmp = {0};
-        sl_buf_append(&tmp, cur, cur_n); /* cur may point into out or tmp */
-        sl_buf_clear(out);
-        sl_buf_append(out, tmp.data ? tmp.data : "", tmp.len);
-        sl_buf_free(&tmp);
+    if (where == 0) {
+        sl_buf_append(out, text, n);
+    } else if (where == 2) {
+        sl_buf t = *out;
+        *out = s->tmp;
+        s->tmp = t;
     }
     return 0;
 }

@@ -7,12 +7,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "tokenize/postproc.h"
 #include "tokenize/tokenizer_impl.h"
 
 /* Probed in this order; the last one (the Hugging Face / GPT-2 loader)
  * takes what no other claimed and says what is wrong with it. */
-static const sl_tok_family *const families[] = {&sl_tok_family_char, &sl_tok_family_tiktoken, &sl_tok_family_spbpe,
-                                                &sl_tok_family_spm,  &sl_tok_family_unigram,  &sl_tok_family_bpe};
+static const sl_tok_family *const families[] = {&sl_tok_family_char, &sl_tok_family_tiktoken, &sl_tok_family_wordpiece,
+                                                &sl_tok_family_spbpe, &sl_tok_family_spm, &sl_tok_family_unigram,
+                                                &sl_tok_family_bpe};
 #define N_FAMILIES (sizeof families / sizeof *families)
 
 struct sl_tok_state {
@@ -48,7 +50,26 @@ sl_tokenizer *sl_tokenizer_new(const sl_tok_family *f, const sl_tok_ops *ops, vo
     return t;
 }
 
+static sl_tokenizer *load_family(const char *path, const sl_tokenizer_opts *o, sl_err *err);
+
+/* The family's tokenizer, and with o->add_special the ids of the file's
+ * post-processor around each text's. */
 sl_tokenizer *sl_tokenizer_load(const char *path, const sl_tokenizer_opts *o, sl_err *err)
+{
+    sl_tokenizer *t = load_family(path, o, err);
+    if (t && o && o->add_special) {
+        sl_postproc pp;
+        if (sl_postproc_from_file(&pp, path, t->vocab_size, err)) {
+            sl_tokenizer_free(t);
+            return NULL;
+        }
+        t->add_pre = pp.pre, t->n_add_pre = pp.n_pre;
+        t->add_post = pp.post, t->n_add_post = pp.n_post;
+    }
+    return t;
+}
+
+static sl_tokenizer *load_family(const char *path, const sl_tokenizer_opts *o, sl_err *err)
 {
     static const sl_tokenizer_opts defaults = SL_TOKENIZER_OPTS_INIT;
     if (!o)
@@ -100,6 +121,8 @@ void sl_tokenizer_free(sl_tokenizer *t)
         return;
     t->ops->free(t->impl);
     free(t->extra);
+    free(t->add_pre);
+    free(t->add_post);
     free(t);
 }
 
@@ -159,7 +182,15 @@ void sl_tok_state_free(sl_tok_state *s)
 
 int sl_tokenizer_encode(const sl_tokenizer *t, sl_tok_state *s, const char *text, size_t n, sl_ids *out, sl_err *err)
 {
-    return t->ops->encode(t, s->impl, text, n, out, err);
+    if (!t->n_add_pre && !t->n_add_post)
+        return t->ops->encode(t, s->impl, text, n, out, err);
+    for (size_t i = 0; i < t->n_add_pre; i++)
+        sl_ids_push(out, t->add_pre[i]);
+    if (t->ops->encode(t, s->impl, text, n, out, err))
+        return -1;
+    for (size_t i = 0; i < t->n_add_post; i++)
+        sl_ids_push(out, t->add_post[i]);
+    return 0;
 }
 
 int sl_tokenizer_decode(const sl_tokenizer *t, const uint32_t *ids, size_t n, sl_buf *out, sl_err *err)

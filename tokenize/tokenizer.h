@@ -57,10 +57,13 @@ typedef struct sl_tokenizer_opts {
     const char *pattern, *specials;
     /* the stream being decoded, whose header may record them; or NULL */
     const sl_ts_header *header;
+    /* put the special ids of the tokenizer.json post_processor around each
+     * text's ids, as HF's encode(text, add_special_tokens=True) */
+    int add_special;
 } sl_tokenizer_opts;
 #define SL_TOKENIZER_OPTS_INIT                                                                                         \
     {                                                                                                                  \
-        NULL, SL_SPECIAL_PLAIN, 0, NULL, NULL, NULL                                                                    \
+        NULL, SL_SPECIAL_PLAIN, 0, NULL, NULL, NULL, 0                                                                 \
     }
 
 /* Special ids of a tokenizer (sl_tokenizer_special). */

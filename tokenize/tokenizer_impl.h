@@ -47,6 +47,10 @@ struct sl_tokenizer {
     char name[256];
     char fingerprint[72];
     char *extra; /* header "extra" JSON, or NULL */
+    /* ids put around each text's ids (the file's post-processor, with
+     * sl_tokenizer_opts.add_special; postproc.h), set by tokenizer.c */
+    uint32_t *add_pre, *add_post;
+    size_t n_add_pre, n_add_post;
 };
 
 /* A tokenizer with no special ids, modality text, owning impl. */
@@ -61,5 +65,10 @@ extern const sl_tok_family sl_tok_family_tiktoken;
 extern const sl_tok_family sl_tok_family_spm;
 /* Unigram tokenizer.json files (tok_unigram.c): T5 / mT5 / ALBERT style */
 extern const sl_tok_family sl_tok_family_unigram;
+/* WordPiece / WordLevel tokenizer.json files (tok_wordpiece.c): BERT-style */
+extern const sl_tok_family sl_tok_family_wordpiece;
+/* That family's loader on the bytes of a tokenizer.json (tests, fuzzing). */
+sl_tokenizer *sl_tok_wordpiece_load_mem(const char *text, size_t len, const char *name, const sl_tokenizer_opts *o,
+                                        sl_err *err);
 
 #endif

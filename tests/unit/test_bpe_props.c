@@ -230,8 +230,8 @@ static void test_refusals(void **st)
     expect_refused("{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Punctuation\"}," BL
                    "]}," BASE_MODEL "}}",
                    "Sequence [Punctuation, ByteLevel] is not supported");
-    expect_refused("{\"normalizer\":{\"type\":\"BertNormalizer\"},\"pre_tokenizer\":" BL "," BASE_MODEL "}}",
-                   "BertNormalizer");
+    expect_refused("{\"normalizer\":{\"type\":\"NoSuchNormalizer\"},\"pre_tokenizer\":" BL "," BASE_MODEL "}}",
+                   "NoSuchNormalizer");
     expect_refused("{\"pre_tokenizer\":" BL "," BASE_MODEL ",\"unk_token\":\"a\"}}", "unk_token");
     expect_refused("{\"pre_tokenizer\":" BL "," BASE_MODEL ",\"dropout\":0.1}}", "dropout");
     expect_refused("{\"pre_tokenizer\":" BL "," BASE_MODEL ",\"byte_fallback\":true}}", "byte_fallback");
