@@ -12,8 +12,8 @@
 
 /* Probed in this order; the last one (the Hugging Face / GPT-2 loader)
  * takes what no other claimed and says what is wrong with it. */
-static const sl_tok_family *const families[] = {&sl_tok_family_char, &sl_tok_family_tiktoken, &sl_tok_family_wordpiece,
-                                                &sl_tok_family_spbpe, &sl_tok_family_spm, &sl_tok_family_unigram,
+static const sl_tok_family *const families[] = {&sl_tok_family_char,  &sl_tok_family_tiktoken, &sl_tok_family_wordpiece,
+                                                &sl_tok_family_spbpe, &sl_tok_family_spm,      &sl_tok_family_unigram,
                                                 &sl_tok_family_bpe};
 #define N_FAMILIES (sizeof families / sizeof *families)
 
