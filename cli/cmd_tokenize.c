@@ -4,13 +4,12 @@
 #include "stream/tokstream.h"
 #include "tokenize/ids.h"
 
-static const sl_command *const subs[] = {&sl_cmd_tokenize_bpe,   &sl_cmd_tokenize_char, &sl_cmd_tokenize_dna,
-                                         &sl_cmd_tokenize_audio, &sl_cmd_tokenize_ids,  NULL};
+static const sl_command *const subs[] = {&sl_cmd_tokenize_text, &sl_cmd_tokenize_bpe, &sl_cmd_tokenize_char, &sl_cmd_tokenize_dna, &sl_cmd_tokenize_audio, &sl_cmd_tokenize_ids, NULL};
 
 const sl_command sl_cmd_tokenize = {
     .name = "tokenize",
     .summary = "turn documents into a token stream",
-    .usage = "sluice tokenize {bpe|char|dna|audio|ids} [options] [FILES...]",
+    .usage = "sluice tokenize {text|bpe|char|dna|audio|ids} [options] [FILES...]",
     .help = "Every tokenizer writes the token stream of docs/formats.md (to -o or stdout).\n"
             "See 'sluice help tokenize <kind>'.\n",
     .subs = subs,

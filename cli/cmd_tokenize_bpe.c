@@ -197,10 +197,20 @@ static int run(sl_cli *cli, int argc, char **argv)
     return 0;
 }
 
+/* `tokenize text` is the name; `tokenize bpe`, the older one, stays for the
+ * pipelines that use it. Both run the same command. */
+const sl_command sl_cmd_tokenize_text = {
+    .name = "tokenize text",
+    .summary = "text with a tokenizer file (tokenizer.json, SentencePiece .model, tiktoken, tekken)",
+    .usage = "sluice tokenize text --tokenizer PATH [options] [FILES...]   (alias: tokenize bpe)",
+    .help = help,
+    .run = run,
+};
+
 const sl_command sl_cmd_tokenize_bpe = {
     .name = "tokenize bpe",
-    .summary = "byte-level BPE (Hugging Face tokenizer.json, GPT-2 vocab.json+merges.txt)",
-    .usage = "sluice tokenize bpe --tokenizer PATH [options] [FILES...]",
+    .summary = "the same as 'tokenize text' (its older name)",
+    .usage = "sluice tokenize bpe --tokenizer PATH [options] [FILES...]   (= tokenize text)",
     .help = help,
     .run = run,
 };

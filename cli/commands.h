@@ -8,6 +8,7 @@ extern const sl_command sl_cmd_read;
 extern const sl_command sl_cmd_tokenize;
 extern const sl_command sl_cmd_tokenize_ids;
 extern const sl_command sl_cmd_tokenize_bpe;
+extern const sl_command sl_cmd_tokenize_text;
 extern const sl_command sl_cmd_tokenize_char;
 extern const sl_command sl_cmd_tokenize_dna;
 extern const sl_command sl_cmd_tokenize_audio;

@@ -32,6 +32,11 @@ grep -q '"modality":"text","vocab_size":50277,"token_bytes":2,"eos":0' "$T/h.jso
 grep -q "\"fingerprint\":\"sha256:$fp\"" "$T/h.json" || fail "fingerprint: $(cat "$T/h.json")"
 "$SLUICE" tokenize bpe -t "$B/gpt2" "$B/corpus.jsonl" | "$SLUICE" cat --header | grep -q '"vocab_size":50257,"token_bytes":2,"eos":50256' || fail "gpt2 header"
 
+# `tokenize text` is the same command under its newer name: the same bytes
+"$SLUICE" tokenize text -t "$NEOX" "$B/corpus.jsonl" -o "$T/t.tok"
+cmp -s "$T/n.tok" "$T/t.tok" || fail "tokenize text and tokenize bpe differ"
+"$SLUICE" tokenize --help | grep -q '^ *text ' || "$SLUICE" --help | grep -q 'tokenize text' || fail "tokenize text not listed"
+
 # round trip: read | tokenize | detokenize == HF's decode (the NFC form of the text)
 "$SLUICE" read "$B/corpus.jsonl" | "$SLUICE" tokenize bpe -t "$NEOX" | "$SLUICE" detokenize -t "$NEOX" > "$T/rt.jsonl"
 python3 - "$T/rt.jsonl" "$B/expected-neox.jsonl" <<'PY' || fail "round trip differs from HF decode"
