@@ -4,7 +4,13 @@
 #include "stream/tokstream.h"
 #include "tokenize/ids.h"
 
-static const sl_command *const subs[] = {&sl_cmd_tokenize_text, &sl_cmd_tokenize_bpe, &sl_cmd_tokenize_char, &sl_cmd_tokenize_dna, &sl_cmd_tokenize_audio, &sl_cmd_tokenize_ids, NULL};
+static const sl_command *const subs[] = {&sl_cmd_tokenize_text,
+                                         &sl_cmd_tokenize_bpe,
+                                         &sl_cmd_tokenize_char,
+                                         &sl_cmd_tokenize_dna,
+                                         &sl_cmd_tokenize_audio,
+                                         &sl_cmd_tokenize_ids,
+                                         NULL};
 
 const sl_command sl_cmd_tokenize = {
     .name = "tokenize",
