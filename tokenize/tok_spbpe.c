@@ -35,6 +35,7 @@
 #include "stream/json.h"
 #include "tokenize/bpe_internal.h"
 #include "tokenize/decoders.h"
+#include "tokenize/json_skim.h"
 #include "tokenize/sha256.h"
 #include "tokenize/tokenizer_impl.h"
 
@@ -762,116 +763,10 @@ static int sp_mine(const sl_json *root)
 /* ---- a cheap first look: every byte-level tokenizer.json (GPT-2, GPT-NeoX,
  * Llama-3, Qwen2) is probed here before its own family loads it, and
  * parsing all of it (a 2.5 MB vocabulary and merge list) only to read three
- * small values cost about a third of the load. The skim below steps over
- * values without building them and parses only the three it needs. On
+ * small values cost about a third of the load. The skim (json_skim.h) steps
+ * over values without building them and parses only the three it needs. On
  * anything unexpected it gives up (-1) and the whole file is parsed as
  * before, so the answer is always that of the full parse. */
-
-static void skim_ws(const char *s, size_t n, size_t *i)
-{
-    while (*i < n && (s[*i] == ' ' || s[*i] == '\t' || s[*i] == '\n' || s[*i] == '\r'))
-        (*i)++;
-}
-
-/* s[*i] is '"': to the byte after the closing quote. */
-static int skim_string(const char *s, size_t n, size_t *i)
-{
-    size_t j = *i + 1;
-    for (;;) {
-        const char *q = j < n ? memchr(s + j, '"', n - j) : NULL;
-        if (!q)
-            return -1;
-        size_t k = (size_t)(q - s), bs = 0;
-        while (k - bs > *i + 1 && s[k - bs - 1] == '\\')
-            bs++;
-        j = k + 1;
-        if (bs % 2 == 0)
-            break; /* not escaped */
-    }
-    *i = j;
-    return 0;
-}
-
-/* One value at s[*i] (after blanks): to the byte after it. Brackets are
- * counted, not matched: enough to find the end of a valid value. */
-static int skim_value(const char *s, size_t n, size_t *i)
-{
-    if (*i >= n)
-        return -1;
-    if (s[*i] == '"')
-        return skim_string(s, n, i);
-    if (s[*i] != '{' && s[*i] != '[') {
-        size_t j = *i;
-        while (j < n && !strchr(",}] \t\r\n", s[j]))
-            j++;
-        if (j == *i)
-            return -1;
-        *i = j;
-        return 0;
-    }
-    size_t depth = 0, j = *i;
-    while (j < n) {
-        char c = s[j];
-        if (c == '"') {
-            if (skim_string(s, n, &j) < 0)
-                return -1;
-            continue;
-        }
-        j++;
-        if (c == '{' || c == '[')
-            depth++;
-        else if ((c == '}' || c == ']') && --depth == 0) {
-            *i = j;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-/* For the object s[0..n): the span of the last value of each of the keys
- * (keys without escapes; len 0 where absent). */
-typedef struct span {
-    size_t at, len;
-} span;
-static int skim_object(const char *s, size_t n, const char *const *keys, span *out, size_t nkeys)
-{
-    size_t i = 0;
-    for (size_t k = 0; k < nkeys; k++)
-        out[k] = (span){0, 0};
-    skim_ws(s, n, &i);
-    if (i >= n || s[i++] != '{')
-        return -1;
-    skim_ws(s, n, &i);
-    if (i < n && s[i] == '}')
-        return 0;
-    for (;;) {
-        skim_ws(s, n, &i);
-        if (i >= n || s[i] != '"')
-            return -1;
-        size_t k0 = i + 1;
-        if (skim_string(s, n, &i) < 0)
-            return -1;
-        size_t klen = i - 1 - k0;
-        if (memchr(s + k0, '\\', klen))
-            return -1; /* an escaped key: let the parser decode it */
-        skim_ws(s, n, &i);
-        if (i >= n || s[i++] != ':')
-            return -1;
-        skim_ws(s, n, &i);
-        size_t v0 = i;
-        if (skim_value(s, n, &i) < 0)
-            return -1;
-        for (size_t k = 0; k < nkeys; k++)
-            if (strlen(keys[k]) == klen && !memcmp(s + k0, keys[k], klen))
-                out[k] = (span){v0, i - v0};
-        skim_ws(s, n, &i);
-        if (i < n && s[i] == ',') {
-            i++;
-            continue;
-        }
-        return i < n && s[i] == '}' ? 0 : -1;
-    }
-}
 
 /* 1 or 0 as sp_mine would say on the whole file, or -1 when the skim cannot
  * tell. */
@@ -879,13 +774,13 @@ static int sp_skim(const char *text, size_t len)
 {
     static const char *const top[] = {"model", "pre_tokenizer", "decoder"};
     static const char *const in_model[] = {"type"};
-    span sp[3], ty;
-    if (skim_object(text, len, top, sp, 3) < 0)
+    sl_skim_span sp[3], ty;
+    if (sl_json_skim_object(text, len, top, sp, 3) < 0)
         return -1;
     const char *model = text + sp[0].at;
     if (!sp[0].len || model[0] != '{')
         return 0; /* no model object: not BPE */
-    if (skim_object(model, sp[0].len, in_model, &ty, 1) < 0)
+    if (sl_json_skim_object(model, sp[0].len, in_model, &ty, 1) < 0)
         return -1;
     if (!ty.len)
         return 0;

@@ -23,6 +23,7 @@
 #include "stream/utf8.h"
 #include "tokenize/added.h"
 #include "tokenize/decoders.h"
+#include "tokenize/json_skim.h"
 #include "tokenize/models.h"
 #include "tokenize/normalize.h"
 #include "tokenize/postproc.h"
@@ -281,7 +282,12 @@ static int wp_probe(const char *path, int is_dir, const unsigned char *head, siz
     size_t len;
     sl_err e = {{0}};
     int mine = 0;
-    if (sl_read_file(p, &text, &len, &e) == 0) {
+    char type[32];
+    int skim = -1;
+    if (sl_read_file(p, &text, &len, &e) == 0 && (skim = sl_tokjson_model_type(text, len, type, sizeof type)) >= 0) {
+        const char *mt = skim ? type : NULL; /* json_skim.h: the full parse's answer, cheaply */
+        mine = mt && (!strcmp(mt, "WordPiece") || !strcmp(mt, "WordLevel"));
+    } else if (text) {
         sl_json_doc *doc = sl_json_parse(text, len, NULL, &e);
         const sl_json *root = doc ? sl_json_root(doc) : NULL;
         const sl_json *model = root && root->type == SL_JSON_OBJECT ? sl_json_get(root, "model") : NULL;

@@ -26,6 +26,7 @@
 #include "tokenize/chartok.h"
 #include "tokenize/detok.h"
 #include "tokenize/docpipe.h"
+#include "tokenize/json_skim.h"
 #include "tokenize/tokenizer.h"
 
 static const char *data(const char *rel)
@@ -386,16 +387,91 @@ static void test_stages(void **state)
     sl_tokenizer_free(t);
 }
 
+/* The probes' skim of model.type (json_skim.h) gives the full parse's answer
+ * or gives up: on every tokenizer.json fixture, and on documents built to
+ * trip it (escapes, nesting, strings holding braces and quotes, duplicate
+ * keys: the last wins, as in sl_json_get, truncation). */
+static int parsed_type(const char *text, size_t len, char *out, size_t cap)
+{
+    sl_err e = {{0}};
+    sl_json_doc *doc = sl_json_parse(text, len, NULL, &e);
+    const sl_json *root = doc ? sl_json_root(doc) : NULL;
+    const sl_json *model = root && root->type == SL_JSON_OBJECT ? sl_json_get(root, "model") : NULL;
+    const char *mt = model && model->type == SL_JSON_OBJECT ? sl_json_get_str(model, "type") : NULL;
+    int r = doc ? (mt ? 1 : 0) : -2;
+    if (mt)
+        snprintf(out, cap, "%s", mt);
+    sl_json_free(doc);
+    return r;
+}
+
+static void check_skim(const char *text, size_t len, int want_known)
+{
+    char a[32] = "", b[64] = "";
+    int rs = sl_tokjson_model_type(text, len, a, sizeof a), rp = parsed_type(text, len, b, sizeof b);
+    if (want_known)
+        assert_true(rs >= 0);
+    if (rs < 0 || rp == -2) /* gave up, or not JSON at all (the loader reports it) */
+        return;
+    assert_int_equal(rs, rp);
+    if (rs == 1)
+        assert_string_equal(a, b);
+}
+
+static void test_skim_model_type(void **state)
+{
+    (void)state;
+    const char *src = getenv("SLUICE_SRC");
+    static const char *const files[] = {"bpe/neox-tokenizer.json",       "bpe/llama3-tiny-tokenizer.json",
+                                        "bpe/qwen2-tiny-tokenizer.json", "tok/bert-lower.json",
+                                        "tok/wordlevel-a.json",          "tok/mistral-v1.json"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char path[4096], *text = NULL;
+        size_t len;
+        sl_err e = {{0}};
+        snprintf(path, sizeof path, "%s/tests/data/%s", src ? src : ".", files[i]);
+        if (sl_read_file(path, &text, &len, &e))
+            fail_msg("%s", e.msg);
+        check_skim(text, len, 1);
+        for (size_t cut = 1; cut < 4096 && cut < len; cut = cut * 3 + 1) /* truncated: never a wrong answer */
+            check_skim(text, len - cut, 0);
+        free(text);
+    }
+    static const char *const docs[] = {
+        "{\"model\":{\"type\":\"WordPiece\"}}",
+        "{\"x\":\"}{\\\"model\\\":\",\"model\":{\"vocab\":{\"\\\"}\":1,\"{[\":2},\"type\":\"Unigram\"}}",
+        "{\"model\":{\"type\":\"BPE\"},\"model\":{\"type\":\"WordLevel\"}}",
+        "{\"model\":{\"type\":\"BPE\",\"type\":\"Unigram\"}}",
+        "{\"model\":{\"ty\\u0070e\":\"Unigram\"}}",
+        "{\"model\":{\"type\":\"Uni\\u0067ram\"}}",
+        "{\"model\":[1,2]}",
+        "{\"model\":{\"vocab\":[[\"a\",-1.5e3],[\"]\",0]]}}",
+        " \n{ \"added_tokens\" : [ { \"content\" : \"[CLS]\" } ] , \"model\" : { \"type\" : \"WordPiece\" } } ",
+        "{}",
+        "[]",
+        "{\"model\":{\"type\":7}}",
+    };
+    for (size_t i = 0; i < sizeof docs / sizeof *docs; i++)
+        check_skim(docs[i], strlen(docs[i]), 0);
+    char t[32];
+    assert_int_equal(sl_tokjson_model_type(docs[0], strlen(docs[0]), t, sizeof t), 1);
+    assert_string_equal(t, "WordPiece");
+    assert_int_equal(sl_tokjson_model_type(docs[1], strlen(docs[1]), t, sizeof t), 1);
+    assert_string_equal(t, "Unigram");
+    assert_int_equal(sl_tokjson_model_type(docs[2], strlen(docs[2]), t, sizeof t), 1);
+    assert_string_equal(t, "WordLevel");
+    assert_int_equal(sl_tokjson_model_type(docs[6], strlen(docs[6]), t, sizeof t), 0);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/sluice-test-tokenizer.XXXXXX");
     if (!mkdtemp(tmpdir))
         return 1;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_load_by_content),
-        cmocka_unit_test(test_encode_decode_hf),
-        cmocka_unit_test(test_char_family),
-        cmocka_unit_test(test_stages),
+        cmocka_unit_test(test_load_by_content), cmocka_unit_test(test_encode_decode_hf),
+        cmocka_unit_test(test_char_family),     cmocka_unit_test(test_stages),
+        cmocka_unit_test(test_skim_model_type),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[128];

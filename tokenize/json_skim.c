@@ -1,0 +1,126 @@
+/* The skim of json_skim.h. */
+#include <string.h>
+
+#include "tokenize/json_skim.h"
+
+static void skim_ws(const char *s, size_t n, size_t *i)
+{
+    while (*i < n && (s[*i] == ' ' || s[*i] == '\t' || s[*i] == '\n' || s[*i] == '\r'))
+        (*i)++;
+}
+
+/* s[*i] is '"': to the byte after the closing quote. */
+static int skim_string(const char *s, size_t n, size_t *i)
+{
+    size_t j = *i + 1;
+    for (;;) {
+        const char *q = j < n ? memchr(s + j, '"', n - j) : NULL;
+        if (!q)
+            return -1;
+        size_t k = (size_t)(q - s), bs = 0;
+        while (k - bs > *i + 1 && s[k - bs - 1] == '\\')
+            bs++;
+        j = k + 1;
+        if (bs % 2 == 0)
+            break; /* not escaped */
+    }
+    *i = j;
+    return 0;
+}
+
+/* One value at s[*i] (after blanks): to the byte after it. Brackets are
+ * counted, not matched: enough to find the end of a valid value. */
+static int skim_value(const char *s, size_t n, size_t *i)
+{
+    if (*i >= n)
+        return -1;
+    if (s[*i] == '"')
+        return skim_string(s, n, i);
+    if (s[*i] != '{' && s[*i] != '[') {
+        size_t j = *i;
+        while (j < n && !strchr(",}] \t\r\n", s[j]))
+            j++;
+        if (j == *i)
+            return -1;
+        *i = j;
+        return 0;
+    }
+    size_t depth = 0, j = *i;
+    while (j < n) {
+        char c = s[j];
+        if (c == '"') {
+            if (skim_string(s, n, &j) < 0)
+                return -1;
+            continue;
+        }
+        j++;
+        if (c == '{' || c == '[')
+            depth++;
+        else if ((c == '}' || c == ']') && --depth == 0) {
+            *i = j;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int sl_json_skim_object(const char *s, size_t n, const char *const *keys, sl_skim_span *out, size_t nkeys)
+{
+    size_t i = 0;
+    for (size_t k = 0; k < nkeys; k++)
+        out[k] = (sl_skim_span){0, 0};
+    skim_ws(s, n, &i);
+    if (i >= n || s[i++] != '{')
+        return -1;
+    skim_ws(s, n, &i);
+    if (i < n && s[i] == '}')
+        return 0;
+    for (;;) {
+        skim_ws(s, n, &i);
+        if (i >= n || s[i] != '"')
+            return -1;
+        size_t k0 = i + 1;
+        if (skim_string(s, n, &i) < 0)
+            return -1;
+        size_t klen = i - 1 - k0;
+        if (memchr(s + k0, '\\', klen))
+            return -1; /* an escaped key: let the parser decode it */
+        skim_ws(s, n, &i);
+        if (i >= n || s[i++] != ':')
+            return -1;
+        skim_ws(s, n, &i);
+        size_t v0 = i;
+        if (skim_value(s, n, &i) < 0)
+            return -1;
+        for (size_t k = 0; k < nkeys; k++)
+            if (strlen(keys[k]) == klen && !memcmp(s + k0, keys[k], klen))
+                out[k] = (sl_skim_span){v0, i - v0};
+        skim_ws(s, n, &i);
+        if (i < n && s[i] == ',') {
+            i++;
+            continue;
+        }
+        return i < n && s[i] == '}' ? 0 : -1;
+    }
+}
+
+int sl_tokjson_model_type(const char *text, size_t len, char *out, size_t cap)
+{
+    static const char *const top[] = {"model"}, *const in_model[] = {"type"};
+    sl_skim_span m, ty;
+    if (sl_json_skim_object(text, len, top, &m, 1) < 0)
+        return -1;
+    if (!m.len || text[m.at] != '{')
+        return 0;
+    const char *model = text + m.at;
+    if (sl_json_skim_object(model, m.len, in_model, &ty, 1) < 0)
+        return -1;
+    if (!ty.len || model[ty.at] != '"')
+        return 0;
+    size_t n = ty.len - 2;
+    if (n + 1 > cap || memchr(model + ty.at + 1, '\\', n))
+        return -1; /* long or escaped: let the parser read it */
+    memcpy(out, model + ty.at + 1, n);
+    out[n] = 0;
+    return 1;
+}
