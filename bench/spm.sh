@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# SentencePiece benchmark: sluice tokenize bpe on .model files (Mistral-7B
-# v0.1's BPE and a Unigram model with an NFKC charsmap, tests/data/spm) vs the
-# `sentencepiece` library's encode, and on the Unigram model converted to
-# tokenizer.json vs Hugging Face `tokenizers`, on the same corpus as
+# SentencePiece and other tokenizer.json families: sluice tokenize text on
+# .model files (Mistral-7B v0.1's BPE and a Unigram model with an NFKC
+# charsmap, tests/data/spm) vs the `sentencepiece` library's encode, and on
+# tokenizer.json files (that Unigram model converted, Mistral-7B v0.1's
+# SentencePiece-style BPE, bge-small's WordPiece) vs Hugging Face
+# `tokenizers`, on the same corpus as
 # bench/bpe.sh (text already on the machine), 1 thread and 2 threads; then
 # 1 MB without spaces (linear time). Ids are compared as well as timed.
 # Env: SLUICE_BIN (default ./build/sluice), SPM_BENCH_MB (default 16),

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Runs sluice tokenize bpe side by side with the `sentencepiece` library
-(.model files) and Hugging Face `tokenizers` (a Unigram tokenizer.json) on
+"""Runs sluice tokenize text side by side with the `sentencepiece` library
+(.model files) and Hugging Face `tokenizers` (tokenizer.json files: Unigram,
+SentencePiece-style BPE as Mistral-7B v0.1, WordPiece as bge-small) on
 the same corpus, 1 thread and 2, and prints MB/s (text bytes / wall time),
 CPU seconds, the ratio sluice/peer (CPU time, so that a loaded machine
 skews both alike) and whether the ids agree. sluice's time is the whole
@@ -17,8 +18,12 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.join(HERE, "..", "tests", "data", "spm")
-FILES = [("mistral-v1.model", "sentencepiece"), ("uni-bf.model", "sentencepiece"), ("uni-bf.json", "tokenizers")]
+DATA = os.path.join(HERE, "..", "tests", "data")
+# (file under tests/data, peer): SentencePiece .model files against the
+# sentencepiece library; tokenizer.json files of the other HF families
+# (Unigram, SentencePiece-style BPE, WordPiece) against HF tokenizers
+FILES = [("spm/mistral-v1.model", "sentencepiece"), ("spm/uni-bf.model", "sentencepiece"),
+         ("spm/uni-bf.json", "tokenizers"), ("tok/mistral-v1.json", "tokenizers"), ("tok/bert-bge.json", "tokenizers")]
 
 
 def child_cpu():
@@ -33,7 +38,7 @@ def self_cpu():
 
 def run_sluice(sluice, tok, corpus, threads, out):
     c0, t0 = child_cpu(), time.perf_counter()
-    subprocess.run([sluice, "tokenize", "bpe", "-q", "-@", str(threads), "-t", tok, corpus, "-o", out], check=True)
+    subprocess.run([sluice, "tokenize", "text", "-q", "-@", str(threads), "-t", tok, corpus, "-o", out], check=True)
     return time.perf_counter() - t0, child_cpu() - c0
 
 
@@ -67,7 +72,7 @@ def main():
         wall1, cpu1 = run_sluice(sluice, path, corpus, 1, out)
         got = sluice_ids(sluice, out)
         wall2, cpu2 = run_sluice(sluice, path, corpus, 2, out)
-        line = "%-17s sluice -@ 1: %6.2f MB/s (%.2f s CPU); -@ 2: %6.2f MB/s (x%.2f)" % (
+        line = "%-20s sluice -@ 1: %6.2f MB/s (%.2f s CPU); -@ 2: %6.2f MB/s (x%.2f)" % (
             name, mb / wall1, cpu1, mb / wall2, wall1 / wall2)
         try:
             enc = peer(kind, path)
@@ -89,7 +94,7 @@ def main():
             f.write(json.dumps({"id": "x", "text": text}) + "\n")
         for name, _ in FILES:
             wall, _ = run_sluice(sluice, os.path.join(DATA, name), one, 1, out)
-            print("%-17s sluice, %d KB without spaces: %.2f s" % (name, len(text.encode()) // 1024, wall))
+            print("%-20s sluice, %d KB without spaces: %.2f s" % (name, len(text.encode()) // 1024, wall))
 
 
 if __name__ == "__main__":
