@@ -879,26 +879,17 @@ static int sp_probe(const char *path, int is_dir, const unsigned char *head, siz
     return mine;
 }
 
-static sl_tokenizer *sp_load(const char *path, const sl_tokenizer_opts *o, sl_err *err)
+sl_tokenizer *sl_tok_spbpe_load_mem(const char *text, size_t len, const char *name, const sl_tokenizer_opts *o,
+                                    sl_err *err)
 {
-    struct stat st;
-    char *p = json_path(path, stat(path, &st) == 0 && S_ISDIR(st.st_mode));
-    char *text = NULL;
-    size_t len;
-    spbpe *m = NULL;
-    if (sl_read_file(p, &text, &len, err) == 0)
-        m = load_json(text, len, p, err);
-    if (!m) {
-        free(text);
-        free(p);
+    spbpe *m = load_json(text, len, name, err);
+    if (!m)
         return NULL;
-    }
     sl_sha256 h;
     uint8_t d[32];
     sl_sha256_init(&h);
     sl_sha256_update(&h, text, len);
     sl_sha256_final(&h, d);
-    free(text);
     memcpy(m->fingerprint, "sha256:", 7);
     for (int i = 0; i < 32; i++) {
         static const char hex[] = "0123456789abcdef";
@@ -916,8 +907,21 @@ static sl_tokenizer *sp_load(const char *path, const sl_tokenizer_opts *o, sl_er
     t->special[SL_TOK_UNK] = m->unk_id;
     t->special[SL_TOK_PAD] = sp_token_id(t, "<pad>");
     snprintf(t->fingerprint, sizeof t->fingerprint, "%s", m->fingerprint);
-    const char *base = strrchr(p, '/');
-    snprintf(t->name, sizeof t->name, "bpe:%s", base && base[1] ? base + 1 : p);
+    const char *base = strrchr(name, '/');
+    snprintf(t->name, sizeof t->name, "bpe:%s", base && base[1] ? base + 1 : name);
+    return t;
+}
+
+static sl_tokenizer *sp_load(const char *path, const sl_tokenizer_opts *o, sl_err *err)
+{
+    struct stat st;
+    char *p = json_path(path, stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+    char *text = NULL;
+    size_t len;
+    sl_tokenizer *t = NULL;
+    if (sl_read_file(p, &text, &len, err) == 0)
+        t = sl_tok_spbpe_load_mem(text, len, p, o, err);
+    free(text);
     free(p);
     return t;
 }

@@ -592,26 +592,17 @@ static int un_probe(const char *path, int is_dir, const unsigned char *head, siz
     return mine;
 }
 
-static sl_tokenizer *un_load(const char *path, const sl_tokenizer_opts *o, sl_err *err)
+sl_tokenizer *sl_tok_unigram_load_mem(const char *text, size_t len, const char *name, const sl_tokenizer_opts *o,
+                                      sl_err *err)
 {
-    struct stat st;
-    char *p = json_path(path, stat(path, &st) == 0 && S_ISDIR(st.st_mode));
-    char *text = NULL;
-    size_t len;
-    uni *m = NULL;
-    if (sl_read_file(p, &text, &len, err) == 0)
-        m = load_json(text, len, p, err);
-    if (!m) {
-        free(text);
-        free(p);
+    uni *m = load_json(text, len, name, err);
+    if (!m)
         return NULL;
-    }
     sl_sha256 h;
     uint8_t d[32];
     sl_sha256_init(&h);
     sl_sha256_update(&h, text, len);
     sl_sha256_final(&h, d);
-    free(text);
     sl_tokenizer *t = sl_tokenizer_new(&sl_tok_family_unigram, &ops, m);
     if (o)
         t->special_mode = o->special;
@@ -627,8 +618,21 @@ static sl_tokenizer *un_load(const char *path, const sl_tokenizer_opts *o, sl_er
         t->fingerprint[8 + 2 * i] = hex[d[i] & 15];
     }
     t->fingerprint[71] = 0;
-    const char *base = strrchr(p, '/');
-    snprintf(t->name, sizeof t->name, "unigram:%s", base && base[1] ? base + 1 : p);
+    const char *base = strrchr(name, '/');
+    snprintf(t->name, sizeof t->name, "unigram:%s", base && base[1] ? base + 1 : name);
+    return t;
+}
+
+static sl_tokenizer *un_load(const char *path, const sl_tokenizer_opts *o, sl_err *err)
+{
+    struct stat st;
+    char *p = json_path(path, stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+    char *text = NULL;
+    size_t len;
+    sl_tokenizer *t = NULL;
+    if (sl_read_file(p, &text, &len, err) == 0)
+        t = sl_tok_unigram_load_mem(text, len, p, o, err);
+    free(text);
     free(p);
     return t;
 }
