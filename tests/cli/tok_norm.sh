@@ -1,8 +1,9 @@
 # The one normalizer engine (tokenize/normalize.c) in every tokenizer.json
-# family: Unigram (uni-*), SentencePiece-style BPE (sp-*) and byte-level BPE
-# (bl-*) files with NFC, NFD, NFKC, NFKD, Lowercase, Strip, StripAccents,
-# Replace (string and regex), Prepend, Precompiled (a small charsmap
-# SentencePiece built from rules.tsv) and BertNormalizer in Sequences, some
+# family: Unigram (uni-*), SentencePiece-style BPE (sp-*), byte-level BPE
+# (bl-*) and WordPiece (wp-*) files with NFC, NFD, NFKC, NFKD, Lowercase,
+# Strip, StripAccents, Replace (string and regex), Prepend, Precompiled (a
+# small charsmap SentencePiece built from rules.tsv) and BertNormalizer in
+# Sequences, some
 # before a Metaspace with prepend_scheme "first" and texts whose start a
 # normalizer removes: ids (special tokens parsed and plain) and decoded text
 # equal HF tokenizers 0.23.3's (tests/data/norm/make_fixtures.py), for any
@@ -19,7 +20,7 @@ for f in sys.argv[1:]:
         i += 1
 PY
 
-check() { # NAME FAMILY
+check() { # NAME HEADER-PREFIX (unigram; the BPE and WordPiece families write bpe)
   local tok="$D/$1.json" want="$D/expected-$1.jsonl"
   "$SLUICE" tokenize bpe -t "$tok" --special parse "$T/docs.jsonl" -o "$T/parse.tok"
   "$SLUICE" tokenize bpe -t "$tok" --special parse -@ 2 "$T/docs.jsonl" | cmp - "$T/parse.tok" ||
@@ -48,6 +49,7 @@ check uni-bert unigram
 check sp-lower bpe
 check sp-precomp bpe
 check bl-precomp bpe
+check wp-precomp bpe
 
 # a normalizer sluice does not run: one line naming it, no output
 printf '{"id":"a","text":"Hello world"}\n' > "$T/one.jsonl"

@@ -16,7 +16,8 @@ Writes into tests/data/norm/:
 - extra-texts.jsonl: texts whose start a normalizer removes or replaces
   (for Metaspace prepend_scheme "first"), and texts for the rules above;
 - uni-nfkd.json, uni-bert.json (Unigram), sp-lower.json, sp-precomp.json
-  (SentencePiece-style BPE), bl-precomp.json (byte-level BPE): existing
+  (SentencePiece-style BPE), bl-precomp.json (byte-level BPE), wp-precomp.json
+  (WordPiece): existing
   fixtures with the normalizers and pre-tokenizers set in FILES below, each
   loaded and saved by HF tokenizers (so serialized as HF writes them);
 - expected-NAME.jsonl: per text of ../spm/texts.jsonl, ../tok/wp-texts.jsonl
@@ -67,6 +68,7 @@ EXTRA = [
 UNI_BASE = "spm/uni-unk.json"
 SP_BASE = "tok/v1-small-norm.json"
 BL_BASE = "bpe/tiny-tokenizer.json"
+WP_BASE = "tok/bert-lower.json"
 
 
 def charsmap_b64():
@@ -109,6 +111,10 @@ def files():
              "lowercase": False},
             pre, {"type": "NFKC"}, {"type": "NFKD"}, {"type": "StripAccents"}, {"type": "NFC"}]},
             meta_first_split, "meta-decoder", added),
+        # WordPiece (BERT uncased) with Precompiled before its BertNormalizer
+        "wp-precomp": (WP_BASE, {"type": "Sequence", "normalizers": [
+            pre, {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True, "strip_accents": None,
+                  "lowercase": True}]}, None, None, None),
         # byte-level BPE with Precompiled
         "bl-precomp": (BL_BASE, {"type": "Sequence", "normalizers": [pre, {"type": "NFKC"}, {"type": "Lowercase"}]},
                        None, None, None),
