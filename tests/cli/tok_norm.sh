@@ -35,7 +35,7 @@ check() { # NAME HEADER-PREFIX (unigram; the BPE and WordPiece families write bp
 import json, sys
 want = [json.loads(l) for l in open(sys.argv[1], encoding='utf-8')]
 parse, plain, dec = ([json.loads(l) for l in open(f, encoding='utf-8')] for f in sys.argv[2:5])
-assert len(want) == len(parse) == len(plain) == len(dec) > 1090, (len(want), len(parse))
+assert len(want) == len(parse) == len(plain) == len(dec) > 1290, (len(want), len(parse))
 bad = [i for i, (w, g) in enumerate(zip(want, parse)) if g['ids'] != w['parse'] or g['id'] != 'd%d' % i]
 assert not bad, ('parse', bad[:10])
 bad = [i for i, (w, g) in enumerate(zip(want, plain)) if g['ids'] != w.get('plain', w['parse'])]

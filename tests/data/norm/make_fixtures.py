@@ -14,7 +14,8 @@ Writes into tests/data/norm/:
   CR LF, an ASCII pair, removals, a rule inside long emoji clusters), taken
   from the trained model's normalizer_spec;
 - extra-texts.jsonl: texts whose start a normalizer removes or replaces
-  (for Metaspace prepend_scheme "first"), and texts for the rules above;
+  (for Metaspace prepend_scheme "first"), texts for the rules above, and
+  200 seeded random strings of PIECES;
 - uni-nfkd.json, uni-bert.json (Unigram), sp-lower.json, sp-precomp.json
   (SentencePiece-style BPE), bl-precomp.json (byte-level BPE), wp-precomp.json
   (WordPiece): existing
@@ -64,6 +65,18 @@ EXTRA = [
     "Héllo HÉLLO héllo", "HELLO hello", "<sep>x<sep>", " <sep> ", "my_tab  my_tab", "İstanbul ΣΑΣ",
     "  ", "\u0301", "x", "中文 字", "  中文", "a  b   c", "ǅ ﬀ ㍻",
 ]
+
+# random strings of these pieces (seeded): starts a normalizer removes, maps or expands, in any order
+PIECES = [" ", "  ", "\t", "\n", "\u0301", "\u0300\u0301", "\x01", "\x7f", "--", "-", "中", "文字", "ﬁ", "ﬂ", "½",
+          "ﾊﾟ", "e\u0301", "\u200b", "\u00ad", "\u3000", "…", "👩🏽‍🚀", "🏽", "AB", "\r\n", "É", "İ", "Σ", "a", "Hello",
+          "héllo", "<sep>", "my_tab", "ﬁx", "Héllo", "x", "\u2581", "ǅ", "㍻", "Ⅱ", "\ufeff", "\u00a0", "ß"]
+
+
+def extra():
+    import random
+    rng = random.Random(10)
+    return EXTRA + ["".join(rng.choice(PIECES) for _ in range(rng.randint(1, 8))) for _ in range(200)]
+
 
 UNI_BASE = "spm/uni-unk.json"
 SP_BASE = "tok/v1-small-norm.json"
@@ -218,7 +231,7 @@ def main():
         return
     make_charsmap()
     with open(os.path.join(HERE, "extra-texts.jsonl"), "w", encoding="utf-8") as f:
-        for t in EXTRA:
+        for t in extra():
             f.write(json.dumps({"text": t}, ensure_ascii=False) + "\n")
     for name, spec in files().items():
         build(name, spec)
