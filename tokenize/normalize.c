@@ -10,7 +10,24 @@
  * and NFKC here are ICU's filtered to the code points assigned in Unicode
  * 9.0; later characters pass through unchanged, as in HF. Lowercase follows
  * ICU 72 (Unicode 15.0) where HF uses Rust's char::to_lowercase (Unicode
- * 16.0 in its build): the case pairs added in 16.0 differ. */
+ * 16.0 in its build): the case pairs added in 16.0 differ.
+ *
+ * Precompiled is SentencePiece's charsmap applied HF's way
+ * (sl_precompiled_hf: per grapheme cluster, ASCII through a table).
+ *
+ * Alignment: HF keeps, for each normalized byte, the range of the original
+ * it comes from, and a Metaspace "first" prepends only to a piece whose
+ * first byte comes from offset 0. sl_normalize follows that for the start
+ * only: z is the number of leading bytes of the text so far that HF aligns
+ * with the input's first character (0: the start was removed). A step that
+ * maps characters (or clusters) keeps what the first z bytes become (found
+ * by running the step on them alone), so a filter that removes the start
+ * (StripAccents, BertNormalizer's cleaning) cuts it; Strip removes its
+ * leading whitespace from z; Replace aligns a replacement with the last
+ * character of its match; Prepend aligns with the first character; and
+ * Precompiled aligns its output with its input in order (HF's code), so a
+ * start it removes does not cut.
+ */
 #include "tokenize/normalize.h"
 
 #include <pthread.h>
@@ -34,6 +51,67 @@ static int get_flag(const sl_json *v, const char *key, int def)
 {
     int b;
     return sl_json_get_bool(v, key, &b) == 0 ? b : def;
+}
+
+static int b64val(int c)
+{
+    return c >= 'A' && c <= 'Z'   ? c - 'A'
+           : c >= 'a' && c <= 'z' ? c - 'a' + 26
+           : c >= '0' && c <= '9' ? c - '0' + 52
+           : c == '+'             ? 62
+           : c == '/'             ? 63
+                                  : -1;
+}
+
+/* Standard base64 (padding optional) into out; -1 at the first bad
+ * character (its index in *bad). */
+static int b64_decode(const char *s, size_t n, sl_buf *out, size_t *bad)
+{
+    uint32_t acc = 0;
+    int bits = 0;
+    size_t i = 0;
+    for (; i < n && s[i] != '='; i++) {
+        int v = b64val((uint8_t)s[i]);
+        if (v < 0) {
+            *bad = i;
+            return -1;
+        }
+        acc = acc << 6 | (uint32_t)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            sl_buf_putc(out, (char)(acc >> bits));
+        }
+    }
+    for (; i < n; i++)
+        if (s[i] != '=') {
+            *bad = i;
+            return -1;
+        }
+    return 0;
+}
+
+/* The Precompiled normalizer's charsmap (base64 in the file). */
+static int load_precompiled(sl_norm_step *st, const sl_json *n, const char *name, sl_err *err)
+{
+    const sl_json *c = sl_json_get(n, "precompiled_charsmap");
+    if (!c || c->type != SL_JSON_STRING)
+        return sl_errf(err, "%s:offset %zu: normalizer Precompiled has no string 'precompiled_charsmap'", name,
+                       n->offset);
+    sl_buf blob = {0};
+    size_t bad = 0;
+    if (b64_decode(c->str, c->str_len, &blob, &bad)) {
+        sl_buf_free(&blob);
+        return sl_errf(err, "%s:offset %zu: precompiled_charsmap is not base64 (character %zu)", name, c->offset, bad);
+    }
+    /* messages: "FILE: precompiled_charsmap (base64 at offset N), decoded:offset M: ..." */
+    sl_buf nm = {0};
+    sl_buf_printf(&nm, "%s: precompiled_charsmap (base64 at offset %zu), decoded", name, c->offset);
+    st->cm = sl_xcalloc(1, sizeof *st->cm);
+    int rc = sl_charsmap_parse(st->cm, (const uint8_t *)(blob.data ? blob.data : ""), blob.len, nm.data, 0, err);
+    sl_buf_free(&blob);
+    sl_buf_free(&nm);
+    return rc;
 }
 
 static int load_steps(sl_normalizer *nz, const sl_json *n, int depth, const char *name, sl_err *err)
@@ -62,18 +140,22 @@ static int load_steps(sl_normalizer *nz, const sl_json *n, int depth, const char
                : !strcmp(t, "StripAccents")   ? SL_NORM_STRIP_ACCENTS
                : !strcmp(t, "Replace")        ? SL_NORM_REPLACE
                : !strcmp(t, "Prepend")        ? SL_NORM_PREPEND
+               : !strcmp(t, "Precompiled")    ? SL_NORM_PRECOMPILED
                                               : 0;
     if (!kind)
         return sl_errf(err,
                        "%s: normalizer '%s' is not supported (supported: NFC, NFD, NFKC, NFKD, Lowercase, "
-                       "BertNormalizer, Strip, StripAccents, Replace, Prepend, Sequence)",
+                       "BertNormalizer, Strip, StripAccents, Replace, Prepend, Precompiled, Sequence)",
                        name, t);
     if (nz->n == SL_NORM_MAX)
         return sl_errf(err, "%s: more than %d normalizer steps", name, SL_NORM_MAX);
     sl_norm_step *st = &nz->step[nz->n];
     memset(st, 0, sizeof *st);
     st->kind = kind;
-    if (kind == SL_NORM_BERT) {
+    if (kind == SL_NORM_PRECOMPILED) {
+        nz->n++; /* counted now: a partly loaded step is freed with the normalizer */
+        return load_precompiled(st, n, name, err);
+    } else if (kind == SL_NORM_BERT) {
         int lower = get_flag(n, "lowercase", 1);
         const sl_json *sa = sl_json_get(n, "strip_accents");
         int strip = lower; /* HF: strip_accents null follows lowercase */
@@ -83,8 +165,9 @@ static int load_steps(sl_normalizer *nz, const sl_json *n, int depth, const char
                     (get_flag(n, "handle_chinese_chars", 1) ? SL_BERT_CHINESE : 0) |
                     (strip ? SL_BERT_STRIP_ACCENTS : 0) | (lower ? SL_BERT_LOWER : 0);
     } else if (kind == SL_NORM_STRIP) {
-        st->flags =
-            (get_flag(n, "strip_left", 1) ? SL_STRIP_LEFT : 0) | (get_flag(n, "strip_right", 1) ? SL_STRIP_RIGHT : 0);
+        /* "left" / "right": an older spelling some converted files have */
+        st->flags = (get_flag(n, "strip_left", get_flag(n, "left", 1)) ? SL_STRIP_LEFT : 0) |
+                    (get_flag(n, "strip_right", get_flag(n, "right", 1)) ? SL_STRIP_RIGHT : 0);
     } else if (kind == SL_NORM_PREPEND) {
         const sl_json *p = sl_json_get(n, "prepend");
         if (!p || p->type != SL_JSON_STRING)
@@ -127,6 +210,10 @@ void sl_normalizer_free(sl_normalizer *nz)
         free(nz->step[i].a);
         free(nz->step[i].b);
         sl_hf_regex_free(nz->step[i].re);
+        if (nz->step[i].cm) {
+            sl_charsmap_free(nz->step[i].cm);
+            free(nz->step[i].cm);
+        }
     }
     nz->n = 0;
 }
@@ -136,6 +223,7 @@ void sl_norm_scratch_free(sl_norm_scratch *sc)
     sl_buf_free(&sc->tmp);
     sl_buf_free(&sc->t1);
     sl_buf_free(&sc->t2);
+    sl_buf_free(&sc->zb);
     sl_hf_match_free(&sc->rx);
     free(sc->u16a);
     free(sc->u16b);
@@ -310,6 +398,13 @@ static size_t next_cp(const char *t, size_t n, size_t i, uint32_t *cp)
     return k;
 }
 
+/* The length of the first character of t[0..n) (0 when n is 0). */
+static size_t first_len(const char *t, size_t n)
+{
+    uint32_t cp;
+    return n ? next_cp(t, n, 0, &cp) : 0;
+}
+
 /* BertNormalizer's clean_text and handle_chinese_chars (character by
  * character), then its strip_accents (NFD, then Mn removed) and lowercase. */
 static int bert(sl_norm_scratch *s, unsigned fl, const char *t, size_t n, sl_buf *out, sl_err *err)
@@ -375,7 +470,8 @@ static int bert(sl_norm_scratch *s, unsigned fl, const char *t, size_t n, sl_buf
     return 0;
 }
 
-static void strip_ws(unsigned fl, const char *t, size_t n, sl_buf *out)
+/* Returns the number of leading bytes removed. */
+static size_t strip_ws(unsigned fl, const char *t, size_t n, sl_buf *out)
 {
     size_t a = 0, z = n;
     while ((fl & SL_STRIP_LEFT) && a < z) {
@@ -396,6 +492,7 @@ static void strip_ws(unsigned fl, const char *t, size_t n, sl_buf *out)
         z = j;
     }
     sl_buf_append(out, t + a, z - a);
+    return a;
 }
 
 static void strip_accents(const char *t, size_t n, sl_buf *out)
@@ -409,66 +506,116 @@ static void strip_accents(const char *t, size_t n, sl_buf *out)
     }
 }
 
-/* s with every occurrence of a replaced by b, appended to out. */
-static void replace_str(const char *s, size_t n, const char *a, size_t an, const char *b, size_t bn, sl_buf *out)
-{
-    size_t i = 0, done = 0;
-    while (i + an <= n) {
-        const char *hit = memchr(s + i, a[0], n - i - an + 1);
-        if (!hit)
-            break;
-        i = (size_t)(hit - s);
-        if (!memcmp(hit, a, an)) {
-            sl_buf_append(out, s + done, i - done);
-            sl_buf_append(out, b, bn);
-            i += an;
-            done = i;
-        } else {
-            i++;
-        }
-    }
-    sl_buf_append(out, s + done, n - done);
-}
-
+/* Replace: each match of the pattern in s becomes b. HF aligns the
+ * replacement with the last character of the match, so z becomes the
+ * output bytes that come from the first z input bytes or replace a match
+ * inside them. */
 typedef struct {
     const char *s, *b;
-    size_t bn, done;
+    size_t bn, done, z, zout;
     sl_buf *out;
 } replace_ctx;
 
 static void on_match(void *ctx, size_t start, size_t end)
 {
     replace_ctx *c = ctx;
+    if (c->done < c->z)
+        c->zout += (start < c->z ? start : c->z) - c->done;
+    if (end <= c->z)
+        c->zout += c->bn;
     sl_buf_append(c->out, c->s + c->done, start - c->done);
     sl_buf_append(c->out, c->b, c->bn);
     c->done = end;
 }
 
-static int apply(const sl_norm_step *st, sl_norm_scratch *s, const char *cur, size_t n, sl_buf *dst, sl_err *err)
+static void replace_end(replace_ctx *c, size_t n)
+{
+    if (c->done < c->z)
+        c->zout += c->z - c->done;
+    sl_buf_append(c->out, c->s + c->done, n - c->done);
+}
+
+/* Every occurrence of the string a in c->s[0..n). */
+static void replace_str(replace_ctx *c, size_t n, const char *a, size_t an)
+{
+    const char *s = c->s;
+    size_t i = 0;
+    while (i + an <= n) {
+        const char *hit = memchr(s + i, a[0], n - i - an + 1);
+        if (!hit)
+            break;
+        i = (size_t)(hit - s);
+        if (!memcmp(hit, a, an)) {
+            on_match(c, i, i + an);
+            i += an;
+        } else {
+            i++;
+        }
+    }
+    replace_end(c, n);
+}
+
+/* The steps that map the text character by character (or cluster by
+ * cluster), into dst. */
+static int transform(const sl_norm_step *st, sl_norm_scratch *s, const char *cur, size_t n, sl_buf *dst, sl_err *err)
 {
     switch (st->kind) {
     case SL_NORM_LOWER: lower_utf8(cur, n, dst); return 0;
     case SL_NORM_BERT: return bert(s, st->flags, cur, n, dst, err);
-    case SL_NORM_STRIP: strip_ws(st->flags, cur, n, dst); return 0;
     case SL_NORM_STRIP_ACCENTS: strip_accents(cur, n, dst); return 0;
-    case SL_NORM_PREPEND:
-        if (n)
-            sl_buf_append(dst, st->a, st->a_len);
-        sl_buf_append(dst, cur, n);
-        return 0;
-    case SL_NORM_REPLACE:
-        if (!st->re) {
-            replace_str(cur, n, st->a, st->a_len, st->b, st->b_len, dst);
-            return 0;
-        } else {
-            replace_ctx c = {cur, st->b, st->b_len, 0, dst};
-            if (sl_hf_regex_each(st->re, &s->rx, cur, n, on_match, &c, err))
-                return -1;
-            sl_buf_append(dst, cur + c.done, n - c.done);
-            return 0;
-        }
+    case SL_NORM_PRECOMPILED: return sl_precompiled_hf(st->cm, cur, n, dst, err);
     default: return nf_utf8(s, st->kind, cur, n, dst, err);
     }
+}
+
+/* One step on cur[0..n) into dst; *z as at the top of the file. */
+static int apply(const sl_norm_step *st, sl_norm_scratch *s, const char *cur, size_t n, sl_buf *dst, size_t *z,
+                 sl_err *err)
+{
+    switch (st->kind) {
+    case SL_NORM_STRIP: {
+        size_t a = strip_ws(st->flags, cur, n, dst);
+        *z = a >= *z ? 0 : *z - a;
+        return 0;
+    }
+    case SL_NORM_PREPEND:
+        if (n) {
+            sl_buf_append(dst, st->a, st->a_len);
+            if (*z)
+                *z += st->a_len;
+        }
+        sl_buf_append(dst, cur, n);
+        return 0;
+    case SL_NORM_REPLACE: {
+        replace_ctx c = {cur, st->b, st->b_len, 0, *z, 0, dst};
+        if (!st->re) {
+            replace_str(&c, n, st->a, st->a_len);
+        } else {
+            if (sl_hf_regex_each(st->re, &s->rx, cur, n, on_match, &c, err))
+                return -1;
+            replace_end(&c, n);
+        }
+        *z = c.zout;
+        return 0;
+    }
+    default: break;
+    }
+    if (transform(st, s, cur, n, dst, err))
+        return -1;
+    if (*z) {
+        /* what the first z bytes become (HF aligns each output character
+         * with the one it comes from); Precompiled aligns its output with
+         * the input in order, so a removed start does not cut */
+        sl_buf_clear(&s->zb);
+        if (transform(st, s, cur, *z, &s->zb, err))
+            return -1;
+        *z = s->zb.len < dst->len ? s->zb.len : dst->len;
+        while (*z < dst->len && ((uint8_t)dst->data[*z] & 0xC0) == 0x80)
+            (*z)++; /* a whole character (the text may combine differently) */
+        if (!*z && st->kind == SL_NORM_PRECOMPILED)
+            *z = first_len(dst->data, dst->len);
+    }
+    return 0;
 }
 
 int sl_normalize(const sl_normalizer *nz, sl_norm_scratch *s, const char *text, size_t n, sl_buf *out, sl_err *err)
@@ -480,13 +627,14 @@ int sl_normalize(const sl_normalizer *nz, sl_norm_scratch *s, const char *text, 
     size_t cur_n = n;
     sl_buf *dst = out, *other = &s->tmp;
     int where = 0; /* the result so far: 0 the input, 1 out, 2 s->tmp */
+    size_t z = first_len(text, n);
     for (int i = 0; i < nz->n; i++) {
         const sl_norm_step *st = &nz->step[i];
         if ((st->kind == SL_NORM_NFC && below_u0300(cur, cur_n)) ||
             (st->kind == SL_NORM_NFD && below_u00c0(cur, cur_n)))
             continue; /* already NFC / NFD */
         sl_buf_clear(dst);
-        if (apply(st, s, cur ? cur : "", cur_n, dst, err))
+        if (apply(st, s, cur ? cur : "", cur_n, dst, &z, err))
             return -1;
         cur = dst->data ? dst->data : "";
         cur_n = dst->len;
@@ -495,6 +643,7 @@ int sl_normalize(const sl_normalizer *nz, sl_norm_scratch *s, const char *text, 
         dst = other;
         other = t;
     }
+    s->lead = z;
     if (where == 0) {
         sl_buf_append(out, text, n);
     } else if (where == 2) {

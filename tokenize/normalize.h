@@ -1,9 +1,12 @@
 /* Text normalizers of Hugging Face tokenizer.json pipelines: NFC, NFD,
  * NFKC, NFKD, Lowercase, BertNormalizer, StripAccents, Strip, Replace
- * (string or regex), Prepend, and Sequences of them, exactly as HF applies
- * them (see normalize.c for the Unicode versions). Independent of any tokenizer
- * model: a family keeps an sl_normalizer, and each encoding thread an
- * sl_norm_scratch. Internal (not installed). */
+ * (string or regex), Prepend, Precompiled (SentencePiece's charsmap, HF's
+ * per-grapheme way: norm_precompiled.h), and Sequences of them, exactly as
+ * HF applies them (see normalize.c for the Unicode versions). The one
+ * normalizer engine of every tokenizer.json family (byte-level BPE,
+ * SentencePiece-style BPE, Unigram, WordPiece, WordLevel). Independent of
+ * any tokenizer model: a family keeps an sl_normalizer, and each encoding
+ * thread an sl_norm_scratch. Internal (not installed). */
 #ifndef SLUICE_TOKENIZE_NORMALIZE_H
 #define SLUICE_TOKENIZE_NORMALIZE_H
 
@@ -14,6 +17,7 @@
 #include "stream/err.h"
 #include "stream/json.h"
 #include "tokenize/hf_regex.h"
+#include "tokenize/norm_precompiled.h"
 
 /* Normalizer steps, applied in order. */
 enum {
@@ -27,6 +31,7 @@ enum {
     SL_NORM_STRIP_ACCENTS,
     SL_NORM_REPLACE,
     SL_NORM_PREPEND,
+    SL_NORM_PRECOMPILED,
 };
 #define SL_NORM_MAX 16
 /* BertNormalizer options (sl_norm_step.flags) */
@@ -40,6 +45,7 @@ typedef struct sl_norm_step {
     char *a, *b; /* Replace: pattern, content; Prepend: a */
     size_t a_len, b_len;
     sl_hf_regex *re; /* Replace with a Regex pattern */
+    sl_charsmap *cm; /* Precompiled */
 } sl_norm_step;
 
 typedef struct sl_normalizer {
@@ -53,6 +59,13 @@ typedef struct sl_norm_scratch {
     uint16_t *u16a, *u16b;
     size_t u16_cap;
     sl_hf_match rx; /* Replace with a regex */
+    sl_buf zb;
+    /* Set by sl_normalize: how many leading bytes of the result HF aligns
+     * with the input's first character (0: a step removed the start:
+     * Strip, StripAccents, BertNormalizer, a Replace there). A piece that
+     * starts there starts at the text's offset 0 for a Metaspace
+     * prepend_scheme "first"; others do not. */
+    size_t lead;
 } sl_norm_scratch;
 
 /* Adds the steps of a tokenizer.json "normalizer" value (null, one of the
@@ -62,7 +75,8 @@ int sl_normalizer_load(sl_normalizer *nz, const sl_json *n, const char *name, sl
 void sl_normalizer_free(sl_normalizer *nz);
 
 /* Applies the steps to s[0..n) (valid UTF-8), result in out (cleared
- * first). Returns 0, or -1 with err when ICU or a regex fails. */
+ * first); sets sc->lead. Returns 0, or -1 with err when ICU or a regex
+ * fails. */
 int sl_normalize(const sl_normalizer *nz, sl_norm_scratch *sc, const char *s, size_t n, sl_buf *out, sl_err *err);
 void sl_norm_scratch_free(sl_norm_scratch *sc);
 

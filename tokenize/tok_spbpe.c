@@ -6,12 +6,15 @@
  * Encoding follows HF `tokenizers` (encode(text, add_special_tokens=False)):
  *   1. added tokens that are not normalized are split out of the raw text
  *      (added.h; special ones per sl_special_mode);
- *   2. each remaining piece goes through the normalizer steps: Prepend (only
- *      a non-empty piece), Replace with a string pattern;
+ *   2. each remaining piece goes through the normalizer (normalize.h, the
+ *      engine every tokenizer.json family shares: any of HF's NFC, NFD,
+ *      NFKC, NFKD, Lowercase, Strip, StripAccents, Replace, Prepend,
+ *      Precompiled, BertNormalizer, in a Sequence);
  *   3. normalized added tokens are split out;
  *   4. the Metaspace pre-tokenizer when present: spaces become the
  *      replacement, which is prepended per prepend_scheme ("first": only to
- *      the piece at offset 0 of the text), and with `split` a new piece
+ *      the piece HF aligns with offset 0 of the text: sl_norm_scratch
+ *      .lead), and with `split` a new piece
  *      starts at each replacement character;
  *   5. BPE on each piece: with ignore_merges a piece that is a vocabulary
  *      entry is that entry; otherwise each character is its vocabulary
@@ -36,16 +39,9 @@
 #include "tokenize/bpe_internal.h"
 #include "tokenize/decoders.h"
 #include "tokenize/json_skim.h"
+#include "tokenize/normalize.h"
 #include "tokenize/sha256.h"
 #include "tokenize/tokenizer_impl.h"
-
-enum { NORM_PREPEND = 1, NORM_REPLACE };
-
-typedef struct norm_step {
-    int kind;
-    char *a, *b; /* Prepend: a; Replace: pattern a -> content b */
-    size_t a_len, b_len;
-} norm_step;
 
 typedef struct spbpe {
     char *name;
@@ -73,8 +69,7 @@ typedef struct spbpe {
      * cached (HF caches whole pieces the same way) */
     int ws_cut;
     sl_bpe *merges; /* only its merge table is used */
-    norm_step norm[8];
-    size_t n_norm;
+    sl_normalizer norm;
     int metaspace, ms_scheme, ms_split;
     char ms_rep[5];
     size_t ms_rep_len;
@@ -98,12 +93,14 @@ typedef struct sp_state {
     sp_cache_entry *cache;
     const spbpe *m;
     sl_bpe_state *bs;
-    sl_buf norm, ntmp, pre;
+    sl_buf norm, pre;
+    sl_norm_scratch ns;
     sl_toklist t1, t2;
     sl_ids *out;
     sl_special_mode mode;
     size_t base;   /* offset of the current valid-UTF-8 run in the text */
-    int raw_first; /* the raw gap being normalized starts at offset 0 of the text */
+    int raw_first; /* the raw gap starts at offset 0 of the text */
+    size_t lead;   /* leading bytes of the normalized gap aligned with its start (normalize.h) */
 } sp_state;
 
 /* --- vocabulary ------------------------------------------------------------ */
@@ -149,10 +146,7 @@ static void free_spbpe(spbpe *m)
     sl_buf_free(&m->pool);
     free(m->vocab);
     sl_bpe_free(m->merges);
-    for (size_t i = 0; i < m->n_norm; i++) {
-        free(m->norm[i].a);
-        free(m->norm[i].b);
-    }
+    sl_normalizer_free(&m->norm);
     sl_decoder_free(&m->dec);
     sl_added_free(m->added, m->n_added);
     sl_trie_free(&m->raw_trie);
@@ -170,47 +164,6 @@ static const char *type_of(const sl_json *v)
 {
     const char *t = v && v->type == SL_JSON_OBJECT ? sl_json_get_str(v, "type") : NULL;
     return t ? t : "?";
-}
-
-static int load_normalizer(spbpe *m, const sl_json *v, int depth, sl_err *err)
-{
-    if (is_null(v))
-        return 0;
-    const char *t = type_of(v);
-    if (!strcmp(t, "Sequence") && depth < 8) {
-        const sl_json *list = sl_json_get(v, "normalizers");
-        if (!list || list->type != SL_JSON_ARRAY)
-            return sl_errf(err, "%s: normalizer Sequence has no 'normalizers' list", m->name);
-        for (size_t i = 0; i < list->n; i++)
-            if (load_normalizer(m, list->kids[i], depth + 1, err))
-                return -1;
-        return 0;
-    }
-    if (m->n_norm == sizeof m->norm / sizeof *m->norm)
-        return sl_errf(err, "%s: more than %zu normalizer steps", m->name, sizeof m->norm / sizeof *m->norm);
-    norm_step *s = &m->norm[m->n_norm];
-    if (!strcmp(t, "Prepend")) {
-        const sl_json *p = sl_json_get(v, "prepend");
-        if (!p || p->type != SL_JSON_STRING)
-            return sl_errf(err, "%s: normalizer Prepend has no string 'prepend'", m->name);
-        s->kind = NORM_PREPEND;
-        s->a = sl_xstrndup(p->str, p->str_len), s->a_len = p->str_len;
-    } else if (!strcmp(t, "Replace")) {
-        const sl_json *pat = sl_json_get(v, "pattern"), *c = sl_json_get(v, "content");
-        const sl_json *str = pat && pat->type == SL_JSON_OBJECT ? sl_json_get(pat, "String") : NULL;
-        if (!str || str->type != SL_JSON_STRING || !c || c->type != SL_JSON_STRING)
-            return sl_errf(err, "%s: normalizer Replace: only a String pattern is supported (not a Regex)", m->name);
-        if (str->str_len == 0)
-            return sl_errf(err, "%s: normalizer Replace: the pattern is empty", m->name);
-        s->kind = NORM_REPLACE;
-        s->a = sl_xstrndup(str->str, str->str_len), s->a_len = str->str_len;
-        s->b = sl_xstrndup(c->str, c->str_len), s->b_len = c->str_len;
-    } else {
-        return sl_errf(err, "%s: normalizer '%s' is not supported with this model (only Prepend, Replace, Sequence)",
-                       m->name, t);
-    }
-    m->n_norm++;
-    return 0;
 }
 
 static int load_pre_tokenizer(spbpe *m, const sl_json *v, sl_err *err)
@@ -384,8 +337,6 @@ static int load_model(spbpe *m, const sl_json *model, sl_err *err)
     return 0;
 }
 
-static void normalize(const spbpe *m, const char *p, size_t n, sl_buf *out, sl_buf *tmp);
-
 static int finish_added(spbpe *m, sl_err *err)
 {
     uint32_t max_id = m->n_ids;
@@ -401,11 +352,17 @@ static int finish_added(spbpe *m, sl_err *err)
             m->len[i] = UINT32_MAX, m->off[i] = 0;
         m->n_ids = max_id;
     }
-    sl_buf nb = {0}, tmp = {0};
+    sl_buf nb = {0};
+    sl_norm_scratch ns = {0};
     for (size_t i = 0; i < m->n_added; i++) {
         sl_added *a = &m->added[i];
-        if (a->normalized && m->n_norm) {
-            normalize(m, a->content, a->len, &nb, &tmp);
+        if (a->normalized && m->norm.n) {
+            if (sl_normalize(&m->norm, &ns, a->content, a->len, &nb, err)) {
+                sl_buf_free(&nb);
+                sl_norm_scratch_free(&ns);
+                sl_err_prefix(err, "%s: added token %u", m->name, a->id);
+                return -1;
+            }
             a->match = sl_xstrndup(nb.data ? nb.data : "", nb.len);
             a->match_len = nb.len;
         } else {
@@ -419,7 +376,7 @@ static int finish_added(spbpe *m, sl_err *err)
             sl_trie_add(a->normalized ? &m->norm_trie : &m->raw_trie, a->match, a->match_len, (int32_t)i);
     }
     sl_buf_free(&nb);
-    sl_buf_free(&tmp);
+    sl_norm_scratch_free(&ns);
     return 0;
 }
 
@@ -450,7 +407,7 @@ static spbpe *load_json(const char *text, size_t len, const char *name, sl_err *
                 type_of(pp));
         goto fail;
     }
-    if (load_model(m, model, err) || load_normalizer(m, sl_json_get(root, "normalizer"), 0, err) ||
+    if (load_model(m, model, err) || sl_normalizer_load(&m->norm, sl_json_get(root, "normalizer"), name, err) ||
         load_pre_tokenizer(m, sl_json_get(root, "pre_tokenizer"), err) ||
         sl_decoder_load(&m->dec, sl_json_get(root, "decoder"), name, err) ||
         sl_added_parse(sl_json_get(root, "added_tokens"), name, &m->added, &m->n_added, err) || finish_added(m, err))
@@ -483,28 +440,6 @@ static void replace_all(const char *s, size_t n, const char *a, size_t an, const
         }
     }
     sl_buf_append(out, s + done, n - done);
-}
-
-static void normalize(const spbpe *m, const char *p, size_t n, sl_buf *out, sl_buf *tmp)
-{
-    sl_buf_clear(out);
-    sl_buf_append(out, p, n);
-    for (size_t k = 0; k < m->n_norm; k++) {
-        const norm_step *st = &m->norm[k];
-        if (st->kind == NORM_PREPEND) {
-            if (!out->len)
-                continue;
-            sl_buf_clear(tmp);
-            sl_buf_append(tmp, st->a, st->a_len);
-            sl_buf_append(tmp, out->data, out->len);
-        } else {
-            sl_buf_clear(tmp);
-            replace_all(out->data ? out->data : "", out->len, st->a, st->a_len, st->b, st->b_len, tmp);
-        }
-        sl_buf t = *out;
-        *out = *tmp;
-        *tmp = t;
-    }
 }
 
 /* The symbols of p[0..n) merged (HF's BPE::merge_word). */
@@ -607,7 +542,8 @@ static int gap_normalized(void *ctx, const char *p, size_t n, size_t off, sl_err
     }
     sl_buf *b = &s->pre;
     sl_buf_clear(b);
-    int prepend = m->ms_scheme == SL_PREPEND_ALWAYS || (m->ms_scheme == SL_PREPEND_FIRST && s->raw_first && off == 0);
+    int prepend =
+        m->ms_scheme == SL_PREPEND_ALWAYS || (m->ms_scheme == SL_PREPEND_FIRST && s->raw_first && off < s->lead);
     if (prepend && !(n >= m->ms_rep_len && !memcmp(p, m->ms_rep, m->ms_rep_len)) &&
         !(n && p[0] == ' ')) /* a leading space becomes the replacement */
         sl_buf_append(b, m->ms_rep, m->ms_rep_len);
@@ -638,9 +574,13 @@ static int gap_raw(void *ctx, const char *p, size_t n, size_t off, sl_err *err)
     sp_state *s = ctx;
     const spbpe *m = s->m;
     s->raw_first = s->base + off == 0;
-    if (!m->n_norm)
+    uint32_t cp;
+    s->lead = n ? sl_utf8_seq((const uint8_t *)p, n, &cp) : 0;
+    if (!m->norm.n)
         return sl_added_split(m->added, &m->norm_trie, p, n, s->base, s->mode, gap_normalized, s, s->out, err);
-    normalize(m, p, n, &s->norm, &s->ntmp);
+    if (sl_normalize(&m->norm, &s->ns, p, n, &s->norm, err))
+        return -1;
+    s->lead = s->ns.lead;
     return sl_added_split(m->added, &m->norm_trie, s->norm.data ? s->norm.data : "", s->norm.len, s->base, s->mode,
                           gap_normalized, s, s->out, err);
 }
@@ -669,7 +609,7 @@ static void sp_state_free(void *state)
     sl_bpe_state_free(s->bs);
     free(s->cache);
     sl_buf_free(&s->norm);
-    sl_buf_free(&s->ntmp);
+    sl_norm_scratch_free(&s->ns);
     sl_buf_free(&s->pre);
     sl_toklist_free(&s->t1);
     sl_toklist_free(&s->t2);
@@ -834,26 +774,17 @@ static int sp_probe(const char *path, int is_dir, const unsigned char *head, siz
     return mine;
 }
 
-static sl_tokenizer *sp_load(const char *path, const sl_tokenizer_opts *o, sl_err *err)
+sl_tokenizer *sl_tok_spbpe_load_mem(const char *text, size_t len, const char *name, const sl_tokenizer_opts *o,
+                                    sl_err *err)
 {
-    struct stat st;
-    char *p = json_path(path, stat(path, &st) == 0 && S_ISDIR(st.st_mode));
-    char *text = NULL;
-    size_t len;
-    spbpe *m = NULL;
-    if (sl_read_file(p, &text, &len, err) == 0)
-        m = load_json(text, len, p, err);
-    if (!m) {
-        free(text);
-        free(p);
+    spbpe *m = load_json(text, len, name, err);
+    if (!m)
         return NULL;
-    }
     sl_sha256 h;
     uint8_t d[32];
     sl_sha256_init(&h);
     sl_sha256_update(&h, text, len);
     sl_sha256_final(&h, d);
-    free(text);
     memcpy(m->fingerprint, "sha256:", 7);
     for (int i = 0; i < 32; i++) {
         static const char hex[] = "0123456789abcdef";
@@ -871,8 +802,21 @@ static sl_tokenizer *sp_load(const char *path, const sl_tokenizer_opts *o, sl_er
     t->special[SL_TOK_UNK] = m->unk_id;
     t->special[SL_TOK_PAD] = sp_token_id(t, "<pad>");
     snprintf(t->fingerprint, sizeof t->fingerprint, "%s", m->fingerprint);
-    const char *base = strrchr(p, '/');
-    snprintf(t->name, sizeof t->name, "bpe:%s", base && base[1] ? base + 1 : p);
+    const char *base = strrchr(name, '/');
+    snprintf(t->name, sizeof t->name, "bpe:%s", base && base[1] ? base + 1 : name);
+    return t;
+}
+
+static sl_tokenizer *sp_load(const char *path, const sl_tokenizer_opts *o, sl_err *err)
+{
+    struct stat st;
+    char *p = json_path(path, stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+    char *text = NULL;
+    size_t len;
+    sl_tokenizer *t = NULL;
+    if (sl_read_file(p, &text, &len, err) == 0)
+        t = sl_tok_spbpe_load_mem(text, len, p, o, err);
+    free(text);
     free(p);
     return t;
 }

@@ -7,10 +7,10 @@
  * Encoding follows HF:
  *   1. added tokens that are not normalized are split out of the raw text
  *      (added.h; special ones per sl_special_mode);
- *   2. the normalizer steps on each remaining stretch: Precompiled
- *      (norm_precompiled.h, HF's per-grapheme way), Strip, Replace (a
- *      string, or a regex run by PCRE2), Prepend, NFC, NFKC, Lowercase,
- *      in a Sequence;
+ *   2. the normalizer (normalize.h, the engine every tokenizer.json family
+ *      shares: any of HF's NFC, NFD, NFKC, NFKD, Lowercase, Strip,
+ *      StripAccents, Replace, Prepend, Precompiled, BertNormalizer, in a
+ *      Sequence) on each remaining stretch;
  *   3. normalized added tokens are split out;
  *   4. the pre-tokenizers: Metaspace (replacement, prepend_scheme, split)
  *      and WhitespaceSplit, alone or in a Sequence;
@@ -19,10 +19,10 @@
  *      unknown characters are one piece, which becomes its <0xXX> tokens
  *      with byte_fallback (when all exist), else the unk id.
  * "first" prepend_scheme prepends only to the piece that starts the text
- * (HF: at original offset 0). Decoding is the file's decoder chain
- * (decoders.h). Anything else is refused at load time, naming it. */
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
+ * (HF: whose first byte HF aligns with original offset 0: sl_norm_scratch
+ * .lead). Decoding is the file's decoder chain (decoders.h); an added token
+ * decodes as its normalized form when it is normalized (HF 0.23). Anything
+ * else is refused at load time, naming it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,25 +34,13 @@
 #include "tokenize/added.h"
 #include "tokenize/decoders.h"
 #include "tokenize/json_skim.h"
-#include "tokenize/norm_precompiled.h"
 #include "tokenize/normalize.h"
 #include "tokenize/sha256.h"
 #include "tokenize/tokenizer_impl.h"
 #include "tokenize/unigram.h"
 
-enum { N_PRECOMPILED = 1, N_STRIP, N_REPLACE, N_PREPEND, N_UNICODE };
 enum { P_METASPACE = 1, P_WSSPLIT };
 #define MAX_STEPS 8
-
-typedef struct nstep {
-    int kind;
-    sl_charsmap cm;
-    int left, right;
-    char *a, *b; /* Replace: pattern (string) and content; Prepend: a */
-    size_t a_len, b_len;
-    pcre2_code *re;
-    sl_normalizer uc; /* NFC, NFKC, Lowercase */
-} nstep;
 
 typedef struct pstep {
     int kind;
@@ -74,8 +62,7 @@ typedef struct uni {
     int64_t unk_id;
     int byte_fallback;
     int32_t byte_id[256];
-    nstep norm[MAX_STEPS];
-    size_t n_norm;
+    sl_normalizer norm;
     pstep pre[MAX_STEPS];
     size_t n_pre;
     sl_decoder dec;
@@ -86,15 +73,14 @@ typedef struct uni {
 
 typedef struct un_state {
     const uni *m;
-    sl_buf na, nb, pa, pb;
+    sl_buf na;
     sl_norm_scratch ns;
     sl_uni_scratch us;
-    pcre2_match_data *md;
     sl_ids *out;
     sl_special_mode mode;
     size_t base;
-    int raw_first, lstripped;
-    sl_err *err;
+    int raw_first; /* the raw gap starts at offset 0 of the text */
+    size_t lead;   /* leading bytes of the normalized gap aligned with its start (normalize.h) */
 } un_state;
 
 /* --- vocabulary ------------------------------------------------------------ */
@@ -126,13 +112,7 @@ static void free_uni(uni *m)
     sl_buf_free(&m->pool);
     free(m->vocab);
     sl_unigram_free(m->u);
-    for (size_t i = 0; i < m->n_norm; i++) {
-        sl_charsmap_free(&m->norm[i].cm);
-        free(m->norm[i].a);
-        free(m->norm[i].b);
-        if (m->norm[i].re)
-            pcre2_code_free(m->norm[i].re);
-    }
+    sl_normalizer_free(&m->norm);
     sl_decoder_free(&m->dec);
     sl_added_free(m->added, m->n_added);
     sl_trie_free(&m->raw_trie);
@@ -150,135 +130,6 @@ static const char *type_of(const sl_json *v)
 {
     const char *t = v && v->type == SL_JSON_OBJECT ? sl_json_get_str(v, "type") : NULL;
     return t ? t : "?";
-}
-
-static int b64val(int c)
-{
-    return c >= 'A' && c <= 'Z'   ? c - 'A'
-           : c >= 'a' && c <= 'z' ? c - 'a' + 26
-           : c >= '0' && c <= '9' ? c - '0' + 52
-           : c == '+'             ? 62
-           : c == '/'             ? 63
-                                  : -1;
-}
-
-/* Standard base64 (padding optional) into out; -1 at the first bad
- * character (its index in *bad). */
-static int b64_decode(const char *s, size_t n, sl_buf *out, size_t *bad)
-{
-    uint32_t acc = 0;
-    int bits = 0;
-    size_t i = 0;
-    for (; i < n && s[i] != '='; i++) {
-        int v = b64val((uint8_t)s[i]);
-        if (v < 0) {
-            *bad = i;
-            return -1;
-        }
-        acc = acc << 6 | (uint32_t)v;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            sl_buf_putc(out, (char)(acc >> bits));
-        }
-    }
-    for (; i < n; i++)
-        if (s[i] != '=') {
-            *bad = i;
-            return -1;
-        }
-    return 0;
-}
-
-static int load_normalizer(uni *m, const sl_json *v, int depth, sl_err *err)
-{
-    if (is_null(v))
-        return 0;
-    const char *t = type_of(v);
-    if (!strcmp(t, "Sequence") && depth < 4) {
-        const sl_json *list = sl_json_get(v, "normalizers");
-        if (!list || list->type != SL_JSON_ARRAY)
-            return sl_errf(err, "%s: normalizer Sequence has no 'normalizers' list", m->name);
-        for (size_t i = 0; i < list->n; i++)
-            if (load_normalizer(m, list->kids[i], depth + 1, err))
-                return -1;
-        return 0;
-    }
-    if (m->n_norm == MAX_STEPS)
-        return sl_errf(err, "%s: more than %d normalizer steps", m->name, MAX_STEPS);
-    nstep *s = &m->norm[m->n_norm++]; /* counted now: freed with the model if loading it fails */
-    if (!strcmp(t, "Precompiled")) {
-        const sl_json *c = sl_json_get(v, "precompiled_charsmap");
-        if (!c || c->type != SL_JSON_STRING)
-            return sl_errf(err, "%s:offset %zu: normalizer Precompiled has no string 'precompiled_charsmap'", m->name,
-                           v->offset);
-        sl_buf blob = {0};
-        size_t bad = 0;
-        if (b64_decode(c->str, c->str_len, &blob, &bad)) {
-            sl_buf_free(&blob);
-            return sl_errf(err, "%s:offset %zu: precompiled_charsmap is not base64 (character %zu)", m->name, c->offset,
-                           bad);
-        }
-        /* messages: "FILE: precompiled_charsmap (base64 at offset N), decoded:offset M: ..." */
-        sl_buf nm = {0};
-        sl_buf_printf(&nm, "%s: precompiled_charsmap (base64 at offset %zu), decoded", m->name, c->offset);
-        int rc = sl_charsmap_parse(&s->cm, (const uint8_t *)(blob.data ? blob.data : ""), blob.len, nm.data, 0, err);
-        sl_buf_free(&blob);
-        sl_buf_free(&nm);
-        if (rc)
-            return -1;
-        s->kind = N_PRECOMPILED;
-    } else if (!strcmp(t, "Strip")) {
-        int l = 0, r = 0;
-        if (sl_json_get_bool(v, "strip_left", &l) && sl_json_get_bool(v, "left", &l))
-            l = 1;
-        if (sl_json_get_bool(v, "strip_right", &r) && sl_json_get_bool(v, "right", &r))
-            r = 1;
-        s->kind = N_STRIP, s->left = l, s->right = r;
-    } else if (!strcmp(t, "Prepend")) {
-        const sl_json *p = sl_json_get(v, "prepend");
-        if (!p || p->type != SL_JSON_STRING)
-            return sl_errf(err, "%s: normalizer Prepend has no string 'prepend'", m->name);
-        s->kind = N_PREPEND;
-        s->a = sl_xstrndup(p->str, p->str_len), s->a_len = p->str_len;
-    } else if (!strcmp(t, "Replace")) {
-        const sl_json *pat = sl_json_get(v, "pattern"), *c = sl_json_get(v, "content");
-        const sl_json *str = pat && pat->type == SL_JSON_OBJECT ? sl_json_get(pat, "String") : NULL;
-        const sl_json *rx = pat && pat->type == SL_JSON_OBJECT ? sl_json_get(pat, "Regex") : NULL;
-        if (!c || c->type != SL_JSON_STRING ||
-            !((str && str->type == SL_JSON_STRING) || (rx && rx->type == SL_JSON_STRING)))
-            return sl_errf(err,
-                           "%s:offset %zu: normalizer Replace needs a String or Regex pattern and a string content",
-                           m->name, v->offset);
-        s->kind = N_REPLACE;
-        s->b = sl_xstrndup(c->str, c->str_len), s->b_len = c->str_len;
-        if (str && str->type == SL_JSON_STRING) {
-            if (!str->str_len)
-                return sl_errf(err, "%s:offset %zu: normalizer Replace: the pattern is empty", m->name, str->offset);
-            s->a = sl_xstrndup(str->str, str->str_len), s->a_len = str->str_len;
-        } else {
-            int ec;
-            PCRE2_SIZE eo;
-            s->re = pcre2_compile((PCRE2_SPTR)rx->str, rx->str_len, PCRE2_UTF | PCRE2_UCP, &ec, &eo, NULL);
-            if (!s->re) {
-                PCRE2_UCHAR msg[160];
-                pcre2_get_error_message(ec, msg, sizeof msg);
-                return sl_errf(err, "%s:offset %zu: normalizer Replace: invalid regex at character %zu: %s", m->name,
-                               rx->offset, (size_t)eo, (const char *)msg);
-            }
-            pcre2_jit_compile(s->re, PCRE2_JIT_COMPLETE);
-        }
-    } else if (!strcmp(t, "NFC") || !strcmp(t, "NFKC") || !strcmp(t, "Lowercase")) {
-        s->kind = N_UNICODE;
-        if (sl_normalizer_load(&s->uc, v, m->name, err))
-            return -1;
-    } else {
-        return sl_errf(err,
-                       "%s: normalizer '%s' is not supported with a Unigram model (only Precompiled, Strip, Replace, "
-                       "Prepend, NFC, NFKC, Lowercase, Sequence)",
-                       m->name, t);
-    }
-    return 0;
 }
 
 static int load_pre_tokenizer(uni *m, const sl_json *v, int depth, sl_err *err)
@@ -383,7 +234,7 @@ static int load_model(uni *m, const sl_json *model, sl_err *err)
     return 0;
 }
 
-static void normalize(const uni *m, un_state *s, const char *p, size_t n, sl_buf *out);
+static int normalize(const uni *m, un_state *s, const char *p, size_t n, sl_buf *out, sl_err *err);
 
 static int finish_added(uni *m, un_state *tmp, sl_err *err)
 {
@@ -403,16 +254,21 @@ static int finish_added(uni *m, un_state *tmp, sl_err *err)
     sl_buf nb = {0};
     for (size_t i = 0; i < m->n_added; i++) {
         sl_added *a = &m->added[i];
-        if (a->normalized && m->n_norm) {
-            tmp->lstripped = 0;
-            normalize(m, tmp, a->content, a->len, &nb);
+        if (a->normalized && m->norm.n) {
+            if (normalize(m, tmp, a->content, a->len, &nb, err)) {
+                sl_buf_free(&nb);
+                sl_err_prefix(err, "%s: added token %u", m->name, a->id);
+                return -1;
+            }
             a->match = sl_xstrndup(nb.data ? nb.data : "", nb.len);
             a->match_len = nb.len;
         } else {
             a->match = sl_xstrndup(a->content, a->len);
             a->match_len = a->len;
         }
-        set_string(m, a->id, a->content, a->len); /* HF decodes an added id as its content */
+        /* HF (0.23) decodes an added id as the added token, in its
+         * normalized form when it is normalized */
+        set_string(m, a->id, a->match, a->match_len);
         if (a->match_len)
             sl_trie_add(a->normalized ? &m->norm_trie : &m->raw_trie, a->match, a->match_len, (int32_t)i);
     }
@@ -451,7 +307,7 @@ static uni *load_json(const char *text, size_t len, const char *name, sl_err *er
                 type_of(pp));
         goto fail;
     }
-    if (load_model(m, model, err) || load_normalizer(m, sl_json_get(root, "normalizer"), 0, err) ||
+    if (load_model(m, model, err) || sl_normalizer_load(&m->norm, sl_json_get(root, "normalizer"), name, err) ||
         load_pre_tokenizer(m, sl_json_get(root, "pre_tokenizer"), 0, err) ||
         sl_decoder_load(&m->dec, sl_json_get(root, "decoder"), name, err) ||
         sl_added_parse(sl_json_get(root, "added_tokens"), name, &m->added, &m->n_added, err))
@@ -486,30 +342,6 @@ static void replace_str(const char *s, size_t n, const char *a, size_t an, const
     sl_buf_append(out, s + done, n - done);
 }
 
-static void replace_re(const nstep *st, pcre2_match_data *md, const char *s, size_t n, sl_buf *out)
-{
-    size_t at = 0, done = 0;
-    while (at <= n) {
-        int rc = pcre2_match(st->re, (PCRE2_SPTR)s, n, at, PCRE2_NO_UTF_CHECK, md, NULL);
-        if (rc < 0)
-            break;
-        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
-        sl_buf_append(out, s + done, ov[0] - done);
-        sl_buf_append(out, st->b, st->b_len);
-        done = ov[1];
-        if (ov[1] > ov[0]) {
-            at = ov[1];
-        } else { /* an empty match: step over one character */
-            if (ov[1] >= n)
-                break;
-            uint32_t cp;
-            size_t k = sl_utf8_seq((const uint8_t *)s + ov[1], n - ov[1], &cp);
-            at = ov[1] + (k ? k : 1);
-        }
-    }
-    sl_buf_append(out, s + done, n - done);
-}
-
 static size_t strip_left(const char *s, size_t n)
 {
     size_t i = 0;
@@ -523,60 +355,13 @@ static size_t strip_left(const char *s, size_t n)
     return i;
 }
 
-static size_t strip_right(const char *s, size_t n)
+/* The normalizer on p[0..n), result in out; sets s->lead. */
+static int normalize(const uni *m, un_state *s, const char *p, size_t n, sl_buf *out, sl_err *err)
 {
-    while (n) {
-        size_t k = 1;
-        while (k < n && k < 4 && ((uint8_t)s[n - k] & 0xC0) == 0x80)
-            k++;
-        uint32_t cp;
-        if (sl_utf8_seq((const uint8_t *)s + n - k, k, &cp) != k || !sl_uc_is_space(cp))
-            break;
-        n -= k;
-    }
-    return n;
-}
-
-/* The normalizer steps on p[0..n), result in out. Sets s->lstripped when
- * leading text was removed (the piece then no longer starts at offset 0). */
-static void normalize(const uni *m, un_state *s, const char *p, size_t n, sl_buf *out)
-{
-    sl_buf *cur = &s->na, *nxt = &s->nb;
-    sl_buf_clear(cur);
-    sl_buf_append(cur, p, n);
-    for (size_t k = 0; k < m->n_norm; k++) {
-        const nstep *st = &m->norm[k];
-        const char *c = cur->data ? cur->data : "";
-        sl_buf_clear(nxt);
-        switch (st->kind) {
-        case N_PRECOMPILED: sl_precompiled_hf(&st->cm, c, cur->len, nxt, s->err); break;
-        case N_STRIP: {
-            size_t a = st->left ? strip_left(c, cur->len) : 0;
-            size_t b = st->right ? strip_right(c + a, cur->len - a) : cur->len - a;
-            if (a)
-                s->lstripped = 1;
-            sl_buf_append(nxt, c + a, b);
-            break;
-        }
-        case N_PREPEND:
-            if (cur->len)
-                sl_buf_append(nxt, st->a, st->a_len);
-            sl_buf_append(nxt, c, cur->len);
-            break;
-        case N_REPLACE:
-            if (st->re)
-                replace_re(st, s->md, c, cur->len, nxt);
-            else
-                replace_str(c, cur->len, st->a, st->a_len, st->b, st->b_len, nxt);
-            break;
-        case N_UNICODE: sl_normalize(&st->uc, &s->ns, c, cur->len, nxt, s->err); break;
-        }
-        sl_buf *t = cur;
-        cur = nxt;
-        nxt = t;
-    }
-    sl_buf_clear(out);
-    sl_buf_append(out, cur->data ? cur->data : "", cur->len);
+    if (sl_normalize(&m->norm, &s->ns, p, n, out, err))
+        return -1;
+    s->lead = s->ns.lead;
+    return 0;
 }
 
 /* The Unigram model on one pre-tokenized piece. */
@@ -611,9 +396,10 @@ static void model_piece(const uni *m, un_state *s, const char *p, size_t n)
     }
 }
 
-/* Pre-tokenizer step k on piece p[0..n) (first: it starts the text), then
- * the following steps, then the model. */
-static void pre_step(const uni *m, un_state *s, size_t k, const char *p, size_t n, int first)
+/* Pre-tokenizer step k on piece p[0..n), then the following steps, then
+ * the model. first: how many leading bytes of the piece HF aligns with the
+ * start of the text (0: the piece does not start the text). */
+static void pre_step(const uni *m, un_state *s, size_t k, const char *p, size_t n, size_t first)
 {
     if (k == m->n_pre) {
         model_piece(m, s, p, n);
@@ -634,7 +420,7 @@ static void pre_step(const uni *m, un_state *s, size_t k, const char *p, size_t 
                 b += c;
             }
             if (b > a)
-                pre_step(m, s, k + 1, p + a, b - a, first && a == 0);
+                pre_step(m, s, k + 1, p + a, b - a, a < first ? first - a : 0);
             i = b;
         }
         return;
@@ -643,7 +429,7 @@ static void pre_step(const uni *m, un_state *s, size_t k, const char *p, size_t 
         return;
     /* Metaspace: spaces become the replacement, which is prepended */
     sl_buf b = {0};
-    int prepend = st->scheme == SL_PREPEND_ALWAYS || (st->scheme == SL_PREPEND_FIRST && first);
+    int prepend = st->scheme == SL_PREPEND_ALWAYS || (st->scheme == SL_PREPEND_FIRST && first > 0);
     if (prepend && !(n >= st->rep_len && !memcmp(p, st->rep, st->rep_len)) && p[0] != ' ')
         sl_buf_append(&b, st->rep, st->rep_len);
     replace_str(p, n, " ", 1, st->rep, st->rep_len, &b);
@@ -659,12 +445,12 @@ static void pre_step(const uni *m, un_state *s, size_t k, const char *p, size_t 
             break;
         i = (size_t)(hit - b.data);
         if (i > start) {
-            pre_step(m, s, k + 1, b.data + start, i - start, first && start == 0);
+            pre_step(m, s, k + 1, b.data + start, i - start, start == 0 ? first : 0);
             start = i;
         }
         i += st->rep_len;
     }
-    pre_step(m, s, k + 1, b.data + start, b.len - start, first && start == 0);
+    pre_step(m, s, k + 1, b.data + start, b.len - start, start == 0 ? first : 0);
     sl_buf_free(&b);
 }
 
@@ -672,7 +458,7 @@ static int gap_normalized(void *ctx, const char *p, size_t n, size_t off, sl_err
 {
     un_state *s = ctx;
     (void)err;
-    pre_step(s->m, s, 0, p, n, s->raw_first && off == 0 && !s->lstripped);
+    pre_step(s->m, s, 0, p, n, s->raw_first && off < s->lead ? s->lead - off : 0);
     return 0;
 }
 
@@ -681,15 +467,14 @@ static int gap_raw(void *ctx, const char *p, size_t n, size_t off, sl_err *err)
     un_state *s = ctx;
     const uni *m = s->m;
     s->raw_first = s->base + off == 0;
-    s->lstripped = 0;
-    if (!m->n_norm)
+    uint32_t cp;
+    s->lead = n ? sl_utf8_seq((const uint8_t *)p, n, &cp) : 0;
+    if (!m->norm.n)
         return sl_added_split(m->added, &m->norm_trie, p, n, s->base, s->mode, gap_normalized, s, s->out, err);
-    sl_buf normed = {0};
-    normalize(m, s, p, n, &normed);
-    int rc = sl_added_split(m->added, &m->norm_trie, normed.data ? normed.data : "", normed.len, s->base, s->mode,
-                            gap_normalized, s, s->out, err);
-    sl_buf_free(&normed);
-    return rc;
+    if (normalize(m, s, p, n, &s->na, err))
+        return -1;
+    return sl_added_split(m->added, &m->norm_trie, s->na.data ? s->na.data : "", s->na.len, s->base, s->mode,
+                          gap_normalized, s, s->out, err);
 }
 
 /* --- the family ---------------------------------------------------------- */
@@ -702,7 +487,6 @@ static void *un_state_new(const void *impl)
 {
     un_state *s = sl_xcalloc(1, sizeof *s);
     s->m = impl;
-    s->md = pcre2_match_data_create(4, NULL);
     return s;
 }
 
@@ -712,12 +496,8 @@ static void un_state_free(void *state)
     if (!s)
         return;
     sl_buf_free(&s->na);
-    sl_buf_free(&s->nb);
-    sl_buf_free(&s->pa);
-    sl_buf_free(&s->pb);
     sl_norm_scratch_free(&s->ns);
     sl_uni_scratch_free(&s->us);
-    pcre2_match_data_free(s->md);
     free(s);
 }
 
@@ -729,7 +509,6 @@ static int un_encode(const sl_tokenizer *t, void *state, const char *text, size_
         return sl_errf(err, "a document of %zu bytes is too long for %s (at most 512 MiB)", n, m->name);
     s->out = out;
     s->mode = t->special_mode;
-    s->err = err;
     size_t pos = 0;
     while (pos < n) {
         size_t v = pos + sl_utf8_check(text + pos, n - pos);
@@ -819,26 +598,17 @@ static int un_probe(const char *path, int is_dir, const unsigned char *head, siz
     return mine;
 }
 
-static sl_tokenizer *un_load(const char *path, const sl_tokenizer_opts *o, sl_err *err)
+sl_tokenizer *sl_tok_unigram_load_mem(const char *text, size_t len, const char *name, const sl_tokenizer_opts *o,
+                                      sl_err *err)
 {
-    struct stat st;
-    char *p = json_path(path, stat(path, &st) == 0 && S_ISDIR(st.st_mode));
-    char *text = NULL;
-    size_t len;
-    uni *m = NULL;
-    if (sl_read_file(p, &text, &len, err) == 0)
-        m = load_json(text, len, p, err);
-    if (!m) {
-        free(text);
-        free(p);
+    uni *m = load_json(text, len, name, err);
+    if (!m)
         return NULL;
-    }
     sl_sha256 h;
     uint8_t d[32];
     sl_sha256_init(&h);
     sl_sha256_update(&h, text, len);
     sl_sha256_final(&h, d);
-    free(text);
     sl_tokenizer *t = sl_tokenizer_new(&sl_tok_family_unigram, &ops, m);
     if (o)
         t->special_mode = o->special;
@@ -854,8 +624,21 @@ static sl_tokenizer *un_load(const char *path, const sl_tokenizer_opts *o, sl_er
         t->fingerprint[8 + 2 * i] = hex[d[i] & 15];
     }
     t->fingerprint[71] = 0;
-    const char *base = strrchr(p, '/');
-    snprintf(t->name, sizeof t->name, "unigram:%s", base && base[1] ? base + 1 : p);
+    const char *base = strrchr(name, '/');
+    snprintf(t->name, sizeof t->name, "unigram:%s", base && base[1] ? base + 1 : name);
+    return t;
+}
+
+static sl_tokenizer *un_load(const char *path, const sl_tokenizer_opts *o, sl_err *err)
+{
+    struct stat st;
+    char *p = json_path(path, stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+    char *text = NULL;
+    size_t len;
+    sl_tokenizer *t = NULL;
+    if (sl_read_file(p, &text, &len, err) == 0)
+        t = sl_tok_unigram_load_mem(text, len, p, o, err);
+    free(text);
     free(p);
     return t;
 }

@@ -59,12 +59,18 @@ sl_tokenizer *sl_tokenizer_new(const sl_tok_family *f, const sl_tok_ops *ops, vo
 extern const sl_tok_family sl_tok_family_char, sl_tok_family_bpe;
 /* SentencePiece-style BPE in a tokenizer.json (tok_spbpe.c): Llama-2, Mistral */
 extern const sl_tok_family sl_tok_family_spbpe;
+/* That family's loader on the bytes of a tokenizer.json (tests, fuzzing). */
+sl_tokenizer *sl_tok_spbpe_load_mem(const char *text, size_t len, const char *name, const sl_tokenizer_opts *o,
+                                    sl_err *err);
 /* tiktoken rank files and Mistral's tekken JSON (tok_tiktoken.c) */
 extern const sl_tok_family sl_tok_family_tiktoken;
 /* SentencePiece .model files (tok_spm.c): BPE and Unigram */
 extern const sl_tok_family sl_tok_family_spm;
 /* Unigram tokenizer.json files (tok_unigram.c): T5 / mT5 / ALBERT style */
 extern const sl_tok_family sl_tok_family_unigram;
+/* That family's loader on the bytes of a tokenizer.json (tests, fuzzing). */
+sl_tokenizer *sl_tok_unigram_load_mem(const char *text, size_t len, const char *name, const sl_tokenizer_opts *o,
+                                      sl_err *err);
 /* WordPiece / WordLevel tokenizer.json files (tok_wordpiece.c): BERT-style */
 extern const sl_tok_family sl_tok_family_wordpiece;
 /* That family's loader on the bytes of a tokenizer.json (tests, fuzzing). */

@@ -220,8 +220,8 @@ static void refused(const char *from, const char *to, const char *msg)
 static void test_refused(void **state)
 {
     (void)state;
-    refused("\"type\": \"Precompiled\"", "\"type\": \"BertNormalizer\"",
-            "normalizer 'BertNormalizer' is not supported");
+    /* every normalizer of HF's list is run (normalize.h); Nmt is one sluice lacks */
+    refused("\"type\": \"Precompiled\"", "\"type\": \"Nmt\"", "normalizer 'Nmt' is not supported");
     refused("\"type\": \"Metaspace\"", "\"type\": \"Digits\"", "pre_tokenizer 'Digits' is not supported");
     refused("\"precompiled_charsmap\": \"", "\"precompiled_charsmap\": \"*", "precompiled_charsmap is not base64");
     refused("\"precompiled_charsmap\": \"", "\"precompiled_charsmap\": \"AAAAAAAA", "charsmap trie size");
