@@ -1,9 +1,19 @@
-/* SHA-256 following FIPS 180-4 section 6.2; straightforward, not unrolled:
- * it hashes a tokenizer file once per run. */
+/* SHA-256 following FIPS 180-4 section 6.2. It hashes the tokenizer file
+ * once per run (2.5 MB for GPT-NeoX, 19 MB for tekken): the portable
+ * compression below runs at about 300 MB/s, so on x86-64 CPUs with the SHA
+ * extensions (Intel since Ice Lake / Goldmont, AMD since Zen) the blocks go
+ * through SHA256RNDS2/MSG1/MSG2 instead, several times faster. Both give the
+ * same digest (test_bpe_props compares them). */
 #include "tokenize/sha256.h"
 
 #include <stdio.h>
 #include <string.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <immintrin.h>
+#define SL_SHA_X86 1
+#endif
 
 static const uint32_t K[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -49,21 +59,99 @@ void sl_sha256_init(sl_sha256 *s)
     s->used = 0;
 }
 
+#ifdef SL_SHA_X86
+/* The blocks p[0 .. 64 n) with the SHA extensions. The state lives in two
+ * registers as the instructions want it: ABEF (A in the highest lane) and
+ * CDGH; SHA256RNDS2 does two rounds on them with W[t] + K[t] of two rounds
+ * in the low lanes of its third operand, MSG1 and MSG2 the two halves of the
+ * message schedule. */
+__attribute__((target("sha,sse4.1,ssse3"))) static void blocks_shani(uint32_t h[8], const uint8_t *p, size_t n)
+{
+    const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+    __m128i t = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(const void *)h), 0xB1);       /* b a d c */
+    __m128i u = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(const void *)(h + 4)), 0x1B); /* h g f e */
+    __m128i abef = _mm_alignr_epi8(t, u, 8);                                                      /* f e b a */
+    __m128i cdgh = _mm_blend_epi16(u, t, 0xF0);                                                   /* h g d c */
+    for (; n; n--, p += 64) {
+        __m128i abef0 = abef, cdgh0 = cdgh, m[4];
+        for (int g = 0; g < 16; g++) {
+            __m128i *w = &m[g & 3];
+            if (g < 4)
+                *w = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 16 * g)), bswap);
+            else /* W[t] = s1(W[t-2]) + W[t-7] + s0(W[t-15]) + W[t-16], four at a time */
+                *w = _mm_sha256msg2_epu32(_mm_add_epi32(_mm_sha256msg1_epu32(*w, m[(g + 1) & 3]),
+                                                        _mm_alignr_epi8(m[(g + 3) & 3], m[(g + 2) & 3], 4)),
+                                          m[(g + 3) & 3]);
+            __m128i wk = _mm_add_epi32(*w, _mm_loadu_si128((const __m128i *)(const void *)(K + 4 * g)));
+            cdgh = _mm_sha256rnds2_epu32(cdgh, abef, wk); /* rounds 4g, 4g+1: the new ABEF */
+            abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(wk, 0x0E));
+        }
+        abef = _mm_add_epi32(abef, abef0);
+        cdgh = _mm_add_epi32(cdgh, cdgh0);
+    }
+    t = _mm_shuffle_epi32(abef, 0x1B); /* a b e f */
+    u = _mm_shuffle_epi32(cdgh, 0xB1); /* g h c d */
+    _mm_storeu_si128((__m128i *)(void *)h, _mm_blend_epi16(t, u, 0xF0));
+    _mm_storeu_si128((__m128i *)(void *)(h + 4), _mm_alignr_epi8(u, t, 8));
+}
+
+static int cpu_has_sha(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 19)) || !(c & (1u << 9))) /* SSE4.1, SSSE3 */
+        return 0;
+    return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 29)); /* SHA */
+}
+#endif
+
+/* -1: not yet known; 0: portable; 1: the SHA extensions */
+static int use_hw = -1;
+
+int sl_sha256_hw(void)
+{
+#ifdef SL_SHA_X86
+    if (use_hw < 0)
+        use_hw = cpu_has_sha();
+    return use_hw;
+#else
+    return 0;
+#endif
+}
+
+void sl_sha256_set_hw(int on)
+{
+    use_hw = on ? -1 : 0;
+    if (on)
+        (void)sl_sha256_hw();
+}
+
+static void blocks(uint32_t h[8], const uint8_t *p, size_t n)
+{
+#ifdef SL_SHA_X86
+    if (sl_sha256_hw()) {
+        blocks_shani(h, p, n);
+        return;
+    }
+#endif
+    for (; n; n--, p += 64)
+        compress(h, p);
+}
+
 void sl_sha256_update(sl_sha256 *s, const void *data, size_t n)
 {
     const uint8_t *p = data;
     s->total += n;
     while (n) {
         if (s->used == 0 && n >= 64) {
-            compress(s->h, p);
-            p += 64, n -= 64;
+            blocks(s->h, p, n / 64);
+            p += n / 64 * 64, n %= 64;
             continue;
         }
         size_t k = 64 - s->used < n ? 64 - s->used : n;
         memcpy(s->block + s->used, p, k);
         s->used += k, p += k, n -= k;
         if (s->used == 64) {
-            compress(s->h, s->block);
+            blocks(s->h, s->block, 1);
             s->used = 0;
         }
     }

@@ -301,9 +301,8 @@ static void test_invalid_utf8_and_specials(void **st)
     sl_bpe_free(b);
 }
 
-static void test_sha256(void **st)
+static void sha256_vectors(void)
 {
-    (void)st;
     char fp[72];
     sl_sha256_fingerprint("", 0, fp);
     assert_string_equal(fp, "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
@@ -328,6 +327,50 @@ static void test_sha256(void **st)
     assert_string_equal(sl_bpe_fingerprint(b),
                         "sha256:56ac4821e129d2c520fdaba60abd920fa852ada51b45c0dd52bbb6bd8c985ade");
     sl_bpe_free(b);
+}
+
+/* The FIPS vectors through the portable code and through the SHA
+ * extensions (where the CPU has them), then both on random data of every
+ * length up to 300 bytes and random chunkings: the same digests. */
+static void test_sha256(void **st)
+{
+    (void)st;
+    sl_sha256_set_hw(0);
+    assert_int_equal(sl_sha256_hw(), 0);
+    sha256_vectors();
+    sl_sha256_set_hw(1);
+    print_message("SHA-256: %s\n", sl_sha256_hw() ? "SHA extensions and portable code compared"
+                                                  : "portable code only (no SHA extensions)");
+    sha256_vectors();
+    uint8_t buf[4096];
+    uint64_t x = 88172645463325252ull;
+    for (size_t i = 0; i < sizeof buf; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        buf[i] = (uint8_t)x;
+    }
+    for (size_t n = 0; n <= sizeof buf; n = n < 300 ? n + 1 : n * 2 + 7) {
+        if (n > sizeof buf)
+            n = sizeof buf;
+        uint8_t d[2][32];
+        for (int hw = 0; hw < 2; hw++) {
+            sl_sha256_set_hw(hw);
+            sl_sha256 h;
+            sl_sha256_init(&h);
+            size_t i = 0;
+            while (i < n) { /* chunks of 1..130 bytes: partial and whole blocks */
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                size_t k = 1 + (size_t)(x % 130);
+                k = k < n - i ? k : n - i;
+                sl_sha256_update(&h, buf + i, k);
+                i += k;
+            }
+            sl_sha256_final(&h, d[hw]);
+        }
+        assert_memory_equal(d[0], d[1], 32);
+        if (n == sizeof buf)
+            break;
+    }
+    sl_sha256_set_hw(1);
 }
 
 int main(void)
