@@ -72,6 +72,10 @@ struct sl_bpe {
      * without unk). byte_id is the first-and-not-last form. */
     int affix;
     size_t prefix_len;
+    /* unk_token: the id a byte without an initial symbol becomes (-1: none,
+     * the byte is dropped); fuse_unk: a run of them is one */
+    int32_t unk_id;
+    int fuse_unk;
     int32_t byte_id_cont[256], byte_id_end[256], byte_id_both[256];
     /* a decoder chain other than ByteLevel (dec_chain = 1): each id's token
      * string as HF's decoder sees it (the vocab text, or an added token's

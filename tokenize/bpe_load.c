@@ -10,6 +10,7 @@
 #include "stream/io.h"
 #include "stream/json.h"
 #include "tokenize/bpe_internal.h"
+#include "tokenize/postproc.h"
 #include "tokenize/sha256.h"
 
 /* GPT-2's bytes_to_unicode(): printable bytes map to themselves, the other
@@ -469,25 +470,6 @@ static int load_pre_tokenizer(sl_bpe *b, const sl_json *p, sl_err *err)
     return load_general(b, p, err);
 }
 
-/* A post-processor only acts with add_special_tokens=True, which sluice
- * does not do (ids are those of encode(text, add_special_tokens=False)):
- * ByteLevel and TemplateProcessing, alone or in a Sequence, are accepted and
- * have no effect; any other is refused. */
-static int post_processor_ok(const sl_json *pp)
-{
-    if (is_null(pp) || !strcmp(type_of(pp), "ByteLevel") || !strcmp(type_of(pp), "TemplateProcessing"))
-        return 1;
-    if (strcmp(type_of(pp), "Sequence"))
-        return 0;
-    const sl_json *list = sl_json_get(pp, "processors");
-    if (!list || list->type != SL_JSON_ARRAY)
-        return 0;
-    for (size_t i = 0; i < list->n; i++)
-        if (strcmp(type_of(list->kids[i]), "ByteLevel") && strcmp(type_of(list->kids[i]), "TemplateProcessing"))
-            return 0;
-    return 1;
-}
-
 /* ignore_merges: the model vocabulary entries by their bytes. Only entries
  * written wholly in the byte-level alphabet: a piece is always looked up in
  * that form, so no other entry can match it. */
@@ -568,6 +550,7 @@ static sl_bpe *new_bpe(const char *name)
     sl_bpe *b = sl_xcalloc(1, sizeof *b);
     b->name = sl_xstrdup(name);
     b->use_regex = 1;
+    b->unk_id = -1;
     return b;
 }
 
@@ -618,8 +601,9 @@ static sl_bpe *load_tokenizer_json(const char *text, size_t len, const char *nam
         sl_errf(err, "%s: BPE dropout is not supported", name);
         goto fail;
     }
-    if (!is_null(sl_json_get(model, "unk_token"))) {
-        sl_errf(err, "%s: model.unk_token is not supported (byte-level BPE needs none)", name);
+    const sl_json *unk = sl_json_get(model, "unk_token");
+    if (!is_null(unk) && unk->type != SL_JSON_STRING) {
+        sl_errf(err, "%s: model.unk_token is not a string", name);
         goto fail;
     }
     const sl_json *prefix = sl_json_get(model, "continuing_subword_prefix"),
@@ -643,14 +627,6 @@ static sl_bpe *load_tokenizer_json(const char *text, size_t len, const char *nam
     if (sl_normalizer_load(&b->norm, sl_json_get(root, "normalizer"), name, err) ||
         load_pre_tokenizer(b, sl_json_get(root, "pre_tokenizer"), err))
         goto fail;
-    const sl_json *pp = sl_json_get(root, "post_processor");
-    if (!post_processor_ok(pp)) {
-        sl_errf(err,
-                "%s: post_processor '%s' is not supported (only ByteLevel, TemplateProcessing, a Sequence of them, "
-                "or null)",
-                name, type_of(pp));
-        goto fail;
-    }
     /* ByteLevel (or none): the bytes of the tokens, as before; any other
      * chain runs on the token strings (decoders.h) */
     const sl_json *dec = sl_json_get(root, "decoder");
@@ -666,6 +642,23 @@ static sl_bpe *load_tokenizer_json(const char *text, size_t len, const char *nam
         goto fail;
     if (b->dec_chain)
         build_dec_strings(b, sl_json_get(model, "vocab"));
+    b->unk_id = -1;
+    if (!is_null(unk)) { /* HF looks it up in the model vocab (an error there when a character needs it) */
+        str_slot *u = smap_find(&map, unk->str, unk->str_len);
+        if (!u->s) {
+            sl_errf(err, "%s: model.unk_token '%.60s' is not in the vocab", name, unk->str);
+            goto fail;
+        }
+        b->unk_id = (int32_t)u->id;
+        int fu = 0;
+        b->fuse_unk = sl_json_get_bool(model, "fuse_unk", &fu) == 0 && fu;
+    }
+    /* a post-processor acts only with --add-special-tokens (tokenizer.c),
+     * but one sluice cannot run is refused either way */
+    sl_postproc pp;
+    if (sl_postproc_load(&pp, sl_json_get(root, "post_processor"), b->vocab_size, name, err))
+        goto fail;
+    sl_postproc_free(&pp);
     if (b->ignore_merges)
         build_words(b, sl_json_get(model, "vocab"));
     free(map.slots);

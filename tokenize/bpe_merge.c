@@ -201,10 +201,20 @@ void sl_bpe_encode_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, siz
 {
     reserve_syms(s, n + 1);
     size_t k = 0;
-    if (b->affix) { /* HF's initial symbols: prefix on all but the first byte, suffix on the last */
+    if (b->affix || b->unk_id >= 0) { /* HF's initial symbols: prefix on all but the first byte, suffix on the last */
+        int in_unk = 0;
         for (size_t i = 0; i < n; i++) {
-            int32_t id =
-                i + 1 < n ? (i ? b->byte_id_cont : b->byte_id)[p[i]] : (i ? b->byte_id_both : b->byte_id_end)[p[i]];
+            int32_t id = !b->affix   ? b->byte_id[p[i]]
+                         : i + 1 < n ? (i ? b->byte_id_cont : b->byte_id)[p[i]]
+                                     : (i ? b->byte_id_both : b->byte_id_end)[p[i]];
+            if (id < 0 && b->unk_id >= 0) { /* the unk token; one for a run of them with fuse_unk */
+                if (in_unk && b->fuse_unk)
+                    continue;
+                id = b->unk_id;
+                in_unk = 1;
+            } else {
+                in_unk = 0;
+            }
             if (id >= 0)
                 s->sym[k++] = id;
         }

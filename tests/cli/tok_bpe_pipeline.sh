@@ -3,7 +3,8 @@
 # small BPEs trained by HF `tokenizers` 0.23.3 under Whitespace, Split with
 # every behavior and invert, Punctuation, Digits, steps after ByteLevel, ByteLevel
 # with and without its regex and prefix space; continuing_subword_prefix and
-# end_of_word_suffix; BPEDecoder and a decoder Sequence), and two files that
+# end_of_word_suffix; unk_token with and without fuse_unk; BPEDecoder and a
+# decoder Sequence; RobertaProcessing), and two files that
 # transformers' TikTokenConverter made with Mistral's tekken pattern and with
 # o200k's (the fast scanners): ids and decoded text equal HF's over the texts of
 # tests/data/tiktoken/texts.jsonl and tests/data/tok/wp-texts.jsonl, for every
@@ -46,6 +47,17 @@ bad = [i for i, (w, d, t) in enumerate(zip(want, dec, texts)) if name in w and w
 assert not bad, ('decode', [(i, want[i].get(name + '.dec', texts[i]), dec[i]) for i in bad[:3]])
 PY
 done
+
+# --add-special-tokens: clip.json's RobertaProcessing (HF's add_special_tokens=True)
+"$SLUICE" tokenize bpe -q -t "$D/clip.json" --special parse --add-special-tokens "$T/docs.jsonl" | "$SLUICE" cat > "$T/ws.jsonl"
+python3 - "$T/expected.jsonl" "$T/ws.jsonl" <<'PY' || fail "clip: ids with special tokens differ from HF"
+import json, sys
+want = [json.loads(l) for l in open(sys.argv[1], encoding='utf-8')]
+got = [json.loads(l)['ids'] for l in open(sys.argv[2], encoding='utf-8')]
+n = sum(1 for w in want if 'clip.ws' in w)
+bad = [i for i, (w, g) in enumerate(zip(want, got)) if 'clip.ws' in w and w['clip.ws'] != g]
+assert len(got) == len(want) and n >= 3305 and not bad, (n, bad[:3])
+PY
 
 # tekken's Split and o200k's are the fast scanners' (which tests/cli/tok_tiktoken.sh
 # checks against tiktoken); forced to PCRE2 they must give the same ids here

@@ -250,7 +250,8 @@ static void test_refusals(void **st)
                    "behavior 'Merged' is not one of");
     expect_refused("{\"normalizer\":{\"type\":\"NoSuchNormalizer\"},\"pre_tokenizer\":" BL "," BASE_MODEL "}}",
                    "NoSuchNormalizer");
-    expect_refused("{\"pre_tokenizer\":" BL "," BASE_MODEL ",\"unk_token\":\"a\"}}", "unk_token");
+    expect_refused("{\"pre_tokenizer\":" BL "," BASE_MODEL ",\"unk_token\":\"zz\"}}",
+                   "model.unk_token 'zz' is not in the vocab");
     expect_refused("{\"pre_tokenizer\":" BL "," BASE_MODEL ",\"dropout\":0.1}}", "dropout");
     expect_refused("{\"pre_tokenizer\":" BL "," BASE_MODEL ",\"byte_fallback\":true}}", "byte_fallback");
     expect_refused("{\"pre_tokenizer\":" BL "," BASE_MODEL ",\"continuing_subword_prefix\":7}}",
@@ -258,8 +259,10 @@ static void test_refusals(void **st)
     /* HF strips the prefix's length from a merge's right token: one shorter than it cannot be */
     expect_refused("{\"pre_tokenizer\":" BL "," BASE_MODEL ",\"continuing_subword_prefix\":\"##\"}}",
                    "shorter than the continuing_subword_prefix");
+    expect_refused("{\"pre_tokenizer\":" BL ",\"post_processor\":{\"type\":\"Foo\"}," BASE_MODEL "}}",
+                   "post_processor 'Foo' is not supported");
     expect_refused("{\"pre_tokenizer\":" BL ",\"post_processor\":{\"type\":\"RobertaProcessing\"}," BASE_MODEL "}}",
-                   "RobertaProcessing");
+                   "post_processor RobertaProcessing");
     expect_refused("{\"pre_tokenizer\":" BL ",\"decoder\":{\"type\":\"CTC\"}," BASE_MODEL "}}", "decoder 'CTC'");
     expect_refused("{\"truncation\":{\"max_length\":5},\"pre_tokenizer\":" BL "," BASE_MODEL "}}", "truncation");
     expect_refused("{\"pre_tokenizer\":" BL ",\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[\"a b\"]}}",

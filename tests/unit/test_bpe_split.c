@@ -336,7 +336,7 @@ static void test_refusals(void **state)
     refused("\"behavior\":\"Isolated\"", "\"behavior\":\"Isolate\"", "behavior 'Isolate' is not one of");
     refused("|\\\\s+(?!\\\\S)|\\\\s+\"}", "|[a-z&&[^b]]\"}", "class intersection");
     refused("\"post_processor\":{\"type\":\"TemplateProcessing\"", "\"post_processor\":{\"type\":\"BertProcessing\"",
-            "post_processor 'BertProcessing' is not supported");
+            "post_processor BertProcessing: 'cls' is not [token, id]");
 }
 
 static void test_llama3(void **state)

@@ -21,7 +21,9 @@ from run to run, so all files are regenerated together.
 expected.jsonl.gz: for every text of ../tiktoken/texts.jsonl (which begins
 with ../tok/texts.jsonl) and ../tok/wp-texts.jsonl, per fixture HF's
 encode(text, add_special_tokens=False).ids ("NAME") and decode(those ids)
-("NAME.dec") where it differs from the text; the trained files skip the
+("NAME.dec") where it differs from the text, and for clip.json (whose
+post-processor is RobertaProcessing) encode(text, add_special_tokens=True)
+("clip.ws"); the trained files skip the
 1500 random strings of ../tiktoken/texts.jsonl (after its 3247 + 35 texts). decode.jsonl: seeded random id
 lists for the files whose decoder is not ByteLevel, with HF's decode.
 """
@@ -65,12 +67,11 @@ def train_texts():
 
 def build():
     from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers as N, pre_tokenizers as P, \
-        trainers
+        processors, trainers
     alphabet = P.ByteLevel.alphabet()
 
-    def train(pre, size=900, norm=None, dec=None, **kw):
-        tok = Tokenizer(models.BPE(**{k: v for k, v in kw.items() if k in ("continuing_subword_prefix",
-                                                                              "end_of_word_suffix")}))
+    def train(pre, size=900, norm=None, dec=None, unk=None, fuse_unk=False, **kw):
+        tok = Tokenizer(models.BPE(unk_token=unk, fuse_unk=fuse_unk, **kw))
         if norm is not None:
             tok.normalizer = norm
         tok.pre_tokenizer = pre
@@ -110,7 +111,8 @@ def build():
                 invert=True),
         P.ByteLevel(add_prefix_space=False, use_regex=False)]),
         norm=N.Sequence([N.NFC(), N.Replace(Regex(r"\s+"), " "), N.Lowercase()]),
-        end_of_word_suffix="</w>")
+        end_of_word_suffix="</w>", unk="<|endoftext|>")
+    fx["clip"].post_processor = processors.RobertaProcessing(("<|endoftext|>", 0), ("<|endoftext|>", 0))
     # continuing_subword_prefix (BERT-like "##") with the GPT-2 regex and a WhitespaceSplit first
     fx["prefix"] = train(P.Sequence([P.WhitespaceSplit(), P.ByteLevel(add_prefix_space=False, use_regex=True)]),
                          continuing_subword_prefix="##")
@@ -121,7 +123,8 @@ def build():
                         dec=decoders.Sequence([decoders.BPEDecoder(suffix="</w>"), decoders.ByteLevel()]))
     # suffix only, decoded by BPEDecoder alone (the byte-level characters stay)
     fx["suffix-dec"] = train(P.Sequence([P.Whitespace(), P.ByteLevel(add_prefix_space=False, use_regex=False)]),
-                             end_of_word_suffix="</w>", dec=decoders.BPEDecoder(suffix="</w>"))
+                             end_of_word_suffix="</w>", dec=decoders.BPEDecoder(suffix="</w>"),
+                             unk="<|endoftext|>", fuse_unk=True)
     fx["ws"].add_tokens([AddedToken("hello", normalized=True), AddedToken("xyz", single_word=True)])
     for name in ("tekken", "o200k"):
         fx[name] = Tokenizer.from_file(os.path.join(D, name + ".json"))
@@ -140,6 +143,8 @@ def build():
                 continue  # the random strings of ../tiktoken/texts.jsonl: for the two converted files only
             ids = tok.encode(t, add_special_tokens=False).ids
             r[name] = ids
+            if name == "clip":  # its RobertaProcessing, for --add-special-tokens
+                r[name + ".ws"] = tok.encode(t, add_special_tokens=True).ids
             dec = tok.decode(ids, skip_special_tokens=False)
             if dec != t:
                 r[name + ".dec"] = dec
