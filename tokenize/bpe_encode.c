@@ -31,6 +31,11 @@ void sl_bpe_state_free(sl_bpe_state *s)
     free(s->next);
     free(s->heap);
     sl_norm_scratch_free(&s->ns);
+    sl_pretok_scratch_free(&s->ps1);
+    sl_pretok_scratch_free(&s->ps2);
+    sl_buf_free(&s->gp);
+    sl_buf_free(&s->bl);
+    sl_buf_free(&s->bl2);
     free(s);
 }
 
@@ -103,12 +108,78 @@ int sl_bpe_pretokenize(const sl_bpe *b, sl_bpe_state *s, const char *text, size_
     return 0;
 }
 
+/* The general pre-tokenizer, after the ByteLevel step: one piece of its
+ * output (bytes; p[0..n) valid UTF-8 or not). Without steps after it the
+ * piece is encoded as is; otherwise they split its byte-level text, and
+ * each of their pieces is mapped back to the bytes it stands for. */
+static int general_bl_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, sl_ids *out, sl_err *err)
+{
+    if (!b->pre_after.n) {
+        sl_bpe_piece(b, s, p, n, out);
+        return 0;
+    }
+    sl_buf_clear(&s->bl);
+    for (size_t i = 0; i < n; i++)
+        sl_utf8_put(&s->bl, b->b2u[p[i]]);
+    if (sl_pretokenize(&b->pre_after, &s->ps2, s->bl.data, s->bl.len, err))
+        return -1;
+    for (size_t i = 0; i < s->ps2.na; i++) {
+        const uint8_t *q = (const uint8_t *)s->bl.data + s->ps2.a[i].off;
+        size_t k = s->ps2.a[i].len;
+        sl_buf_clear(&s->bl2);
+        for (size_t j = 0; j < k;) {
+            uint32_t cp = 0;
+            size_t m = sl_utf8_seq(q + j, k - j, &cp);
+            if (m && cp < 512 && b->u2b[cp] >= 0) /* always: the pieces are whole characters of the 256 */
+                sl_buf_putc(&s->bl2, (char)b->u2b[cp]);
+            j += m ? m : 1;
+        }
+        sl_bpe_piece(b, s, (const uint8_t *)s->bl2.data, s->bl2.len, out);
+    }
+    return 0;
+}
+
+/* HF's PreTokenizedString through the general steps (each step splits
+ * every piece independently, so each piece goes through all of them in
+ * turn): the steps before ByteLevel, ByteLevel's prefix space and GPT-2
+ * split, then general_bl_piece. */
+static int encode_general(const sl_bpe *b, sl_bpe_state *s, const char *p, size_t n, sl_ids *out, sl_err *err)
+{
+    if (sl_pretokenize(&b->pre_before, &s->ps1, p, n, err))
+        return -1;
+    for (size_t i = 0; i < s->ps1.na; i++) {
+        const char *q = p + s->ps1.a[i].off;
+        size_t k = s->ps1.a[i].len;
+        if (b->add_prefix_space && q[0] != ' ') {
+            sl_buf_clear(&s->gp);
+            sl_buf_putc(&s->gp, ' ');
+            sl_buf_append(&s->gp, q, k);
+            q = s->gp.data;
+            k = s->gp.len;
+        }
+        if (!b->bl_regex) {
+            if (general_bl_piece(b, s, (const uint8_t *)q, k, out, err))
+                return -1;
+            continue;
+        }
+        for (size_t pos = 0; pos < k;) {
+            size_t e = sl_pretok_scan((const uint8_t *)q, k, pos);
+            if (general_bl_piece(b, s, (const uint8_t *)q + pos, e - pos, out, err))
+                return -1;
+            pos = e;
+        }
+    }
+    return 0;
+}
+
 /* A normalized piece with no added tokens in it: ByteLevel pre-tokenizer
  * (optional prefix space, regex split) and BPE. */
-static void encode_plain(const sl_bpe *b, sl_bpe_state *s, const char *p, size_t n, sl_ids *out)
+static int encode_plain(const sl_bpe *b, sl_bpe_state *s, const char *p, size_t n, sl_ids *out, sl_err *err)
 {
     if (n == 0)
-        return;
+        return 0;
+    if (b->general)
+        return encode_general(b, s, p, n, out, err);
     if (b->add_prefix_space && p[0] != ' ') {
         sl_buf_clear(&s->tmp);
         sl_buf_putc(&s->tmp, ' ');
@@ -120,6 +191,7 @@ static void encode_plain(const sl_bpe *b, sl_bpe_state *s, const char *p, size_t
         regex_pieces(b, s, p, n, out, 0);
     else
         sl_bpe_piece(b, s, (const uint8_t *)p, n, out);
+    return 0;
 }
 
 /* What the gap callbacks of sl_added_split need. */
@@ -132,9 +204,8 @@ typedef struct {
 static int gap_normalized(void *ctx, const char *p, size_t n, size_t off, sl_err *err)
 {
     gap_ctx *g = ctx;
-    (void)off, (void)err;
-    encode_plain(g->b, g->s, p, n, g->out);
-    return 0;
+    (void)off;
+    return encode_plain(g->b, g->s, p, n, g->out, err);
 }
 
 static int gap_raw(void *ctx, const char *p, size_t n, size_t off, sl_err *err);

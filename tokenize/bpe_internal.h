@@ -10,7 +10,9 @@
 #include "stream/utf8.h"
 #include "tokenize/added.h"
 #include "tokenize/bpe.h"
+#include "tokenize/decoders.h"
 #include "tokenize/normalize.h"
+#include "tokenize/pretokenizer.h"
 
 /* Pair -> merge table (open addressing). */
 typedef struct sl_merge_slot {
@@ -54,6 +56,34 @@ struct sl_bpe {
     /* text the pattern does not match is dropped (tiktoken with a pattern
      * of the user's), not made a piece of its own */
     int drop_gaps;
+    /* The general pre-tokenizer (general = 1), for a Sequence that is none of
+     * the fast forms above: the steps before its ByteLevel step on the
+     * normalized text, the ByteLevel step (add_prefix_space, and with
+     * bl_regex the GPT-2 split by sl_pretok_scan), then the steps after it on
+     * the byte-level text (u2b maps its characters back to bytes). */
+    int general, bl_regex;
+    sl_pretokenizer pre_before, pre_after;
+    uint32_t b2u[256];
+    int16_t u2b[512];
+    /* continuing_subword_prefix / end_of_word_suffix (affix = 1): the id of
+     * each byte's initial symbol when it is not the first of its piece
+     * (prefixed), the last and also the first (suffixed), the last and not
+     * the first (both); -1 when the vocab has none (dropped, as HF does
+     * without unk). byte_id is the first-and-not-last form. */
+    int affix;
+    size_t prefix_len;
+    /* unk_token: the id a byte without an initial symbol becomes (-1: none,
+     * the byte is dropped); fuse_unk: a run of them is one */
+    int32_t unk_id;
+    int fuse_unk;
+    int32_t byte_id_cont[256], byte_id_end[256], byte_id_both[256];
+    /* a decoder chain other than ByteLevel (dec_chain = 1): each id's token
+     * string as HF's decoder sees it (the vocab text, or an added token's
+     * content in its normalized form) */
+    int dec_chain;
+    sl_decoder dec;
+    uint32_t *dec_off, *dec_len;
+    char *dec_pool;
 };
 
 #define SL_BPE_CACHE_BITS 14
@@ -76,11 +106,16 @@ struct sl_bpe_state {
     /* scratch */
     sl_buf norm, tmp, piece;
     sl_norm_scratch ns;
+    sl_pretok_scratch ps1, ps2; /* general pre-tokenizer: before and after ByteLevel */
+    sl_buf gp, bl, bl2;
     int32_t *sym, *prev, *next;
     size_t sym_cap;
     uint64_t *heap;
     size_t heap_cap;
 };
+
+/* bpe_load.c: GPT-2's bytes_to_unicode() and its inverse (-1: none). */
+void sl_bpe_byte_level_tables(uint32_t b2u[256], int16_t u2b[512]);
 
 /* bpe_merge.c */
 int sl_merge_lookup(const sl_bpe *b, uint32_t left, uint32_t right, uint32_t *rank, uint32_t *id);

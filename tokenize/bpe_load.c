@@ -10,11 +10,12 @@
 #include "stream/io.h"
 #include "stream/json.h"
 #include "tokenize/bpe_internal.h"
+#include "tokenize/postproc.h"
 #include "tokenize/sha256.h"
 
 /* GPT-2's bytes_to_unicode(): printable bytes map to themselves, the other
  * 68 to U+0100.. in byte order. */
-static void byte_level_tables(uint32_t b2u[256], int16_t u2b[512])
+void sl_bpe_byte_level_tables(uint32_t b2u[256], int16_t u2b[512])
 {
     int n = 0;
     for (int i = 0; i < 512; i++)
@@ -35,7 +36,7 @@ static void byte_level_decode(const char *s, size_t n, sl_buf *out)
     static int16_t u2b[512];
     static int init;
     if (!init) { /* idempotent, so a race between loaders is harmless */
-        byte_level_tables(b2u, u2b);
+        sl_bpe_byte_level_tables(b2u, u2b);
         init = 1;
     }
     size_t start = out->len;
@@ -160,7 +161,7 @@ static int load_vocab(sl_bpe *b, const sl_json *vocab, uint32_t extra_max, str_m
     /* Single-byte tokens: the vocab entry whose text is the byte's symbol. */
     uint32_t b2u[256];
     int16_t u2b[512];
-    byte_level_tables(b2u, u2b);
+    sl_bpe_byte_level_tables(b2u, u2b);
     for (int c = 0; c < 256; c++) {
         char u[4];
         size_t un = sl_utf8_encode(u, b2u[c]);
@@ -168,6 +169,73 @@ static int load_vocab(sl_bpe *b, const sl_json *vocab, uint32_t extra_max, str_m
         b->byte_id[c] = s->s ? (int32_t)s->id : -1;
     }
     return 0;
+}
+
+static int is_null(const sl_json *v)
+{
+    return !v || v->type == SL_JSON_NULL;
+}
+
+static const char *type_of(const sl_json *v)
+{
+    const char *t = v && v->type == SL_JSON_OBJECT ? sl_json_get_str(v, "type") : NULL;
+    return t ? t : "?";
+}
+
+/* continuing_subword_prefix / end_of_word_suffix: the initial symbols of
+ * each byte with them, as HF's BPE makes a word's symbols (prefix on every
+ * character but the first, suffix on the last). */
+static int affix_ids(sl_bpe *b, str_map *map, const sl_json *prefix, const sl_json *suffix, sl_err *err)
+{
+    uint32_t b2u[256];
+    int16_t u2b[512];
+    sl_bpe_byte_level_tables(b2u, u2b);
+    const char *pre = is_null(prefix) ? "" : prefix->str, *suf = is_null(suffix) ? "" : suffix->str;
+    size_t pn = is_null(prefix) ? 0 : prefix->str_len, sn = is_null(suffix) ? 0 : suffix->str_len;
+    sl_buf t = {0};
+    for (int c = 0; c < 256; c++) {
+        char u[4];
+        size_t un = sl_utf8_encode(u, b2u[c]);
+        for (int k = 0; k < 3; k++) { /* prefixed, suffixed, both */
+            sl_buf_clear(&t);
+            if (k != 1)
+                sl_buf_append(&t, pre, pn);
+            sl_buf_append(&t, u, un);
+            if (k != 0)
+                sl_buf_append(&t, suf, sn);
+            str_slot *e = smap_find(map, t.data, t.len);
+            int32_t id = e->s ? (int32_t)e->id : -1;
+            (k == 0 ? b->byte_id_cont : k == 1 ? b->byte_id_end : b->byte_id_both)[c] = id;
+        }
+    }
+    sl_buf_free(&t);
+    (void)err;
+    return 0;
+}
+
+/* The token strings a decoder chain sees: the vocab text of each id, an
+ * added token's normalized content for its id (HF decodes it so). */
+static void build_dec_strings(sl_bpe *b, const sl_json *vocab)
+{
+    sl_buf pool = {0};
+    b->dec_off = sl_xmalloc(b->vocab_size * sizeof *b->dec_off);
+    b->dec_len = sl_xmalloc(b->vocab_size * sizeof *b->dec_len);
+    for (uint32_t i = 0; i < b->vocab_size; i++)
+        b->dec_off[i] = b->dec_len[i] = UINT32_MAX;
+    for (size_t i = 0; i < vocab->n; i++) {
+        int64_t id;
+        sl_json_is_int(vocab->kids[i], &id);
+        b->dec_off[id] = (uint32_t)pool.len;
+        b->dec_len[id] = (uint32_t)vocab->keys[i]->str_len;
+        sl_buf_append(&pool, vocab->keys[i]->str, vocab->keys[i]->str_len);
+    }
+    for (size_t i = 0; i < b->n_added; i++) {
+        const sl_added *a = &b->added[i];
+        b->dec_off[a->id] = (uint32_t)pool.len;
+        b->dec_len[a->id] = (uint32_t)a->match_len;
+        sl_buf_append(&pool, a->match, a->match_len);
+    }
+    b->dec_pool = pool.data ? pool.data : sl_xstrdup("");
 }
 
 static int add_merge(sl_bpe *b, str_map *map, const char *l, size_t ln, const char *r, size_t rn, size_t rank,
@@ -183,6 +251,12 @@ static int add_merge(sl_bpe *b, str_map *map, const char *l, size_t ln, const ch
     uint32_t idb = c->id;
     char stackbuf[256];
     char *cat = ln + rn <= sizeof stackbuf ? stackbuf : sl_xmalloc(ln + rn);
+    /* HF: the merged token is a + b without b's continuing-subword prefix
+     * (its first prefix_len bytes, whatever they are) */
+    if (rn < b->prefix_len)
+        return sl_errf(err, "%s:%s %zu: merge token '%.*s' is shorter than the continuing_subword_prefix", b->name,
+                       where, pos, (int)rn, r);
+    r += b->prefix_len, rn -= b->prefix_len;
     memcpy(cat, l, ln);
     memcpy(cat + ln, r, rn);
     str_slot *m = smap_find(map, cat, ln + rn);
@@ -251,150 +325,149 @@ static int load_merges_txt(sl_bpe *b, const char *txt, size_t n, str_map *map, s
     return 0;
 }
 
-static int is_null(const sl_json *v)
-{
-    return !v || v->type == SL_JSON_NULL;
-}
-
-static const char *type_of(const sl_json *v)
-{
-    const char *t = v && v->type == SL_JSON_OBJECT ? sl_json_get_str(v, "type") : NULL;
-    return t ? t : "?";
-}
-
-static int load_byte_level(sl_bpe *b, const sl_json *p, const char *what, sl_err *err)
-{
-    if (strcmp(type_of(p), "ByteLevel"))
-        return sl_errf(err, "%s: %s '%s' is not supported (only ByteLevel)", b->name, what, type_of(p));
-    int v;
-    b->add_prefix_space = sl_json_get_bool(p, "add_prefix_space", &v) == 0 ? v : 1; /* serde default true */
-    b->use_regex = sl_json_get_bool(p, "use_regex", &v) == 0 ? v : 1;
-    return 0;
-}
-
-/* A Split step: only the Llama-3 (= cl100k) and Qwen2 patterns, isolating
- * their matches. */
-static int load_split(sl_bpe *b, const sl_json *p, sl_err *err)
+/* The fast forms of a Split step: the Llama-3 (= cl100k), Qwen2, o200k and
+ * tekken patterns, isolating their matches, not inverted. Its SL_PRETOK_*
+ * kind, or -1 when it is another Split (run by the general pre-tokenizer). */
+static int fast_split(const sl_json *p)
 {
     const sl_json *pat = sl_json_get(p, "pattern");
     const char *re = pat && pat->type == SL_JSON_OBJECT ? sl_json_get_str(pat, "Regex") : NULL;
     const char *beh = sl_json_get_str(p, "behavior");
-    int inv;
-    int kind = !re                                     ? -1
-               : !strcmp(re, sl_pretok_llama3_pattern) ? SL_PRETOK_LLAMA3
-               : !strcmp(re, sl_pretok_qwen2_pattern)  ? SL_PRETOK_QWEN2
-                                                       : -1;
-    if (kind < 0)
-        return sl_errf(err, "%s: pre_tokenizer Split: only the Llama-3 and Qwen2 regexes are supported, not %s%.80s%s",
-                       b->name, re ? "'" : "", re ? re : "this pattern", re ? "'" : "");
-    if (!beh || strcmp(beh, "Isolated"))
-        return sl_errf(err, "%s: pre_tokenizer Split: behavior '%s' is not supported (only Isolated)", b->name,
-                       beh ? beh : "?");
-    if (sl_json_get_bool(p, "invert", &inv) == 0 && inv)
-        return sl_errf(err, "%s: pre_tokenizer Split: invert is not supported", b->name);
-    b->pretok = kind;
-    return 0;
+    int inv = 0;
+    if (!re || !beh || strcmp(beh, "Isolated") || (sl_json_get_bool(p, "invert", &inv) == 0 && inv))
+        return -1;
+    return !strcmp(re, sl_pretok_llama3_pattern)   ? SL_PRETOK_LLAMA3
+           : !strcmp(re, sl_pretok_qwen2_pattern)  ? SL_PRETOK_QWEN2
+           : !strcmp(re, sl_pretok_o200k_pattern)  ? SL_PRETOK_O200K
+           : !strcmp(re, sl_pretok_tekken_pattern) ? SL_PRETOK_TEKKEN
+                                                   : -1;
+}
+
+/* A ByteLevel step's two options (serde defaults true); 0 when p is not a ByteLevel. */
+static int byte_level_opts(const sl_json *p, int *add_prefix_space, int *use_regex)
+{
+    if (strcmp(type_of(p), "ByteLevel"))
+        return 0;
+    int v;
+    *add_prefix_space = sl_json_get_bool(p, "add_prefix_space", &v) == 0 ? v : 1;
+    *use_regex = sl_json_get_bool(p, "use_regex", &v) == 0 ? v : 1;
+    return 1;
 }
 
 /* Digits(individual_digits) then ByteLevel with its regex and no prefix
  * space (StarCoder, Refact): every number a piece of its own. */
-static int load_digits(sl_bpe *b, const sl_json *d, const sl_json *bl, sl_err *err)
+static int fast_digits(const sl_json *d, const sl_json *bl)
 {
-    int v;
-    if (sl_json_get_bool(d, "individual_digits", &v) || !v)
-        return sl_errf(err, "%s: pre_tokenizer Digits: only individual_digits true is supported", b->name);
-    if (load_byte_level(b, bl, "pre_tokenizer", err))
-        return -1;
-    if (!b->use_regex || b->add_prefix_space)
-        return sl_errf(err, "%s: a ByteLevel step after Digits must have use_regex true and add_prefix_space false",
-                       b->name);
-    b->pretok = SL_PRETOK_GPT2_DIGITS;
-    return 0;
+    int v, aps, rx;
+    return sl_json_get_bool(d, "individual_digits", &v) == 0 && v && byte_level_opts(bl, &aps, &rx) && rx && !aps;
 }
 
 /* Falcon's Sequence [Punctuation(Contiguous), ByteLevel(use_regex, no
  * prefix space), Digits(not individual), Split("[0-9][0-9][0-9]", Isolated)]:
  * exactly these settings. */
-static int load_falcon(sl_bpe *b, const sl_json *list, sl_err *err)
+static int fast_falcon(const sl_json *list)
 {
     const sl_json *pu = list->kids[0], *dg = list->kids[2], *sp = list->kids[3];
+    if (strcmp(type_of(pu), "Punctuation") || strcmp(type_of(dg), "Digits") || strcmp(type_of(sp), "Split"))
+        return 0;
     const sl_json *pat = sl_json_get(sp, "pattern");
     const char *re = pat && pat->type == SL_JSON_OBJECT ? sl_json_get_str(pat, "Regex") : NULL;
     const char *beh = sl_json_get_str(pu, "behavior"), *sbeh = sl_json_get_str(sp, "behavior");
-    int v = 0, inv = 0;
-    if (!beh || strcmp(beh, "Contiguous") || (sl_json_get_bool(dg, "individual_digits", &v) == 0 && v) || !re ||
-        strcmp(re, "[0-9][0-9][0-9]") || !sbeh || strcmp(sbeh, "Isolated") ||
-        (sl_json_get_bool(sp, "invert", &inv) == 0 && inv))
-        return sl_errf(err,
-                       "%s: pre_tokenizer Sequence [Punctuation, ByteLevel, Digits, Split] is supported only as "
-                       "Falcon's (Contiguous, individual_digits false, Split \"[0-9][0-9][0-9]\" Isolated)",
-                       b->name);
-    if (load_byte_level(b, list->kids[1], "pre_tokenizer", err))
-        return -1;
-    if (!b->use_regex || b->add_prefix_space)
-        return sl_errf(err, "%s: Falcon's ByteLevel step must have use_regex true and add_prefix_space false", b->name);
-    b->pretok = SL_PRETOK_FALCON;
+    int v = 0, inv = 0, aps, rx;
+    return beh && !strcmp(beh, "Contiguous") && !(sl_json_get_bool(dg, "individual_digits", &v) == 0 && v) && re &&
+           !strcmp(re, "[0-9][0-9][0-9]") && sbeh && !strcmp(sbeh, "Isolated") &&
+           !(sl_json_get_bool(sp, "invert", &inv) == 0 && inv) && byte_level_opts(list->kids[1], &aps, &rx) && rx &&
+           !aps;
+}
+
+/* The leaves of a pre_tokenizer (Sequences flattened), at most SL_PRETOK_MAX + 1. */
+static int flatten_pre(const sl_json *p, const sl_json **leaf, size_t *n, int depth, const char *name, sl_err *err)
+{
+    if (!strcmp(type_of(p), "Sequence")) {
+        const sl_json *list = sl_json_get(p, "pretokenizers");
+        if (!list || list->type != SL_JSON_ARRAY)
+            return sl_errf(err, "%s: pre_tokenizer Sequence has no 'pretokenizers' array", name);
+        if (depth >= 8)
+            return sl_errf(err, "%s: pre_tokenizer Sequences nested too deeply", name);
+        for (size_t i = 0; i < list->n; i++)
+            if (flatten_pre(list->kids[i], leaf, n, depth + 1, name, err))
+                return -1;
+        return 0;
+    }
+    if (*n == SL_PRETOK_MAX + 1)
+        return sl_errf(err, "%s: more than %d pre_tokenizer steps", name, SL_PRETOK_MAX);
+    leaf[(*n)++] = p;
     return 0;
 }
 
+/* Any Sequence of the splitting pre-tokenizers of pretokenizer.h with one
+ * ByteLevel step among them: the steps before it run on the normalized
+ * text, those after it on its byte-level text, as HF runs them. */
+static int load_general(sl_bpe *b, const sl_json *p, sl_err *err)
+{
+    const sl_json *leaf[SL_PRETOK_MAX + 1];
+    size_t n = 0, at = SIZE_MAX;
+    if (flatten_pre(p, leaf, &n, 0, b->name, err))
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        const char *t = type_of(leaf[i]);
+        if (!strcmp(t, "ByteLevel")) {
+            if (at != SIZE_MAX)
+                return sl_errf(err, "%s: pre_tokenizer: more than one ByteLevel step is not supported", b->name);
+            at = i;
+        } else if (strcmp(t, "BertPreTokenizer") && strcmp(t, "Whitespace") && strcmp(t, "WhitespaceSplit") &&
+                   strcmp(t, "Punctuation") && strcmp(t, "Digits") && strcmp(t, "Split")) {
+            return sl_errf(err,
+                           "%s: pre_tokenizer '%s' is not supported with byte-level BPE (supported: ByteLevel, and "
+                           "with it BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation, Digits, Split, "
+                           "Sequence)",
+                           b->name, t);
+        }
+    }
+    if (at == SIZE_MAX)
+        return sl_errf(err, "%s: pre_tokenizer %s has no ByteLevel step, which byte-level BPE needs", b->name,
+                       type_of(p));
+    for (size_t i = 0; i < n; i++)
+        if (i != at && sl_pretokenizer_load(i < at ? &b->pre_before : &b->pre_after, leaf[i], b->name, err))
+            return -1;
+    byte_level_opts(leaf[at], &b->add_prefix_space, &b->bl_regex);
+    b->general = 1;
+    b->use_regex = 0; /* no pattern of the fast path to compile */
+    sl_bpe_byte_level_tables(b->b2u, b->u2b);
+    return 0;
+}
+
+/* The fast forms (pretok.c's scanners): a single ByteLevel; Split with a
+ * known pattern then ByteLevel without regex or prefix space; Digits then
+ * ByteLevel (StarCoder); Falcon's four steps. Anything else: load_general. */
 static int load_pre_tokenizer(sl_bpe *b, const sl_json *p, sl_err *err)
 {
     if (is_null(p))
-        return sl_errf(err, "%s: pre_tokenizer is null; only the ByteLevel pre-tokenizer is supported", b->name);
-    if (!strcmp(type_of(p), "Sequence")) {
-        const sl_json *list = sl_json_get(p, "pretokenizers");
-        int split = list && list->type == SL_JSON_ARRAY && list->n == 2 && !strcmp(type_of(list->kids[0]), "Split") &&
-                    !strcmp(type_of(list->kids[1]), "ByteLevel");
-        int digits = list && list->type == SL_JSON_ARRAY && list->n == 2 && !strcmp(type_of(list->kids[0]), "Digits") &&
-                     !strcmp(type_of(list->kids[1]), "ByteLevel");
-        if (digits)
-            return load_digits(b, list->kids[0], list->kids[1], err);
-        if (list && list->type == SL_JSON_ARRAY && list->n == 4 && !strcmp(type_of(list->kids[0]), "Punctuation") &&
-            !strcmp(type_of(list->kids[1]), "ByteLevel") && !strcmp(type_of(list->kids[2]), "Digits") &&
-            !strcmp(type_of(list->kids[3]), "Split"))
-            return load_falcon(b, list, err);
-        if (!split && (!list || list->type != SL_JSON_ARRAY || list->n != 1)) {
-            sl_buf types = {0};
-            for (size_t i = 0; list && list->type == SL_JSON_ARRAY && i < list->n; i++)
-                sl_buf_printf(&types, "%s%s", i ? ", " : "", type_of(list->kids[i]));
-            sl_errf(err,
-                    "%s: pre_tokenizer Sequence [%s] is not supported (only a single ByteLevel step, Split "
-                    "then ByteLevel, Digits then ByteLevel, or Falcon's four steps)",
-                    b->name, types.data ? types.data : "");
-            sl_buf_free(&types);
-            return -1;
-        }
-        if (split) {
-            if (load_split(b, list->kids[0], err) || load_byte_level(b, list->kids[1], "pre_tokenizer", err))
-                return -1;
-            if (b->use_regex || b->add_prefix_space)
-                return sl_errf(err, "%s: a ByteLevel step after Split must have use_regex and add_prefix_space false",
-                               b->name);
-            b->use_regex = 1; /* the split is Split's pattern */
-            return 0;
-        }
-        p = list->kids[0];
+        return sl_errf(err, "%s: pre_tokenizer is null; byte-level BPE needs a ByteLevel pre-tokenizer", b->name);
+    if (byte_level_opts(p, &b->add_prefix_space, &b->use_regex))
+        return 0;
+    const sl_json *list = sl_json_get(p, "pretokenizers");
+    if (strcmp(type_of(p), "Sequence") || !list || list->type != SL_JSON_ARRAY)
+        return load_general(b, p, err);
+    int aps, rx;
+    if (list->n == 1 && byte_level_opts(list->kids[0], &b->add_prefix_space, &b->use_regex))
+        return 0;
+    if (list->n == 2 && !strcmp(type_of(list->kids[0]), "Digits") && fast_digits(list->kids[0], list->kids[1])) {
+        b->pretok = SL_PRETOK_GPT2_DIGITS;
+        return 0;
     }
-    return load_byte_level(b, p, "pre_tokenizer", err);
-}
-
-/* A post-processor only acts with add_special_tokens=True, which sluice
- * does not do (ids are those of encode(text, add_special_tokens=False)):
- * ByteLevel and TemplateProcessing, alone or in a Sequence, are accepted and
- * have no effect; any other is refused. */
-static int post_processor_ok(const sl_json *pp)
-{
-    if (is_null(pp) || !strcmp(type_of(pp), "ByteLevel") || !strcmp(type_of(pp), "TemplateProcessing"))
-        return 1;
-    if (strcmp(type_of(pp), "Sequence"))
+    if (list->n == 4 && fast_falcon(list)) {
+        b->pretok = SL_PRETOK_FALCON;
         return 0;
-    const sl_json *list = sl_json_get(pp, "processors");
-    if (!list || list->type != SL_JSON_ARRAY)
+    }
+    int kind = list->n == 2 && !strcmp(type_of(list->kids[0]), "Split") ? fast_split(list->kids[0]) : -1;
+    if (kind >= 0 && byte_level_opts(list->kids[1], &aps, &rx) && !aps && !rx) {
+        b->pretok = kind;
+        b->add_prefix_space = 0;
+        b->use_regex = 1; /* the split is Split's pattern */
         return 0;
-    for (size_t i = 0; i < list->n; i++)
-        if (strcmp(type_of(list->kids[i]), "ByteLevel") && strcmp(type_of(list->kids[i]), "TemplateProcessing"))
-            return 0;
-    return 1;
+    }
+    return load_general(b, p, err);
 }
 
 /* ignore_merges: the model vocabulary entries by their bytes. Only entries
@@ -477,6 +550,7 @@ static sl_bpe *new_bpe(const char *name)
     sl_bpe *b = sl_xcalloc(1, sizeof *b);
     b->name = sl_xstrdup(name);
     b->use_regex = 1;
+    b->unk_id = -1;
     return b;
 }
 
@@ -527,19 +601,23 @@ static sl_bpe *load_tokenizer_json(const char *text, size_t len, const char *nam
         sl_errf(err, "%s: BPE dropout is not supported", name);
         goto fail;
     }
-    if (!is_null(sl_json_get(model, "unk_token"))) {
-        sl_errf(err, "%s: model.unk_token is not supported (byte-level BPE needs none)", name);
+    const sl_json *unk = sl_json_get(model, "unk_token");
+    if (!is_null(unk) && unk->type != SL_JSON_STRING) {
+        sl_errf(err, "%s: model.unk_token is not a string", name);
         goto fail;
     }
-    const char *s;
-    if ((s = sl_json_get_str(model, "continuing_subword_prefix")) && *s) {
-        sl_errf(err, "%s: continuing_subword_prefix is not supported", name);
+    const sl_json *prefix = sl_json_get(model, "continuing_subword_prefix"),
+                  *suffix = sl_json_get(model, "end_of_word_suffix");
+    if ((!is_null(prefix) && prefix->type != SL_JSON_STRING) || (!is_null(suffix) && suffix->type != SL_JSON_STRING)) {
+        sl_errf(err, "%s: model.%s is not a string", name,
+                !is_null(prefix) && prefix->type != SL_JSON_STRING ? "continuing_subword_prefix"
+                                                                   : "end_of_word_suffix");
         goto fail;
     }
-    if ((s = sl_json_get_str(model, "end_of_word_suffix")) && *s) {
-        sl_errf(err, "%s: end_of_word_suffix is not supported", name);
-        goto fail;
-    }
+    if (!is_null(prefix) && prefix->str_len)
+        b->affix = 1, b->prefix_len = prefix->str_len;
+    if (!is_null(suffix) && suffix->str_len)
+        b->affix = 1;
     int bv;
     if (sl_json_get_bool(model, "byte_fallback", &bv) == 0 && bv) {
         sl_errf(err, "%s: byte_fallback is not supported", name);
@@ -549,23 +627,38 @@ static sl_bpe *load_tokenizer_json(const char *text, size_t len, const char *nam
     if (sl_normalizer_load(&b->norm, sl_json_get(root, "normalizer"), name, err) ||
         load_pre_tokenizer(b, sl_json_get(root, "pre_tokenizer"), err))
         goto fail;
-    const sl_json *pp = sl_json_get(root, "post_processor");
-    if (!post_processor_ok(pp)) {
-        sl_errf(err,
-                "%s: post_processor '%s' is not supported (only ByteLevel, TemplateProcessing, a Sequence of them, "
-                "or null)",
-                name, type_of(pp));
-        goto fail;
-    }
+    /* ByteLevel (or none): the bytes of the tokens, as before; any other
+     * chain runs on the token strings (decoders.h) */
     const sl_json *dec = sl_json_get(root, "decoder");
     if (!is_null(dec) && strcmp(type_of(dec), "ByteLevel")) {
-        sl_errf(err, "%s: decoder '%s' is not supported (only ByteLevel or null)", name, type_of(dec));
-        goto fail;
+        if (sl_decoder_load(&b->dec, dec, name, err))
+            goto fail;
+        b->dec_chain = 1;
     }
     if (sl_added_parse(sl_json_get(root, "added_tokens"), name, &b->added, &b->n_added, err) ||
         load_vocab(b, sl_json_get(model, "vocab"), 0, &map, &txt, err) ||
+        (b->affix && affix_ids(b, &map, prefix, suffix, err)) ||
         load_merges_json(b, sl_json_get(model, "merges"), &map, err) || finish(b, &txt, err))
         goto fail;
+    if (b->dec_chain)
+        build_dec_strings(b, sl_json_get(model, "vocab"));
+    b->unk_id = -1;
+    if (!is_null(unk)) { /* HF looks it up in the model vocab (an error there when a character needs it) */
+        str_slot *u = smap_find(&map, unk->str, unk->str_len);
+        if (!u->s) {
+            sl_errf(err, "%s: model.unk_token '%.60s' is not in the vocab", name, unk->str);
+            goto fail;
+        }
+        b->unk_id = (int32_t)u->id;
+        int fu = 0;
+        b->fuse_unk = sl_json_get_bool(model, "fuse_unk", &fu) == 0 && fu;
+    }
+    /* a post-processor acts only with --add-special-tokens (tokenizer.c),
+     * but one sluice cannot run is refused either way */
+    sl_postproc pp;
+    if (sl_postproc_load(&pp, sl_json_get(root, "post_processor"), b->vocab_size, name, err))
+        goto fail;
+    sl_postproc_free(&pp);
     if (b->ignore_merges)
         build_words(b, sl_json_get(model, "vocab"));
     free(map.slots);
@@ -711,6 +804,12 @@ void sl_bpe_free(sl_bpe *b)
     free(b->txt_pool);
     free(b->merges);
     free(b->words);
+    free(b->dec_off);
+    free(b->dec_len);
+    free(b->dec_pool);
+    sl_decoder_free(&b->dec);
+    sl_pretokenizer_free(&b->pre_before);
+    sl_pretokenizer_free(&b->pre_after);
     sl_added_free(b->added, b->n_added);
     sl_normalizer_free(&b->norm);
     sl_trie_free(&b->raw_trie);
@@ -747,6 +846,20 @@ const char *sl_bpe_id_bytes(const sl_bpe *b, uint32_t id, size_t *len)
 
 int sl_bpe_decode(const sl_bpe *b, const uint32_t *ids, size_t n, sl_buf *out, sl_err *err)
 {
+    if (b->dec_chain) {
+        sl_toklist a = {0}, t = {0};
+        for (size_t i = 0; i < n; i++) {
+            if (ids[i] >= b->vocab_size || b->dec_off[ids[i]] == UINT32_MAX) {
+                sl_toklist_free(&a);
+                return sl_errf(err, "token %zu: id %u is not in the vocabulary of %s", i, ids[i], b->name);
+            }
+            sl_toklist_push(&a, b->dec_pool + b->dec_off[ids[i]], b->dec_len[ids[i]]);
+        }
+        sl_decoder_run(&b->dec, &a, &t, out);
+        sl_toklist_free(&a);
+        sl_toklist_free(&t);
+        return 0;
+    }
     for (size_t i = 0; i < n; i++) {
         size_t len;
         const char *p = sl_bpe_id_bytes(b, ids[i], &len);

@@ -201,9 +201,28 @@ void sl_bpe_encode_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, siz
 {
     reserve_syms(s, n + 1);
     size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (b->byte_id[p[i]] >= 0) /* a byte without a token is dropped, as HF does without unk */
-            s->sym[k++] = b->byte_id[p[i]];
+    if (b->affix || b->unk_id >= 0) { /* HF's initial symbols: prefix on all but the first byte, suffix on the last */
+        int in_unk = 0;
+        for (size_t i = 0; i < n; i++) {
+            int32_t id = !b->affix   ? b->byte_id[p[i]]
+                         : i + 1 < n ? (i ? b->byte_id_cont : b->byte_id)[p[i]]
+                                     : (i ? b->byte_id_both : b->byte_id_end)[p[i]];
+            if (id < 0 && b->unk_id >= 0) { /* the unk token; one for a run of them with fuse_unk */
+                if (in_unk && b->fuse_unk)
+                    continue;
+                id = b->unk_id;
+                in_unk = 1;
+            } else {
+                in_unk = 0;
+            }
+            if (id >= 0)
+                s->sym[k++] = id;
+        }
+    } else {
+        for (size_t i = 0; i < n; i++)
+            if (b->byte_id[p[i]] >= 0) /* a byte without a token is dropped, as HF does without unk */
+                s->sym[k++] = b->byte_id[p[i]];
+    }
     if (k == 0)
         return;
     if (heap)
@@ -227,7 +246,7 @@ static int64_t whole_word(const sl_bpe *b, const uint8_t *p, size_t n)
 
 void sl_bpe_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, sl_ids *out)
 {
-    if (n == 1 && b->byte_id[p[0]] >= 0) {
+    if (n == 1 && b->byte_id[p[0]] >= 0 && !b->affix) {
         sl_ids_push(out, (uint32_t)b->byte_id[p[0]]);
         return;
     }

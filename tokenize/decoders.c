@@ -14,7 +14,11 @@
  *    cleanup, the spaces before . ? ! , and some English contractions go
  *    (HF's wordpiece::cleanup, applied to each token);
  *  - BPEDecoder: the end-of-word suffix becomes a space, or nothing in the
- *    last token. */
+ *    last token;
+ *  - ByteLevel: each token becomes the bytes its characters stand for in
+ *    GPT-2's byte alphabet (a token with a character outside it stays as it
+ *    is); all of them joined make one token, ill-formed UTF-8 replaced by
+ *    U+FFFD (Rust's from_utf8_lossy). */
 #include "tokenize/decoders.h"
 
 #include <stdlib.h>
@@ -154,6 +158,8 @@ static int add_step(sl_decoder *d, const sl_json *v, const char *name, int depth
         s.a = p ? sl_xstrndup(p->str, p->str_len) : sl_xstrdup("##");
         s.a_len = p ? p->str_len : 2;
         s.scheme = c;
+    } else if (!strcmp(t, "ByteLevel")) {
+        s.kind = SL_DEC_BYTE_LEVEL;
     } else if (!strcmp(t, "BPEDecoder")) {
         const sl_json *p = sl_json_get(v, "suffix");
         if (p && (p->type != SL_JSON_STRING || p->str_len == 0))
@@ -164,7 +170,7 @@ static int add_step(sl_decoder *d, const sl_json *v, const char *name, int depth
     } else {
         return sl_errf(err,
                        "%s: decoder '%s' is not supported here (only Replace, ByteFallback, Fuse, Strip, Metaspace, "
-                       "WordPiece, BPEDecoder, Sequence)",
+                       "WordPiece, BPEDecoder, ByteLevel, Sequence)",
                        name, t);
     }
     d->step = sl_xrealloc(d->step, (d->n + 1) * sizeof *d->step);
@@ -255,9 +261,58 @@ static void wp_cleanup(sl_buf *tok, sl_buf *tmp)
     }
 }
 
+/* GPT-2's byte alphabet: the byte each character U+0000..U+01FF stands for, -1 for none. */
+static int16_t byte_of_char[512];
+static int byte_of_char_ready;
+
+static void byte_level_init(void)
+{
+    if (byte_of_char_ready) /* idempotent, so a race between threads is harmless */
+        return;
+    int n = 0;
+    for (int i = 0; i < 512; i++)
+        byte_of_char[i] = -1;
+    for (int b = 0; b < 256; b++) {
+        int keep = (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+        byte_of_char[keep ? b : 256 + n++] = (int16_t)b;
+    }
+    byte_of_char_ready = 1;
+}
+
+static void byte_level_step(const sl_toklist *in, sl_toklist *out)
+{
+    byte_level_init();
+    sl_buf bytes = {0};
+    for (size_t i = 0; i < in->n; i++) {
+        size_t n = in->len[i], start = bytes.len, k;
+        if (!n)
+            continue;
+        const uint8_t *s = (const uint8_t *)in->data.data + in->off[i];
+        for (size_t j = 0; j < n; j += k) {
+            uint32_t cp;
+            k = sl_utf8_seq(s + j, n - j, &cp);
+            if (!k || cp >= 512 || byte_of_char[cp] < 0) {
+                bytes.len = start;
+                sl_buf_append(&bytes, s, n);
+                break;
+            }
+            sl_buf_putc(&bytes, (char)byte_of_char[cp]);
+        }
+    }
+    sl_buf fixed = {0};
+    sl_utf8_repair(&fixed, bytes.data ? bytes.data : "", bytes.len, SL_UTF8_REPLACE);
+    sl_toklist_push(out, fixed.data ? fixed.data : "", fixed.len);
+    sl_buf_free(&fixed);
+    sl_buf_free(&bytes);
+}
+
 static void run_step(const sl_dec_step *st, const sl_toklist *in, sl_toklist *out)
 {
     sl_toklist_clear(out);
+    if (st->kind == SL_DEC_BYTE_LEVEL) {
+        byte_level_step(in, out);
+        return;
+    }
     if (st->kind == SL_DEC_FUSE) {
         sl_toklist_push(out, in->data.len ? in->data.data : "", in->data.len); /* tokens are stored back to back */
         return;

@@ -4,7 +4,7 @@
  * new list (HF's decode_chain); the result is the final list joined, or,
  * with no decoder at all, the tokens joined by single spaces (as HF does).
  * Implemented: Replace (string pattern), ByteFallback, Fuse, Strip,
- * Metaspace, WordPiece, BPEDecoder, and Sequence of them. Independent of any model. Internal. */
+ * Metaspace, WordPiece, BPEDecoder, ByteLevel, and Sequence of them. Independent of any model. Internal. */
 #ifndef SLUICE_TOKENIZE_DECODERS_H
 #define SLUICE_TOKENIZE_DECODERS_H
 
@@ -22,7 +22,8 @@ enum {
     SL_DEC_STRIP,
     SL_DEC_METASPACE,
     SL_DEC_WORDPIECE,
-    SL_DEC_BPE
+    SL_DEC_BPE,
+    SL_DEC_BYTE_LEVEL
 };
 /* Metaspace prepend schemes (pre-tokenizer and decoder). */
 enum { SL_PREPEND_ALWAYS = 0, SL_PREPEND_FIRST, SL_PREPEND_NEVER };

@@ -9,6 +9,9 @@
  *  - the tiny tokenizer.json (NFKC+Lowercase, add_prefix_space, pair-form
  *    merges, lstrip/rstrip/single_word added tokens) matches HF on the corpus;
  *  - unsupported tokenizer.json features are refused with their name;
+ *  - a decoder chain other than ByteLevel (BPEDecoder, Sequence [BPEDecoder,
+ *    ByteLevel]) decodes random id lists as HF's decode does
+ *    (tests/data/bpepipe/decode.jsonl, from its make_fixtures.py);
  *  - SHA-256 against FIPS 180-2 vectors and the published sha256 of the
  *    GPT-NeoX tokenizer.json (shared/data/SOURCES.md). */
 #include <setjmp.h>
@@ -220,26 +223,47 @@ static void test_refusals(void **st)
     expect_refused("{\"model\":{\"type\":\"WordPiece\",\"vocab\":{}}}", "WordPiece");
     expect_refused("{\"model\":{\"type\":\"Unigram\",\"vocab\":[]}}", "Unigram");
     expect_refused("{\"pre_tokenizer\":{\"type\":\"Metaspace\"}," BASE_MODEL "}}", "Metaspace");
+    /* the general pre-tokenizer takes any Sequence of HF's splitting steps
+     * with one ByteLevel; what sluice does not have is refused by name */
     expect_refused("{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Split\"}," BL
                    "]}," BASE_MODEL "}}",
-                   "Split: only the Llama-3 and Qwen2 regexes are supported");
-    /* Digits then ByteLevel runs only with individual_digits (HF's default is false) */
-    expect_refused("{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Digits\"}," BL
+                   "pre_tokenizer Split needs a pattern");
+    expect_refused("{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"CharDelimiterSplit\","
+                   "\"delimiter\":\"x\"}," BL "]}," BASE_MODEL "}}",
+                   "pre_tokenizer 'CharDelimiterSplit' is not supported with byte-level BPE");
+    expect_refused("{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"UnicodeScripts\"}," BL
                    "]}," BASE_MODEL "}}",
-                   "Digits: only individual_digits true is supported");
-    expect_refused("{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Punctuation\"}," BL
+                   "'UnicodeScripts' is not supported");
+    expect_refused("{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Whitespace\"},"
+                   "{\"type\":\"Digits\"}]}," BASE_MODEL "}}",
+                   "pre_tokenizer Sequence has no ByteLevel step");
+    expect_refused("{\"pre_tokenizer\":{\"type\":\"Whitespace\"}," BASE_MODEL "}}",
+                   "pre_tokenizer Whitespace has no ByteLevel step");
+    expect_refused("{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[" BL ",{\"type\":\"Digits\"}," BL
                    "]}," BASE_MODEL "}}",
-                   "Sequence [Punctuation, ByteLevel] is not supported");
+                   "more than one ByteLevel step");
+    expect_refused("{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Split\",\"pattern\":"
+                   "{\"Regex\":\"(a\"},\"behavior\":\"Isolated\"}," BL "]}," BASE_MODEL "}}",
+                   "pre_tokenizer Split: invalid regex at offset 2");
+    expect_refused("{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Punctuation\","
+                   "\"behavior\":\"Merged\"}," BL "]}," BASE_MODEL "}}",
+                   "behavior 'Merged' is not one of");
     expect_refused("{\"normalizer\":{\"type\":\"NoSuchNormalizer\"},\"pre_tokenizer\":" BL "," BASE_MODEL "}}",
                    "NoSuchNormalizer");
-    expect_refused("{\"pre_tokenizer\":" BL "," BASE_MODEL ",\"unk_token\":\"a\"}}", "unk_token");
+    expect_refused("{\"pre_tokenizer\":" BL "," BASE_MODEL ",\"unk_token\":\"zz\"}}",
+                   "model.unk_token 'zz' is not in the vocab");
     expect_refused("{\"pre_tokenizer\":" BL "," BASE_MODEL ",\"dropout\":0.1}}", "dropout");
     expect_refused("{\"pre_tokenizer\":" BL "," BASE_MODEL ",\"byte_fallback\":true}}", "byte_fallback");
+    expect_refused("{\"pre_tokenizer\":" BL "," BASE_MODEL ",\"continuing_subword_prefix\":7}}",
+                   "continuing_subword_prefix is not a string");
+    /* HF strips the prefix's length from a merge's right token: one shorter than it cannot be */
     expect_refused("{\"pre_tokenizer\":" BL "," BASE_MODEL ",\"continuing_subword_prefix\":\"##\"}}",
-                   "continuing_subword_prefix");
+                   "shorter than the continuing_subword_prefix");
+    expect_refused("{\"pre_tokenizer\":" BL ",\"post_processor\":{\"type\":\"Foo\"}," BASE_MODEL "}}",
+                   "post_processor 'Foo' is not supported");
     expect_refused("{\"pre_tokenizer\":" BL ",\"post_processor\":{\"type\":\"RobertaProcessing\"}," BASE_MODEL "}}",
-                   "RobertaProcessing");
-    expect_refused("{\"pre_tokenizer\":" BL ",\"decoder\":{\"type\":\"WordPiece\"}," BASE_MODEL "}}", "decoder");
+                   "post_processor RobertaProcessing");
+    expect_refused("{\"pre_tokenizer\":" BL ",\"decoder\":{\"type\":\"CTC\"}," BASE_MODEL "}}", "decoder 'CTC'");
     expect_refused("{\"truncation\":{\"max_length\":5},\"pre_tokenizer\":" BL "," BASE_MODEL "}}", "truncation");
     expect_refused("{\"pre_tokenizer\":" BL ",\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[\"a b\"]}}",
                    "not in the vocab");
@@ -373,14 +397,66 @@ static void test_sha256(void **st)
     sl_sha256_set_hw(1);
 }
 
+/* tests/data/bpepipe/decode.jsonl: {"tok": NAME, "ids": [...], "decoded": HF's decode} */
+static void test_decode_chain(void **st)
+{
+    (void)st;
+    char dir[4096], *text;
+    const char *src = getenv("SLUICE_SRC");
+    size_t n, lines = 0, bad = 0;
+    sl_err e = {{0}};
+    snprintf(dir, sizeof dir, "%s/tests/data/bpepipe/decode.jsonl", src ? src : ".");
+    if (sl_read_file(dir, &text, &n, &e))
+        fail_msg("%s", e.msg);
+    sl_bpe *tok[2] = {0};
+    static const char *const names[2] = {"affix", "suffix-dec"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(dir, sizeof dir, "%s/tests/data/bpepipe/%s.json", src ? src : ".", names[i]);
+        if (!(tok[i] = sl_bpe_load(dir, &e)))
+            fail_msg("%s", e.msg);
+        assert_int_equal(tok[i]->dec_chain, 1);
+    }
+    for (char *p = text; p < text + n;) {
+        char *nl = memchr(p, '\n', (size_t)(text + n - p));
+        size_t len = nl ? (size_t)(nl - p) : (size_t)(text + n - p);
+        sl_json_doc *d = sl_json_parse(p, len, NULL, &e);
+        assert_non_null(d);
+        const sl_json *o = sl_json_root(d), *ids = sl_json_get(o, "ids"), *want = sl_json_get(o, "decoded");
+        sl_bpe *b = tok[strcmp(sl_json_get_str(o, "tok"), "affix") != 0];
+        uint32_t v[64];
+        assert_true(ids->n <= 64);
+        for (size_t i = 0; i < ids->n; i++) {
+            int64_t x;
+            assert_true(sl_json_is_int(ids->kids[i], &x));
+            v[i] = (uint32_t)x;
+        }
+        sl_buf out = {0};
+        assert_int_equal(sl_bpe_decode(b, v, ids->n, &out, &e), 0);
+        if ((out.len != want->str_len || memcmp(out.data ? out.data : "", want->str, out.len)) && bad++ < 3)
+            fprintf(stderr, "decode of line %zu: '%.*s', HF '%s'\n", lines + 1, (int)out.len, out.data, want->str);
+        sl_buf_free(&out);
+        sl_json_free(d);
+        lines++;
+        p += len + 1;
+    }
+    assert_int_equal(lines, 400);
+    assert_int_equal(bad, 0);
+    /* an id beyond the vocabulary is an error there too */
+    uint32_t big = sl_bpe_vocab_size(tok[0]);
+    sl_buf out = {0};
+    assert_int_equal(sl_bpe_decode(tok[0], &big, 1, &out, &e), -1);
+    sl_buf_free(&out);
+    for (int i = 0; i < 2; i++)
+        sl_bpe_free(tok[i]);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sha256),
-        cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_invalid_utf8_and_specials),
-        cmocka_unit_test(test_heap_equals_scan),
-        cmocka_unit_test(test_tiny_tokenizer),
+        cmocka_unit_test(test_sha256),           cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_decode_chain),     cmocka_unit_test(test_invalid_utf8_and_specials),
+        cmocka_unit_test(test_heap_equals_scan), cmocka_unit_test(test_tiny_tokenizer),
         cmocka_unit_test(test_long_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
