@@ -1,5 +1,10 @@
 /* See hf_regex.h. */
 #define PCRE2_CODE_UNIT_WIDTH 8
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
 #include "tokenize/hf_regex.h"
 
 #include <pcre2.h>
@@ -182,6 +187,15 @@ static int translate(const char *p, size_t n, sl_buf *out)
     return 0;
 }
 
+int sl_pcre2_jit_wanted(void)
+{
+#ifdef RUNNING_ON_VALGRIND
+    return !RUNNING_ON_VALGRIND;
+#else
+    return 1;
+#endif
+}
+
 sl_hf_regex *sl_hf_regex_new(const char *pat, size_t len, const char *what, sl_err *err)
 {
     int ec;
@@ -202,7 +216,8 @@ sl_hf_regex *sl_hf_regex_new(const char *pat, size_t len, const char *what, sl_e
         sl_errf(err, "%s: invalid regex at offset %zu: %s", what, (size_t)eo, (char *)msg);
         return NULL;
     }
-    pcre2_jit_compile(c, PCRE2_JIT_COMPLETE); /* without JIT it still matches */
+    if (sl_pcre2_jit_wanted())
+        pcre2_jit_compile(c, PCRE2_JIT_COMPLETE); /* without JIT it still matches */
     sl_hf_regex *re = sl_xcalloc(1, sizeof *re);
     re->code = c;
     return re;

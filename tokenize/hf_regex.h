@@ -14,6 +14,12 @@
 typedef struct sl_hf_regex sl_hf_regex;
 
 /* NULL with err ("<what>: invalid regex at offset N: ...") on a bad pattern. */
+/* 1 when regexes should be JIT-compiled: always, except under valgrind,
+ * where PCRE2's JIT code reads a few bytes past the end of the subject
+ * (aligned vector loads whose result it ignores) and memcheck reports them;
+ * the interpreter gives the same matches and lets memcheck see everything. */
+int sl_pcre2_jit_wanted(void);
+
 sl_hf_regex *sl_hf_regex_new(const char *pat, size_t len, const char *what, sl_err *err);
 void sl_hf_regex_free(sl_hf_regex *re);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "tokenize/bpe_internal.h"
+#include "tokenize/hf_regex.h"
 
 #define WS "\\t-\\r\\x{85}\\p{Z}"
 static const char PATTERN[] =
@@ -64,7 +65,7 @@ int sl_pretok_compile(sl_bpe *b, sl_err *err)
         pcre2_get_error_message(ec, msg, sizeof msg);
         return sl_errf(err, "internal: pre-tokenizer regex at %zu: %s", (size_t)eo, (char *)msg);
     }
-    b->jit = pcre2_jit_compile(b->re, PCRE2_JIT_COMPLETE) == 0;
+    b->jit = sl_pcre2_jit_wanted() && pcre2_jit_compile(b->re, PCRE2_JIT_COMPLETE) == 0;
     b->scan = 1;
     return 0;
 }
@@ -83,7 +84,7 @@ int sl_pretok_compile_regex(sl_bpe *b, const char *pattern, const char *name, sl
         pcre2_get_error_message(ec, msg, sizeof msg);
         return sl_errf(err, "%s: pattern at offset %zu: %s", name, (size_t)eo, (char *)msg);
     }
-    b->jit = pcre2_jit_compile(b->re, PCRE2_JIT_COMPLETE) == 0;
+    b->jit = sl_pcre2_jit_wanted() && pcre2_jit_compile(b->re, PCRE2_JIT_COMPLETE) == 0;
     return 0;
 }
 
@@ -364,7 +365,7 @@ int sl_pretok_compile_digits(sl_bpe *b, sl_err *err)
         pcre2_get_error_message(ec, msg, sizeof msg);
         return sl_errf(err, "internal: pre-tokenizer regex at %zu: %s", (size_t)eo, (char *)msg);
     }
-    b->jit = pcre2_jit_compile(b->re, PCRE2_JIT_COMPLETE) == 0;
+    b->jit = sl_pcre2_jit_wanted() && pcre2_jit_compile(b->re, PCRE2_JIT_COMPLETE) == 0;
     b->scan = 1;
     return 0;
 }
