@@ -11,6 +11,7 @@
 
 #include "stream/buf.h"
 #include "stream/utf8.h"
+#include "tokenize/decoders.h"
 #include "tokenize/hf_classes.h"
 
 struct sl_pt_match {
@@ -139,9 +140,23 @@ static int load(sl_pretokenizer *p, const sl_json *v, int depth, const char *nam
         }
         return 0;
     }
+    if (!strcmp(t, "Metaspace")) {
+        const sl_json *r = sl_json_get(v, "replacement");
+        uint32_t cp;
+        if (!r || r->type != SL_JSON_STRING || r->str_len > 4 || !r->str_len ||
+            sl_utf8_seq((const uint8_t *)r->str, r->str_len, &cp) != r->str_len)
+            return sl_errf(err, "%s: pre_tokenizer Metaspace needs a one-character 'replacement'", name);
+        if (!(s = add(p, SL_PT_METASPACE, name, err)))
+            return -1;
+        memcpy(s->rep, r->str, r->str_len);
+        s->rep_len = r->str_len;
+        int split;
+        s->split = sl_json_get_bool(v, "split", &split) == 0 ? split : 1; /* HF's default: true */
+        return sl_prepend_scheme(v, name, "pre_tokenizer", &s->scheme, err);
+    }
     return sl_errf(err,
                    "%s: pre_tokenizer '%s' is not supported with this model (supported: BertPreTokenizer, Whitespace, "
-                   "WhitespaceSplit, Punctuation, Digits, Split, Sequence)",
+                   "WhitespaceSplit, Punctuation, Digits, Split, Metaspace, Sequence)",
                    name, t);
 }
 
@@ -166,6 +181,8 @@ void sl_pretok_scratch_free(sl_pretok_scratch *s)
     free(s->b);
     free(s->m);
     sl_hf_match_free(&s->rx);
+    sl_buf_free(&s->ms[0]);
+    sl_buf_free(&s->ms[1]);
     memset(s, 0, sizeof *s);
 }
 
@@ -344,11 +361,85 @@ static void fold(sl_pretok_scratch *s, int behavior, int invert, size_t base)
             push_span(s, base + m[i].a, m[i].b - m[i].a);
 }
 
+int sl_pretokenizer_has_metaspace(const sl_pretokenizer *p)
+{
+    for (int i = 0; i < p->n; i++)
+        if (p->step[i].kind == SL_PT_METASPACE)
+            return 1;
+    return 0;
+}
+
+/* s[0..n) with every space replaced by rep, appended to out. */
+static void replace_spaces(const char *s, size_t n, const char *rep, size_t rep_len, sl_buf *out)
+{
+    size_t done = 0;
+    for (const char *q; done < n && (q = memchr(s + done, ' ', n - done));) {
+        size_t i = (size_t)(q - s);
+        sl_buf_append(out, s + done, i - done);
+        sl_buf_append(out, rep, rep_len);
+        done = i + 1;
+    }
+    sl_buf_append(out, s + done, n - done);
+}
+
+/* HF's Metaspace on every piece of t: spaces become the replacement, which
+ * is prepended (always; or with "first" to a piece HF aligns with the
+ * document's offset 0) unless the piece already starts with it, then with
+ * split a piece starts at each replacement (MergedWithNext). The new text
+ * goes to out; *first becomes the number of its leading bytes aligned with
+ * the document's offset 0. */
+static void metaspace(const sl_pretok_step *st, sl_pretok_scratch *s, const char *t, size_t *first, sl_buf *out)
+{
+    sl_buf_clear(out);
+    size_t nf = 0;
+    s->nb = 0;
+    for (size_t i = 0; i < s->na; i++) {
+        const char *p = t + s->a[i].off;
+        size_t n = s->a[i].len, at = out->len;
+        int starts = s->a[i].off < *first;
+        int prepend = st->scheme == SL_PREPEND_ALWAYS || (st->scheme == SL_PREPEND_FIRST && starts);
+        if (prepend && p[0] != ' ' && !(n >= st->rep_len && !memcmp(p, st->rep, st->rep_len)))
+            sl_buf_append(out, st->rep, st->rep_len);
+        if (starts) { /* the bytes of the piece that stand for the document's first character */
+            size_t k = *first - s->a[i].off < n ? *first - s->a[i].off : n;
+            replace_spaces(p, k, st->rep, st->rep_len, out);
+            nf = out->len;
+            replace_spaces(p + k, n - k, st->rep, st->rep_len, out);
+        } else {
+            replace_spaces(p, n, st->rep, st->rep_len, out);
+        }
+        size_t start = at;
+        if (st->split)
+            for (size_t j = at + 1; j + st->rep_len <= out->len;) {
+                const char *hit = memmem(out->data + j, out->len - j, st->rep, st->rep_len);
+                if (!hit)
+                    break;
+                j = (size_t)(hit - out->data);
+                if (j > start) {
+                    push_span(s, start, j - start);
+                    start = j;
+                }
+                j += st->rep_len;
+            }
+        if (out->len > start)
+            push_span(s, start, out->len - start);
+    }
+    *first = nf;
+}
+
 int sl_pretokenize(const sl_pretokenizer *p, sl_pretok_scratch *s, const char *t, size_t n, sl_err *err)
 {
+    return sl_pretokenize_first(p, s, t, n, 0, err);
+}
+
+int sl_pretokenize_first(const sl_pretokenizer *p, sl_pretok_scratch *s, const char *t, size_t n, size_t first,
+                         sl_err *err)
+{
     s->na = 0;
+    s->text = t;
     if (n == 0)
         return 0;
+    int which = 0;
     if (s->cap_a == 0) {
         s->cap_a = 64;
         s->a = sl_xmalloc(s->cap_a * sizeof *s->a);
@@ -357,7 +448,13 @@ int sl_pretokenize(const sl_pretokenizer *p, sl_pretok_scratch *s, const char *t
     for (int k = 0; k < p->n; k++) {
         const sl_pretok_step *st = &p->step[k];
         s->nb = 0;
-        for (size_t i = 0; i < s->na; i++) {
+        if (st->kind == SL_PT_METASPACE) {
+            sl_buf *out = &s->ms[which];
+            which ^= 1;
+            metaspace(st, s, t, &first, out);
+            t = s->text = out->data;
+        }
+        for (size_t i = 0; i < s->na && st->kind != SL_PT_METASPACE; i++) {
             const char *piece = t + s->a[i].off;
             size_t len = s->a[i].len;
             s->nm = 0;

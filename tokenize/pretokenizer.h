@@ -1,15 +1,21 @@
-/* The splitting pre-tokenizers of Hugging Face tokenizer.json pipelines:
+/* The pre-tokenizers of Hugging Face tokenizer.json pipelines (all but
+ * ByteLevel, which the byte-level BPE family runs itself):
  * BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation, Digits, Split
- * (string or regex pattern, every behavior, invert) and Sequences of them,
- * exactly as HF splits (its NormalizedString::split, and the Unicode classes
- * of hf_classes.h). They only cut the normalized text into pieces, so a
- * piece is a byte range of it. Independent of any model. Internal. */
+ * (string or regex pattern, every behavior, invert), Metaspace
+ * (replacement, prepend_scheme always/first/never, split) and Sequences of
+ * them, exactly as HF splits (its NormalizedString::split, and the Unicode
+ * classes of hf_classes.h). The splitting steps only cut the text into
+ * pieces; a Metaspace step rewrites each piece (spaces become the
+ * replacement, which may be prepended), so the pieces are byte ranges of
+ * sl_pretok_scratch.text: the input, or a scratch copy after a Metaspace
+ * step. Shared by every family. Internal. */
 #ifndef SLUICE_TOKENIZE_PRETOKENIZER_H
 #define SLUICE_TOKENIZE_PRETOKENIZER_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stream/buf.h"
 #include "stream/err.h"
 #include "stream/json.h"
 #include "tokenize/hf_regex.h"
@@ -18,6 +24,7 @@ enum {
     SL_PT_CHARS = 1, /* split on the characters of a class (flags) */
     SL_PT_WHITESPACE,
     SL_PT_SPLIT,
+    SL_PT_METASPACE,
 };
 /* HF's SplitDelimiterBehavior */
 enum { SL_SPLIT_REMOVED = 0, SL_SPLIT_ISOLATED, SL_SPLIT_MERGED_PREV, SL_SPLIT_MERGED_NEXT, SL_SPLIT_CONTIGUOUS };
@@ -31,6 +38,11 @@ typedef struct sl_pretok_step {
     char *pat;   /* SL_PT_SPLIT: the literal (re NULL) or the regex source */
     size_t pat_len;
     sl_hf_regex *re;
+    /* SL_PT_METASPACE: the replacement (one character), SL_PREPEND_* of
+     * decoders.h, and whether a piece starts at each replacement */
+    char rep[5];
+    size_t rep_len;
+    int scheme, split;
 } sl_pretok_step;
 
 typedef struct sl_pretokenizer {
@@ -49,6 +61,8 @@ typedef struct sl_pretok_scratch {
     struct sl_pt_match *m; /* matches of one piece */
     size_t nm, cap_m;
     sl_hf_match rx;
+    const char *text; /* what the pieces index (set by sl_pretokenize) */
+    sl_buf ms[2];     /* the texts Metaspace steps write */
 } sl_pretok_scratch;
 void sl_pretok_scratch_free(sl_pretok_scratch *s);
 
@@ -59,7 +73,17 @@ int sl_pretokenizer_load(sl_pretokenizer *p, const sl_json *v, const char *name,
 void sl_pretokenizer_free(sl_pretokenizer *p);
 
 /* Splits s[0..n) (valid UTF-8): on success the pieces, in order and none
- * empty, are sc->a[0..sc->na). Returns 0, or -1 with err (a regex failure). */
+ * empty, are sc->a[0..sc->na), byte ranges of sc->text (s itself unless a
+ * Metaspace step ran). `first`: how many leading bytes of s HF aligns with
+ * offset 0 of the document (0: s does not start it; normalize.h's
+ * sl_norm_scratch.lead): a piece starting there gets a Metaspace
+ * prepend_scheme "first" replacement. Returns 0, or -1 with err (a regex
+ * failure). */
+int sl_pretokenize_first(const sl_pretokenizer *p, sl_pretok_scratch *sc, const char *s, size_t n, size_t first,
+                         sl_err *err);
+/* sl_pretokenize_first with first = 0. */
 int sl_pretokenize(const sl_pretokenizer *p, sl_pretok_scratch *sc, const char *s, size_t n, sl_err *err);
+/* 1 when p has a Metaspace step. */
+int sl_pretokenizer_has_metaspace(const sl_pretokenizer *p);
 
 #endif

@@ -11,23 +11,27 @@
  *      NFKC, NFKD, Lowercase, Strip, StripAccents, Replace, Prepend,
  *      Precompiled, BertNormalizer, in a Sequence);
  *   3. normalized added tokens are split out;
- *   4. the Metaspace pre-tokenizer when present: spaces become the
- *      replacement, which is prepended per prepend_scheme ("first": only to
- *      the piece HF aligns with offset 0 of the text: sl_norm_scratch
- *      .lead), and with `split` a new piece
- *      starts at each replacement character;
+ *   4. the pre-tokenizer: none or one Metaspace on a fast path here
+ *      (spaces become the replacement, which is prepended per
+ *      prepend_scheme ("first": only to the piece HF aligns with offset 0
+ *      of the text: sl_norm_scratch .lead), and with `split` a new piece
+ *      starts at each replacement character); any other (a Sequence of
+ *      BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation, Digits,
+ *      Split, Metaspace) through pretokenizer.h, shared by the families;
  *   5. BPE on each piece: with ignore_merges a piece that is a vocabulary
  *      entry is that entry; otherwise each character is its vocabulary
- *      entry, or its bytes' <0xXX> entries (byte_fallback), or the unk token
- *      (consecutive unknown characters fused into one with fuse_unk; HF
- *      emits a pending unk only before the next known character, so it
- *      follows byte-fallback tokens), and the merges apply by rank
- *      (bpe_merge.c, shared with the byte-level family).
- * Decoding is the file's decoder chain (decoders.h). Post-processors act
- * only with add_special_tokens=True, which sluice does not do: a
- * TemplateProcessing is accepted and unused. BPE dropout (not
- * deterministic), continuing_subword_prefix, end_of_word_suffix and any
- * component not listed are refused at load time, naming them. */
+ *      entry (with continuing_subword_prefix before every character but
+ *      the first, end_of_word_suffix after the last, as HF's merge_word),
+ *      or the <0xXX> entries of that string's bytes (byte_fallback), or the
+ *      unk token (consecutive unknown characters fused into one with
+ *      fuse_unk; HF emits a pending unk only before the next known
+ *      character, so it follows byte-fallback tokens), and the merges apply
+ *      by rank (bpe_merge.c, shared with the byte-level family).
+ * Decoding is the file's decoder chain (decoders.h). Post-processors
+ * (postproc.h) act through tokenizer.c under --add-special-tokens; one
+ * sluice lacks is refused at load time either way. BPE dropout (not
+ * deterministic) and any component not listed are refused at load time,
+ * naming them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +44,8 @@
 #include "tokenize/decoders.h"
 #include "tokenize/json_skim.h"
 #include "tokenize/normalize.h"
+#include "tokenize/postproc.h"
+#include "tokenize/pretokenizer.h"
 #include "tokenize/sha256.h"
 #include "tokenize/tokenizer_impl.h"
 
@@ -70,6 +76,15 @@ typedef struct spbpe {
     int ws_cut;
     sl_bpe *merges; /* only its merge table is used */
     sl_normalizer norm;
+    /* continuing_subword_prefix / end_of_word_suffix: the initial symbol
+     * of each character but a piece's first is prefix + character, that of
+     * its last character + suffix (HF's BPE::merge_word) */
+    char *prefix, *suffix;
+    size_t prefix_len, suffix_len;
+    /* a pre-tokenizer other than one Metaspace (or none): pretokenizer.h's
+     * steps (general = 1) */
+    int general;
+    sl_pretokenizer pre;
     int metaspace, ms_scheme, ms_split;
     char ms_rep[5];
     size_t ms_rep_len;
@@ -93,8 +108,9 @@ typedef struct sp_state {
     sp_cache_entry *cache;
     const spbpe *m;
     sl_bpe_state *bs;
-    sl_buf norm, pre;
+    sl_buf norm, pre, affixed;
     sl_norm_scratch ns;
+    sl_pretok_scratch ps;
     sl_toklist t1, t2;
     sl_ids *out;
     sl_special_mode mode;
@@ -147,6 +163,9 @@ static void free_spbpe(spbpe *m)
     free(m->vocab);
     sl_bpe_free(m->merges);
     sl_normalizer_free(&m->norm);
+    sl_pretokenizer_free(&m->pre);
+    free(m->prefix);
+    free(m->suffix);
     sl_decoder_free(&m->dec);
     sl_added_free(m->added, m->n_added);
     sl_trie_free(&m->raw_trie);
@@ -166,6 +185,9 @@ static const char *type_of(const sl_json *v)
     return t ? t : "?";
 }
 
+/* The pre-tokenizer: none or one Metaspace (alone or the one step of a
+ * Sequence) runs on the fast path of gap_normalized; anything else through
+ * pretokenizer.h (general = 1). */
 static int load_pre_tokenizer(spbpe *m, const sl_json *v, sl_err *err)
 {
     if (is_null(v))
@@ -175,14 +197,15 @@ static int load_pre_tokenizer(spbpe *m, const sl_json *v, sl_err *err)
         const sl_json *list = sl_json_get(v, "pretokenizers");
         if (list && list->type == SL_JSON_ARRAY && list->n == 0)
             return 0;
-        if (!list || list->type != SL_JSON_ARRAY || list->n != 1)
-            return sl_errf(err, "%s: pre_tokenizer Sequence is supported only with one Metaspace step", m->name);
-        v = list->kids[0];
-        t = type_of(v);
+        if (list && list->type == SL_JSON_ARRAY && list->n == 1) {
+            v = list->kids[0];
+            t = type_of(v);
+        }
     }
-    if (strcmp(t, "Metaspace"))
-        return sl_errf(err, "%s: pre_tokenizer '%s' is not supported with this model (only Metaspace or none)", m->name,
-                       t);
+    if (strcmp(t, "Metaspace")) {
+        m->general = 1;
+        return sl_pretokenizer_load(&m->pre, v, m->name, err);
+    }
     const sl_json *r = sl_json_get(v, "replacement");
     uint32_t cp;
     if (!r || r->type != SL_JSON_STRING || r->str_len > 4 || !r->str_len ||
@@ -194,11 +217,6 @@ static int load_pre_tokenizer(spbpe *m, const sl_json *v, sl_err *err)
     m->ms_split = sl_json_get_bool(v, "split", &split) == 0 ? split : 1; /* HF's default: true */
     m->metaspace = 1;
     return sl_prepend_scheme(v, m->name, "pre_tokenizer", &m->ms_scheme, err);
-}
-
-static int post_processor_ok(const sl_json *pp)
-{
-    return is_null(pp) || !strcmp(type_of(pp), "TemplateProcessing");
 }
 
 #define META "\xE2\x96\x81" /* U+2581 */
@@ -221,11 +239,16 @@ static int load_model(spbpe *m, const sl_json *model, sl_err *err)
     if ((v = sl_json_get(model, "dropout")) && !is_null(v))
         return sl_errf(err, "%s: model.dropout is not supported (BPE dropout is not deterministic; set it to null)",
                        m->name);
-    const char *s;
-    if ((s = sl_json_get_str(model, "continuing_subword_prefix")) && *s)
-        return sl_errf(err, "%s: model.continuing_subword_prefix is not supported", m->name);
-    if ((s = sl_json_get_str(model, "end_of_word_suffix")) && *s)
-        return sl_errf(err, "%s: model.end_of_word_suffix is not supported", m->name);
+    const sl_json *prefix = sl_json_get(model, "continuing_subword_prefix"),
+                  *suffix = sl_json_get(model, "end_of_word_suffix");
+    if ((!is_null(prefix) && prefix->type != SL_JSON_STRING) || (!is_null(suffix) && suffix->type != SL_JSON_STRING))
+        return sl_errf(err, "%s: model.%s is not a string", m->name,
+                       !is_null(prefix) && prefix->type != SL_JSON_STRING ? "continuing_subword_prefix"
+                                                                          : "end_of_word_suffix");
+    if (!is_null(prefix) && prefix->str_len)
+        m->prefix = sl_xstrndup(prefix->str, prefix->str_len), m->prefix_len = prefix->str_len;
+    if (!is_null(suffix) && suffix->str_len)
+        m->suffix = sl_xstrndup(suffix->str, suffix->str_len), m->suffix_len = suffix->str_len;
     int bv;
     m->byte_fallback = sl_json_get_bool(model, "byte_fallback", &bv) == 0 && bv;
     m->fuse_unk = sl_json_get_bool(model, "fuse_unk", &bv) == 0 && bv;
@@ -284,9 +307,10 @@ static int load_model(spbpe *m, const sl_json *model, sl_err *err)
             return sl_errf(err, "%s: model.unk_token '%.60s' is not in the vocab", m->name, unk->str);
     }
 
-    m->ws_cut =
-        vocab_find(m, META, 3) >= 0 && !(m->unk_id >= 0 && m->len[m->unk_id] >= 3 &&
-                                         !memcmp(tok_str(m, (uint32_t)m->unk_id) + m->len[m->unk_id] - 3, META, 3));
+    /* (with affixes a piece's first character is special: no cutting) */
+    m->ws_cut = !m->prefix && !m->suffix && vocab_find(m, META, 3) >= 0 &&
+                !(m->unk_id >= 0 && m->len[m->unk_id] >= 3 &&
+                  !memcmp(tok_str(m, (uint32_t)m->unk_id) + m->len[m->unk_id] - 3, META, 3));
     const sl_json *merges = sl_json_get(model, "merges");
     if (!merges || merges->type != SL_JSON_ARRAY)
         return sl_errf(err, "%s: model.merges is missing or not an array", m->name);
@@ -313,9 +337,16 @@ static int load_model(spbpe *m, const sl_json *model, sl_err *err)
             return sl_errf(err, "%s:offset %zu: a merge must be \"a b\" or [\"a\", \"b\"]", m->name, x->offset);
         }
         int64_t a = vocab_find(m, l, ln), b = vocab_find(m, r, rn);
+        /* HF: the merged token is a + b without b's continuing-subword
+         * prefix (its first prefix_len bytes, whatever they are) */
+        if (rn < m->prefix_len) {
+            sl_buf_free(&cat);
+            return sl_errf(err, "%s:merge %zu: token '%.*s' is shorter than the continuing_subword_prefix", m->name, i,
+                           (int)rn, r);
+        }
         sl_buf_clear(&cat);
         sl_buf_append(&cat, l, ln);
-        sl_buf_append(&cat, r, rn);
+        sl_buf_append(&cat, r + m->prefix_len, rn - m->prefix_len);
         int64_t c = vocab_find(m, cat.data, cat.len);
         if (a < 0 || b < 0 || c < 0) {
             sl_errf(err, "%s:merge %zu: '%.*s' is not in the vocab", m->name, i,
@@ -401,17 +432,17 @@ static spbpe *load_json(const char *text, size_t len, const char *name, sl_err *
                 is_null(sl_json_get(root, "truncation")) ? "padding" : "truncation");
         goto fail;
     }
-    const sl_json *pp = sl_json_get(root, "post_processor");
-    if (!post_processor_ok(pp)) {
-        sl_errf(err, "%s: post_processor '%s' is not supported with this model (only TemplateProcessing or null)", name,
-                type_of(pp));
-        goto fail;
-    }
     if (load_model(m, model, err) || sl_normalizer_load(&m->norm, sl_json_get(root, "normalizer"), name, err) ||
         load_pre_tokenizer(m, sl_json_get(root, "pre_tokenizer"), err) ||
         sl_decoder_load(&m->dec, sl_json_get(root, "decoder"), name, err) ||
         sl_added_parse(sl_json_get(root, "added_tokens"), name, &m->added, &m->n_added, err) || finish_added(m, err))
         goto fail;
+    /* the post-processor is read only when asked for (tokenizer.c), but a
+     * file with one sluice cannot run is refused either way */
+    sl_postproc pp;
+    if (sl_postproc_load(&pp, sl_json_get(root, "post_processor"), m->n_ids, name, err))
+        goto fail;
+    sl_postproc_free(&pp);
     sl_json_free(doc);
     return m;
 fail:
@@ -452,19 +483,35 @@ static void model_segment(const spbpe *m, sp_state *s, const char *p, size_t n)
         uint32_t cp;
         size_t cl = sl_utf8_seq((const uint8_t *)p + i, n - i, &cp);
         if (!cl)
-            cl = 1; /* an invalid byte (only from direct callers): a character of its own */
-        int64_t id = (uint8_t)p[i] < 128 && cl == 1 ? m->ascii_id[(uint8_t)p[i]] : vocab_find(m, p + i, cl);
+            cl = 1;            /* an invalid byte (only from direct callers): a character of its own */
+        const char *c = p + i; /* the symbol's string: the character, with affixes */
+        size_t cn = cl;
+        int64_t id;
+        if ((m->prefix && i > 0) || (m->suffix && i + cl == n)) {
+            sl_buf *a = &s->affixed;
+            sl_buf_clear(a);
+            if (m->prefix && i > 0)
+                sl_buf_append(a, m->prefix, m->prefix_len);
+            sl_buf_append(a, p + i, cl);
+            if (m->suffix && i + cl == n)
+                sl_buf_append(a, m->suffix, m->suffix_len);
+            c = a->data, cn = a->len;
+            id = vocab_find(m, c, cn);
+        } else {
+            id = (uint8_t)p[i] < 128 && cl == 1 ? m->ascii_id[(uint8_t)p[i]] : vocab_find(m, p + i, cl);
+        }
         if (id >= 0) {
             if (unk >= 0)
                 sym[k++] = (int32_t)unk, unk = -1;
             sym[k++] = (int32_t)id;
         } else {
-            int fb = m->byte_fallback;
-            for (size_t j = 0; fb && j < cl; j++)
-                fb = m->byte_id[(uint8_t)p[i + j]] >= 0;
+            int fb = m->byte_fallback; /* HF: the bytes of the string with its affixes */
+            for (size_t j = 0; fb && j < cn; j++)
+                fb = m->byte_id[(uint8_t)c[j]] >= 0;
             if (fb) {
-                for (size_t j = 0; j < cl; j++)
-                    sym[k++] = m->byte_id[(uint8_t)p[i + j]];
+                sym = sl_bpe_syms(s->bs, k + cn + (n - i) + 1); /* affixes may add symbols */
+                for (size_t j = 0; j < cn; j++)
+                    sym[k++] = m->byte_id[(uint8_t)c[j]];
             } else if (m->unk_id >= 0) {
                 if (unk >= 0 && !m->fuse_unk)
                     sym[k++] = (int32_t)unk;
@@ -535,7 +582,13 @@ static int gap_normalized(void *ctx, const char *p, size_t n, size_t off, sl_err
 {
     sp_state *s = ctx;
     const spbpe *m = s->m;
-    (void)err;
+    if (m->general) {
+        if (sl_pretokenize_first(&m->pre, &s->ps, p, n, s->raw_first && off < s->lead ? s->lead - off : 0, err))
+            return -1;
+        for (size_t i = 0; i < s->ps.na; i++)
+            model_piece(m, s, s->ps.text + s->ps.a[i].off, s->ps.a[i].len);
+        return 0;
+    }
     if (!m->metaspace) {
         model_piece(m, s, p, n);
         return 0;
@@ -611,6 +664,8 @@ static void sp_state_free(void *state)
     sl_buf_free(&s->norm);
     sl_norm_scratch_free(&s->ns);
     sl_buf_free(&s->pre);
+    sl_buf_free(&s->affixed);
+    sl_pretok_scratch_free(&s->ps);
     sl_toklist_free(&s->t1);
     sl_toklist_free(&s->t2);
     free(s);

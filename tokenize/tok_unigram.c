@@ -12,15 +12,17 @@
  *      StripAccents, Replace, Prepend, Precompiled, BertNormalizer, in a
  *      Sequence) on each remaining stretch;
  *   3. normalized added tokens are split out;
- *   4. the pre-tokenizers: Metaspace (replacement, prepend_scheme, split)
- *      and WhitespaceSplit, alone or in a Sequence;
+ *   4. the pre-tokenizer (pretokenizer.h, shared with the other families:
+ *      Metaspace, WhitespaceSplit, Whitespace, BertPreTokenizer,
+ *      Punctuation, Digits, Split, in a Sequence);
  *   5. the Unigram model on each piece (unigram.h, double arithmetic, every
  *      vocabulary entry in the lattice, min_score over all of them); runs of
  *      unknown characters are one piece, which becomes its <0xXX> tokens
  *      with byte_fallback (when all exist), else the unk id.
  * "first" prepend_scheme prepends only to the piece that starts the text
  * (HF: whose first byte HF aligns with original offset 0: sl_norm_scratch
- * .lead). Decoding is the file's decoder chain (decoders.h); an added token
+ * .lead). Post-processors (postproc.h) act through tokenizer.c when asked
+ * for. Decoding is the file's decoder chain (decoders.h); an added token
  * decodes as its normalized form when it is normalized (HF 0.23). Anything
  * else is refused at load time, naming it. */
 #include <stdio.h>
@@ -35,19 +37,11 @@
 #include "tokenize/decoders.h"
 #include "tokenize/json_skim.h"
 #include "tokenize/normalize.h"
+#include "tokenize/postproc.h"
+#include "tokenize/pretokenizer.h"
 #include "tokenize/sha256.h"
 #include "tokenize/tokenizer_impl.h"
 #include "tokenize/unigram.h"
-
-enum { P_METASPACE = 1, P_WSSPLIT };
-#define MAX_STEPS 8
-
-typedef struct pstep {
-    int kind;
-    char rep[5];
-    size_t rep_len;
-    int scheme, split;
-} pstep;
 
 typedef struct uni {
     char *name;
@@ -63,8 +57,7 @@ typedef struct uni {
     int byte_fallback;
     int32_t byte_id[256];
     sl_normalizer norm;
-    pstep pre[MAX_STEPS];
-    size_t n_pre;
+    sl_pretokenizer pre;
     sl_decoder dec;
     sl_added *added;
     size_t n_added;
@@ -76,6 +69,7 @@ typedef struct un_state {
     sl_buf na;
     sl_norm_scratch ns;
     sl_uni_scratch us;
+    sl_pretok_scratch ps;
     sl_ids *out;
     sl_special_mode mode;
     size_t base;
@@ -113,6 +107,7 @@ static void free_uni(uni *m)
     free(m->vocab);
     sl_unigram_free(m->u);
     sl_normalizer_free(&m->norm);
+    sl_pretokenizer_free(&m->pre);
     sl_decoder_free(&m->dec);
     sl_added_free(m->added, m->n_added);
     sl_trie_free(&m->raw_trie);
@@ -126,55 +121,65 @@ static int is_null(const sl_json *v)
     return !v || v->type == SL_JSON_NULL;
 }
 
-static const char *type_of(const sl_json *v)
+/* The number at s[0..n) (JSON syntax, already checked by the parser) as
+ * serde_json reads it without its float_roundtrip feature, as HF's
+ * tokenizers does: the decimal digits as a u64 (digits beyond its range
+ * dropped), then one multiplication or division by a power of ten. That is
+ * not always the nearest double (strtod's), and a Viterbi tie between two
+ * segmentations can turn on the last bit. */
+static double serde_f64(const char *s, size_t n, const double *p10)
 {
-    const char *t = v && v->type == SL_JSON_OBJECT ? sl_json_get_str(v, "type") : NULL;
-    return t ? t : "?";
+    size_t i = 0;
+    int neg = i < n && s[i] == '-';
+    i += (size_t)neg;
+    uint64_t sig = 0;
+    int64_t exp10 = 0;
+    int over = 0;
+    for (int frac = 0; i < n; i++) {
+        if (s[i] == '.' && !frac) {
+            frac = 1;
+            continue;
+        }
+        if (s[i] < '0' || s[i] > '9')
+            break;
+        unsigned d = (unsigned)(s[i] - '0');
+        if (!over && sig >= UINT64_MAX / 10 && (sig > UINT64_MAX / 10 || d > UINT64_MAX % 10))
+            over = 1;
+        if (over) {
+            exp10 += !frac; /* an integer digit past the range still scales */
+            continue;
+        }
+        sig = sig * 10 + d;
+        exp10 -= frac;
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        int eneg = i < n && s[i] == '-';
+        if (i < n && (s[i] == '-' || s[i] == '+'))
+            i++;
+        int64_t e = 0;
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+            e = e < 100000 ? e * 10 + (s[i] - '0') : e;
+        exp10 += eneg ? -e : e;
+    }
+    double f = (double)sig;
+    for (;;) {
+        int64_t a = exp10 < 0 ? -exp10 : exp10;
+        if (a <= 308) {
+            f = exp10 >= 0 ? f * p10[a] : f / p10[a];
+            break;
+        }
+        if (f == 0 || exp10 > 0) {
+            f = f == 0 ? 0 : f * 1e308 * 1e308;
+            break;
+        }
+        f /= 1e308;
+        exp10 += 308;
+    }
+    return neg ? -f : f;
 }
 
-static int load_pre_tokenizer(uni *m, const sl_json *v, int depth, sl_err *err)
-{
-    if (is_null(v))
-        return 0;
-    const char *t = type_of(v);
-    if (!strcmp(t, "Sequence") && depth == 0) {
-        const sl_json *list = sl_json_get(v, "pretokenizers");
-        if (!list || list->type != SL_JSON_ARRAY)
-            return sl_errf(err, "%s: pre_tokenizer Sequence has no 'pretokenizers' list", m->name);
-        for (size_t i = 0; i < list->n; i++)
-            if (load_pre_tokenizer(m, list->kids[i], 1, err))
-                return -1;
-        return 0;
-    }
-    if (m->n_pre == MAX_STEPS)
-        return sl_errf(err, "%s: more than %d pre-tokenizer steps", m->name, MAX_STEPS);
-    pstep *p = &m->pre[m->n_pre];
-    if (!strcmp(t, "WhitespaceSplit")) {
-        p->kind = P_WSSPLIT;
-    } else if (!strcmp(t, "Metaspace")) {
-        const sl_json *r = sl_json_get(v, "replacement");
-        uint32_t cp;
-        if (!r || r->type != SL_JSON_STRING || r->str_len > 4 || !r->str_len ||
-            sl_utf8_seq((const uint8_t *)r->str, r->str_len, &cp) != r->str_len)
-            return sl_errf(err, "%s: pre_tokenizer Metaspace needs a one-character 'replacement'", m->name);
-        memcpy(p->rep, r->str, r->str_len);
-        p->rep_len = r->str_len;
-        int split;
-        p->split = sl_json_get_bool(v, "split", &split) == 0 ? split : 1;
-        p->kind = P_METASPACE;
-        if (sl_prepend_scheme(v, m->name, "pre_tokenizer", &p->scheme, err))
-            return -1;
-    } else {
-        return sl_errf(err,
-                       "%s: pre_tokenizer '%s' is not supported with a Unigram model (only Metaspace, WhitespaceSplit, "
-                       "Sequence)",
-                       m->name, t);
-    }
-    m->n_pre++;
-    return 0;
-}
-
-static int load_model(uni *m, const sl_json *model, sl_err *err)
+static int load_model(uni *m, const sl_json *model, const char *text, size_t text_len, sl_err *err)
 {
     const sl_json *vocab = sl_json_get(model, "vocab");
     if (!vocab || vocab->type != SL_JSON_ARRAY || !vocab->n)
@@ -192,12 +197,21 @@ static int load_model(uni *m, const sl_json *model, sl_err *err)
     m->vocab = sl_xcalloc(cap, sizeof *m->vocab);
     m->vocab_mask = cap - 1;
     m->u = sl_unigram_new(m->n_ids, 1);
+    double p10[309];
+    for (int k = 0; k <= 308; k++) {
+        char b[8];
+        snprintf(b, sizeof b, "1e%d", k);
+        p10[k] = strtod(b, NULL);
+    }
+    double *score = sl_xmalloc(vocab->n * sizeof *score);
     double lo = 1e300;
     for (size_t i = 0; i < vocab->n; i++) {
         const sl_json *e = vocab->kids[i];
         if (e->type != SL_JSON_ARRAY || e->n != 2 || e->kids[0]->type != SL_JSON_STRING ||
-            e->kids[1]->type != SL_JSON_NUMBER)
+            e->kids[1]->type != SL_JSON_NUMBER) {
+            free(score);
             return sl_errf(err, "%s:offset %zu: vocab entry %zu is not [piece, score]", m->name, e->offset, i);
+        }
         const sl_json *k = e->kids[0];
         set_string(m, (uint32_t)i, k->str, k->str_len);
         /* string -> id: the last of equal strings wins (HF's HashMap insert) */
@@ -206,7 +220,9 @@ static int load_model(uni *m, const sl_json *model, sl_err *err)
             if (m->vocab[h].len == k->str_len && !memcmp(m->pool.data + m->vocab[h].off, k->str, k->str_len))
                 break;
         m->vocab[h] = (struct vslot){(uint32_t)i + 1, m->off[i], m->len[i]};
-        lo = e->kids[1]->num < lo ? e->kids[1]->num : lo;
+        size_t at = e->kids[1]->offset;
+        score[i] = at < text_len ? serde_f64(text + at, text_len - at, p10) : e->kids[1]->num;
+        lo = score[i] < lo ? score[i] : lo;
     }
     /* the lattice: every entry, scored by the id its string maps to */
     for (size_t i = vocab->n; i-- > 0;) {
@@ -215,8 +231,9 @@ static int load_model(uni *m, const sl_json *model, sl_err *err)
             continue;
         int64_t id = vocab_find(m, e->kids[0]->str, e->kids[0]->str_len);
         if (id == (int64_t)i)
-            sl_unigram_add(m->u, (uint32_t)i, e->kids[0]->str, e->kids[0]->str_len, e->kids[1]->num, SL_UNI_NORMAL);
+            sl_unigram_add(m->u, (uint32_t)i, e->kids[0]->str, e->kids[0]->str_len, score[i], SL_UNI_NORMAL);
     }
+    free(score);
     m->unk_id = -1;
     const sl_json *unk = sl_json_get(model, "unk_id");
     if (!is_null(unk)) {
@@ -301,20 +318,21 @@ static uni *load_json(const char *text, size_t len, const char *name, sl_err *er
                 is_null(sl_json_get(root, "truncation")) ? "padding" : "truncation");
         goto fail;
     }
-    const sl_json *pp = sl_json_get(root, "post_processor");
-    if (!is_null(pp) && strcmp(type_of(pp), "TemplateProcessing")) {
-        sl_errf(err, "%s: post_processor '%s' is not supported with this model (only TemplateProcessing or null)", name,
-                type_of(pp));
-        goto fail;
-    }
-    if (load_model(m, model, err) || sl_normalizer_load(&m->norm, sl_json_get(root, "normalizer"), name, err) ||
-        load_pre_tokenizer(m, sl_json_get(root, "pre_tokenizer"), 0, err) ||
+    if (load_model(m, model, text, len, err) ||
+        sl_normalizer_load(&m->norm, sl_json_get(root, "normalizer"), name, err) ||
+        sl_pretokenizer_load(&m->pre, sl_json_get(root, "pre_tokenizer"), name, err) ||
         sl_decoder_load(&m->dec, sl_json_get(root, "decoder"), name, err) ||
         sl_added_parse(sl_json_get(root, "added_tokens"), name, &m->added, &m->n_added, err))
         goto fail;
     tmp = un_state_new(m);
     if (finish_added(m, tmp, err))
         goto fail;
+    /* the post-processor is read only when asked for (tokenizer.c), but a
+     * file with one sluice cannot run is refused either way */
+    sl_postproc pp;
+    if (sl_postproc_load(&pp, sl_json_get(root, "post_processor"), m->n_ids, name, err))
+        goto fail;
+    sl_postproc_free(&pp);
     un_state_free(tmp);
     sl_json_free(doc);
     return m;
@@ -326,35 +344,6 @@ fail:
 }
 
 /* --- encoding ------------------------------------------------------------ */
-static void replace_str(const char *s, size_t n, const char *a, size_t an, const char *b, size_t bn, sl_buf *out)
-{
-    size_t i = 0, done = 0;
-    while (i + an <= n) {
-        const char *hit = memmem(s + i, n - i, a, an);
-        if (!hit)
-            break;
-        i = (size_t)(hit - s);
-        sl_buf_append(out, s + done, i - done);
-        sl_buf_append(out, b, bn);
-        i += an;
-        done = i;
-    }
-    sl_buf_append(out, s + done, n - done);
-}
-
-static size_t strip_left(const char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        uint32_t cp;
-        size_t k = sl_utf8_seq((const uint8_t *)s + i, n - i, &cp);
-        if (!k || !sl_uc_is_space(cp))
-            break;
-        i += k;
-    }
-    return i;
-}
-
 /* The normalizer on p[0..n), result in out; sets s->lead. */
 static int normalize(const uni *m, un_state *s, const char *p, size_t n, sl_buf *out, sl_err *err)
 {
@@ -396,69 +385,15 @@ static void model_piece(const uni *m, un_state *s, const char *p, size_t n)
     }
 }
 
-/* Pre-tokenizer step k on piece p[0..n), then the following steps, then
- * the model. first: how many leading bytes of the piece HF aligns with the
- * start of the text (0: the piece does not start the text). */
-static void pre_step(const uni *m, un_state *s, size_t k, const char *p, size_t n, size_t first)
-{
-    if (k == m->n_pre) {
-        model_piece(m, s, p, n);
-        return;
-    }
-    const pstep *st = &m->pre[k];
-    if (st->kind == P_WSSPLIT) {
-        size_t i = 0;
-        while (i < n) {
-            size_t a = i + strip_left(p + i, n - i), b = a;
-            while (b < n) {
-                uint32_t cp;
-                size_t c = sl_utf8_seq((const uint8_t *)p + b, n - b, &cp);
-                if (!c)
-                    c = 1;
-                else if (sl_uc_is_space(cp))
-                    break;
-                b += c;
-            }
-            if (b > a)
-                pre_step(m, s, k + 1, p + a, b - a, a < first ? first - a : 0);
-            i = b;
-        }
-        return;
-    }
-    if (!n)
-        return;
-    /* Metaspace: spaces become the replacement, which is prepended */
-    sl_buf b = {0};
-    int prepend = st->scheme == SL_PREPEND_ALWAYS || (st->scheme == SL_PREPEND_FIRST && first > 0);
-    if (prepend && !(n >= st->rep_len && !memcmp(p, st->rep, st->rep_len)) && p[0] != ' ')
-        sl_buf_append(&b, st->rep, st->rep_len);
-    replace_str(p, n, " ", 1, st->rep, st->rep_len, &b);
-    if (!st->split) {
-        pre_step(m, s, k + 1, b.data, b.len, first);
-        sl_buf_free(&b);
-        return;
-    }
-    size_t start = 0;
-    for (size_t i = 1; i + st->rep_len <= b.len;) {
-        const char *hit = memmem(b.data + i, b.len - i, st->rep, st->rep_len);
-        if (!hit)
-            break;
-        i = (size_t)(hit - b.data);
-        if (i > start) {
-            pre_step(m, s, k + 1, b.data + start, i - start, start == 0 ? first : 0);
-            start = i;
-        }
-        i += st->rep_len;
-    }
-    pre_step(m, s, k + 1, b.data + start, b.len - start, start == 0 ? first : 0);
-    sl_buf_free(&b);
-}
-
+/* The pre-tokenizer and the model on a normalized stretch. */
 static int gap_normalized(void *ctx, const char *p, size_t n, size_t off, sl_err *err)
 {
     un_state *s = ctx;
-    (void)err;
-    pre_step(s->m, s, 0, p, n, s->raw_first && off < s->lead ? s->lead - off : 0);
+    const uni *m = s->m;
+    if (sl_pretokenize_first(&m->pre, &s->ps, p, n, s->raw_first && off < s->lead ? s->lead - off : 0, err))
+        return -1;
+    for (size_t i = 0; i < s->ps.na; i++)
+        model_piece(m, s, s->ps.text + s->ps.a[i].off, s->ps.a[i].len);
     return 0;
 }
 
@@ -498,6 +433,7 @@ static void un_state_free(void *state)
     sl_buf_free(&s->na);
     sl_norm_scratch_free(&s->ns);
     sl_uni_scratch_free(&s->us);
+    sl_pretok_scratch_free(&s->ps);
     free(s);
 }
 

@@ -50,6 +50,8 @@ typedef struct wp_state {
     sl_ids *out;
     sl_special_mode mode;
     size_t base;
+    int raw_first; /* the raw gap starts at offset 0 of the text */
+    size_t lead;   /* leading bytes of the normalized gap aligned with its start (normalize.h) */
 } wp_state;
 
 static void free_wp(wp *m)
@@ -157,11 +159,10 @@ static int gap_normalized(void *ctx, const char *p, size_t n, size_t off, sl_err
 {
     wp_state *s = ctx;
     const wp *m = s->m;
-    (void)off;
-    if (sl_pretokenize(&m->pre, &s->ps, p, n, err))
+    if (sl_pretokenize_first(&m->pre, &s->ps, p, n, s->raw_first && off < s->lead ? s->lead - off : 0, err))
         return -1;
     for (size_t i = 0; i < s->ps.na; i++) {
-        const char *q = p + s->ps.a[i].off;
+        const char *q = s->ps.text + s->ps.a[i].off;
         size_t k = s->ps.a[i].len;
         if (m->model.kind == SL_MODEL_WORDPIECE ? sl_wordpiece_encode(&m->model, &s->tmp, q, k, s->out, err)
                                                 : sl_wordlevel_encode(&m->model, q, k, s->out, err))
@@ -174,11 +175,14 @@ static int gap_raw(void *ctx, const char *p, size_t n, size_t off, sl_err *err)
 {
     wp_state *s = ctx;
     const wp *m = s->m;
-    (void)off;
+    s->raw_first = s->base + off == 0;
+    uint32_t cp;
+    s->lead = n ? sl_utf8_seq((const uint8_t *)p, n, &cp) : 0;
     if (!m->norm.n)
         return sl_added_split(m->added, &m->norm_trie, p, n, s->base, s->mode, gap_normalized, s, s->out, err);
     if (sl_normalize(&m->norm, &s->ns, p, n, &s->norm, err))
         return -1;
+    s->lead = s->ns.lead;
     return sl_added_split(m->added, &m->norm_trie, s->norm.data ? s->norm.data : "", s->norm.len, s->base, s->mode,
                           gap_normalized, s, s->out, err);
 }

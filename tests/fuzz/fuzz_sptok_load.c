@@ -1,6 +1,7 @@
 /* libFuzzer target: the Unigram and the SentencePiece-style BPE
  * tokenizer.json loaders (with the shared normalizer engine: Precompiled
- * charsmaps, regexes, every other normalizer) on arbitrary bytes. A
+ * charsmaps, regexes, every other normalizer; the shared pre-tokenizers,
+ * Metaspace included, and post-processors; BPE affixes) on arbitrary bytes. A
  * tokenizer that loads must encode and decode a sample, with ids in range. */
 #include <stddef.h>
 #include <stdint.h>

@@ -316,17 +316,21 @@ static void test_refused(void **state)
 {
     (void)state;
     refused("unk-small.json", "\"dropout\": null", "\"dropout\": 0.1", "model.dropout is not supported");
-    refused("unk-small.json", "\"type\": \"Metaspace\"", "\"type\": \"Whitespace\"",
-            "pre_tokenizer 'Whitespace' is not supported");
+    /* every pre-tokenizer of HF's list but ByteLevel runs (pretokenizer.h);
+     * UnicodeScripts is one sluice lacks */
+    refused("unk-small.json", "\"type\": \"Metaspace\"", "\"type\": \"UnicodeScripts\"",
+            "pre_tokenizer 'UnicodeScripts' is not supported");
     refused("v3-small-legacy.json", "\"type\": \"Fuse\"", "\"type\": \"CTC\"", "decoder 'CTC' is not supported");
     /* every normalizer of HF's list is run (normalize.h); Nmt is one sluice lacks */
     refused("v3-small-legacy.json", "\"type\": \"Prepend\"", "\"type\": \"Nmt\"", "normalizer 'Nmt' is not supported");
-    refused("unk-small.json", "\"end_of_word_suffix\": null", "\"end_of_word_suffix\": \"</w>\"",
-            "model.end_of_word_suffix is not supported");
+    refused("unk-small.json", "\"end_of_word_suffix\": null", "\"end_of_word_suffix\": 7",
+            "model.end_of_word_suffix is not a string");
     refused("unk-small.json", "\"unk_token\": \"<unk>\"", "\"unk_token\": \"<nope>\"",
             "model.unk_token '<nope>' is not in the vocab");
-    refused("unk-small.json", "\"post_processor\": null", "\"post_processor\": {\"type\": \"BertProcessing\"}",
-            "post_processor 'BertProcessing' is not supported");
+    /* every post-processor of postproc.h is read (and checked) at load time */
+    refused("unk-small.json", "\"post_processor\": null",
+            "\"post_processor\": {\"type\": \"BertProcessing\", \"sep\": [\"</s>\", 2], \"cls\": [\"<s>\", 99999]}",
+            "post_processor BertProcessing: id 99999 of 'cls' is not in the vocabulary");
     /* a dropout of 0 is no dropout for HF either, but null is what files write:
      * anything non-null is refused rather than guessed at */
     refused("unk-small.json", "\"dropout\": null", "\"dropout\": 0.0", "model.dropout is not supported");

@@ -222,13 +222,15 @@ static void test_refused(void **state)
     (void)state;
     /* every normalizer of HF's list is run (normalize.h); Nmt is one sluice lacks */
     refused("\"type\": \"Precompiled\"", "\"type\": \"Nmt\"", "normalizer 'Nmt' is not supported");
-    refused("\"type\": \"Metaspace\"", "\"type\": \"Digits\"", "pre_tokenizer 'Digits' is not supported");
+    /* every pre-tokenizer of HF's list but ByteLevel runs (pretokenizer.h) */
+    refused("\"type\": \"Metaspace\"", "\"type\": \"CharDelimiterSplit\"",
+            "pre_tokenizer 'CharDelimiterSplit' is not supported");
     refused("\"precompiled_charsmap\": \"", "\"precompiled_charsmap\": \"*", "precompiled_charsmap is not base64");
     refused("\"precompiled_charsmap\": \"", "\"precompiled_charsmap\": \"AAAAAAAA", "charsmap trie size");
     refused("\"Regex\": \" {2,}\"", "\"Regex\": \" ({2,}\"", "invalid regex");
     refused("\"unk_id\": 0", "\"unk_id\": 99999", "model.unk_id is not an id");
-    refused("\"post_processor\": null", "\"post_processor\": {\"type\": \"BertProcessing\"}",
-            "post_processor 'BertProcessing' is not supported");
+    refused("\"post_processor\": null", "\"post_processor\": {\"type\": \"RobertaProcessing\", \"cls\": 1}",
+            "post_processor RobertaProcessing: 'cls' is not [token, id]");
 }
 
 int main(void)
