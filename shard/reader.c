@@ -397,6 +397,18 @@ sl_shard *sl_shard_open(const char *dir, int verify, sl_err *err)
     } else {
         in->mem_id = SL_NO_TOKEN;
     }
+    sl_json *ns = sl_json_get(m, "no_split");
+    if (ns && ns->type != SL_JSON_NULL) {
+        /* added within version 1: older directories have no "no_split" */
+        const char *lm = ns->type == SL_JSON_OBJECT ? sl_json_get_str(ns, "long") : NULL;
+        in->long_mode = lm ? sl_long_mode_parse(lm) : -1;
+        if (in->long_mode < 0 || in->layout != SL_LAYOUT_SEQUENTIAL) {
+            sl_errf(err, "%s: \"no_split\" must be {\"long\":\"truncate\"|\"drop\"|\"split\"}, in the sequential layout",
+                    mp);
+            goto fail;
+        }
+        in->no_split = 1;
+    }
     const char *fp = sl_json_get_str(tk, "fingerprint"), *tn = sl_json_get_str(tk, "name"),
                *mod = sl_json_get_str(tk, "modality");
     snprintf(in->fingerprint, sizeof in->fingerprint, "%s", fp ? fp : "");
