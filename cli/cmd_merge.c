@@ -1,5 +1,6 @@
 /* `sluice merge`: merges shard directories (into the shard directory of their
- * concatenated documents, or concatenating their rows) or Megatron datasets (as Megatron's IndexedDatasetBuilder.add_index does). */
+ * concatenated documents, or concatenating their rows) or Megatron datasets (as Megatron's
+ * IndexedDatasetBuilder.add_index does). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -154,7 +154,8 @@ static char *join_path(const char *dir, const char *name)
  * merge makes. */
 static int same_stream_opts(const sl_shard_info *a, const sl_shard_info *b)
 {
-    return a->shuffle == b->shuffle && (!a->shuffle || (a->seed == b->seed && a->shuffle_window == b->shuffle_window)) &&
+    return a->shuffle == b->shuffle &&
+           (!a->shuffle || (a->seed == b->seed && a->shuffle_window == b->shuffle_window)) &&
            a->val_fraction == b->val_fraction && a->no_split == b->no_split &&
            (!a->no_split || a->long_mode == b->long_mode) && a->modality == b->modality;
 }
@@ -309,8 +310,8 @@ static int merge_source(merge_ctx *mc, sl_shard *s, uint64_t base, uint64_t *top
         }
         int status = d->long_status;
         if (status != SL_DOC_PLACED && !in->no_split) {
-            rc = unrecorded_no_split(dir, status == SL_DOC_DROPPED ? "a document was dropped" : "a document was truncated",
-                                     err);
+            rc = unrecorded_no_split(
+                dir, status == SL_DOC_DROPPED ? "a document was dropped" : "a document was truncated", err);
             goto done;
         }
         if ((status == SL_DOC_DROPPED && S) || (status == SL_DOC_TRUNCATED && S != L) ||
@@ -390,8 +391,8 @@ done:
     return rc;
 }
 
-static int merge_stream(sl_shard **s, size_t n, const char *dst, int force, uint64_t max_file_bytes,
-                        sl_stage_stats *st, sl_err *err)
+static int merge_stream(sl_shard **s, size_t n, const char *dst, int force, uint64_t max_file_bytes, sl_stage_stats *st,
+                        sl_err *err)
 {
     sl_shard_info info = *sl_shard_get_info(s[0]);
     merge_ctx mc = {.info = &info, .st = st};
@@ -469,7 +470,8 @@ static int infer_file_rows(sl_shard **s, size_t n, uint64_t *rows, sl_err *err)
             const sl_shard_split *sp = sl_shard_get_split(s[i], k);
             for (size_t j = 0; sp->present && j < sp->n_files; j++)
                 if (sp->files[j].rows > rpf)
-                    return sl_errf(err, "%s: a token file of %llu rows, %s has %llu rows per file: set `max_file_bytes`",
+                    return sl_errf(err,
+                                   "%s: a token file of %llu rows, %s has %llu rows per file: set `max_file_bytes`",
                                    sl_shard_dir(s[i]), (unsigned long long)sp->files[j].rows, sl_shard_dir(s[from]),
                                    (unsigned long long)rpf);
         }

@@ -403,7 +403,8 @@ sl_shard *sl_shard_open(const char *dir, int verify, sl_err *err)
         const char *lm = ns->type == SL_JSON_OBJECT ? sl_json_get_str(ns, "long") : NULL;
         in->long_mode = lm ? sl_long_mode_parse(lm) : -1;
         if (in->long_mode < 0 || in->layout != SL_LAYOUT_SEQUENTIAL) {
-            sl_errf(err, "%s: \"no_split\" must be {\"long\":\"truncate\"|\"drop\"|\"split\"}, in the sequential layout",
+            sl_errf(err,
+                    "%s: \"no_split\" must be {\"long\":\"truncate\"|\"drop\"|\"split\"}, in the sequential layout",
                     mp);
             goto fail;
         }
