@@ -13,6 +13,7 @@
 #include "shard/megatron.h"
 #include "shard/meta.h"
 #include "shard/shard.h"
+#include "shard/shard_internal.h"
 #include "stream/buf.h"
 #include "stream/byteorder.h"
 #include "stream/io.h"
@@ -170,6 +171,42 @@ typedef struct {
     size_t tok_cap;
     sl_stage_stats *st;
 } merge_ctx;
+
+/* The metadata of document i as its line holds it: the text after "meta":
+ * when the line is the writer's own (the line without metadata, then
+ * ,"meta":{...}), which is what the shard run of its stream selected and
+ * what a run over the concatenated streams writes; else (a line written
+ * otherwise) the object parsed and written compactly. */
+static int doc_meta(merge_ctx *mc, const sl_shard *s, size_t i, const char **meta, size_t *len, sl_err *err)
+{
+    const sl_shard_docref *d = &s->docs[i];
+    *meta = NULL;
+    *len = 0;
+    if (!d->has_meta)
+        return 0;
+    size_t end = i + 1 < s->n_docs ? s->docs[i + 1].line_off : s->docs_len;
+    const char *line = s->docs_map + d->line_off;
+    size_t n = end - d->line_off;
+    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+        n--;
+    sl_buf_clear(&mc->meta);
+    sl_meta_doc_line(&mc->meta, d->ordinal, s->doc_ids + d->id_off, d->id_len, sl_shard_split_names[d->split],
+                     d->long_status, NULL, 0);
+    size_t pre = mc->meta.len - 2; /* without "}\n" */
+    static const char key[] = ",\"meta\":";
+    if (n > pre + sizeof key && !memcmp(line, mc->meta.data, pre) && !memcmp(line + pre, key, sizeof key - 1) &&
+        line[n - 1] == '}' && line[pre + sizeof key - 1] == '{') {
+        *meta = line + pre + sizeof key - 1;
+        *len = n - 1 - (pre + sizeof key - 1);
+        return 0;
+    }
+    sl_buf_clear(&mc->meta);
+    if (sl_shard_doc_meta(s, i, &mc->meta, err))
+        return -1;
+    *meta = mc->meta.data;
+    *len = mc->meta.len;
+    return 0;
+}
 
 /* The message for a source made with no_split by a version that did not
  * record it. */
@@ -331,12 +368,24 @@ static int merge_source(merge_ctx *mc, sl_shard *s, uint64_t base, uint64_t *top
         uint32_t *t = mc->tok;
         for (size_t a = 0; a < k; a++) {
             const unsigned char *src = f[p[a].file].tok + p[a].pos * db;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            const uint32_t len = p[a].len; /* a local: the stores below cannot change it (vectorized) */
+            if (db == 2) {                 /* token files start page-aligned: 2-byte aligned here */
+                const uint16_t *s16 = (const uint16_t *)(const void *)src;
+                for (uint32_t q = 0; q < len; q++)
+                    t[q] = s16[q];
+            } else {
+                memcpy(t, src, (size_t)len * 4);
+            }
+            t += len;
+#else
             if (db == 2)
                 for (uint32_t q = 0; q < p[a].len; q++)
                     *t++ = sl_get_le16(src + 2 * q);
             else
                 for (uint32_t q = 0; q < p[a].len; q++)
                     *t++ = sl_get_le32(src + 4 * q);
+#endif
         }
         const uint32_t *body = mc->tok;
         size_t n = S;
@@ -361,9 +410,10 @@ static int merge_source(merge_ctx *mc, sl_shard *s, uint64_t base, uint64_t *top
         }
         mc->st->truncated += status == SL_DOC_TRUNCATED;
         mc->st->dropped += status == SL_DOC_DROPPED;
-        sl_buf_clear(&mc->meta);
-        if (sl_shard_doc_meta(s, i, &mc->meta, err) ||
-            sl_shard_writer_doc_meta(mc->w, ord, id, d->id_len, d->split, status, mc->meta.data, mc->meta.len, err))
+        const char *mt;
+        size_t ml;
+        if (doc_meta(mc, s, i, &mt, &ml, err) ||
+            sl_shard_writer_doc_meta(mc->w, ord, id, d->id_len, d->split, status, mt, ml, err))
             goto done;
         *top = d->ordinal + 1;
         mc->st->docs++;
