@@ -136,14 +136,16 @@ shard_dir="'$S' shard -q --seq-len 2048 '$W/direct' -o '$W/sh-dir'"
 shard_list="'$S' shard -q --seq-len 2048 $(for ((r = 0; r < N; r++)); do printf "'%s' " "$W/direct/t-$r-of-$N.tok"; done) -o '$W/sh-list'"
 shard_parts=$(parts_loop "'$S' shard -q --seq-len 2048 '$W/direct/t-'\$R'-of-$N.tok' -o '$W/psh/'\$R")
 merge="'$S' merge -q $(for ((r = 0; r < N; r++)); do printf "'%s' " "$W/psh/$r"; done) -o '$W/merged'"
+concat="'$S' merge -q --concat-rows $(for ((r = 0; r < N; r++)); do printf "'%s' " "$W/psh/$r"; done) -o '$W/concat'"
 # these runs are short: at least 5 of each; outputs are removed before each run, outside the timing
 for ((i = 0; i < (RUNS > 5 ? RUNS : 5); i++)); do
-  rm -rf "$W/sh-one" "$W/sh-dir" "$W/sh-list" "$W/psh"/* "$W/merged"
+  rm -rf "$W/sh-one" "$W/sh-dir" "$W/sh-list" "$W/psh"/* "$W/merged" "$W/concat"
   times_of "$W/t.shard_one" "$shard_one"
   times_of "$W/t.shard_dir" "$shard_dir"
   times_of "$W/t.shard_list" "$shard_list"
   times_of "$W/t.shard_parts" "$shard_parts"
   times_of "$W/t.merge" "$merge"
+  times_of "$W/t.concat" "$concat"
 done
 diff -r "$W/sh-one" "$W/sh-dir" > /dev/null || { echo "bench/scale.sh: shard of the part directory differs" >&2; exit 1; }
 diff -r "$W/sh-one" "$W/sh-list" > /dev/null || { echo "bench/scale.sh: shard of the part files differs" >&2; exit 1; }
@@ -160,4 +162,5 @@ srow "shard of the part directory" shard_dir
 srow "shard of the $N part files (list)" shard_list
 srow "shard of each part ($N processes)" shard_parts
 srow "merge of the $N part shard directories" merge
+srow "merge --concat-rows (rows as they are)" concat
 echo "  load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
