@@ -210,13 +210,13 @@ static int doc_meta(merge_ctx *mc, const sl_shard *s, size_t i, const char **met
 
 /* The message for a source made with no_split by a version that did not
  * record it. */
-static int unrecorded_no_split(const char *dir, const char *why, sl_err *err)
+static int unrecorded_no_split(const char *dir, const char *why, int padded, sl_err *err)
 {
     return sl_errf(err,
-                   "%s: %s, so it was packed with `no_split`, which its manifest does not record (written by an "
-                   "older sluice): it cannot be merged as one stream; shard that part again, or merge with "
-                   "`concat_rows`",
-                   dir, why);
+                   "%s: %s: packed with `no_split` by an older sluice that did not record it in the manifest%s; it "
+                   "cannot be merged as one stream: shard %s again, or merge with `concat_rows`",
+                   dir, why, padded ? ", or its rows were concatenated (`concat_rows`)" : "",
+                   padded ? "that part (or merge the sources of a concatenation)" : "that part");
 }
 
 static int merge_source(merge_ctx *mc, sl_shard *s, uint64_t base, uint64_t *top, sl_err *err)
@@ -300,7 +300,7 @@ static int merge_source(merge_ctx *mc, sl_shard *s, uint64_t base, uint64_t *top
                 char why[96];
                 snprintf(why, sizeof why, "%llu %s rows are padded (split mode pads only the last)",
                          (unsigned long long)padded[k], sl_shard_split_names[k]);
-                rc = unrecorded_no_split(dir, why, err);
+                rc = unrecorded_no_split(dir, why, 1, err);
                 goto done;
             }
     for (size_t i = 0; i < nd; i++)
@@ -348,7 +348,7 @@ static int merge_source(merge_ctx *mc, sl_shard *s, uint64_t base, uint64_t *top
         int status = d->long_status;
         if (status != SL_DOC_PLACED && !in->no_split) {
             rc = unrecorded_no_split(
-                dir, status == SL_DOC_DROPPED ? "a document was dropped" : "a document was truncated", err);
+                dir, status == SL_DOC_DROPPED ? "a document was dropped" : "a document was truncated", 0, err);
             goto done;
         }
         if ((status == SL_DOC_DROPPED && S) || (status == SL_DOC_TRUNCATED && S != L) ||

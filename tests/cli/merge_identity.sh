@@ -103,6 +103,17 @@ sed -i '/"no_split"/d' "$T/oldd/manifest.json"
 expect_fail 1 'oldd: .*(padded|dropped).*--no-split' -- "$S" merge "$T/a" "$T/oldd" -o "$T/x"; one_line
 [ ! -e "$T/x" ] || fail "a refused merge left output"
 "$S" merge -q --concat-rows "$T/a" "$T/old" -o "$T/cr2" || fail "--concat-rows of an old --no-split directory"
+# one padded row only, but a dropped document: also an older --no-split
+awk 'BEGIN { printf "{\"id\":\"s1\",\"ids\":[5,6]}\n{\"id\":\"long\",\"ids\":["; for (j = 0; j < 600; j++) printf "%s7", j ? "," : "";
+  printf "]}\n{\"id\":\"s2\",\"ids\":[8]}\n" }' | "$S" tokenize ids -q --vocab-size 1000 --eos 1 -o "$T/drop.tok"
+"$S" shard -q --seq-len 512 --no-split --long drop "$T/drop.tok" -o "$T/old1"
+grep -q '"long":"dropped"' "$T/old1/documents.jsonl" || fail "fixture: no dropped document"
+sed -i '/"no_split"/d' "$T/old1/manifest.json"
+expect_fail 1 'old1: a document was dropped: packed with --no-split by an older sluice' -- "$S" merge "$T/old1" -o "$T/x"; one_line
+# a directory made by --concat-rows of several sources has padded rows inside a
+# split: refused the same way (naming both causes); its sources merge
+expect_fail 1 'cr: 2 train rows are padded .*--concat-rows' -- "$S" merge "$T/cr" -o "$T/x"; one_line
+[ ! -e "$T/x" ] || fail "a refused merge left output"
 # a packed stream records --no-split too, and shard of it records it in the manifest
 "$S" pack -q --seq-len 64 --no-split --long drop "$T/ids.2/part-1.tok" -o "$T/pk.tok"
 "$S" shard -q "$T/pk.tok" -o "$T/pk"
