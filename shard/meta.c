@@ -187,6 +187,11 @@ static int compact_object(const char *s, size_t n)
     return n >= 2 && s[0] == '{' && scan_value(&v) && v.p == v.e;
 }
 
+int sl_meta_compact_object(const char *s, size_t n)
+{
+    return compact_object(s, n);
+}
+
 int sl_meta_select(const sl_meta_sel *sel, const char *meta, size_t len, sl_buf *out, sl_err *err)
 {
     if (!meta || !len)
