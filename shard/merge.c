@@ -158,7 +158,8 @@ static int same_stream_opts(const sl_shard_info *a, const sl_shard_info *b)
     return a->shuffle == b->shuffle &&
            (!a->shuffle || (a->seed == b->seed && a->shuffle_window == b->shuffle_window)) &&
            a->val_fraction == b->val_fraction && a->no_split == b->no_split &&
-           (!a->no_split || a->long_mode == b->long_mode) && a->modality == b->modality;
+           (!a->no_split || a->long_mode == b->long_mode) && a->modality == b->modality &&
+           !strcmp(a->tokenizer, b->tokenizer);
 }
 
 typedef struct {
@@ -557,8 +558,8 @@ int sl_shard_merge(const char *const *srcs, size_t n, const char *dst, const sl_
         }
         if (!o->concat_rows && !same_stream_opts(a, b)) {
             sl_errf(err,
-                    "%s: does not match %s (shuffle, seed, window, val_fraction, no_split and modality must be "
-                    "equal to merge as one stream; `concat_rows` concatenates the rows as they are)",
+                    "%s: does not match %s (shuffle, seed, window, val_fraction, no_split, modality and tokenizer "
+                    "name must be equal to merge as one stream; `concat_rows` concatenates the rows as they are)",
                     srcs[i], srcs[0]);
             goto done;
         }

@@ -87,6 +87,10 @@ expect_fail 1 'b32: does not match .*a \(seq_len' -- "$S" merge "$T/a" "$T/b32" 
 expect_fail 1 'bval: does not match .*val_fraction.*--concat-rows' -- "$S" merge "$T/a" "$T/bval" -o "$T/x"; one_line
 expect_fail 1 'bshuf: does not match .*shuffle' -- "$S" merge "$T/a" "$T/bshuf" -o "$T/x"; one_line
 expect_fail 1 'bns: does not match .*no_split' -- "$S" merge "$T/a" "$T/bns" -o "$T/x"; one_line
+cp -r "$T/b" "$T/bname"
+sed -i 's/"name": "[^"]*"/"name": "other"/' "$T/bname/manifest.json"
+grep -q '"name": "other"' "$T/bname/manifest.json" || fail "fixture: tokenizer name not changed"
+expect_fail 1 'bname: does not match .*tokenizer name' -- "$S" merge "$T/a" "$T/bname" -o "$T/x"; one_line
 [ ! -e "$T/x" ] || fail "a refused merge left output"
 # --concat-rows does not need them to agree (the old concatenation: rows as they are)
 "$S" merge -q --concat-rows "$T/a" "$T/bval" -o "$T/cr"
