@@ -220,6 +220,12 @@ static int unrecorded_no_split(const char *dir, const char *why, int padded, sl_
                    padded ? "that part (or merge the sources of a concatenation)" : "that part");
 }
 
+static int by_doc_offset(const void *x, const void *y)
+{
+    const mpiece *a = x, *b = y;
+    return a->doc_offset < b->doc_offset ? -1 : a->doc_offset > b->doc_offset;
+}
+
 static int merge_source(merge_ctx *mc, sl_shard *s, uint64_t base, uint64_t *top, sl_err *err)
 {
     const sl_shard_info *in = sl_shard_get_info(s);
@@ -328,12 +334,13 @@ static int merge_source(merge_ctx *mc, sl_shard *s, uint64_t base, uint64_t *top
         const sl_shard_docref *d = sl_shard_doc(s, i, &id);
         mpiece *p = pc + first[i];
         size_t k = first[i + 1] - first[i];
-        for (size_t a = 1; a < k; a++) /* by offset in the document: usually in order already */
-            for (size_t b = a; b > 0 && p[b - 1].doc_offset > p[b].doc_offset; b--) {
-                mpiece t = p[b];
-                p[b] = p[b - 1];
-                p[b - 1] = t;
-            }
+        /* by offset in the document: usually in order already (shuffled rows
+         * can scramble the pieces of a long document: then qsort) */
+        size_t sorted = 1;
+        while (sorted < k && p[sorted - 1].doc_offset <= p[sorted].doc_offset)
+            sorted++;
+        if (sorted < k)
+            qsort(p, k, sizeof *p, by_doc_offset);
         uint64_t S = 0;
         for (size_t a = 0; a < k; a++) {
             if (p[a].doc_offset != S || f[p[a].file].split != d->split) {
