@@ -19,6 +19,7 @@
 #    per-part shard directories, same tokens, same run.
 #
 # Env: SLUICE_BIN, MB (default 150), N (default 8), RUNS (default 3),
+# ONLY=together (section 2 alone: the token streams are made once, untimed),
 # TOKENIZER (default the GPT-NeoX-20B tokenizer.json of /work/shared/data or
 # tests/data/bpe, the same file).
 set -euo pipefail
@@ -78,7 +79,12 @@ empty_read="for i in 1 2 3 4 5 6 7 8 9 10; do '$S' read -q -@ 1 '$W/empty.jsonl'
 empty_tok="for i in 1 2 3 4 5 6 7 8 9 10; do '$S' tokenize bpe -q -@ 1 $T '$W/empty.jsonl' -o /dev/null; done"
 : > "$W/empty.jsonl"
 mkdir -p "$W/pipe" "$W/direct" "$W/direct2"
-for ((i = 0; i < RUNS; i++)); do # interleaved, so that drifting load hits both sides alike
+if [ "${ONLY:-}" = together ]; then
+  eval "$one_direct"
+  eval "$parts_direct"
+fi
+for ((i = 0; i < RUNS; i++)); do
+  [ "${ONLY:-}" != together ] || break # interleaved, so that drifting load hits both sides alike
   times_of "$W/t.one_read" "$one_read"
   times_of "$W/t.parts_read" "$parts_read"
   times_of "$W/t.one_pipe" "$one_pipe"
@@ -90,6 +96,7 @@ for ((i = 0; i < RUNS; i++)); do # interleaved, so that drifting load hits both 
   times_of "$W/t.empty_tok" "$empty_tok"
 done
 
+if [ "${ONLY:-}" != together ]; then
 # the parts give exactly the single run's output
 cmp "$W/one.jsonl" "$W/parts.jsonl" || { echo "bench/scale.sh: read parts differ from one run" >&2; exit 1; }
 "$S" cat "$W/one.tok" | md5sum > "$W/sum.one"
@@ -119,6 +126,7 @@ echo "  with $N2 parts (the \"$N parts\" columns):"
 row "tokenize bpe (direct)" direct 1 direct2 "$N2"
 awk -v r="$(med "$W/t.empty_read" 2)" -v t="$(med "$W/t.empty_tok" 2)" 'BEGIN {
   printf "  start-up alone (an empty input): read %.1f ms CPU, tokenize bpe (tokenizer load) %.1f ms CPU per process\n", 100 * r, 100 * t }'
+fi
 
 # ---- bringing the parts together: shard of one stream, of the N part files, merge of N shard dirs
 tbytes=$(stat -c %s "$W/one.tok")
@@ -128,21 +136,21 @@ shard_dir="'$S' shard -q --seq-len 2048 '$W/direct' -o '$W/sh-dir'"
 shard_list="'$S' shard -q --seq-len 2048 $(for ((r = 0; r < N; r++)); do printf "'%s' " "$W/direct/t-$r-of-$N.tok"; done) -o '$W/sh-list'"
 shard_parts=$(parts_loop "'$S' shard -q --seq-len 2048 '$W/direct/t-'\$R'-of-$N.tok' -o '$W/psh/'\$R")
 merge="'$S' merge -q $(for ((r = 0; r < N; r++)); do printf "'%s' " "$W/psh/$r"; done) -o '$W/merged'"
+concat="'$S' merge -q --concat-rows $(for ((r = 0; r < N; r++)); do printf "'%s' " "$W/psh/$r"; done) -o '$W/concat'"
 # these runs are short: at least 5 of each; outputs are removed before each run, outside the timing
 for ((i = 0; i < (RUNS > 5 ? RUNS : 5); i++)); do
-  rm -rf "$W/sh-one" "$W/sh-dir" "$W/sh-list" "$W/psh"/* "$W/merged"
+  rm -rf "$W/sh-one" "$W/sh-dir" "$W/sh-list" "$W/psh"/* "$W/merged" "$W/concat"
   times_of "$W/t.shard_one" "$shard_one"
   times_of "$W/t.shard_dir" "$shard_dir"
   times_of "$W/t.shard_list" "$shard_list"
   times_of "$W/t.shard_parts" "$shard_parts"
   times_of "$W/t.merge" "$merge"
+  times_of "$W/t.concat" "$concat"
 done
 diff -r "$W/sh-one" "$W/sh-dir" > /dev/null || { echo "bench/scale.sh: shard of the part directory differs" >&2; exit 1; }
 diff -r "$W/sh-one" "$W/sh-list" > /dev/null || { echo "bench/scale.sh: shard of the part files differs" >&2; exit 1; }
-docs_one=$(wc -l < "$W/sh-one/documents.jsonl")
-docs_merged=$(wc -l < "$W/merged/documents.jsonl")
-[ "$docs_one" = "$docs_merged" ] || { echo "bench/scale.sh: merge has $docs_merged documents, not $docs_one" >&2; exit 1; }
-echo "bringing $N parts together: $((tbytes / 1000000)) MB of token streams, shard --seq-len 2048 (shard of the directory and of the list: byte-identical to shard of the one stream; merge: the same $docs_one documents, rows packed per part)"
+diff -r "$W/sh-one" "$W/merged" > /dev/null || { echo "bench/scale.sh: merge of the part shard directories differs" >&2; exit 1; }
+echo "bringing $N parts together: $((tbytes / 1000000)) MB of token streams, shard --seq-len 2048 (shard of the directory, of the list and merge of the part directories: byte-identical to shard of the one stream)"
 printf '  %-40s %8s %9s %8s %9s %14s\n' "" "CPU s" "MB/s CPU" "wall s" "MB/s wall" "CPU vs one"
 srow() { # LABEL KEY
   awk -v l="$1" -v c="$(med "$W/t.$2" 2)" -v w="$(med "$W/t.$2" 1)" -v b="$tbytes" -v base="$(med "$W/t.shard_one" 2)" 'BEGIN {
@@ -154,4 +162,5 @@ srow "shard of the part directory" shard_dir
 srow "shard of the $N part files (list)" shard_list
 srow "shard of each part ($N processes)" shard_parts
 srow "merge of the $N part shard directories" merge
+srow "merge --concat-rows (rows as they are)" concat
 echo "  load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -187,6 +187,11 @@ static int compact_object(const char *s, size_t n)
     return n >= 2 && s[0] == '{' && scan_value(&v) && v.p == v.e;
 }
 
+int sl_meta_compact_object(const char *s, size_t n)
+{
+    return compact_object(s, n);
+}
+
 int sl_meta_select(const sl_meta_sel *sel, const char *meta, size_t len, sl_buf *out, sl_err *err)
 {
     if (!meta || !len)
@@ -224,9 +229,19 @@ int sl_meta_select(const sl_meta_sel *sel, const char *meta, size_t len, sl_buf 
 void sl_meta_doc_line(sl_buf *b, uint64_t ordinal, const char *id, size_t id_len, const char *split, int long_status,
                       const char *meta, size_t meta_len)
 {
-    sl_buf_printf(b, "{\"doc\":%llu,\"id\":", (unsigned long long)ordinal);
+    /* no printf: one line per document, in shard and merge alike */
+    char num[24];
+    size_t k = sizeof num;
+    do
+        num[--k] = (char)('0' + ordinal % 10);
+    while (ordinal /= 10);
+    sl_buf_puts(b, "{\"doc\":");
+    sl_buf_append(b, num + k, sizeof num - k);
+    sl_buf_puts(b, ",\"id\":");
     sl_json_put_str(b, id ? id : "", id ? id_len : 0);
-    sl_buf_printf(b, ",\"split\":\"%s\"", split);
+    sl_buf_puts(b, ",\"split\":\"");
+    sl_buf_puts(b, split);
+    sl_buf_putc(b, '"');
     if (long_status == SL_DOC_TRUNCATED)
         sl_buf_puts(b, ",\"long\":\"truncated\"");
     else if (long_status == SL_DOC_DROPPED)

@@ -30,6 +30,11 @@ void sl_meta_sel_free(sl_meta_sel *sel);
  * ..."; the caller adds the document). */
 int sl_meta_select(const sl_meta_sel *sel, const char *meta, size_t len, sl_buf *out, sl_err *err);
 
+/* 1 when s[0..n) is one JSON object written compactly (no whitespace
+ * outside strings; strings valid UTF-8 with valid escapes, no surrogate
+ * escapes; nesting at most 64 deep), as sl_meta_select writes it. */
+int sl_meta_compact_object(const char *s, size_t n);
+
 /* Appends one documents.jsonl line (with its newline):
  * {"doc":N,"id":"…","split":"…"[,"long":"truncated"|"dropped"][,"meta":{…}]}.
  * long_status is SL_DOC_* (shard/pack.h); meta a one-line JSON object or

@@ -52,6 +52,21 @@ struct sl_packer {
     uint32_t cur;
 };
 
+static const char *const long_names[] = {"truncate", "drop", "split"};
+
+const char *sl_long_mode_name(int long_mode)
+{
+    return long_mode >= 0 && long_mode <= SL_LONG_SPLIT ? long_names[long_mode] : "truncate";
+}
+
+int sl_long_mode_parse(const char *name)
+{
+    for (int i = 0; i <= SL_LONG_SPLIT; i++)
+        if (!strcmp(name, long_names[i]))
+            return i;
+    return -1;
+}
+
 int sl_pack_check_seq_len(int64_t seq_len, sl_err *err)
 {
     if (seq_len <= 0 || seq_len % 8 || seq_len > (1ll << 31))

@@ -37,6 +37,11 @@ enum { SL_LAYOUT_SEQUENTIAL = 0, SL_LAYOUT_RECURRENT = 1 };
 enum { SL_LONG_TRUNCATE = 0, SL_LONG_DROP = 1, SL_LONG_SPLIT = 2 };
 enum { SL_DOC_PLACED = 0, SL_DOC_TRUNCATED = 1, SL_DOC_DROPPED = 2, SL_DOC_EMPTY = 3 };
 
+/* "truncate", "drop", "split" (manifests and packed headers), and back (-1:
+ * none of them). */
+const char *sl_long_mode_name(int long_mode);
+int sl_long_mode_parse(const char *name);
+
 typedef struct sl_pack_opts {
     uint32_t seq_len;      /* > 0, multiple of 8 */
     int64_t eos, bos, pad; /* SL_NO_TOKEN when none */

@@ -125,6 +125,8 @@ void sl_packed_header(const sl_ts_header *h, const sl_pack_opts *o, const char *
     if (o->mem_tokens) /* only then: headers without memory stay as they were */
         sl_buf_printf(&b, ",\"memory\":{\"tokens\":%u,\"id\":%lld,\"write\":%s}", o->mem_tokens, (long long)o->mem_id,
                       o->mem_write ? "true" : "false");
+    if (o->layout == SL_LAYOUT_SEQUENTIAL && o->no_split) /* only then, as "memory" */
+        sl_buf_printf(&b, ",\"no_split\":{\"long\":\"%s\"}", sl_long_mode_name(o->long_mode));
     sl_buf_puts(&b, "}}");
     sl_ts_header_set_extra(out, b.data);
     sl_buf_free(&b);
@@ -175,6 +177,14 @@ int sl_packed_detect(const sl_ts_header *h, sl_pack_opts *o, char **warmup, sl_e
             o->mem_write = wr->type == SL_JSON_TRUE;
         }
     }
+    sl_json *nv = layout ? sl_json_get(p, "no_split") : NULL;
+    if (!bad && nv && nv->type != SL_JSON_NULL) {
+        const char *lm = nv->type == SL_JSON_OBJECT ? sl_json_get_str(nv, "long") : NULL;
+        int m = lm ? sl_long_mode_parse(lm) : -1;
+        bad = m < 0;
+        o->no_split = 1;
+        o->long_mode = m;
+    }
     if (!bad) {
         o->seq_len = (uint32_t)L;
         o->layout = strcmp(layout, "recurrent") ? SL_LAYOUT_SEQUENTIAL : SL_LAYOUT_RECURRENT;
@@ -188,7 +198,8 @@ int sl_packed_detect(const sl_ts_header *h, sl_pack_opts *o, char **warmup, sl_e
         free(*warmup);
         *warmup = NULL;
         return sl_errf(err,
-                       "header: malformed \"packed\" object (seq_len, layout, batch, eos, bos, pad, warmup, memory)");
+                       "header: malformed \"packed\" object (seq_len, layout, batch, eos, bos, pad, warmup, memory, "
+                       "no_split)");
     }
     return 1;
 }

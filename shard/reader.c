@@ -12,11 +12,13 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "shard/meta.h"
 #include "shard/shard_internal.h"
 #include "stream/byteorder.h"
 #include "stream/io.h"
 #include "stream/json.h"
 #include "stream/tokstream.h"
+#include "stream/utf8.h"
 
 static char *path_in(const char *dir, const char *name)
 {
@@ -124,6 +126,66 @@ static int check_sum(const char *path, const char *want_hex, sl_err *err)
     return 0;
 }
 
+/* A documents.jsonl line exactly as the writer puts it (sl_meta_doc_line:
+ * compact, keys in order, an id without escapes), read without building a
+ * JSON tree: 1 and the fields, else 0 (the line is then parsed in full,
+ * which also accepts every other valid form, or says what is wrong). */
+static int fast_line(const char *l, size_t n, int64_t *ord, const char **id, size_t *id_len, const char **split,
+                     const char **lng, int *has_meta)
+{
+    static const char k_doc[] = "{\"doc\":", k_id[] = ",\"id\":\"", k_split[] = ",\"split\":\"",
+                      k_long[] = ",\"long\":\"", k_meta[] = ",\"meta\":";
+    const char *p = l, *e = l + n;
+#define SKIP(k) (e - p >= (ptrdiff_t)sizeof k - 1 && !memcmp(p, k, sizeof k - 1) ? (p += sizeof k - 1, 1) : 0)
+    if (!SKIP(k_doc) || p == e || *p < '0' || *p > '9' || (*p == '0' && e - p > 1 && p[1] >= '0' && p[1] <= '9'))
+        return 0;
+    int64_t v = 0;
+    for (int k = 0; p < e && *p >= '0' && *p <= '9'; p++, k++) {
+        if (k == 18)
+            return 0;
+        v = v * 10 + (*p - '0');
+    }
+    if (!SKIP(k_id))
+        return 0;
+    const char *q = p;
+    while (q < e && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
+        q++;
+    if (q == e || *q != '"' || sl_utf8_check(p, (size_t)(q - p)) != (size_t)(q - p))
+        return 0;
+    *id = p;
+    *id_len = (size_t)(q - p);
+    p = q + 1;
+    if (!SKIP(k_split))
+        return 0;
+    if (SKIP("train\""))
+        *split = "train";
+    else if (SKIP("val\""))
+        *split = "val";
+    else
+        return 0;
+    *lng = NULL;
+    if (SKIP(k_long)) {
+        if (SKIP("truncated\""))
+            *lng = "truncated";
+        else if (SKIP("dropped\""))
+            *lng = "dropped";
+        else
+            return 0;
+    }
+    *has_meta = 0;
+    if (SKIP(k_meta)) {
+        if (e - p < 3 || e[-1] != '}' || !sl_meta_compact_object(p, (size_t)(e - p - 1)))
+            return 0;
+        *has_meta = 1;
+        p = e - 1;
+    }
+#undef SKIP
+    if (e - p != 1 || *p != '}')
+        return 0;
+    *ord = v;
+    return 1;
+}
+
 static int load_docs(sl_shard *s, const sl_json *dj, int verify, sl_err *err)
 {
     uint64_t count, bytes;
@@ -165,18 +227,31 @@ static int load_docs(sl_shard *s, const sl_json *dj, int verify, sl_err *err)
             sl_buf_free(&ids);
             goto out;
         }
-        sl_json_doc *jd = sl_json_parse(data + pos, end - pos, NULL, err);
-        sl_json *o = jd ? sl_json_root(jd) : NULL;
         int64_t ord;
-        sl_json *idv = o ? sl_json_get(o, "id") : NULL, *mv = o ? sl_json_get(o, "meta") : NULL;
-        const char *split = o ? sl_json_get_str(o, "split") : NULL;
-        const char *lng = o ? sl_json_get_str(o, "long") : NULL;
-        if (!o || o->type != SL_JSON_OBJECT || sl_json_get_int(o, "doc", &ord) || ord < 0 || !idv ||
-            idv->type != SL_JSON_STRING || !split || (strcmp(split, "train") && strcmp(split, "val")) ||
-            s->n_docs >= count || (s->n_docs && (uint64_t)ord <= s->docs[s->n_docs - 1].ordinal) ||
-            (idx && (uint64_t)ord != s->n_docs) || (mv && mv->type != SL_JSON_OBJECT) || idv->str_len > UINT32_MAX ||
-            ids.len > UINT32_MAX) {
-            if (jd)
+        const char *split = NULL, *lng = NULL, *idp = NULL;
+        size_t idl = 0;
+        int has_meta = 0, ok;
+        sl_json_doc *jd = NULL;
+        if (fast_line(data + pos, end - pos, &ord, &idp, &idl, &split, &lng, &has_meta)) {
+            ok = 1;
+        } else {
+            jd = sl_json_parse(data + pos, end - pos, NULL, err);
+            sl_json *o = jd ? sl_json_root(jd) : NULL;
+            sl_json *idv = o ? sl_json_get(o, "id") : NULL, *mv = o ? sl_json_get(o, "meta") : NULL;
+            split = o ? sl_json_get_str(o, "split") : NULL;
+            lng = o ? sl_json_get_str(o, "long") : NULL;
+            ok = o && o->type == SL_JSON_OBJECT && !sl_json_get_int(o, "doc", &ord) && idv &&
+                 idv->type == SL_JSON_STRING && (!mv || mv->type == SL_JSON_OBJECT);
+            if (ok) {
+                idp = idv->str;
+                idl = idv->str_len;
+                has_meta = mv != NULL;
+            }
+        }
+        if (!ok || ord < 0 || !split || (strcmp(split, "train") && strcmp(split, "val")) || s->n_docs >= count ||
+            (s->n_docs && (uint64_t)ord <= s->docs[s->n_docs - 1].ordinal) || (idx && (uint64_t)ord != s->n_docs) ||
+            idl > UINT32_MAX || ids.len > UINT32_MAX) {
+            if (ok || jd)
                 sl_errf(err, "not a valid document line (doc, id, split, meta an object; ordinals %s; count %llu)",
                         idx ? "0, 1, 2, ..." : "increasing", (unsigned long long)count);
             sl_err_prefix(err, "%s:%zu", p, line);
@@ -187,12 +262,12 @@ static int load_docs(sl_shard *s, const sl_json *dj, int verify, sl_err *err)
         sl_shard_docref *d = &s->docs[s->n_docs++];
         d->ordinal = (uint64_t)ord;
         d->id_off = (uint32_t)ids.len;
-        d->id_len = (uint32_t)idv->str_len;
+        d->id_len = (uint32_t)idl;
         d->split = (uint8_t)(strcmp(split, "train") ? SL_SPLIT_VAL : SL_SPLIT_TRAIN);
         d->long_status = (uint8_t)(!lng ? SL_DOC_PLACED : !strcmp(lng, "dropped") ? SL_DOC_DROPPED : SL_DOC_TRUNCATED);
-        d->has_meta = mv != NULL;
+        d->has_meta = (uint8_t)has_meta;
         d->line_off = pos;
-        sl_buf_append(&ids, idv->str, idv->str_len);
+        sl_buf_append(&ids, idp, idl);
         sl_buf_putc(&ids, 0);
         sl_json_free(jd);
         pos = end + 1;
@@ -396,6 +471,19 @@ sl_shard *sl_shard_open(const char *dir, int verify, sl_err *err)
         in->mem_write = wr->type == SL_JSON_TRUE;
     } else {
         in->mem_id = SL_NO_TOKEN;
+    }
+    sl_json *ns = sl_json_get(m, "no_split");
+    if (ns && ns->type != SL_JSON_NULL) {
+        /* added within version 1: older directories have no "no_split" */
+        const char *lm = ns->type == SL_JSON_OBJECT ? sl_json_get_str(ns, "long") : NULL;
+        in->long_mode = lm ? sl_long_mode_parse(lm) : -1;
+        if (in->long_mode < 0 || in->layout != SL_LAYOUT_SEQUENTIAL) {
+            sl_errf(err,
+                    "%s: \"no_split\" must be {\"long\":\"truncate\"|\"drop\"|\"split\"}, in the sequential layout",
+                    mp);
+            goto fail;
+        }
+        in->no_split = 1;
     }
     const char *fp = sl_json_get_str(tk, "fingerprint"), *tn = sl_json_get_str(tk, "name"),
                *mod = sl_json_get_str(tk, "modality");

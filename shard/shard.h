@@ -40,6 +40,10 @@ typedef struct sl_shard_info {
     uint32_t mem_tokens;
     int64_t mem_id;
     int mem_write;
+    /* sequential layout packed with no_split (manifest "no_split", written
+     * only then; directories of older versions never have it): long_mode is
+     * SL_LONG_* */
+    int no_split, long_mode;
 } sl_shard_info;
 
 /* --- writer ---------------------------------------------------------------- */

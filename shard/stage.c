@@ -399,6 +399,8 @@ int sl_shard_run(const sl_stage_opts *o, const char *const *inputs, size_t n_inp
     info.mem_tokens = sl_pack_mem_read(&po);
     info.mem_id = info.mem_tokens ? po.mem_id : SL_NO_TOKEN;
     info.mem_write = sl_pack_mem_write(&po) != 0;
+    info.no_split = po.layout == SL_LAYOUT_SEQUENTIAL && po.no_split;
+    info.long_mode = info.no_split ? po.long_mode : 0;
     info.shuffle = o->shuffle;
     info.seed = o->seed;
     info.shuffle_window = o->shuffle_window ? o->shuffle_window : (256ull << 20) / ((uint64_t)po.seq_len * 4) + 1;

@@ -412,6 +412,8 @@ static void put_manifest(sl_shard_writer *w, sl_buf *b, const char *docs_hex, co
     if (in->layout == SL_LAYOUT_RECURRENT && in->mem_tokens) /* absent without memory slots */
         sl_buf_printf(b, ",\n  \"memory\": {\"tokens\": %u, \"id\": %lld, \"write\": %s}", in->mem_tokens,
                       (long long)in->mem_id, in->mem_write ? "true" : "false");
+    if (in->layout == SL_LAYOUT_SEQUENTIAL && in->no_split) /* absent in split mode */
+        sl_buf_printf(b, ",\n  \"no_split\": {\"long\": \"%s\"}", sl_long_mode_name(in->long_mode));
     sl_buf_puts(b, ",\n  \"warmup\": ");
     if (in->warmup)
         sl_json_put_cstr(b, in->warmup);

@@ -64,9 +64,13 @@ cp -r "$T/m4" "$T/bad"
 jq '.memory.tokens = 40' "$T/m4/manifest.json" >"$T/bad/manifest.json"
 expect_fail 1 '"memory" must be' -- $S cat "$T/bad"
 # merge keeps the memory slots, and refuses to mix directories with and without them
-$S merge "$T/m4" "$T/m4" -o "$T/mm"
+$S merge --concat-rows "$T/m4" "$T/m4" -o "$T/mm"
 jq -e '.memory == {"tokens":4,"id":9099,"write":false} and .splits.train.memory_tokens == 2 * '"$(jq .splits.train.memory_tokens "$T/m4/manifest.json")" \
   "$T/mm/manifest.json" >/dev/null || fail "merge lost the memory slots"
 [ "$(jq .splits.train.pad_tokens "$T/mm/manifest.json")" = $((2 * $(jq .splits.train.pad_tokens "$T/m4/manifest.json"))) ] || fail "merge pad_tokens"
+# ... and by default merges as one stream: shard of the stream given twice
+$S merge -q "$T/m4" "$T/m4" -o "$T/ms"
+$S shard -q --seq-len 32 --layout recurrent --batch 3 --memory-tokens 4 --memory-id 9099 "$T/in.tok" "$T/in.tok" -o "$T/m4x2"
+diff -r "$T/m4x2" "$T/ms" || fail "merge of memory-slot directories differs from shard of the stream twice"
 expect_fail 1 "memory slots must be equal" -- $S merge "$T/m4" "$T/plain" -o "$T/x"
 no_file "$T/x"

@@ -66,14 +66,22 @@ cmp "$T/val1" "$T/val2" || fail "val split depends on order"
 n=$(wc -l <"$T/val1"); [ "$n" -gt 40 ] && [ "$n" -lt 110 ] || fail "val fraction 0.25 gave $n of 300"
 [ -s "$T/v1/val-00000.tokens" ] || fail "no val token file"
 
-# recurrent layout: whole steps of B rows; a merge of two shards concatenates them
+# recurrent layout: whole steps of B rows; merge --concat-rows of two shards concatenates them
 $S shard --seq-len 64 --layout recurrent --batch 3 "$T/in.tok" -o "$T/r"
 rows=$(grep -o '"rows": [0-9]*' "$T/r/manifest.json" | head -1 | grep -o '[0-9]*$')
 [ $((rows % 3)) = 0 ] || fail "recurrent rows $rows not a multiple of 3"
-$S merge "$T/d" "$T/d" -o "$T/m"
+$S merge --concat-rows "$T/d" "$T/d" -o "$T/m"
 grep -q '"rows": 1412,' "$T/m/manifest.json" || fail "merged rows"
 cat "$T/d/train-00000.tokens" "$T/d/train-00000.tokens" | cmp - "$T/m/train-00000.tokens" || fail "merged tokens"
 [ "$(grep -c . "$T/m/documents.jsonl")" = 600 ] || fail "merged documents"
+# the default merge is one stream: the same directory as shard of the stream given twice
+$S merge "$T/d" "$T/d" -o "$T/m1" 2>"$T/m1.err"
+$S shard -q --seq-len 64 "$T/in.tok" "$T/in.tok" -o "$T/d2"
+diff -r "$T/d2" "$T/m1" || fail "merge of d twice differs from shard of the stream twice"
+grep -q "warning: 300 document(s) repeat an earlier id; the first is document 300" "$T/m1.err" || fail "merge dup ids: $(cat "$T/m1.err")"
+$S merge "$T/r" "$T/r" -o "$T/rm"
+$S shard -q --seq-len 64 --layout recurrent --batch 3 "$T/in.tok" "$T/in.tok" -o "$T/r2"
+diff -r "$T/r2" "$T/rm" || fail "recurrent: merge differs from shard of the stream twice"
 
 # bad input: clear one-line errors, non-zero exit, nothing left behind
 expect_fail 2 'multiple of 8' -- $S shard --seq-len 0 "$T/in.tok" -o "$T/bad"
