@@ -10,6 +10,8 @@
 #include "cli/pack_opts.h"
 #include "shard/merge.h"
 #include "shard/util.h"
+#include "stream/buf.h"
+#include "stream/parts.h"
 
 static const char help[] = "Shard directories: every SRC must have the same seq_len, dtype, vocab,\n"
                            "tokenizer fingerprint, special ids, layout, memory slots and warmup SPEC, and\n"
@@ -28,7 +30,9 @@ static const char help[] = "Shard directories: every SRC must have the same seq_
                            "renumbered after the previous sources, warmup stages are resolved again for\n"
                            "the merged size. Either way documents.jsonl keeps every line's metadata,\n"
                            "documents.idx is rebuilt and DST is written atomically. A document id\n"
-                           "repeated across SRCs is a warning.\n\n"
+                           "repeated across SRCs is a warning. A SRC directory without a manifest.json\n"
+                           "stands for the part shard directories in it (names with <R>-of-<N>, e.g.\n"
+                           "shards-3-of-8/, in part order); a part missing or there twice is an error.\n\n"
                            "Megatron datasets (SRC = a prefix with SRC.idx and SRC.bin): the .bin files\n"
                            "are concatenated and sizes/pointers/document indices rebased, as Megatron's\n"
                            "add_index / tools/merge_datasets.py do; dtypes must match. When every SRC\n"
@@ -42,6 +46,7 @@ static const char help[] = "Shard directories: every SRC must have the same seq_
                            "                      (the merge of older sluice versions)\n\n"
                            "example:\n"
                            "  sluice merge part-0/ part-1/ part-2/ -o shards/\n"
+                           "  sluice merge parts/ -o shards/   # parts/shards-0-of-8/ ... parts/shards-7-of-8/\n"
                            "  sluice merge data/a_text_document data/b_text_document -o data/ab_text_document\n";
 
 static int run(sl_cli *cli, int argc, char **argv)
@@ -67,11 +72,40 @@ static int run(sl_cli *cli, int argc, char **argv)
         sl_cli_usage_error(cli, "needs at least one SRC");
     if (!strcmp(cli->output, "-"))
         sl_cli_usage_error(cli, "needs -o DST");
-    char **srcs = argv + optind;
+    /* a directory that is not a shard directory: its part shard directories */
+    char **srcs = sl_xcalloc((size_t)n, sizeof *srcs);
+    char **owned = NULL;
+    size_t n_src = 0, n_owned = 0;
+    sl_err err = {{0}};
+    for (int i = 0; i < n; i++) {
+        const char *a = argv[optind + i];
+        sl_buf man = {0};
+        sl_buf_printf(&man, "%s/manifest.json", a);
+        int expand = sl_shard_is_dir(a) && access(man.data, F_OK) != 0;
+        sl_buf_free(&man);
+        char **parts = NULL;
+        size_t np = 0;
+        if (expand && sl_parts_list(a, &parts, &np, &err) < 0) {
+            for (size_t k = 0; k < n_owned; k++)
+                free(owned[k]);
+            free(owned);
+            free(srcs);
+            return sl_cli_fail(cli, &err);
+        }
+        if (!expand || !np) {
+            srcs[n_src++] = argv[optind + i];
+            continue;
+        }
+        srcs = sl_xrealloc(srcs, (n_src + np + (size_t)(n - i)) * sizeof *srcs);
+        owned = sl_xrealloc(owned, (n_owned + np) * sizeof *owned);
+        for (size_t k = 0; k < np; k++)
+            srcs[n_src++] = owned[n_owned++] = parts[k];
+        free(parts);
+    }
+    n = (int)n_src;
     int dirs = 0;
     for (int i = 0; i < n; i++)
         dirs += sl_shard_is_dir(srcs[i]);
-    sl_err err = {{0}};
     int rc;
     if (dirs == n) {
         sl_merge_opts mo = {.force = force, .max_file_bytes = (uint64_t)maxb, .concat_rows = concat};
@@ -96,6 +130,10 @@ static int run(sl_cli *cli, int argc, char **argv)
     } else {
         sl_cli_usage_error(cli, "cannot mix shard directories and Megatron prefixes");
     }
+    for (size_t k = 0; k < n_owned; k++)
+        free(owned[k]);
+    free(owned);
+    free(srcs);
     return rc ? sl_cli_fail(cli, &err) : 0;
 }
 

@@ -124,4 +124,18 @@ expect_fail 1 'cr: 2 train rows are padded .*--concat-rows' -- "$S" merge "$T/cr
 grep -q '"no_split": {"long": "drop"}' "$T/pk/manifest.json" || fail "shard of a --no-split packed stream"
 "$S" shard -q --seq-len 64 --no-split --long drop "$T/ids.2/part-1.tok" -o "$T/pkw"
 diff -r "$T/pk" "$T/pkw" >/dev/null || fail "pack --no-split | shard differs from shard --no-split"
+# a directory of part shard directories (<R>-of-<N> names) stands for its
+# parts in part order; a missing or repeated part is an error naming it
+rm -rf "$T/pd" "$T/W"
+mkdir "$T/pd"
+"$S" shard -q --seq-len 64 "$T/ids.tok" -o "$T/W"
+for r in 2 0 1; do "$S" shard -q --seq-len 64 "$T/ids.3/part-$r.tok" -o "$T/pd/shards-$r-of-3"; done
+"$S" merge -q "$T/pd" -o "$T/pdm" || fail "merge of a parts directory"
+diff -r "$T/W" "$T/pdm" >/dev/null || fail "merge of a parts directory differs from shard of the whole"
+mv "$T/pd/shards-1-of-3" "$T/pd1"
+expect_fail 1 'pd: part 1 of 3 is missing' -- "$S" merge "$T/pd" -o "$T/x"; one_line
+cp -r "$T/pd1" "$T/pd/shards-01-of-3"
+cp -r "$T/pd1" "$T/pd/shards-1-of-3"
+expect_fail 1 'pd: part 1 of 3 is there twice' -- "$S" merge "$T/pd" -o "$T/x"; one_line
+[ ! -e "$T/x" ] || fail "a refused merge left output"
 echo "merge_identity: refusals ok"
