@@ -721,13 +721,7 @@ sl_bpe *sl_bpe_load_mem(const char *json, size_t json_len, const char *merges, s
     if (merges)
         sl_sha256_update(&h, merges, merges_len);
     sl_sha256_final(&h, d);
-    memcpy(b->fingerprint, "sha256:", 7);
-    for (int i = 0; i < 32; i++) {
-        static const char hex[] = "0123456789abcdef";
-        b->fingerprint[7 + 2 * i] = hex[d[i] >> 4];
-        b->fingerprint[8 + 2 * i] = hex[d[i] & 15];
-    }
-    b->fingerprint[71] = 0;
+    sl_sha256_hex(d, b->fingerprint);
     return b;
 }
 

@@ -1,7 +1,13 @@
 /* The skim of json_skim.h. */
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tokenize/json_skim.h"
+
+#include "stream/buf.h"
+#include "stream/io.h"
+#include "stream/json.h"
 
 static void skim_ws(const char *s, size_t n, size_t *i)
 {
@@ -123,4 +129,69 @@ int sl_tokjson_model_type(const char *text, size_t len, char *out, size_t cap)
     memcpy(out, model + ty.at + 1, n);
     out[n] = 0;
     return 1;
+}
+
+char *sl_tokjson_path(const char *path, int is_dir)
+{
+    if (!is_dir)
+        return sl_xstrdup(path);
+    sl_buf b = {0};
+    sl_buf_printf(&b, "%s/tokenizer.json", path);
+    return b.data;
+}
+
+int sl_tokjson_head_is_object(int is_dir, const unsigned char *head, size_t n)
+{
+    if (is_dir)
+        return 1;
+    size_t i = 0;
+    while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
+        i++;
+    return i < n && head[i] == '{';
+}
+
+static int type_in(const char *t, const char *const *types)
+{
+    for (size_t i = 0; t && types[i]; i++)
+        if (!strcmp(t, types[i]))
+            return 1;
+    return 0;
+}
+
+int sl_tokjson_probe_model(const char *path, int is_dir, const unsigned char *head, size_t n, const char *const *types)
+{
+    if (!sl_tokjson_head_is_object(is_dir, head, n))
+        return 0;
+    char *p = sl_tokjson_path(path, is_dir), *text = NULL;
+    size_t len;
+    sl_err e = {{0}};
+    int mine = 0;
+    char type[32];
+    int skim = -1;
+    if (sl_read_file(p, &text, &len, &e) == 0 && (skim = sl_tokjson_model_type(text, len, type, sizeof type)) >= 0) {
+        mine = skim && type_in(type, types);
+    } else if (text) { /* the skim could not tell: the full parse decides */
+        sl_json_doc *doc = sl_json_parse(text, len, NULL, &e);
+        const sl_json *root = doc ? sl_json_root(doc) : NULL;
+        const sl_json *model = root && root->type == SL_JSON_OBJECT ? sl_json_get(root, "model") : NULL;
+        mine = type_in(model && model->type == SL_JSON_OBJECT ? sl_json_get_str(model, "type") : NULL, types);
+        sl_json_free(doc);
+    }
+    free(text);
+    free(p);
+    return mine;
+}
+
+sl_tokenizer *sl_tokjson_load(const char *path, const sl_tokenizer_opts *o, sl_err *err, sl_tokjson_load_mem_fn fn)
+{
+    struct stat st;
+    char *p = sl_tokjson_path(path, stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+    char *text = NULL;
+    size_t len;
+    sl_tokenizer *t = NULL;
+    if (sl_read_file(p, &text, &len, err) == 0)
+        t = fn(text, len, p, o, err);
+    free(text);
+    free(p);
+    return t;
 }

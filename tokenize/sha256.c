@@ -170,6 +170,17 @@ void sl_sha256_final(sl_sha256 *s, uint8_t digest[32])
             digest[4 * i + j] = (uint8_t)(s->h[i] >> (24 - 8 * j));
 }
 
+void sl_sha256_hex(const uint8_t digest[32], char out[72])
+{
+    static const char hex[] = "0123456789abcdef";
+    memcpy(out, "sha256:", 7);
+    for (int i = 0; i < 32; i++) {
+        out[7 + 2 * i] = hex[digest[i] >> 4];
+        out[8 + 2 * i] = hex[digest[i] & 15];
+    }
+    out[71] = 0;
+}
+
 void sl_sha256_fingerprint(const void *data, size_t n, char out[72])
 {
     sl_sha256 s;
@@ -177,7 +188,5 @@ void sl_sha256_fingerprint(const void *data, size_t n, char out[72])
     sl_sha256_init(&s);
     sl_sha256_update(&s, data, n);
     sl_sha256_final(&s, d);
-    memcpy(out, "sha256:", 7);
-    for (int i = 0; i < 32; i++)
-        snprintf(out + 7 + 2 * i, 3, "%02x", d[i]);
+    sl_sha256_hex(d, out);
 }

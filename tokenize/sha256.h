@@ -22,6 +22,9 @@ void sl_sha256_final(sl_sha256 *s, uint8_t digest[32]);
  * again (tests compare the two). */
 int sl_sha256_hw(void);
 void sl_sha256_set_hw(int on);
+/* Writes "sha256:" and the 64 lowercase hex digits of digest plus NUL (72
+ * bytes) to out: the form of tokenizer fingerprints. */
+void sl_sha256_hex(const uint8_t digest[32], char out[72]);
 /* Writes "sha256:" and 64 lowercase hex digits plus NUL (72 bytes) to out. */
 void sl_sha256_fingerprint(const void *data, size_t n, char out[72]);
 

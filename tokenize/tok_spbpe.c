@@ -724,15 +724,6 @@ static int64_t sp_token_id(const sl_tokenizer *t, const char *text)
 static const sl_tok_ops ops = {sp_free, sp_state_new, sp_state_free, sp_encode, sp_decode, sp_token_id};
 
 /* The file a path names: itself, or a directory's tokenizer.json. */
-static char *json_path(const char *path, int is_dir)
-{
-    if (!is_dir)
-        return sl_xstrdup(path);
-    sl_buf b = {0};
-    sl_buf_printf(&b, "%s/tokenizer.json", path);
-    return b.data;
-}
-
 /* 1 when a pre_tokenizer or decoder value is or contains ByteLevel. */
 static int has_byte_level(const sl_json *v, const char *list_key)
 {
@@ -806,14 +797,9 @@ static int sp_skim(const char *text, size_t len)
  * are not byte-level is this family's. */
 static int sp_probe(const char *path, int is_dir, const unsigned char *head, size_t n)
 {
-    if (!is_dir) {
-        size_t i = 0;
-        while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
-            i++;
-        if (i == n || head[i] != '{')
-            return 0;
-    }
-    char *p = json_path(path, is_dir), *text = NULL;
+    if (!sl_tokjson_head_is_object(is_dir, head, n))
+        return 0;
+    char *p = sl_tokjson_path(path, is_dir), *text = NULL;
     size_t len;
     sl_err e = {{0}};
     int mine = 0;
@@ -840,13 +826,7 @@ sl_tokenizer *sl_tok_spbpe_load_mem(const char *text, size_t len, const char *na
     sl_sha256_init(&h);
     sl_sha256_update(&h, text, len);
     sl_sha256_final(&h, d);
-    memcpy(m->fingerprint, "sha256:", 7);
-    for (int i = 0; i < 32; i++) {
-        static const char hex[] = "0123456789abcdef";
-        m->fingerprint[7 + 2 * i] = hex[d[i] >> 4];
-        m->fingerprint[8 + 2 * i] = hex[d[i] & 15];
-    }
-    m->fingerprint[71] = 0;
+    sl_sha256_hex(d, m->fingerprint);
 
     sl_tokenizer *t = sl_tokenizer_new(&sl_tok_family_spbpe, &ops, m);
     if (o)
@@ -864,16 +844,7 @@ sl_tokenizer *sl_tok_spbpe_load_mem(const char *text, size_t len, const char *na
 
 static sl_tokenizer *sp_load(const char *path, const sl_tokenizer_opts *o, sl_err *err)
 {
-    struct stat st;
-    char *p = json_path(path, stat(path, &st) == 0 && S_ISDIR(st.st_mode));
-    char *text = NULL;
-    size_t len;
-    sl_tokenizer *t = NULL;
-    if (sl_read_file(p, &text, &len, err) == 0)
-        t = sl_tok_spbpe_load_mem(text, len, p, o, err);
-    free(text);
-    free(p);
-    return t;
+    return sl_tokjson_load(path, o, err, sl_tok_spbpe_load_mem);
 }
 
 const sl_tok_family sl_tok_family_spbpe = {"spbpe", sp_probe, sp_load, NULL, NULL};

@@ -526,13 +526,7 @@ static sl_tokenizer *spm_load(const char *path, const sl_tokenizer_opts *o, sl_e
     int64_t sp[SL_TOK_N_SPECIAL] = {s->m.eos_id, s->m.bos_id, s->m.pad_id, s->m.unk_id};
     for (int i = 0; i < SL_TOK_N_SPECIAL; i++)
         t->special[i] = sp[i] >= 0 && (size_t)sp[i] < s->m.n_pieces ? sp[i] : -1;
-    memcpy(t->fingerprint, "sha256:", 7);
-    for (int i = 0; i < 32; i++) {
-        static const char hex[] = "0123456789abcdef";
-        t->fingerprint[7 + 2 * i] = hex[d[i] >> 4];
-        t->fingerprint[8 + 2 * i] = hex[d[i] & 15];
-    }
-    t->fingerprint[71] = 0;
+    sl_sha256_hex(d, t->fingerprint);
     const char *base = strrchr(path, '/');
     snprintf(t->name, sizeof t->name, "spm:%s", base && base[1] ? base + 1 : path);
     return t;

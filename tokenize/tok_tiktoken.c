@@ -511,13 +511,7 @@ static void fingerprint(const char *data, size_t n, const char *pattern, const s
         sl_buf_free(&extra);
     }
     sl_sha256_final(&h, d);
-    static const char hex[] = "0123456789abcdef";
-    memcpy(out, "sha256:", 7);
-    for (int i = 0; i < 32; i++) {
-        out[7 + 2 * i] = hex[d[i] >> 4];
-        out[8 + 2 * i] = hex[d[i] & 15];
-    }
-    out[71] = 0;
+    sl_sha256_hex(d, out);
 }
 
 static int cmp_special(const void *a, const void *b)

@@ -493,45 +493,11 @@ static int64_t un_token_id(const sl_tokenizer *t, const char *text)
 
 static const sl_tok_ops ops = {un_free, un_state_new, un_state_free, un_encode, un_decode, un_token_id};
 
-static char *json_path(const char *path, int is_dir)
-{
-    if (!is_dir)
-        return sl_xstrdup(path);
-    sl_buf b = {0};
-    sl_buf_printf(&b, "%s/tokenizer.json", path);
-    return b.data;
-}
-
 /* A tokenizer.json whose model is Unigram. */
 static int un_probe(const char *path, int is_dir, const unsigned char *head, size_t n)
 {
-    if (!is_dir) {
-        size_t i = 0;
-        while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
-            i++;
-        if (i == n || head[i] != '{')
-            return 0;
-    }
-    char *p = json_path(path, is_dir), *text = NULL;
-    size_t len;
-    sl_err e = {{0}};
-    int mine = 0;
-    char type[32];
-    int skim = -1;
-    if (sl_read_file(p, &text, &len, &e) == 0 && (skim = sl_tokjson_model_type(text, len, type, sizeof type)) >= 0) {
-        const char *mt = skim ? type : NULL; /* json_skim.h: the full parse's answer, cheaply */
-        mine = mt && (!strcmp(mt, "Unigram"));
-    } else if (text) {
-        sl_json_doc *doc = sl_json_parse(text, len, NULL, &e);
-        const sl_json *root = doc ? sl_json_root(doc) : NULL;
-        const sl_json *model = root && root->type == SL_JSON_OBJECT ? sl_json_get(root, "model") : NULL;
-        const char *mt = model && model->type == SL_JSON_OBJECT ? sl_json_get_str(model, "type") : NULL;
-        mine = mt && !strcmp(mt, "Unigram");
-        sl_json_free(doc);
-    }
-    free(text);
-    free(p);
-    return mine;
+    static const char *const types[] = {"Unigram", NULL};
+    return sl_tokjson_probe_model(path, is_dir, head, n, types);
 }
 
 sl_tokenizer *sl_tok_unigram_load_mem(const char *text, size_t len, const char *name, const sl_tokenizer_opts *o,
@@ -553,13 +519,7 @@ sl_tokenizer *sl_tok_unigram_load_mem(const char *text, size_t len, const char *
     t->special[SL_TOK_BOS] = un_token_id(t, "<s>");
     t->special[SL_TOK_UNK] = m->unk_id;
     t->special[SL_TOK_PAD] = un_token_id(t, "<pad>");
-    memcpy(t->fingerprint, "sha256:", 7);
-    for (int i = 0; i < 32; i++) {
-        static const char hex[] = "0123456789abcdef";
-        t->fingerprint[7 + 2 * i] = hex[d[i] >> 4];
-        t->fingerprint[8 + 2 * i] = hex[d[i] & 15];
-    }
-    t->fingerprint[71] = 0;
+    sl_sha256_hex(d, t->fingerprint);
     const char *base = strrchr(name, '/');
     snprintf(t->name, sizeof t->name, "unigram:%s", base && base[1] ? base + 1 : name);
     return t;
@@ -567,16 +527,7 @@ sl_tokenizer *sl_tok_unigram_load_mem(const char *text, size_t len, const char *
 
 static sl_tokenizer *un_load(const char *path, const sl_tokenizer_opts *o, sl_err *err)
 {
-    struct stat st;
-    char *p = json_path(path, stat(path, &st) == 0 && S_ISDIR(st.st_mode));
-    char *text = NULL;
-    size_t len;
-    sl_tokenizer *t = NULL;
-    if (sl_read_file(p, &text, &len, err) == 0)
-        t = sl_tok_unigram_load_mem(text, len, p, o, err);
-    free(text);
-    free(p);
-    return t;
+    return sl_tokjson_load(path, o, err, sl_tok_unigram_load_mem);
 }
 
 const sl_tok_family sl_tok_family_unigram = {"unigram", un_probe, un_load, NULL, NULL};
