@@ -106,7 +106,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     int dirs = 0;
     for (int i = 0; i < n; i++)
         dirs += sl_shard_is_dir(srcs[i]);
-    int rc;
+    int rc, stage_failed = 0;
     if (dirs == n) {
         sl_merge_opts mo = {.force = force, .max_file_bytes = (uint64_t)maxb, .concat_rows = concat};
         sl_stage_stats st;
@@ -114,9 +114,8 @@ static int run(sl_cli *cli, int argc, char **argv)
         if (rc) {
             static const sl_cli_field fields[] = {{"concat_rows", "--concat-rows"}, {NULL, NULL}};
             sl_cli_map_fields(&err, fields);
-            return sl_cli_stage_fail(cli, &err, -1);
-        }
-        if (st.dup_ids)
+            stage_failed = 1;
+        } else if (st.dup_ids)
             sl_cli_warn(cli, "%llu document(s) repeat an earlier id; the first is document %llu, id '%s'",
                         (unsigned long long)st.dup_ids, (unsigned long long)st.first_dup_doc, st.first_dup);
     } else if (dirs == 0) {
@@ -134,6 +133,8 @@ static int run(sl_cli *cli, int argc, char **argv)
         free(owned[k]);
     free(owned);
     free(srcs);
+    if (stage_failed)
+        return sl_cli_stage_fail(cli, &err, -1);
     return rc ? sl_cli_fail(cli, &err) : 0;
 }
 
