@@ -10,8 +10,6 @@
 #include "cli/pack_opts.h"
 #include "shard/merge.h"
 #include "shard/util.h"
-#include "stream/buf.h"
-#include "stream/parts.h"
 
 static const char help[] = "Shard directories: every SRC must have the same seq_len, dtype, vocab,\n"
                            "tokenizer fingerprint, special ids, layout, memory slots and warmup SPEC, and\n"
@@ -72,41 +70,12 @@ static int run(sl_cli *cli, int argc, char **argv)
         sl_cli_usage_error(cli, "needs at least one SRC");
     if (!strcmp(cli->output, "-"))
         sl_cli_usage_error(cli, "needs -o DST");
-    /* a directory that is not a shard directory: its part shard directories */
-    char **srcs = sl_xcalloc((size_t)n, sizeof *srcs);
-    char **owned = NULL;
-    size_t n_src = 0, n_owned = 0;
-    sl_err err = {{0}};
-    for (int i = 0; i < n; i++) {
-        const char *a = argv[optind + i];
-        sl_buf man = {0};
-        sl_buf_printf(&man, "%s/manifest.json", a);
-        int expand = sl_shard_is_dir(a) && access(man.data, F_OK) != 0;
-        sl_buf_free(&man);
-        char **parts = NULL;
-        size_t np = 0;
-        if (expand && sl_parts_list(a, &parts, &np, &err) < 0) {
-            for (size_t k = 0; k < n_owned; k++)
-                free(owned[k]);
-            free(owned);
-            free(srcs);
-            return sl_cli_fail(cli, &err);
-        }
-        if (!expand || !np) {
-            srcs[n_src++] = argv[optind + i];
-            continue;
-        }
-        srcs = sl_xrealloc(srcs, (n_src + np + (size_t)(n - i)) * sizeof *srcs);
-        owned = sl_xrealloc(owned, (n_owned + np) * sizeof *owned);
-        for (size_t k = 0; k < np; k++)
-            srcs[n_src++] = owned[n_owned++] = parts[k];
-        free(parts);
-    }
-    n = (int)n_src;
+    char **srcs = argv + optind;
     int dirs = 0;
     for (int i = 0; i < n; i++)
         dirs += sl_shard_is_dir(srcs[i]);
-    int rc, stage_failed = 0;
+    sl_err err = {{0}};
+    int rc;
     if (dirs == n) {
         sl_merge_opts mo = {.force = force, .max_file_bytes = (uint64_t)maxb, .concat_rows = concat};
         sl_stage_stats st;
@@ -114,8 +83,9 @@ static int run(sl_cli *cli, int argc, char **argv)
         if (rc) {
             static const sl_cli_field fields[] = {{"concat_rows", "--concat-rows"}, {NULL, NULL}};
             sl_cli_map_fields(&err, fields);
-            stage_failed = 1;
-        } else if (st.dup_ids)
+            return sl_cli_stage_fail(cli, &err, -1);
+        }
+        if (st.dup_ids)
             sl_cli_warn(cli, "%llu document(s) repeat an earlier id; the first is document %llu, id '%s'",
                         (unsigned long long)st.dup_ids, (unsigned long long)st.first_dup_doc, st.first_dup);
     } else if (dirs == 0) {
@@ -129,12 +99,6 @@ static int run(sl_cli *cli, int argc, char **argv)
     } else {
         sl_cli_usage_error(cli, "cannot mix shard directories and Megatron prefixes");
     }
-    for (size_t k = 0; k < n_owned; k++)
-        free(owned[k]);
-    free(owned);
-    free(srcs);
-    if (stage_failed)
-        return sl_cli_stage_fail(cli, &err, -1);
     return rc ? sl_cli_fail(cli, &err) : 0;
 }
 

@@ -17,6 +17,7 @@
 #include "stream/buf.h"
 #include "stream/byteorder.h"
 #include "stream/io.h"
+#include "stream/parts.h"
 
 static int same_str(const char *a, const char *b)
 {
@@ -537,10 +538,46 @@ static int infer_file_rows(sl_shard **s, size_t n, uint64_t *rows, sl_err *err)
     return 0;
 }
 
-int sl_shard_merge(const char *const *srcs, size_t n, const char *dst, const sl_merge_opts *o, sl_stage_stats *st,
-                   sl_err *err)
+/* The sources with each directory that has no manifest.json (not a shard
+ * directory) replaced by the part shard directories in it, in part order
+ * (stream/parts.h: a missing or repeated part is an error naming it). All
+ * strings of *out are malloc'd. */
+static int expand_parts(const char *const *srcs, size_t n, char ***out, size_t *n_out, sl_err *err)
+{
+    char **v = NULL;
+    size_t nv = 0;
+    for (size_t i = 0; i < n; i++) {
+        char *man = join_path(srcs[i], "manifest.json"), **parts = NULL;
+        size_t np = 0;
+        int listed = access(man, F_OK) != 0 ? sl_parts_list(srcs[i], &parts, &np, err) : 0;
+        free(man);
+        if (listed < 0) {
+            for (size_t k = 0; k < nv; k++)
+                free(v[k]);
+            free(v);
+            return -1;
+        }
+        v = sl_xrealloc(v, (nv + (listed ? np : 1)) * sizeof *v);
+        if (!listed)
+            v[nv++] = sl_xstrdup(srcs[i]);
+        for (size_t k = 0; listed && k < np; k++)
+            v[nv++] = parts[k];
+        free(parts);
+    }
+    *out = v;
+    *n_out = nv;
+    return 0;
+}
+
+int sl_shard_merge(const char *const *given, size_t n_given, const char *dst, const sl_merge_opts *o,
+                   sl_stage_stats *st, sl_err *err)
 {
     memset(st, 0, sizeof *st);
+    char **list = NULL;
+    size_t n = 0;
+    if (expand_parts(given, n_given, &list, &n, err))
+        return -1;
+    const char *const *srcs = (const char *const *)list;
     sl_shard **s = sl_xcalloc(n ? n : 1, sizeof *s);
     int rc = -1;
     if (!n) {
@@ -580,11 +617,15 @@ int sl_shard_merge(const char *const *srcs, size_t n, const char *dst, const sl_
     rc = o->concat_rows ? merge_concat(s, srcs, n, dst, o->force, maxb, err)
                         : merge_stream(s, n, dst, o->force, maxb, st, err);
 done:
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         sl_shard_close(s[i]);
+        free(list[i]);
+    }
+    free(list);
     free(s);
     return rc;
 }
+
 int sl_mega_merge_missing_docs(const char *const *srcs, size_t n)
 {
     int with = 0, without = -1;

@@ -37,6 +37,10 @@ typedef struct sl_merge_opts {
  * source keeps its own last padded row; no shuffle), document ordinals
  * renumbered after the previous sources, warmup stages resolved again.
  *
+ * A source directory without a manifest.json stands for the part shard
+ * directories in it (names with <R>-of-<N>, stream/parts.h), in part order;
+ * a missing or repeated part is an error naming it.
+ *
  * Either way documents.jsonl keeps every line's metadata, documents.idx is
  * rebuilt and dst is written atomically. st: duplicate ids across sources
  * (counted, not an error), truncated and dropped documents. */
