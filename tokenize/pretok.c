@@ -31,9 +31,8 @@ static void init_classes(void);
 
 void sl_bpe_set_scanner(sl_bpe *b, int on)
 {
-    b->scan = on && b->re && b->scanner;
-    if (b->pretok == SL_PRETOK_FALCON) /* no PCRE2 form */
-        b->scan = 1;
+    /* a pattern without a PCRE2 form (Falcon's) is always scanned */
+    b->scan = b->scanner && (on || !b->re);
 }
 
 int sl_pretok_compile(sl_bpe *b, sl_err *err)
