@@ -28,14 +28,6 @@ void sl_buf_append(sl_buf *b, const void *p, size_t n)
     b->data[b->len] = 0;
 }
 
-void sl_buf_putc(sl_buf *b, char c)
-{
-    if (b->len + 2 > b->cap)
-        sl_buf_reserve(b, 1);
-    b->data[b->len++] = c;
-    b->data[b->len] = 0;
-}
-
 void sl_buf_puts(sl_buf *b, const char *s)
 {
     sl_buf_append(b, s, strlen(s));

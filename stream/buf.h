@@ -13,7 +13,14 @@ typedef struct sl_buf {
 
 void sl_buf_reserve(sl_buf *b, size_t extra);
 void sl_buf_append(sl_buf *b, const void *p, size_t n);
-void sl_buf_putc(sl_buf *b, char c);
+/* one byte (inline: tokenizers call it per character) */
+static inline void sl_buf_putc(sl_buf *b, char c)
+{
+    if (b->len + 2 > b->cap)
+        sl_buf_reserve(b, 1);
+    b->data[b->len++] = c;
+    b->data[b->len] = 0;
+}
 void sl_buf_puts(sl_buf *b, const char *s);
 void sl_buf_printf(sl_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sl_buf_clear(sl_buf *b);

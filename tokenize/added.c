@@ -134,6 +134,10 @@ int sl_added_split(const sl_added *added, const sl_trie *trie, const char *t, si
 {
     size_t done = 0, i = 0;
     while (i < n && trie->n) {
+        while (i < n && !trie->first[(uint8_t)t[i]]) /* no token starts here */
+            i++;
+        if (i == n)
+            break;
         size_t len = 0;
         int32_t k = sl_trie_longest(trie, t, n, i, &len);
         if (k < 0) {

@@ -340,11 +340,16 @@ int sl_precompiled_hf(const sl_charsmap *cm, const char *s, size_t n, sl_buf *ou
     for (size_t i = 0; i < n && !rc;) {
         uint8_t c = (uint8_t)s[i];
         if (ascii_alone(s, n, i) && (!cm->ascii_rep[c] || cm->ascii_rep_len[c] < 255)) {
-            if (cm->ascii_rep[c])
+            if (cm->ascii_rep[c]) {
                 sl_buf_append(out, cm->ascii_rep[c], cm->ascii_rep_len[c]);
-            else
-                sl_buf_putc(out, (char)c);
-            i++;
+                i++;
+                continue;
+            }
+            size_t j = i + 1; /* a run of such characters that stay as they are */
+            while (j < n && (uint8_t)s[j] < 0x80 && !cm->ascii_rep[(uint8_t)s[j]] && ascii_alone(s, n, j))
+                j++;
+            sl_buf_append(out, s + i, j - i);
+            i = j;
             continue;
         }
         size_t j = i + 1;

@@ -409,17 +409,15 @@ static void metaspace(const sl_pretok_step *st, sl_pretok_scratch *s, const char
             replace_spaces(p, n, st->rep, st->rep_len, out);
         }
         size_t start = at;
-        if (st->split)
-            for (size_t j = at + 1; j + st->rep_len <= out->len;) {
-                const char *hit = memmem(out->data + j, out->len - j, st->rep, st->rep_len);
-                if (!hit)
-                    break;
-                j = (size_t)(hit - out->data);
+        if (st->split) /* (pieces are words: a byte loop beats memmem's setup) */
+            for (size_t j = at + 1; j + st->rep_len <= out->len; j++) {
+                if (out->data[j] != st->rep[0] || memcmp(out->data + j, st->rep, st->rep_len))
+                    continue;
                 if (j > start) {
                     push_span(s, start, j - start);
                     start = j;
                 }
-                j += st->rep_len;
+                j += st->rep_len - 1;
             }
         if (out->len > start)
             push_span(s, start, out->len - start);

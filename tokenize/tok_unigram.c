@@ -366,7 +366,9 @@ static void model_piece(const uni *m, un_state *s, const char *p, size_t n)
             while (j < s->us.n && pc[j].id == m->unk_id)
                 j++;
         uint32_t a = pc[i].start, b = pc[j - 1].end;
-        int64_t id = vocab_find(m, p + a, b - a);
+        /* a lattice entry's id is the one its string maps to (load_model
+         * adds no other), so only a run of unknown pieces is looked up */
+        int64_t id = j == i + 1 && pc[i].id != m->unk_id ? pc[i].id : vocab_find(m, p + a, b - a);
         if (id < 0) {
             int fb = m->byte_fallback;
             for (uint32_t k = a; fb && k < b; k++)

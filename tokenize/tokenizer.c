@@ -22,13 +22,11 @@ struct sl_tok_state {
     void *impl;
 };
 
-void sl_ids_push(sl_ids *a, uint32_t id)
+/* sl_ids_push's slow path: room for at least one more id. */
+void sl_ids_grow(sl_ids *a)
 {
-    if (a->n == a->cap) {
-        a->cap = a->cap ? 2 * a->cap : 256;
-        a->v = sl_xrealloc(a->v, a->cap * sizeof *a->v);
-    }
-    a->v[a->n++] = id;
+    a->cap = a->cap ? 2 * a->cap : 256;
+    a->v = sl_xrealloc(a->v, a->cap * sizeof *a->v);
 }
 
 void sl_ids_free(sl_ids *a)

@@ -36,8 +36,15 @@ typedef struct sl_ids {
     size_t n, cap;
 } sl_ids;
 
-void sl_ids_push(sl_ids *a, uint32_t id);
+void sl_ids_grow(sl_ids *a);
 void sl_ids_free(sl_ids *a);
+
+static inline void sl_ids_push(sl_ids *a, uint32_t id)
+{
+    if (a->n == a->cap)
+        sl_ids_grow(a);
+    a->v[a->n++] = id;
+}
 
 /* How special added tokens (special: true, e.g. <|endoftext|>) written
  * literally in the text are treated. */
