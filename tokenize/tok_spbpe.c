@@ -42,10 +42,12 @@
 #include "stream/json.h"
 #include "tokenize/bpe_internal.h"
 #include "tokenize/decoders.h"
+#include "tokenize/joins.h"
 #include "tokenize/json_skim.h"
 #include "tokenize/normalize.h"
 #include "tokenize/postproc.h"
 #include "tokenize/pretokenizer.h"
+#include "tokenize/scache.h"
 #include "tokenize/sha256.h"
 #include "tokenize/tokenizer_impl.h"
 
@@ -74,6 +76,11 @@ typedef struct spbpe {
      * starts there separately, with the same result, and stretches are
      * cached (HF caches whole pieces the same way) */
     int ws_cut;
+    /* the junctions of the merges (joins.h): a stretch missing from the
+     * cache is cut where no merge joins, and its parts are cached. bits
+     * NULL when cutting is not exact: affixes, a merge of a byte-fallback
+     * or unk symbol, or an unk that could fuse across the cut */
+    sl_joins joins;
     sl_bpe *merges; /* only its merge table is used */
     sl_normalizer norm;
     /* continuing_subword_prefix / end_of_word_suffix: the initial symbol
@@ -94,18 +101,8 @@ typedef struct spbpe {
     sl_trie raw_trie, norm_trie;
 } spbpe;
 
-#define SP_CACHE_BITS 14
-#define SP_CACHE_KEY 30
-#define SP_CACHE_IDS 14
-
-typedef struct sp_cache_entry {
-    uint8_t len, n_ids;
-    char key[SP_CACHE_KEY];
-    uint32_t ids[SP_CACHE_IDS];
-} sp_cache_entry;
-
 typedef struct sp_state {
-    sp_cache_entry *cache;
+    sl_scache cache; /* stretch -> ids */
     const spbpe *m;
     sl_bpe_state *bs;
     sl_buf norm, pre, affixed;
@@ -162,6 +159,7 @@ static void free_spbpe(spbpe *m)
     sl_buf_free(&m->pool);
     free(m->vocab);
     sl_bpe_free(m->merges);
+    sl_joins_free(&m->joins);
     sl_normalizer_free(&m->norm);
     sl_pretokenizer_free(&m->pre);
     free(m->prefix);
@@ -228,6 +226,16 @@ static int space_after_char(const char *s, size_t n)
         if (p > s && !(p - s >= 3 && !memcmp(p - 3, META, 3)))
             return 1;
     return 0;
+}
+
+/* 1 when id is one of the <0xXX> byte-fallback tokens. */
+static int is_byte_token(const spbpe *m, int64_t id)
+{
+    const char *t = tok_str(m, (uint32_t)id);
+    if (!m->byte_fallback || m->len[id] != 6 || memcmp(t, "<0x", 3) || t[5] != '>')
+        return 0;
+    unsigned b;
+    return sscanf(t + 3, "%2X", &b) == 1 && m->byte_id[b & 255] == id;
 }
 
 static int load_model(spbpe *m, const sl_json *model, sl_err *err)
@@ -314,6 +322,11 @@ static int load_model(spbpe *m, const sl_json *model, sl_err *err)
     const sl_json *merges = sl_json_get(model, "merges");
     if (!merges || merges->type != SL_JSON_ARRAY)
         return sl_errf(err, "%s: model.merges is missing or not an array", m->name);
+    int all_bytes = m->byte_fallback;
+    for (int b = 0; b < 256; b++)
+        all_bytes &= m->byte_id[b] >= 0;
+    if (!m->prefix && !m->suffix && (m->unk_id < 0 || all_bytes)) /* (else an unk could fuse across a cut) */
+        sl_joins_init(&m->joins);
     m->merges = sl_xcalloc(1, sizeof *m->merges);
     sl_merge_table_init(m->merges, merges->n);
     sl_buf cat = {0};
@@ -361,6 +374,9 @@ static int load_model(spbpe *m, const sl_json *model, sl_err *err)
         }
         /* a repeated merge takes its last rank, as HF's hash map does */
         sl_merge_insert(m->merges, (uint32_t)a, (uint32_t)b, (uint32_t)i, (uint32_t)c);
+        if (a == m->unk_id || b == m->unk_id || is_byte_token(m, a) || is_byte_token(m, b))
+            sl_joins_free(&m->joins); /* a byte-fallback or unk symbol merges: no cutting */
+        sl_joins_add_junction(&m->joins, l, ln, r, rn);
         if (m->ws_cut && space_after_char(cat.data, cat.len))
             m->ws_cut = 0;
     }
@@ -525,28 +541,33 @@ static void model_segment(const spbpe *m, sp_state *s, const char *p, size_t n)
     sl_bpe_merge_syms(m->merges, s->bs, k, s->out);
 }
 
-static void cached_segment(const spbpe *m, sp_state *s, const char *p, size_t n)
+/* BPE of a stretch through the cache. On a miss (cut set) the stretch is
+ * cut where no merge joins (joins.h) and each part goes through the cache
+ * in turn. */
+static void cached_segment(const spbpe *m, sp_state *s, const char *p, size_t n, int cut)
 {
-    if (n > SP_CACHE_KEY) {
+    uint64_t h = 0;
+    if (n <= SL_SCACHE_KEY) {
+        h = sl_scache_hash(p, n);
+        size_t nv;
+        const uint32_t *v = sl_scache_get(&s->cache, h, p, n, &nv);
+        if (v) {
+            sl_ids_append(s->out, v, nv);
+            return;
+        }
+    }
+    size_t start = s->out->n, k = cut && m->joins.bits ? sl_joins_part(&m->joins, p, n) : n;
+    if (k < n) {
+        for (size_t a = 0; a < n; a += k) {
+            if (a)
+                k = sl_joins_part(&m->joins, p + a, n - a);
+            cached_segment(m, s, p + a, k, 0);
+        }
+    } else {
         model_segment(m, s, p, n);
-        return;
     }
-    sp_cache_entry *e = &s->cache[XXH3_64bits(p, n) & ((1u << SP_CACHE_BITS) - 1)];
-    if (e->len == n && !memcmp(e->key, p, n)) {
-        for (size_t i = 0; i < e->n_ids; i++)
-            sl_ids_push(s->out, e->ids[i]);
-        return;
-    }
-    size_t start = s->out->n;
-    model_segment(m, s, p, n);
-    size_t got = s->out->n - start;
-    if (got <= SP_CACHE_IDS) {
-        e->len = (uint8_t)n;
-        e->n_ids = (uint8_t)got;
-        memcpy(e->key, p, n);
-        if (got)
-            memcpy(e->ids, s->out->v + start, got * sizeof *e->ids);
-    }
+    if (n <= SL_SCACHE_KEY)
+        sl_scache_put(&s->cache, h, p, n, s->out->v + start, s->out->n - start);
 }
 
 /* BPE of one piece (HF's BPE::tokenize). */
@@ -562,19 +583,14 @@ static void model_piece(const spbpe *m, sp_state *s, const char *p, size_t n)
         }
     }
     if (!m->ws_cut) {
-        model_segment(m, s, p, n);
+        cached_segment(m, s, p, n, 1);
         return;
     }
     /* stretches start at each U+2581 that follows another character */
-    size_t start = 0;
-    for (const char *q = p; (q = memmem(q, n - (size_t)(q - p), META, 3)); q += 3) {
-        size_t at = (size_t)(q - p);
-        if (at > start && !(at - start >= 3 && !memcmp(q - 3, META, 3))) {
-            cached_segment(m, s, p + start, at - start);
-            start = at;
-        }
+    for (size_t a = 0, k; a < n; a += k) {
+        k = sl_joins_word(p + a, n - a);
+        cached_segment(m, s, p + a, k, 1);
     }
-    cached_segment(m, s, p + start, n - start);
 }
 
 /* The Metaspace pre-tokenizer (or none) and the model on a normalized gap. */
@@ -650,7 +666,6 @@ static void *sp_state_new(const void *impl)
     sp_state *s = sl_xcalloc(1, sizeof *s);
     s->m = m;
     s->bs = sl_bpe_state_new(m->merges);
-    s->cache = sl_xcalloc((size_t)1 << SP_CACHE_BITS, sizeof *s->cache);
     return s;
 }
 
@@ -660,7 +675,7 @@ static void sp_state_free(void *state)
     if (!s)
         return;
     sl_bpe_state_free(s->bs);
-    free(s->cache);
+    sl_scache_free(&s->cache);
     sl_buf_free(&s->norm);
     sl_norm_scratch_free(&s->ns);
     sl_buf_free(&s->pre);
@@ -803,9 +818,10 @@ static int sp_probe(const char *path, int is_dir, const unsigned char *head, siz
     size_t len;
     sl_err e = {{0}};
     int mine = 0;
-    if (sl_read_file(p, &text, &len, &e) == 0 && sp_skim(text, len) != 0) {
-        /* this family's, or the skim could not tell: the whole file decides
-         * (also whether it is valid JSON at all) */
+    if (sl_read_file(p, &text, &len, &e) == 0 && (mine = sp_skim(text, len)) < 0) {
+        /* the skim could not tell: the whole file decides (also whether it
+         * is valid JSON at all; when the skim says yes, the load's parse
+         * reports a file that is not) */
         sl_json_doc *doc = sl_json_parse(text, len, NULL, &e);
         mine = doc ? sp_mine(sl_json_root(doc)) : 0;
         sl_json_free(doc);

@@ -24,7 +24,9 @@
 #include <xxhash.h>
 
 #include "stream/io.h"
+#include "tokenize/joins.h"
 #include "tokenize/norm_precompiled.h"
+#include "tokenize/scache.h"
 #include "tokenize/sha256.h"
 #include "tokenize/sp_proto.h"
 #include "tokenize/spm_bpe.h"
@@ -48,34 +50,17 @@ typedef struct spm {
      * U+2581, so BPE runs on each stretch starting there separately with
      * the same result, and stretches are cached */
     int bpe_cut;
+    /* BPE with bpe_cut: every pair of adjacent characters in a piece
+     * (joins.h); a stretch missing from the cache is cut where no piece
+     * has its two characters side by side, and the parts are cached */
+    sl_joins joins;
 } spm;
-
-/* The stretch cache: stretches of up to CACHE_KEY bytes and CACHE_PIECES
- * pieces, in an open-addressing table over an arena; emptied when it holds
- * CACHE_MAX entries or CACHE_ARENA bytes. */
-#define CACHE_KEY 255
-#define CACHE_PIECES 64
-#define CACHE_MAX ((size_t)1 << 16)
-#define CACHE_ARENA ((size_t)6 << 20)
-
-typedef struct cslot {
-    uint64_t h;
-    uint32_t off; /* in the arena: key, then n x (start, end: uint8; id: int32) */
-    uint8_t len, n, used;
-} cslot;
-
-typedef struct cpiece {
-    uint8_t start, end;
-    int32_t id;
-} cpiece;
 
 typedef struct spm_state {
     const spm *s;
     sl_buf norm;
     sl_uni_scratch pieces, seg;
-    cslot *ct;
-    size_t ct_cap, ct_n;
-    sl_buf arena;
+    sl_scache cache; /* stretch -> its pieces: (start | end << 8, id) each */
     sl_spm_bpe_scratch bs;
 } spm_state;
 
@@ -89,6 +74,7 @@ static void free_spm(spm *s)
     sl_charsmap_free(&s->cm);
     sl_trie_free(&s->user);
     sl_unigram_free(s->uni);
+    sl_joins_free(&s->joins);
     free(s->byte_val);
     free(s);
 }
@@ -217,6 +203,12 @@ static spm *load_model(const uint8_t *data, size_t len, const char *name, sl_err
             else if (p->type == SL_SPM_NORMAL || p->type == SL_SPM_USER_DEFINED)
                 s->bpe_cut = !space_after_char(p->s, p->len);
         }
+        if (s->bpe_cut) {
+            sl_joins_init(&s->joins);
+            for (size_t i = 0; i < m->n_pieces; i++)
+                if (m->pieces[i].type == SL_SPM_NORMAL || m->pieces[i].type == SL_SPM_USER_DEFINED)
+                    sl_joins_add_inner(&s->joins, m->pieces[i].s, m->pieces[i].len);
+        }
     }
     return s;
 fail:
@@ -234,83 +226,45 @@ static void push_piece(sl_uni_scratch *o, uint32_t a, uint32_t b, int64_t id)
     o->pieces[o->n++] = (sl_uni_piece){a, b, id};
 }
 
-static cslot *cache_find(spm_state *st, uint64_t h, const char *k, size_t n)
-{
-    size_t mask = st->ct_cap - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
-        cslot *c = &st->ct[i];
-        if (!c->used || (c->h == h && c->len == n && !memcmp(st->arena.data + c->off, k, n)))
-            return c;
-    }
-}
-
-static void cache_put(spm_state *st, uint64_t h, const char *k, size_t n, const sl_uni_scratch *seg)
-{
-    if (st->ct_n + 1 > st->ct_cap / 2) {
-        if (st->ct_cap >= 2 * CACHE_MAX) { /* full: start again */
-            memset(st->ct, 0, st->ct_cap * sizeof *st->ct);
-            st->ct_n = 0;
-            sl_buf_clear(&st->arena);
-        } else { /* grow */
-            size_t cap = st->ct_cap ? 2 * st->ct_cap : 4096;
-            cslot *old = st->ct;
-            size_t oc = st->ct_cap;
-            st->ct = sl_xcalloc(cap, sizeof *st->ct);
-            st->ct_cap = cap;
-            for (size_t i = 0; i < oc; i++)
-                if (old[i].used) {
-                    size_t j = old[i].h & (cap - 1);
-                    while (st->ct[j].used)
-                        j = (j + 1) & (cap - 1);
-                    st->ct[j] = old[i];
-                }
-            free(old);
-        }
-    }
-    if (st->arena.len + n + seg->n * sizeof(cpiece) + 8 > CACHE_ARENA) {
-        memset(st->ct, 0, st->ct_cap * sizeof *st->ct);
-        st->ct_n = 0;
-        sl_buf_clear(&st->arena);
-    }
-    cslot *c = cache_find(st, h, k, n);
-    size_t off = st->arena.len;
-    sl_buf_append(&st->arena, k, n);
-    while (st->arena.len % 4) /* align the pieces */
-        sl_buf_putc(&st->arena, 0);
-    *c = (cslot){h, (uint32_t)off, (uint8_t)n, (uint8_t)seg->n, 1};
-    for (size_t i = 0; i < seg->n; i++) {
-        cpiece cp = {(uint8_t)seg->pieces[i].start, (uint8_t)seg->pieces[i].end, (int32_t)seg->pieces[i].id};
-        sl_buf_append(&st->arena, (const char *)&cp, sizeof cp);
-    }
-    st->ct_n++;
-}
-
-/* BPE of p[a, b) appended to st->pieces, through the cache. */
-static void bpe_stretch(const spm *s, spm_state *st, const char *p, uint32_t a, uint32_t b)
+/* BPE of p[a, b) appended to st->pieces, through the cache. On a miss
+ * (cut set) the stretch is cut where no piece joins (joins.h) and each
+ * part goes through the cache in turn. */
+static void bpe_stretch(const spm *s, spm_state *st, const char *p, uint32_t a, uint32_t b, int cut)
 {
     uint32_t n = b - a;
     uint64_t h = 0;
-    if (n <= CACHE_KEY && st->ct_cap) {
-        h = XXH3_64bits(p + a, n);
-        const cslot *c = cache_find(st, h, p + a, n);
-        if (c->used) {
-            size_t at = c->off + c->len;
-            at = (at + 3) & ~(size_t)3;
-            for (size_t i = 0; i < c->n; i++) {
-                cpiece cp;
-                memcpy(&cp, st->arena.data + at + i * sizeof cp, sizeof cp);
-                push_piece(&st->pieces, a + cp.start, a + cp.end, cp.id);
-            }
+    if (n <= SL_SCACHE_KEY) {
+        h = sl_scache_hash(p + a, n);
+        size_t nv;
+        const uint32_t *v = sl_scache_get(&st->cache, h, p + a, n, &nv);
+        if (v) {
+            for (size_t i = 0; i + 1 < nv; i += 2)
+                push_piece(&st->pieces, a + (v[i] & 0xff), a + (v[i] >> 8), (int32_t)v[i + 1]);
             return;
         }
     }
-    sl_spm_bpe_encode(&s->m, s->vocab, s->has_user ? &s->user : NULL, &st->bs, p + a, n, s->m.unk_id, &st->seg);
-    for (size_t i = 0; i < st->seg.n; i++)
-        push_piece(&st->pieces, a + st->seg.pieces[i].start, a + st->seg.pieces[i].end, st->seg.pieces[i].id);
-    if (n <= CACHE_KEY && st->seg.n <= CACHE_PIECES) {
-        if (!st->ct_cap)
-            h = XXH3_64bits(p + a, n);
-        cache_put(st, h, p + a, n, &st->seg);
+    size_t first = st->pieces.n;
+    uint32_t k = cut && s->joins.bits ? (uint32_t)sl_joins_part(&s->joins, p + a, n) : n;
+    if (k < n) {
+        for (uint32_t x = a; x < b; x += k) {
+            if (x > a)
+                k = (uint32_t)sl_joins_part(&s->joins, p + x, b - x);
+            bpe_stretch(s, st, p, x, x + k, 0);
+        }
+    } else {
+        sl_spm_bpe_encode(&s->m, s->vocab, s->has_user ? &s->user : NULL, &st->bs, p + a, n, s->m.unk_id, &st->seg);
+        for (size_t i = 0; i < st->seg.n; i++)
+            push_piece(&st->pieces, a + st->seg.pieces[i].start, a + st->seg.pieces[i].end, st->seg.pieces[i].id);
+    }
+    size_t got = st->pieces.n - first;
+    if (n <= SL_SCACHE_KEY && 2 * got <= SL_SCACHE_VALS) {
+        uint32_t v[SL_SCACHE_VALS];
+        for (size_t i = 0; i < got; i++) {
+            const sl_uni_piece *x = &st->pieces.pieces[first + i];
+            v[2 * i] = (x->start - a) | (x->end - a) << 8;
+            v[2 * i + 1] = (uint32_t)x->id;
+        }
+        sl_scache_put(&st->cache, h, p + a, n, v, 2 * got);
     }
 }
 
@@ -319,16 +273,10 @@ static void bpe_stretch(const spm *s, spm_state *st, const char *p, uint32_t a, 
 static void bpe_stretches(const spm *s, spm_state *st, const char *p, size_t n)
 {
     st->pieces.n = 0;
-    size_t start = 0;
-    for (const char *q = p; (q = memmem(q, n - (size_t)(q - p), META, 3)); q += 3) {
-        size_t at = (size_t)(q - p);
-        if (at > start && !(at - start >= 3 && !memcmp(q - 3, META, 3))) {
-            bpe_stretch(s, st, p, (uint32_t)start, (uint32_t)at);
-            start = at;
-        }
+    for (size_t a = 0, k; a < n; a += k) {
+        k = sl_joins_word(p + a, n - a);
+        bpe_stretch(s, st, p, (uint32_t)a, (uint32_t)(a + k), 1);
     }
-    if (n > start)
-        bpe_stretch(s, st, p, (uint32_t)start, (uint32_t)n);
 }
 
 static int spm_encode(const sl_tokenizer *t, void *state, const char *text, size_t n, sl_ids *out, sl_err *err)
@@ -476,8 +424,7 @@ static void spm_state_free(void *state)
     sl_buf_free(&st->norm);
     sl_uni_scratch_free(&st->pieces);
     sl_uni_scratch_free(&st->seg);
-    free(st->ct);
-    sl_buf_free(&st->arena);
+    sl_scache_free(&st->cache);
     sl_spm_bpe_scratch_free(&st->bs);
     free(st);
 }

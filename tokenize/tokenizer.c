@@ -29,6 +29,15 @@ void sl_ids_grow(sl_ids *a)
     a->v = sl_xrealloc(a->v, a->cap * sizeof *a->v);
 }
 
+void sl_ids_append(sl_ids *a, const uint32_t *v, size_t n)
+{
+    while (a->cap - a->n < n)
+        sl_ids_grow(a);
+    if (n)
+        memcpy(a->v + a->n, v, n * sizeof *v);
+    a->n += n;
+}
+
 void sl_ids_free(sl_ids *a)
 {
     free(a->v);

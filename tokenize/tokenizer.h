@@ -37,6 +37,7 @@ typedef struct sl_ids {
 } sl_ids;
 
 void sl_ids_grow(sl_ids *a);
+void sl_ids_append(sl_ids *a, const uint32_t *v, size_t n);
 void sl_ids_free(sl_ids *a);
 
 static inline void sl_ids_push(sl_ids *a, uint32_t id)
