@@ -231,7 +231,17 @@ void sl_spm_normalize(const sl_spm_norm *nz, const char *s, size_t n, sl_buf *ou
         plain[c] = c != ' ' && !(nz->user && nz->user->first[c]) &&
                    !(nz->cm && (!nz->cm->ascii_fast[c] || nz->cm->ascii_rep[c]));
     int prev_space = nz->remove_extra_whitespaces;
+    /* a space with no rule and no user-defined piece: its effect inline */
+    int plain_sp =
+        !(nz->user && nz->user->first[' ']) && !(nz->cm && (!nz->cm->ascii_fast[' '] || nz->cm->ascii_rep[' ']));
     while (n) {
+        if (s[0] == ' ' && plain_sp && (!nz->cm || n == 1 || (uint8_t)s[1] < 0x80)) {
+            if (!prev_space)
+                put_space(nz, out);
+            prev_space = nz->remove_extra_whitespaces;
+            s++, n--;
+            continue;
+        }
         size_t run = 0;
         while (run < n && (uint8_t)s[run] < 0x80 && plain[(uint8_t)s[run]] &&
                (!nz->cm || run + 1 == n || (uint8_t)s[run + 1] < 0x80))

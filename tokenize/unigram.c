@@ -20,11 +20,23 @@ typedef struct edge {
     uint32_t child;
 } edge;
 
+/* A position of the double array: the child of position p for byte c is
+ * q = cell[p].base + c when cell[q].check == p; id: the piece ending at q
+ * that takes part in the lattice (not unused), or -1; fscore its score as
+ * the lattice adds it in float (SentencePiece's: a user-defined piece's
+ * bonus folded in), dscore[q] in double. One 16-byte cell per step of the
+ * walk instead of five arrays. */
+typedef struct cell {
+    int32_t base, check, id;
+    float fscore;
+} cell;
+
 struct sl_unigram {
-    /* the lattice's trie as a double array (built by sl_unigram_set): the
-     * child of position p for byte c is q = base[p] + c when check[q] == p;
-     * val[q]: the id of the piece ending there, or -1 */
+    /* the lattice's trie as a double array (built by sl_unigram_set; base,
+     * check, val while building, then cell and dscore) */
     int32_t *base, *check, *val;
+    cell *cell;
+    double *dscore;
     size_t da_n;
     edge *edges;
     size_t n_edges, mask;
@@ -32,6 +44,7 @@ struct sl_unigram {
     size_t n_nodes, node_cap;
     uint32_t n_ids;
     double *score;
+    uint32_t *len; /* per id: the piece's length in bytes */
     uint8_t *kind;
     int hf;
     int64_t unk_id;
@@ -92,6 +105,7 @@ sl_unigram *sl_unigram_new(uint32_t n_ids, int hf)
     u->n_ids = n_ids;
     u->score = sl_xcalloc(n_ids ? n_ids : 1, sizeof *u->score);
     u->kind = sl_xcalloc(n_ids ? n_ids : 1, 1);
+    u->len = sl_xcalloc(n_ids ? n_ids : 1, sizeof *u->len);
     u->hf = hf;
     u->unk_id = -1;
     grow_edges(u);
@@ -103,6 +117,7 @@ void sl_unigram_add(sl_unigram *u, uint32_t id, const char *s, size_t len, doubl
 {
     u->score[id] = score;
     u->kind[id] = (uint8_t)kind;
+    u->len[id] = (uint32_t)len;
     uint32_t node = 0;
     for (size_t i = 0; i < len; i++) {
         int64_t c = child_of(u, node, (uint8_t)s[i]);
@@ -213,6 +228,34 @@ static void build_da(sl_unigram *u)
     free(queue);
 }
 
+/* A piece's score as the lattice adds it (a user-defined piece of len
+ * bytes: SentencePiece's bonus). */
+static double lattice_score(const sl_unigram *u, int64_t id, size_t len)
+{
+    return u->kind[id] == SL_UNI_USER ? (double)((float)len * (float)u->max_score) - 0.1 : u->score[id];
+}
+
+/* The cells from base/check/val, with each piece's score. */
+static void build_cells(sl_unigram *u)
+{
+    size_t n = u->da_n;
+    free(u->cell);
+    free(u->dscore);
+    u->cell = sl_xmalloc((n + 256) * sizeof *u->cell);
+    u->dscore = sl_xcalloc(n + 256, sizeof *u->dscore);
+    for (size_t q = 0; q < n + 256; q++)
+        u->cell[q] = (cell){q < n ? u->base[q] : 0, q < n ? u->check[q] : -1, -1, 0};
+    for (size_t q = 0; q < n; q++) {
+        int64_t id = u->val[q];
+        if (id < 0 || u->kind[id] == SL_UNI_UNUSED)
+            continue;
+        double sc = lattice_score(u, id, u->len[id]);
+        u->cell[q].id = (int32_t)id;
+        u->cell[q].fscore = (float)sc;
+        u->dscore[q] = sc;
+    }
+}
+
 void sl_unigram_set(sl_unigram *u, int64_t unk_id, double min_score, double max_score)
 {
     if (!u->base)
@@ -220,6 +263,7 @@ void sl_unigram_set(sl_unigram *u, int64_t unk_id, double min_score, double max_
     u->unk_id = unk_id;
     u->min_score = min_score;
     u->max_score = max_score;
+    build_cells(u);
 }
 
 void sl_unigram_free(sl_unigram *u)
@@ -231,7 +275,10 @@ void sl_unigram_free(sl_unigram *u)
     free(u->base);
     free(u->check);
     free(u->val);
+    free(u->cell);
+    free(u->dscore);
     free(u->score);
+    free(u->len);
     free(u->kind);
     free(u);
 }
@@ -277,9 +324,10 @@ typedef struct best_d {
 } best_d;
 
 /* The lattice in one arithmetic: T is the stored score type. */
-#define VITERBI(T, BEST)                                                                                               \
+#define VITERBI(T, BEST, SCORE)                                                                                        \
     do {                                                                                                               \
         BEST *best = sc->best;                                                                                         \
+        const cell *cells = u->cell;                                                                                   \
         for (size_t i = 0; i <= n; i++)                                                                                \
             best[i].score = 0, best[i].start = -1, best[i].id = -1;                                                    \
         const T unk_score = (T)(u->min_score - UNK_PENALTY); /* float in SentencePiece */                              \
@@ -291,17 +339,15 @@ typedef struct best_d {
             int single = 0;                                                                                            \
             size_t node = 0;                                                                                           \
             for (size_t k = at; k < n; k++) {                                                                          \
-                size_t q = (size_t)u->base[node] + (uint8_t)s[k];                                                      \
-                if (q >= u->da_n || u->check[q] != (int32_t)node)                                                      \
+                size_t q = (size_t)cells[node].base + (uint8_t)s[k];                                                   \
+                if (q >= u->da_n || cells[q].check != (int32_t)node)                                                   \
                     break;                                                                                             \
                 node = q;                                                                                              \
-                int64_t id = u->val[q];                                                                                \
-                if (id < 0 || u->kind[id] == SL_UNI_UNUSED)                                                            \
+                int32_t id = cells[q].id;                                                                              \
+                if (id < 0)                                                                                            \
                     continue;                                                                                          \
                 size_t len = k + 1 - at;                                                                               \
-                double sc_ =                                                                                           \
-                    u->kind[id] == SL_UNI_USER ? (double)((float)len * (float)u->max_score) - 0.1 : u->score[id];      \
-                T cand = (T)sc_ + till; /* float arithmetic in SentencePiece (measured) */                             \
+                T cand = SCORE(q) + till; /* float arithmetic in SentencePiece (measured) */                           \
                 BEST *t = &best[k + 1];                                                                                \
                 if (t->start < 0 || cand > t->score) {                                                                 \
                     t->score = cand;                                                                                   \
@@ -347,8 +393,12 @@ void sl_unigram_encode(const sl_unigram *u, sl_uni_scratch *sc, const char *s, s
         sc->cap = need + need / 2;
         sc->best = sl_xmalloc(sc->cap);
     }
+#define FSCORE(q) cells[q].fscore
+#define DSCORE(q) u->dscore[q]
     if (u->hf)
-        VITERBI(double, best_d);
+        VITERBI(double, best_d, DSCORE);
     else
-        VITERBI(float, best_f);
+        VITERBI(float, best_f, FSCORE);
+#undef FSCORE
+#undef DSCORE
 }

@@ -42,11 +42,23 @@ static void test_filter(void **state)
     assert_int_equal(sl_joins_part(&j, "abcab", 5), 3);
     /* multi-byte characters: é (2 bytes), 中 (3) */
     sl_joins_add_inner(&j, "\xC3\xA9\xE4\xB8\xAD", 5);
-    assert_int_equal(sl_joins_part(&j, "\xC3\xA9\xE4\xB8\xAD" "x", 6), 5);
+    assert_int_equal(sl_joins_part(&j,
+                                   "\xC3\xA9\xE4\xB8\xAD"
+                                   "x",
+                                   6),
+                     5);
     assert_int_equal(sl_joins_part(&j, "x\xC3\xA9", 3), 1);
     /* an invalid byte: no cut next to it (nor after it) */
-    assert_int_equal(sl_joins_part(&j, "c\xFF" "a", 3), 3);
-    assert_int_equal(sl_joins_part(&j, "\xFF" "ca", 3), 3);
+    assert_int_equal(sl_joins_part(&j,
+                                   "c\xFF"
+                                   "a",
+                                   3),
+                     3);
+    assert_int_equal(sl_joins_part(&j,
+                                   "\xFF"
+                                   "ca",
+                                   3),
+                     3);
     /* a junction of a token that is not text turns cutting off */
     sl_joins_add_inner(&j, "a\xFF", 2);
     assert_null(j.bits);
