@@ -254,6 +254,10 @@ static void build_cells(sl_unigram *u)
         u->cell[q].fscore = (float)sc;
         u->dscore[q] = sc;
     }
+    free(u->base); /* (built again by a later sl_unigram_set) */
+    free(u->check);
+    free(u->val);
+    u->base = u->check = u->val = NULL;
 }
 
 void sl_unigram_set(sl_unigram *u, int64_t unk_id, double min_score, double max_score)
