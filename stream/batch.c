@@ -16,7 +16,7 @@ struct sl_batcher {
     sl_batch_ops ops;
     void *ctx;
     sl_batch_opts o;
-    batch b[2];
+    batch b[3];      /* push: b[0] (and b[1] async); pull: all three in turn */
     int fill;        /* the batch the caller fills; the other is the worker's */
     int enc_threads; /* threads for encoding one batch */
     /* the worker thread (async only) */
@@ -171,6 +171,97 @@ int sl_batcher_flush(sl_batcher *b, sl_err *err)
     return b->async ? wait_idle(b, err) : 0;
 }
 
+/* Fills t until it is full (max_items, max_cost) or the items run out
+ * (*done). */
+static int fill_batch(sl_batcher *b, batch *t, sl_batch_fill_fn fill, int *done, sl_err *err)
+{
+    while (!*done && t->n < b->o.max_items && !(b->o.max_cost && t->cost >= b->o.max_cost)) {
+        uint64_t cost = 0;
+        int got = fill(b->ctx, slot(b, t, t->n), &cost, err);
+        if (got < 0)
+            return -1;
+        if (got == 0)
+            *done = 1;
+        else
+            t->n++, t->cost += cost;
+    }
+    return 0;
+}
+
+/* Writes t in order and empties it. */
+static int write_batch(sl_batcher *b, batch *t, sl_err *err)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (b->ops.write(b->ctx, slot(b, t, i), err) < 0)
+            return -1;
+    t->n = 0;
+    t->cost = 0;
+    return 0;
+}
+
+int sl_batcher_run(sl_batcher *b, sl_batch_fill_fn fill, sl_err *err)
+{
+    int cur = 0, done = 0, rc = 0;
+    if (b->enc_threads < 2) { /* one thread: one batch, filled, encoded, written in turn */
+        batch *t = &b->b[0];
+        while (!done) {
+            if (fill_batch(b, t, fill, &done, err))
+                return -1;
+            for (size_t i = 0; i < t->n; i++)
+                b->ops.encode(b->ctx, 0, slot(b, t, i));
+            if (write_batch(b, t, err))
+                return -1;
+        }
+        return 0;
+    }
+    for (int k = 1; k < 3; k++)
+        if (!b->b[k].slots)
+            b->b[k].slots = sl_xcalloc(b->o.max_items, b->ops.slot_size);
+    /* three batches in flight hold what one did in push mode */
+    b->o.max_cost = b->o.max_cost ? (b->o.max_cost + 2) / 3 : 0;
+    b->o.max_items = (b->o.max_items + 2) / 3;
+    /* batch k is encoded while k - 1 is written and k + 1 filled */
+    batch *prev = NULL;
+    if (fill_batch(b, &b->b[0], fill, &done, err))
+        return -1;
+    while (b->b[cur].n) {
+        batch *t = &b->b[cur], *next = &b->b[(cur + 1) % 3];
+        long n = (long)t->n;
+        int wrc = 0, frc = 0;
+        sl_err werr = {{0}}, ferr = {{0}};
+        if (done && !prev && (n == 1 || t->cost < b->o.parallel_min_cost)) {
+            for (long i = 0; i < n; i++)
+                b->ops.encode(b->ctx, 0, slot(b, t, (size_t)i));
+            wrc = prev ? write_batch(b, prev, &werr) : 0;
+            frc = wrc ? 0 : fill_batch(b, next, fill, &done, &ferr);
+        } else {
+            int chunk = b->o.chunk;
+#pragma omp parallel num_threads(b->enc_threads)
+            {
+                /* the caller's thread (its malloc arena holds the
+                 * documents' buffers, as in push mode) */
+#pragma omp master
+                {
+                    wrc = prev ? write_batch(b, prev, &werr) : 0;
+                    frc = wrc ? 0 : fill_batch(b, next, fill, &done, &ferr);
+                }
+#pragma omp for schedule(dynamic, chunk) nowait
+                for (long i = 0; i < n; i++)
+                    b->ops.encode(b->ctx, omp_get_thread_num(), slot(b, t, (size_t)i));
+            }
+        }
+        if (wrc || frc) {
+            *err = wrc ? werr : ferr;
+            return -1;
+        }
+        prev = t;
+        cur = (cur + 1) % 3;
+    }
+    if (prev)
+        rc = write_batch(b, prev, err);
+    return rc;
+}
+
 void sl_batcher_free(sl_batcher *b)
 {
     if (!b)
@@ -184,7 +275,7 @@ void sl_batcher_free(sl_batcher *b)
         pthread_mutex_destroy(&b->mu);
         pthread_cond_destroy(&b->cv);
     }
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 3; k++) {
         if (b->ops.free_slot && b->b[k].slots)
             for (size_t i = 0; i < b->o.max_items; i++)
                 b->ops.free_slot(b->ctx, slot(b, &b->b[k], i));

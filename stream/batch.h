@@ -57,6 +57,17 @@ void *sl_batcher_next(sl_batcher *b);
 int sl_batcher_push(sl_batcher *b, uint64_t cost, sl_err *err);
 /* Encodes and writes what is pushed, and waits until it is written. */
 int sl_batcher_flush(sl_batcher *b, sl_err *err);
+/* Pull mode, the batcher reads too: fill(ctx, slot, &cost, err) puts the
+ * next item into slot and returns 1, or 0 when there are no more, or -1
+ * with err. Batches are filled, encoded and written in order as with push,
+ * but with 2+ threads one thread of the team writes the batch before and
+ * fills the next one while the others encode this one, then joins them:
+ * reading (JSON parsing, decompression) and writing no longer hold the
+ * encoding up. The three batches in flight get a third of max_items and
+ * max_cost each, so memory stays that of one batch. Not with async. 0, or -1 with err from a failed fill or write
+ * (nothing after it is written). */
+typedef int (*sl_batch_fill_fn)(void *ctx, void *slot, uint64_t *cost, sl_err *err);
+int sl_batcher_run(sl_batcher *b, sl_batch_fill_fn fill, sl_err *err);
 /* Stops the worker and frees every slot (what was not flushed is dropped). */
 void sl_batcher_free(sl_batcher *b);
 

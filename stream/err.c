@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,15 @@ void *sl_xcalloc(size_t n, size_t size)
     void *p = calloc(n ? n : 1, size ? size : 1);
     if (!p)
         oom(n * size);
+    return p;
+}
+
+void *sl_xzalloc_touched(size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size)
+        oom(SIZE_MAX);
+    void *p = sl_xmalloc(n * size);
+    memset(p, 0, n * size);
     return p;
 }
 

@@ -12,7 +12,7 @@ sl_bpe_state *sl_bpe_state_new(const sl_bpe *b)
     s->bpe = b;
     if (b->re)
         s->md = pcre2_match_data_create_from_pattern(b->re, NULL);
-    s->cache = sl_xcalloc((size_t)1 << SL_BPE_CACHE_BITS, sizeof *s->cache);
+    s->cache = sl_xzalloc_touched((size_t)1 << SL_BPE_CACHE_BITS, sizeof *s->cache); /* read first */
     return s;
 }
 

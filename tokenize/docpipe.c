@@ -30,6 +30,7 @@ typedef struct {
     sl_tok_state **states; /* per encoding thread, made at first use */
     const sl_docpipe_opts *o;
     sl_ts_writer *w;
+    sl_docreader *r; /* read by one thread at a time (sl_batcher_run's fill) */
     sl_progress *pg;
     size_t keep;      /* the most buffer bytes all idle slots keep together */
     size_t kept;      /* what they keep now */
@@ -117,6 +118,21 @@ static int write_item(void *ctx, void *slot, sl_err *err)
     return 0;
 }
 
+/* The next document into a slot (the batcher's fill: it runs beside the
+ * encoding of the batch before, on one thread at a time, as does write). */
+static int fill_item(void *ctx, void *slot, uint64_t *cost, sl_err *err)
+{
+    pipe *p = ctx;
+    item *it = slot;
+    int got = sl_docreader_next(p->r, &it->doc, err);
+    if (got <= 0)
+        return got;
+    free(it->source);
+    it->source = sl_xstrdup(it->doc.source ? it->doc.source : "-");
+    *cost = it->doc.text.len;
+    return 1;
+}
+
 static void free_item(void *ctx, void *slot)
 {
     (void)ctx;
@@ -131,7 +147,7 @@ int sl_docpipe_run(const sl_tokenizer *t, sl_docreader *r, sl_ts_writer *w, cons
 {
     size_t batch_bytes = o->batch_bytes ? o->batch_bytes : (size_t)8 << 20;
     int threads = o->threads > 0 ? o->threads : omp_get_max_threads();
-    pipe p = {.t = t, .o = o, .w = w, .pg = pg, .keep = 4 * batch_bytes, .big = (size_t)64 << 10};
+    pipe p = {.t = t, .o = o, .w = w, .r = r, .pg = pg, .keep = 4 * batch_bytes, .big = (size_t)64 << 10};
     p.states = sl_xcalloc((size_t)threads, sizeof *p.states);
     static const sl_batch_ops ops = {sizeof(item), encode_item, write_item, free_item};
     sl_batch_opts bo = {.max_items = MAX_BATCH_DOCS,
@@ -139,21 +155,7 @@ int sl_docpipe_run(const sl_tokenizer *t, sl_docreader *r, sl_ts_writer *w, cons
                         .parallel_min_cost = PARALLEL_MIN_BYTES,
                         .threads = threads};
     sl_batcher *b = sl_batcher_new(&ops, &p, &bo);
-    int rc = 0;
-    for (;;) {
-        item *it = sl_batcher_next(b);
-        int got = sl_docreader_next(r, &it->doc, err);
-        if (got <= 0) {
-            rc = got < 0 ? -1 : sl_batcher_flush(b, err);
-            break;
-        }
-        free(it->source);
-        it->source = sl_xstrdup(it->doc.source ? it->doc.source : "-");
-        if (sl_batcher_push(b, it->doc.text.len, err)) {
-            rc = -1;
-            break;
-        }
-    }
+    int rc = sl_batcher_run(b, fill_item, err);
     sl_batcher_free(b);
     for (int i = 0; i < threads; i++)
         sl_tok_state_free(p.states[i]);

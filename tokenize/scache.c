@@ -53,7 +53,7 @@ void sl_scache_put(sl_scache *c, uint64_t h, const char *k, size_t n, const uint
         if (!n)
             return;
         if (!c->s)
-            c->s = sl_xcalloc((size_t)1 << SL_SCACHE_SHORT_BITS, sizeof *c->s);
+            c->s = sl_xzalloc_touched((size_t)1 << SL_SCACHE_SHORT_BITS, sizeof *c->s);
         sl_scache_short *e = &c->s[h & (((size_t)1 << SL_SCACHE_SHORT_BITS) - 1)];
         e->len = (uint8_t)n;
         e->n = (uint8_t)nv;
@@ -73,7 +73,7 @@ void sl_scache_put(sl_scache *c, uint64_t h, const char *k, size_t n, const uint
             size_t cap = c->cap ? 2 * c->cap : 4096;
             sl_scache_slot *old = c->t;
             size_t oc = c->cap;
-            c->t = sl_xcalloc(cap, sizeof *c->t);
+            c->t = sl_xzalloc_touched(cap, sizeof *c->t);
             c->cap = cap;
             for (size_t i = 0; i < oc; i++)
                 if (old[i].used) {

@@ -100,13 +100,18 @@ no_file "$T/bad.jsonl"
 
 # ---- tokenize bpe, tokenize char: the reader's batch (16 MiB), the encoder's
 # batches (8 MiB of text; idle slots keep up to 4 batches) + 8 x the longest
-# document + 16 MiB
+# document + 16 MiB. The growth allowance is 16 MiB more than other stages':
+# with 2 threads three batches are in flight (one read, one encoded, one
+# written: stream/batch.h), each may end with a document of the largest
+# size, and 1x has too few of them to reach that plateau (4x is within
+# 4 MiB of 16x and of 64x).
 for x in 1 4 16; do
   peak_kb bpe$x "$SLUICE" tokenize bpe -q -t "$DATA/bpe/gpt2" "$T/docs$x.jsonl" -o "$T/bpe$x.tok" >/dev/null
   peak_kb char$x "$SLUICE" tokenize char -q --build-vocab "$T/docs$x.jsonl" -o "$T/char$x.tok" >/dev/null
 done
-check "tokenize bpe" $(((16 + 40 + 8 * 4 + 16) * MiB)) $((32 * MiB)) "$(KB bpe1)" "$(KB bpe4)" "$(KB bpe16)"
-check "tokenize char" $(((16 + 40 + 8 * 4 + 16) * MiB)) $((32 * MiB)) "$(KB char1)" "$(KB char4)" "$(KB char16)"
+check "tokenize bpe" $(((16 + 40 + 8 * 4 + 16) * MiB)) $((48 * MiB)) "$(KB bpe1)" "$(KB bpe4)" "$(KB bpe16)"
+check "tokenize char" $(((16 + 40 + 8 * 4 + 16) * MiB)) $((48 * MiB)) "$(KB char1)" "$(KB char4)" "$(KB char16)"
+[ "$(KB bpe16)" -le $(($(KB bpe4) + 8 * MiB)) ] || fail "tokenize bpe: peak RSS grows from 4x ($(KB bpe4) KiB) to 16x ($(KB bpe16) KiB)"
 # --mem-budget changes the batches, never the output
 "$SLUICE" tokenize bpe -q -t "$DATA/bpe/gpt2" --mem-budget 1M "$T/docs4.jsonl" -o "$T/bpe4_1m.tok"
 cmp -s "$T/bpe4_1m.tok" "$T/bpe4.tok" || fail "tokenize bpe: output depends on --mem-budget"
