@@ -1,7 +1,6 @@
 /* The skim of json_skim.h. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "tokenize/json_skim.h"
 
@@ -131,23 +130,46 @@ int sl_tokjson_model_type(const char *text, size_t len, char *out, size_t cap)
     return 1;
 }
 
-char *sl_tokjson_path(const char *path, int is_dir)
+/* The path of the tokenizer.json: src's, or src's/tokenizer.json. */
+static char *json_path(const sl_tok_src *src)
 {
-    if (!is_dir)
-        return sl_xstrdup(path);
+    if (!src->is_dir)
+        return sl_xstrdup(src->path);
     sl_buf b = {0};
-    sl_buf_printf(&b, "%s/tokenizer.json", path);
+    sl_buf_printf(&b, "%s/tokenizer.json", src->path);
     return b.data;
 }
 
-int sl_tokjson_head_is_object(int is_dir, const unsigned char *head, size_t n)
+static int read_json(sl_tok_src *src, sl_err *err)
 {
-    if (is_dir)
+    if (src->json_state == 0) {
+        free(src->json_path);
+        src->json_path = json_path(src);
+        src->json_state = sl_read_file(src->json_path, &src->json, &src->json_len, &src->json_err) == 0 ? 1 : -1;
+    }
+    if (src->json_state < 0 && err)
+        *err = src->json_err;
+    return src->json_state > 0 ? 0 : -1;
+}
+
+int sl_tok_src_json(sl_tok_src *src, const char **text, size_t *len)
+{
+    if (read_json(src, NULL))
+        return -1;
+    *text = src->json;
+    *len = src->json_len;
+    return 0;
+}
+
+int sl_tokjson_head_is_object(const sl_tok_src *src)
+{
+    if (src->is_dir)
         return 1;
     size_t i = 0;
-    while (i < n && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t'))
+    while (i < src->head_len &&
+           (src->head[i] == ' ' || src->head[i] == '\n' || src->head[i] == '\r' || src->head[i] == '\t'))
         i++;
-    return i < n && head[i] == '{';
+    return i < src->head_len && src->head[i] == '{';
 }
 
 static int type_in(const char *t, const char *const *types)
@@ -158,40 +180,29 @@ static int type_in(const char *t, const char *const *types)
     return 0;
 }
 
-int sl_tokjson_probe_model(const char *path, int is_dir, const unsigned char *head, size_t n, const char *const *types)
+int sl_tokjson_probe_model(sl_tok_src *src, const char *const *types)
 {
-    if (!sl_tokjson_head_is_object(is_dir, head, n))
-        return 0;
-    char *p = sl_tokjson_path(path, is_dir), *text = NULL;
+    const char *text;
     size_t len;
+    if (!sl_tokjson_head_is_object(src) || sl_tok_src_json(src, &text, &len))
+        return 0;
+    if (src->type_state == 2)
+        src->type_state = sl_tokjson_model_type(text, len, src->type, sizeof src->type);
+    if (src->type_state >= 0)
+        return src->type_state && type_in(src->type, types);
+    /* the skim could not tell: the full parse decides */
     sl_err e = {{0}};
-    int mine = 0;
-    char type[32];
-    int skim = -1;
-    if (sl_read_file(p, &text, &len, &e) == 0 && (skim = sl_tokjson_model_type(text, len, type, sizeof type)) >= 0) {
-        mine = skim && type_in(type, types);
-    } else if (text) { /* the skim could not tell: the full parse decides */
-        sl_json_doc *doc = sl_json_parse(text, len, NULL, &e);
-        const sl_json *root = doc ? sl_json_root(doc) : NULL;
-        const sl_json *model = root && root->type == SL_JSON_OBJECT ? sl_json_get(root, "model") : NULL;
-        mine = type_in(model && model->type == SL_JSON_OBJECT ? sl_json_get_str(model, "type") : NULL, types);
-        sl_json_free(doc);
-    }
-    free(text);
-    free(p);
+    sl_json_doc *doc = sl_json_parse(text, len, NULL, &e);
+    const sl_json *root = doc ? sl_json_root(doc) : NULL;
+    const sl_json *model = root && root->type == SL_JSON_OBJECT ? sl_json_get(root, "model") : NULL;
+    int mine = type_in(model && model->type == SL_JSON_OBJECT ? sl_json_get_str(model, "type") : NULL, types);
+    sl_json_free(doc);
     return mine;
 }
 
-sl_tokenizer *sl_tokjson_load(const char *path, const sl_tokenizer_opts *o, sl_err *err, sl_tokjson_load_mem_fn fn)
+sl_tokenizer *sl_tokjson_load(sl_tok_src *src, const sl_tokenizer_opts *o, sl_err *err, sl_tokjson_load_mem_fn fn)
 {
-    struct stat st;
-    char *p = sl_tokjson_path(path, stat(path, &st) == 0 && S_ISDIR(st.st_mode));
-    char *text = NULL;
-    size_t len;
-    sl_tokenizer *t = NULL;
-    if (sl_read_file(p, &text, &len, err) == 0)
-        t = fn(text, len, p, o, err);
-    free(text);
-    free(p);
-    return t;
+    if (read_json(src, err))
+        return NULL;
+    return fn(src->json, src->json_len, src->json_path, o, err);
 }

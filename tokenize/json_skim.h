@@ -11,6 +11,7 @@
 
 #include "stream/err.h"
 #include "tokenize/tokenizer.h"
+#include "tokenize/tokenizer_impl.h"
 
 typedef struct sl_skim_span {
     size_t at, len; /* len 0: the key is absent */
@@ -28,20 +29,20 @@ int sl_tokjson_model_type(const char *text, size_t len, char *out, size_t cap);
 
 /* --- what the tokenizer.json families share ------------------------------ */
 
-/* The tokenizer.json of path: path itself, or path/tokenizer.json when it
- * is a directory (malloc'd). */
-char *sl_tokjson_path(const char *path, int is_dir);
-/* A probe's first look: 1 for a directory, or when head[0..n) starts with
+/* The tokenizer.json of src (read at the first call): 0 with its text, or
+ * -1 when it cannot be read (a probe then says no; the load reports it). */
+int sl_tok_src_json(sl_tok_src *src, const char **text, size_t *len);
+/* A probe's first look: 1 for a directory, or when the file starts with
  * '{' after blanks. */
-int sl_tokjson_head_is_object(int is_dir, const unsigned char *head, size_t n);
+int sl_tokjson_head_is_object(const sl_tok_src *src);
 /* The probe of a family known by its model type: 1 when the tokenizer.json
- * of path has a model.type among types (NULL-terminated), as the full parse
- * would say (the skim first). */
-int sl_tokjson_probe_model(const char *path, int is_dir, const unsigned char *head, size_t n, const char *const *types);
-/* A family's load: reads the tokenizer.json of path and hands its bytes to
+ * of src has a model.type among types (NULL-terminated), as the full parse
+ * would say (the skim first, once for all the probes). */
+int sl_tokjson_probe_model(sl_tok_src *src, const char *const *types);
+/* A family's load: the tokenizer.json of src (read once) handed to
  * load_mem (the name it gets is the file's path). */
 typedef sl_tokenizer *(*sl_tokjson_load_mem_fn)(const char *text, size_t len, const char *name,
                                                 const sl_tokenizer_opts *o, sl_err *err);
-sl_tokenizer *sl_tokjson_load(const char *path, const sl_tokenizer_opts *o, sl_err *err, sl_tokjson_load_mem_fn fn);
+sl_tokenizer *sl_tokjson_load(sl_tok_src *src, const sl_tokenizer_opts *o, sl_err *err, sl_tokjson_load_mem_fn fn);
 
 #endif

@@ -58,16 +58,16 @@ sl_tokenizer *sl_bpe_tokenizer(sl_bpe *b, const char *path, const sl_tokenizer_o
     return t;
 }
 
-static int bpe_probe(const char *path, int is_dir, const unsigned char *head, size_t n)
+static int bpe_probe(sl_tok_src *src)
 {
-    (void)path, (void)is_dir, (void)head, (void)n;
+    (void)src;
     return 1;
 }
 
-static sl_tokenizer *bpe_load(const char *path, const sl_tokenizer_opts *o, sl_err *err)
+static sl_tokenizer *bpe_load(sl_tok_src *src, const sl_tokenizer_opts *o, sl_err *err)
 {
-    sl_bpe *b = sl_bpe_load(path, err);
-    return b ? sl_bpe_tokenizer(b, path, o) : NULL;
+    sl_bpe *b = sl_bpe_load(src->path, err);
+    return b ? sl_bpe_tokenizer(b, src->path, o) : NULL;
 }
 
 const sl_tok_family sl_tok_family_bpe = {"bpe", bpe_probe, bpe_load, NULL, NULL};

@@ -58,16 +58,15 @@ sl_tokenizer *sl_chartok_tokenizer(sl_charvocab *v)
     return t;
 }
 
-static int char_probe(const char *path, int is_dir, const unsigned char *head, size_t n)
+static int char_probe(sl_tok_src *src)
 {
-    (void)path;
-    return !is_dir && n >= 14 && !memcmp(head, "{\"type\":\"char\"", 14);
+    return !src->is_dir && src->head_len >= 14 && !memcmp(src->head, "{\"type\":\"char\"", 14);
 }
 
-static sl_tokenizer *char_load(const char *path, const sl_tokenizer_opts *o, sl_err *err)
+static sl_tokenizer *char_load(sl_tok_src *src, const sl_tokenizer_opts *o, sl_err *err)
 {
     (void)o;
-    sl_charvocab *v = sl_charvocab_load(path, err);
+    sl_charvocab *v = sl_charvocab_load(src->path, err);
     return v ? sl_chartok_tokenizer(v) : NULL;
 }
 

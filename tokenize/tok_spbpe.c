@@ -810,24 +810,22 @@ static int sp_skim(const char *text, size_t len)
 
 /* A tokenizer.json whose model is BPE and whose pre-tokenizer and decoder
  * are not byte-level is this family's. */
-static int sp_probe(const char *path, int is_dir, const unsigned char *head, size_t n)
+static int sp_probe(sl_tok_src *src)
 {
-    if (!sl_tokjson_head_is_object(is_dir, head, n))
-        return 0;
-    char *p = sl_tokjson_path(path, is_dir), *text = NULL;
+    const char *text;
     size_t len;
-    sl_err e = {{0}};
-    int mine = 0;
-    if (sl_read_file(p, &text, &len, &e) == 0 && (mine = sp_skim(text, len)) < 0) {
+    if (!sl_tokjson_head_is_object(src) || sl_tok_src_json(src, &text, &len))
+        return 0;
+    int mine = sp_skim(text, len);
+    if (mine < 0) {
         /* the skim could not tell: the whole file decides (also whether it
          * is valid JSON at all; when the skim says yes, the load's parse
          * reports a file that is not) */
+        sl_err e = {{0}};
         sl_json_doc *doc = sl_json_parse(text, len, NULL, &e);
         mine = doc ? sp_mine(sl_json_root(doc)) : 0;
         sl_json_free(doc);
     }
-    free(text);
-    free(p);
     return mine;
 }
 
@@ -858,9 +856,9 @@ sl_tokenizer *sl_tok_spbpe_load_mem(const char *text, size_t len, const char *na
     return t;
 }
 
-static sl_tokenizer *sp_load(const char *path, const sl_tokenizer_opts *o, sl_err *err)
+static sl_tokenizer *sp_load(sl_tok_src *src, const sl_tokenizer_opts *o, sl_err *err)
 {
-    return sl_tokjson_load(path, o, err, sl_tok_spbpe_load_mem);
+    return sl_tokjson_load(src, o, err, sl_tok_spbpe_load_mem);
 }
 
 const sl_tok_family sl_tok_family_spbpe = {"spbpe", sp_probe, sp_load, NULL, NULL};

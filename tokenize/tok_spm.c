@@ -439,10 +439,11 @@ static const sl_tok_ops ops = {spm_free, spm_state_new, spm_state_free, spm_enco
 
 /* A ModelProto starts with its first piece: field 1 (key 0x0A), a length,
  * then the SentencePiece message's own field 1 (0x0A). */
-static int spm_probe(const char *path, int is_dir, const unsigned char *head, size_t n)
+static int spm_probe(sl_tok_src *src)
 {
-    (void)path;
-    if (is_dir || n < 3 || head[0] != 0x0A)
+    const unsigned char *head = src->head;
+    size_t n = src->head_len;
+    if (src->is_dir || n < 3 || head[0] != 0x0A)
         return 0;
     size_t i = 1;
     while (i < n && i < 6 && (head[i] & 0x80))
@@ -450,8 +451,9 @@ static int spm_probe(const char *path, int is_dir, const unsigned char *head, si
     return i + 1 < n && head[i + 1] == 0x0A;
 }
 
-static sl_tokenizer *spm_load(const char *path, const sl_tokenizer_opts *o, sl_err *err)
+static sl_tokenizer *spm_load(sl_tok_src *src, const sl_tokenizer_opts *o, sl_err *err)
 {
+    const char *path = src->path;
     char *data = NULL;
     size_t len;
     if (sl_read_file(path, &data, &len, err))

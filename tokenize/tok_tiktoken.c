@@ -794,10 +794,11 @@ static int64_t tt_token_id(const sl_tokenizer *tk, const char *text)
 static const sl_tok_ops ops = {tt_free, tt_state_new, tt_state_free, tt_encode, tt_decode, tt_token_id};
 
 /* A rank file's first line (base64, a space, digits) or a tekken JSON head. */
-static int tt_probe(const char *path, int is_dir, const unsigned char *head, size_t n)
+static int tt_probe(sl_tok_src *src)
 {
-    (void)path;
-    if (is_dir || n == 0)
+    const unsigned char *head = src->head;
+    size_t n = src->head_len;
+    if (src->is_dir || n == 0)
         return 0;
     if (is_tekken((const char *)head, n))
         return 1;
@@ -814,13 +815,13 @@ static int tt_probe(const char *path, int is_dir, const unsigned char *head, siz
     return i > d && (i == n || head[i] == '\n' || head[i] == '\r');
 }
 
-static sl_tokenizer *tt_load(const char *path, const sl_tokenizer_opts *o, sl_err *err)
+static sl_tokenizer *tt_load(sl_tok_src *src, const sl_tokenizer_opts *o, sl_err *err)
 {
     char *data = NULL;
     size_t n;
-    if (sl_read_file(path, &data, &n, err))
+    if (sl_read_file(src->path, &data, &n, err))
         return NULL;
-    sl_tokenizer *t = sl_tiktoken_load_mem(data, n, path, o, err);
+    sl_tokenizer *t = sl_tiktoken_load_mem(data, n, src->path, o, err);
     free(data);
     return t;
 }

@@ -496,10 +496,10 @@ static int64_t un_token_id(const sl_tokenizer *t, const char *text)
 static const sl_tok_ops ops = {un_free, un_state_new, un_state_free, un_encode, un_decode, un_token_id};
 
 /* A tokenizer.json whose model is Unigram. */
-static int un_probe(const char *path, int is_dir, const unsigned char *head, size_t n)
+static int un_probe(sl_tok_src *src)
 {
     static const char *const types[] = {"Unigram", NULL};
-    return sl_tokjson_probe_model(path, is_dir, head, n, types);
+    return sl_tokjson_probe_model(src, types);
 }
 
 sl_tokenizer *sl_tok_unigram_load_mem(const char *text, size_t len, const char *name, const sl_tokenizer_opts *o,
@@ -527,9 +527,9 @@ sl_tokenizer *sl_tok_unigram_load_mem(const char *text, size_t len, const char *
     return t;
 }
 
-static sl_tokenizer *un_load(const char *path, const sl_tokenizer_opts *o, sl_err *err)
+static sl_tokenizer *un_load(sl_tok_src *src, const sl_tokenizer_opts *o, sl_err *err)
 {
-    return sl_tokjson_load(path, o, err, sl_tok_unigram_load_mem);
+    return sl_tokjson_load(src, o, err, sl_tok_unigram_load_mem);
 }
 
 const sl_tok_family sl_tok_family_unigram = {"unigram", un_probe, un_load, NULL, NULL};

@@ -264,10 +264,10 @@ static int64_t wp_token_id(const sl_tokenizer *t, const char *text)
 static const sl_tok_ops ops = {wp_free, wp_state_new, wp_state_free, wp_encode, wp_decode, wp_token_id};
 
 /* A tokenizer.json whose model is WordPiece or WordLevel. */
-static int wp_probe(const char *path, int is_dir, const unsigned char *head, size_t n)
+static int wp_probe(sl_tok_src *src)
 {
     static const char *const types[] = {"WordPiece", "WordLevel", NULL};
-    return sl_tokjson_probe_model(path, is_dir, head, n, types);
+    return sl_tokjson_probe_model(src, types);
 }
 
 static int64_t first_of(const sl_tokenizer *t, const char *a, const char *b)
@@ -304,9 +304,9 @@ sl_tokenizer *sl_tok_wordpiece_load_mem(const char *text, size_t len, const char
     return m ? make(m, text, len, name, o) : NULL;
 }
 
-static sl_tokenizer *wp_load(const char *path, const sl_tokenizer_opts *o, sl_err *err)
+static sl_tokenizer *wp_load(sl_tok_src *src, const sl_tokenizer_opts *o, sl_err *err)
 {
-    return sl_tokjson_load(path, o, err, sl_tok_wordpiece_load_mem);
+    return sl_tokjson_load(src, o, err, sl_tok_wordpiece_load_mem);
 }
 
 const sl_tok_family sl_tok_family_wordpiece = {"wordpiece", wp_probe, wp_load, NULL, NULL};

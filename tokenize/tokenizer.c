@@ -81,28 +81,34 @@ static sl_tokenizer *load_family(const char *path, const sl_tokenizer_opts *o, s
     static const sl_tokenizer_opts defaults = SL_TOKENIZER_OPTS_INIT;
     if (!o)
         o = &defaults;
-    if (o->family) {
-        for (size_t i = 0; i < N_FAMILIES; i++)
-            if (!strcmp(families[i]->name, o->family))
-                return families[i]->load(path, o, err);
-        sl_errf(err, "%s: no tokenizer family '%s'", path, o->family);
-        return NULL;
-    }
     struct stat st;
-    int is_dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-    unsigned char head[64];
-    size_t got = 0;
-    if (!is_dir) {
+    sl_tok_src src = {.path = path, .type_state = 2};
+    src.is_dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    if (!src.is_dir) {
         FILE *f = fopen(path, "rb");
         if (f) {
-            got = fread(head, 1, sizeof head, f);
+            src.head_len = fread(src.head, 1, sizeof src.head, f);
             fclose(f);
         }
     }
-    for (size_t i = 0; i + 1 < N_FAMILIES; i++)
-        if (families[i]->probe(path, is_dir, head, got))
-            return families[i]->load(path, o, err);
-    return families[N_FAMILIES - 1]->load(path, o, err);
+    const sl_tok_family *fam = NULL;
+    if (o->family) {
+        for (size_t i = 0; i < N_FAMILIES && !fam; i++)
+            if (!strcmp(families[i]->name, o->family))
+                fam = families[i];
+        if (!fam)
+            sl_errf(err, "%s: no tokenizer family '%s'", path, o->family);
+    } else {
+        for (size_t i = 0; i + 1 < N_FAMILIES && !fam; i++)
+            if (families[i]->probe(&src))
+                fam = families[i];
+        if (!fam)
+            fam = families[N_FAMILIES - 1];
+    }
+    sl_tokenizer *t = fam ? fam->load(&src, o, err) : NULL;
+    free(src.json_path);
+    free(src.json);
+    return t;
 }
 
 sl_tokenizer *sl_tokenizer_from_header(const sl_ts_header *h, const char *name, sl_err *err)

@@ -22,13 +22,32 @@ typedef struct sl_tok_ops {
     int64_t (*token_id)(const sl_tokenizer *t, const char *text);
 } sl_tok_ops;
 
+/* The file a tokenizer is loaded from, as the probes and the load see it
+ * (made by tokenizer.c): its path, whether it is a directory, its first
+ * bytes; and the tokenizer.json it names (the path, or path/tokenizer.json
+ * for a directory), read and skimmed at most once for all the probes and
+ * the load (json_skim.h: sl_tok_src_json, sl_tokjson_probe_model,
+ * sl_tokjson_load). */
+typedef struct sl_tok_src {
+    const char *path;
+    int is_dir;
+    unsigned char head[64]; /* nothing for a directory */
+    size_t head_len;
+    char *json_path, *json; /* NULL until read */
+    size_t json_len;
+    int json_state; /* 0: not read yet, 1: read, -1: unreadable (json_err says why) */
+    sl_err json_err;
+    int type_state; /* 2: not skimmed yet; else sl_tokjson_model_type's answer */
+    char type[32];
+} sl_tok_src;
+
 typedef struct sl_tok_family {
     const char *name; /* "bpe", "char" */
-    /* 1 when path is this family's: head = its first head_len bytes (0 for a
-     * directory, is_dir set). Probed in list order; the last family takes
-     * whatever no other claimed and reports what is wrong with it. */
-    int (*probe)(const char *path, int is_dir, const unsigned char *head, size_t head_len);
-    sl_tokenizer *(*load)(const char *path, const sl_tokenizer_opts *o, sl_err *err);
+    /* 1 when the file is this family's. Probed in list order; the last
+     * family takes whatever no other claimed and reports what is wrong
+     * with it. */
+    int (*probe)(sl_tok_src *src);
+    sl_tokenizer *(*load)(sl_tok_src *src, const sl_tokenizer_opts *o, sl_err *err);
     /* 1 when a stream header carries this family's tokenizer, which
      * from_header then loads; NULL hooks: never in a header */
     int (*in_header)(const sl_ts_header *h);
