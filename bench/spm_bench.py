@@ -3,8 +3,8 @@
 (.model files) and Hugging Face `tokenizers` (tokenizer.json files: Unigram,
 SentencePiece-style BPE as Mistral-7B v0.1, WordPiece as bge-small) on
 the same corpus, 1 thread and 2, and prints MB/s (text bytes / wall time),
-CPU seconds, the ratio sluice/peer (CPU time, so that a loaded machine
-skews both alike) and whether the ids agree. sluice's time is the whole
+CPU seconds (sluice's: the median of 3 runs), the ratio sluice/peer (CPU
+time, so that a loaded machine skews both alike) and whether the ids agree. sluice's time is the whole
 command (reading JSON Lines, writing the token stream); the peers' is encode
 alone. Then one document of 1 MB without spaces, and the same twice as long
 (linear time). Called by bench/spm.sh.
@@ -36,10 +36,17 @@ def self_cpu():
     return r.ru_utime + r.ru_stime
 
 
-def run_sluice(sluice, tok, corpus, threads, out):
-    c0, t0 = child_cpu(), time.perf_counter()
-    subprocess.run([sluice, "tokenize", "text", "-q", "-@", str(threads), "-t", tok, corpus, "-o", out], check=True)
-    return time.perf_counter() - t0, child_cpu() - c0
+def run_sluice(sluice, tok, corpus, threads, out, runs=3):
+    """Wall and CPU seconds, each the median of `runs` runs (a shared
+    machine moves single runs by 10-20%; the peers, which take ten times
+    longer, run once)."""
+    walls, cpus = [], []
+    for _ in range(runs):
+        c0, t0 = child_cpu(), time.perf_counter()
+        subprocess.run([sluice, "tokenize", "text", "-q", "-@", str(threads), "-t", tok, corpus, "-o", out], check=True)
+        walls.append(time.perf_counter() - t0)
+        cpus.append(child_cpu() - c0)
+    return sorted(walls)[runs // 2], sorted(cpus)[runs // 2]
 
 
 def sluice_ids(sluice, out):
@@ -93,7 +100,7 @@ def main():
         with open(one, "w", encoding="utf-8") as f:
             f.write(json.dumps({"id": "x", "text": text}) + "\n")
         for name, _ in FILES:
-            wall, _ = run_sluice(sluice, os.path.join(DATA, name), one, 1, out)
+            wall, _ = run_sluice(sluice, os.path.join(DATA, name), one, 1, out, runs=1)
             print("%-20s sluice, %d KB without spaces: %.2f s" % (name, len(text.encode()) // 1024, wall))
 
 
