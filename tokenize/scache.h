@@ -18,7 +18,7 @@
 #define SL_SCACHE_MAX ((size_t)1 << 16)
 #define SL_SCACHE_ARENA ((size_t)6 << 20)
 
-#define SL_SCACHE_SHORT_BITS 16
+#define SL_SCACHE_SHORT_BITS 14
 #define SL_SCACHE_SHORT_KEY 30
 #define SL_SCACHE_SHORT_VALS 14
 
