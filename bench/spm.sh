@@ -21,5 +21,8 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sluice-spm-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 echo "machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), $(date -u +%Y-%m-%dT%H:%MZ), load $(cut -d' ' -f1-3 /proc/loadavg)"
+# what the second core can give at all: the tokenizers' thread scaling is
+# bounded by how this machine runs two memory-bound threads
+cc -O2 -fopenmp -o "$tmp/mem_scaling" "$here/mem_scaling.c" && "$tmp/mem_scaling"
 python3 "$here/bpe_corpus.py" "$tmp/corpus.jsonl" "${SPM_BENCH_MB:-16}"
 "$py" "$here/spm_bench.py" "$sluice" "$tmp/corpus.jsonl"
