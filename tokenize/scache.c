@@ -22,14 +22,83 @@ static sl_scache_slot *find(const sl_scache *c, uint64_t h, const char *k, size_
     }
 }
 
-const uint32_t *sl_scache_get(const sl_scache *c, uint64_t h, const char *k, size_t n, size_t *nv)
+#define SH_WORDS 24 /* seq, len | n << 8, 8 key words, 14 values */
+#define SH_MASK (((size_t)1 << SL_SCACHE_SHORT_BITS) - 1)
+
+struct sl_scache_shared {
+    uint32_t (*e)[SH_WORDS];
+};
+
+sl_scache_shared *sl_scache_shared_new(void)
 {
-    if (n <= SL_SCACHE_SHORT_KEY) {
-        const sl_scache_short *e = c->s ? &c->s[h & (((size_t)1 << SL_SCACHE_SHORT_BITS) - 1)] : NULL;
-        if (e && e->len == n && n && !memcmp(e->key, k, n)) {
-            *nv = e->n;
-            return e->v;
-        }
+    sl_scache_shared *sh = sl_xcalloc(1, sizeof *sh);
+    sh->e = sl_xzalloc_touched(SH_MASK + 1, sizeof *sh->e);
+    return sh;
+}
+
+void sl_scache_shared_free(sl_scache_shared *sh)
+{
+    if (!sh)
+        return;
+    free(sh->e);
+    free(sh);
+}
+
+void sl_scache_init(sl_scache *c, sl_scache_shared *sh)
+{
+    memset(c, 0, sizeof *c);
+    c->sh = sh;
+}
+
+/* A seqlock reader (Boehm, "Can seqlocks get along with programming
+ * language memory models?", 2012): the key compared and the values copied
+ * out word by word, then the sequence checked again. */
+static const uint32_t *short_get(sl_scache *c, uint64_t h, const char *k, size_t n, size_t *nv)
+{
+    uint32_t *w = c->sh->e[h & SH_MASK];
+    uint32_t seq = __atomic_load_n(&w[0], __ATOMIC_ACQUIRE);
+    if (!seq || (seq & 1))
+        return NULL;
+    uint32_t meta = __atomic_load_n(&w[1], __ATOMIC_RELAXED), key[8] = {0};
+    size_t got = meta >> 8 & 0xff, nw = (n + 3) / 4;
+    if ((meta & 0xff) != n || got > SL_SCACHE_SHORT_VALS)
+        return NULL;
+    memcpy(key, k, n);
+    for (size_t i = 0; i < nw; i++)
+        if (__atomic_load_n(&w[2 + i], __ATOMIC_RELAXED) != key[i])
+            return NULL;
+    for (size_t i = 0; i < got; i++)
+        c->tmp[i] = __atomic_load_n(&w[10 + i], __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&w[0], __ATOMIC_RELAXED) != seq)
+        return NULL;
+    *nv = got;
+    return c->tmp;
+}
+
+static void short_put(sl_scache *c, uint64_t h, const char *k, size_t n, const uint32_t *v, size_t nv)
+{
+    uint32_t *w = c->sh->e[h & SH_MASK];
+    uint32_t seq = __atomic_load_n(&w[0], __ATOMIC_RELAXED), key[8] = {0};
+    if ((seq & 1) || !__atomic_compare_exchange_n(&w[0], &seq, seq + 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        return; /* another thread is writing it */
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    memcpy(key, k, n);
+    __atomic_store_n(&w[1], (uint32_t)(n | nv << 8), __ATOMIC_RELAXED);
+    for (int i = 0; i < 8; i++)
+        __atomic_store_n(&w[2 + i], key[i], __ATOMIC_RELAXED);
+    for (size_t i = 0; i < nv; i++)
+        __atomic_store_n(&w[10 + i], v[i], __ATOMIC_RELAXED);
+    seq += 2;
+    __atomic_store_n(&w[0], seq ? seq : 2, __ATOMIC_RELEASE); /* (0 means empty) */
+}
+
+const uint32_t *sl_scache_get(sl_scache *c, uint64_t h, const char *k, size_t n, size_t *nv)
+{
+    if (n && n <= SL_SCACHE_SHORT_KEY && c->sh) {
+        const uint32_t *v = short_get(c, h, k, n, nv);
+        if (v)
+            return v;
     }
     if (!c->cap || n > SL_SCACHE_KEY)
         return NULL;
@@ -52,14 +121,11 @@ void sl_scache_put(sl_scache *c, uint64_t h, const char *k, size_t n, const uint
     if (n <= SL_SCACHE_SHORT_KEY && nv <= SL_SCACHE_SHORT_VALS) {
         if (!n)
             return;
-        if (!c->s)
-            c->s = sl_xzalloc_touched((size_t)1 << SL_SCACHE_SHORT_BITS, sizeof *c->s);
-        sl_scache_short *e = &c->s[h & (((size_t)1 << SL_SCACHE_SHORT_BITS) - 1)];
-        e->len = (uint8_t)n;
-        e->n = (uint8_t)nv;
-        memcpy(e->key, k, n);
-        if (nv)
-            memcpy(e->v, v, nv * sizeof *v);
+        if (!c->sh) {
+            c->sh = sl_scache_shared_new();
+            c->own_sh = 1;
+        }
+        short_put(c, h, k, n, v, nv);
         return;
     }
     if (n > SL_SCACHE_KEY || nv > SL_SCACHE_VALS)
@@ -102,7 +168,8 @@ void sl_scache_put(sl_scache *c, uint64_t h, const char *k, size_t n, const uint
 
 void sl_scache_free(sl_scache *c)
 {
-    free(c->s);
+    if (c->own_sh)
+        sl_scache_shared_free(c->sh);
     free(c->t);
     free(c->arena);
     memset(c, 0, sizeof *c);

@@ -3,10 +3,11 @@
  * 32-bit values: ids, or whatever a family keeps), for models whose result
  * depends on the stretch alone (BPE on a piece, or on a part joins.h cut
  * out). Short stretches (most words) live in a direct-mapped table with
- * the key and values inline, one cache line away; longer ones in an open
- * addressing table over an arena, which is emptied and starts again when
- * it holds SL_SCACHE_MAX entries or its arena is full, so the memory is
- * bounded (about 10 MiB) whatever the corpus. */
+ * the key and values inline, which the threads of a tokenizer share
+ * (sl_scache_shared); longer ones in a per-thread open addressing table
+ * over an arena, which is emptied and starts again when it holds
+ * SL_SCACHE_MAX entries or its arena is full, so the memory is bounded
+ * (3 MiB shared, 8 MiB per thread) whatever the corpus. */
 #ifndef SLUICE_TOKENIZE_SCACHE_H
 #define SLUICE_TOKENIZE_SCACHE_H
 
@@ -18,15 +19,20 @@
 #define SL_SCACHE_MAX ((size_t)1 << 16)
 #define SL_SCACHE_ARENA ((size_t)6 << 20)
 
-#define SL_SCACHE_SHORT_BITS 14
-#define SL_SCACHE_SHORT_KEY 30
+#define SL_SCACHE_SHORT_BITS 15
+#define SL_SCACHE_SHORT_KEY 32
 #define SL_SCACHE_SHORT_VALS 14
 
-typedef struct sl_scache_short {
-    uint8_t len, n; /* len 0: empty (an empty stretch is never cached) */
-    char key[SL_SCACHE_SHORT_KEY];
-    uint32_t v[SL_SCACHE_SHORT_VALS];
-} sl_scache_short;
+/* The short table, shared by the threads of one tokenizer: each entry is
+ * 24 words, a sequence number (0: empty; odd: being written), len | n <<
+ * 8, the key (8 words) and the values, all read and written with atomic
+ * word operations. A writer that finds an entry being written skips its
+ * store; a reader that sees the sequence change under it counts a miss. So
+ * every thread gains from the stretches the others have met, and a reader
+ * never takes half an entry. */
+typedef struct sl_scache_shared sl_scache_shared;
+sl_scache_shared *sl_scache_shared_new(void);
+void sl_scache_shared_free(sl_scache_shared *sh);
 
 typedef struct sl_scache_slot {
     uint64_t h;
@@ -34,18 +40,23 @@ typedef struct sl_scache_slot {
     uint8_t len, n, used;
 } sl_scache_slot;
 
+/* One thread's cache (zero-initialised, or sl_scache_init to use a shared
+ * short table; without one it makes its own at the first store). */
 typedef struct sl_scache {
-    sl_scache_short *s;
+    sl_scache_shared *sh;
+    int own_sh;
+    uint32_t tmp[SL_SCACHE_SHORT_VALS]; /* a short entry's values, copied out */
     sl_scache_slot *t;
     size_t cap, n;
     char *arena;
     size_t arena_len;
 } sl_scache;
 
+void sl_scache_init(sl_scache *c, sl_scache_shared *sh);
 uint64_t sl_scache_hash(const char *k, size_t n);
 /* The values stored for k[0..n) (h: its sl_scache_hash), *nv of them, or
- * NULL. */
-const uint32_t *sl_scache_get(const sl_scache *c, uint64_t h, const char *k, size_t n, size_t *nv);
+ * NULL; valid until the next call on c. */
+const uint32_t *sl_scache_get(sl_scache *c, uint64_t h, const char *k, size_t n, size_t *nv);
 /* Stores v[0..nv) for k[0..n); ignored when n or nv is too large. */
 void sl_scache_put(sl_scache *c, uint64_t h, const char *k, size_t n, const uint32_t *v, size_t nv);
 void sl_scache_free(sl_scache *c);

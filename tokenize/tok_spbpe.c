@@ -81,7 +81,8 @@ typedef struct spbpe {
      * NULL when cutting is not exact: affixes, a merge of a byte-fallback
      * or unk symbol, or an unk that could fuse across the cut */
     sl_joins joins;
-    sl_bpe *merges; /* only its merge table is used */
+    sl_scache_shared *cache; /* the threads' shared short-stretch table */
+    sl_bpe *merges;          /* only its merge table is used */
     sl_normalizer norm;
     /* continuing_subword_prefix / end_of_word_suffix: the initial symbol
      * of each character but a piece's first is prefix + character, that of
@@ -160,6 +161,7 @@ static void free_spbpe(spbpe *m)
     free(m->vocab);
     sl_bpe_free(m->merges);
     sl_joins_free(&m->joins);
+    sl_scache_shared_free(m->cache);
     sl_normalizer_free(&m->norm);
     sl_pretokenizer_free(&m->pre);
     free(m->prefix);
@@ -437,6 +439,7 @@ static spbpe *load_json(const char *text, size_t len, const char *name, sl_err *
     }
     spbpe *m = sl_xcalloc(1, sizeof *m);
     m->name = sl_xstrdup(name);
+    m->cache = sl_scache_shared_new();
     const sl_json *root = sl_json_root(doc);
     const sl_json *model = root->type == SL_JSON_OBJECT ? sl_json_get(root, "model") : NULL;
     if (!model || model->type != SL_JSON_OBJECT) {
@@ -666,6 +669,7 @@ static void *sp_state_new(const void *impl)
     sp_state *s = sl_xcalloc(1, sizeof *s);
     s->m = m;
     s->bs = sl_bpe_state_new(m->merges);
+    sl_scache_init(&s->cache, m->cache);
     return s;
 }
 

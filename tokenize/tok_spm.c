@@ -54,6 +54,7 @@ typedef struct spm {
      * (joins.h); a stretch missing from the cache is cut where no piece
      * has its two characters side by side, and the parts are cached */
     sl_joins joins;
+    sl_scache_shared *cache; /* BPE: the threads' shared short-stretch table */
 } spm;
 
 typedef struct spm_state {
@@ -75,6 +76,7 @@ static void free_spm(spm *s)
     sl_trie_free(&s->user);
     sl_unigram_free(s->uni);
     sl_joins_free(&s->joins);
+    sl_scache_shared_free(s->cache);
     free(s->byte_val);
     free(s);
 }
@@ -204,6 +206,7 @@ static spm *load_model(const uint8_t *data, size_t len, const char *name, sl_err
                 s->bpe_cut = !space_after_char(p->s, p->len);
         }
         if (s->bpe_cut) {
+            s->cache = sl_scache_shared_new();
             sl_joins_init(&s->joins);
             for (size_t i = 0; i < m->n_pieces; i++)
                 if (m->pieces[i].type == SL_SPM_NORMAL || m->pieces[i].type == SL_SPM_USER_DEFINED)
@@ -413,6 +416,7 @@ static void *spm_state_new(const void *impl)
 {
     spm_state *st = sl_xcalloc(1, sizeof *st);
     st->s = impl;
+    sl_scache_init(&st->cache, st->s->cache);
     return st;
 }
 

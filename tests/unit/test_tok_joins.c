@@ -10,7 +10,8 @@
  *   family, which cuts, must give the ids of a plain lowest-rank-leftmost
  *   merge loop written here on the whole text;
  * - the cache: what it returns for a key is what was stored for that key,
- *   across the short and long tables, past the point where it starts again. */
+ *   across the short and long tables, past the point where it starts again,
+ *   and with four threads writing and reading one shared short table. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <omp.h>
 
 #include "stream/buf.h"
 #include "stream/rng.h"
@@ -279,12 +281,55 @@ static void test_cache(void **state)
     sl_scache_free(&c);
 }
 
+/* Threads sharing one short table, all storing and looking up the same
+ * few thousand keys (so entries are overwritten under readers all the
+ * time): a hit is always the values of its own key, never half of
+ * another's. */
+static void test_cache_shared(void **state)
+{
+    (void)state;
+    sl_scache_shared *sh = sl_scache_shared_new();
+    long hits = 0, bad = 0;
+#pragma omp parallel num_threads(4) reduction(+ : hits, bad)
+    {
+        sl_scache c;
+        sl_scache_init(&c, sh);
+        uint64_t r = 99 + (uint64_t)omp_get_thread_num();
+        char k[40];
+        uint32_t v[SL_SCACHE_SHORT_VALS];
+        for (int i = 0; i < 1500000; i++) {
+            uint64_t key = sl_splitmix64(&r) % 60000; /* more keys than entries: stores never stop */
+            uint64_t kr = key * 0x9E3779B97F4A7C15ULL + 7;
+            size_t n = 3 + (size_t)(sl_splitmix64(&kr) % (SL_SCACHE_SHORT_KEY - 2)), nv = (size_t)(key % 15);
+            for (size_t j = 0; j < n; j++)
+                k[j] = (char)sl_splitmix64(&kr);
+            k[0] = (char)(key & 0xff), k[1] = (char)(key >> 8 & 0xff), k[2] = (char)(key >> 16); /* distinct keys */
+            for (size_t j = 0; j < nv; j++)
+                v[j] = (uint32_t)sl_splitmix64(&kr);
+            uint64_t h = sl_scache_hash(k, n);
+            size_t got_n;
+            const uint32_t *got = sl_scache_get(&c, h, k, n, &got_n);
+            if (got) {
+                hits++;
+                bad += got_n != nv || memcmp(got, v, nv * sizeof *v);
+            } else {
+                sl_scache_put(&c, h, k, n, v, nv);
+            }
+        }
+        sl_scache_free(&c);
+    }
+    sl_scache_shared_free(sh);
+    assert_int_equal(bad, 0);
+    assert_true(hits > 100000); /* (and lookups still hit) */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_filter),
         cmocka_unit_test(test_cut_equals_whole),
         cmocka_unit_test(test_cache),
+        cmocka_unit_test(test_cache_shared),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
