@@ -22,17 +22,22 @@ static sl_scache_slot *find(const sl_scache *c, uint64_t h, const char *k, size_
     }
 }
 
-#define SH_WORDS 24 /* seq, len | n << 8, 8 key words, 14 values */
+#define SH_KEYW (SL_SCACHE_SHORT_KEY / 4)
+#define SH_VAL0 (2 + SH_KEYW)
+#define SH_WORDS (SH_VAL0 + SL_SCACHE_SHORT_VALS) /* seq, len | n << 8, key, values */
 #define SH_MASK (((size_t)1 << SL_SCACHE_SHORT_BITS) - 1)
+_Static_assert(SH_WORDS * 4 == 64, "a short entry is one cache line");
 
 struct sl_scache_shared {
-    uint32_t (*e)[SH_WORDS];
+    void *mem;
+    uint32_t (*e)[SH_WORDS]; /* mem, aligned to a cache line */
 };
 
 sl_scache_shared *sl_scache_shared_new(void)
 {
     sl_scache_shared *sh = sl_xcalloc(1, sizeof *sh);
-    sh->e = sl_xzalloc_touched(SH_MASK + 1, sizeof *sh->e);
+    sh->mem = sl_xzalloc_touched(SH_MASK + 2, sizeof *sh->e);
+    sh->e = (void *)(((uintptr_t)sh->mem + 63) & ~(uintptr_t)63);
     return sh;
 }
 
@@ -40,7 +45,7 @@ void sl_scache_shared_free(sl_scache_shared *sh)
 {
     if (!sh)
         return;
-    free(sh->e);
+    free(sh->mem);
     free(sh);
 }
 
@@ -59,7 +64,7 @@ static const uint32_t *short_get(sl_scache *c, uint64_t h, const char *k, size_t
     uint32_t seq = __atomic_load_n(&w[0], __ATOMIC_ACQUIRE);
     if (!seq || (seq & 1))
         return NULL;
-    uint32_t meta = __atomic_load_n(&w[1], __ATOMIC_RELAXED), key[8] = {0};
+    uint32_t meta = __atomic_load_n(&w[1], __ATOMIC_RELAXED), key[SH_KEYW] = {0};
     size_t got = meta >> 8 & 0xff, nw = (n + 3) / 4;
     if ((meta & 0xff) != n || got > SL_SCACHE_SHORT_VALS)
         return NULL;
@@ -68,7 +73,7 @@ static const uint32_t *short_get(sl_scache *c, uint64_t h, const char *k, size_t
         if (__atomic_load_n(&w[2 + i], __ATOMIC_RELAXED) != key[i])
             return NULL;
     for (size_t i = 0; i < got; i++)
-        c->tmp[i] = __atomic_load_n(&w[10 + i], __ATOMIC_RELAXED);
+        c->tmp[i] = __atomic_load_n(&w[SH_VAL0 + i], __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     if (__atomic_load_n(&w[0], __ATOMIC_RELAXED) != seq)
         return NULL;
@@ -79,16 +84,16 @@ static const uint32_t *short_get(sl_scache *c, uint64_t h, const char *k, size_t
 static void short_put(sl_scache *c, uint64_t h, const char *k, size_t n, const uint32_t *v, size_t nv)
 {
     uint32_t *w = c->sh->e[h & SH_MASK];
-    uint32_t seq = __atomic_load_n(&w[0], __ATOMIC_RELAXED), key[8] = {0};
+    uint32_t seq = __atomic_load_n(&w[0], __ATOMIC_RELAXED), key[SH_KEYW] = {0};
     if ((seq & 1) || !__atomic_compare_exchange_n(&w[0], &seq, seq + 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
         return; /* another thread is writing it */
     __atomic_thread_fence(__ATOMIC_RELEASE);
     memcpy(key, k, n);
     __atomic_store_n(&w[1], (uint32_t)(n | nv << 8), __ATOMIC_RELAXED);
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < SH_KEYW; i++)
         __atomic_store_n(&w[2 + i], key[i], __ATOMIC_RELAXED);
     for (size_t i = 0; i < nv; i++)
-        __atomic_store_n(&w[10 + i], v[i], __ATOMIC_RELAXED);
+        __atomic_store_n(&w[SH_VAL0 + i], v[i], __ATOMIC_RELAXED);
     seq += 2;
     __atomic_store_n(&w[0], seq ? seq : 2, __ATOMIC_RELEASE); /* (0 means empty) */
 }

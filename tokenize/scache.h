@@ -7,7 +7,7 @@
  * (sl_scache_shared); longer ones in a per-thread open addressing table
  * over an arena, which is emptied and starts again when it holds
  * SL_SCACHE_MAX entries or its arena is full, so the memory is bounded
- * (3 MiB shared, 8 MiB per thread) whatever the corpus. */
+ * (2 MiB shared, 8 MiB per thread) whatever the corpus. */
 #ifndef SLUICE_TOKENIZE_SCACHE_H
 #define SLUICE_TOKENIZE_SCACHE_H
 
@@ -20,16 +20,16 @@
 #define SL_SCACHE_ARENA ((size_t)6 << 20)
 
 #define SL_SCACHE_SHORT_BITS 15
-#define SL_SCACHE_SHORT_KEY 32
-#define SL_SCACHE_SHORT_VALS 14
+#define SL_SCACHE_SHORT_KEY 24
+#define SL_SCACHE_SHORT_VALS 8
 
 /* The short table, shared by the threads of one tokenizer: each entry is
- * 24 words, a sequence number (0: empty; odd: being written), len | n <<
- * 8, the key (8 words) and the values, all read and written with atomic
- * word operations. A writer that finds an entry being written skips its
- * store; a reader that sees the sequence change under it counts a miss. So
- * every thread gains from the stretches the others have met, and a reader
- * never takes half an entry. */
+ * one cache line of 16 words, a sequence number (0: empty; odd: being
+ * written), len | n << 8, the key (6 words) and the values, all read and
+ * written with atomic word operations. A writer that finds an entry being
+ * written skips its store; a reader that sees the sequence change under it
+ * counts a miss. So every thread gains from the stretches the others have
+ * met, and a reader never takes half an entry. */
 typedef struct sl_scache_shared sl_scache_shared;
 sl_scache_shared *sl_scache_shared_new(void);
 void sl_scache_shared_free(sl_scache_shared *sh);

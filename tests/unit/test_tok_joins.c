@@ -300,7 +300,8 @@ static void test_cache_shared(void **state)
         for (int i = 0; i < 1500000; i++) {
             uint64_t key = sl_splitmix64(&r) % 60000; /* more keys than entries: stores never stop */
             uint64_t kr = key * 0x9E3779B97F4A7C15ULL + 7;
-            size_t n = 3 + (size_t)(sl_splitmix64(&kr) % (SL_SCACHE_SHORT_KEY - 2)), nv = (size_t)(key % 15);
+            size_t n = 3 + (size_t)(sl_splitmix64(&kr) % (SL_SCACHE_SHORT_KEY - 2)),
+                   nv = (size_t)(key % (SL_SCACHE_SHORT_VALS + 1));
             for (size_t j = 0; j < n; j++)
                 k[j] = (char)sl_splitmix64(&kr);
             k[0] = (char)(key & 0xff), k[1] = (char)(key >> 8 & 0xff), k[2] = (char)(key >> 16); /* distinct keys */
