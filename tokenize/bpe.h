@@ -15,8 +15,9 @@
  * Features the encoder does not implement are refused at load time with a
  * message naming them, never ignored.
  *
- * A loaded sl_bpe is read-only and shared between threads; each thread
- * encodes with its own sl_bpe_state (regex match data, piece cache).
+ * A loaded sl_bpe is shared between threads, read-only but for the table
+ * of short pieces they share (scache.h); each thread encodes with its own
+ * sl_bpe_state (regex match data, longer pieces' cache).
  * Callers that need not know the family use tokenize/tokenizer.h, which
  * loads these files too (family "bpe"). */
 #ifndef SLUICE_TOKENIZE_BPE_H

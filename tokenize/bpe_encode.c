@@ -12,7 +12,7 @@ sl_bpe_state *sl_bpe_state_new(const sl_bpe *b)
     s->bpe = b;
     if (b->re)
         s->md = pcre2_match_data_create_from_pattern(b->re, NULL);
-    s->cache = sl_xzalloc_touched((size_t)1 << SL_BPE_CACHE_BITS, sizeof *s->cache); /* read first */
+    sl_scache_init(&s->cache, b->cache);
     return s;
 }
 
@@ -22,7 +22,7 @@ void sl_bpe_state_free(sl_bpe_state *s)
         return;
     if (s->md)
         pcre2_match_data_free(s->md);
-    free(s->cache);
+    sl_scache_free(&s->cache);
     sl_buf_free(&s->norm);
     sl_buf_free(&s->tmp);
     sl_buf_free(&s->piece);

@@ -13,6 +13,7 @@
 #include "tokenize/decoders.h"
 #include "tokenize/normalize.h"
 #include "tokenize/pretokenizer.h"
+#include "tokenize/scache.h"
 
 /* Pair -> merge table (open addressing). */
 typedef struct sl_merge_slot {
@@ -24,6 +25,9 @@ struct sl_bpe {
     char *name;
     char fingerprint[72];
     uint32_t vocab_size;
+    /* the short-piece table the threads share (scache.h); NULL where the
+     * model is only a merge table (tok_spbpe.c) */
+    sl_scache_shared *cache;
     /* id -> bytes for decoding; tok_len[i] == UINT32_MAX when id i is unused */
     uint32_t *tok_off, *tok_len;
     char *pool;
@@ -86,23 +90,13 @@ struct sl_bpe {
     char *dec_pool;
 };
 
-#define SL_BPE_CACHE_BITS 14
-#define SL_BPE_CACHE_KEY 31 /* longest cached piece, bytes */
-#define SL_BPE_CACHE_IDS 15 /* most ids of a cached piece */
-
-typedef struct sl_cache_entry {
-    uint8_t len, n_ids;
-    char key[SL_BPE_CACHE_KEY];
-    uint32_t ids[SL_BPE_CACHE_IDS];
-} sl_cache_entry;
-
 struct sl_bpe_state {
     const sl_bpe *bpe;
     pcre2_match_data *md;
-    sl_cache_entry *cache;
-    uint64_t work; /* merge lookups + heap operations (tests check it stays n log n) */
-    int mode;      /* sl_special_mode of the current encode call */
-    size_t base;   /* offset of the current valid-UTF-8 segment in the text */
+    sl_scache cache; /* piece -> ids (short pieces in the shared b->cache) */
+    uint64_t work;   /* merge lookups + heap operations (tests check it stays n log n) */
+    int mode;        /* sl_special_mode of the current encode call */
+    size_t base;     /* offset of the current valid-UTF-8 segment in the text */
     /* scratch */
     sl_buf norm, tmp, piece;
     sl_norm_scratch ns;

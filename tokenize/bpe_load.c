@@ -549,6 +549,7 @@ static sl_bpe *new_bpe(const char *name)
 {
     sl_bpe *b = sl_xcalloc(1, sizeof *b);
     b->name = sl_xstrdup(name);
+    b->cache = sl_scache_shared_new();
     b->use_regex = 1;
     b->unk_id = -1;
     return b;
@@ -791,6 +792,7 @@ void sl_bpe_free(sl_bpe *b)
     if (!b)
         return;
     free(b->name);
+    sl_scache_shared_free(b->cache);
     free(b->tok_off);
     free(b->tok_len);
     free(b->txt_off);

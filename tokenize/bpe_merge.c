@@ -231,7 +231,7 @@ void sl_bpe_encode_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, siz
         merge_scan(b, s, k, out);
 }
 
-/* Encodes one pre-token through the per-thread cache. */
+/* Encodes one pre-token through the stretch cache (scache.h). */
 void sl_bpe_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, sl_ids *out);
 /* ignore_merges: the id of the vocabulary entry whose bytes are p[0..n), or -1. */
 static int64_t whole_word(const sl_bpe *b, const uint8_t *p, size_t n)
@@ -257,26 +257,21 @@ void sl_bpe_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, 
             return;
         }
     }
-    if (n > SL_BPE_CACHE_KEY) {
+    if (n > SL_SCACHE_KEY) {
         sl_bpe_encode_piece(b, s, p, n, n >= HEAP_MIN_SYMBOLS, out);
         return;
     }
-    sl_cache_entry *e = &s->cache[XXH3_64bits(p, n) & ((1u << SL_BPE_CACHE_BITS) - 1)];
-    if (e->len == n && !memcmp(e->key, p, n)) {
-        for (size_t i = 0; i < e->n_ids; i++)
-            sl_ids_push(out, e->ids[i]);
+    uint64_t h = sl_scache_hash((const char *)p, n);
+    size_t nv;
+    const uint32_t *v = sl_scache_get(&s->cache, h, (const char *)p, n, &nv);
+    if (v) {
+        for (size_t i = 0; i < nv; i++)
+            sl_ids_push(out, v[i]);
         return;
     }
     size_t start = out->n;
     sl_bpe_encode_piece(b, s, p, n, n >= HEAP_MIN_SYMBOLS, out);
-    size_t got = out->n - start;
-    if (got <= SL_BPE_CACHE_IDS) {
-        e->len = (uint8_t)n;
-        e->n_ids = (uint8_t)got;
-        memcpy(e->key, p, n);
-        if (got) /* a piece whose bytes all lack a token gives no ids */
-            memcpy(e->ids, out->v + start, got * sizeof *e->ids);
-    }
+    sl_scache_put(&s->cache, h, (const char *)p, n, out->v + start, out->n - start);
 }
 
 int32_t *sl_bpe_syms(sl_bpe_state *s, size_t n)

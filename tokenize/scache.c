@@ -22,16 +22,11 @@ static sl_scache_slot *find(const sl_scache *c, uint64_t h, const char *k, size_
     }
 }
 
-#define SH_KEYW (SL_SCACHE_SHORT_KEY / 4)
-#define SH_VAL0 (2 + SH_KEYW)
-#define SH_WORDS (SH_VAL0 + SL_SCACHE_SHORT_VALS) /* seq, len | n << 8, key, values */
+#define SH_KEYW SL_SCACHE_SHORT_KEYW
+#define SH_VAL0 SL_SCACHE_SHORT_VAL0
+#define SH_WORDS SL_SCACHE_SHORT_WORDS
 #define SH_MASK (((size_t)1 << SL_SCACHE_SHORT_BITS) - 1)
 _Static_assert(SH_WORDS * 4 == 64, "a short entry is one cache line");
-
-struct sl_scache_shared {
-    void *mem;
-    uint32_t (*e)[SH_WORDS]; /* mem, aligned to a cache line */
-};
 
 sl_scache_shared *sl_scache_shared_new(void)
 {
@@ -55,32 +50,6 @@ void sl_scache_init(sl_scache *c, sl_scache_shared *sh)
     c->sh = sh;
 }
 
-/* A seqlock reader (Boehm, "Can seqlocks get along with programming
- * language memory models?", 2012): the key compared and the values copied
- * out word by word, then the sequence checked again. */
-static const uint32_t *short_get(sl_scache *c, uint64_t h, const char *k, size_t n, size_t *nv)
-{
-    uint32_t *w = c->sh->e[h & SH_MASK];
-    uint32_t seq = __atomic_load_n(&w[0], __ATOMIC_ACQUIRE);
-    if (!seq || (seq & 1))
-        return NULL;
-    uint32_t meta = __atomic_load_n(&w[1], __ATOMIC_RELAXED), key[SH_KEYW] = {0};
-    size_t got = meta >> 8 & 0xff, nw = (n + 3) / 4;
-    if ((meta & 0xff) != n || got > SL_SCACHE_SHORT_VALS)
-        return NULL;
-    memcpy(key, k, n);
-    for (size_t i = 0; i < nw; i++)
-        if (__atomic_load_n(&w[2 + i], __ATOMIC_RELAXED) != key[i])
-            return NULL;
-    for (size_t i = 0; i < got; i++)
-        c->tmp[i] = __atomic_load_n(&w[SH_VAL0 + i], __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    if (__atomic_load_n(&w[0], __ATOMIC_RELAXED) != seq)
-        return NULL;
-    *nv = got;
-    return c->tmp;
-}
-
 static void short_put(sl_scache *c, uint64_t h, const char *k, size_t n, const uint32_t *v, size_t nv)
 {
     uint32_t *w = c->sh->e[h & SH_MASK];
@@ -98,13 +67,8 @@ static void short_put(sl_scache *c, uint64_t h, const char *k, size_t n, const u
     __atomic_store_n(&w[0], seq ? seq : 2, __ATOMIC_RELEASE); /* (0 means empty) */
 }
 
-const uint32_t *sl_scache_get(sl_scache *c, uint64_t h, const char *k, size_t n, size_t *nv)
+const uint32_t *sl_scache_get_long(const sl_scache *c, uint64_t h, const char *k, size_t n, size_t *nv)
 {
-    if (n && n <= SL_SCACHE_SHORT_KEY && c->sh) {
-        const uint32_t *v = short_get(c, h, k, n, nv);
-        if (v)
-            return v;
-    }
     if (!c->cap || n > SL_SCACHE_KEY)
         return NULL;
     const sl_scache_slot *s = find(c, h, k, n);

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define SL_SCACHE_KEY 255
 #define SL_SCACHE_VALS 255
@@ -30,7 +31,13 @@
  * written skips its store; a reader that sees the sequence change under it
  * counts a miss. So every thread gains from the stretches the others have
  * met, and a reader never takes half an entry. */
-typedef struct sl_scache_shared sl_scache_shared;
+#define SL_SCACHE_SHORT_KEYW (SL_SCACHE_SHORT_KEY / 4)
+#define SL_SCACHE_SHORT_VAL0 (2 + SL_SCACHE_SHORT_KEYW)
+#define SL_SCACHE_SHORT_WORDS (SL_SCACHE_SHORT_VAL0 + SL_SCACHE_SHORT_VALS)
+typedef struct sl_scache_shared {
+    void *mem;
+    uint32_t (*e)[SL_SCACHE_SHORT_WORDS]; /* mem, aligned to a cache line */
+} sl_scache_shared;
 sl_scache_shared *sl_scache_shared_new(void);
 void sl_scache_shared_free(sl_scache_shared *sh);
 
@@ -54,9 +61,58 @@ typedef struct sl_scache {
 
 void sl_scache_init(sl_scache *c, sl_scache_shared *sh);
 uint64_t sl_scache_hash(const char *k, size_t n);
+/* The per-thread table's part of sl_scache_get. */
+const uint32_t *sl_scache_get_long(const sl_scache *c, uint64_t h, const char *k, size_t n, size_t *nv);
+
+/* A seqlock reader (Boehm, "Can seqlocks get along with programming
+ * language memory models?", 2012): the key compared and the values copied
+ * out word by word, then the sequence checked again. Inline: it is the
+ * hot path of every BPE family. */
+static inline const uint32_t *sl_scache_short_get(sl_scache *c, uint64_t h, const char *k, size_t n, size_t *nv)
+{
+    uint32_t *w = c->sh->e[h & (((size_t)1 << SL_SCACHE_SHORT_BITS) - 1)];
+    uint32_t seq = __atomic_load_n(&w[0], __ATOMIC_ACQUIRE);
+    if (!seq || (seq & 1))
+        return NULL;
+    uint32_t meta = __atomic_load_n(&w[1], __ATOMIC_RELAXED);
+    size_t got = meta >> 8 & 0xff, i = 0;
+    if ((meta & 0xff) != n || got > SL_SCACHE_SHORT_VALS)
+        return NULL;
+    for (; i + 4 <= n; i += 4) {
+        uint32_t x;
+        memcpy(&x, k + i, 4);
+        if (__atomic_load_n(&w[2 + i / 4], __ATOMIC_RELAXED) != x)
+            return NULL;
+    }
+    if (i < n) { /* the last word, zero-padded as the writer stored it */
+        unsigned char b[4] = {0};
+        for (size_t j = 0; i + j < n; j++)
+            b[j] = (unsigned char)k[i + j];
+        uint32_t x;
+        memcpy(&x, b, 4);
+        if (__atomic_load_n(&w[2 + i / 4], __ATOMIC_RELAXED) != x)
+            return NULL;
+    }
+    for (size_t j = 0; j < got; j++)
+        c->tmp[j] = __atomic_load_n(&w[SL_SCACHE_SHORT_VAL0 + j], __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&w[0], __ATOMIC_RELAXED) != seq)
+        return NULL;
+    *nv = got;
+    return c->tmp;
+}
+
 /* The values stored for k[0..n) (h: its sl_scache_hash), *nv of them, or
  * NULL; valid until the next call on c. */
-const uint32_t *sl_scache_get(sl_scache *c, uint64_t h, const char *k, size_t n, size_t *nv);
+static inline const uint32_t *sl_scache_get(sl_scache *c, uint64_t h, const char *k, size_t n, size_t *nv)
+{
+    if (n && n <= SL_SCACHE_SHORT_KEY && c->sh) {
+        const uint32_t *v = sl_scache_short_get(c, h, k, n, nv);
+        if (v)
+            return v;
+    }
+    return c->cap ? sl_scache_get_long(c, h, k, n, nv) : NULL;
+}
 /* Stores v[0..nv) for k[0..n); ignored when n or nv is too large. */
 void sl_scache_put(sl_scache *c, uint64_t h, const char *k, size_t n, const uint32_t *v, size_t nv);
 void sl_scache_free(sl_scache *c);

@@ -281,6 +281,39 @@ static void test_cache(void **state)
     sl_scache_free(&c);
 }
 
+/* Short keys that differ from a stored one in a single byte, at every
+ * position and length (the inline lookup compares whole words and then a
+ * zero-padded last word): never a hit; the stored key itself always. */
+static void test_cache_near_keys(void **state)
+{
+    (void)state;
+    sl_scache c = {0};
+    char k[SL_SCACHE_SHORT_KEY];
+    for (size_t n = 1; n <= SL_SCACHE_SHORT_KEY; n++)
+        for (size_t at = 0; at < n; at++) {
+            memset(k, 'q', n);
+            uint32_t v[2] = {(uint32_t)n, (uint32_t)at};
+            size_t got_n;
+            sl_scache_put(&c, sl_scache_hash(k, n), k, n, v, 2);
+            const uint32_t *got = sl_scache_get(&c, sl_scache_hash(k, n), k, n, &got_n);
+            assert_non_null(got);
+            assert_int_equal(got_n, 2);
+            assert_memory_equal(got, v, sizeof v);
+            for (int d = 1; d < 256; d += 37) {
+                k[at] = (char)('q' + d);
+                got = sl_scache_get(&c, sl_scache_hash(k, n), k, n, &got_n);
+                assert_null(got);
+                /* the same lookup with the hash of the stored key: the
+                 * entry is found, its key compared, and refused */
+                memset(k, 'q', n);
+                uint64_t h = sl_scache_hash(k, n);
+                k[at] = (char)('q' + d);
+                assert_null(sl_scache_get(&c, h, k, n, &got_n));
+            }
+        }
+    sl_scache_free(&c);
+}
+
 /* Threads sharing one short table, all storing and looking up the same
  * few thousand keys (so entries are overwritten under readers all the
  * time): a hit is always the values of its own key, never half of
@@ -327,10 +360,8 @@ static void test_cache_shared(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_filter),
-        cmocka_unit_test(test_cut_equals_whole),
-        cmocka_unit_test(test_cache),
-        cmocka_unit_test(test_cache_shared),
+        cmocka_unit_test(test_filter),          cmocka_unit_test(test_cut_equals_whole), cmocka_unit_test(test_cache),
+        cmocka_unit_test(test_cache_near_keys), cmocka_unit_test(test_cache_shared),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
