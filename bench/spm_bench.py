@@ -3,8 +3,9 @@
 (.model files) and Hugging Face `tokenizers` (tokenizer.json files: Unigram,
 SentencePiece-style BPE as Mistral-7B v0.1, WordPiece as bge-small) on
 the same corpus, 1 thread and 2, and prints MB/s (text bytes / wall time),
-CPU seconds (sluice's: the median of 3 runs), the ratio sluice/peer (CPU
-time, so that a loaded machine skews both alike) and whether the ids agree. sluice's time is the whole
+CPU seconds (each the median of 3 runs; SPM_BENCH_PEER_RUNS sets the
+peers'), the ratio peer/sluice (CPU time, so that a loaded machine skews
+both alike) and whether the ids agree. sluice's time is the whole
 command (reading JSON Lines, writing the token stream); the peers' is encode
 alone. Then one document of 1 MB without spaces, and the same twice as long
 (linear time). Called by bench/spm.sh.
@@ -22,6 +23,7 @@ DATA = os.path.join(HERE, "..", "tests", "data")
 # (file under tests/data, peer): SentencePiece .model files against the
 # sentencepiece library; tokenizer.json files of the other HF families
 # (Unigram, SentencePiece-style BPE, WordPiece) against HF tokenizers
+PEER_RUNS = max(1, int(os.environ.get("SPM_BENCH_PEER_RUNS", "3")))
 FILES = [("spm/mistral-v1.model", "sentencepiece"), ("spm/uni-bf.model", "sentencepiece"),
          ("spm/uni-bf.json", "tokenizers"), ("tok/mistral-v1.json", "tokenizers"), ("tok/bert-bge.json", "tokenizers")]
 
@@ -39,7 +41,7 @@ def self_cpu():
 def run_sluice(sluice, tok, corpus, threads, out, runs=3):
     """Wall and CPU seconds, each the median of `runs` runs (a shared
     machine moves single runs by 10-20%; the peers, which take ten times
-    longer, run once)."""
+    longer, run SPM_BENCH_PEER_RUNS times, default 3, their median too)."""
     walls, cpus = [], []
     for _ in range(runs):
         c0, t0 = child_cpu(), time.perf_counter()
@@ -86,9 +88,13 @@ def main():
         except ImportError:
             print(line + "; peer skipped: %s is not installed for %s" % (kind, sys.executable))
             continue
-        c0, t0 = self_cpu(), time.perf_counter()
-        ids = enc(docs)
-        wall, cpu = time.perf_counter() - t0, self_cpu() - c0
+        walls, cpus = [], []
+        for _ in range(PEER_RUNS):
+            c0, t0 = self_cpu(), time.perf_counter()
+            ids = enc(docs)
+            walls.append(time.perf_counter() - t0)
+            cpus.append(self_cpu() - c0)
+        wall, cpu = sorted(walls)[PEER_RUNS // 2], sorted(cpus)[PEER_RUNS // 2]
         same = sum(a == list(b) for a, b in zip(got, ids))
         print(line + "; %s 1 thread: %6.2f MB/s (%.2f s CPU); CPU time %s/sluice x%.1f; ids equal on %d/%d documents"
               % (kind, mb / wall, cpu, kind, cpu / cpu1, same, len(docs)))
