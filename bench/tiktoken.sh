@@ -5,7 +5,8 @@
 # threads; ids are compared. Rank files: OpenAI's r50k_base.tiktoken rebuilt
 # from GPT-2's vocab.json + merges.txt (tests/data/bpe/gpt2) under the gpt2
 # and o200k patterns; tekken_240911.json when mistral-common is installed.
-# Env: SLUICE_BIN, TIKTOKEN_BENCH_MB (default 32), TIKTOKEN_BENCH_PYTHON (a
+# Env: SLUICE_BIN, TIKTOKEN_BENCH_MB (default 32), TIKTOKEN_BENCH_RUNS (runs
+# per time, the median kept; default 3), TIKTOKEN_BENCH_PYTHON (a
 # Python with tiktoken [and mistral-common]; default /work/tok10-venv if
 # present, else python3; without tiktoken the peer is skipped).
 set -euo pipefail

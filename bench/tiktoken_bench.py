@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs sluice tokenize bpe side by side with tiktoken (encode_ordinary_batch)
 on the same corpus, per tokenizer and thread count, checks the ids agree and
-prints MB/s and the ratio sluice/peer. Called by bench/tiktoken.sh.
+prints MB/s and the ratio sluice/peer; each time is the median of
+TIKTOKEN_BENCH_RUNS runs (default 3). Called by bench/tiktoken.sh.
 usage: tiktoken_bench.py SLUICE CORPUS.jsonl TMPDIR"""
 import base64
 import glob
@@ -37,6 +38,13 @@ def r50k_ranks():
         a, b = m.split()
         ranks[bytes(dg[c] for c in a) + bytes(dg[c] for c in b)] = len(ranks)
     return ranks
+
+
+RUNS = max(1, int(os.environ.get("TIKTOKEN_BENCH_RUNS", "3")))
+
+
+def median(xs):
+    return sorted(xs)[len(xs) // 2]
 
 
 def child_cpu():
@@ -76,17 +84,24 @@ def main():
     for name, args, pat, rk, offset in cases:
         enc = tiktoken.Encoding("b_" + name, pat_str=pat, mergeable_ranks=rk, special_tokens={}) if tiktoken else None
         for threads in sorted({1, ncpu}):
-            c0, t0 = child_cpu(), time.perf_counter()
-            subprocess.run([sluice, "tokenize", "bpe", "-q", "-@", str(threads), "-t"] + args + [corpus, "-o", out],
-                           check=True)
-            rows.append(("sluice", name, threads, time.perf_counter() - t0, child_cpu() - c0))
+            w, c = [], []
+            for _ in range(RUNS):
+                c0, t0 = child_cpu(), time.perf_counter()
+                subprocess.run([sluice, "tokenize", "bpe", "-q", "-@", str(threads), "-t"] + args + [corpus, "-o", out],
+                               check=True)
+                w.append(time.perf_counter() - t0)
+                c.append(child_cpu() - c0)
+            rows.append(("sluice", name, threads, median(w), median(c)))
             if enc:
-                r0 = resource.getrusage(resource.RUSAGE_SELF)
-                t0 = time.perf_counter()
-                ids = enc.encode_ordinary_batch(docs, num_threads=threads)
-                w = time.perf_counter() - t0
-                r1 = resource.getrusage(resource.RUSAGE_SELF)
-                rows.append(("tiktoken", name, threads, w, r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime))
+                w, c = [], []
+                for _ in range(RUNS):
+                    r0 = resource.getrusage(resource.RUSAGE_SELF)
+                    t0 = time.perf_counter()
+                    ids = enc.encode_ordinary_batch(docs, num_threads=threads)
+                    w.append(time.perf_counter() - t0)
+                    r1 = resource.getrusage(resource.RUSAGE_SELF)
+                    c.append(r1.ru_utime + r1.ru_stime - r0.ru_utime - r0.ru_stime)
+                rows.append(("tiktoken", name, threads, median(w), median(c)))
                 if threads == 1:
                     got = subprocess.run([sluice, "cat", out], check=True, capture_output=True, text=True).stdout
                     got = [json.loads(l)["ids"] for l in got.splitlines()]
