@@ -230,10 +230,9 @@ int sl_batcher_run(sl_batcher *b, sl_batch_fill_fn fill, sl_err *err)
         int wrc = 0, frc = 0;
         sl_err werr = {{0}}, ferr = {{0}};
         if (done && !prev && (n == 1 || t->cost < b->o.parallel_min_cost)) {
+            /* the only batch, and small: nothing to write or fill beside it */
             for (long i = 0; i < n; i++)
                 b->ops.encode(b->ctx, 0, slot(b, t, (size_t)i));
-            wrc = prev ? write_batch(b, prev, &werr) : 0;
-            frc = wrc ? 0 : fill_batch(b, next, fill, &done, &ferr);
         } else {
             int chunk = b->o.chunk;
 #pragma omp parallel num_threads(b->enc_threads)

@@ -22,16 +22,12 @@ static sl_scache_slot *find(const sl_scache *c, uint64_t h, const char *k, size_
     }
 }
 
-#define SH_KEYW SL_SCACHE_SHORT_KEYW
-#define SH_VAL0 SL_SCACHE_SHORT_VAL0
-#define SH_WORDS SL_SCACHE_SHORT_WORDS
-#define SH_MASK (((size_t)1 << SL_SCACHE_SHORT_BITS) - 1)
-_Static_assert(SH_WORDS * 4 == 64, "a short entry is one cache line");
+_Static_assert(SL_SCACHE_SHORT_WORDS * 4 == 64, "a short entry is one cache line");
 
 sl_scache_shared *sl_scache_shared_new(void)
 {
     sl_scache_shared *sh = sl_xcalloc(1, sizeof *sh);
-    sh->mem = sl_xzalloc_touched(SH_MASK + 2, sizeof *sh->e);
+    sh->mem = sl_xzalloc_touched(SL_SCACHE_SHORT_MASK + 2, sizeof *sh->e);
     sh->e = (void *)(((uintptr_t)sh->mem + 63) & ~(uintptr_t)63);
     return sh;
 }
@@ -52,17 +48,17 @@ void sl_scache_init(sl_scache *c, sl_scache_shared *sh)
 
 static void short_put(sl_scache *c, uint64_t h, const char *k, size_t n, const uint32_t *v, size_t nv)
 {
-    uint32_t *w = c->sh->e[h & SH_MASK];
-    uint32_t seq = __atomic_load_n(&w[0], __ATOMIC_RELAXED), key[SH_KEYW] = {0};
+    uint32_t *w = c->sh->e[h & SL_SCACHE_SHORT_MASK];
+    uint32_t seq = __atomic_load_n(&w[0], __ATOMIC_RELAXED), key[SL_SCACHE_SHORT_KEYW] = {0};
     if ((seq & 1) || !__atomic_compare_exchange_n(&w[0], &seq, seq + 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
         return; /* another thread is writing it */
     __atomic_thread_fence(__ATOMIC_RELEASE);
     memcpy(key, k, n);
     __atomic_store_n(&w[1], (uint32_t)(n | nv << 8), __ATOMIC_RELAXED);
-    for (int i = 0; i < SH_KEYW; i++)
+    for (int i = 0; i < SL_SCACHE_SHORT_KEYW; i++)
         __atomic_store_n(&w[2 + i], key[i], __ATOMIC_RELAXED);
     for (size_t i = 0; i < nv; i++)
-        __atomic_store_n(&w[SH_VAL0 + i], v[i], __ATOMIC_RELAXED);
+        __atomic_store_n(&w[SL_SCACHE_SHORT_VAL0 + i], v[i], __ATOMIC_RELAXED);
     seq += 2;
     __atomic_store_n(&w[0], seq ? seq : 2, __ATOMIC_RELEASE); /* (0 means empty) */
 }

@@ -34,6 +34,7 @@
 #define SL_SCACHE_SHORT_KEYW (SL_SCACHE_SHORT_KEY / 4)
 #define SL_SCACHE_SHORT_VAL0 (2 + SL_SCACHE_SHORT_KEYW)
 #define SL_SCACHE_SHORT_WORDS (SL_SCACHE_SHORT_VAL0 + SL_SCACHE_SHORT_VALS)
+#define SL_SCACHE_SHORT_MASK (((size_t)1 << SL_SCACHE_SHORT_BITS) - 1)
 typedef struct sl_scache_shared {
     void *mem;
     uint32_t (*e)[SL_SCACHE_SHORT_WORDS]; /* mem, aligned to a cache line */
@@ -70,7 +71,7 @@ const uint32_t *sl_scache_get_long(const sl_scache *c, uint64_t h, const char *k
  * hot path of every BPE family. */
 static inline const uint32_t *sl_scache_short_get(sl_scache *c, uint64_t h, const char *k, size_t n, size_t *nv)
 {
-    uint32_t *w = c->sh->e[h & (((size_t)1 << SL_SCACHE_SHORT_BITS) - 1)];
+    uint32_t *w = c->sh->e[h & SL_SCACHE_SHORT_MASK];
     uint32_t seq = __atomic_load_n(&w[0], __ATOMIC_ACQUIRE);
     if (!seq || (seq & 1))
         return NULL;
