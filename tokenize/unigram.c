@@ -8,6 +8,7 @@
 #include "tokenize/unigram.h"
 
 #include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,8 +25,9 @@ typedef struct edge {
  * q = cell[p].base + c when cell[q].check == p; id: the piece ending at q
  * that takes part in the lattice (not unused), or -1; fscore its score as
  * the lattice adds it in float (SentencePiece's: a user-defined piece's
- * bonus folded in), dscore[q] in double. One 16-byte cell per step of the
- * walk instead of five arrays. */
+ * bonus folded in), dscore[q] in double; both scores are -inf where id is
+ * -1, so such a step's candidate never wins and the walk needs no branch
+ * on it. One 16-byte cell per step of the walk instead of five arrays. */
 typedef struct cell {
     int32_t base, check, id;
     float fscore;
@@ -45,6 +47,7 @@ struct sl_unigram {
     uint32_t n_ids;
     double *score;
     uint32_t *len; /* per id: the piece's length in bytes */
+    size_t max_len; /* the longest string added, in bytes (the trie's depth) */
     uint8_t *kind;
     int hf;
     int64_t unk_id;
@@ -118,6 +121,8 @@ void sl_unigram_add(sl_unigram *u, uint32_t id, const char *s, size_t len, doubl
     u->score[id] = score;
     u->kind[id] = (uint8_t)kind;
     u->len[id] = (uint32_t)len;
+    if (len > u->max_len)
+        u->max_len = len;
     uint32_t node = 0;
     for (size_t i = 0; i < len; i++) {
         int64_t c = child_of(u, node, (uint8_t)s[i]);
@@ -242,9 +247,11 @@ static void build_cells(sl_unigram *u)
     free(u->cell);
     free(u->dscore);
     u->cell = sl_xmalloc((n + 256) * sizeof *u->cell);
-    u->dscore = sl_xcalloc(n + 256, sizeof *u->dscore);
-    for (size_t q = 0; q < n + 256; q++)
-        u->cell[q] = (cell){q < n ? u->base[q] : 0, q < n ? u->check[q] : -1, -1, 0};
+    u->dscore = sl_xmalloc((n + 256) * sizeof *u->dscore);
+    for (size_t q = 0; q < n + 256; q++) {
+        u->cell[q] = (cell){q < n ? u->base[q] : 0, q < n ? u->check[q] : -1, -1, -INFINITY};
+        u->dscore[q] = -INFINITY;
+    }
     for (size_t q = 0; q < n; q++) {
         int64_t id = u->val[q];
         if (id < 0 || u->kind[id] == SL_UNI_UNUSED)
@@ -315,74 +322,59 @@ static size_t one_char_len(uint8_t c)
     return "\1\1\1\1\1\1\1\1\1\1\1\1\2\2\3\4"[c >> 4];
 }
 
-typedef struct best_f {
-    float score;
-    int32_t start; /* -1: unset */
-    int64_t id;
-} best_f;
+/* How the best path reaches a position: the start of its last piece and
+ * the piece's id, packed in one word (start low, id high) so that a better
+ * candidate replaces it with a conditional move. */
+static inline uint64_t back_of(size_t start, int64_t id)
+{
+    return (uint32_t)start | (uint64_t)(uint32_t)id << 32;
+}
 
-typedef struct best_d {
-    double score;
-    int32_t start;
-    int64_t id;
-} best_d;
-
-/* The lattice in one arithmetic: T is the stored score type. */
-#define VITERBI(T, BEST, SCORE)                                                                                        \
+/* The lattice in one arithmetic, T the stored score type. score[k] is the
+ * best path's score to byte k, -inf while none reaches it; the entries
+ * ahead of the walk are set to -inf only as far as a piece can reach
+ * (hi), so a long document costs no separate pass. A candidate replaces
+ * the entry only when strictly better: ties keep the earliest start. */
+#define VITERBI(T, SCORE)                                                                                              \
     do {                                                                                                               \
-        BEST *best = sc->best;                                                                                         \
+        T *score = sc->best;                                                                                           \
+        uint64_t *back = (uint64_t *)((char *)sc->best + back_off);                                                    \
         const cell *cells = u->cell;                                                                                   \
-        for (size_t i = 0; i <= n; i++)                                                                                \
-            best[i].score = 0, best[i].start = -1, best[i].id = -1;                                                    \
+        const size_t reach = u->max_len > 4 ? u->max_len : 4;                                                          \
+        size_t hi = 0;                                                                                                 \
+        score[0] = 0;                                                                                                  \
         const T unk_score = (T)(u->min_score - UNK_PENALTY); /* float in SentencePiece */                              \
         for (size_t at = 0; at < n;) {                                                                                 \
-            const T till = best[at].score;                                                                             \
+            for (size_t lim = at + reach < n ? at + reach : n; hi < lim;)                                              \
+                score[++hi] = -INFINITY;                                                                               \
+            const T till = score[at];                                                                                  \
             size_t ml = one_char_len((uint8_t)s[at]);                                                                  \
             if (ml > n - at)                                                                                           \
                 ml = n - at;                                                                                           \
             int single = 0;                                                                                            \
             size_t node = 0;                                                                                           \
             for (size_t k = at; k < n; k++) {                                                                          \
+                /* q < da_n + 256 always: the cells past da_n are nobody's child */                                    \
                 size_t q = (size_t)cells[node].base + (uint8_t)s[k];                                                   \
-                if (q >= u->da_n || cells[q].check != (int32_t)node)                                                   \
+                if (cells[q].check != (int32_t)node)                                                                   \
                     break;                                                                                             \
                 node = q;                                                                                              \
                 int32_t id = cells[q].id;                                                                              \
-                if (id < 0)                                                                                            \
-                    continue;                                                                                          \
-                size_t len = k + 1 - at;                                                                               \
+                T old = score[k + 1];                                                                                  \
                 T cand = SCORE(q) + till; /* float arithmetic in SentencePiece (measured) */                           \
-                BEST *t = &best[k + 1];                                                                                \
-                if (t->start < 0 || cand > t->score) {                                                                 \
-                    t->score = cand;                                                                                   \
-                    t->start = (int32_t)at;                                                                            \
-                    t->id = id;                                                                                        \
-                }                                                                                                      \
-                if (len == ml)                                                                                         \
-                    single = 1;                                                                                        \
+                uint64_t win = -(uint64_t)(cand > old); /* a mask: no branch to mispredict */                          \
+                score[k + 1] = cand > old ? cand : old;                                                                \
+                back[k + 1] = (back_of(at, id) & win) | (back[k + 1] & ~win);                                          \
+                single |= (k + 1 - at == ml) & (id >= 0);                                                              \
             }                                                                                                          \
             if (!single) {                                                                                             \
                 T cand = unk_score + till; /* in T: SentencePiece adds two floats here */                              \
-                BEST *t = &best[at + ml];                                                                              \
-                if (t->start < 0 || cand > t->score) {                                                                 \
-                    t->score = cand;                                                                                   \
-                    t->start = (int32_t)at;                                                                            \
-                    t->id = u->unk_id;                                                                                 \
+                if (cand > score[at + ml]) {                                                                           \
+                    score[at + ml] = cand;                                                                             \
+                    back[at + ml] = back_of(at, u->unk_id);                                                            \
                 }                                                                                                      \
             }                                                                                                          \
             at += ml;                                                                                                  \
-        }                                                                                                              \
-        size_t k = 0;                                                                                                  \
-        for (size_t end = n; end > 0; end = (size_t)best[end].start)                                                   \
-            k++;                                                                                                       \
-        if (k > sc->pcap) {                                                                                            \
-            sc->pcap = k + 64;                                                                                         \
-            sc->pieces = sl_xrealloc(sc->pieces, sc->pcap * sizeof *sc->pieces);                                       \
-        }                                                                                                              \
-        sc->n = k;                                                                                                     \
-        for (size_t end = n; end > 0; end = (size_t)best[end].start) {                                                 \
-            k--;                                                                                                       \
-            sc->pieces[k] = (sl_uni_piece){(uint32_t)best[end].start, (uint32_t)end, best[end].id};                    \
         }                                                                                                              \
     } while (0)
 
@@ -391,7 +383,9 @@ void sl_unigram_encode(const sl_unigram *u, sl_uni_scratch *sc, const char *s, s
     sc->n = 0;
     if (!n)
         return;
-    size_t need = (n + 1) * (u->hf ? sizeof(best_d) : sizeof(best_f));
+    size_t ssz = u->hf ? sizeof(double) : sizeof(float);
+    size_t back_off = ((n + 1) * ssz + 63) & ~(size_t)63;
+    size_t need = back_off + (n + 1) * sizeof(uint64_t);
     if (need > sc->cap) {
         free(sc->best);
         sc->cap = need + need / 2;
@@ -400,9 +394,28 @@ void sl_unigram_encode(const sl_unigram *u, sl_uni_scratch *sc, const char *s, s
 #define FSCORE(q) cells[q].fscore
 #define DSCORE(q) u->dscore[q]
     if (u->hf)
-        VITERBI(double, best_d, DSCORE);
+        VITERBI(double, DSCORE);
     else
-        VITERBI(float, best_f, FSCORE);
+        VITERBI(float, FSCORE);
 #undef FSCORE
 #undef DSCORE
+    /* the path, last piece first, then turned around */
+    const uint64_t *back = (const uint64_t *)((char *)sc->best + back_off);
+    size_t k = 0;
+    for (size_t end = n; end > 0;) {
+        if (k == sc->pcap) {
+            sc->pcap = sc->pcap ? 2 * sc->pcap : 256;
+            sc->pieces = sl_xrealloc(sc->pieces, sc->pcap * sizeof *sc->pieces);
+        }
+        uint64_t b = back[end];
+        uint32_t start = (uint32_t)b;
+        sc->pieces[k++] = (sl_uni_piece){start, (uint32_t)end, (int32_t)(b >> 32)};
+        end = start;
+    }
+    for (size_t i = 0, j = k - 1; i < j; i++, j--) {
+        sl_uni_piece t = sc->pieces[i];
+        sc->pieces[i] = sc->pieces[j];
+        sc->pieces[j] = t;
+    }
+    sc->n = k;
 }
