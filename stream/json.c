@@ -104,21 +104,28 @@ static sl_json *parse_string(parser *p)
     p->i++;
     sl_buf *b = &p->tmp;
     sl_buf_clear(b);
+    /* The decoded string is no longer than the rest of the input (an
+     * escape never grows), except where invalid UTF-8 is repaired (that
+     * path reserves for itself): runs and escapes are written in place. */
+    sl_buf_reserve(b, p->n - p->i);
     for (;;) {
         /* copy a run of plain bytes */
         size_t start = p->i;
+        unsigned high = 0;
         while (p->i < p->n) {
             unsigned char c = (unsigned char)p->s[p->i];
             if (c == '"' || c == '\\' || c < 0x20)
                 break;
+            high |= c;
             p->i++;
         }
         if (p->i > start) {
             const char *run = p->s + start;
             size_t rn = p->i - start;
-            size_t bad = sl_utf8_check(run, rn);
+            size_t bad = high < 0x80 ? rn : sl_utf8_check(run, rn);
             if (bad == rn) {
-                sl_buf_append(b, run, rn);
+                memcpy(b->data + b->len, run, rn);
+                b->len += rn;
             } else {
                 int mode = p->opts ? p->opts->invalid_utf8 : SL_UTF8_REPLACE;
                 if (mode == SL_UTF8_ERROR) {
@@ -129,6 +136,7 @@ static sl_json *parse_string(parser *p)
                 size_t c = sl_utf8_repair(b, run, rn, mode);
                 if (p->opts)
                     p->opts->invalid_count += c;
+                sl_buf_reserve(b, p->n - p->i); /* a repair can grow the text */
             }
         }
         if (p->i >= p->n) {
@@ -151,15 +159,15 @@ static sl_json *parse_string(parser *p)
             return NULL;
         }
         char e = p->s[p->i++];
-        switch (e) {
-        case '"': sl_buf_putc(b, '"'); break;
-        case '\\': sl_buf_putc(b, '\\'); break;
-        case '/': sl_buf_putc(b, '/'); break;
-        case 'b': sl_buf_putc(b, '\b'); break;
-        case 'f': sl_buf_putc(b, '\f'); break;
-        case 'n': sl_buf_putc(b, '\n'); break;
-        case 'r': sl_buf_putc(b, '\r'); break;
-        case 't': sl_buf_putc(b, '\t'); break;
+        switch (e) { /* (the room is there: the escape took two bytes of input) */
+        case '"': b->data[b->len++] = '"'; break;
+        case '\\': b->data[b->len++] = '\\'; break;
+        case '/': b->data[b->len++] = '/'; break;
+        case 'b': b->data[b->len++] = '\b'; break;
+        case 'f': b->data[b->len++] = '\f'; break;
+        case 'n': b->data[b->len++] = '\n'; break;
+        case 'r': b->data[b->len++] = '\r'; break;
+        case 't': b->data[b->len++] = '\t'; break;
         case 'u': {
             unsigned cp;
             if (hex4(p, &cp))

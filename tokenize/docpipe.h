@@ -19,7 +19,7 @@
 typedef struct sl_docpipe_opts {
     int64_t prepend;    /* id written before each document's tokens, or -1 */
     int64_t append;     /* id written after, or -1 */
-    size_t batch_bytes; /* text bytes per batch (0 = 8 MiB) */
+    size_t batch_bytes; /* text bytes per batch (0 = 8 MiB; at most 2 MiB per thread) */
     int threads;        /* encoding threads (0 = omp_get_max_threads()) */
     /* sl_tokenize_text: a progress line (stream/progress.h) named `progress`
      * ("tokenize bpe") in mode progress_mode (0 = none) */
