@@ -26,7 +26,8 @@ typedef struct sl_docreader_opts {
     size_t max_doc_bytes; /* 0 = default 64 MiB */
     int quiet;            /* do not print skipped-line warnings */
     int format;           /* SL_DOCS_AUTO (default), SL_DOCS_JSONL or SL_DOCS_TEXT: force the kind of every source */
-    size_t mem_budget;    /* 0 = default 64 MiB: JSON Lines are parsed in batches of a quarter of it, at most 2 MiB per thread */
+    size_t mem_budget;    /* 0 = default 64 MiB: JSON Lines are parsed in batches of a quarter of it, at most 2 MiB per
+                             thread */
 } sl_docreader_opts;
 
 typedef struct sl_textdoc {

@@ -46,7 +46,7 @@ struct sl_unigram {
     size_t n_nodes, node_cap;
     uint32_t n_ids;
     double *score;
-    uint32_t *len; /* per id: the piece's length in bytes */
+    uint32_t *len;  /* per id: the piece's length in bytes */
     size_t max_len; /* the longest string added, in bytes (the trie's depth) */
     uint8_t *kind;
     int hf;
@@ -361,7 +361,7 @@ static inline uint64_t back_of(size_t start, int64_t id)
                 node = q;                                                                                              \
                 int32_t id = cells[q].id;                                                                              \
                 T old = score[k + 1];                                                                                  \
-                T cand = SCORE(q) + till; /* float arithmetic in SentencePiece (measured) */                           \
+                T cand = SCORE(q) + till;               /* float arithmetic in SentencePiece (measured) */             \
                 uint64_t win = -(uint64_t)(cand > old); /* a mask: no branch to mispredict */                          \
                 score[k + 1] = cand > old ? cand : old;                                                                \
                 back[k + 1] = (back_of(at, id) & win) | (back[k + 1] & ~win);                                          \
