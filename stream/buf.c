@@ -19,15 +19,6 @@ void sl_buf_reserve(sl_buf *b, size_t extra)
     b->cap = cap;
 }
 
-void sl_buf_append(sl_buf *b, const void *p, size_t n)
-{
-    sl_buf_reserve(b, n);
-    if (n)
-        memcpy(b->data + b->len, p, n);
-    b->len += n;
-    b->data[b->len] = 0;
-}
-
 void sl_buf_puts(sl_buf *b, const char *s)
 {
     sl_buf_append(b, s, strlen(s));

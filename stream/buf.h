@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct sl_buf {
     char *data; /* always NUL-terminated when non-NULL */
@@ -12,7 +13,16 @@ typedef struct sl_buf {
 } sl_buf;
 
 void sl_buf_reserve(sl_buf *b, size_t extra);
-void sl_buf_append(sl_buf *b, const void *p, size_t n);
+/* n bytes (inline: normalizers and parsers call it per run of text) */
+static inline void sl_buf_append(sl_buf *b, const void *p, size_t n)
+{
+    if (b->len + n + 1 > b->cap)
+        sl_buf_reserve(b, n);
+    if (n)
+        memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = 0;
+}
 /* one byte (inline: tokenizers call it per character) */
 static inline void sl_buf_putc(sl_buf *b, char c)
 {

@@ -225,8 +225,9 @@ void sl_spm_normalize(const sl_spm_norm *nz, const char *s, size_t n, sl_buf *ou
     if (!nz->ws_suffix && nz->add_dummy_prefix)
         put_space(nz, out);
     /* ASCII bytes that stay as they are (no rule, not a space, no
-     * user-defined piece starts there) are copied in runs */
-    uint8_t plain[128];
+     * user-defined piece starts there) are copied in runs; with a charsmap,
+     * not the one right before a non-ASCII byte (a rule may join them) */
+    uint8_t plain[256] = {0};
     for (int c = 0; c < 128; c++)
         plain[c] = c != ' ' && !(nz->user && nz->user->first[c]) &&
                    !(nz->cm && (!nz->cm->ascii_fast[c] || nz->cm->ascii_rep[c]));
@@ -243,9 +244,10 @@ void sl_spm_normalize(const sl_spm_norm *nz, const char *s, size_t n, sl_buf *ou
             continue;
         }
         size_t run = 0;
-        while (run < n && (uint8_t)s[run] < 0x80 && plain[(uint8_t)s[run]] &&
-               (!nz->cm || run + 1 == n || (uint8_t)s[run + 1] < 0x80))
+        while (run < n && plain[(uint8_t)s[run]])
             run++;
+        if (run && run < n && nz->cm && (uint8_t)s[run] >= 0x80)
+            run--;
         if (run) {
             sl_buf_append(out, s, run);
             s += run, n -= run;
