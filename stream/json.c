@@ -97,6 +97,16 @@ static int hex4(parser *p, unsigned *out)
     return 0;
 }
 
+/* The bytes of x (little-endian) that end a run of a string's plain bytes
+ * ('"', '\\', below 0x20) have their top bit set in the result; bytes
+ * after the first such byte may be set too (a borrow), the first is exact. */
+static inline uint64_t string_end8(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101u, tops = 0x8080808080808080u;
+    uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+    return (((q - ones) & ~q) | ((b - ones) & ~b) | ((x - ones * 0x20) & ~x)) & tops;
+}
+
 /* Parses a string at p->i (which is at '"'). */
 static sl_json *parse_string(parser *p)
 {
@@ -111,8 +121,24 @@ static sl_json *parse_string(parser *p)
     for (;;) {
         /* copy a run of plain bytes */
         size_t start = p->i;
-        unsigned high = 0;
-        while (p->i < p->n) {
+        uint64_t high = 0; /* the bytes of the run or-ed together */
+        int end = 0;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        while (p->n - p->i >= 8) { /* 8 bytes at a time */
+            uint64_t x, m;
+            memcpy(&x, p->s + p->i, 8);
+            if ((m = string_end8(x))) {
+                unsigned k = (unsigned)__builtin_ctzll(m) >> 3; /* the first such byte */
+                high |= k ? x & (~(uint64_t)0 >> (64 - 8 * k)) : 0;
+                p->i += k;
+                end = 1;
+                break;
+            }
+            high |= x;
+            p->i += 8;
+        }
+#endif
+        while (!end && p->i < p->n) {
             unsigned char c = (unsigned char)p->s[p->i];
             if (c == '"' || c == '\\' || c < 0x20)
                 break;
@@ -122,7 +148,7 @@ static sl_json *parse_string(parser *p)
         if (p->i > start) {
             const char *run = p->s + start;
             size_t rn = p->i - start;
-            size_t bad = high < 0x80 ? rn : sl_utf8_check(run, rn);
+            size_t bad = !(high & 0x8080808080808080u) ? rn : sl_utf8_check(run, rn);
             if (bad == rn) {
                 memcpy(b->data + b->len, run, rn);
                 b->len += rn;

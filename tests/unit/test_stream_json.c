@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -196,6 +197,96 @@ static void test_utf8_check(void **st)
     sl_buf_free(&b);
 }
 
+/* Strings built from random pieces (plain ASCII, 2- to 4-byte characters,
+ * every escape, \u escapes and surrogate pairs) at every alignment: the
+ * decoded text must be the pieces' meaning, byte for byte (the run scanner
+ * reads 8 bytes at a time); a raw control character or invalid byte placed
+ * anywhere must be reported at its own offset. */
+static void test_string_runs_random(void **st)
+{
+    (void)st;
+    uint64_t seed = 0x9e3779b97f4a7c15u;
+#define RND() (seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17, seed)
+    char *src = malloc(4096), *want = malloc(4096);
+    for (int round = 0; round < 3000; round++) {
+        size_t sn = 0, wn = 0;
+        size_t lead = (size_t)(round % 9); /* the string's start moves through every alignment */
+        memcpy(src, "[", 1), sn = 1;
+        for (size_t i = 0; i < lead; i++)
+            src[sn++] = ' ';
+        src[sn++] = '"';
+        int pieces = (int)(RND() % 40);
+        for (int k = 0; k < pieces; k++) {
+            unsigned kind = (unsigned)(RND() % 10);
+            if (kind < 4) { /* a run of plain ASCII */
+                size_t len = 1 + RND() % 19;
+                for (size_t i = 0; i < len; i++) {
+                    char c = (char)(0x20 + RND() % 95);
+                    if (c == '"' || c == '\\')
+                        c = 'x';
+                    src[sn++] = want[wn++] = c;
+                }
+            } else if (kind == 4) {
+                memcpy(src + sn, "\xC3\xA9", 2), memcpy(want + wn, "\xC3\xA9", 2), sn += 2, wn += 2;
+            } else if (kind == 5) {
+                memcpy(src + sn, "\xE6\xBC\xA2", 3), memcpy(want + wn, "\xE6\xBC\xA2", 3), sn += 3, wn += 3;
+            } else if (kind == 6) {
+                memcpy(src + sn, "\xF0\x9F\x99\x82", 4), memcpy(want + wn, "\xF0\x9F\x99\x82", 4), sn += 4, wn += 4;
+            } else if (kind == 7) {
+                static const char esc[] = "\"\\/bfnrt", val[] = "\"\\/\b\f\n\r\t";
+                int e = (int)(RND() % 8);
+                src[sn++] = '\\', src[sn++] = esc[e], want[wn++] = val[e];
+            } else if (kind == 8) {
+                memcpy(src + sn, "\\u00e9", 6), memcpy(want + wn, "\xC3\xA9", 2), sn += 6, wn += 2;
+            } else {
+                memcpy(src + sn, "\\ud83d\\ude42", 12), memcpy(want + wn, "\xF0\x9F\x99\x82", 4), sn += 12, wn += 4;
+            }
+        }
+        src[sn++] = '"', src[sn++] = ']';
+        sl_err e = {{0}};
+        sl_json_doc *d = sl_json_parse(src, sn, NULL, &e);
+        assert_non_null(d);
+        const sl_json *str = sl_json_root(d)->kids[0];
+        assert_int_equal(str->type, SL_JSON_STRING);
+        assert_int_equal(str->str_len, wn);
+        assert_memory_equal(str->str, want, wn);
+        sl_json_free(d);
+        /* a raw control character or a byte that is never UTF-8, at a
+         * random place inside the string: an error at exactly that offset */
+        size_t open = 1 + lead, at = open + 1 + (sn - open - 3 ? RND() % (sn - open - 3) : 0);
+        for (int bad = 0; bad < 2; bad++) {
+            /* on a plain ASCII byte, not in an escape (the five bytes after a backslash) */
+            size_t j = at;
+            for (; j < sn - 2; j++) {
+                int in_escape = 0;
+                for (size_t b = j > 5 ? j - 5 : 0; b < j; b++)
+                    in_escape |= src[b] == '\\';
+                if ((unsigned char)src[j] < 0x80 && src[j] != '\\' && !in_escape)
+                    break;
+            }
+            if (j >= sn - 2)
+                break;
+            char keep = src[j];
+            src[j] = bad ? '\xFF' : '\x01';
+            sl_json_opts o = {.invalid_utf8 = SL_UTF8_ERROR};
+            sl_err e2 = {{0}};
+            sl_json_doc *d2 = sl_json_parse(src, sn, &o, &e2);
+            if (d2) {
+                sl_json_free(d2);
+                fail_msg("round %d: a raw 0x%02x at offset %zu was accepted", round, bad ? 0xFF : 0x01, j);
+            }
+            char off[64];
+            snprintf(off, sizeof off, "offset %zu:", j);
+            if (!strstr(e2.msg, off))
+                fail_msg("round %d: '%s' does not name %s", round, e2.msg, off);
+            src[j] = keep;
+        }
+    }
+#undef RND
+    free(src);
+    free(want);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -207,6 +298,7 @@ int main(void)
         cmocka_unit_test(test_depth_limit),
         cmocka_unit_test(test_writer_roundtrip),
         cmocka_unit_test(test_utf8_check),
+        cmocka_unit_test(test_string_runs_random),
     };
     return cmocka_run_group_tests_name("stream/json", tests, NULL, NULL);
 }
