@@ -299,18 +299,24 @@ static int spm_encode(const sl_tokenizer *t, void *state, const char *text, size
         sl_spm_bpe_encode(&s->m, s->vocab, s->has_user ? &s->user : NULL, &st->bs, p, pn, s->m.unk_id, pc);
     else
         bpe_stretches(s, st, p, pn);
+    /* at most one id per byte (a piece has one byte or more; byte fallback
+     * gives one id per byte): room for them first, then no check per id */
+    while (out->cap - out->n < pn)
+        sl_ids_grow(out);
+    uint32_t *o = out->v + out->n;
     int prev_unk = 0;
     for (size_t i = 0; i < pc->n; i++) {
         const sl_uni_piece *x = &pc->pieces[i];
         int unk = x->id == s->m.unk_id;
         if (unk && s->m.byte_fallback) {
             for (uint32_t j = x->start; j < x->end; j++)
-                sl_ids_push(out, (uint32_t)s->byte_id[(uint8_t)p[j]]);
+                *o++ = (uint32_t)s->byte_id[(uint8_t)p[j]];
         } else if (!(unk && prev_unk)) {
-            sl_ids_push(out, (uint32_t)x->id);
+            *o++ = (uint32_t)x->id;
         }
         prev_unk = unk;
     }
+    out->n = (size_t)(o - out->v);
     return 0;
 }
 
