@@ -1,0 +1,187 @@
+/* The Unigram lattice (tokenize/unigram.c: a double array, a branchless
+ * update, scores set ahead only as far as a piece reaches, the path read
+ * back in one pass) against a plain statement of the same Viterbi: every
+ * piece compared as a string at every character start, candidates taken in
+ * order of start with a strict comparison, in float (SentencePiece) and in
+ * double (Hugging Face). Random vocabularies over a few one- to four-byte
+ * characters, scores from a small set so that ties are common, user-defined
+ * and unused pieces, texts with characters no piece covers; the
+ * segmentation (bytes and ids) must be the same. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "tokenize/unigram.h"
+
+#define MAXP 64
+
+typedef struct vocab {
+    char s[MAXP][16];
+    size_t len[MAXP];
+    double score[MAXP];
+    int kind[MAXP];
+    int n;
+} vocab;
+
+static uint64_t rng = 0x2545f4914f6cdd1du;
+static uint64_t rnd(void)
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return rng;
+}
+
+/* characters of 1 to 4 bytes; the last is never in a piece */
+static const char *const CH[] = {"a", "b", "c", "\xC3\xA9", "\xE6\xBC\xA2", "\xF0\x9F\x99\x82", "z"};
+
+static size_t put_char(char *o, int c)
+{
+    size_t l = strlen(CH[c]);
+    memcpy(o, CH[c], l);
+    return l;
+}
+
+typedef struct ref_piece {
+    size_t start, end;
+    int64_t id;
+} ref_piece;
+
+/* The plain Viterbi; returns the number of pieces in out. */
+static size_t reference(const vocab *v, int hf, int64_t unk, double min_s, double max_s, const char *s, size_t n,
+                        ref_piece *out)
+{
+    double *bd = calloc(n + 1, sizeof *bd);
+    float *bf = calloc(n + 1, sizeof *bf);
+    long *start = malloc((n + 1) * sizeof *start);
+    int64_t *id = malloc((n + 1) * sizeof *id);
+    for (size_t i = 0; i <= n; i++)
+        start[i] = -1;
+    for (size_t at = 0; at < n;) {
+        uint8_t c = (uint8_t)s[at];
+        size_t ml = c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+        if (ml > n - at)
+            ml = n - at;
+        int single = 0;
+        for (size_t len = 1; at + len <= n; len++)
+            for (int p = 0; p < v->n; p++) {
+                if (v->kind[p] == SL_UNI_UNUSED || v->len[p] != len || memcmp(v->s[p], s + at, len))
+                    continue;
+                double sc = v->kind[p] == SL_UNI_USER ? (double)((float)len * (float)max_s) - 0.1 : v->score[p];
+                size_t e = at + len;
+                int better;
+                if (hf) {
+                    double cand = sc + bd[at];
+                    better = start[e] < 0 || cand > bd[e];
+                    if (better)
+                        bd[e] = cand;
+                } else {
+                    float cand = (float)sc + bf[at];
+                    better = start[e] < 0 || cand > bf[e];
+                    if (better)
+                        bf[e] = cand;
+                }
+                if (better)
+                    start[e] = (long)at, id[e] = p;
+                if (len == ml)
+                    single = 1;
+            }
+        if (!single) {
+            size_t e = at + ml;
+            int better;
+            if (hf) {
+                double cand = (min_s - 10.0) + bd[at];
+                better = start[e] < 0 || cand > bd[e];
+                if (better)
+                    bd[e] = cand;
+            } else {
+                float cand = (float)(min_s - 10.0) + bf[at];
+                better = start[e] < 0 || cand > bf[e];
+                if (better)
+                    bf[e] = cand;
+            }
+            if (better)
+                start[e] = (long)at, id[e] = unk;
+        }
+        at += ml;
+    }
+    size_t k = 0;
+    for (size_t e = n; e > 0; e = (size_t)start[e])
+        k++;
+    size_t m = k;
+    for (size_t e = n; e > 0; e = (size_t)start[e])
+        out[--k] = (ref_piece){(size_t)start[e], e, id[e]};
+    free(bd);
+    free(bf);
+    free(start);
+    free(id);
+    return m;
+}
+
+static void test_lattice_random(void **st)
+{
+    (void)st;
+    static const double scores[] = {-1.0, -2.0, -1.5, -3.0, -0.5};
+    static char text[4096];
+    static ref_piece want[4096];
+    for (int round = 0; round < 200; round++) {
+        vocab v = {.n = 1 + (int)(rnd() % (MAXP - 1))};
+        int64_t unk = v.n; /* the unk id is past the pieces */
+        double min_s = 0, max_s = -100;
+        for (int p = 0; p < v.n; p++) {
+        again:;
+            int nc = 1 + (int)(rnd() % 3);
+            size_t l = 0;
+            for (int c = 0; c < nc; c++)
+                l += put_char(v.s[p] + l, (int)(rnd() % 6));
+            for (int q = 0; q < p; q++)
+                if (v.len[q] == l && !memcmp(v.s[q], v.s[p], l))
+                    goto again; /* one id per string */
+            v.len[p] = l;
+            v.score[p] = scores[rnd() % 5];
+            unsigned k = (unsigned)(rnd() % 10);
+            v.kind[p] = k < 7 ? SL_UNI_NORMAL : k < 9 ? SL_UNI_USER : SL_UNI_UNUSED;
+            if (v.score[p] < min_s)
+                min_s = v.score[p];
+            if (v.score[p] > max_s)
+                max_s = v.score[p];
+        }
+        for (int hf = 0; hf < 2; hf++) {
+            sl_unigram *u = sl_unigram_new((uint32_t)v.n + 1, hf);
+            for (int p = 0; p < v.n; p++)
+                sl_unigram_add(u, (uint32_t)p, v.s[p], v.len[p], v.score[p], v.kind[p]);
+            sl_unigram_set(u, unk, min_s, max_s);
+            sl_uni_scratch sc = {0};
+            for (int t = 0; t < 10; t++) {
+                size_t n = 0, chars = (size_t)(rnd() % 300);
+                for (size_t i = 0; i < chars; i++)
+                    n += put_char(text + n, (int)(rnd() % 7));
+                if (rnd() % 4 == 0 && n) /* a cut character at the end */
+                    n -= (uint8_t)text[n - 1] >= 0x80 && n > 1 ? 1 : 0;
+                size_t m = reference(&v, hf, unk, min_s, max_s, text, n, want);
+                sl_unigram_encode(u, &sc, text, n);
+                if (sc.n != m)
+                    fail_msg("round %d hf %d text %d: %zu pieces, the reference %zu", round, hf, t, sc.n, m);
+                for (size_t i = 0; i < m; i++)
+                    if (sc.pieces[i].start != want[i].start || sc.pieces[i].end != want[i].end ||
+                        sc.pieces[i].id != want[i].id)
+                        fail_msg("round %d hf %d text %d piece %zu: [%u,%u) id %lld, the reference [%zu,%zu) id %lld",
+                                 round, hf, t, i, sc.pieces[i].start, sc.pieces[i].end, (long long)sc.pieces[i].id,
+                                 want[i].start, want[i].end, (long long)want[i].id);
+            }
+            sl_uni_scratch_free(&sc);
+            sl_unigram_free(u);
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lattice_random),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
