@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "tokenize/bpe.h"
+#include "tokenize/json_skim.h"
 #include "tokenize/tokenizer_impl.h"
 
 static void bpe_free(void *impl)
@@ -66,7 +67,15 @@ static int bpe_probe(sl_tok_src *src)
 
 static sl_tokenizer *bpe_load(sl_tok_src *src, const sl_tokenizer_opts *o, sl_err *err)
 {
-    sl_bpe *b = sl_bpe_load(src->path, err);
+    /* a tokenizer.json is read once for the probes and the load (a
+     * vocab.json + merges.txt pair, or a file that cannot be read, goes the
+     * way of sl_bpe_load, which names what is wrong) */
+    size_t pl = strlen(src->path), len;
+    int pair = !src->is_dir && pl >= 10 && !strcmp(src->path + pl - 10, "vocab.json");
+    const char *text;
+    sl_bpe *b = !pair && sl_tok_src_json(src, &text, &len) == 0
+                    ? sl_bpe_load_mem(text, len, NULL, 0, src->json_path, err)
+                    : sl_bpe_load(src->path, err);
     return b ? sl_bpe_tokenizer(b, src->path, o) : NULL;
 }
 
