@@ -1,6 +1,8 @@
 /* The `read` stage (stream/read.h). */
 #include "stream/read.h"
 
+#include <omp.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,9 +81,13 @@ int sl_read_run(sl_docreader *r, const sl_docreader_opts *o, sl_output *out, int
     /* Documents are formatted in batches by OpenMP threads (escaping the
      * text is a fifth of the work) and written in order. A batch holds a
      * quarter of the memory budget in documents (the reader's batch holds
-     * another quarter, the formatted lines about one more). */
+     * another quarter, the formatted lines about one more), but no more
+     * than 2 MiB per thread, as the reader's (a larger batch is no faster
+     * and its fresh pages cost page faults). */
     enum { BATCH = 1024 };
     size_t batch_limit = (o->mem_budget ? o->mem_budget : SL_DOCS_DEFAULT_MEM_BUDGET) / 4;
+    if (batch_limit > ((size_t)2 << 20) * (size_t)omp_get_max_threads())
+        batch_limit = ((size_t)2 << 20) * (size_t)omp_get_max_threads();
     sl_textdoc *docs = sl_xcalloc(BATCH, sizeof *docs);
     sl_buf *lines = sl_xcalloc(BATCH, sizeof *lines);
     sl_buf tmp = {0};
