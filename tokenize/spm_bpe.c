@@ -182,22 +182,13 @@ static int64_t rev_get(const sl_spm_bpe_scratch *sc, const char *s, uint32_t sta
     return -1;
 }
 
-static void out_push(sl_uni_scratch *o, uint32_t a, uint32_t b, int64_t id)
-{
-    if (o->n == o->pcap) {
-        o->pcap = o->pcap ? 2 * o->pcap : 256;
-        o->pieces = sl_xrealloc(o->pieces, o->pcap * sizeof *o->pieces);
-    }
-    o->pieces[o->n++] = (sl_uni_piece){a, b, id};
-}
-
 static void resegment(const sl_spm_proto *m, const sl_spm_vocab *v, const sl_spm_bpe_scratch *sc, const char *s,
                       uint32_t start, uint32_t len, int64_t unk_id, sl_uni_scratch *o, int depth)
 {
     int64_t id = sl_spm_piece_id(v, s + start, len, unk_id);
     int64_t left;
     if (id < 0 || m->pieces[id].type != SL_SPM_UNUSED || depth > 64 || (left = rev_get(sc, s, start, len)) < 0) {
-        out_push(o, start, start + len, id);
+        sl_uni_push(o, start, start + len, id);
         return;
     }
     resegment(m, v, sc, s, start, (uint32_t)left, unk_id, o, depth + 1);
@@ -279,6 +270,6 @@ void sl_spm_bpe_encode(const sl_spm_proto *m, const sl_spm_vocab *v, const sl_tr
         if (has_unused)
             resegment(m, v, sc, s, y[i].start, y[i].len, unk_id, out, 0);
         else
-            out_push(out, y[i].start, y[i].start + y[i].len, sl_spm_piece_id(v, s + y[i].start, y[i].len, unk_id));
+            sl_uni_push(out, y[i].start, y[i].start + y[i].len, sl_spm_piece_id(v, s + y[i].start, y[i].len, unk_id));
     }
 }

@@ -220,15 +220,6 @@ fail:
 }
 
 /* --- encoding ------------------------------------------------------------ */
-static void push_piece(sl_uni_scratch *o, uint32_t a, uint32_t b, int64_t id)
-{
-    if (o->n == o->pcap) {
-        o->pcap = o->pcap ? 2 * o->pcap : 256;
-        o->pieces = sl_xrealloc(o->pieces, o->pcap * sizeof *o->pieces);
-    }
-    o->pieces[o->n++] = (sl_uni_piece){a, b, id};
-}
-
 /* BPE of p[a, b) appended to st->pieces, through the cache. On a miss
  * (cut set) the stretch is cut where no piece joins (joins.h) and each
  * part goes through the cache in turn. */
@@ -242,7 +233,7 @@ static void bpe_stretch(const spm *s, spm_state *st, const char *p, uint32_t a, 
         const uint32_t *v = sl_scache_get(&st->cache, h, p + a, n, &nv);
         if (v) {
             for (size_t i = 0; i + 1 < nv; i += 2)
-                push_piece(&st->pieces, a + (v[i] & 0xff), a + (v[i] >> 8), (int32_t)v[i + 1]);
+                sl_uni_push(&st->pieces, a + (v[i] & 0xff), a + (v[i] >> 8), (int32_t)v[i + 1]);
             return;
         }
     }
@@ -257,7 +248,7 @@ static void bpe_stretch(const spm *s, spm_state *st, const char *p, uint32_t a, 
     } else {
         sl_spm_bpe_encode(&s->m, s->vocab, s->has_user ? &s->user : NULL, &st->bs, p + a, n, s->m.unk_id, &st->seg);
         for (size_t i = 0; i < st->seg.n; i++)
-            push_piece(&st->pieces, a + st->seg.pieces[i].start, a + st->seg.pieces[i].end, st->seg.pieces[i].id);
+            sl_uni_push(&st->pieces, a + st->seg.pieces[i].start, a + st->seg.pieces[i].end, st->seg.pieces[i].id);
     }
     size_t got = st->pieces.n - first;
     if (n <= SL_SCACHE_KEY && 2 * got <= SL_SCACHE_VALS) {

@@ -401,21 +401,15 @@ void sl_unigram_encode(const sl_unigram *u, sl_uni_scratch *sc, const char *s, s
 #undef DSCORE
     /* the path, last piece first, then turned around */
     const uint64_t *back = (const uint64_t *)((char *)sc->best + back_off);
-    size_t k = 0;
     for (size_t end = n; end > 0;) {
-        if (k == sc->pcap) {
-            sc->pcap = sc->pcap ? 2 * sc->pcap : 256;
-            sc->pieces = sl_xrealloc(sc->pieces, sc->pcap * sizeof *sc->pieces);
-        }
         uint64_t b = back[end];
         uint32_t start = (uint32_t)b;
-        sc->pieces[k++] = (sl_uni_piece){start, (uint32_t)end, (int32_t)(b >> 32)};
+        sl_uni_push(sc, start, (uint32_t)end, (int32_t)(b >> 32));
         end = start;
     }
-    for (size_t i = 0, j = k - 1; i < j; i++, j--) {
+    for (size_t i = 0, j = sc->n - 1; i < j; i++, j--) {
         sl_uni_piece t = sc->pieces[i];
         sc->pieces[i] = sc->pieces[j];
         sc->pieces[j] = t;
     }
-    sc->n = k;
 }

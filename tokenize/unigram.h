@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stream/err.h"
+
 /* How a piece takes part in the lattice. */
 enum { SL_UNI_NORMAL = 1, SL_UNI_USER, SL_UNI_UNUSED };
 
@@ -44,6 +46,15 @@ typedef struct sl_uni_scratch {
     size_t n, pcap;
 } sl_uni_scratch;
 void sl_uni_scratch_free(sl_uni_scratch *sc);
+/* Appends the piece [a, b) with its id to sc->pieces. */
+static inline void sl_uni_push(sl_uni_scratch *sc, uint32_t a, uint32_t b, int64_t id)
+{
+    if (sc->n == sc->pcap) {
+        sc->pcap = sc->pcap ? 2 * sc->pcap : 256;
+        sc->pieces = sl_xrealloc(sc->pieces, sc->pcap * sizeof *sc->pieces);
+    }
+    sc->pieces[sc->n++] = (sl_uni_piece){a, b, id};
+}
 
 /* The best segmentation of s[0..n): sc->pieces[0..sc->n). */
 void sl_unigram_encode(const sl_unigram *u, sl_uni_scratch *sc, const char *s, size_t n);
