@@ -485,6 +485,12 @@ static int source_next(sl_docreader *r, sl_textdoc *d, sl_err *err)
 
 /* ---- public API ---------------------------------------------------------- */
 
+size_t sl_docs_batch_cap(size_t want, int threads)
+{
+    size_t cap = ((size_t)2 << 20) * (size_t)(threads > 0 ? threads : omp_get_max_threads());
+    return want < cap ? want : cap;
+}
+
 sl_docreader *sl_docreader_open(const char *const *paths, int n, const sl_docreader_opts *o, sl_err *err)
 {
     sl_docreader *r = sl_xcalloc(1, sizeof *r);
@@ -496,14 +502,7 @@ sl_docreader *sl_docreader_open(const char *const *paths, int n, const sl_docrea
         r->o.max_doc_bytes = DEFAULT_MAX_DOC;
     if (!r->o.mem_budget)
         r->o.mem_budget = SL_DOCS_DEFAULT_MEM_BUDGET;
-    /* a quarter of the budget, but no more than a few MiB per thread: a
-     * larger batch parses no faster, and its fresh pages cost page faults
-     * and cache misses (16 MiB at the default budget was a fifth of the
-     * CPU time of a one-thread Unigram tokenize, in the kernel) */
-    size_t per_thread = (size_t)2 << 20, threads = (size_t)omp_get_max_threads();
-    r->batch_bytes = r->o.mem_budget / 4;
-    if (r->batch_bytes > per_thread * threads)
-        r->batch_bytes = per_thread * threads;
+    r->batch_bytes = sl_docs_batch_cap(r->o.mem_budget / 4, 0);
     if (r->batch_bytes < MIN_BATCH_BYTES)
         r->batch_bytes = MIN_BATCH_BYTES;
     r->src = sl_sources_open(paths, n, err);

@@ -13,6 +13,14 @@
 #include "stream/err.h"
 #include "stream/partition.h"
 
+/* The most text a batch of documents holds: want, but no more than 2 MiB
+ * per thread (threads <= 0: omp_get_max_threads()). A larger batch is no
+ * faster, and its fresh pages cost page faults and cache misses (16 MiB
+ * at the default budget was a fifth of the CPU time of a one-thread
+ * Unigram tokenize, in the kernel). The reader's JSON Lines batches,
+ * `read`'s formatting and the tokenizers' document pipeline all use it. */
+size_t sl_docs_batch_cap(size_t want, int threads);
+
 /* The default of sl_docreader_opts.mem_budget. */
 #define SL_DOCS_DEFAULT_MEM_BUDGET ((size_t)64 << 20)
 

@@ -1,8 +1,6 @@
 /* The `read` stage (stream/read.h). */
 #include "stream/read.h"
 
-#include <omp.h>
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,13 +79,10 @@ int sl_read_run(sl_docreader *r, const sl_docreader_opts *o, sl_output *out, int
     /* Documents are formatted in batches by OpenMP threads (escaping the
      * text is a fifth of the work) and written in order. A batch holds a
      * quarter of the memory budget in documents (the reader's batch holds
-     * another quarter, the formatted lines about one more), but no more
-     * than 2 MiB per thread, as the reader's (a larger batch is no faster
-     * and its fresh pages cost page faults). */
+     * another quarter, the formatted lines about one more), capped per
+     * thread as the reader's (sl_docs_batch_cap). */
     enum { BATCH = 1024 };
-    size_t batch_limit = (o->mem_budget ? o->mem_budget : SL_DOCS_DEFAULT_MEM_BUDGET) / 4;
-    if (batch_limit > ((size_t)2 << 20) * (size_t)omp_get_max_threads())
-        batch_limit = ((size_t)2 << 20) * (size_t)omp_get_max_threads();
+    size_t batch_limit = sl_docs_batch_cap((o->mem_budget ? o->mem_budget : SL_DOCS_DEFAULT_MEM_BUDGET) / 4, 0);
     sl_textdoc *docs = sl_xcalloc(BATCH, sizeof *docs);
     sl_buf *lines = sl_xcalloc(BATCH, sizeof *lines);
     sl_buf tmp = {0};

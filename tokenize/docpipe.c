@@ -147,10 +147,7 @@ int sl_docpipe_run(const sl_tokenizer *t, sl_docreader *r, sl_ts_writer *w, cons
 {
     size_t batch_bytes = o->batch_bytes ? o->batch_bytes : (size_t)8 << 20;
     int threads = o->threads > 0 ? o->threads : omp_get_max_threads();
-    /* no more than 2 MiB of text per thread: a larger batch is no faster,
-     * and its fresh pages cost page faults and cache misses */
-    if (batch_bytes > ((size_t)2 << 20) * (size_t)threads)
-        batch_bytes = ((size_t)2 << 20) * (size_t)threads;
+    batch_bytes = sl_docs_batch_cap(batch_bytes, threads);
     pipe p = {.t = t, .o = o, .w = w, .r = r, .pg = pg, .keep = 4 * batch_bytes, .big = (size_t)64 << 10};
     p.states = sl_xcalloc((size_t)threads, sizeof *p.states);
     static const sl_batch_ops ops = {sizeof(item), encode_item, write_item, free_item};
