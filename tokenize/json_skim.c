@@ -69,17 +69,23 @@ static int skim_value(const char *s, size_t n, size_t *i)
     return -1;
 }
 
-int sl_json_skim_object(const char *s, size_t n, const char *const *keys, sl_skim_span *out, size_t nkeys)
+/* The members of the object at s[*i] (after blanks): to the byte after it,
+ * with the span of the (last) value of each of keys[0..nkeys). With nsub
+ * keys, the value of keys[0] is skimmed as an object for sub[0..nsub) in the
+ * same pass (each occurrence of keys[0] starts them again, so they are those
+ * of its last value; absent when that value is not an object). */
+static int skim_members(const char *s, size_t n, size_t *pi, const char *const *keys, sl_skim_span *out, size_t nkeys,
+                        const char *const *sub, sl_skim_span *sub_out, size_t nsub)
 {
-    size_t i = 0;
-    for (size_t k = 0; k < nkeys; k++)
-        out[k] = (sl_skim_span){0, 0};
+    size_t i = *pi;
     skim_ws(s, n, &i);
     if (i >= n || s[i++] != '{')
         return -1;
     skim_ws(s, n, &i);
-    if (i < n && s[i] == '}')
+    if (i < n && s[i] == '}') {
+        *pi = i + 1;
         return 0;
+    }
     for (;;) {
         skim_ws(s, n, &i);
         if (i >= n || s[i] != '"')
@@ -94,40 +100,75 @@ int sl_json_skim_object(const char *s, size_t n, const char *const *keys, sl_ski
         if (i >= n || s[i++] != ':')
             return -1;
         skim_ws(s, n, &i);
-        size_t v0 = i;
-        if (skim_value(s, n, &i) < 0)
+        size_t v0 = i, k = 0;
+        while (k < nkeys && !(strlen(keys[k]) == klen && !memcmp(s + k0, keys[k], klen)))
+            k++;
+        if (k == 0 && nsub) {
+            for (size_t j = 0; j < nsub; j++)
+                sub_out[j] = (sl_skim_span){0, 0};
+            if (i < n && s[i] == '{') {
+                if (skim_members(s, n, &i, sub, sub_out, nsub, NULL, NULL, 0) < 0)
+                    return -1;
+            } else if (skim_value(s, n, &i) < 0) {
+                return -1;
+            }
+        } else if (skim_value(s, n, &i) < 0) {
             return -1;
-        for (size_t k = 0; k < nkeys; k++)
-            if (strlen(keys[k]) == klen && !memcmp(s + k0, keys[k], klen))
-                out[k] = (sl_skim_span){v0, i - v0};
+        }
+        if (k < nkeys)
+            out[k] = (sl_skim_span){v0, i - v0};
         skim_ws(s, n, &i);
         if (i < n && s[i] == ',') {
             i++;
             continue;
         }
-        return i < n && s[i] == '}' ? 0 : -1;
+        if (i < n && s[i] == '}') {
+            *pi = i + 1;
+            return 0;
+        }
+        return -1;
     }
+}
+
+int sl_json_skim_object(const char *s, size_t n, const char *const *keys, sl_skim_span *out, size_t nkeys)
+{
+    size_t i = 0;
+    for (size_t k = 0; k < nkeys; k++)
+        out[k] = (sl_skim_span){0, 0};
+    return skim_members(s, n, &i, keys, out, nkeys, NULL, NULL, 0);
+}
+
+int sl_tokjson_skim(const char *text, size_t len, sl_tokjson_spans *sp)
+{
+    static const char *const top[] = {"model", "pre_tokenizer", "decoder"}, *const in_model[] = {"type"};
+    sl_skim_span t[3] = {{0, 0}, {0, 0}, {0, 0}};
+    size_t i = 0;
+    *sp = (sl_tokjson_spans){{0, 0}, {0, 0}, {0, 0}, {0, 0}};
+    if (skim_members(text, len, &i, top, t, 3, in_model, &sp->type, 1) < 0)
+        return -1;
+    sp->model = t[0], sp->pre_tokenizer = t[1], sp->decoder = t[2];
+    return 0;
+}
+
+/* model.type from the skim's spans (as sl_tokjson_model_type says). */
+static int type_of_spans(const char *text, const sl_tokjson_spans *sp, char *out, size_t cap)
+{
+    if (!sp->model.len || text[sp->model.at] != '{' || !sp->type.len || text[sp->type.at] != '"')
+        return 0;
+    size_t n = sp->type.len - 2;
+    if (n + 1 > cap || memchr(text + sp->type.at + 1, '\\', n))
+        return -1; /* long or escaped: let the parser read it */
+    memcpy(out, text + sp->type.at + 1, n);
+    out[n] = 0;
+    return 1;
 }
 
 int sl_tokjson_model_type(const char *text, size_t len, char *out, size_t cap)
 {
-    static const char *const top[] = {"model"}, *const in_model[] = {"type"};
-    sl_skim_span m, ty;
-    if (sl_json_skim_object(text, len, top, &m, 1) < 0)
+    sl_tokjson_spans sp;
+    if (sl_tokjson_skim(text, len, &sp) < 0)
         return -1;
-    if (!m.len || text[m.at] != '{')
-        return 0;
-    const char *model = text + m.at;
-    if (sl_json_skim_object(model, m.len, in_model, &ty, 1) < 0)
-        return -1;
-    if (!ty.len || model[ty.at] != '"')
-        return 0;
-    size_t n = ty.len - 2;
-    if (n + 1 > cap || memchr(model + ty.at + 1, '\\', n))
-        return -1; /* long or escaped: let the parser read it */
-    memcpy(out, model + ty.at + 1, n);
-    out[n] = 0;
-    return 1;
+    return type_of_spans(text, &sp, out, cap);
 }
 
 /* The path of the tokenizer.json: src's, or src's/tokenizer.json. */
@@ -161,6 +202,15 @@ int sl_tok_src_json(sl_tok_src *src, const char **text, size_t *len)
     return 0;
 }
 
+const sl_tokjson_spans *sl_tok_src_skim(sl_tok_src *src)
+{
+    const char *text;
+    size_t len;
+    if (src->skim_state == 0)
+        src->skim_state = sl_tok_src_json(src, &text, &len) == 0 && sl_tokjson_skim(text, len, &src->skim) == 0 ? 1 : -1;
+    return src->skim_state > 0 ? &src->skim : NULL;
+}
+
 int sl_tokjson_head_is_object(const sl_tok_src *src)
 {
     if (src->is_dir)
@@ -186,8 +236,10 @@ int sl_tokjson_probe_model(sl_tok_src *src, const char *const *types)
     size_t len;
     if (!sl_tokjson_head_is_object(src) || sl_tok_src_json(src, &text, &len))
         return 0;
-    if (src->type_state == 2)
-        src->type_state = sl_tokjson_model_type(text, len, src->type, sizeof src->type);
+    if (src->type_state == 2) {
+        const sl_tokjson_spans *sp = sl_tok_src_skim(src);
+        src->type_state = sp ? type_of_spans(text, sp, src->type, sizeof src->type) : -1;
+    }
     if (src->type_state >= 0)
         return src->type_state && type_in(src->type, types);
     /* the skim could not tell: the full parse decides */

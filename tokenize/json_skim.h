@@ -13,10 +13,6 @@
 #include "tokenize/tokenizer.h"
 #include "tokenize/tokenizer_impl.h"
 
-typedef struct sl_skim_span {
-    size_t at, len; /* len 0: the key is absent */
-} sl_skim_span;
-
 /* For the JSON object s[0..n): the span of the (last) value of each of
  * keys[0..nkeys) (keys without escapes). 0, or -1 when the skim cannot tell
  * (not an object, escaped keys, malformed). */
@@ -27,11 +23,20 @@ int sl_json_skim_object(const char *s, size_t n, const char *const *keys, sl_ski
  * -1 when the skim cannot tell. */
 int sl_tokjson_model_type(const char *text, size_t len, char *out, size_t cap);
 
+/* The spans of sl_tokjson_spans in one pass over the tokenizer.json text
+ * (the model object is skimmed for its type as it is stepped over; each
+ * span is that of the last value of a repeated key, as the parser keeps):
+ * 0, or -1 when the skim cannot tell. */
+int sl_tokjson_skim(const char *text, size_t len, sl_tokjson_spans *sp);
+
 /* --- what the tokenizer.json families share ------------------------------ */
 
 /* The tokenizer.json of src (read at the first call): 0 with its text, or
  * -1 when it cannot be read (a probe then says no; the load reports it). */
 int sl_tok_src_json(sl_tok_src *src, const char **text, size_t *len);
+/* The skim of src's tokenizer.json, made at the first call for all the
+ * probes: NULL when the file cannot be read or the skim cannot tell. */
+const sl_tokjson_spans *sl_tok_src_skim(sl_tok_src *src);
 /* A probe's first look: 1 for a directory, or when the file starts with
  * '{' after blanks. */
 int sl_tokjson_head_is_object(const sl_tok_src *src);

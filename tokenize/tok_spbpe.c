@@ -775,33 +775,25 @@ static int sp_mine(const sl_json *root)
 
 /* 1 or 0 as sp_mine would say on the whole file, or -1 when the skim cannot
  * tell. */
-static int sp_skim(const char *text, size_t len)
+static int sp_skim(const char *text, const sl_tokjson_spans *sp)
 {
-    static const char *const top[] = {"model", "pre_tokenizer", "decoder"};
-    static const char *const in_model[] = {"type"};
-    sl_skim_span sp[3], ty;
-    if (sl_json_skim_object(text, len, top, sp, 3) < 0)
-        return -1;
-    const char *model = text + sp[0].at;
-    if (!sp[0].len || model[0] != '{')
+    if (!sp->model.len || text[sp->model.at] != '{')
         return 0; /* no model object: not BPE */
-    if (sl_json_skim_object(model, sp[0].len, in_model, &ty, 1) < 0)
-        return -1;
-    if (!ty.len)
+    if (!sp->type.len)
         return 0;
     /* a small document of the three values, parsed as the full parse would */
     sl_buf b = {0};
     sl_buf_append(&b, "{\"model\":{\"type\":", 17);
-    sl_buf_append(&b, model + ty.at, ty.len);
-    if (sp[1].len) {
+    sl_buf_append(&b, text + sp->type.at, sp->type.len);
+    if (sp->pre_tokenizer.len) {
         sl_buf_append(&b, "},\"pre_tokenizer\":", 18);
-        sl_buf_append(&b, text + sp[1].at, sp[1].len);
+        sl_buf_append(&b, text + sp->pre_tokenizer.at, sp->pre_tokenizer.len);
     } else {
         sl_buf_append(&b, "}", 1);
     }
-    if (sp[2].len) {
+    if (sp->decoder.len) {
         sl_buf_append(&b, ",\"decoder\":", 11);
-        sl_buf_append(&b, text + sp[2].at, sp[2].len);
+        sl_buf_append(&b, text + sp->decoder.at, sp->decoder.len);
     }
     sl_buf_append(&b, "}", 1);
     sl_err e = {{0}};
@@ -820,7 +812,8 @@ static int sp_probe(sl_tok_src *src)
     size_t len;
     if (!sl_tokjson_head_is_object(src) || sl_tok_src_json(src, &text, &len))
         return 0;
-    int mine = sp_skim(text, len);
+    const sl_tokjson_spans *sp = sl_tok_src_skim(src);
+    int mine = sp ? sp_skim(text, sp) : -1;
     if (mine < 0) {
         /* the skim could not tell: the whole file decides (also whether it
          * is valid JSON at all; when the skim says yes, the load's parse

@@ -28,6 +28,18 @@ typedef struct sl_tok_ops {
  * for a directory), read and skimmed at most once for all the probes and
  * the load (json_skim.h: sl_tok_src_json, sl_tokjson_probe_model,
  * sl_tokjson_load). */
+/* Where a value lies in a JSON text (json_skim.h): len 0 when absent. */
+typedef struct sl_skim_span {
+    size_t at, len;
+} sl_skim_span;
+
+/* What the probes of the tokenizer.json families look at, found by one skim
+ * of the file (sl_tokjson_skim): the top-level model, pre_tokenizer and
+ * decoder values, and model.type. */
+typedef struct sl_tokjson_spans {
+    sl_skim_span model, pre_tokenizer, decoder, type;
+} sl_tokjson_spans;
+
 typedef struct sl_tok_src {
     const char *path;
     int is_dir;
@@ -39,6 +51,8 @@ typedef struct sl_tok_src {
     sl_err json_err;
     int type_state; /* 2: not skimmed yet; else sl_tokjson_model_type's answer */
     char type[32];
+    int skim_state; /* 0: not skimmed yet, 1: skim holds the spans, -1: the skim could not tell */
+    sl_tokjson_spans skim;
 } sl_tok_src;
 
 typedef struct sl_tok_family {

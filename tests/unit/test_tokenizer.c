@@ -405,6 +405,30 @@ static int parsed_type(const char *text, size_t len, char *out, size_t cap)
     return r;
 }
 
+/* A span of the skim holds the value the parser keeps for that key (the
+ * same JSON once both are written out), or is empty when the key is absent
+ * (or, for model.type, when model is not an object). */
+static void check_span(const char *text, sl_skim_span sp, const sl_json *parent, const char *key)
+{
+    const sl_json *v = parent && parent->type == SL_JSON_OBJECT ? sl_json_get(parent, key) : NULL;
+    if (!v) {
+        assert_int_equal(sp.len, 0);
+        return;
+    }
+    assert_true(sp.len > 0);
+    sl_err e = {{0}};
+    sl_json_doc *d = sl_json_parse(text + sp.at, sp.len, NULL, &e);
+    assert_non_null(d);
+    sl_buf x = {0}, y = {0};
+    sl_json_put_value(&x, sl_json_root(d));
+    sl_json_put_value(&y, v);
+    assert_int_equal(x.len, y.len);
+    assert_memory_equal(x.data, y.data, x.len);
+    sl_buf_free(&x);
+    sl_buf_free(&y);
+    sl_json_free(d);
+}
+
 static void check_skim(const char *text, size_t len, int want_known)
 {
     char a[32] = "", b[64] = "";
@@ -416,6 +440,16 @@ static void check_skim(const char *text, size_t len, int want_known)
     assert_int_equal(rs, rp);
     if (rs == 1)
         assert_string_equal(a, b);
+    sl_tokjson_spans sp;
+    assert_int_equal(sl_tokjson_skim(text, len, &sp), 0);
+    sl_err e = {{0}};
+    sl_json_doc *doc = sl_json_parse(text, len, NULL, &e);
+    const sl_json *root = sl_json_root(doc);
+    check_span(text, sp.model, root, "model");
+    check_span(text, sp.pre_tokenizer, root, "pre_tokenizer");
+    check_span(text, sp.decoder, root, "decoder");
+    check_span(text, sp.type, root && root->type == SL_JSON_OBJECT ? sl_json_get(root, "model") : NULL, "type");
+    sl_json_free(doc);
 }
 
 static void test_skim_model_type(void **state)
@@ -450,6 +484,11 @@ static void test_skim_model_type(void **state)
         "{}",
         "[]",
         "{\"model\":{\"type\":7}}",
+        "{\"decoder\":{\"type\":\"Fuse\"},\"model\":{\"type\":\"BPE\",\"vocab\":{}},\"pre_tokenizer\":null,"
+        "\"decoder\":{\"type\":\"ByteLevel\"}}",
+        "{\"model\":{\"type\":\"BPE\"},\"model\":7}",
+        "{\"model\":{\"type\":\"BPE\"},\"model\":{\"vocab\":{}}}",
+        "{\"pre_tokenizer\":{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"ByteLevel\"}]},\"model\":{}}",
     };
     for (size_t i = 0; i < sizeof docs / sizeof *docs; i++)
         check_skim(docs[i], strlen(docs[i]), 0);
