@@ -207,7 +207,8 @@ const sl_tokjson_spans *sl_tok_src_skim(sl_tok_src *src)
     const char *text;
     size_t len;
     if (src->skim_state == 0)
-        src->skim_state = sl_tok_src_json(src, &text, &len) == 0 && sl_tokjson_skim(text, len, &src->skim) == 0 ? 1 : -1;
+        src->skim_state =
+            sl_tok_src_json(src, &text, &len) == 0 && sl_tokjson_skim(text, len, &src->skim) == 0 ? 1 : -1;
     return src->skim_state > 0 ? &src->skim : NULL;
 }
 
