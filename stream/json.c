@@ -249,16 +249,20 @@ static sl_json *parse_number(parser *p)
         perr(p, "bad number");
         return NULL;
     }
+    size_t d0 = p->i;
+    uint64_t acc = 0; /* the integer part's value while it has at most 15 digits */
     if (p->s[p->i] == '0') {
         p->i++;
     } else if (p->s[p->i] >= '1' && p->s[p->i] <= '9') {
         while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9')
-            p->i++;
+            acc = acc * 10 + (uint64_t)(p->s[p->i++] - '0');
     } else {
         perr(p, "bad number");
         return NULL;
     }
+    int plain = p->i - d0 <= 15; /* an integer below 2^53: exact in a double without strtod */
     if (p->i < p->n && p->s[p->i] == '.') {
+        plain = 0;
         p->i++;
         size_t d = p->i;
         while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9')
@@ -269,6 +273,7 @@ static sl_json *parse_number(parser *p)
         }
     }
     if (p->i < p->n && (p->s[p->i] == 'e' || p->s[p->i] == 'E')) {
+        plain = 0;
         p->i++;
         if (p->i < p->n && (p->s[p->i] == '+' || p->s[p->i] == '-'))
             p->i++;
@@ -286,7 +291,7 @@ static sl_json *parse_number(parser *p)
     s[len] = 0;
     v->str = s;
     v->str_len = len;
-    v->num = strtod(s, NULL);
+    v->num = !plain ? strtod(s, NULL) : s[0] == '-' ? -(double)acc : (double)acc;
     return v;
 }
 
@@ -518,6 +523,18 @@ int sl_json_is_int(const sl_json *v, int64_t *out)
 {
     if (!v || v->type != SL_JSON_NUMBER)
         return 0;
+    /* an optional '-' and at most 18 digits: no overflow */
+    size_t i = v->str_len && v->str[0] == '-', n = v->str_len - i;
+    if (n && n <= 18) {
+        int64_t x = 0;
+        while (i < v->str_len && v->str[i] >= '0' && v->str[i] <= '9')
+            x = x * 10 + (v->str[i++] - '0');
+        if (i == v->str_len) {
+            if (out)
+                *out = v->str[0] == '-' ? -x : x;
+            return 1;
+        }
+    }
     /* integers only: no fraction or exponent, within int64 */
     for (size_t i = 0; i < v->str_len; i++)
         if (v->str[i] == '.' || v->str[i] == 'e' || v->str[i] == 'E')

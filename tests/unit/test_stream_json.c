@@ -1,4 +1,5 @@
 /* JSON parser and writer: RFC 8259 cases, escapes, surrogates, limits, round trips. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -202,6 +203,46 @@ static void test_utf8_check(void **st)
  * decoded text must be the pieces' meaning, byte for byte (the run scanner
  * reads 8 bytes at a time); a raw control character or invalid byte placed
  * anywhere must be reported at its own offset. */
+/* Numbers against the C library: every value is strtod's of the text, and
+ * sl_json_is_int says what strtoll (with a check for overflow) says, for
+ * integers of 1 to 20 digits around the fast paths' limits (15 and 18
+ * digits), with and without a sign, fraction or exponent. */
+static void test_numbers_random(void **st)
+{
+    (void)st;
+    uint64_t r = 0x9E3779B97F4A7C15u;
+    char text[64], digits[32];
+    for (int t = 0; t < 20000; t++) {
+        r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+        int nd = 1 + (int)(r % 20), kind = (int)(r >> 8) % 6;
+        for (int i = 0; i < nd; i++) {
+            r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+            digits[i] = (char)('0' + (i == 0 && nd > 1 ? 1 + r % 9 : r % 10));
+        }
+        if ((r >> 20) % 7 == 0) /* runs of nines: the carries at the limits */
+            memset(digits + 1, '9', (size_t)nd - 1);
+        digits[nd] = 0;
+        snprintf(text, sizeof text, "%s%s%s", kind & 1 ? "-" : "", digits, kind == 2 ? ".5" : kind == 4 ? "e3" : "");
+        sl_err err = {{0}};
+        sl_json_doc *d = sl_json_parse(text, strlen(text), NULL, &err);
+        assert_non_null(d);
+        const sl_json *v = sl_json_root(d);
+        assert_int_equal(v->type, SL_JSON_NUMBER);
+        double want = strtod(text, NULL);
+        assert_memory_equal(&v->num, &want, sizeof want); /* bit for bit: -0 too */
+        int64_t got = 0;
+        int is = sl_json_is_int(v, &got);
+        errno = 0;
+        char *end;
+        long long x = strtoll(text, &end, 10);
+        int want_is = !*end && errno != ERANGE;
+        assert_int_equal(is, want_is);
+        if (is)
+            assert_true(got == x);
+        sl_json_free(d);
+    }
+}
+
 static void test_string_runs_random(void **st)
 {
     (void)st;
@@ -299,6 +340,7 @@ int main(void)
         cmocka_unit_test(test_writer_roundtrip),
         cmocka_unit_test(test_utf8_check),
         cmocka_unit_test(test_string_runs_random),
+        cmocka_unit_test(test_numbers_random),
     };
     return cmocka_run_group_tests_name("stream/json", tests, NULL, NULL);
 }
