@@ -75,6 +75,8 @@ def main():
     docs = [json.loads(l)["text"] for l in open(corpus, encoding="utf-8")]
     mb = sum(len(d.encode("utf-8")) for d in docs) / 1e6
     print("corpus: %d documents, %.1f MB of text; %d CPUs" % (len(docs), mb, os.cpu_count() or 1))
+    print("(-@ 2's figure here includes the load and the start, a large part of a run this size; bench/threads.sh "
+          "measures thread scaling on 64 MB, against two processes)")
     out = corpus + ".tok"
     for name, kind in FILES:
         path = os.path.join(DATA, name)
