@@ -74,7 +74,6 @@ dna_emitter *dna_emitter_new(const dna_emit_opts *o, sl_ts_writer *w, sl_progres
     sl_batch_opts bo = {.max_items = o->revcomp_extra ? BATCH_DOCS / 2 : BATCH_DOCS,
                         .max_cost = BATCH_BASES,
                         .parallel_min_cost = PARALLEL_MIN_BASES,
-                        .chunk = o->revcomp_extra ? 2 : 4,
                         .async = 1};
     e->bt = sl_batcher_new(&ops, e, &bo);
     return e;

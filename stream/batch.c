@@ -12,6 +12,12 @@ typedef struct batch {
     uint64_t cost;
 } batch;
 
+/* One team member's run of a batch's items: its front | its end << 32, on a
+ * cache line of its own. */
+typedef struct run {
+    _Alignas(64) uint64_t fb;
+} run;
+
 struct sl_batcher {
     sl_batch_ops ops;
     void *ctx;
@@ -19,6 +25,8 @@ struct sl_batcher {
     batch b[3];      /* push: b[0] (and b[1] async); pull: all three in turn */
     int fill;        /* the batch the caller fills; the other is the worker's */
     int enc_threads; /* threads for encoding one batch */
+    void *runs_mem;
+    run *runs; /* enc_threads of them, aligned */
     /* the worker thread (async only) */
     int async;
     pthread_t th;
@@ -40,10 +48,10 @@ sl_batcher *sl_batcher_new(const sl_batch_ops *ops, void *ctx, const sl_batch_op
     b->o = *o;
     if (!b->o.max_items)
         b->o.max_items = 1;
-    if (b->o.chunk < 1)
-        b->o.chunk = 1;
     int threads = o->threads > 0 ? o->threads : omp_get_max_threads();
     b->enc_threads = threads;
+    b->runs_mem = sl_xcalloc((size_t)threads + 1, sizeof *b->runs);
+    b->runs = (run *)(((uintptr_t)b->runs_mem + 63) & ~(uintptr_t)63);
     b->b[0].slots = sl_xcalloc(b->o.max_items, ops->slot_size);
     if (o->async && threads > 1) {
         /* with a worker, the caller's thread fills and the worker's team encodes */
@@ -67,6 +75,70 @@ static void *slot(const sl_batcher *b, const batch *t, size_t i)
     return t->slots + i * b->ops.slot_size;
 }
 
+/* Cuts t's items into one run per encoding thread (before the team starts). */
+static void split_runs(sl_batcher *b, const batch *t)
+{
+    uint64_t n = t->n, k = (uint64_t)b->enc_threads;
+    for (uint64_t r = 0; r < k; r++)
+        b->runs[r].fb = n * r / k | (n * (r + 1) / k) << 32;
+}
+
+/* The next item of a run, from its front: its index, or -1 when the run is
+ * used up. */
+static long take(run *r)
+{
+    uint64_t v = __atomic_load_n(&r->fb, __ATOMIC_RELAXED);
+    for (;;) {
+        uint32_t f = (uint32_t)v, e = (uint32_t)(v >> 32);
+        if (f >= e)
+            return -1;
+        if (__atomic_compare_exchange_n(&r->fb, &v, v + 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            return (long)f;
+    }
+}
+
+/* The back half of what is left of another thread's run, moved to thief's
+ * own (used up) run: 1, or 0 when every run is used up. */
+static int steal(sl_batcher *b, int me)
+{
+    int k = b->enc_threads;
+    for (int d = 1; d < k; d++) {
+        run *r = &b->runs[(me + d) % k];
+        uint64_t v = __atomic_load_n(&r->fb, __ATOMIC_RELAXED);
+        for (;;) {
+            uint64_t f = (uint32_t)v, e = v >> 32;
+            if (f >= e)
+                break;
+            uint64_t m = f + (e - f) / 2; /* the owner keeps [f, m), the thief takes [m, e) */
+            if (__atomic_compare_exchange_n(&r->fb, &v, f | m << 32, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+                __atomic_store_n(&b->runs[me].fb, m | e << 32, __ATOMIC_RELAXED);
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Run by each thread of the team: its own run of t's items from the front,
+ * then, as long as any is left, the back half of another's run as its own.
+ * So a thread encodes neighbouring items (documents next to each other in
+ * the input share their words: dealt alternately to two threads, the words
+ * one thread had just put in the shared stretch cache were fetched at once
+ * from the other core's, and a harness over 64 MB of text spent 2-11% more
+ * CPU than with each thread on one half of the documents), and no thread
+ * waits while items are left. An item is taken by one thread only: a run's
+ * front and end move under compare-and-swap, and a stolen range is its
+ * thief's alone until others steal from it in turn. */
+static void encode_team(sl_batcher *b, batch *t)
+{
+    int me = omp_get_thread_num();
+    long i;
+    do {
+        while ((i = take(&b->runs[me])) >= 0)
+            b->ops.encode(b->ctx, me, slot(b, t, (size_t)i));
+    } while (steal(b, me));
+}
+
 /* Encodes and writes a batch, then empties it. */
 static int process(sl_batcher *b, batch *t, sl_err *err)
 {
@@ -75,10 +147,9 @@ static int process(sl_batcher *b, batch *t, sl_err *err)
         for (long i = 0; i < n; i++)
             b->ops.encode(b->ctx, 0, slot(b, t, (size_t)i));
     } else {
-        int chunk = b->o.chunk;
-#pragma omp parallel for schedule(dynamic, chunk) num_threads(b->enc_threads)
-        for (long i = 0; i < n; i++)
-            b->ops.encode(b->ctx, omp_get_thread_num(), slot(b, t, (size_t)i));
+        split_runs(b, t);
+#pragma omp parallel num_threads(b->enc_threads)
+        encode_team(b, t);
     }
     int rc = 0;
     for (long i = 0; i < n && !rc; i++)
@@ -234,7 +305,7 @@ int sl_batcher_run(sl_batcher *b, sl_batch_fill_fn fill, sl_err *err)
             for (long i = 0; i < n; i++)
                 b->ops.encode(b->ctx, 0, slot(b, t, (size_t)i));
         } else {
-            int chunk = b->o.chunk;
+            split_runs(b, t);
 #pragma omp parallel num_threads(b->enc_threads)
             {
                 /* the caller's thread (its malloc arena holds the
@@ -244,9 +315,7 @@ int sl_batcher_run(sl_batcher *b, sl_batch_fill_fn fill, sl_err *err)
                     wrc = prev ? write_batch(b, prev, &werr) : 0;
                     frc = wrc ? 0 : fill_batch(b, next, fill, &done, &ferr);
                 }
-#pragma omp for schedule(dynamic, chunk) nowait
-                for (long i = 0; i < n; i++)
-                    b->ops.encode(b->ctx, omp_get_thread_num(), slot(b, t, (size_t)i));
+                encode_team(b, t);
             }
         }
         if (wrc || frc) {
@@ -280,5 +349,6 @@ void sl_batcher_free(sl_batcher *b)
                 b->ops.free_slot(b->ctx, slot(b, &b->b[k], i));
         free(b->b[k].slots);
     }
+    free(b->runs_mem);
     free(b);
 }

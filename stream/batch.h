@@ -4,8 +4,9 @@
  *
  * The caller fills items one at a time into slots of a batch
  * (sl_batcher_next, then sl_batcher_push). When the batch is full (max_items,
- * or max_cost reached), its items are encoded in parallel (OpenMP, one item
- * per task) and then written one by one in the order they were pushed, so
+ * or max_cost reached), its items are encoded in parallel (OpenMP: each
+ * thread a run of neighbouring items, then what is left of the others')
+ * and then written one by one in the order they were pushed, so
  * the output never depends on the thread count. With `async` and 2+
  * threads, a worker thread encodes and writes a batch while the caller fills
  * the next (two batches, handed back and forth): what a second core adds
@@ -39,7 +40,6 @@ typedef struct sl_batch_opts {
     uint64_t max_cost;          /* a batch is full when the pushed costs reach this; 0 = only max_items */
     uint64_t parallel_min_cost; /* a batch of less cost (or of one item) is encoded serially in the
                                    thread that writes it: cheaper than waking a team; 0 = always a team */
-    int chunk;                  /* OpenMP dynamic schedule chunk (0 = 1) */
     int threads;                /* encoding threads; 0 = omp_get_max_threads() */
     int async;                  /* with 2+ threads: a worker thread encodes and writes while the caller fills;
                                    it takes one of the threads, and only batches of parallel_min_cost or

@@ -3,7 +3,10 @@
  * cost: every item is filled once, encoded once and written once, in input
  * order, whatever the thread count; no more items are in flight than one
  * push-mode batch holds; a failed fill or write stops the run with its
- * message and nothing after it is written; an empty input writes nothing. */
+ * message and nothing after it is written; an empty input writes nothing;
+ * each thread encodes runs of neighbouring items; a team smaller than asked
+ * for (nested in another) still encodes everything; and push mode, with and
+ * without its worker thread, keeps the same promises. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +21,7 @@
 typedef struct {
     uint64_t in, out;
     int encoded;
+    int thread; /* the team member that encoded it */
 } item;
 
 typedef struct {
@@ -25,6 +29,8 @@ typedef struct {
     uint64_t fail_fill, fail_write; /* the item whose fill / write fails; UINT64_MAX: none */
     int order_ok, twice;
     long in_flight, max_in_flight;
+    int last_thread;
+    uint64_t switches; /* items encoded by another thread than the item before */
     uint64_t rng;
 } run_ctx;
 
@@ -59,8 +65,8 @@ static int fill(void *ctx, void *slot, uint64_t *cost, sl_err *err)
 static void encode(void *ctx, int thread, void *slot)
 {
     (void)ctx;
-    (void)thread;
     item *it = slot;
+    it->thread = thread;
     uint64_t x = it->in;
     for (int k = 0; k < (int)(mix(x) % 2000); k++) /* uneven work */
         x = mix(x);
@@ -77,6 +83,9 @@ static int write_item(void *ctx, void *slot, sl_err *err)
         return sl_errf(err, "write failed at %llu", (unsigned long long)it->in);
     if (it->in != c->written || it->out != (mix(it->in) ^ 0x5555) || it->encoded != 1)
         c->order_ok = 0;
+    if (c->written && it->thread != c->last_thread)
+        c->switches++;
+    c->last_thread = it->thread;
     c->written++;
 #pragma omp atomic
     c->in_flight--;
@@ -148,11 +157,75 @@ static void test_failures(void **state)
         }
 }
 
+/* Each thread encodes runs of neighbouring items: its own part of a batch
+ * from the front, then the back half of what another has left, so along
+ * the input the encoding thread changes a few times per batch (dealt an
+ * item at a time, as a dynamic schedule does, it would change about every
+ * other item: some 1500 times here). */
+static void test_runs(void **state)
+{
+    (void)state;
+    for (int threads = 2; threads <= 4; threads++)
+        for (int rep = 0; rep < 5; rep++) {
+            run_ctx c = ctx_of(3001);
+            sl_err e = {{0}};
+            assert_int_equal(run(&c, threads, 4096, 0, &e), 0); /* batches of 1366 (a third) */
+            assert_int_equal(c.written, 3001);
+            assert_true(c.order_ok);
+            /* a steal takes half of what is left: about log2(1366) = 11
+             * per thread and batch at most */
+            assert_true(c.switches <= (uint64_t)(3 * threads * 12));
+        }
+}
+
+/* Called from a thread of an outer OpenMP team (nested teams off), the
+ * batcher gets a team of one: that thread must encode every run, the
+ * absent threads' included. */
+static void test_nested(void **state)
+{
+    (void)state;
+    int ok = 1;
+#pragma omp parallel num_threads(2) reduction(&& : ok)
+    {
+        run_ctx c = ctx_of(1000);
+        sl_err e = {{0}};
+        ok = run(&c, 3, 90, 0, &e) == 0 && c.written == 1000 && c.order_ok;
+    }
+    assert_true(ok);
+}
+
+/* Push mode (sl_batcher_push/flush, DNA and audio), with and without the
+ * worker thread: every item encoded once, written once, in order. */
+static void test_push(void **state)
+{
+    (void)state;
+    static const sl_batch_ops ops = {sizeof(item), encode, write_item, NULL};
+    for (int threads = 1; threads <= 4; threads++)
+        for (int async = 0; async <= 1; async++) {
+            run_ctx c = ctx_of(2500);
+            sl_batch_opts o = {.max_items = 300, .parallel_min_cost = 500, .threads = threads, .async = async};
+            sl_batcher *b = sl_batcher_new(&ops, &c, &o);
+            sl_err e = {{0}};
+            for (uint64_t i = 0; i < c.n_items; i++) {
+                item *it = sl_batcher_next(b);
+                it->in = i;
+                it->encoded = 0;
+#pragma omp atomic
+                c.in_flight++;
+                assert_int_equal(sl_batcher_push(b, mix(i) % 1000, &e), 0);
+            }
+            assert_int_equal(sl_batcher_flush(b, &e), 0);
+            sl_batcher_free(b);
+            assert_int_equal(c.written, c.n_items);
+            assert_true(c.order_ok);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_order),
-        cmocka_unit_test(test_failures),
+        cmocka_unit_test(test_order),  cmocka_unit_test(test_failures), cmocka_unit_test(test_runs),
+        cmocka_unit_test(test_nested), cmocka_unit_test(test_push),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
