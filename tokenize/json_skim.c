@@ -130,14 +130,6 @@ static int skim_members(const char *s, size_t n, size_t *pi, const char *const *
     }
 }
 
-int sl_json_skim_object(const char *s, size_t n, const char *const *keys, sl_skim_span *out, size_t nkeys)
-{
-    size_t i = 0;
-    for (size_t k = 0; k < nkeys; k++)
-        out[k] = (sl_skim_span){0, 0};
-    return skim_members(s, n, &i, keys, out, nkeys, NULL, NULL, 0);
-}
-
 int sl_tokjson_skim(const char *text, size_t len, sl_tokjson_spans *sp)
 {
     static const char *const top[] = {"model", "pre_tokenizer", "decoder"}, *const in_model[] = {"type"};

@@ -13,11 +13,6 @@
 #include "tokenize/tokenizer.h"
 #include "tokenize/tokenizer_impl.h"
 
-/* For the JSON object s[0..n): the span of the (last) value of each of
- * keys[0..nkeys) (keys without escapes). 0, or -1 when the skim cannot tell
- * (not an object, escaped keys, malformed). */
-int sl_json_skim_object(const char *s, size_t n, const char *const *keys, sl_skim_span *out, size_t nkeys);
-
 /* model.type of the tokenizer.json text: 1 with the type in out (cap bytes,
  * NUL-terminated); 0 when the file has no model object or no type string;
  * -1 when the skim cannot tell. */

@@ -22,12 +22,6 @@ typedef struct sl_tok_ops {
     int64_t (*token_id)(const sl_tokenizer *t, const char *text);
 } sl_tok_ops;
 
-/* The file a tokenizer is loaded from, as the probes and the load see it
- * (made by tokenizer.c): its path, whether it is a directory, its first
- * bytes; and the tokenizer.json it names (the path, or path/tokenizer.json
- * for a directory), read and skimmed at most once for all the probes and
- * the load (json_skim.h: sl_tok_src_json, sl_tokjson_probe_model,
- * sl_tokjson_load). */
 /* Where a value lies in a JSON text (json_skim.h): len 0 when absent. */
 typedef struct sl_skim_span {
     size_t at, len;
@@ -40,6 +34,12 @@ typedef struct sl_tokjson_spans {
     sl_skim_span model, pre_tokenizer, decoder, type;
 } sl_tokjson_spans;
 
+/* The file a tokenizer is loaded from, as the probes and the load see it
+ * (made by tokenizer.c): its path, whether it is a directory, its first
+ * bytes; and the tokenizer.json it names (the path, or path/tokenizer.json
+ * for a directory), read and skimmed at most once for all the probes and
+ * the load (json_skim.h: sl_tok_src_json, sl_tokjson_probe_model,
+ * sl_tokjson_load). */
 typedef struct sl_tok_src {
     const char *path;
     int is_dir;
