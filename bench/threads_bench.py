@@ -8,9 +8,9 @@ host disturbed least), and what two processes get: twice the work in the
 pair's wall time, over -@ 1's. Two processes share nothing but the machine,
 so their figure is what this machine gives a second core on this work
 (each also loads its own tokenizer at the same time as the other, where
--@ 2 loads one before its threads start); -@ 2 can at best match it. The load of the tokenizer is part of every run, as it
-is for a user. The output of -@ 2 is checked to be that of -@ 1, byte for
-byte.
+-@ 2 loads one before its threads start); -@ 2 can at best match it. The
+load of the tokenizer is part of every run, as it is for a user. The output
+of -@ 2 is checked to be that of -@ 1, byte for byte.
 usage: threads_bench.py SLUICE CORPUS.jsonl [ROUNDS]"""
 import filecmp
 import os

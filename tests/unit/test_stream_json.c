@@ -198,11 +198,6 @@ static void test_utf8_check(void **st)
     sl_buf_free(&b);
 }
 
-/* Strings built from random pieces (plain ASCII, 2- to 4-byte characters,
- * every escape, \u escapes and surrogate pairs) at every alignment: the
- * decoded text must be the pieces' meaning, byte for byte (the run scanner
- * reads 8 bytes at a time); a raw control character or invalid byte placed
- * anywhere must be reported at its own offset. */
 /* Numbers against the C library: every value is strtod's of the text, and
  * sl_json_is_int says what strtoll (with a check for overflow) says, for
  * integers of 1 to 20 digits around the fast paths' limits (15 and 18
@@ -243,6 +238,11 @@ static void test_numbers_random(void **st)
     }
 }
 
+/* Strings built from random pieces (plain ASCII, 2- to 4-byte characters,
+ * every escape, \u escapes and surrogate pairs) at every alignment: the
+ * decoded text must be the pieces' meaning, byte for byte (the run scanner
+ * reads 8 bytes at a time); a raw control character or invalid byte placed
+ * anywhere must be reported at its own offset. */
 static void test_string_runs_random(void **st)
 {
     (void)st;
