@@ -10,7 +10,10 @@ so their figure is what this machine gives a second core on this work
 (each also loads its own tokenizer at the same time as the other, where
 -@ 2 loads one before its threads start); -@ 2 can at best match it. The
 load of the tokenizer is part of every run, as it is for a user. The output
-of -@ 2 is checked to be that of -@ 1, byte for byte.
+of -@ 2 is checked to be that of -@ 1, byte for byte. Each run writes a new
+file: the one of the round before is removed untimed (replacing it freed
+its pages inside the run, 4 ms of a 0.5 s run on tmpfs, for -@ 1 and -@ 2
+alike).
 usage: threads_bench.py SLUICE CORPUS.jsonl [ROUNDS]"""
 import filecmp
 import os
@@ -30,13 +33,21 @@ def child_cpu():
     return r.ru_utime + r.ru_stime
 
 
+def fresh(*paths):
+    for p in paths:
+        if os.path.exists(p):
+            os.remove(p)
+
+
 def run(sluice, tok, corpus, threads, out):
+    fresh(out)
     c0, t0 = child_cpu(), time.perf_counter()
     subprocess.run([sluice, "tokenize", "text", "-q", "-@", str(threads), "-t", tok, corpus, "-o", out], check=True)
     return time.perf_counter() - t0, child_cpu() - c0
 
 
 def run_pair(sluice, tok, corpus, outs):
+    fresh(*outs)
     t0 = time.perf_counter()
     ps = [subprocess.Popen([sluice, "tokenize", "text", "-q", "-@", "1", "-t", tok, corpus, "-o", o]) for o in outs]
     if any(p.wait() for p in ps):
@@ -68,8 +79,7 @@ def main():
         m1, m2 = min(w for w, _ in one), min(w for w, _ in two)
         print("%-24s %6.2f (%6.2f) %6.2f (%6.2f) %8.2fx %8.2fx %10.2fx" % (f, w1, c1, w2, c2, w1 / w2, m1 / m2,
                                                                           2 * w1 / statistics.median(pairs[f])))
-    for t in (1, 2):
-        os.remove(outs[t])
+    fresh(*outs.values())
 
 
 if __name__ == "__main__":

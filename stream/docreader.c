@@ -64,6 +64,7 @@ struct sl_docreader {
     unsigned warnings;
     sl_batch batch;
     size_t batch_bytes; /* a JSON Lines batch is full at this many bytes */
+    size_t ramp_bytes;  /* ...or at this many, which doubles from batch to batch up to batch_bytes */
 };
 
 /* Readies b for about `need` bytes: a buffer much larger than that (it grew
@@ -298,7 +299,9 @@ static int batch_fill(sl_docreader *r)
     fit_buf(&b->data, r->batch_bytes);
     const char *p;
     size_t n;
-    while (b->n < BATCH_LINES && b->data.len < r->batch_bytes) {
+    size_t want = r->ramp_bytes;
+    r->ramp_bytes = want < r->batch_bytes / 2 ? 2 * want : r->batch_bytes;
+    while (b->n < BATCH_LINES && b->data.len < want) {
         int rc = get_line(r, &p, &n, &b->pending);
         if (rc < 0) {
             b->has_pending = 1;
@@ -505,6 +508,7 @@ sl_docreader *sl_docreader_open(const char *const *paths, int n, const sl_docrea
     r->batch_bytes = sl_docs_batch_cap(r->o.mem_budget / 4, 0);
     if (r->batch_bytes < MIN_BATCH_BYTES)
         r->batch_bytes = MIN_BATCH_BYTES;
+    r->ramp_bytes = r->batch_bytes / 16 > MIN_BATCH_BYTES ? r->batch_bytes / 16 : MIN_BATCH_BYTES;
     r->src = sl_sources_open(paths, n, err);
     if (!r->src) {
         free(r);
