@@ -29,8 +29,9 @@ void sl_bpe_byte_level_tables(uint32_t b2u[256], int16_t u2b[512])
 
 /* Byte-level decoding of one token's text, as HF's ByteLevel decoder does:
  * when every character is in the byte alphabet, the bytes they stand for;
- * otherwise the token's own UTF-8 unchanged. */
-static void byte_level_decode(const char *s, size_t n, sl_buf *out)
+ * otherwise the token's own UTF-8 unchanged. Writes at most n bytes to out
+ * and returns how many. */
+static size_t byte_level_decode_to(const char *s, size_t n, char *out)
 {
     static uint32_t b2u[256];
     static int16_t u2b[512];
@@ -39,18 +40,25 @@ static void byte_level_decode(const char *s, size_t n, sl_buf *out)
         sl_bpe_byte_level_tables(b2u, u2b);
         init = 1;
     }
-    size_t start = out->len;
+    size_t k = 0;
     for (size_t i = 0; i < n;) {
         uint32_t cp;
-        size_t k = sl_utf8_seq((const uint8_t *)s + i, n - i, &cp);
-        if (!k || cp >= 512 || u2b[cp] < 0) {
-            out->len = start;
-            sl_buf_append(out, s, n);
-            return;
+        size_t m = sl_utf8_seq((const uint8_t *)s + i, n - i, &cp);
+        if (!m || cp >= 512 || u2b[cp] < 0) {
+            memcpy(out, s, n);
+            return n;
         }
-        sl_buf_putc(out, (char)u2b[cp]);
-        i += k;
+        out[k++] = (char)u2b[cp];
+        i += m;
     }
+    return k;
+}
+
+static void byte_level_decode(const char *s, size_t n, sl_buf *out)
+{
+    sl_buf_reserve(out, n);
+    out->len += byte_level_decode_to(s, n, out->data + out->len);
+    out->data[out->len] = 0;
 }
 
 /* 1 when every character of s is in the byte alphabet; the bytes in out. */
@@ -72,7 +80,7 @@ static int byte_level_only(const char *s, size_t n, sl_buf *out)
 /* --- a string -> id table used only while loading --------------------- */
 typedef struct {
     const char *s;
-    size_t n;
+    uint32_t n; /* keys are shorter than 4 GiB: the token pools take 32-bit offsets */
     uint32_t id;
 } str_slot;
 
@@ -101,18 +109,14 @@ static str_slot *smap_find(str_map *m, const char *s, size_t n)
 /* --- building the tokenizer --------------------------------------------- */
 static void set_token(sl_bpe *b, uint32_t id, const char *text, size_t n)
 {
-    sl_buf tmp = {0};
-    byte_level_decode(text, n, &tmp);
-    b->tok_off[id] = (uint32_t)b->pool_len;
-    b->tok_len[id] = (uint32_t)tmp.len;
-    if (b->pool_len + tmp.len + 1 > b->pool_cap) { /* grow geometrically: ~50k tokens are added */
-        b->pool_cap = 2 * (b->pool_len + tmp.len + 1) + 4096;
+    if (b->pool_len + n + 1 > b->pool_cap) { /* grow geometrically: ~50k tokens are added */
+        b->pool_cap = 2 * (b->pool_len + n + 1) + 4096;
         b->pool = sl_xrealloc(b->pool, b->pool_cap);
     }
-    if (tmp.len)
-        memcpy(b->pool + b->pool_len, tmp.data, tmp.len);
-    b->pool_len += tmp.len;
-    sl_buf_free(&tmp);
+    size_t len = byte_level_decode_to(text, n, b->pool + b->pool_len);
+    b->tok_off[id] = (uint32_t)b->pool_len;
+    b->tok_len[id] = (uint32_t)len;
+    b->pool_len += len;
 }
 
 static void alloc_ids(sl_bpe *b, uint32_t vocab_size)
@@ -149,10 +153,13 @@ static int load_vocab(sl_bpe *b, const sl_json *vocab, uint32_t extra_max, str_m
         int64_t id;
         sl_json_is_int(vocab->kids[i], &id);
         const sl_json *k = vocab->keys[i];
+        if (k->str_len >= UINT32_MAX)
+            return sl_errf(err, "%s:offset %zu: a vocab entry of %zu bytes is too long", b->name, k->offset,
+                           k->str_len);
         if (b->txt_off[id] != UINT32_MAX)
             return sl_errf(err, "%s:offset %zu: id %lld is used twice in the vocab", b->name, k->offset, (long long)id);
         str_slot *s = smap_find(map, k->str, k->str_len);
-        s->s = k->str, s->n = k->str_len, s->id = (uint32_t)id;
+        s->s = k->str, s->n = (uint32_t)k->str_len, s->id = (uint32_t)id;
         b->txt_off[id] = (uint32_t)txt->len;
         sl_buf_append(txt, k->str, k->str_len);
         sl_buf_putc(txt, 0);
