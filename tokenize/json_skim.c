@@ -229,12 +229,11 @@ int sl_tokjson_probe_model(sl_tok_src *src, const char *const *types)
     size_t len;
     if (!sl_tokjson_head_is_object(src) || sl_tok_src_json(src, &text, &len))
         return 0;
-    if (src->type_state == 2) {
-        const sl_tokjson_spans *sp = sl_tok_src_skim(src);
-        src->type_state = sp ? type_of_spans(text, sp, src->type, sizeof src->type) : -1;
-    }
-    if (src->type_state >= 0)
-        return src->type_state && type_in(src->type, types);
+    const sl_tokjson_spans *sp = sl_tok_src_skim(src);
+    char type[32];
+    int known = sp ? type_of_spans(text, sp, type, sizeof type) : -1;
+    if (known >= 0)
+        return known && type_in(type, types);
     /* the skim could not tell: the full parse decides */
     sl_err e = {{0}};
     sl_json_doc *doc = sl_json_parse(text, len, NULL, &e);

@@ -82,7 +82,7 @@ static sl_tokenizer *load_family(const char *path, const sl_tokenizer_opts *o, s
     if (!o)
         o = &defaults;
     struct stat st;
-    sl_tok_src src = {.path = path, .type_state = 2};
+    sl_tok_src src = {.path = path};
     src.is_dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
     if (!src.is_dir) {
         FILE *f = fopen(path, "rb");

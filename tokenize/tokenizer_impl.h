@@ -49,8 +49,6 @@ typedef struct sl_tok_src {
     size_t json_len;
     int json_state; /* 0: not read yet, 1: read, -1: unreadable (json_err says why) */
     sl_err json_err;
-    int type_state; /* 2: not skimmed yet; else sl_tokjson_model_type's answer */
-    char type[32];
     int skim_state; /* 0: not skimmed yet, 1: skim holds the spans, -1: the skim could not tell */
     sl_tokjson_spans skim;
 } sl_tok_src;
