@@ -25,8 +25,7 @@ struct sl_batcher {
     batch b[3];      /* push: b[0] (and b[1] async); pull: all three in turn */
     int fill;        /* the batch the caller fills; the other is the worker's */
     int enc_threads; /* threads for encoding one batch */
-    void *runs_mem;
-    run *runs; /* enc_threads of them, aligned */
+    run *runs;       /* enc_threads of them */
     /* the worker thread (async only) */
     int async;
     pthread_t th;
@@ -50,8 +49,7 @@ sl_batcher *sl_batcher_new(const sl_batch_ops *ops, void *ctx, const sl_batch_op
         b->o.max_items = 1;
     int threads = o->threads > 0 ? o->threads : omp_get_max_threads();
     b->enc_threads = threads;
-    b->runs_mem = sl_xcalloc((size_t)threads + 1, sizeof *b->runs);
-    b->runs = (run *)(((uintptr_t)b->runs_mem + 63) & ~(uintptr_t)63);
+    b->runs = sl_xzalloc_touched((size_t)threads, sizeof *b->runs);
     b->b[0].slots = sl_xcalloc(b->o.max_items, ops->slot_size);
     if (o->async && threads > 1) {
         /* with a worker, the caller's thread fills and the worker's team encodes */
@@ -349,6 +347,6 @@ void sl_batcher_free(sl_batcher *b)
                 b->ops.free_slot(b->ctx, slot(b, &b->b[k], i));
         free(b->b[k].slots);
     }
-    free(b->runs_mem);
+    free(b->runs);
     free(b);
 }

@@ -66,8 +66,13 @@ void *sl_xzalloc_touched(size_t n, size_t size)
 {
     if (size && n > SIZE_MAX / size)
         oom(SIZE_MAX);
-    void *p = sl_xmalloc(n * size);
-    memset(p, 0, n * size);
+    size_t bytes = (n * size + 63) & ~(size_t)63; /* aligned_alloc wants a multiple of the alignment */
+    if (bytes < n * size)
+        oom(SIZE_MAX);
+    void *p = aligned_alloc(64, bytes ? bytes : 64);
+    if (!p)
+        oom(n * size);
+    memset(p, 0, bytes);
     return p;
 }
 

@@ -31,10 +31,11 @@ const char *sl_err_quote(const char *s, size_t n, char *buf, size_t cap);
  * message and abort the process (there is no sensible recovery). */
 void *sl_xmalloc(size_t n);
 void *sl_xcalloc(size_t n, size_t size);
-/* Zeroed like sl_xcalloc, but written now: for a large per-thread table
- * that is read before it is written (a cache). calloc's fresh pages map the
- * zero page on the first read and fault again at the first write, with a
- * TLB flush on every other core of a threaded process. */
+/* Zeroed like sl_xcalloc, but written now and on a cache line (64-byte)
+ * boundary: for a large table that is read before it is written (a cache),
+ * or data each thread writes on lines of its own. calloc's fresh pages map
+ * the zero page on the first read and fault again at the first write, with
+ * a TLB flush on every other core of a threaded process. Freed by free(). */
 void *sl_xzalloc_touched(size_t n, size_t size);
 void *sl_xrealloc(void *p, size_t n);
 char *sl_xstrdup(const char *s);

@@ -27,8 +27,7 @@ _Static_assert(SL_SCACHE_SHORT_WORDS * 4 == 64, "a short entry is one cache line
 sl_scache_shared *sl_scache_shared_new(void)
 {
     sl_scache_shared *sh = sl_xcalloc(1, sizeof *sh);
-    sh->mem = sl_xzalloc_touched(SL_SCACHE_SHORT_MASK + 2, sizeof *sh->e);
-    sh->e = (void *)(((uintptr_t)sh->mem + 63) & ~(uintptr_t)63);
+    sh->e = sl_xzalloc_touched(SL_SCACHE_SHORT_MASK + 1, sizeof *sh->e);
     return sh;
 }
 
@@ -36,7 +35,7 @@ void sl_scache_shared_free(sl_scache_shared *sh)
 {
     if (!sh)
         return;
-    free(sh->mem);
+    free(sh->e);
     free(sh);
 }
 

@@ -36,8 +36,7 @@
 #define SL_SCACHE_SHORT_WORDS (SL_SCACHE_SHORT_VAL0 + SL_SCACHE_SHORT_VALS)
 #define SL_SCACHE_SHORT_MASK (((size_t)1 << SL_SCACHE_SHORT_BITS) - 1)
 typedef struct sl_scache_shared {
-    void *mem;
-    uint32_t (*e)[SL_SCACHE_SHORT_WORDS]; /* mem, aligned to a cache line */
+    uint32_t (*e)[SL_SCACHE_SHORT_WORDS]; /* on cache line boundaries */
 } sl_scache_shared;
 sl_scache_shared *sl_scache_shared_new(void);
 void sl_scache_shared_free(sl_scache_shared *sh);
