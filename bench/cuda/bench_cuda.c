@@ -13,6 +13,10 @@
  *      2048-token documents packed 16 per call: tokens/s and GFLOP/s
  *      against the GEMM ceiling; the CPU backend on a few documents, ratio.
  *
+ *   4. the whole model at mamba-1.4b's shape (48 layers, d_model 2048, bf16
+ *      weights): GPU only (the CPU would take an hour).
+ *
+ * usage: bench_cuda [--no-1.4b] [--help]
  * SLUICE_BENCH_SMALL=1 shrinks every shape (a smoke run);
  * SLUICE_BENCH_DUT=cpu benchmarks the CPU backend in place of CUDA (to check
  * this program on a machine without a GPU; the device figures are then
@@ -220,8 +224,49 @@ static double bench_model(sl_backend *b, const char *dir, int ndocs, int64_t doc
     return toks / dt;
 }
 
-int main(void)
+static void bench_shape(sl_backend *gpu, sl_backend *cpu, const char *dir, const char *label, const rm_shape *s,
+                        double ceil_tf32, double ceil_bf16, int with_cpu)
 {
+    if (rm_write(dir, s) != 0)
+        exit(1);
+    int64_t doclen = small ? 256 : 2048;
+    double mg, cmg = 0, cmt = 0;
+    double t0 = now();
+    double mt = bench_model(gpu, dir, small ? 4 : 16, doclen, small ? 1024 : 16 * 2048, &mg);
+    if (with_cpu)
+        cmt = bench_model(cpu, dir, small ? 1 : 2, doclen, doclen, &cmg);
+    double ceil = s->bf16 ? ceil_bf16 : ceil_tf32;
+    printf("model %s shape, %s weights, %lld-token docs: %s %.3g tok/s, %.0f GFLOP/s = %.1f%% of the %s GEMM rate",
+           label, s->bf16 ? "bf16" : "f32", (long long)doclen, gpu->name, mt, mg, 100 * mg / ceil,
+           s->bf16 ? "bf16" : "tf32");
+    if (with_cpu)
+        printf("; cpu %.3g tok/s (%.0f GFLOP/s); ratio %.1fx", cmt, cmg, mt / cmt);
+    else
+        printf("; cpu not run at this size");
+    printf(" (%.0f s)\n", now() - t0);
+    fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    int big = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            printf("usage: bench_cuda [--no-1.4b]\n"
+                   "The CUDA backend against the GPU's own ceilings (copy bandwidth, cuBLAS GEMM rates\n"
+                   "measured in this run) and the CPU backend: the selective scan at mamba-130m's layer\n"
+                   "shape, and the whole model at mamba-130m's shape (f32, bf16) and mamba-1.4b's (bf16,\n"
+                   "GPU only; --no-1.4b skips it). Random weights, written to a temporary folder.\n"
+                   "SLUICE_BENCH_SMALL=1: tiny shapes (a smoke run); SLUICE_BENCH_DUT=cpu: the CPU backend\n"
+                   "in place of CUDA (checks this program without a GPU).\n");
+            return 0;
+        } else if (!strcmp(argv[i], "--no-1.4b")) {
+            big = 0;
+        } else {
+            fprintf(stderr, "bench-cuda: unknown argument '%s' (--help lists the options)\n", argv[i]);
+            return 2;
+        }
+    }
     small = getenv("SLUICE_BENCH_SMALL") != NULL;
     const char *d = getenv("SLUICE_BENCH_DUT");
     sl_err err = {{0}};
@@ -269,17 +314,19 @@ int main(void)
                       .dt_rank = small ? 8 : 48,
                       .bf16 = bf,
                       .seed = 11};
-        if (rm_write(dir, &s) != 0)
-            return 1;
-        int64_t doclen = small ? 256 : 2048;
-        double mg, cmg;
-        double mt = bench_model(gpu, dir, small ? 4 : 16, doclen, small ? 1024 : 16 * 2048, &mg);
-        double cmt = bench_model(cpu, dir, small ? 1 : 2, doclen, doclen, &cmg);
-        double ceil = bf ? bf16 : tf32;
-        printf("model mamba-130m shape, %s weights, %lld-token docs: %s %.3g tok/s, %.0f GFLOP/s = %.0f%% of the %s "
-               "GEMM rate; cpu %.3g tok/s (%.0f GFLOP/s); ratio %.1fx\n",
-               bf ? "bf16" : "f32", (long long)doclen, gpu->name, mt, mg, 100 * mg / ceil, bf ? "bf16" : "tf32", cmt,
-               cmg, mt / cmt);
+        bench_shape(gpu, cpu, dir, "mamba-130m", &s, tf32, bf16, 1);
+    }
+    if (big) {
+        rm_shape s = {.d_model = small ? 256 : 2048,
+                      .n_layer = small ? 4 : 48,
+                      .vocab = small ? 1000 : 50280,
+                      .d_state = 16,
+                      .d_conv = 4,
+                      .expand = 2,
+                      .dt_rank = small ? 16 : 128,
+                      .bf16 = 1,
+                      .seed = 12};
+        bench_shape(gpu, cpu, dir, "mamba-1.4b", &s, tf32, bf16, 0);
     }
     snprintf(path, sizeof path, "%s/config.json", dir);
     unlink(path);

@@ -3,8 +3,9 @@
  * emulation in kernels/scan_emu.c (same chunking, warp scans and reduction
  * order as kernels/cuda/ .cu files). Plugged into the GPU comparison tests in place
  * of the CUDA backend, it lets the CPU suite run those very tests today.
- * (Projections stay the CPU's: the emulation does not round bf16 GEMM
- * inputs as the GPU does.) Test support, header-only. */
+ * Projections are the CPU's GEMM on inputs rounded as the GPU's are
+ * (bf16 activations for bf16 weights, TF32 when on: round_backend.h).
+ * Test support, header-only. */
 #ifndef SLUICE_TESTS_CUDA_EMU_BACKEND_H
 #define SLUICE_TESTS_CUDA_EMU_BACKEND_H
 
@@ -12,6 +13,7 @@
 
 #include "kernels/kernels.h"
 #include "kernels/scan_emu.h"
+#include "tests/cuda/round_backend.h"
 
 static int emu_scan(sl_backend *b, const sl_scan_args *a, sl_err *err)
 {
@@ -51,7 +53,7 @@ static sl_backend *emu_backend_open(sl_err *err)
     b->add_rmsnorm = emu_norm;
     b->logsoftmax_gather = emu_lsm;
     b->ssd_chunked = emu_ssd;
-    return b;
+    return rb_wrap(b, rb_mode_from_env());
 }
 
 #endif

@@ -24,6 +24,7 @@
 
 #include "kernels/cuda/cuda_backend.h"
 #include "kernels/kernels.h"
+#include "tests/cuda/round_backend.h"
 
 static sl_backend *ref, *dut;
 static int quick;
@@ -125,6 +126,13 @@ static float *run_linear(sl_backend *b, const float *x, int64_t L, int64_t K, in
     return y;
 }
 
+/* TF32 on or off: the CUDA switch, or the host emulation's (round_backend.h) */
+static void kc_set_tf32(sl_backend *b, int on)
+{
+    if (sl_cuda_set_tf32(b, on) < 0)
+        rb_set_tf32(b, on);
+}
+
 static void linear_case(int64_t L, int64_t K, int64_t N, sl_dtype wt, int use_bias, int tf32)
 {
     int64_t ldx = K + 5, ldy = N + 3;
@@ -133,7 +141,7 @@ static void linear_case(int64_t L, int64_t K, int64_t N, sl_dtype wt, int use_bi
     for (int64_t i = 0; i < N * K; i++)
         w[i] = wt == SL_DT_BF16 ? bf16_round(w[i] * s) : w[i] * s;
     float *bias = use_bias ? rnd_vec((size_t)N, -1, 1) : NULL;
-    sl_cuda_set_tf32(dut, tf32);
+    kc_set_tf32(dut, tf32);
     float *y0 = run_linear(ref, x, L, K, ldx, w, N, wt, bias, ldy);
     float *y1 = run_linear(dut, x, L, K, ldx, w, N, wt, bias, ldy);
     /* compare only the N columns of each row (the rest must stay untouched: 0) */
@@ -149,7 +157,7 @@ static void linear_case(int64_t L, int64_t K, int64_t N, sl_dtype wt, int use_bi
     for (int64_t t = 0; t < L; t++)
         for (int64_t c = N; c < ldy; c++)
             assert_true(y1[t * ldy + c] == 0.0f);
-    sl_cuda_set_tf32(dut, 1);
+    kc_set_tf32(dut, 1);
     free(x), free(w), free(bias), free(y0), free(y1);
 }
 

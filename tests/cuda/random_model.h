@@ -20,6 +20,9 @@ typedef struct rm_shape {
     uint64_t seed;
 } rm_shape;
 
+/* tensors per layer that rm_write writes (its RM_T lines) */
+#define RM_LAYER_TENSORS 10
+
 typedef struct rm_tensor {
     char name[96];
     int ndim;
@@ -38,9 +41,13 @@ static float rm_uniform(void)
     return (float)((z >> 40) / 16777216.0);
 }
 
-static int rm_add(rm_tensor *t, int n, const char *name, int ndim, int64_t a, int64_t b, int64_t c, int kind,
+static int rm_add(rm_tensor *t, int n, int cap, const char *name, int ndim, int64_t a, int64_t b, int64_t c, int kind,
                   float scale)
 {
+    if (n >= cap) { /* a table sized for fewer tensors than are written: a bug here, not bad input */
+        fprintf(stderr, "random_model: tensor table of %d entries is full at %s\n", cap, name);
+        abort();
+    }
     snprintf(t[n].name, sizeof t[n].name, "%s", name);
     t[n].ndim = ndim, t[n].shape[0] = a, t[n].shape[1] = b, t[n].shape[2] = c;
     t[n].kind = kind, t[n].scale = scale;
@@ -52,14 +59,17 @@ static int rm_add(rm_tensor *t, int n, const char *name, int ndim, int64_t a, in
 static int rm_write(const char *dir, const rm_shape *s)
 {
     const int64_t d = s->d_model, di = s->expand * d, N = s->d_state, R = s->dt_rank, K = s->d_conv;
-    int cap = 4 + 9 * (int)s->n_layer, n = 0;
+    /* the embedding and the final norm, and RM_LAYER_TENSORS per layer: the
+     * table once held 4 + 9 per layer, which overflowed the heap from 3
+     * layers on (bench_cuda's 24-layer model: malloc() aborted at once) */
+    int cap = 2 + RM_LAYER_TENSORS * (int)s->n_layer, n = 0;
     rm_tensor *t = calloc((size_t)cap, sizeof *t);
     char name[96];
-    n = rm_add(t, n, "backbone.embeddings.weight", 2, s->vocab, d, 0, 0, 0.1f);
+    n = rm_add(t, n, cap, "backbone.embeddings.weight", 2, s->vocab, d, 0, 0, 0.1f);
     for (int64_t l = 0; l < s->n_layer; l++) {
 #define RM_T(suffix, nd, a, b, c, kind, scale)                                                                         \
     snprintf(name, sizeof name, "backbone.layers.%lld.%s", (long long)l, suffix);                                      \
-    n = rm_add(t, n, name, nd, a, b, c, kind, scale)
+    n = rm_add(t, n, cap, name, nd, a, b, c, kind, scale)
         RM_T("norm.weight", 1, d, 0, 0, 1, 1.0f);
         RM_T("mixer.in_proj.weight", 2, 2 * di, d, 0, 0, 1.0f / sqrtf((float)d));
         RM_T("mixer.conv1d.weight", 3, di, 1, K, 0, 0.5f);
@@ -72,7 +82,7 @@ static int rm_write(const char *dir, const rm_shape *s)
         RM_T("mixer.out_proj.weight", 2, d, di, 0, 0, 1.0f / sqrtf((float)di * 2.0f * (float)s->n_layer));
 #undef RM_T
     }
-    n = rm_add(t, n, "backbone.norm_f.weight", 1, d, 0, 0, 1, 1.0f);
+    n = rm_add(t, n, cap, "backbone.norm_f.weight", 1, d, 0, 0, 1, 1.0f);
 
     char path[4200];
     snprintf(path, sizeof path, "%s/config.json", dir);
