@@ -296,6 +296,7 @@ static sl_json *parse_number(parser *p)
 }
 
 static sl_json *parse_value(parser *p);
+static void tagged_float(sl_json *v);
 
 /* Children are collected on a temporary growable array, then copied into
  * the arena (arrays of pointers). */
@@ -383,6 +384,8 @@ done:
     else
         free(keys.v);
     p->depth--;
+    if (obj && p->opts && p->opts->nonfinite)
+        tagged_float(v);
     return v;
 fail:
     free(kids.v);
@@ -400,23 +403,56 @@ static int lit(parser *p, const char *w)
     return 0;
 }
 
+/* The words of Python json's non-finite floats and their values. */
+static const char *const nonfinite_words[] = {"Infinity", "-Infinity", "NaN"};
+
+/* v becomes the NUMBER nonfinite_words[k]. */
+static void set_nonfinite(sl_json *v, int k)
+{
+    v->type = SL_JSON_NUMBER;
+    v->str = nonfinite_words[k];
+    v->str_len = strlen(nonfinite_words[k]);
+    v->num = k == 0 ? INFINITY : k == 1 ? -INFINITY : NAN;
+}
+
 /* Python json's Infinity, -Infinity and NaN (opts->nonfinite): a NUMBER with
  * that source text; NULL when none is here. */
 static sl_json *parse_nonfinite(parser *p)
 {
-    static const char *const words[] = {"Infinity", "-Infinity", "NaN"};
     for (int k = 0; k < 3; k++) {
-        size_t n = strlen(words[k]);
-        if (p->n - p->i >= n && !memcmp(p->s + p->i, words[k], n)) {
+        size_t n = strlen(nonfinite_words[k]);
+        if (p->n - p->i >= n && !memcmp(p->s + p->i, nonfinite_words[k], n)) {
             sl_json *v = node(p, SL_JSON_NUMBER);
             p->i += n;
-            v->str = words[k];
-            v->str_len = n;
-            v->num = k == 0 ? INFINITY : k == 1 ? -INFINITY : NAN;
+            set_nonfinite(v, k);
             return v;
         }
     }
     return NULL;
+}
+
+/* transformers 5's spelling of a non-finite float (opts->nonfinite), as its
+ * PreTrainedConfig._decode_special_floats reads it: an object whose only key
+ * is "__float__" (given once or more: the last one counts, as in a Python
+ * dict) with the string "Infinity", "-Infinity" or "NaN". Such an object
+ * becomes that NUMBER, in place; any other object stays as it is. */
+static void tagged_float(sl_json *v)
+{
+    if (v->n == 0)
+        return;
+    for (size_t i = 0; i < v->n; i++)
+        if (v->keys[i]->str_len != 9 || memcmp(v->keys[i]->str, "__float__", 9))
+            return;
+    const sl_json *s = v->kids[v->n - 1];
+    if (s->type != SL_JSON_STRING)
+        return;
+    for (int k = 0; k < 3; k++)
+        if (s->str_len == strlen(nonfinite_words[k]) && !memcmp(s->str, nonfinite_words[k], s->str_len)) {
+            set_nonfinite(v, k);
+            v->n = 0;
+            v->kids = v->keys = NULL;
+            return;
+        }
 }
 
 static sl_json *parse_value(parser *p)

@@ -55,8 +55,10 @@ typedef struct sl_json_opts {
     int invalid_utf8;     /* SL_UTF8_*; default REPLACE */
     size_t invalid_count; /* out: number of invalid sequences repaired */
     /* accept Infinity, -Infinity and NaN as numbers (text kept as is, num
-     * = +-inf / nan), as Python's json writes them (model config.json);
-     * default off: strict JSON */
+     * = +-inf / nan), as Python's json writes them (model config.json),
+     * and transformers 5's {"__float__": "Infinity"} (or "-Infinity",
+     * "NaN"): a NUMBER node (text the word, offset the object's) in place
+     * of the object; default off: strict JSON, such an object an object */
     int nonfinite;
 } sl_json_opts;
 

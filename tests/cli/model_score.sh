@@ -1,6 +1,7 @@
 # sluice score end to end on the tiny fixture models (tests/data/model/, made
 # by tests/model/gen_fixtures.py; Mamba-1, Falcon-Mamba and Mamba-2): NLLs against the reference values in
-# expected.jsonl, option behaviour, and clean errors.
+# expected.jsonl, option behaviour, and clean errors. *_tf5: the same weights with the config.json
+# transformers 5.24 saves (tests/model/gen_tf5_configs.py; Mamba-2's with {"__float__": "Infinity"}).
 . "$SRC/tests/cli/lib.sh"
 M=$DATA/model
 
@@ -10,7 +11,8 @@ num() { sed -n "s/.*\"$1\":\([-0-9.eE+]*\).*/\1/p"; }
 # close A B: |A-B| <= 1e-4 * max(1, |B|)
 close() { [ -n "$1" ] && [ -n "$2" ] || fail "close: empty value ('$1' vs '$2')"; awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; if (m < 1) m = 1; exit !(d <= 1e-4 * m) }'; }
 
-for m in hf_f32 ssm_f32 hf_bf16 sharded_f16 falcon_f32 falcon_bf16 m2_f32 m2_ssm_bf16 m2g_f16 m2_mlp_bf16; do
+for m in hf_f32 ssm_f32 hf_bf16 sharded_f16 falcon_f32 falcon_bf16 m2_f32 m2_ssm_bf16 m2g_f16 m2_mlp_bf16 \
+  hf_tf5 falcon_tf5 m2_tf5; do
   v=$(sed -n 's/.*"vocab_size": \([0-9]*\).*/\1/p' "$M/$m/config.json")
   "$SLUICE" tokenize ids --vocab-size "$v" --field tokens "$M/$m/expected.jsonl" -o "$T/$m.tok"
   "$SLUICE" score -m "$M/$m" "$T/$m.tok" -o "$T/$m.jsonl"
@@ -33,7 +35,7 @@ awk -F'[:,}]' '{ for (i = 1; i < NF; i++) { if ($i == "\"tokens\"") t = $(i+1); 
   || fail "ppl is not exp(nll/tokens)"
 
 # --long-context W: nll_reset against the reference with the state reset every 16 tokens
-for lm in hf_f32 falcon_f32 m2_f32 m2g_f16; do
+for lm in hf_f32 falcon_f32 m2_f32 m2g_f16 falcon_tf5 m2_tf5; do
 "$SLUICE" score -m "$M/$lm" --long-context 16 "$T/$lm.tok" > "$T/lc.jsonl"
 i=0
 while IFS= read -r line; do

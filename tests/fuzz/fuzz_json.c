@@ -2,7 +2,9 @@
  * Any input must parse or fail with a message, never crash; a parsed value
  * re-serialized by sl_json_put_value must parse again to the same text
  * (the writer's output is a fixed point). The first byte picks the
- * invalid-UTF-8 mode. */
+ * invalid-UTF-8 mode and whether non-finite numbers (Infinity, NaN and
+ * transformers 5's {"__float__": "NaN"}; the config readers' mode) are
+ * accepted; a re-serialized value parses again in that mode. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +15,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0)
         return 0;
-    sl_json_opts o = {.invalid_utf8 = data[0] % 3};
+    int nonfinite = (data[0] / 3) & 1;
+    sl_json_opts o = {.invalid_utf8 = data[0] % 3, .nonfinite = nonfinite};
     sl_err err = {{0}};
     sl_json_doc *d = sl_json_parse((const char *)data + 1, size - 1, &o, &err);
     if (!d) {
@@ -25,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sl_json_put_value(&a, sl_json_root(d));
     sl_json_free(d);
     /* the writer emits valid UTF-8 only, so the strict mode must accept it */
-    sl_json_opts strict = {.invalid_utf8 = SL_UTF8_ERROR};
+    sl_json_opts strict = {.invalid_utf8 = SL_UTF8_ERROR, .nonfinite = nonfinite};
     d = sl_json_parse(a.data, a.len, &strict, &err);
     if (!d || strict.invalid_count)
         abort();

@@ -1,5 +1,6 @@
-/* config.json as Python's json writes it: Infinity, -Infinity and NaN are
- * accepted by the config parsers (sl_json_opts.nonfinite), nowhere else.
+/* config.json as Python's json writes it: Infinity, -Infinity and NaN, and
+ * transformers 5's {"__float__": "Infinity"} form, are accepted by the
+ * config parsers (sl_json_opts.nonfinite), nowhere else.
  * The texts below are json.dumps output (Python 3.11), pasted. */
 #include <math.h>
 #include <setjmp.h>
@@ -62,6 +63,84 @@ static void test_json_option(void **st)
     sl_json_free(d);
 }
 
+/* transformers 5's form, as PreTrainedConfig._encode_special_floats writes
+ * it (json.dumps of its output, pasted): an object whose only key is
+ * "__float__" with one of the three words is that number, anywhere;
+ * everything else that _decode_special_floats leaves alone stays an object. */
+static const char tf5[] = "{\"a\": {\"__float__\": \"Infinity\"}, \"b\": {\"__float__\": \"-Infinity\"}, \"c\": "
+                          "{\"__float__\": \"NaN\"}, \"d\": [0.0, {\"__float__\": \"Infinity\"}], \"e\": {\"f\": "
+                          "{\"__float__\": \"NaN\"}}}";
+
+static void test_json_tagged_floats(void **st)
+{
+    (void)st;
+    sl_err e;
+    sl_json_opts o = {.nonfinite = 1};
+    sl_json_doc *d = sl_json_parse(tf5, strlen(tf5), &o, &e);
+    if (!d)
+        fail_msg("%s", e.msg);
+    const sl_json *r = sl_json_root(d), *a = sl_json_get(r, "a"), *b = sl_json_get(r, "b"), *c = sl_json_get(r, "c");
+    const sl_json *dd = sl_json_get(r, "d"), *f = sl_json_get(sl_json_get(r, "e"), "f");
+    assert_int_equal(a->type, SL_JSON_NUMBER);
+    assert_true(isinf(a->num) && a->num > 0);
+    assert_int_equal(b->type, SL_JSON_NUMBER);
+    assert_true(isinf(b->num) && b->num < 0);
+    assert_int_equal(c->type, SL_JSON_NUMBER);
+    assert_true(isnan(c->num));
+    assert_int_equal(dd->kids[1]->type, SL_JSON_NUMBER);
+    assert_true(isinf(dd->kids[1]->num));
+    assert_int_equal(f->type, SL_JSON_NUMBER);
+    assert_true(isnan(f->num));
+    assert_int_equal(a->n, 0);
+    assert_int_equal(a->offset, strlen("{\"a\": ")); /* the object's */
+    assert_int_equal(b->str_len, 9);
+    assert_memory_equal(b->str, "-Infinity", 9);
+    int64_t i;
+    assert_false(sl_json_is_int(a, &i));
+    double v;
+    assert_int_equal(sl_json_get_num(r, "b", &v), 0);
+    assert_true(isinf(v) && v < 0);
+    /* written back as its word (as Python's json writes the number) */
+    sl_buf w = {0};
+    sl_json_put_value(&w, dd);
+    assert_int_equal(w.len, strlen("[0.0,Infinity]"));
+    assert_memory_equal(w.data, "[0.0,Infinity]", w.len);
+    sl_buf_free(&w);
+    sl_json_free(d);
+    /* a repeated key: the last value, as a Python dict keeps it */
+    const char *dup = "{\"__float__\": \"x\", \"__float__\": \"NaN\"}";
+    d = sl_json_parse(dup, strlen(dup), &o, &e);
+    assert_non_null(d);
+    assert_int_equal(sl_json_root(d)->type, SL_JSON_NUMBER);
+    sl_json_free(d);
+    /* not the form: objects as they are */
+    const char *objs[] = {"{\"__float__\": \"infinity\"}",
+                          "{\"__float__\": \"Inf\"}",
+                          "{\"__float__\": Infinity}",
+                          "{\"__float__\": 1.5}",
+                          "{\"__float__\": \"NaN\", \"x\": 1}",
+                          "{\"x\": \"NaN\"}",
+                          "{\"__float\": \"NaN\"}",
+                          "{\"__float__\": \"NaN \"}",
+                          "{\"__float__\": \"NaN\\u0000\"}",
+                          "{\"__float__\": \"NaN\", \"__float__\": \"y\"}",
+                          "{}"};
+    for (size_t k = 0; k < sizeof objs / sizeof *objs; k++) {
+        d = sl_json_parse(objs[k], strlen(objs[k]), &o, &e);
+        if (!d)
+            fail_msg("%s: %s", objs[k], e.msg);
+        if (sl_json_root(d)->type != SL_JSON_OBJECT)
+            fail_msg("%s is not an object", objs[k]);
+        sl_json_free(d);
+    }
+    /* off (every caller but the config readers): an object */
+    o.nonfinite = 0;
+    d = sl_json_parse(tf5, strlen(tf5), &o, &e);
+    assert_non_null(d);
+    assert_int_equal(sl_json_get(sl_json_root(d), "a")->type, SL_JSON_OBJECT);
+    sl_json_free(d);
+}
+
 static const char *fixture_config(const char *name)
 {
     static char p[4096];
@@ -89,6 +168,20 @@ static void test_config(void **st)
     if (sl_mamba_config_parse(buf, strlen(buf), "config.json", &got, &e) < 0)
         fail_msg("%s", e.msg);
     assert_memory_equal(&got, &want, sizeof got);
+    /* transformers 5's spelling */
+    snprintf(buf, sizeof buf,
+             "%s, \"time_step_limit\": [0.0, {\"__float__\": \"Infinity\"}], \"x\": {\"__float__\": \"NaN\"}, "
+             "\"time_step_floor\": {\"__float__\": \"-Infinity\"}}",
+             text);
+    if (sl_mamba_config_parse(buf, strlen(buf), "config.json", &got, &e) < 0)
+        fail_msg("%s", e.msg);
+    assert_memory_equal(&got, &want, sizeof got);
+    snprintf(buf, sizeof buf, "%s, \"layer_norm_epsilon\": {\"__float__\": \"NaN\"}}", text);
+    assert_int_equal(sl_mamba_config_parse(buf, strlen(buf), "config.json", &got, &e), -1);
+    assert_non_null(strstr(e.msg, "\"layer_norm_epsilon\" is not a number in (0, 1]"));
+    snprintf(buf, sizeof buf, "%s, \"state_size\": {\"__float__\": \"Infinity\"}}", text);
+    assert_int_equal(sl_mamba_config_parse(buf, strlen(buf), "config.json", &got, &e), -1);
+    assert_non_null(strstr(e.msg, "\"state_size\" is not an integer"));
     snprintf(buf, sizeof buf, "%s, \"layer_norm_epsilon\": Infinity}", text);
     assert_int_equal(sl_mamba_config_parse(buf, strlen(buf), "config.json", &got, &e), -1);
     assert_non_null(strstr(e.msg, "\"layer_norm_epsilon\" is not a number in (0, 1]"));
@@ -131,6 +224,21 @@ static void test_falcon_config(void **st)
     assert_int_equal(sl_mamba_config_parse(buf, strlen(buf), "config.json", &c, &e), -1);
     assert_non_null(strstr(e.msg, "\"mixer_rms_eps\" is not a number in (0, 1]"));
     free(text);
+    /* transformers 5.24's configs of the same models parse to the same */
+    const char *pairs[2][2] = {{"falcon_f32", "falcon_tf5"}, {"hf_f32", "hf_tf5"}};
+    for (int k = 0; k < 2; k++) {
+        sl_mamba_config c4, c5;
+        char *t4, *t5;
+        size_t l4, l5;
+        assert_int_equal(sl_read_file(fixture_config(pairs[k][0]), &t4, &l4, &e), 0);
+        assert_int_equal(sl_read_file(fixture_config(pairs[k][1]), &t5, &l5, &e), 0);
+        assert_int_equal(sl_mamba_config_parse(t4, l4, "config.json", &c4, &e), 0);
+        if (sl_mamba_config_parse(t5, l5, "config.json", &c5, &e))
+            fail_msg("%s: %s", pairs[k][1], e.msg);
+        assert_memory_equal(&c4, &c5, sizeof c4);
+        free(t4);
+        free(t5);
+    }
     /* a Mamba-1 config: no norms, whatever mixer_rms_eps says */
     assert_int_equal(sl_read_file(fixture_config("hf_f32"), &text, &len, &e), 0);
     p = strrchr(text, '}');
@@ -192,6 +300,12 @@ static void test_mamba2_config(void **st)
     m2_expect("m2_f32", "\"n_groups\": 1", "\"n_groups\": 2", NULL); /* 4 heads in 2 groups */
     m2_expect("m2_f32", "\"n_groups\": 1", "\"n_groups\": 3", "n_groups/ngroups does not divide the number of heads");
     m2_expect("m2_f32", "Infinity", "1.0", NULL); /* dt clamped to [0, 1] */
+    /* saved by transformers 5.24: [0.0, {"__float__": "Infinity"}] */
+    m2_expect("m2_tf5", "\"n_groups\": 1", "\"n_groups\": 1", NULL);
+    m2_expect("m2_tf5", "\"Infinity\"", "\"NaN\"", "time_step_limit/dt_limit is not [min, max]");
+    m2_expect("m2_tf5", "\"Infinity\"", "\"-Infinity\"", "time_step_limit/dt_limit is not [min, max]");
+    m2_expect("m2_tf5", "\"layer_norm_epsilon\": 1e-05", "\"layer_norm_epsilon\": {\"__float__\": \"Infinity\"}",
+              "\"layer_norm_epsilon\" is not a number in (0, 1]");
     m2_expect("m2_f32", "Infinity", "-1.0", "time_step_limit/dt_limit is not [min, max] with 0 <= min <= max");
     m2_expect("m2_f32", "\"time_step_limit\": [", "\"time_step_limit\": [3, ", "is not [min, max]");
     m2_expect("m2_f32", "\"num_heads\": 4", "\"num_heads\": 3", "num_heads x head_dim does not equal");
@@ -207,10 +321,8 @@ static void test_mamba2_config(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_json_option),
-        cmocka_unit_test(test_config),
-        cmocka_unit_test(test_falcon_config),
-        cmocka_unit_test(test_mamba2_config),
+        cmocka_unit_test(test_json_option),   cmocka_unit_test(test_json_tagged_floats), cmocka_unit_test(test_config),
+        cmocka_unit_test(test_falcon_config), cmocka_unit_test(test_mamba2_config),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
