@@ -1,0 +1,535 @@
+/* spaCy's rule-based tokenizer for English (text/wordtok.h). Names follow
+ * spacy/tokenizer.pyx: _tokenize_affixes (whitespace spans), _split_affixes,
+ * _attach_tokens, _apply_special_cases. */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "text/wordtok.h"
+
+#include <pcre2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "stream/buf.h"
+#include "stream/utf8.h"
+#include "text/textnorm.h"
+#include "text/wordtok_en_tables.h"
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+typedef struct {
+    const char *s; /* NUL-terminated */
+    uint32_t len;
+    uint32_t ntok;
+    const uint32_t *toklen; /* the lengths of its tokens */
+} special;
+
+typedef struct {
+    uint32_t n;       /* pattern tokens */
+    const char **tok; /* their texts */
+    uint32_t *len;
+} mpattern;
+
+struct sl_wordtok {
+    pcre2_code *prefix, *suffix, *infix, *url;
+    special *sp;
+    size_t nsp;
+    uint32_t *sp_slots; /* open addressing: index + 1, or 0 */
+    size_t sp_mask;
+    uint32_t *toklens;
+    mpattern *mp;
+    size_t nmp;
+    uint32_t *mp_slots; /* by the first token's text: pattern index + 1 (chains follow in mp_next) */
+    uint32_t *mp_next;
+    size_t mp_mask;
+    char *mp_text;
+};
+
+struct sl_wordtok_work {
+    pcre2_match_data *md;
+    sl_word *tok, *out;
+    size_t ntok, cap, outcap;
+    sl_word *pre, *suf; /* _split_affixes' prefixes and suffixes */
+    size_t npre, nsuf, precap, sufcap;
+    struct match {
+        uint32_t start, end, pat;
+    } * m, *kept;
+    size_t nm, mcap, keptcap;
+    uint8_t *seen;
+    size_t seencap;
+};
+
+static uint64_t hash(const char *s, size_t n)
+{
+    return XXH3_64bits(s, n);
+}
+
+static char *expand_classes(const char *p)
+{
+    sl_buf b = {0};
+    for (; *p; p++) {
+        if (*p == '\001') {
+            p++;
+            sl_buf_puts(&b, *p == 'w' ? wt_class_w : *p == 'd' ? wt_class_d : wt_class_s);
+        } else {
+            sl_buf_putc(&b, *p);
+        }
+    }
+    return b.data;
+}
+
+static pcre2_code *compile(const char *pat, const char *name, sl_err *err)
+{
+    char *p = expand_classes(pat);
+    int ec;
+    PCRE2_SIZE off;
+    pcre2_code *c = pcre2_compile((PCRE2_SPTR)p, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &off, NULL);
+    free(p);
+    if (!c) {
+        PCRE2_UCHAR msg[256];
+        pcre2_get_error_message(ec, msg, sizeof msg);
+        sl_errf(err, "word tokenizer: %s pattern, offset %zu: %s", name, (size_t)off, (char *)msg);
+        return NULL;
+    }
+    pcre2_jit_compile(c, PCRE2_JIT_COMPLETE); /* without JIT (unsupported CPU) the interpreter runs */
+    return c;
+}
+
+static long find_special(const sl_wordtok *t, const char *s, size_t n)
+{
+    size_t i = hash(s, n) & t->sp_mask;
+    for (; t->sp_slots[i]; i = (i + 1) & t->sp_mask) {
+        const special *sp = &t->sp[t->sp_slots[i] - 1];
+        if (sp->len == n && !memcmp(sp->s, s, n))
+            return (long)(t->sp_slots[i] - 1);
+    }
+    return -1;
+}
+
+sl_wordtok *sl_wordtok_new(const char *lang, sl_err *err)
+{
+    if (strcmp(lang, "en")) {
+        sl_errf(err, "`language` %s: no word tokenizer for it (there is: en)", lang);
+        return NULL;
+    }
+    sl_wordtok *t = sl_xcalloc(1, sizeof *t);
+    if (!(t->prefix = compile(wt_en_prefix, "prefix", err)) || !(t->suffix = compile(wt_en_suffix, "suffix", err)) ||
+        !(t->infix = compile(wt_en_infix, "infix", err)) || !(t->url = compile(wt_en_url, "url", err))) {
+        sl_wordtok_free(t);
+        return NULL;
+    }
+    /* exceptions */
+    t->nsp = NELEM(wt_en_special);
+    t->sp = sl_xcalloc(t->nsp, sizeof *t->sp);
+    size_t ntl = 0;
+    for (size_t i = 0; i < t->nsp; i++)
+        for (const char *q = wt_en_special[i][1]; *q; q++)
+            ntl += *q == '\037';
+    t->toklens = sl_xcalloc(ntl + 1, sizeof *t->toklens);
+    size_t k = 0;
+    t->sp_mask = 4095;
+    while (t->sp_mask < 2 * t->nsp)
+        t->sp_mask = t->sp_mask * 2 + 1;
+    t->sp_slots = sl_xcalloc(t->sp_mask + 1, sizeof *t->sp_slots);
+    for (size_t i = 0; i < t->nsp; i++) {
+        special *sp = &t->sp[i];
+        sp->s = wt_en_special[i][0];
+        sp->len = (uint32_t)strlen(sp->s);
+        sp->toklen = t->toklens + k;
+        uint32_t len = 0;
+        for (const char *q = wt_en_special[i][1]; *q; q++) {
+            if (*q == '\037') {
+                t->toklens[k++] = len;
+                sp->ntok++;
+                len = 0;
+            } else {
+                len++;
+            }
+        }
+        size_t h = hash(sp->s, sp->len) & t->sp_mask;
+        while (t->sp_slots[h])
+            h = (h + 1) & t->sp_mask;
+        t->sp_slots[h] = (uint32_t)i + 1;
+    }
+    /* the PhraseMatcher step's patterns (only the pattern side: the
+     * replacement is the exception found by the matched text) */
+    t->nmp = NELEM(wt_en_matcher);
+    t->mp = sl_xcalloc(t->nmp, sizeof *t->mp);
+    size_t tl = 0;
+    for (size_t i = 0; i < t->nmp; i++)
+        tl += strlen(wt_en_matcher[i][0]) + 1;
+    t->mp_text = sl_xmalloc(tl);
+    char *w = t->mp_text;
+    t->mp_mask = 1023;
+    t->mp_slots = sl_xcalloc(t->mp_mask + 1, sizeof *t->mp_slots);
+    t->mp_next = sl_xcalloc(t->nmp, sizeof *t->mp_next);
+    for (size_t i = 0; i < t->nmp; i++) {
+        mpattern *mp = &t->mp[i];
+        const char *q = wt_en_matcher[i][0];
+        for (const char *r = q; *r; r++)
+            mp->n += *r == '\037';
+        mp->tok = sl_xcalloc(mp->n, sizeof *mp->tok);
+        mp->len = sl_xcalloc(mp->n, sizeof *mp->len);
+        for (uint32_t j = 0; j < mp->n; j++) {
+            const char *e = strchr(q, '\037');
+            mp->tok[j] = w;
+            mp->len[j] = (uint32_t)(e - q);
+            memcpy(w, q, (size_t)(e - q));
+            w += e - q;
+            *w++ = 0;
+            q = e + 1;
+        }
+        size_t h = hash(mp->tok[0], mp->len[0]) & t->mp_mask;
+        /* chain patterns of the same first token: the slot keeps the first, mp_next the rest */
+        while (t->mp_slots[h]) {
+            const mpattern *o = &t->mp[t->mp_slots[h] - 1];
+            if (o->len[0] == mp->len[0] && !memcmp(o->tok[0], mp->tok[0], mp->len[0]))
+                break;
+            h = (h + 1) & t->mp_mask;
+        }
+        t->mp_next[i] = t->mp_slots[h];
+        t->mp_slots[h] = (uint32_t)i + 1;
+    }
+    return t;
+}
+
+void sl_wordtok_free(sl_wordtok *t)
+{
+    if (!t)
+        return;
+    pcre2_code_free(t->prefix);
+    pcre2_code_free(t->suffix);
+    pcre2_code_free(t->infix);
+    pcre2_code_free(t->url);
+    free(t->sp);
+    free(t->sp_slots);
+    free(t->toklens);
+    for (size_t i = 0; i < t->nmp; i++) {
+        free(t->mp[i].tok);
+        free(t->mp[i].len);
+    }
+    free(t->mp);
+    free(t->mp_slots);
+    free(t->mp_next);
+    free(t->mp_text);
+    free(t);
+}
+
+sl_wordtok_work *sl_wordtok_work_new(const sl_wordtok *t)
+{
+    (void)t;
+    sl_wordtok_work *w = sl_xcalloc(1, sizeof *w);
+    w->md = pcre2_match_data_create(4, NULL);
+    return w;
+}
+
+void sl_wordtok_work_free(sl_wordtok_work *w)
+{
+    if (!w)
+        return;
+    pcre2_match_data_free(w->md);
+    free(w->tok);
+    free(w->out);
+    free(w->pre);
+    free(w->suf);
+    free(w->m);
+    free(w->kept);
+    free(w->seen);
+    free(w);
+}
+
+static void push(sl_wordtok_work *w, uint32_t off, uint32_t len)
+{
+    if (w->ntok == w->cap) {
+        w->cap = w->cap ? 2 * w->cap : 256;
+        w->tok = sl_xrealloc(w->tok, w->cap * sizeof *w->tok);
+    }
+    w->tok[w->ntok++] = (sl_word){off, len};
+}
+
+static void push_special(sl_wordtok_work *w, const special *sp, uint32_t off)
+{
+    for (uint32_t i = 0; i < sp->ntok; i++) {
+        push(w, off, sp->toklen[i]);
+        off += sp->toklen[i];
+    }
+}
+
+/* Length of the first match of code in s[0..n), searched (Python
+ * re.search) or anchored (re.match); 0 when none. *start: where it starts. */
+static int search(const pcre2_code *code, sl_wordtok_work *w, const char *s, size_t n, size_t from, uint32_t flags,
+                  size_t *start, size_t *end)
+{
+    int rc = pcre2_match(code, (PCRE2_SPTR)s, n, from, flags | PCRE2_NO_UTF_CHECK, w->md, NULL);
+    if (rc < 0)
+        return 0;
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(w->md);
+    *start = ov[0];
+    *end = ov[1];
+    return 1;
+}
+
+static size_t find_prefix(const sl_wordtok *t, sl_wordtok_work *w, const char *s, size_t n)
+{
+    size_t a, b;
+    return search(t->prefix, w, s, n, 0, 0, &a, &b) ? b - a : 0;
+}
+
+static size_t find_suffix(const sl_wordtok *t, sl_wordtok_work *w, const char *s, size_t n)
+{
+    size_t a, b;
+    return search(t->suffix, w, s, n, 0, 0, &a, &b) ? b - a : 0;
+}
+
+static void affix_push(sl_word **v, size_t *n, size_t *cap, uint32_t off, uint32_t len)
+{
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 16;
+        *v = sl_xrealloc(*v, *cap * sizeof **v);
+    }
+    (*v)[(*n)++] = (sl_word){off, len};
+}
+
+/* One span text[a..b) without whitespace (or all whitespace). */
+static void tokenize_span(const sl_wordtok *t, sl_wordtok_work *w, const char *text, size_t a, size_t b)
+{
+    long sp = find_special(t, text + a, b - a);
+    if (sp >= 0) {
+        push_special(w, &t->sp[sp], (uint32_t)a);
+        return;
+    }
+    /* _split_affixes */
+    w->npre = w->nsuf = 0;
+    size_t last = 0;
+    while (b > a && b - a != last) {
+        if (find_special(t, text + a, b - a) >= 0)
+            break;
+        last = b - a;
+        size_t pre = find_prefix(t, w, text + a, b - a);
+        if (pre && b - a > pre && find_special(t, text + a + pre, b - a - pre) >= 0) {
+            affix_push(&w->pre, &w->npre, &w->precap, (uint32_t)a, (uint32_t)pre);
+            a += pre;
+            break;
+        }
+        size_t suf = find_suffix(t, w, text + a + pre, b - a - pre);
+        if (suf && b - a > suf && find_special(t, text + a, b - a - suf) >= 0) {
+            affix_push(&w->suf, &w->nsuf, &w->sufcap, (uint32_t)(b - suf), (uint32_t)suf);
+            b -= suf;
+            break;
+        }
+        if (pre && suf && pre + suf <= b - a) {
+            affix_push(&w->pre, &w->npre, &w->precap, (uint32_t)a, (uint32_t)pre);
+            affix_push(&w->suf, &w->nsuf, &w->sufcap, (uint32_t)(b - suf), (uint32_t)suf);
+            a += pre;
+            b -= suf;
+        } else if (pre) {
+            affix_push(&w->pre, &w->npre, &w->precap, (uint32_t)a, (uint32_t)pre);
+            a += pre;
+        } else if (suf) {
+            affix_push(&w->suf, &w->nsuf, &w->sufcap, (uint32_t)(b - suf), (uint32_t)suf);
+            b -= suf;
+        }
+    }
+    /* _attach_tokens */
+    for (size_t i = 0; i < w->npre; i++)
+        push(w, w->pre[i].off, w->pre[i].len);
+    if (b > a) {
+        size_t ms, me;
+        if ((sp = find_special(t, text + a, b - a)) >= 0) {
+            push_special(w, &t->sp[sp], (uint32_t)a);
+        } else if (search(t->url, w, text + a, b - a, 0, PCRE2_ANCHORED, &ms, &me)) {
+            push(w, (uint32_t)a, (uint32_t)(b - a));
+        } else {
+            /* infixes: Python's finditer (an empty match is followed by a
+             * search that may not be empty at the same place) */
+            const char *s = text + a;
+            size_t n = b - a, pos = 0, start = 0;
+            int any = 0;
+            uint32_t flags = 0;
+            while (pos <= n && search(t->infix, w, s, n, pos, flags, &ms, &me)) {
+                any = 1;
+                if (ms != 0) { /* infix_start == start_before_infixes (0): skipped */
+                    if (ms != start)
+                        push(w, (uint32_t)(a + start), (uint32_t)(ms - start));
+                    if (ms != me)
+                        push(w, (uint32_t)(a + ms), (uint32_t)(me - ms));
+                    start = me;
+                }
+                if (me == ms) {
+                    flags = PCRE2_NOTEMPTY_ATSTART;
+                    pos = me;
+                } else {
+                    flags = 0;
+                    pos = me;
+                }
+            }
+            if (!any)
+                push(w, (uint32_t)a, (uint32_t)n);
+            else if (start < n)
+                push(w, (uint32_t)(a + start), (uint32_t)(n - start));
+        }
+    }
+    for (size_t i = w->nsuf; i-- > 0;)
+        push(w, w->suf[i].off, w->suf[i].len);
+}
+
+static int is_ws_token(const char *text, sl_word t)
+{
+    const uint8_t *p = (const uint8_t *)text + t.off;
+    size_t n = t.len;
+    while (n) {
+        uint32_t cp = 0;
+        size_t k = sl_utf8_seq(p, n, &cp);
+        if (!k || !sl_tn_isspace(cp))
+            return 0;
+        p += k, n -= k;
+    }
+    return 1;
+}
+
+static int tok_eq(const char *text, sl_word t, const char *s, uint32_t len)
+{
+    return t.len == len && !memcmp(text + t.off, s, len);
+}
+
+static int cmp_len_start(const void *x, const void *y)
+{
+    const struct match *a = x, *b = y;
+    uint32_t la = a->end - a->start, lb = b->end - b->start;
+    if (la != lb)
+        return la < lb ? -1 : 1;
+    return a->start > b->start ? -1 : a->start < b->start; /* start descending */
+}
+
+static int cmp_start(const void *x, const void *y)
+{
+    const struct match *a = x, *b = y;
+    return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/* _apply_special_cases: the exceptions that the affix rules split (their
+ * split form is a matcher pattern) matched over the tokens; the longest
+ * first, then the leftmost, one that shares its first or last token with a
+ * span seen before is dropped (every matched span marks its tokens seen);
+ * a kept span whose text is an exception (its tokens touch) is replaced by
+ * the exception's tokens. */
+static void apply_special_cases(const sl_wordtok *t, sl_wordtok_work *w, const char *text)
+{
+    w->nm = 0;
+    for (size_t i = 0; i < w->ntok; i++) {
+        sl_word first = w->tok[i];
+        size_t h = hash(text + first.off, first.len) & t->mp_mask;
+        for (; t->mp_slots[h]; h = (h + 1) & t->mp_mask) {
+            const mpattern *p0 = &t->mp[t->mp_slots[h] - 1];
+            if (!tok_eq(text, first, p0->tok[0], p0->len[0]))
+                continue;
+            for (uint32_t pi = t->mp_slots[h]; pi; pi = t->mp_next[pi - 1]) {
+                const mpattern *p = &t->mp[pi - 1];
+                if (i + p->n > w->ntok)
+                    continue;
+                uint32_t j = 1;
+                while (j < p->n && tok_eq(text, w->tok[i + j], p->tok[j], p->len[j]))
+                    j++;
+                if (j < p->n)
+                    continue;
+                if (w->nm == w->mcap) {
+                    w->mcap = w->mcap ? 2 * w->mcap : 16;
+                    w->m = sl_xrealloc(w->m, w->mcap * sizeof *w->m);
+                }
+                w->m[w->nm++] = (struct match){(uint32_t)i, (uint32_t)(i + p->n), pi - 1};
+            }
+            break;
+        }
+    }
+    if (!w->nm)
+        return;
+    qsort(w->m, w->nm, sizeof *w->m, cmp_len_start);
+    if (w->seencap < w->ntok) {
+        free(w->seen);
+        w->seencap = w->ntok;
+        w->seen = sl_xmalloc(w->seencap);
+    }
+    memset(w->seen, 0, w->ntok);
+    if (w->keptcap < w->nm) {
+        free(w->kept);
+        w->keptcap = w->nm;
+        w->kept = sl_xmalloc(w->keptcap * sizeof *w->kept);
+    }
+    size_t kept = 0;
+    for (size_t k = w->nm; k-- > 0;) {
+        struct match m = w->m[k];
+        if (!w->seen[m.start] && !w->seen[m.end - 1])
+            w->kept[kept++] = m;
+        for (uint32_t s = m.start; s < m.end; s++)
+            w->seen[s] = 1;
+    }
+    qsort(w->kept, kept, sizeof *w->kept, cmp_start);
+    /* rebuild the token list */
+    size_t mi = 0;
+    sl_word *old = w->tok;
+    size_t nold = w->ntok;
+    w->tok = NULL;
+    w->ntok = 0;
+    w->cap = 0;
+    for (size_t i = 0; i < nold;) {
+        if (mi < kept && w->kept[mi].start == i) {
+            struct match m = w->kept[mi++];
+            int touch = 1;
+            for (uint32_t s = m.start; s + 1 < m.end; s++)
+                if (old[s].off + old[s].len != old[s + 1].off)
+                    touch = 0;
+            uint32_t off = old[m.start].off, end = old[m.end - 1].off + old[m.end - 1].len;
+            long sp = touch ? find_special(t, text + off, end - off) : -1;
+            if (sp >= 0)
+                push_special(w, &t->sp[sp], off);
+            else
+                for (uint32_t s = m.start; s < m.end; s++)
+                    push(w, old[s].off, old[s].len);
+            i = m.end;
+        } else {
+            push(w, old[i].off, old[i].len);
+            i++;
+        }
+    }
+    free(old);
+}
+
+size_t sl_wordtok_run(const sl_wordtok *t, sl_wordtok_work *w, const char *text, size_t n, const sl_word **words)
+{
+    w->ntok = 0;
+    /* _tokenize_affixes: spans of whitespace and of the rest; a single ' '
+     * after a word is its trailing space, not a token */
+    const uint8_t *p = (const uint8_t *)text;
+    size_t start = 0, i = 0;
+    int in_ws = -1;
+    while (i < n) {
+        uint32_t cp = 0;
+        size_t k = sl_utf8_seq(p + i, n - i, &cp);
+        if (!k)
+            k = 1;
+        int ws = sl_tn_isspace(cp);
+        if (in_ws < 0)
+            in_ws = ws;
+        if (ws != in_ws) {
+            if (start < i)
+                tokenize_span(t, w, text, start, i);
+            start = cp == ' ' ? i + 1 : i;
+            in_ws = !in_ws;
+        }
+        i += k;
+    }
+    if (start < n)
+        tokenize_span(t, w, text, start, n);
+    apply_special_cases(t, w, text);
+    /* datatrove's strip_strings: whitespace tokens dropped */
+    if (w->outcap < w->ntok) {
+        free(w->out);
+        w->outcap = w->ntok;
+        w->out = sl_xmalloc(w->outcap * sizeof *w->out);
+    }
+    size_t m = 0;
+    for (size_t j = 0; j < w->ntok; j++)
+        if (!is_ws_token(text, w->tok[j]))
+            w->out[m++] = w->tok[j];
+    *words = w->out;
+    return m;
+}

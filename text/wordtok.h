@@ -1,0 +1,41 @@
+/* Word tokenizers as datatrove 0.10.1 assigns them to languages
+ * (load_word_tokenizer): for "en", spaCy's rule-based tokenizer as
+ * `spacy.blank("en")` runs it, with datatrove's strip_strings after it
+ * (tokens that are only whitespace dropped). The algorithm is spaCy's
+ * Tokenizer (spacy/tokenizer.pyx): text split at whitespace, then per span
+ * the exceptions (special cases), prefixes and suffixes stripped in turn,
+ * the URL match, infixes; then the exceptions matched again over the tokens
+ * (its PhraseMatcher step). Rule tables: text/wordtok_en_tables.h,
+ * generated from spaCy by text/gen_wordtok_en.py (MIT License). The
+ * regexes run on PCRE2 with Python re's \w \d \s spelled out. Used by
+ * `dedup minhash`, and meant for the rule filters. */
+#ifndef SLUICE_TEXT_WORDTOK_H
+#define SLUICE_TEXT_WORDTOK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stream/err.h"
+
+typedef struct sl_wordtok sl_wordtok; /* compiled rules: read-only, shared by threads */
+
+/* A token: len bytes at text + off (every token is a piece of the text). */
+typedef struct sl_word {
+    uint32_t off, len;
+} sl_word;
+
+/* Per-thread state (match data, token arrays). */
+typedef struct sl_wordtok_work sl_wordtok_work;
+
+/* lang: "en" (the one language so far); NULL with err for others. */
+sl_wordtok *sl_wordtok_new(const char *lang, sl_err *err);
+void sl_wordtok_free(sl_wordtok *t);
+sl_wordtok_work *sl_wordtok_work_new(const sl_wordtok *t);
+void sl_wordtok_work_free(sl_wordtok_work *w);
+
+/* The words of text[0..n) (well-formed UTF-8, n < 4 GiB), whitespace tokens
+ * dropped: returns their count; *words points into w (valid until the next
+ * call). */
+size_t sl_wordtok_run(const sl_wordtok *t, sl_wordtok_work *w, const char *text, size_t n, const sl_word **words);
+
+#endif
