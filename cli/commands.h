@@ -26,5 +26,9 @@ extern const sl_command sl_cmd_merge;
 extern const sl_command sl_cmd_score;
 extern const sl_command sl_cmd_filter;
 extern const sl_command sl_cmd_dna;
+extern const sl_command sl_cmd_dedup;
+extern const sl_command sl_cmd_dedup_exact;
+extern const sl_command sl_cmd_dedup_lines;
+extern const sl_command sl_cmd_dedup_minhash;
 
 #endif

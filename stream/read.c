@@ -55,8 +55,7 @@ static void fit_buf(sl_buf *b, size_t need)
     sl_buf_clear(b);
 }
 
-/* Appends one output line for d. */
-static void put_doc(sl_buf *b, const sl_textdoc *d)
+void sl_read_put_doc(sl_buf *b, const sl_textdoc *d)
 {
     sl_buf_puts(b, "{\"id\":");
     if (d->id_is_string)
@@ -101,7 +100,7 @@ int sl_read_run(sl_docreader *r, const sl_docreader_opts *o, sl_output *out, int
         for (int i = 0; i < n; i++) {
             const sl_textdoc *d = &docs[i];
             fit_buf(&lines[i], d->id.len + d->text.len + d->meta.len + 16);
-            put_doc(&lines[i], d);
+            sl_read_put_doc(&lines[i], d);
         }
         /* the documents before a read error are written too: on standard
          * output they are what a stream consumer has seen */

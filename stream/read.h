@@ -16,6 +16,9 @@
  * opened with: with a field other than "text", an input field named "text"
  * would clash with the output's and is dropped from the metadata (one
  * warning on stderr unless o->quiet). progress: sl_progress mode. */
+/* Appends d's output line, {"id":...,"text":...,<the other fields>}\n, to b. */
+void sl_read_put_doc(sl_buf *b, const sl_textdoc *d);
+
 int sl_read_run(sl_docreader *r, const sl_docreader_opts *o, sl_output *out, int progress, sl_err *err);
 
 #endif

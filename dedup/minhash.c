@@ -1,0 +1,246 @@
+/* MinHash signatures as datatrove 0.10.1 computes them (dedup/minhash.h). */
+#include "dedup/minhash.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "text/textnorm.h"
+#include "text/wordtok.h"
+
+#define MERSENNE ((UINT64_C(1) << 61) - 1)
+
+struct sl_minhash {
+    sl_minhash_config c;
+    int nperm;
+    uint64_t *a, *b;
+    sl_wordtok *tok;
+};
+
+struct sl_minhash_work {
+    sl_textnorm tn;
+    sl_buf norm, gram;
+    sl_wordtok_work *tw;
+    uint64_t *sh;
+    size_t shcap;
+};
+
+int sl_minhash_bits(int hash)
+{
+    return hash == SL_MH_XXHASH32 || hash == SL_MH_SHA1_32 ? 32 : 64;
+}
+
+const char *sl_minhash_hash_name(int hash)
+{
+    static const char *const names[] = {"xxhash64", "xxhash32", "sha1-64", "sha1-32"};
+    return hash >= 0 && hash < 4 ? names[hash] : "?";
+}
+
+/* --- numpy's RandomState -------------------------------------------------- */
+
+void sl_mt19937_seed(sl_mt19937 *s, uint32_t seed)
+{
+    for (int i = 0; i < 624; i++) {
+        s->key[i] = seed;
+        seed = 1812433253u * (seed ^ (seed >> 30)) + (uint32_t)i + 1;
+    }
+    s->pos = 624;
+}
+
+static void mt_generate(sl_mt19937 *s)
+{
+    uint32_t *k = s->key, y;
+    int i;
+    for (i = 0; i < 624 - 397; i++) {
+        y = (k[i] & 0x80000000u) | (k[i + 1] & 0x7fffffffu);
+        k[i] = k[i + 397] ^ (y >> 1) ^ (-(y & 1) & 0x9908b0dfu);
+    }
+    for (; i < 623; i++) {
+        y = (k[i] & 0x80000000u) | (k[i + 1] & 0x7fffffffu);
+        k[i] = k[i + 397 - 624] ^ (y >> 1) ^ (-(y & 1) & 0x9908b0dfu);
+    }
+    y = (k[623] & 0x80000000u) | (k[0] & 0x7fffffffu);
+    k[623] = k[396] ^ (y >> 1) ^ (-(y & 1) & 0x9908b0dfu);
+    s->pos = 0;
+}
+
+uint32_t sl_mt19937_next32(sl_mt19937 *s)
+{
+    if (s->pos == 624)
+        mt_generate(s);
+    uint32_t y = s->key[s->pos++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    y ^= y >> 18;
+    return y;
+}
+
+void sl_np_randint_u64(sl_mt19937 *s, uint64_t low, uint64_t high, size_t n, uint64_t *out)
+{
+    /* random_bounded_uint64_fill with use_masked (RandomState's legacy
+     * method) for a range above 2^32: a 64-bit draw is two 32-bit ones,
+     * the first the high half; drawn values above the range are rejected */
+    uint64_t rng = high - low - 1, mask = rng;
+    mask |= mask >> 1, mask |= mask >> 2, mask |= mask >> 4;
+    mask |= mask >> 8, mask |= mask >> 16, mask |= mask >> 32;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v;
+        do {
+            uint64_t hi = sl_mt19937_next32(s);
+            v = (hi << 32 | sl_mt19937_next32(s)) & mask;
+        } while (v > rng);
+        out[i] = low + v;
+    }
+}
+
+/* --- signatures ----------------------------------------------------------- */
+
+sl_minhash *sl_minhash_new(const sl_minhash_config *c, sl_err *err)
+{
+    if (c->ngram < 1 || c->ngram > 1000)
+        return sl_errf(err, "`ngram` %d: must be 1..1000", c->ngram), NULL;
+    if (c->buckets < 1 || c->buckets > 1024)
+        return sl_errf(err, "`buckets` %d: must be 1..1024", c->buckets), NULL;
+    if (c->rows < 1 || c->rows > 1024 || c->buckets * c->rows > 65536)
+        return sl_errf(err, "`rows` %d: must be 1..1024, and buckets x rows at most 65536", c->rows), NULL;
+    if (c->seed > UINT32_MAX)
+        return sl_errf(err, "`seed` %llu: must be below 2^32 (numpy's RandomState)", (unsigned long long)c->seed), NULL;
+    if (c->hash < 0 || c->hash > 3)
+        return sl_errf(err, "`hash` %d: unknown", c->hash), NULL;
+    sl_wordtok *tok = sl_wordtok_new(c->language ? c->language : "en", err);
+    if (!tok)
+        return NULL;
+    sl_minhash *m = sl_xcalloc(1, sizeof *m);
+    m->c = *c;
+    m->tok = tok;
+    m->nperm = c->buckets * c->rows;
+    m->a = sl_xmalloc((size_t)m->nperm * sizeof *m->a);
+    m->b = sl_xmalloc((size_t)m->nperm * sizeof *m->b);
+    sl_mt19937 mt;
+    sl_mt19937_seed(&mt, (uint32_t)c->seed);
+    sl_np_randint_u64(&mt, 1, MERSENNE, (size_t)m->nperm, m->a);
+    sl_np_randint_u64(&mt, 0, MERSENNE, (size_t)m->nperm, m->b);
+    return m;
+}
+
+void sl_minhash_free(sl_minhash *m)
+{
+    if (!m)
+        return;
+    sl_wordtok_free(m->tok);
+    free(m->a);
+    free(m->b);
+    free(m);
+}
+
+const sl_minhash_config *sl_minhash_config_of(const sl_minhash *m)
+{
+    return &m->c;
+}
+
+const uint64_t *sl_minhash_a(const sl_minhash *m)
+{
+    return m->a;
+}
+
+const uint64_t *sl_minhash_b(const sl_minhash *m)
+{
+    return m->b;
+}
+
+sl_minhash_work *sl_minhash_work_new(const sl_minhash *m)
+{
+    sl_minhash_work *w = sl_xcalloc(1, sizeof *w);
+    w->tw = sl_wordtok_work_new(m->tok);
+    return w;
+}
+
+void sl_minhash_work_free(sl_minhash_work *w)
+{
+    if (!w)
+        return;
+    sl_textnorm_free(&w->tn);
+    sl_buf_free(&w->norm);
+    sl_buf_free(&w->gram);
+    sl_wordtok_work_free(w->tw);
+    free(w->sh);
+    free(w);
+}
+
+static uint64_t hash_gram(int hash, const char *s, size_t n)
+{
+    uint8_t d[20];
+    switch (hash) {
+    case SL_MH_XXHASH64: return XXH64(s, n, 0);
+    case SL_MH_XXHASH32: return XXH32(s, n, 0);
+    case SL_MH_SHA1_64:
+        sl_sha1(s, n, d);
+        return (uint64_t)d[0] | (uint64_t)d[1] << 8 | (uint64_t)d[2] << 16 | (uint64_t)d[3] << 24 |
+               (uint64_t)d[4] << 32 | (uint64_t)d[5] << 40 | (uint64_t)d[6] << 48 | (uint64_t)d[7] << 56;
+    default:
+        sl_sha1(s, n, d);
+        return (uint64_t)d[0] | (uint64_t)d[1] << 8 | (uint64_t)d[2] << 16 | (uint64_t)d[3] << 24;
+    }
+}
+
+/* x mod (2^61 - 1) for any 64-bit x: 2^61 = 1 (mod p), so x = hi*2^61 + lo
+ * = hi + lo, at most p + 7. */
+static inline uint64_t mod_mersenne(uint64_t x)
+{
+    uint64_t r = (x & MERSENNE) + (x >> 61);
+    return r >= MERSENNE ? r - MERSENNE : r;
+}
+
+int sl_minhash_signature(const sl_minhash *m, sl_minhash_work *w, const char *text, size_t n, uint64_t *sig,
+                         const uint64_t **shingles, size_t *nshingles)
+{
+    sl_simplify_text(&w->tn, text, n, &w->norm);
+    const sl_word *words;
+    size_t nw = sl_wordtok_run(m->tok, w->tw, w->norm.data, w->norm.len, &words);
+    size_t g = (size_t)m->c.ngram;
+    if (nw < g) {
+        if (shingles)
+            *shingles = NULL, *nshingles = 0;
+        return 0;
+    }
+    size_t ns = nw - g + 1;
+    if (w->shcap < ns) {
+        free(w->sh);
+        w->shcap = ns + ns / 2;
+        w->sh = sl_xmalloc(w->shcap * sizeof *w->sh);
+    }
+    const char *t = w->norm.data;
+    for (size_t i = 0; i < ns; i++) {
+        /* " ".join(words[i:i+g]): a piece of the text when the words are
+         * one space apart there */
+        const sl_word *x = words + i;
+        int contiguous = 1;
+        for (size_t j = 1; j < g && contiguous; j++)
+            contiguous = x[j].off == x[j - 1].off + x[j - 1].len + 1 && t[x[j].off - 1] == ' ';
+        if (contiguous) {
+            w->sh[i] = hash_gram(m->c.hash, t + x[0].off, x[g - 1].off + x[g - 1].len - x[0].off);
+            continue;
+        }
+        sl_buf_clear(&w->gram);
+        for (size_t j = 0; j < g; j++) {
+            if (j)
+                sl_buf_putc(&w->gram, ' ');
+            sl_buf_append(&w->gram, t + x[j].off, x[j].len);
+        }
+        w->sh[i] = hash_gram(m->c.hash, w->gram.data, w->gram.len);
+    }
+    const uint64_t *a = m->a, *b = m->b;
+    uint64_t mask = sl_minhash_bits(m->c.hash) == 32 ? UINT32_MAX : UINT64_MAX;
+    for (int j = 0; j < m->nperm; j++) {
+        uint64_t aj = a[j], bj = b[j], lo = UINT64_MAX;
+        for (size_t i = 0; i < ns; i++) {
+            uint64_t v = mod_mersenne(w->sh[i] * aj + bj) & mask;
+            lo = v < lo ? v : lo;
+        }
+        sig[j] = lo;
+    }
+    if (shingles)
+        *shingles = w->sh, *nshingles = ns;
+    return 1;
+}

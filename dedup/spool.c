@@ -1,0 +1,52 @@
+/* Unnamed temporary files (dedup/spool.h). */
+#include "dedup/spool.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+FILE *sl_spool_new(const char *what, sl_err *err)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    size_t n = strlen(dir) + 32;
+    char *path = sl_xmalloc(n);
+    snprintf(path, n, "%s/sluice-dedup-XXXXXX", dir);
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        sl_errf(err, "%s: cannot create a temporary file for the %s: %s", dir, what, strerror(errno));
+        free(path);
+        return NULL;
+    }
+    unlink(path);
+    free(path);
+    FILE *f = fdopen(fd, "w+b");
+    if (!f) {
+        close(fd);
+        sl_errf(err, "%s: %s", dir, strerror(errno));
+        return NULL;
+    }
+    setvbuf(f, NULL, _IOFBF, 1 << 20);
+    return f;
+}
+
+int sl_spool_write(FILE *f, const void *p, size_t n, sl_err *err)
+{
+    if (n && fwrite(p, 1, n, f) != n)
+        return sl_errf(err, "temporary file: write error: %s (is $TMPDIR full?)", strerror(errno));
+    return 0;
+}
+
+int sl_spool_read(FILE *f, void *p, size_t n, sl_err *err)
+{
+    if (!n)
+        return 0;
+    size_t got = fread(p, 1, n, f);
+    if (got == n)
+        return 0;
+    if (got == 0 && feof(f))
+        return 1;
+    return sl_errf(err, "temporary file: read error or truncated");
+}

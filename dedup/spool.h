@@ -1,0 +1,18 @@
+/* Temporary files for the dedup stage: unnamed (unlinked at once) under
+ * $TMPDIR (or /tmp), written then read back in order. A minimal stand-in
+ * for a shared spill module. */
+#ifndef SLUICE_DEDUP_SPOOL_H
+#define SLUICE_DEDUP_SPOOL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "stream/err.h"
+
+/* A new unnamed file open for writing and reading; NULL with err. */
+FILE *sl_spool_new(const char *what, sl_err *err);
+/* fwrite / fread that fill err (0 ok, -1 error; read: 1 at a clean end). */
+int sl_spool_write(FILE *f, const void *p, size_t n, sl_err *err);
+int sl_spool_read(FILE *f, void *p, size_t n, sl_err *err);
+
+#endif

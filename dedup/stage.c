@@ -1,0 +1,739 @@
+/* The dedup stage (dedup/dedup.h).
+ *
+ * Pass 1 reads the documents in batches; the keys (a 128-bit hash of the
+ * text, or of each line, or a MinHash signature) are computed by OpenMP
+ * threads, and each document goes to a spool file in input order. Then the
+ * clusters are made: exact, a hash table (the first document of each text
+ * is the root); minhash, each bucket's (band of the signature, document)
+ * records sorted as datatrove sorts them and equal neighbours united as
+ * datatrove's MinhashDedupCluster unites them (union by size, the first of
+ * a pair the root on a tie). Bucket records beyond the memory budget go to
+ * sorted runs on disk, merged per bucket. Pass 2 reads the spool and writes
+ * the kept documents. */
+#include "dedup/dedup.h"
+
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "dedup/spool.h"
+#include "stream/json.h"
+#include "stream/progress.h"
+#include "stream/read.h"
+#include "stream/utf8.h"
+#include "text/textnorm.h"
+
+typedef struct {
+    uint64_t lo, hi;
+} key128;
+
+static key128 key_of(const char *s, size_t n)
+{
+    XXH128_hash_t h = XXH3_128bits(s, n);
+    return (key128){h.low64, h.high64};
+}
+
+/* --- a map from 128-bit keys to a document number ------------------------- */
+
+typedef struct {
+    key128 k;
+    uint32_t idx; /* document + 1; 0: empty slot */
+    uint32_t n;   /* documents with this key */
+} slot;
+
+typedef struct {
+    slot *s;
+    size_t cap, n;
+} keymap;
+
+static slot *keymap_get(keymap *m, key128 k, int *fresh)
+{
+    if (2 * (m->n + 1) > m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 1024;
+        slot *s = sl_xcalloc(cap, sizeof *s);
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->s[i].idx) {
+                size_t j = m->s[i].k.lo & (cap - 1);
+                while (s[j].idx)
+                    j = (j + 1) & (cap - 1);
+                s[j] = m->s[i];
+            }
+        free(m->s);
+        m->s = s;
+        m->cap = cap;
+    }
+    size_t j = k.lo & (m->cap - 1);
+    while (m->s[j].idx && (m->s[j].k.lo != k.lo || m->s[j].k.hi != k.hi))
+        j = (j + 1) & (m->cap - 1);
+    *fresh = !m->s[j].idx;
+    if (*fresh) {
+        m->s[j].k = k;
+        m->n++;
+    }
+    return &m->s[j];
+}
+
+/* --- union-find, as datatrove's MinhashDedupCluster ----------------------- */
+
+typedef struct {
+    uint32_t *parent, *size;
+    size_t cap;
+} uf;
+
+static void uf_grow(uf *u, size_t n)
+{
+    if (n <= u->cap)
+        return;
+    size_t cap = u->cap ? u->cap : 4096;
+    while (cap < n)
+        cap *= 2;
+    u->parent = sl_xrealloc(u->parent, cap * sizeof *u->parent);
+    u->size = sl_xrealloc(u->size, cap * sizeof *u->size);
+    for (size_t i = u->cap; i < cap; i++)
+        u->parent[i] = (uint32_t)i, u->size[i] = 1;
+    u->cap = cap;
+}
+
+static uint32_t uf_find(uf *u, uint32_t x)
+{
+    uint32_t r = x;
+    while (u->parent[r] != r)
+        r = u->parent[r];
+    while (u->parent[x] != r) { /* path compression: the roots are not changed by it */
+        uint32_t nx = u->parent[x];
+        u->parent[x] = r;
+        x = nx;
+    }
+    return r;
+}
+
+/* union(a, b): b's root joins a's unless b's set is larger */
+static void uf_union(uf *u, uint32_t a, uint32_t b)
+{
+    uint32_t ra = uf_find(u, a), rb = uf_find(u, b);
+    if (ra == rb)
+        return;
+    if (u->size[ra] < u->size[rb]) {
+        uint32_t t = ra;
+        ra = rb, rb = t;
+    }
+    u->parent[rb] = ra;
+    u->size[ra] += u->size[rb];
+}
+
+/* --- bucket records: rows values then the document, as uint64 ------------- */
+
+typedef struct {
+    uint64_t off, n; /* in the runs file, records */
+} run;
+
+typedef struct {
+    int buckets, rows, stride;
+    uint64_t **rec;
+    size_t *n, *cap;
+    size_t mem, budget;
+    FILE *runs;
+    run **run_of; /* per bucket */
+    size_t *nrun;
+    uint64_t runs_end;
+} buckets;
+
+static int cmp_rec(const void *x, const void *y, void *ctx)
+{
+    const uint64_t *a = x, *b = y;
+    int n = *(const int *)ctx; /* rows + 1: the document number breaks ties, as in datatrove's sort */
+    for (int i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return a[i] < b[i] ? -1 : 1;
+    return 0;
+}
+
+static int spill(buckets *bk, int b, sl_err *err)
+{
+    if (!bk->n[b])
+        return 0;
+    if (!bk->runs && !(bk->runs = sl_spool_new("signature runs", err)))
+        return -1;
+    qsort_r(bk->rec[b], bk->n[b], (size_t)bk->stride * 8, cmp_rec, &bk->stride);
+    if (fseeko(bk->runs, (off_t)bk->runs_end, SEEK_SET) != 0 ||
+        sl_spool_write(bk->runs, bk->rec[b], bk->n[b] * (size_t)bk->stride * 8, err) < 0)
+        return -1;
+    bk->run_of[b] = sl_xrealloc(bk->run_of[b], (bk->nrun[b] + 1) * sizeof **bk->run_of);
+    bk->run_of[b][bk->nrun[b]++] = (run){bk->runs_end, bk->n[b]};
+    bk->runs_end += bk->n[b] * (uint64_t)bk->stride * 8;
+    bk->mem -= bk->n[b] * (size_t)bk->stride * 8;
+    bk->n[b] = 0;
+    free(bk->rec[b]);
+    bk->rec[b] = NULL;
+    bk->cap[b] = 0;
+    return 0;
+}
+
+static int bk_add(buckets *bk, const uint64_t *sig, uint32_t idx, sl_err *err)
+{
+    for (int b = 0; b < bk->buckets; b++) {
+        if (bk->n[b] == bk->cap[b]) {
+            bk->cap[b] = bk->cap[b] ? 2 * bk->cap[b] : 1024;
+            bk->rec[b] = sl_xrealloc(bk->rec[b], bk->cap[b] * (size_t)bk->stride * 8);
+        }
+        uint64_t *r = bk->rec[b] + bk->n[b]++ * (size_t)bk->stride;
+        memcpy(r, sig + (size_t)b * bk->rows, (size_t)bk->rows * 8);
+        r[bk->rows] = idx;
+        bk->mem += (size_t)bk->stride * 8;
+    }
+    if (bk->mem > bk->budget)
+        for (int b = 0; b < bk->buckets; b++)
+            if (spill(bk, b, err) < 0)
+                return -1;
+    return 0;
+}
+
+/* A reader of one sorted run. */
+typedef struct {
+    uint64_t *buf;
+    size_t nbuf, pos;
+    uint64_t off, left; /* next record's offset in the file, records left */
+} run_reader;
+
+static int rr_fill(buckets *bk, run_reader *r, sl_err *err)
+{
+    size_t want = r->left < 4096 ? (size_t)r->left : 4096;
+    if (fseeko(bk->runs, (off_t)r->off, SEEK_SET) != 0 ||
+        sl_spool_read(bk->runs, r->buf, want * (size_t)bk->stride * 8, err) != 0)
+        return sl_errf(err, "signature runs: read error");
+    r->nbuf = want;
+    r->pos = 0;
+    r->off += want * (uint64_t)bk->stride * 8;
+    r->left -= want;
+    return 0;
+}
+
+/* Walks bucket b in sorted order, uniting equal neighbours. */
+static int bk_cluster(buckets *bk, int b, uf *u, sl_err *err)
+{
+    size_t st = (size_t)bk->stride;
+    if (!bk->nrun[b]) {
+        qsort_r(bk->rec[b], bk->n[b], st * 8, cmp_rec, &bk->stride);
+        for (size_t i = 1; i < bk->n[b]; i++) {
+            const uint64_t *p = bk->rec[b] + (i - 1) * st, *c = bk->rec[b] + i * st;
+            if (!memcmp(p, c, (size_t)bk->rows * 8))
+                uf_union(u, (uint32_t)p[bk->rows], (uint32_t)c[bk->rows]);
+        }
+        return 0;
+    }
+    if (spill(bk, b, err) < 0)
+        return -1;
+    size_t k = bk->nrun[b];
+    run_reader *rr = sl_xcalloc(k, sizeof *rr);
+    int rc = 0;
+    for (size_t i = 0; i < k && rc == 0; i++) {
+        rr[i].buf = sl_xmalloc(4096 * st * 8);
+        rr[i].off = bk->run_of[b][i].off;
+        rr[i].left = bk->run_of[b][i].n;
+        rc = rr_fill(bk, &rr[i], err);
+    }
+    uint64_t *prev = sl_xmalloc(st * 8);
+    int have_prev = 0;
+    while (rc == 0) {
+        /* the smallest head (k is small: a linear scan) */
+        size_t best = k;
+        for (size_t i = 0; i < k; i++) {
+            if (rr[i].pos == rr[i].nbuf)
+                continue;
+            if (best == k || cmp_rec(rr[i].buf + rr[i].pos * st, rr[best].buf + rr[best].pos * st, &bk->stride) < 0)
+                best = i;
+        }
+        if (best == k)
+            break;
+        const uint64_t *c = rr[best].buf + rr[best].pos * st;
+        if (have_prev && !memcmp(prev, c, (size_t)bk->rows * 8))
+            uf_union(u, (uint32_t)prev[bk->rows], (uint32_t)c[bk->rows]);
+        memcpy(prev, c, st * 8);
+        have_prev = 1;
+        if (++rr[best].pos == rr[best].nbuf && rr[best].left)
+            rc = rr_fill(bk, &rr[best], err);
+    }
+    for (size_t i = 0; i < k; i++)
+        free(rr[i].buf);
+    free(rr);
+    free(prev);
+    return rc;
+}
+
+static void bk_free(buckets *bk)
+{
+    for (int b = 0; b < bk->buckets; b++) {
+        free(bk->rec[b]);
+        free(bk->run_of[b]);
+    }
+    free(bk->rec);
+    free(bk->n);
+    free(bk->cap);
+    free(bk->run_of);
+    free(bk->nrun);
+    if (bk->runs)
+        fclose(bk->runs);
+}
+
+/* --- per-document work in a batch ----------------------------------------- */
+
+typedef struct {
+    sl_textdoc d;
+    sl_buf line;   /* the output line (exact, minhash) */
+    key128 key;    /* exact */
+    uint64_t *sig; /* minhash */
+    int has_sig;
+    key128 *lkeys; /* lines: per line; {0,0}: never removed */
+    size_t nlines, lcap;
+} item;
+
+typedef struct {
+    sl_textnorm tn;
+    sl_buf norm;
+    sl_minhash_work *mw;
+} worker;
+
+static void line_keys(item *it, worker *w, size_t min_chars)
+{
+    it->nlines = 0;
+    const char *s = it->d.text.data ? it->d.text.data : "";
+    size_t n = it->d.text.len;
+    for (size_t a = 0;;) {
+        const char *nl = memchr(s + a, '\n', n - a);
+        size_t b = nl ? (size_t)(nl - s) : n;
+        sl_simplify_text(&w->tn, s + a, b - a, &w->norm);
+        size_t cps = 0;
+        for (size_t i = 0; i < w->norm.len; i++)
+            cps += ((uint8_t)w->norm.data[i] & 0xC0) != 0x80;
+        if (it->nlines == it->lcap) {
+            it->lcap = it->lcap ? 2 * it->lcap : 16;
+            it->lkeys = sl_xrealloc(it->lkeys, it->lcap * sizeof *it->lkeys);
+        }
+        key128 k = {0, 0};
+        if (cps >= min_chars && cps > 0) {
+            k = key_of(w->norm.data, w->norm.len);
+            if (!k.lo && !k.hi)
+                k.lo = 1;
+        }
+        it->lkeys[it->nlines++] = k;
+        if (!nl)
+            break;
+        a = b + 1;
+    }
+}
+
+/* spool records: u32 id length, id (JSON), u32 line length, line; lines
+ * mode: u32 text length, text, u32 meta length, meta, u32 lines, keys */
+static int put32(FILE *f, uint32_t v, sl_err *err)
+{
+    return sl_spool_write(f, &v, 4, err);
+}
+
+static int put_blob(FILE *f, const void *p, size_t n, sl_err *err)
+{
+    if (n > UINT32_MAX)
+        return sl_errf(err, "document too large for the spool");
+    if (put32(f, (uint32_t)n, err) < 0)
+        return -1;
+    return sl_spool_write(f, p, n, err);
+}
+
+static int get_blob(FILE *f, sl_buf *b, sl_err *err)
+{
+    uint32_t n;
+    int rc = sl_spool_read(f, &n, 4, err);
+    if (rc)
+        return rc;
+    sl_buf_clear(b);
+    sl_buf_reserve(b, n + 1);
+    if (sl_spool_read(f, b->data, n, err) != 0)
+        return sl_errf(err, "temporary file: truncated");
+    b->len = n;
+    b->data[n] = 0;
+    return 0;
+}
+
+static void id_json(sl_buf *b, const sl_textdoc *d)
+{
+    sl_buf_clear(b);
+    if (d->id_is_string)
+        sl_json_put_str(b, d->id.data, d->id.len);
+    else
+        sl_buf_append(b, d->id.data, d->id.len);
+}
+
+/* Appends the annotation fields to a line {...}\n. */
+static void annotate_line(sl_buf *line, uint64_t cluster, uint64_t count)
+{
+    if (line->len >= 2 && line->data[line->len - 1] == '\n' && line->data[line->len - 2] == '}') {
+        line->len -= 2;
+        sl_buf_printf(line, ",\"dup_cluster\":%llu,\"dup_count\":%llu}\n", (unsigned long long)cluster,
+                      (unsigned long long)count);
+    }
+}
+
+/* --- the stage ------------------------------------------------------------ */
+
+typedef struct {
+    uint32_t idx;
+    char *id;
+} root_id;
+
+static int cmp_root(const void *x, const void *y)
+{
+    const root_id *a = x, *b = y;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static int write_summary(const sl_dedup_opts *o, const sl_dedup_stats *st, sl_err *err)
+{
+    static const char *const modes[] = {"exact", "lines", "minhash"};
+    sl_buf b = {0};
+    sl_buf_printf(&b, "{\"mode\":\"%s\"", modes[o->mode]);
+    if (o->mode == SL_DEDUP_EXACT)
+        sl_buf_printf(&b, ",\"normalize\":%s", o->normalize ? "true" : "false");
+    if (o->mode == SL_DEDUP_MINHASH)
+        sl_buf_printf(&b, ",\"ngram\":%d,\"buckets\":%d,\"rows\":%d,\"seed\":%llu,\"hash\":\"%s\",\"language\":\"%s\"",
+                      o->mh.ngram, o->mh.buckets, o->mh.rows, (unsigned long long)o->mh.seed,
+                      sl_minhash_hash_name(o->mh.hash), o->mh.language ? o->mh.language : "en");
+    sl_buf_printf(&b, ",\"docs\":%llu,\"empty\":%llu,\"kept\":%llu,\"removed\":%llu", (unsigned long long)st->docs,
+                  (unsigned long long)st->empty, (unsigned long long)st->kept, (unsigned long long)st->removed);
+    if (o->mode == SL_DEDUP_LINES)
+        sl_buf_printf(&b, ",\"lines\":%llu,\"lines_removed\":%llu", (unsigned long long)st->lines,
+                      (unsigned long long)st->lines_removed);
+    else
+        sl_buf_printf(&b, ",\"clusters\":%llu", (unsigned long long)st->clusters);
+    if (o->mode == SL_DEDUP_MINHASH)
+        sl_buf_printf(&b, ",\"no_signature\":%llu", (unsigned long long)st->no_signature);
+    if (o->mode != SL_DEDUP_LINES) {
+        sl_buf_puts(&b, ",\"cluster_sizes\":{");
+        int first = 1;
+        for (int k = 2; k <= 64; k++)
+            if (st->hist[k]) {
+                sl_buf_printf(&b, "%s\"%s%d\":%llu", first ? "" : ",", k == 64 ? ">=" : "", k,
+                              (unsigned long long)st->hist[k]);
+                first = 0;
+            }
+        sl_buf_putc(&b, '}');
+    }
+    sl_buf_puts(&b, "}\n");
+    sl_output *out = sl_output_open(o->summary, err);
+    int rc = out ? sl_output_write(out, b.data, b.len, err) : -1;
+    if (out)
+        rc = rc < 0 ? (sl_output_abort(out), -1) : sl_output_commit(out, err);
+    sl_buf_free(&b);
+    return rc;
+}
+
+int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_opts *o, sl_output *out,
+                 sl_dedup_stats *st, sl_err *err)
+{
+    memset(st, 0, sizeof *st);
+    if (o->mode == SL_DEDUP_LINES && o->annotate)
+        return sl_errf(err, "`annotate`: not for line deduplication");
+    sl_minhash *mh = NULL;
+    if (o->mode == SL_DEDUP_MINHASH && !(mh = sl_minhash_new(&o->mh, err)))
+        return -1;
+    int nthreads = omp_get_max_threads();
+    worker *wk = sl_xcalloc((size_t)nthreads, sizeof *wk);
+    for (int t = 0; t < nthreads; t++)
+        if (mh)
+            wk[t].mw = sl_minhash_work_new(mh);
+    int nperm = mh ? o->mh.buckets * o->mh.rows : 0;
+    size_t budget = ro->mem_budget ? ro->mem_budget : SL_DOCS_DEFAULT_MEM_BUDGET;
+    enum { BATCH = 1024 };
+    size_t batch_limit = sl_docs_batch_cap(budget / 4, 0);
+    item *items = sl_xcalloc(BATCH, sizeof *items);
+    for (int i = 0; i < BATCH && nperm; i++)
+        items[i].sig = sl_xmalloc((size_t)nperm * 8);
+    buckets bk = {0};
+    if (mh) {
+        bk.buckets = o->mh.buckets;
+        bk.rows = o->mh.rows;
+        bk.stride = bk.rows + 1;
+        bk.rec = sl_xcalloc((size_t)bk.buckets, sizeof *bk.rec);
+        bk.n = sl_xcalloc((size_t)bk.buckets, sizeof *bk.n);
+        bk.cap = sl_xcalloc((size_t)bk.buckets, sizeof *bk.cap);
+        bk.run_of = sl_xcalloc((size_t)bk.buckets, sizeof *bk.run_of);
+        bk.nrun = sl_xcalloc((size_t)bk.buckets, sizeof *bk.nrun);
+        bk.budget = budget / 2;
+    }
+    keymap km = {0};
+    uf u = {0};
+    sl_buf idb = {0}, tmp = {0}, tmp2 = {0};
+    FILE *spool = sl_spool_new("documents", err);
+    FILE *rem = NULL;
+    sl_output *removed = NULL;
+    root_id *roots = NULL;
+    size_t nroots = 0;
+    sl_progress *pg = sl_progress_start("dedup", "docs", o->progress);
+    sl_progress_track(pg, sl_docreader_position, r);
+    uint64_t bytes_seen = 0;
+    int rc = spool ? 1 : -1;
+    uint64_t ndocs = 0;
+    /* pass 1 */
+    while (rc == 1) {
+        int n = 0;
+        size_t batch_bytes = 0;
+        while (n < BATCH && batch_bytes < batch_limit && (rc = sl_docreader_next(r, &items[n].d, err)) == 1)
+            batch_bytes += items[n++].d.text.len;
+        if (rc < 0)
+            break;
+#pragma omp parallel for schedule(dynamic, 4) if (n > 8)
+        for (int i = 0; i < n; i++) {
+            item *it = &items[i];
+            worker *w = &wk[omp_get_thread_num()];
+            const char *text = it->d.text.data ? it->d.text.data : "";
+            sl_buf_clear(&it->line);
+            if (o->mode != SL_DEDUP_LINES)
+                sl_read_put_doc(&it->line, &it->d);
+            if (o->mode == SL_DEDUP_EXACT) {
+                if (o->normalize) {
+                    sl_simplify_text(&w->tn, text, it->d.text.len, &w->norm);
+                    it->key = key_of(w->norm.data, w->norm.len);
+                } else {
+                    it->key = key_of(text, it->d.text.len);
+                }
+            } else if (o->mode == SL_DEDUP_MINHASH) {
+                it->has_sig = sl_minhash_signature(mh, w->mw, text, it->d.text.len, it->sig, NULL, NULL);
+            } else {
+                line_keys(it, w, o->min_line_chars);
+            }
+        }
+        for (int i = 0; i < n && rc >= 0; i++) {
+            item *it = &items[i];
+            if (ndocs >= UINT32_MAX - 1) {
+                rc = sl_errf(err, "more than 4,294,967,294 documents: not supported");
+                break;
+            }
+            uint32_t idx = (uint32_t)ndocs++;
+            uf_grow(&u, ndocs);
+            int empty = it->d.text.len == 0;
+            st->empty += empty;
+            id_json(&idb, &it->d);
+            if (put_blob(spool, idb.data, idb.len, err) < 0) {
+                rc = -1;
+                break;
+            }
+            if (o->mode == SL_DEDUP_LINES) {
+                if (put_blob(spool, it->d.text.data ? it->d.text.data : "", it->d.text.len, err) < 0 ||
+                    put_blob(spool, it->d.meta.data ? it->d.meta.data : "{}", it->d.meta.len ? it->d.meta.len : 2,
+                             err) < 0 ||
+                    put_blob(spool, it->lkeys, it->nlines * sizeof *it->lkeys, err) < 0) {
+                    rc = -1;
+                    break;
+                }
+                /* the first document that has each line */
+                for (size_t l = 0; l < it->nlines; l++) {
+                    if (!it->lkeys[l].lo && !it->lkeys[l].hi)
+                        continue;
+                    int fresh;
+                    slot *s = keymap_get(&km, it->lkeys[l], &fresh);
+                    if (fresh)
+                        s->idx = idx + 1;
+                }
+                continue;
+            }
+            if (put_blob(spool, it->line.data, it->line.len, err) < 0) {
+                rc = -1;
+                break;
+            }
+            if (o->mode == SL_DEDUP_EXACT && !empty) {
+                int fresh;
+                slot *s = keymap_get(&km, it->key, &fresh);
+                if (fresh)
+                    s->idx = idx + 1;
+                s->n++;
+                if (!fresh) {
+                    u.parent[idx] = s->idx - 1;
+                    u.size[s->idx - 1]++;
+                }
+            } else if (o->mode == SL_DEDUP_MINHASH) {
+                if (!it->has_sig)
+                    st->no_signature++;
+                else if (bk_add(&bk, it->sig, idx, err) < 0)
+                    rc = -1;
+            }
+        }
+        for (int i = 0; i < BATCH; i++) {
+            if (items[i].d.text.cap > ((size_t)1 << 20))
+                sl_buf_free(&items[i].d.text);
+            if (items[i].line.cap > ((size_t)1 << 20))
+                sl_buf_free(&items[i].line);
+        }
+        const sl_docreader_stats *rs = sl_docreader_stats_get(r);
+        sl_progress_add(pg, (uint64_t)n, rs->bytes - bytes_seen);
+        bytes_seen = rs->bytes;
+    }
+    st->docs = ndocs;
+    /* clusters */
+    if (rc >= 0 && mh)
+        for (int b = 0; b < bk.buckets && rc >= 0; b++)
+            if (bk_cluster(&bk, b, &u, err) < 0)
+                rc = -1;
+    if (rc >= 0 && o->mode != SL_DEDUP_LINES)
+        for (uint32_t i = 0; i < ndocs; i++)
+            if (uf_find(&u, i) == i && u.size[i] >= 2) {
+                st->clusters++;
+                st->hist[u.size[i] < 64 ? u.size[i] : 64]++;
+            }
+    /* the ids of the kept documents of clusters, for the removed list */
+    if (rc >= 0 && o->removed && o->mode != SL_DEDUP_LINES && st->clusters) {
+        roots = sl_xcalloc(st->clusters, sizeof *roots);
+        rewind(spool);
+        for (uint32_t i = 0; i < ndocs && rc >= 0; i++) {
+            if (get_blob(spool, &idb, err) != 0 || get_blob(spool, &tmp, err) != 0) {
+                rc = -1;
+                break;
+            }
+            if (uf_find(&u, i) == i && u.size[i] >= 2)
+                roots[nroots++] = (root_id){i, sl_xstrndup(idb.data, idb.len)};
+        }
+    }
+    if (rc >= 0 && o->removed && !(removed = sl_output_open(o->removed, err)))
+        rc = -1;
+    /* pass 2 */
+    if (rc >= 0) {
+        rewind(spool);
+        sl_textdoc d = {0};
+        for (uint32_t i = 0; i < ndocs && rc >= 0; i++) {
+            if (get_blob(spool, &idb, err) != 0) {
+                rc = -1;
+                break;
+            }
+            if (o->mode == SL_DEDUP_LINES) {
+                if (get_blob(spool, &d.text, err) != 0 || get_blob(spool, &d.meta, err) != 0 ||
+                    get_blob(spool, &tmp2, err) != 0) {
+                    rc = -1;
+                    break;
+                }
+                const key128 *keys = (const key128 *)(void *)tmp2.data;
+                size_t nl = tmp2.len / sizeof *keys, li = 0, dropped_lines = 0;
+                sl_buf_clear(&tmp);
+                const char *s = d.text.data;
+                size_t a = 0;
+                int first = 1, any_text = 0;
+                for (; li < nl; li++) {
+                    const char *e = memchr(s + a, '\n', d.text.len - a);
+                    size_t b = e ? (size_t)(e - s) : d.text.len;
+                    int keep = 1;
+                    if (keys[li].lo || keys[li].hi) {
+                        int fresh;
+                        slot *sl = keymap_get(&km, keys[li], &fresh);
+                        keep = sl->idx == i + 1;
+                    }
+                    if (keep) {
+                        if (!first)
+                            sl_buf_putc(&tmp, '\n');
+                        sl_buf_append(&tmp, s + a, b - a);
+                        first = 0;
+                        for (size_t c = a; c < b && !any_text;) {
+                            uint32_t cp = 0;
+                            size_t k = sl_utf8_seq((const uint8_t *)s + c, b - c, &cp);
+                            any_text = !sl_tn_isspace(cp);
+                            c += k ? k : 1;
+                        }
+                    } else {
+                        dropped_lines++;
+                    }
+                    a = b + 1;
+                }
+                st->lines += nl;
+                st->lines_removed += dropped_lines;
+                int drop = dropped_lines && !any_text;
+                if (dropped_lines && removed) {
+                    sl_buf_clear(&tmp2);
+                    sl_buf_printf(&tmp2, "{\"id\":%s,\"lines_removed\":%zu,\"dropped\":%s}\n", idb.data, dropped_lines,
+                                  drop ? "true" : "false");
+                    if (sl_output_write(removed, tmp2.data, tmp2.len, err) < 0)
+                        rc = -1;
+                }
+                if (drop) {
+                    st->removed++;
+                    continue;
+                }
+                /* the line, with the text replaced */
+                sl_buf_clear(&tmp2);
+                sl_buf_printf(&tmp2, "{\"id\":%s,\"text\":", idb.data);
+                sl_json_put_str(&tmp2, tmp.data ? tmp.data : "", tmp.len);
+                if (d.meta.len > 2) {
+                    sl_buf_putc(&tmp2, ',');
+                    sl_buf_append(&tmp2, d.meta.data + 1, d.meta.len - 2);
+                }
+                sl_buf_puts(&tmp2, "}\n");
+                st->kept++;
+                if (sl_output_write(out, tmp2.data, tmp2.len, err) < 0)
+                    rc = -1;
+                continue;
+            }
+            if (get_blob(spool, &tmp, err) != 0) {
+                rc = -1;
+                break;
+            }
+            uint32_t root = uf_find(&u, i);
+            uint32_t count = u.size[root];
+            int drop = root != i;
+            if (drop) {
+                st->removed++;
+                if (removed) {
+                    root_id key = {root, NULL};
+                    root_id *ri = bsearch(&key, roots, nroots, sizeof *roots, cmp_root);
+                    sl_buf_clear(&tmp2);
+                    sl_buf_printf(&tmp2, "{\"id\":%s,\"cluster\":%u,\"kept\":%s}\n", idb.data, root,
+                                  ri ? ri->id : "null");
+                    if (sl_output_write(removed, tmp2.data, tmp2.len, err) < 0)
+                        rc = -1;
+                }
+            } else {
+                st->kept++;
+            }
+            if (drop && !o->annotate)
+                continue;
+            if (o->annotate)
+                annotate_line(&tmp, root, count);
+            if (sl_output_write(out, tmp.data, tmp.len, err) < 0)
+                rc = -1;
+        }
+        sl_textdoc_free(&d);
+    }
+    sl_progress_done(pg);
+    if (removed) {
+        if (rc < 0)
+            sl_output_abort(removed);
+        else if (sl_output_commit(removed, err) < 0)
+            rc = -1;
+    }
+    if (rc >= 0 && o->summary && write_summary(o, st, err) < 0)
+        rc = -1;
+    for (size_t i = 0; i < nroots; i++)
+        free(roots[i].id);
+    free(roots);
+    if (spool)
+        fclose(spool);
+    if (rem)
+        fclose(rem);
+    for (int i = 0; i < BATCH; i++) {
+        sl_textdoc_free(&items[i].d);
+        sl_buf_free(&items[i].line);
+        free(items[i].sig);
+        free(items[i].lkeys);
+    }
+    free(items);
+    for (int t = 0; t < nthreads; t++) {
+        sl_textnorm_free(&wk[t].tn);
+        sl_buf_free(&wk[t].norm);
+        sl_minhash_work_free(wk[t].mw);
+    }
+    free(wk);
+    if (mh)
+        bk_free(&bk);
+    sl_minhash_free(mh);
+    free(km.s);
+    free(u.parent);
+    free(u.size);
+    sl_buf_free(&idb);
+    sl_buf_free(&tmp);
+    sl_buf_free(&tmp2);
+    return rc < 0 ? -1 : 0;
+}
