@@ -56,6 +56,13 @@ struct sl_wordtok_work {
     size_t nm, mcap, keptcap;
     uint8_t *seen;
     size_t seencap;
+    struct cslot {
+        uint64_t h;
+        uint32_t off;
+        uint16_t len, ntok;
+    } * slots;
+    char *arena;
+    size_t used, nslots;
 };
 
 static uint64_t hash(const char *s, size_t n)
@@ -234,6 +241,8 @@ void sl_wordtok_work_free(sl_wordtok_work *w)
     free(w->m);
     free(w->kept);
     free(w->seen);
+    free(w->slots);
+    free(w->arena);
     free(w);
 }
 
@@ -290,7 +299,7 @@ static void affix_push(sl_word **v, size_t *n, size_t *cap, uint32_t off, uint32
 }
 
 /* One span text[a..b) without whitespace (or all whitespace). */
-static void tokenize_span(const sl_wordtok *t, sl_wordtok_work *w, const char *text, size_t a, size_t b)
+static void split_span(const sl_wordtok *t, sl_wordtok_work *w, const char *text, size_t a, size_t b)
 {
     long sp = find_special(t, text + a, b - a);
     if (sp >= 0) {
@@ -370,6 +379,58 @@ static void tokenize_span(const sl_wordtok *t, sl_wordtok_work *w, const char *t
     }
     for (size_t i = w->nsuf; i-- > 0;)
         push(w, w->suf[i].off, w->suf[i].len);
+}
+
+/* The tokens of a span depend on the span alone: they are kept in a cache
+ * (as spaCy keeps them), spans of up to 64 bytes, cleared when full. */
+enum { CACHE_SLOTS = 1 << 15, CACHE_ARENA = 4 << 20, CACHE_SPAN = 64 };
+
+static void tokenize_span(const sl_wordtok *t, sl_wordtok_work *w, const char *text, size_t a, size_t b)
+{
+    size_t n = b - a;
+    if (n > CACHE_SPAN) {
+        split_span(t, w, text, a, b);
+        return;
+    }
+    if (!w->slots) {
+        w->slots = sl_xcalloc(CACHE_SLOTS, sizeof *w->slots);
+        w->arena = sl_xmalloc(CACHE_ARENA);
+    }
+    uint64_t h = hash(text + a, n);
+    size_t i = h & (CACHE_SLOTS - 1);
+    for (; w->slots[i].ntok; i = (i + 1) & (CACHE_SLOTS - 1)) {
+        struct cslot *c = &w->slots[i];
+        if (c->h == h && c->len == n && !memcmp(w->arena + c->off, text + a, n)) {
+            const uint8_t *tl = (const uint8_t *)w->arena + c->off + n;
+            for (uint32_t k = 0, o = (uint32_t)a; k < c->ntok; k++) {
+                push(w, o + tl[2 * k], tl[2 * k + 1]);
+            }
+            return;
+        }
+    }
+    size_t first = w->ntok;
+    split_span(t, w, text, a, b);
+    size_t nt = w->ntok - first;
+    if (nt == 0 || nt > 255)
+        return;
+    if (w->used + n + 2 * nt > CACHE_ARENA || 2 * (w->nslots + 1) > CACHE_SLOTS) {
+        memset(w->slots, 0, CACHE_SLOTS * sizeof *w->slots);
+        w->used = w->nslots = 0;
+        i = h & (CACHE_SLOTS - 1);
+    }
+    struct cslot *c = &w->slots[i];
+    c->h = h;
+    c->off = (uint32_t)w->used;
+    c->len = (uint16_t)n;
+    c->ntok = (uint16_t)nt;
+    memcpy(w->arena + w->used, text + a, n);
+    uint8_t *tl = (uint8_t *)w->arena + w->used + n;
+    for (size_t k = 0; k < nt; k++) {
+        tl[2 * k] = (uint8_t)(w->tok[first + k].off - a);
+        tl[2 * k + 1] = (uint8_t)w->tok[first + k].len;
+    }
+    w->used += n + 2 * nt;
+    w->nslots++;
 }
 
 static int is_ws_token(const char *text, sl_word t)
