@@ -1,9 +1,11 @@
 # The CUDA backend's build rules, included by the top Makefile.
 #
 #   make CUDA=1       (the default where nvcc is found) compiles kernels/cuda/*.cu
-#                     into libsluice.a and links cudart (cuBLAS is dlopen'ed when a
-#                     CUDA backend is opened); a binary built so still runs
-#                     everything on the CPU where no GPU is present.
+#                     into libsluice.a and links the CUDA runtime statically
+#                     (cudart_static: it loads the driver, libcuda.so.1, at run
+#                     time; cuBLAS is dlopen'ed when a CUDA backend is opened), so
+#                     the same binary starts on machines without any CUDA
+#                     library and runs everything on the CPU there.
 #   make CUDA=0       builds without CUDA (kernels/cuda_stub.c answers instead).
 #   make cuda-check   checks that every object holds SASS for each of CUDA_ARCHS
 #                     and PTX for CUDA_PTX (cuobjdump, or tests/cuda/fatbin_list).
@@ -41,8 +43,12 @@ NVCC_ALL = -std=c++17 $(NVCCFLAGS) -g -I. -DSLUICE_CUDA $(CUDA_GENCODE) \
 
 CFLAGS_ALL += -DSLUICE_CUDA
 LIB_OBJ    += $(CUDA_OBJ)
+# The CUDA runtime is linked statically: a binary linked to libcudart.so did not
+# start where that library is missing (a cluster's CPU nodes: exit 127), while
+# cudart_static finds the driver itself at run time and reports its absence as
+# an error of cudaGetDeviceCount, which --device cuda turns into one line.
 # cuBLAS is not linked: backend.cu loads it with dlopen (found through this rpath).
-LDLIBS_ALL += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -ldl -lstdc++
+LDLIBS_ALL += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++
 
 $(BUILD)/kernels/cuda/%.o: kernels/cuda/%.cu
 	@mkdir -p $(dir $@)
