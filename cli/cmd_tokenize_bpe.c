@@ -16,10 +16,11 @@ static const char help[] = "Reads documents (JSON Lines objects or plain text, s
                            "tokenizer file(s), and per document its id, other fields as metadata, the\n"
                            "UTF-8 byte count of its text and its token ids. The ids are exactly those of\n"
                            "Hugging Face tokenizers' encode(text, add_special_tokens=False), or =True\n"
-                           "with --add-special-tokens; for tiktoken and tekken files those of tiktoken's\n"
-                           "encode_ordinary; for a SentencePiece .model those of sentencepiece's\n"
-                           "encode(text) (which never parses control tokens such as <s>: --special does\n"
-                           "not apply).\n\n"
+                           "with --add-special-tokens, with a special token written in the text (e.g.\n"
+                           "<|endoftext|>) encoded as text unless --special parse (below); for tiktoken\n"
+                           "and tekken files those of tiktoken's encode_ordinary; for a SentencePiece\n"
+                           ".model those of sentencepiece's encode(text) (which never parses control\n"
+                           "tokens such as <s>: --special does not apply).\n\n"
                            "options:\n"
                            "  -t, --tokenizer PATH  required: a Hugging Face tokenizer.json (byte-level\n"
                            "                        BPE as GPT-2/GPT-NeoX, Llama-3, Qwen2, tekken,\n"
@@ -42,11 +43,14 @@ static const char help[] = "Reads documents (JSON Lines objects or plain text, s
                            "                        argument with '='; a MODE may be given as well)\n"
                            "      --special MODE    special tokens (e.g. <|endoftext|>) written literally in\n"
                            "                        the text: plain (default) encodes them as ordinary text,\n"
-                           "                        parse turns them into their id (Hugging Face's default),\n"
+                           "                        parse turns them into their id (Hugging Face's default,\n"
+                           "                        as Megatron-LM's preprocess_data.py and datatrove do),\n"
                            "                        error stops with the document and byte offset. plain is\n"
                            "                        the default because in raw web data such a string is\n"
                            "                        text, not a document boundary; boundaries come from\n"
-                           "                        --append-eos.\n"
+                           "                        --append-eos. With plain, a warning at the end counts\n"
+                           "                        the documents where parse would give other ids\n"
+                           "                        (those holding a special token's text)\n"
                            "      --pretokenizer P  scan (default): hand-written scanners for the GPT-2,\n"
                            "                        Llama-3, Qwen2, o200k and tekken patterns with HF's and\n"
                            "                        tiktoken's character classes (Unicode 16.0); pcre2:\n"
@@ -170,6 +174,9 @@ static int run(sl_cli *cli, int argc, char **argv)
         po.batch_bytes = ro.mem_budget / 8; /* 8 MiB at the default budget */
     po.progress = "tokenize bpe";
     po.progress_mode = cli->progress;
+    sl_docpipe_specials sp = {0};
+    if (to.special == SL_SPECIAL_PLAIN) /* to say at the end how many documents parse would change */
+        po.specials = &sp;
     if (want_eos)
         po.append = special_id(cli, t, "--append-eos", eos_arg);
     if (want_bos && !bos_arg && sl_tokenizer_special(t, SL_TOK_BOS) >= 0)
@@ -195,6 +202,16 @@ static int run(sl_cli *cli, int argc, char **argv)
                     ro.invalid_utf8 == SL_UTF8_SKIP ? "dropped" : "replaced by U+FFFD");
     if (st.skipped_lines)
         sl_cli_warn(cli, "%llu malformed line(s) skipped", (unsigned long long)st.skipped_lines);
+    if (sp.docs) {
+        char line[32] = "";
+        if (sp.line)
+            snprintf(line, sizeof line, ":%llu", (unsigned long long)sp.line);
+        sl_cli_warn(cli,
+                    "%llu document(s) contain a special token's text, encoded as ordinary text (--special plain, "
+                    "the default; first: '%s' in %s%s at byte %zu); --special parse gives the token's id there, as "
+                    "Hugging Face tokenizers, Megatron-LM and datatrove do",
+                    (unsigned long long)sp.docs, sp.token, sp.source, line, sp.at);
+    }
     return 0;
 }
 

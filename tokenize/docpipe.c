@@ -18,9 +18,11 @@
 
 typedef struct {
     sl_textdoc doc;
-    char *source; /* copy: the reader's name is valid only until the next call */
-    sl_ids ids;   /* prepend id, the text's ids, append id */
-    size_t held;  /* bytes of buffers this slot kept after its last write */
+    char *source;        /* copy: the reader's name is valid only until the next call */
+    sl_ids ids;          /* prepend id, the text's ids, append id */
+    size_t held;         /* bytes of buffers this slot kept after its last write */
+    const char *special; /* the first special token written in the text (o->specials), or NULL */
+    size_t special_at;
     int rc;
     sl_err err;
 } item;
@@ -57,8 +59,9 @@ static void encode_item(void *ctx, int thread, void *slot)
     it->ids.n = 0;
     if (p->o->prepend >= 0)
         sl_ids_push(&it->ids, (uint32_t)p->o->prepend);
-    it->rc = sl_tokenizer_encode(p->t, p->states[thread], it->doc.text.data ? it->doc.text.data : "", it->doc.text.len,
-                                 &it->ids, &it->err);
+    const char *text = it->doc.text.data ? it->doc.text.data : "";
+    it->rc = sl_tokenizer_encode(p->t, p->states[thread], text, it->doc.text.len, &it->ids, &it->err);
+    it->special = p->o->specials ? sl_tokenizer_find_special(p->t, text, it->doc.text.len, &it->special_at) : NULL;
     if (p->o->append >= 0)
         sl_ids_push(&it->ids, (uint32_t)p->o->append);
 }
@@ -109,6 +112,13 @@ static int write_item(void *ctx, void *slot, sl_err *err)
     if (sl_ts_write_doc(p->w, &d, err)) {
         where(err, it);
         return -1;
+    }
+    sl_docpipe_specials *sp = p->o->specials;
+    if (it->special && !sp->docs++) {
+        snprintf(sp->token, sizeof sp->token, "%s", it->special);
+        snprintf(sp->source, sizeof sp->source, "%s", it->source);
+        sp->line = it->doc.line;
+        sp->at = it->special_at;
     }
     sl_progress_add(p->pg, 1, it->doc.text.len);
     sl_progress_add_tokens(p->pg, it->ids.n);

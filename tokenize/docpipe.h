@@ -16,6 +16,16 @@
 #include "stream/tokstream.h"
 #include "tokenize/tokenizer.h"
 
+/* Documents whose text holds a special token's text (sl_tokenizer_find_special):
+ * how many, and the first one's token, source, line and byte offset. */
+typedef struct sl_docpipe_specials {
+    uint64_t docs;
+    char token[64]; /* cut to fit */
+    char source[256];
+    uint64_t line; /* 0: not a line of a JSON Lines / --lines input */
+    size_t at;
+} sl_docpipe_specials;
+
 typedef struct sl_docpipe_opts {
     int64_t prepend;    /* id written before each document's tokens, or -1 */
     int64_t append;     /* id written after, or -1 */
@@ -25,10 +35,12 @@ typedef struct sl_docpipe_opts {
      * ("tokenize bpe") in mode progress_mode (0 = none) */
     const char *progress;
     int progress_mode;
+    /* out, or NULL (not looked for): documents holding a special token's text */
+    sl_docpipe_specials *specials;
 } sl_docpipe_opts;
 #define SL_DOCPIPE_OPTS_INIT                                                                                           \
     {                                                                                                                  \
-        -1, -1, 0, 0, NULL, 0                                                                                          \
+        -1, -1, 0, 0, NULL, 0, NULL                                                                                    \
     }
 
 /* Encodes the reader's documents with t and writes them to w, until the

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "tokenize/bpe.h"
+#include "tokenize/bpe_internal.h"
 #include "tokenize/json_skim.h"
 #include "tokenize/tokenizer_impl.h"
 
@@ -48,6 +49,7 @@ sl_tokenizer *sl_bpe_tokenizer(sl_bpe *b, const char *path, const sl_tokenizer_o
         sl_bpe_set_scanner(b, !o->pcre2);
     }
     t->vocab_size = sl_bpe_vocab_size(b);
+    sl_tokenizer_set_specials(t, b->added, b->n_added);
     t->special[SL_TOK_EOS] = sl_bpe_token_id(b, "<|endoftext|>");
     if (t->special[SL_TOK_EOS] < 0) /* Llama-3 */
         t->special[SL_TOK_EOS] = sl_bpe_token_id(b, "<|end_of_text|>");

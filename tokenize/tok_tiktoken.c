@@ -717,6 +717,7 @@ sl_tokenizer *sl_tiktoken_load_mem(const char *data, size_t n, const char *name,
     tk->special_mode = o->special;
     sl_bpe_set_scanner(t->b, !o->pcre2);
     tk->vocab_size = t->b->vocab_size;
+    sl_tokenizer_set_specials(tk, t->b->added, t->b->n_added);
     snprintf(tk->fingerprint, sizeof tk->fingerprint, "%s", fp);
     snprintf(t->b->fingerprint, sizeof t->b->fingerprint, "%s", fp);
     const char *base = strrchr(name, '/');

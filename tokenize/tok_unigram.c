@@ -517,6 +517,7 @@ sl_tokenizer *sl_tok_unigram_load_mem(const char *text, size_t len, const char *
     if (o)
         t->special_mode = o->special;
     t->vocab_size = m->n_ids;
+    sl_tokenizer_set_specials(t, m->added, m->n_added);
     t->special[SL_TOK_EOS] = un_token_id(t, "</s>");
     t->special[SL_TOK_BOS] = un_token_id(t, "<s>");
     t->special[SL_TOK_UNK] = m->unk_id;

@@ -288,6 +288,7 @@ static sl_tokenizer *make(wp *m, const char *text, size_t len, const char *p, co
     if (o)
         t->special_mode = o->special;
     t->vocab_size = m->model.vocab.n_ids;
+    sl_tokenizer_set_specials(t, m->added, m->n_added);
     t->special[SL_TOK_EOS] = first_of(t, "[SEP]", "</s>");
     t->special[SL_TOK_BOS] = first_of(t, "[CLS]", "<s>");
     t->special[SL_TOK_PAD] = first_of(t, "[PAD]", "<pad>");

@@ -116,6 +116,13 @@ void sl_tok_state_free(sl_tok_state *s);
  * tokenizer refuses in a text (a literal special token with
  * SL_SPECIAL_ERROR): the message gives the byte offset. */
 int sl_tokenizer_encode(const sl_tokenizer *t, sl_tok_state *s, const char *text, size_t n, sl_ids *out, sl_err *err);
+/* The first special token (one that SL_SPECIAL_PARSE would turn into its
+ * id, e.g. <|endoftext|>) written as text in text[0..n): its text, with *at
+ * its byte offset (leftmost, longest there); NULL when there is none, and
+ * for families whose encoding never parses them (SentencePiece .model,
+ * character vocabularies). A literal match of the token's text, whatever the
+ * token's single_word/lstrip/rstrip/normalized flags. */
+const char *sl_tokenizer_find_special(const sl_tokenizer *t, const char *text, size_t n, size_t *at);
 /* Appends the bytes of ids[0..n) to out. An id without bytes (outside the
  * vocabulary) is an error naming its position. */
 int sl_tokenizer_decode(const sl_tokenizer *t, const uint32_t *ids, size_t n, sl_buf *out, sl_err *err);

@@ -10,6 +10,7 @@
 #ifndef SLUICE_TOKENIZE_TOKENIZER_IMPL_H
 #define SLUICE_TOKENIZE_TOKENIZER_IMPL_H
 
+#include "tokenize/added.h"
 #include "tokenize/tokenizer.h"
 
 typedef struct sl_tok_ops {
@@ -82,10 +83,20 @@ struct sl_tokenizer {
      * sl_tokenizer_opts.add_special; postproc.h), set by tokenizer.c */
     uint32_t *add_pre, *add_post;
     size_t n_add_pre, n_add_post;
+    /* the special added tokens' texts (what --special parse turns into ids),
+     * for sl_tokenizer_find_special; set by sl_tokenizer_set_specials */
+    sl_trie spec_trie;
+    char **spec_text;
+    size_t n_spec;
+    char spec_pre[8];   /* the text all of them start with (its first 8 bytes at most) */
+    size_t spec_prefix; /* its length (0: none) */
 };
 
 /* A tokenizer with no special ids, modality text, owning impl. */
 sl_tokenizer *sl_tokenizer_new(const sl_tok_family *f, const sl_tok_ops *ops, void *impl);
+/* The families whose added tokens --special applies to give them here (the
+ * ones with `special` set are kept, copied) for sl_tokenizer_find_special. */
+void sl_tokenizer_set_specials(sl_tokenizer *t, const sl_added *a, size_t n);
 
 extern const sl_tok_family sl_tok_family_char, sl_tok_family_bpe;
 /* SentencePiece-style BPE in a tokenizer.json (tok_spbpe.c): Llama-2, Mistral */

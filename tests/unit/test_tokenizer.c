@@ -149,7 +149,7 @@ static void check_corpus(const char *tok, const char *expected, sl_special_mode 
     assert_int_equal(sl_read_file(data("corpus.jsonl"), &corpus, &cn, &e), 0);
     assert_int_equal(sl_read_file(data(expected), &want, &wn, &e), 0);
     const char *c = corpus, *w = want;
-    int docs = 0;
+    int docs = 0, specials = 0;
     sl_ids ids = {0};
     sl_buf text = {0};
     while (c < corpus + cn && w < want + wn) {
@@ -173,6 +173,23 @@ static void check_corpus(const char *tok, const char *expected, sl_special_mode 
         }
         if (!ok)
             fail_msg("%s %s: ids differ from HF on %s", tok, expected, sl_json_get_str(sl_json_root(wd), "id"));
+        /* a special token's text is found exactly where HF's ids with and
+         * without parsing special tokens differ */
+        const sl_json *pa = sl_json_get(sl_json_root(wd), "parse"), *pl = sl_json_get(sl_json_root(wd), "plain");
+        int differ = pa->n != pl->n;
+        for (size_t i = 0; !differ && i < pa->n; i++)
+            differ = pa->kids[i]->num != pl->kids[i]->num;
+        size_t at = SIZE_MAX;
+        const char *sp = sl_tokenizer_find_special(t, txt->str, txt->str_len, &at);
+        if (!sp != !differ)
+            fail_msg("%s: %s: special token text %s, HF's parse and plain ids %s", tok,
+                     sl_json_get_str(sl_json_root(wd), "id"), sp ? sp : "none", differ ? "differ" : "agree");
+        if (sp) {
+            assert_true(at + strlen(sp) <= txt->str_len);
+            assert_memory_equal(txt->str + at, sp, strlen(sp));
+            assert_null(memmem(txt->str, at + strlen(sp) - 1, sp, strlen(sp))); /* the first */
+        }
+        specials += sp != NULL;
         sl_buf_clear(&text);
         assert_int_equal(sl_tokenizer_decode(t, ids.v, ids.n, &text, &e), 0);
         const sl_json *dec = sl_json_get(sl_json_root(wd), "decoded"); /* of the parse ids; may hold NUL */
@@ -188,6 +205,7 @@ static void check_corpus(const char *tok, const char *expected, sl_special_mode 
         docs++;
     }
     assert_true(docs > 50);
+    assert_true(specials >= 50); /* 72 documents hold <|endoftext|> or <|padding|> */
     assert_true(c >= corpus + cn && w >= want + wn);
     /* an id outside the vocabulary is an error naming its position */
     uint32_t bad[] = {1, sl_tokenizer_vocab_size(t)};
@@ -209,6 +227,70 @@ static void test_encode_decode_hf(void **state)
     check_corpus("gpt2", "expected-gpt2.jsonl", SL_SPECIAL_PARSE);
     check_corpus("tiny-tokenizer.json", "expected-tiny.jsonl", SL_SPECIAL_PARSE);
     check_corpus("tiny-tokenizer.json", "expected-tiny.jsonl", SL_SPECIAL_PLAIN);
+}
+
+/* sl_tokenizer_find_special: the special added tokens of each family
+ * (not the other added tokens), the first and longest match, nothing for
+ * families whose encoding never parses them. */
+static const char *find(const sl_tokenizer *t, const char *text, size_t *at)
+{
+    *at = SIZE_MAX;
+    return sl_tokenizer_find_special(t, text, strlen(text), at);
+}
+
+static void test_find_special(void **state)
+{
+    (void)state;
+    size_t at;
+    char path[4096];
+    sl_tokenizer *t = load(data("neox-tokenizer.json")); /* <|endoftext|>, <|padding|>; space runs not special */
+    assert_string_equal(find(t, "a<|endoftext|>b", &at), "<|endoftext|>");
+    assert_int_equal(at, 1);
+    assert_string_equal(find(t, "x <|padding|><|endoftext|>", &at), "<|padding|>");
+    assert_int_equal(at, 2);
+    assert_string_equal(find(t, "<<|<|endoftext|>", &at), "<|endoftext|>");
+    assert_int_equal(at, 3);
+    const char *none[] = {"", "<", "<|", "<|endoftext|", "< |endoftext|>", "<|ENDOFTEXT|>", "a      b", "<|pad|>"};
+    for (size_t i = 0; i < sizeof none / sizeof *none; i++)
+        if (find(t, none[i], &at))
+            fail_msg("found a special token in '%s'", none[i]);
+    assert_null(sl_tokenizer_find_special(t, "<|endoftext|>", 12, &at)); /* the length counts, not NUL */
+    sl_tokenizer_free(t);
+    t = load(data("tiny-tokenizer.json")); /* special <|endoftext|>, <|sep|>; [MASK], fox, Quick are not */
+    assert_string_equal(find(t, "the [MASK] fox <|sep|>", &at), "<|sep|>");
+    assert_int_equal(at, 15);
+    assert_null(find(t, "the [MASK] Quick fox", &at));
+    sl_tokenizer_free(t);
+    snprintf(path, sizeof path, "%s/tests/data/tok/bert-bge.json", getenv("SLUICE_SRC") ? getenv("SLUICE_SRC") : ".");
+    t = load(path); /* [PAD] [UNK] [CLS] [SEP] [MASK]: a common first byte only */
+    assert_string_equal(find(t, "a [b] [MASK [SEP]", &at), "[SEP]");
+    assert_int_equal(at, 12);
+    assert_null(find(t, "[cls] [Mask]", &at));
+    sl_tokenizer_free(t);
+    /* a tiktoken rank file with the special tokens given */
+    snprintf(path, sizeof path, "%s/tests/data/tiktoken/small.tiktoken",
+             getenv("SLUICE_SRC") ? getenv("SLUICE_SRC") : ".");
+    sl_tokenizer_opts o = SL_TOKENIZER_OPTS_INIT;
+    sl_err e = {{0}};
+    o.pattern = "gpt2";
+    o.specials = "<|endoftext|>=7000,<|fim|>=7001";
+    t = sl_tokenizer_load(path, &o, &e);
+    if (!t)
+        fail_msg("%s", e.msg);
+    assert_string_equal(find(t, "ab<|fim|>", &at), "<|fim|>");
+    assert_int_equal(at, 2);
+    sl_tokenizer_free(t);
+    /* never parsed: a SentencePiece .model's control pieces, a byte vocabulary */
+    snprintf(path, sizeof path, "%s/tests/data/spm/bpe-bf.model", getenv("SLUICE_SRC") ? getenv("SLUICE_SRC") : ".");
+    t = load(path);
+    assert_null(find(t, "<s> </s> <unk> <|endoftext|>", &at));
+    sl_tokenizer_free(t);
+    sl_charvocab *bv = sl_charvocab_bytes();
+    assert_int_equal(sl_charvocab_save(bv, tmp("bytes2.json"), &e), 0);
+    sl_charvocab_free(bv);
+    t = load(tmp("bytes2.json"));
+    assert_null(find(t, "<|endoftext|> <eos>", &at));
+    sl_tokenizer_free(t);
 }
 
 static void test_char_family(void **state)
@@ -510,7 +592,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_load_by_content), cmocka_unit_test(test_encode_decode_hf),
         cmocka_unit_test(test_char_family),     cmocka_unit_test(test_stages),
-        cmocka_unit_test(test_skim_model_type),
+        cmocka_unit_test(test_find_special),    cmocka_unit_test(test_skim_model_type),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[128];
