@@ -301,7 +301,7 @@ int main(int argc, char **argv)
            (long long)L, (long long)D, gpu->name, tps, gb, 100 * gb / bw, gf, ctps, tps / ctps);
 
     /* 3 */
-    char dir[] = "/tmp/sluice-bench-cuda-XXXXXX", path[4200];
+    char dir[] = "/tmp/sluice-bench-cuda-XXXXXX";
     if (!mkdtemp(dir))
         return perror("mkdtemp"), 1;
     for (int bf = 0; bf < 2; bf++) {
@@ -328,11 +328,7 @@ int main(int argc, char **argv)
                       .seed = 12};
         bench_shape(gpu, cpu, dir, "mamba-1.4b", &s, tf32, bf16, 0);
     }
-    snprintf(path, sizeof path, "%s/config.json", dir);
-    unlink(path);
-    snprintf(path, sizeof path, "%s/model.safetensors", dir);
-    unlink(path);
-    rmdir(dir);
+    rm_remove(dir);
     sl_backend_close(gpu);
     sl_backend_close(cpu);
     return 0;

@@ -315,7 +315,7 @@ static void test_fixture_m2_mlp_bf16(void **st)
 
 static void mc_random(int bf16)
 {
-    char dir[] = "/tmp/sluice-cuda-model-XXXXXX", path[4200];
+    char dir[] = "/tmp/sluice-cuda-model-XXXXXX";
     assert_non_null(mkdtemp(dir));
     rm_shape s = {.d_model = mc_quick ? 64 : 256,
                   .n_layer = 2,
@@ -334,11 +334,7 @@ static void mc_random(int bf16)
     mc_doc *docs = mc_random_docs(mc_quick ? quick : full, n, s.vocab);
     mc_compare(bf16 ? "random bf16" : "random f32", dir, docs, n, bf16, 100);
     mc_free_docs(docs, n);
-    snprintf(path, sizeof path, "%s/config.json", dir);
-    unlink(path);
-    snprintf(path, sizeof path, "%s/model.safetensors", dir);
-    unlink(path);
-    rmdir(dir);
+    rm_remove(dir);
 }
 
 static void test_random_f32(void **st)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct rm_shape {
     int64_t d_model, n_layer, vocab, d_state, d_conv, expand, dt_rank;
@@ -167,6 +168,17 @@ static int rm_write(const char *dir, const rm_shape *s)
         fprintf(stderr, "random_model: write error on %s\n", path);
     free(buf), free(h), free(t);
     return bad ? -1 : 0;
+}
+
+/* Removes what rm_write wrote, and the folder. */
+static inline void rm_remove(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/model.safetensors", dir);
+    unlink(path);
+    rmdir(dir);
 }
 
 #endif

@@ -24,7 +24,7 @@
 
 static void write_and_score(int64_t layers)
 {
-    char dir[] = "/tmp/sluice-random-model-XXXXXX", path[4200];
+    char dir[] = "/tmp/sluice-random-model-XXXXXX";
     assert_non_null(mkdtemp(dir));
     rm_shape s = {.d_model = 8,
                   .n_layer = layers,
@@ -57,11 +57,7 @@ static void write_and_score(int64_t layers)
     sl_model_run_free(r);
     sl_model_free(m);
     sl_backend_close(cpu);
-    snprintf(path, sizeof path, "%s/config.json", dir);
-    unlink(path);
-    snprintf(path, sizeof path, "%s/model.safetensors", dir);
-    unlink(path);
-    rmdir(dir);
+    rm_remove(dir);
 }
 
 static void test_two_layers(void **st)
