@@ -166,6 +166,20 @@ int main(int argc, char **argv)
         fprintf(stderr, "sluice: %s: missing subcommand\nusage: %s\n", c->name, c->usage);
         return 2;
     }
+    /* A URL given as any path (input, -o, a model or tokenizer): refused up
+     * front, in one line, instead of a local folder named "s3:" or "No such
+     * file" (docs/cli.md, "Paths"). A word counts when it is "scheme://..."
+     * or "--option=scheme://...". */
+    for (int i = off + 1; i < argc; i++) {
+        const char *w = argv[i], *eq = w[0] == '-' && w[1] == '-' ? strchr(w, '=') : NULL;
+        const char *p = sl_path_url_scheme(w) ? w : eq && sl_path_url_scheme(eq + 1) ? eq + 1 : NULL;
+        if (p) {
+            sl_err e = {{0}};
+            sl_path_url_error(p, &e);
+            fprintf(stderr, "sluice: %s: %s\n", c->name, e.msg);
+            return 1;
+        }
+    }
     opterr = 0; /* sl_cli_common reports unknown options in our own format */
     sl_cli cli = {.cmd = c, .output = "-", .threads = 0, .quiet = 0, .progress = -1};
     sl_io_set_reporter(c->name, &cli.quiet);
