@@ -826,8 +826,8 @@ int sl_output_check(const char *path, int dir, int force, sl_err *err)
         }
         if (stat(p, &st) == 0) {
             if (!S_ISDIR(st.st_mode))
-                rc = sl_errf(err, "%s: cannot create %s: %s is not a directory", path, dir ? "the directory" : "the file",
-                             p);
+                rc = sl_errf(err, "%s: cannot create %s: %s is not a directory", path,
+                             dir ? "the directory" : "the file", p);
             else if (access(p, W_OK | X_OK))
                 rc = sl_errf(err, "%s: cannot write into %s: %s", path, p, strerror(errno));
             break;
