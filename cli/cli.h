@@ -67,6 +67,14 @@ int sl_cli_fail(const sl_cli *cli, const sl_err *err);
 struct sl_output;
 struct sl_ts_writer;
 int sl_cli_finish(const sl_cli *cli, struct sl_output *out, struct sl_ts_writer *w, int rc, sl_err *err);
+/* Checks an output before the stage reads its first input byte (issue 28):
+ * not a URL; kind SL_OUT_FILE: not a directory; SL_OUT_DIR: a new directory
+ * (an existing one only with force); SL_OUT_INTO: a directory that may exist;
+ * SL_OUT_PREFIX: PREFIX.bin and PREFIX.idx as files; and the nearest
+ * existing parent is writable. "-" passes. On failure prints one line and
+ * exits 1 (sluice: <cmd>: <path>: what is wrong). */
+enum { SL_OUT_FILE, SL_OUT_DIR, SL_OUT_INTO, SL_OUT_PREFIX };
+void sl_cli_check_output(const sl_cli *cli, const char *path, int kind, int force);
 /* Prints a warning line unless --quiet. */
 void sl_cli_warn(const sl_cli *cli, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Library messages name the option field that is wrong in backquotes, not a

@@ -60,6 +60,7 @@ static int run_megatron(sl_cli *cli, int argc, char **argv)
     if (o.no_documents && keep.mode != SL_META_ALL)
         sl_cli_usage_error(cli, "--keep-fields/--drop-fields choose what PREFIX.documents.jsonl holds: not with "
                                 "--no-documents");
+    sl_cli_check_output(cli, cli->output, SL_OUT_PREFIX, 0);
     o.keep = &keep;
     o.progress = "export";
     o.progress_mode = cli->progress;

@@ -123,6 +123,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     if (tokens < 0)
         sl_cli_usage_error(cli, "--tokens N is required");
     o.tokens = (uint64_t)tokens;
+    sl_cli_check_output(cli, cli->output, SL_OUT_FILE, 0);
 
     sl_err err = {{0}};
     sl_mix *m = NULL;

@@ -60,6 +60,7 @@ static int run(sl_cli *cli, int argc, char **argv)
             sl_cli_common(cli, c, argv[optind - 1]);
     sl_cli_stage_check(cli, &o);
     o.progress = cli->progress;
+    sl_cli_check_output(cli, cli->output, SL_OUT_FILE, 0);
 
     sl_err err = {{0}};
     sl_stage_stats st;

@@ -98,6 +98,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     if (so.skip_existing && sl_cli_has_manifest(cli->output))
         o.force = 1; /* a shard directory that does not verify: it is replaced */
 
+    sl_cli_check_output(cli, cli->output, SL_OUT_DIR, o.force);
     sl_err err = {{0}};
     sl_stage_stats st;
     int rc = sl_shard_run(&o, (const char *const *)argv + optind, (size_t)(argc - optind), cli->output, &st, &err);

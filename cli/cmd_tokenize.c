@@ -116,7 +116,7 @@ static int run_ids(sl_cli *cli, int argc, char **argv)
         o.slices = pieces;
     }
     int rc = 0;
-    if (!sl_cli_skip_existing(cli, &so, SL_SKIP_TOKENS))
+    if (!sl_cli_skip_existing(cli, &so, SL_SKIP_TOKENS) && (sl_cli_check_output(cli, cli->output, SL_OUT_FILE, 0), 1))
         rc = sl_ids_run(&o, files, nfiles, cli->output, &err);
     sl_slices_free(pieces, o.n_slices);
     return rc ? sl_cli_fail(cli, &err) : 0;

@@ -103,6 +103,27 @@ int sl_cli_finish(const sl_cli *cli, sl_output *out, sl_ts_writer *w, int rc, sl
     return 0;
 }
 
+void sl_cli_check_output(const sl_cli *cli, const char *path, int kind, int force)
+{
+    sl_err err = {{0}};
+    int rc;
+    if (!path)
+        return;
+    if (kind == SL_OUT_PREFIX && strcmp(path, "-") && !sl_path_url_scheme(path)) {
+        size_t n = strlen(path) + 8;
+        char *p = sl_xmalloc(n);
+        snprintf(p, n, "%s.bin", path);
+        rc = sl_output_check(p, 0, 0, &err);
+        snprintf(p, n, "%s.idx", path);
+        rc = rc || sl_output_check(p, 0, 0, &err);
+        free(p);
+    } else {
+        rc = sl_output_check(path, kind == SL_OUT_PREFIX ? 0 : kind, force, &err);
+    }
+    if (rc)
+        exit(sl_cli_fail(cli, &err));
+}
+
 void sl_cli_warn(const sl_cli *cli, const char *fmt, ...)
 {
     if (cli->quiet)

@@ -805,14 +805,18 @@ int sl_output_check(const char *path, int dir, int force, sl_err *err)
     struct stat st;
     int rc = 0;
     if (stat(p, &st) == 0) {
-        if (dir && !force)
+        if (dir == 1 && !force)
             rc = sl_errf(err, "%s: already exists (`force` replaces it)", p);
+        else if (dir == 2 && !S_ISDIR(st.st_mode))
+            rc = sl_errf(err, "%s: not a directory", p);
+        else if (dir == 2)
+            rc = access(p, W_OK | X_OK) ? sl_errf(err, "%s: cannot write into it: %s", p, strerror(errno)) : 0;
         else if (!dir && S_ISDIR(st.st_mode))
             rc = sl_errf(err, "%s: is a directory", p);
         else if (!dir && !S_ISREG(st.st_mode))
             rc = access(p, W_OK) ? sl_errf(err, "%s: cannot open for writing: %s", p, strerror(errno)) : 0;
-        if (rc || !S_ISREG(st.st_mode))
-            goto done; /* a device or FIFO is written in place: its parent does not matter */
+        if (rc || dir == 2 || (!dir && !S_ISREG(st.st_mode)))
+            goto done; /* written in place (a device, a FIFO, into a directory): the parent does not matter */
     }
     /* the nearest existing ancestor must be a directory we can write into */
     for (;;) {

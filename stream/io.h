@@ -108,9 +108,10 @@ size_t sl_path_url_scheme(const char *path);
 /* Fills err with the one-line refusal for a URL path; returns -1. */
 int sl_path_url_error(const char *path, sl_err *err);
 /* The checks an output can pass before any input is read: not a URL; for a
- * directory output (dir = 1) not an existing path unless force; for a file,
- * not an existing directory; the nearest existing ancestor is a directory
- * this process can write into. "-" (standard output) passes. */
+ * new directory (dir = 1) not an existing path unless force; for a directory
+ * that may exist (dir = 2) not an existing non-directory; for a file
+ * (dir = 0) not an existing directory; the nearest existing ancestor is a
+ * directory this process can write into. "-" (standard output) passes. */
 int sl_output_check(const char *path, int dir, int force, sl_err *err);
 /* path without trailing slashes ("/" stays "/"); a new string. */
 char *sl_path_clean(const char *path);
