@@ -989,9 +989,11 @@ class ShardIterable(_Reader):
 
     Made after ``import torch`` it is also a torch IterableDataset (this
     module never imports torch itself). Same arguments as ShardDataset
-    (minus unit). Resume with
-    ``load_state_dict(state)`` before creating the DataLoader iterator; save
-    with ``state_dict(step)`` where step is the next step to train on."""
+    (minus unit); ``batch_size`` is chosen here, not when sharding. Resume
+    with ``load_state_dict(state)`` before creating the DataLoader iterator;
+    save with ``state_dict()`` (where the reader stands: iterate
+    ``loader(...)`` when DataLoader workers are used) or ``state_dict(step)``
+    where step is the next step to train on."""
 
     def __new__(cls, *args, **kwargs):
         # a torch IterableDataset when the caller has imported torch (never imported here)
