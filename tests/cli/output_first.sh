@@ -40,6 +40,8 @@ quick "$NW" -- $S tokenize dna - -o $BAD/x.tok
 quick "$NW" -- $S stats - -o $BAD/x.json
 quick "$NW" -- $S filter --max 10 - -o $BAD/x.tok
 quick "$NW" -- $S detokenize text - -o $BAD/x.txt
+quick "$NW" -- $S dedup exact - -o $BAD/x.jsonl
+quick "$NW" -- $S dedup lines --summary $BAD/s.json -
 quick 'd.jsonl/x.tok: cannot create the file: d.jsonl is not a directory' -- $S pack --seq-len 8 - -o d.jsonl/x.tok
 quick 'shards: already exists' -- $S merge shards shards -o shards
 # --force and a writable parent: the same stages run
