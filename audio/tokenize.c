@@ -434,6 +434,20 @@ int sl_audio_tokenize(const sl_audio_tok_opts *o, char *const *paths, size_t np,
         sl_progress_done(c.pg);
         if (!rc && c.skipped == pushed && (pushed || !mine))
             rc = sl_errf(err, "none of the %zu input files could be decoded", pushed);
+        if (!rc && o->part >= 0 && sl_ts_writer_count(c.w) == 0 && o->warn) {
+            /* a selection that is empty is almost always a mistake (88:6:6 of
+             * a few files gives no valid or test file): said, not silent */
+            size_t in_part = 0;
+            for (size_t i = 0; i < np; i++)
+                in_part += ins[i].part == o->part;
+            char msg[256];
+            snprintf(msg, sizeof msg,
+                     "--part %s: no documents written (%zu of the %zu input files are in %s%s); the output is an "
+                     "empty stream",
+                     sl_audio_split_names[o->part], in_part, np, sl_audio_split_names[o->part],
+                     mine && in_part ? ", none of them in this part of the work" : "");
+            o->warn(o->warn_ctx, msg);
+        }
         if (rc)
             sl_ts_writer_abort(c.w);
         else

@@ -56,6 +56,10 @@ enum { SL_OPT_PROGRESS = 0x1000, SL_OPT_VERSION, SL_OPT_FIRST_FREE = 0x1100 };
 /* Handles a common option or a getopt error ('?' / ':'); exits for --help
  * (0) and usage errors (2). Returns normally only for handled options. */
 void sl_cli_common(sl_cli *cli, int opt, const char *arg);
+/* The command's arguments as getopt sees them (set by main), so that an
+ * unknown option can be named and a near one suggested. */
+extern int sl_cli_argc;
+extern char **sl_cli_argv;
 /* Prints "sluice: <cmd>: <msg>" and the usage line to stderr; exits 2. */
 _Noreturn void sl_cli_usage_error(const sl_cli *cli, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "sluice: <cmd>: <err->msg>", removes unfinished outputs; returns 1
@@ -67,6 +71,14 @@ int sl_cli_fail(const sl_cli *cli, const sl_err *err);
 struct sl_output;
 struct sl_ts_writer;
 int sl_cli_finish(const sl_cli *cli, struct sl_output *out, struct sl_ts_writer *w, int rc, sl_err *err);
+/* Checks an output before the stage reads its first input byte (issue 28):
+ * not a URL; kind SL_OUT_FILE: not a directory; SL_OUT_DIR: a new directory
+ * (an existing one only with force); SL_OUT_INTO: a directory that may exist;
+ * SL_OUT_PREFIX: PREFIX.bin and PREFIX.idx as files; and the nearest
+ * existing parent is writable. "-" passes. On failure prints one line and
+ * exits 1 (sluice: <cmd>: <path>: what is wrong). */
+enum { SL_OUT_FILE, SL_OUT_DIR, SL_OUT_INTO, SL_OUT_PREFIX };
+void sl_cli_check_output(const sl_cli *cli, const char *path, int kind, int force);
 /* Prints a warning line unless --quiet. */
 void sl_cli_warn(const sl_cli *cli, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Library messages name the option field that is wrong in backquotes, not a
@@ -78,6 +90,11 @@ typedef struct {
     const char *field, *flag;
 } sl_cli_field;
 void sl_cli_map_fields(sl_err *err, const sl_cli_field *map);
+/* The word of words (n of them; NULL entries skipped) closest to w by edit
+ * distance (insertions, deletions, substitutions, adjacent swaps), or NULL
+ * when none is close (at most 2 edits, 3 for words of 7 letters or more):
+ * for "did you mean" hints. */
+const char *sl_cli_closest(const char *w, const char *const *words, size_t n);
 /* Prints the full help of a command to f. */
 void sl_cli_print_help(const sl_command *cmd, FILE *f);
 

@@ -56,6 +56,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     }
     if (text && !tokp)
         sl_cli_usage_error(cli, "--text needs --tokenizer PATH");
+    sl_cli_check_output(cli, cli->output, SL_OUT_FILE, 0);
     sl_err err = {{0}};
     const char *path = optind < argc ? argv[optind] : "-";
     if (argc - optind == 1 && sl_cli_is_shard_dir(path)) {

@@ -95,6 +95,9 @@ static int run_mode(sl_cli *cli, int argc, char **argv, int mode)
     }
     ro.quiet = cli->quiet;
     o.progress = cli->progress;
+    sl_cli_check_output(cli, cli->output, SL_OUT_FILE, 0);
+    sl_cli_check_output(cli, o.removed, SL_OUT_FILE, 0);
+    sl_cli_check_output(cli, o.summary, SL_OUT_FILE, 0);
     sl_err err = {{0}};
     sl_docreader *r = sl_docreader_open((const char *const *)argv + optind, argc - optind, &ro, &err);
     if (!r)

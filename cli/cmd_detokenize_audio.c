@@ -56,6 +56,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         sl_cli_usage_error(cli, "one input stream at most");
     if (!strcmp(cli->output, "-"))
         sl_cli_usage_error(cli, "needs an output directory: -o DIR");
+    sl_cli_check_output(cli, cli->output, SL_OUT_INTO, 0);
     o.progress = "detokenize audio";
     o.progress_mode = cli->progress;
     sl_err err = {{0}};

@@ -45,6 +45,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     }
     if (argc - optind > 1)
         sl_cli_usage_error(cli, "one input stream at most");
+    sl_cli_check_output(cli, cli->output, SL_OUT_FILE, 0);
     o.progress = "detokenize";
     o.progress_mode = cli->progress;
     sl_err err = {{0}};

@@ -133,6 +133,7 @@ static int run_species(sl_cli *cli, int argc, char **argv)
         free(nl);
         return 0;
     }
+    sl_cli_check_output(cli, cli->output, SL_OUT_FILE, 0);
     sl_err err = {{0}};
     sl_output *out = sl_output_open(cli->output, &err);
     int rc = !out || dna_species_run(&o, (const char *const *)argv + optind, (size_t)nsp, out, &err) < 0;

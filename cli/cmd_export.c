@@ -7,8 +7,8 @@
 #include "cli/pack_opts.h"
 #include "shard/megatron_stage.h"
 
-static const char help[] = "Writes PREFIX.bin and PREFIX.idx: one sequence per document with the EOS\n"
-                           "appended and counted (as Megatron's preprocess_data.py --append-eod), empty\n"
+static const char help[] = "Writes PREFIX.bin and PREFIX.idx: one sequence per document ending in one\n"
+                           "EOS, counted (as Megatron's preprocess_data.py --append-eod), empty\n"
                            "documents dropped, token dtype uint16 (code 8) when the vocab is below 65500,\n"
                            "else int32 (code 4), as megatron-core's DType.optimal_dtype picks.\n\n"
                            "Megatron's files cannot hold document ids or metadata, so they go to a\n"
@@ -20,9 +20,12 @@ static const char help[] = "Writes PREFIX.bin and PREFIX.idx: one sequence per d
                            "one stream: the output is that of their concatenation (docs/scale-out.md).\n\n"
                            "options:\n"
                            "  -o PREFIX           output prefix (required)\n"
-                           "  --eos ID            end-of-document token (default: the stream's eos)\n"
-                           "  --no-eos            append nothing (required when the stream has no eos and\n"
-                           "                      no --eos is given)\n"
+                           "  --eos ID            end-of-document token (default: the stream's eos); a\n"
+                           "                      document that ends in it already (the header says so:\n"
+                           "                      `tokenize --append-eos`) gets no second one\n"
+                           "  --eos append|keep   append to every document / to none\n"
+                           "  --no-eos, --eos none  append nothing (required when the stream has no eos\n"
+                           "                      and no --eos is given)\n"
                            "  --keep-fields LIST  keep only these metadata fields in the sidecar\n"
                            "  --drop-fields LIST  drop these metadata fields\n"
                            "  --no-documents      write no PREFIX.documents.jsonl (and remove an old one)\n\n"
@@ -48,18 +51,29 @@ static int run_megatron(sl_cli *cli, int argc, char **argv)
             continue;
         switch (c) {
         case O_NODOCS: o.no_documents = 1; break;
-        case O_EOS: o.eos = sl_cli_int(cli, "--eos", optarg, 0, INT32_MAX); break;
+        case O_EOS: {
+            int mode = -1;
+            sl_cli_eos_option(cli, optarg, &o.eos, &mode);
+            if (mode == SL_PACK_EOS_NONE)
+                o.no_eos = 1;
+            else if (mode >= 0)
+                o.eos_mode = mode;
+            if (o.eos > INT32_MAX)
+                sl_cli_usage_error(cli, "--eos: %lld is out of range [0, %d]", (long long)o.eos, INT32_MAX);
+            break;
+        }
         case O_NOEOS: o.no_eos = 1; break;
         default: sl_cli_common(cli, c, argv[optind - 1]);
         }
     }
     if (!strcmp(cli->output, "-"))
         sl_cli_usage_error(cli, "needs -o PREFIX (writes PREFIX.bin and PREFIX.idx)");
-    if (o.no_eos && o.eos >= 0)
-        sl_cli_usage_error(cli, "--eos and --no-eos exclude each other");
+    if (o.no_eos && (o.eos >= 0 || o.eos_mode >= 0))
+        sl_cli_usage_error(cli, "--eos and --no-eos (--eos none) exclude each other");
     if (o.no_documents && keep.mode != SL_META_ALL)
         sl_cli_usage_error(cli, "--keep-fields/--drop-fields choose what PREFIX.documents.jsonl holds: not with "
                                 "--no-documents");
+    sl_cli_check_output(cli, cli->output, SL_OUT_PREFIX, 0);
     o.keep = &keep;
     o.progress = "export";
     o.progress_mode = cli->progress;

@@ -188,6 +188,9 @@ static int run(sl_cli *cli, int argc, char **argv)
         if (!strcmp(argv[optind + i], "-"))
             sl_cli_usage_error(cli, "standard input ('-') cannot be one of several inputs");
 
+    sl_cli_check_output(cli, cli->output, SL_OUT_FILE, 0);
+    sl_cli_check_output(cli, summary, SL_OUT_FILE, 0);
+    sl_cli_check_output(cli, plot, SL_OUT_FILE, 0);
     sl_filter_result res = {0};
     sl_buf b = {0};
     sl_output *out = sl_output_open(cli->output, &err);

@@ -47,6 +47,7 @@ static int run_megatron(sl_cli *cli, int argc, char **argv)
     }
     if (argc - optind != 1)
         sl_cli_usage_error(cli, "needs exactly one PREFIX (got %d)", argc - optind);
+    sl_cli_check_output(cli, cli->output, SL_OUT_FILE, 0);
     o.progress = "import";
     o.progress_mode = cli->progress;
     sl_err err = {{0}};

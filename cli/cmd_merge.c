@@ -76,6 +76,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         dirs += sl_shard_is_dir(srcs[i]);
     sl_err err = {{0}};
     int rc;
+    sl_cli_check_output(cli, cli->output, dirs == n ? SL_OUT_DIR : SL_OUT_PREFIX, force);
     if (dirs == n) {
         sl_merge_opts mo = {.force = force, .max_file_bytes = (uint64_t)maxb, .concat_rows = concat};
         sl_stage_stats st;

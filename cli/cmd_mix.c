@@ -33,13 +33,16 @@ static const char help[] = "Mixes several token streams (sources) into one of ab
                            "                      source that cannot give its share within that is an error\n"
                            "  --report FILE       JSON report: tokens, share, effective epochs and length\n"
                            "                      histograms before/after per source\n"
-                           "  --plot FILE         SVG of the length distributions per source, input and mixed\n\n"
+                           "  --plot FILE         SVG of the length distributions per source, input and mixed\n"
+                           "  --source-ids        output ids NAME/ID (copies NAME/ID#k): documents of different\n"
+                           "                      sources that share an id (a.jsonl:1 in both) stay apart;\n"
+                           "                      `shard --unique-ids` then holds for the mix\n\n"
                            "A one-line-per-source summary goes to stderr unless --quiet.\n\n"
                            "example:\n"
                            "  sluice mix --source web=web.tok:0.7 --source books=books.tok:0.3 --tokens 1G \\\n"
                            "      --upsample-long 4096:3 --seed 1 --report mix.json -o mixed.tok\n";
 
-enum { O_SOURCE = SL_OPT_FIRST_FREE, O_TOKENS, O_UPS, O_TARGET, O_SEED, O_EPOCHS, O_REPORT, O_PLOT };
+enum { O_SOURCE = SL_OPT_FIRST_FREE, O_TOKENS, O_UPS, O_TARGET, O_SEED, O_EPOCHS, O_REPORT, O_PLOT, O_SRCIDS };
 
 static const sl_cli_field fields[] = {
     {"tokens", "--tokens"}, {"max_epochs", "--max-epochs"}, {"factor", "--upsample-long"},
@@ -72,6 +75,7 @@ static const struct option opts[] = {{"source", required_argument, 0, O_SOURCE},
                                      {"max-epochs", required_argument, 0, O_EPOCHS},
                                      {"report", required_argument, 0, O_REPORT},
                                      {"plot", required_argument, 0, O_PLOT},
+                                     {"source-ids", no_argument, 0, O_SRCIDS},
                                      SL_CLI_COMMON_LONG,
                                      {0, 0, 0, 0}};
 
@@ -112,6 +116,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         case O_EPOCHS: o.max_epochs = sl_cli_double(cli, "--max-epochs", optarg, 1e-9, 65535); break;
         case O_REPORT: report = optarg; break;
         case O_PLOT: plot = optarg; break;
+        case O_SRCIDS: o.source_ids = 1; break;
         default: sl_cli_common(cli, c, argv[optind - 1]);
         }
     }
@@ -123,6 +128,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     if (tokens < 0)
         sl_cli_usage_error(cli, "--tokens N is required");
     o.tokens = (uint64_t)tokens;
+    sl_cli_check_output(cli, cli->output, SL_OUT_FILE, 0);
 
     sl_err err = {{0}};
     sl_mix *m = NULL;

@@ -19,8 +19,13 @@ static const char help[] =
     "one stream: the output is that of their concatenation (docs/scale-out.md).\n\n"
     "options:\n"
     "  --seq-len L         row length, a positive multiple of 8 (required unless --warmup)\n"
-    "  --eos ID            token appended to every document (default: the stream's eos)\n"
-    "  --no-eos            append no EOS\n"
+    "  --eos ID            the end-of-document token (default: the stream's eos),\n"
+    "                      appended to each document that does not end in it when\n"
+    "                      the stream's header says documents end in it (`tokenize\n"
+    "                      --append-eos`), else to every document: one EOS each\n"
+    "  --eos append|keep|none  append to every document, to none (they end in it\n"
+    "                      already; still recorded), or none and record none\n"
+    "  --no-eos            append no EOS (= --eos none)\n"
     "  --bos ID            token put before every document (default: none)\n"
     "  --pad ID            padding token (default: the stream's pad, else the EOS)\n"
     "  --no-split          a document that does not fit in the rest of a row starts a\n"
@@ -60,6 +65,7 @@ static int run(sl_cli *cli, int argc, char **argv)
             sl_cli_common(cli, c, argv[optind - 1]);
     sl_cli_stage_check(cli, &o);
     o.progress = cli->progress;
+    sl_cli_check_output(cli, cli->output, SL_OUT_FILE, 0);
 
     sl_err err = {{0}};
     sl_stage_stats st;

@@ -63,6 +63,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     o.quiet = cli->quiet;
     if (sl_cli_skip_existing(cli, &so, SL_SKIP_LINES))
         return 0;
+    sl_cli_check_output(cli, cli->output, SL_OUT_FILE, 0);
 
     sl_err err = {{0}};
     sl_docreader *r;

@@ -334,6 +334,10 @@ static int run(sl_cli *cli, int argc, char **argv)
     if (summary_verifies(cli, &so, summary) &&
         sl_cli_skip_existing(cli, &so, o.to_stream ? SL_SKIP_TOKENS : SL_SKIP_LINES))
         return 0;
+    sl_cli_check_output(cli, cli->output, SL_OUT_FILE, 0);
+    sl_cli_check_output(cli, summary, SL_OUT_FILE, 0);
+    sl_cli_check_output(cli, curve_path, SL_OUT_FILE, 0);
+    sl_cli_check_output(cli, plot, SL_OUT_FILE, 0);
 
     if (summary)
         o.summary = sl_score_summary_new();

@@ -21,7 +21,8 @@ static const char help[] = "Writes a shard directory: manifest.json; documents.j
                            "Several FILEs, or a directory of part files (NAME-<R>-of-<N>...), are read as\n"
                            "one stream: the output is that of their concatenation (docs/scale-out.md).\n\n"
                            "packing options (as `sluice pack`):\n"
-                           "  --seq-len L, --eos ID, --no-eos, --bos ID, --pad ID, --no-split,\n"
+                           "  --seq-len L, --eos ID|append|keep|none, --no-eos, --bos ID, --pad ID,\n"
+                           "  --no-split,\n"
                            "  --long truncate|drop|split, --layout sequential|recurrent, --batch B,\n"
                            "  --memory-tokens K --memory-id ID [--memory-write]  memory-token slots of the\n"
                            "                      recurrent layout (manifest \"memory\"; docs/longctx.md)\n"
@@ -98,6 +99,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     if (so.skip_existing && sl_cli_has_manifest(cli->output))
         o.force = 1; /* a shard directory that does not verify: it is replaced */
 
+    sl_cli_check_output(cli, cli->output, SL_OUT_DIR, o.force);
     sl_err err = {{0}};
     sl_stage_stats st;
     int rc = sl_shard_run(&o, (const char *const *)argv + optind, (size_t)(argc - optind), cli->output, &st, &err);

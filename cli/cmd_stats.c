@@ -283,6 +283,7 @@ static int run(sl_cli *cli, int argc, char **argv)
             if (sl_cli_is_shard_dir(argv[i]))
                 sl_cli_usage_error(cli, "%s is a shard directory: one at a time (several inputs are token streams)",
                                    argv[i]);
+    sl_cli_check_output(cli, cli->output, SL_OUT_FILE, 0);
     sl_err err = {{0}};
     sl_buf b = {0};
     int rc = argc - optind == 1 && sl_cli_is_shard_dir(path) ? stats_dir(path, &b, &err)

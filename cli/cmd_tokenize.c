@@ -32,6 +32,9 @@ static const char ids_help[] =
     "                      is the smallest of u8/u16/u32 that holds N-1)\n"
     "  --field NAME        the array field (default: ids)\n"
     "  --eos ID / --bos ID / --pad ID   special ids recorded in the header\n"
+    "  --ends-with-eos     every document's ids already end in the --eos id (checked):\n"
+    "                      recorded in the header, so pack, shard and export megatron\n"
+    "                      append no second one\n"
     "  --modality NAME     text|dna|audio|ids|unknown (default: ids)\n"
     "  --tokenizer NAME    tokenizer name recorded in the header\n"
     "  --fingerprint FP    tokenizer fingerprint recorded in the header\n"
@@ -45,7 +48,7 @@ static const char ids_help[] =
 
 static int run_ids(sl_cli *cli, int argc, char **argv)
 {
-    enum { O_VOCAB = SL_OPT_FIRST_FREE, O_FIELD, O_EOS, O_BOS, O_PAD, O_MOD, O_TOK, O_FP, O_MAXB };
+    enum { O_VOCAB = SL_OPT_FIRST_FREE, O_FIELD, O_EOS, O_BOS, O_PAD, O_MOD, O_TOK, O_FP, O_MAXB, O_ENDS };
     static const struct option opts[] = {{"vocab-size", required_argument, 0, O_VOCAB},
                                          {"field", required_argument, 0, O_FIELD},
                                          {"eos", required_argument, 0, O_EOS},
@@ -55,15 +58,17 @@ static int run_ids(sl_cli *cli, int argc, char **argv)
                                          {"tokenizer", required_argument, 0, O_TOK},
                                          {"fingerprint", required_argument, 0, O_FP},
                                          {"max-doc-bytes", required_argument, 0, O_MAXB},
+                                         {"ends-with-eos", no_argument, 0, O_ENDS},
                                          SL_PART_LONG_OPT,
                                          SL_SKIP_LONG_OPT,
                                          SL_CLI_COMMON_LONG,
                                          {0, 0, 0, 0}};
-    static const sl_cli_field fields[] = {{"vocab_size", "--vocab-size"}, {NULL, NULL}};
+    static const sl_cli_field fields[] = {
+        {"vocab_size", "--vocab-size"}, {"ends_with_eos", "--ends-with-eos"}, {"eos", "--eos"}, {NULL, NULL}};
     long long vocab = -1;
     const char *field = "ids", *tok = NULL, *fp = NULL;
     long long eos = SL_TS_NO_ID, bos = SL_TS_NO_ID, pad = SL_TS_NO_ID;
-    int modality = SL_MOD_IDS;
+    int modality = SL_MOD_IDS, ends = 0;
     size_t maxb = 64u << 20;
     sl_scale_opts so = {0};
     int c;
@@ -84,6 +89,7 @@ static int run_ids(sl_cli *cli, int argc, char **argv)
         case O_TOK: tok = optarg; break;
         case O_FP: fp = optarg; break;
         case O_MAXB: maxb = (size_t)sl_cli_int(cli, "--max-doc-bytes", optarg, 1, 1LL << 40); break;
+        case O_ENDS: ends = 1; break;
         default: sl_cli_common(cli, c, argv[optind - 1]);
         }
     }
@@ -99,7 +105,8 @@ static int run_ids(sl_cli *cli, int argc, char **argv)
                      .fingerprint = fp,
                      .max_doc_bytes = maxb,
                      .progress = "tokenize ids",
-                     .progress_mode = cli->progress};
+                     .progress_mode = cli->progress,
+                     .ends_with_eos = ends};
     sl_err err = {{0}};
     if (sl_ids_opts_check(&o, &err)) {
         sl_cli_map_fields(&err, fields);
@@ -116,9 +123,11 @@ static int run_ids(sl_cli *cli, int argc, char **argv)
         o.slices = pieces;
     }
     int rc = 0;
-    if (!sl_cli_skip_existing(cli, &so, SL_SKIP_TOKENS))
+    if (!sl_cli_skip_existing(cli, &so, SL_SKIP_TOKENS) && (sl_cli_check_output(cli, cli->output, SL_OUT_FILE, 0), 1))
         rc = sl_ids_run(&o, files, nfiles, cli->output, &err);
     sl_slices_free(pieces, o.n_slices);
+    if (rc)
+        sl_cli_map_fields(&err, fields);
     return rc ? sl_cli_fail(cli, &err) : 0;
 }
 

@@ -155,6 +155,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     int parted = sl_cli_part(cli, &so, &part);
     if (sl_cli_skip_existing(cli, &so, SL_SKIP_TOKENS))
         return 0;
+    sl_cli_check_output(cli, cli->output, SL_OUT_FILE, 0);
 
     sl_err err = {{0}};
     sl_tokenizer *t = sl_tokenizer_load(tokp, &to, &err);

@@ -98,6 +98,8 @@ static int run(sl_cli *cli, int argc, char **argv)
     if (parted && save)
         sl_cli_usage_error(cli, "--part and --save-vocab exclude each other: every part would write FILE; "
                                 "save the vocabulary once, without --part");
+    sl_cli_check_output(cli, cli->output, SL_OUT_FILE, 0);
+    sl_cli_check_output(cli, save, SL_OUT_FILE, 0);
     if (build) {
         if (nfiles == 0)
             sl_cli_usage_error(cli, "--build-vocab reads the input twice: give FILES (not standard input)");

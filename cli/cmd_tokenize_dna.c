@@ -250,6 +250,8 @@ static int run(sl_cli *cli, int argc, char **argv)
         o.slices = pieces;
     }
     int skip = sl_cli_skip_existing(cli, &so, SL_SKIP_TOKENS);
+    if (!skip)
+        sl_cli_check_output(cli, cli->output, SL_OUT_FILE, 0);
 
     o.quiet = cli->quiet;
     o.progress = cli->progress;

@@ -16,6 +16,7 @@ extern const sl_command sl_cmd_detokenize;
 extern const sl_command sl_cmd_detokenize_text;
 extern const sl_command sl_cmd_detokenize_audio;
 extern const sl_command sl_cmd_cat;
+extern const sl_command sl_cmd_head;
 extern const sl_command sl_cmd_stats;
 extern const sl_command sl_cmd_pack;
 extern const sl_command sl_cmd_shard;

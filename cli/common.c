@@ -1,4 +1,5 @@
 /* Options and messages shared by every subcommand. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
@@ -43,6 +44,84 @@ _Noreturn void sl_cli_usage_error(const sl_cli *cli, const char *fmt, ...)
     exit(2);
 }
 
+int sl_cli_argc;
+char **sl_cli_argv;
+
+/* Optimal string alignment distance, capped: 99 when far apart. */
+static int edit_distance(const char *a, size_t na, const char *b, size_t nb)
+{
+    enum { MAXW = 64 };
+    if (na >= MAXW || nb >= MAXW)
+        return 99;
+    int d[MAXW + 1][MAXW + 1];
+    for (size_t i = 0; i <= na; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= nb; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= na; i++)
+        for (size_t j = 1; j <= nb; j++) {
+            int c = a[i - 1] != b[j - 1];
+            int v = d[i - 1][j - 1] + c;
+            if (d[i - 1][j] + 1 < v)
+                v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[na][nb];
+}
+
+const char *sl_cli_closest(const char *w, const char *const *words, size_t n)
+{
+    size_t nw = strlen(w);
+    const char *best = NULL;
+    int bd = nw >= 7 ? 4 : 3;
+    for (size_t i = 0; i < n; i++) {
+        if (!words[i])
+            continue;
+        int d = edit_distance(w, nw, words[i], strlen(words[i]));
+        if (d < bd) {
+            bd = d;
+            best = words[i];
+        }
+    }
+    return best;
+}
+
+/* The long option nearest to "--word[=value]" among those the command's help
+ * names ("--seq-len", ...) and the common ones. */
+static const char *closest_option(const sl_command *cmd, const char *w)
+{
+    static char names[256][40];
+    const char *list[256];
+    size_t n = 0;
+    static const char *const common[] = {"--output", "--threads", "--quiet", "--progress", "--help", "--version"};
+    for (size_t i = 0; i < sizeof common / sizeof *common; i++)
+        list[n++] = common[i];
+    for (const char *h = cmd->help ? cmd->help : ""; (h = strstr(h, "--")) && n < 256;) {
+        size_t k = 2;
+        while (h[k] && (isalnum((unsigned char)h[k]) || h[k] == '-'))
+            k++;
+        if (k > 3 && k < sizeof names[0] && (h == cmd->help || !isalnum((unsigned char)h[-1]))) {
+            memcpy(names[n], h, k);
+            names[n][k] = 0;
+            list[n] = names[n];
+            n++;
+        }
+        h += k;
+    }
+    size_t len = strcspn(w, "=");
+    char word[64];
+    if (len >= sizeof word)
+        return NULL;
+    memcpy(word, w, len);
+    word[len] = 0;
+    const char *c = sl_cli_closest(word, list, n);
+    return c && strcmp(c, word) ? c : NULL;
+}
+
 void sl_cli_common(sl_cli *cli, int opt, const char *arg)
 {
     /* Values come from getopt's optarg ("-@4", "-@ 4", "--threads=4" alike);
@@ -70,10 +149,19 @@ void sl_cli_common(sl_cli *cli, int opt, const char *arg)
         return;
     case 'h': sl_cli_print_help(cli->cmd, stdout); exit(0);
     case SL_OPT_VERSION: printf("sluice %s\n", SLUICE_VERSION); exit(0);
-    default:
+    default: {
         /* getopt_long returns '?' for an unknown option and for a missing value */
-        sl_cli_usage_error(cli, "unknown option or missing value: '%s' (see 'sluice help %s')", arg ? arg : "",
-                           cli->cmd->name);
+        char hint[160] = "";
+        const char *w = optind >= 1 && optind - 1 < sl_cli_argc ? sl_cli_argv[optind - 1] : arg;
+        const char *near = w && w[0] == '-' && w[1] == '-' ? closest_option(cli->cmd, w) : NULL;
+        if (near)
+            snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
+        sl_cli_usage_error(cli, "unknown option or missing value: '%s'%s (see 'sluice help %s')",
+                           arg ? arg
+                           : w ? w
+                               : "",
+                           hint, cli->cmd->name);
+    }
     }
 }
 
@@ -101,6 +189,27 @@ int sl_cli_finish(const sl_cli *cli, sl_output *out, sl_ts_writer *w, int rc, sl
     if ((w && sl_ts_writer_finish(w, err)) || sl_output_commit(out, err))
         return sl_cli_fail(cli, err);
     return 0;
+}
+
+void sl_cli_check_output(const sl_cli *cli, const char *path, int kind, int force)
+{
+    sl_err err = {{0}};
+    int rc;
+    if (!path)
+        return;
+    if (kind == SL_OUT_PREFIX && strcmp(path, "-") && !sl_path_url_scheme(path)) {
+        size_t n = strlen(path) + 8;
+        char *p = sl_xmalloc(n);
+        snprintf(p, n, "%s.bin", path);
+        rc = sl_output_check(p, 0, 0, &err);
+        snprintf(p, n, "%s.idx", path);
+        rc = rc || sl_output_check(p, 0, 0, &err);
+        free(p);
+    } else {
+        rc = sl_output_check(path, kind == SL_OUT_PREFIX ? 0 : kind, force, &err);
+    }
+    if (rc)
+        exit(sl_cli_fail(cli, &err));
 }
 
 void sl_cli_warn(const sl_cli *cli, const char *fmt, ...)

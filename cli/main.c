@@ -13,9 +13,9 @@
 #include "stream/io.h"
 
 static const sl_command *const top[] = {
-    &sl_cmd_read,   &sl_cmd_tokenize, &sl_cmd_detokenize, &sl_cmd_cat,    &sl_cmd_stats, &sl_cmd_pack,
-    &sl_cmd_shard,  &sl_cmd_mix,      &sl_cmd_export,     &sl_cmd_import, &sl_cmd_merge, &sl_cmd_score,
-    &sl_cmd_filter, &sl_cmd_dna,      &sl_cmd_dedup,      NULL,
+    &sl_cmd_read,  &sl_cmd_tokenize, &sl_cmd_detokenize, &sl_cmd_cat,    &sl_cmd_head,   &sl_cmd_stats,
+    &sl_cmd_pack,  &sl_cmd_shard,    &sl_cmd_mix,        &sl_cmd_export, &sl_cmd_import, &sl_cmd_merge,
+    &sl_cmd_score, &sl_cmd_filter,   &sl_cmd_dna,        &sl_cmd_dedup,  NULL,
 };
 
 static void print_main_help(FILE *f)
@@ -46,6 +46,22 @@ static const sl_command *find(const sl_command *const *list, const char *name)
             return list[i];
     }
     return NULL;
+}
+
+/* "unknown subcommand 'X'" with "; did you mean 'Y'?" when one is near. */
+static void unknown(const char *where, const sl_command *const *list, const char *name, const char *see)
+{
+    const char *words[64];
+    size_t n = 0;
+    for (int i = 0; list[i] && n < 64; i++) {
+        const char *sp = strrchr(list[i]->name, ' ');
+        words[n++] = sp ? sp + 1 : list[i]->name;
+    }
+    const char *near = sl_cli_closest(name, words, n);
+    fprintf(stderr, "sluice: %sunknown subcommand '%s'", where, name);
+    if (near)
+        fprintf(stderr, "; did you mean '%s'?", near);
+    fprintf(stderr, " (see '%s')\n", see);
 }
 
 static void on_signal(int sig)
@@ -124,13 +140,16 @@ int main(int argc, char **argv)
         if (c && argc >= 4 && c->subs) {
             const sl_command *s = find(c->subs, argv[3]);
             if (!s) {
-                fprintf(stderr, "sluice: help: unknown subcommand '%s %s'\n", argv[2], argv[3]);
+                char where[64], see[80];
+                snprintf(where, sizeof where, "help: %s: ", argv[2]);
+                snprintf(see, sizeof see, "sluice help %s", argv[2]);
+                unknown(where, c->subs, argv[3], see);
                 return 2;
             }
             c = s;
         }
         if (!c) {
-            fprintf(stderr, "sluice: help: unknown subcommand '%s' (see 'sluice --help')\n", argv[2]);
+            unknown("help: ", top, argv[2], "sluice --help");
             return 2;
         }
         sl_cli_print_help(c, stdout);
@@ -138,7 +157,7 @@ int main(int argc, char **argv)
     }
     const sl_command *c = find(top, a);
     if (!c) {
-        fprintf(stderr, "sluice: unknown subcommand '%s' (see 'sluice --help')\n", a);
+        unknown("", top, a, "sluice --help");
         return 2;
     }
     int off = 1;
@@ -150,7 +169,10 @@ int main(int argc, char **argv)
             c = s;
             off = 2;
         } else if (!c->run) {
-            fprintf(stderr, "sluice: %s: unknown subcommand '%s' (see 'sluice help %s')\n", c->name, argv[2], c->name);
+            char where[64], see[80];
+            snprintf(where, sizeof where, "%s: ", c->name);
+            snprintf(see, sizeof see, "sluice help %s", c->name);
+            unknown(where, c->subs, argv[2], see);
             return 2;
         }
     }
@@ -166,6 +188,22 @@ int main(int argc, char **argv)
         fprintf(stderr, "sluice: %s: missing subcommand\nusage: %s\n", c->name, c->usage);
         return 2;
     }
+    /* A URL given as any path (input, -o, a model or tokenizer): refused up
+     * front, in one line, instead of a local folder named "s3:" or "No such
+     * file" (docs/cli.md, "Paths"). A word counts when it is "scheme://..."
+     * or "--option=scheme://...". */
+    for (int i = off + 1; i < argc; i++) {
+        const char *w = argv[i], *eq = w[0] == '-' && w[1] == '-' ? strchr(w, '=') : NULL;
+        const char *p = sl_path_url_scheme(w) ? w : eq && sl_path_url_scheme(eq + 1) ? eq + 1 : NULL;
+        if (p) {
+            sl_err e = {{0}};
+            sl_path_url_error(p, &e);
+            fprintf(stderr, "sluice: %s: %s\n", c->name, e.msg);
+            return 1;
+        }
+    }
+    sl_cli_argc = argc - off;
+    sl_cli_argv = argv + off;
     opterr = 0; /* sl_cli_common reports unknown options in our own format */
     sl_cli cli = {.cmd = c, .output = "-", .threads = 0, .quiet = 0, .progress = -1};
     sl_io_set_reporter(c->name, &cli.quiet);

@@ -14,7 +14,7 @@ int sl_cli_pack_option(const sl_cli *cli, int opt, sl_pack_user *u)
     static const char *const layouts[] = {"sequential", "recurrent", NULL};
     switch (opt) {
     case SL_PO_SEQ: u->seq_len = sl_cli_int(cli, "--seq-len", optarg, 0, 1ll << 31); return 1;
-    case SL_PO_EOS: u->eos = sl_cli_int(cli, "--eos", optarg, 0, UINT32_MAX); return 1;
+    case SL_PO_EOS: sl_cli_eos_option(cli, optarg, &u->eos, &u->eos_mode); return 1;
     case SL_PO_NOEOS: u->no_eos = 1; return 1;
     case SL_PO_BOS: u->bos = sl_cli_int(cli, "--bos", optarg, 0, UINT32_MAX); return 1;
     case SL_PO_PAD: u->pad = sl_cli_int(cli, "--pad", optarg, 0, UINT32_MAX); return 1;
@@ -28,6 +28,16 @@ int sl_cli_pack_option(const sl_cli *cli, int opt, sl_pack_user *u)
     case SL_PO_MEMW: u->mem_write = 1; return 1;
     default: return 0;
     }
+}
+
+void sl_cli_eos_option(const sl_cli *cli, const char *arg, int64_t *id, int *mode)
+{
+    static const char *const modes[] = {"append", "keep", "none", NULL};
+    static const int values[] = {SL_EOS_APPEND, SL_EOS_KEEP, SL_PACK_EOS_NONE};
+    if (arg && arg[0] >= '0' && arg[0] <= '9')
+        *id = sl_cli_int(cli, "--eos", arg, 0, UINT32_MAX);
+    else
+        *mode = values[sl_cli_choice(cli, "--eos", arg, modes)];
 }
 
 const sl_cli_field sl_cli_pack_fields[] = {

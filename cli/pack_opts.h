@@ -68,6 +68,10 @@ int sl_cli_stage_fail(const sl_cli *cli, sl_err *err, int rc);
 /* After a successful run: the warning about repeated ids, if any. */
 void sl_cli_stage_report(const sl_cli *cli, const struct sl_stage_stats *st);
 
+/* --eos ID|append|keep|none (pack, shard, export megatron; given twice, an
+ * id and a word): a number sets *id, a word *mode (SL_EOS_APPEND,
+ * SL_EOS_KEEP, SL_PACK_EOS_NONE). */
+void sl_cli_eos_option(const sl_cli *cli, const char *arg, int64_t *id, int *mode);
 /* Handles one packing option (value in optarg): 1 when it was one, else 0. */
 int sl_cli_pack_option(const sl_cli *cli, int opt, sl_pack_user *u);
 /* The packing fields of library messages (shard/packed.h) as flags. */

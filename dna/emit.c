@@ -49,6 +49,10 @@ void dna_emit_header(const dna_tok_opts *o, sl_ts_header *h)
 {
     sl_ts_header_init(h, SL_MOD_DNA, dna_tok_vocab_size(o));
     h->eos = dna_tok_eos_id(o);
+    /* add_eos ends every window in [SEP] unless padding follows it (right
+     * padding): recorded so that shard and export append no second one */
+    if (o->add_eos && (!o->max_length || o->pad_left))
+        h->doc_eos = h->eos;
     h->pad = dna_tok_pad_id(o);
     h->unk = dna_tok_unk_id(o);
     h->bos = o->kmer ? SL_TS_NO_ID : DNA_ID_BOS;

@@ -34,6 +34,10 @@ step "text: shards with sequence-length warmup 128 -> 512, and a Megatron datase
 "$S" export megatron "$OUT/text.tok" -o "$OUT/megatron-text"
 ls -l "$OUT"/megatron-text.*
 
+step "text: one <|endoftext|> (id 0) per document: --append-eos put it there and the stream's header says so, so shard and export add no second one"
+PYN=python3; /usr/bin/python3 -c 'import numpy' 2>/dev/null && PYN=/usr/bin/python3   # the check needs numpy
+"$PYN" tests/shard/one_eos.py 0 "$OUT/shards-text" "$OUT/megatron-text"
+
 step "text: length-aware mix (Fu et al. 2024): copyleft vs permissive licenses 50:50, long ones up-sampled 2x"
 python3 - "$OUT/text.jsonl" "$OUT" <<'PY'
 import json, sys

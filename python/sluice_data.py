@@ -7,13 +7,16 @@ first), and ``as_torch=True`` returns tensors.
 Training loop (docs/shards.md, "Training loop"):
 
     from sluice_data import ShardIterable
-    data = ShardIterable("shards/", rank=rank, world_size=world, seed=1)
+    data = ShardIterable("shards/", rank=rank, world_size=world, seed=1, batch_size=64)
     data.load_state_dict(ckpt["data"])                  # O(1) resume at a step
-    loader = torch.utils.data.DataLoader(data, batch_size=None, num_workers=2)
+    loader = data.loader(num_workers=2)                 # a torch DataLoader that follows the step
     for batch in loader:        # one item per global step: this rank's rows
         step, tokens = batch["step"], batch["tokens"]   # (rows, seq_len of the stage)
         ...
-        ckpt["data"] = data.state_dict(step + 1)
+        ckpt["data"] = data.state_dict()                # where it stands: step + 1
+
+batch_size (global rows per step of the last stage), rank and world_size are
+chosen here, not when sharding (docs/shards.md 6.1).
 
 Lower level, as before:
 
@@ -640,9 +643,13 @@ class _Plan:
 
     train: the manifest's stages over the endlessly repeated (and, with a
     seed, per-epoch reshuffled) sequence; after the listed stages the last
-    stage goes on. Other splits: one pass over the stored rows at seq_len in
-    steps of `batch` rows (default: the last stage's batch), no wrap, no
-    reshuffle."""
+    stage goes on. `batch` (rows per step of the last stage, chosen at load
+    time) scales every stage's batch by batch / (the last stage's batch in
+    the manifest), rounded down, at least 1: a doubling warmup keeps its
+    constant tokens per step; each stage keeps the tokens it covers in the
+    manifest (steps = ceil(tokens / tokens per step)). Other splits: one pass
+    over the stored rows at seq_len in steps of `batch` rows (default: the
+    last stage's batch), no wrap, no reshuffle."""
 
     def __init__(self, sd, split, seed=None, steps=None, batch=None, extra_steps=None):
         if split not in sd.splits:
@@ -651,25 +658,36 @@ class _Plan:
         self.train = split == "train"
         s = sd.splits[split]
         L = sd.seq_len
+        if batch is not None and int(batch) <= 0:
+            raise ValueError("batch_size must be positive")
         if self.train:
-            if batch is not None:
-                raise ValueError("batch applies to the val split (the train split follows the manifest's stages)")
             if s.tokens == 0:
                 raise ShardError("%s: the train split is empty" % sd.path)
             self.seed = None if seed is None else int(seed) & _M
             self.stages = []
             first_step = first_row = 0
-            token = 0
+            token = mtoken = 0
+            b_last = int(sd.stages[-1]["batch"]) if sd.stages else 1
+            if batch is not None and int(batch) != b_last and sd.layout == "recurrent":
+                raise ValueError("%s: a recurrent layout has its batch fixed when sharding (--batch %d: row b of "
+                                 "step t+1 continues row b of step t); batch_size %d needs a new shard directory"
+                                 % (sd.path, b_last, int(batch)))
             for i, st in enumerate(sd.stages):
                 l, b = int(st["seq_len"]), int(st["batch"])
                 n = st["steps"]
                 if l <= 0 or b <= 0 or l > L:
                     raise ShardError("%s: stage %d has seq_len %d, batch %d" % (sd.path, i, l, b))
-                if int(st["start_token"]) != token:
+                if int(st["start_token"]) != mtoken:
                     raise ShardError("%s: stage %d starts at token %s, the stages before it end at %d"
-                                     % (sd.path, i, st["start_token"], token))
+                                     % (sd.path, i, st["start_token"], mtoken))
                 if n is None and i != len(sd.stages) - 1:
                     raise ShardError("%s: stage %d has no steps but is not the last" % (sd.path, i))
+                span = None if n is None else int(n) * b * l  # the tokens the stage covers
+                mtoken += 0 if n is None else span
+                if batch is not None:
+                    b = max(1, b * int(batch) // b_last)
+                    if n is not None:
+                        n = -(-span // (b * l))
                 self.stages.append((l, b, None if n is None else int(n), token, first_step, first_row))
                 if n is not None:
                     first_step += int(n)
@@ -699,6 +717,17 @@ class _Plan:
 
     def _stage(self, k):
         return self.stages[bisect.bisect_right(self.first_steps, k) - 1]
+
+    def step_at_token(self, t):
+        """The step whose first row starts at token t of the sequence, or None."""
+        if not self.train:
+            q, r = divmod(t, self.batch * self.sd.seq_len)
+            return q if r == 0 else None
+        for l, b, n, start, k0, _ in reversed(self.stages):
+            if t >= start:
+                q, r = divmod(t - start, b * l)
+                return k0 + q if r == 0 and (n is None or q <= n) else None
+        return None
 
     def check_step(self, k):
         k = int(k)
@@ -755,27 +784,55 @@ class _Reader:
     """Shared by ShardDataset and ShardIterable (see their docstrings)."""
 
     def __init__(self, source, split="train", rank=0, world_size=1, seed=None, steps=None, batch=None,
-                 allow_uneven=False, segments=True, dtype=np.int64, as_torch=False):
+                 allow_uneven=False, segments=True, dtype=np.int64, as_torch=False, batch_size=None):
         self.shards = source if isinstance(source, ShardDir) else ShardDir(source)
         self.split = split
         self.rank, self.world_size = int(rank), int(world_size)
         if self.world_size < 1 or not 0 <= self.rank < self.world_size:
             raise ValueError("rank %d of world_size %d" % (self.rank, self.world_size))
+        if batch is not None and batch_size is not None and int(batch) != int(batch_size):
+            raise ValueError("batch %s and batch_size %s: give one (they are the same)" % (batch, batch_size))
+        if batch_size is None:
+            batch_size = batch
         self.seed = seed
-        self.plan = _Plan(self.shards, split, seed=seed, steps=steps, batch=batch)
+        self.plan = _Plan(self.shards, split, seed=seed, steps=steps, batch=batch_size)
         if split == "train" and self.shards.layout == "recurrent" and seed is not None:
             raise ValueError("a recurrent layout is read in stored order (row b of step t+1 continues "
                              "row b of step t): no seed")
         if not allow_uneven and split == "train":
-            for st in self.plan.stages:
+            for i, st in enumerate(self.plan.stages):
                 if st[1] % self.world_size:
-                    raise ValueError("stage batch %d is not a multiple of world_size %d "
-                                     "(allow_uneven=True gives ranks batch sizes that differ by one)"
-                                     % (st[1], self.world_size))
+                    last = self.plan.stages[-1][1]
+                    hint = ("the shard directory's layout fixes it (recurrent --batch)"
+                            if self.shards.layout == "recurrent" else
+                            "give batch_size=N, the global rows per step of the last stage, with every stage's "
+                            "rows a multiple of world_size (e.g. batch_size=%d), or allow_uneven=True for ranks "
+                            "whose batches differ by one" % (self.world_size * -(-last // self.world_size)))
+                    raise ValueError("%s: stage %d has %d rows per step (batch_size %d), not a multiple of "
+                                     "world_size %d: %s" % (self.shards.path, i, st[1], last, self.world_size,
+                                                            hint))
         self.segments = bool(segments)
         self.out_dtype = np.dtype(dtype)
         self.as_torch = bool(as_torch)
         self._next = 0
+        self._tracked = False  # iterated through loader(): the main process follows every step
+        self._seen = _shared_flag()  # set by a DataLoader worker that iterates this reader
+
+    def __getstate__(self):
+        st = self.__dict__.copy()
+        # the shared flag travels to DataLoader workers started with spawn
+        # (multiprocessing pickles their arguments then); anywhere else it is
+        # dropped, so a reader can be pickled like any object
+        import multiprocessing.context as mpc
+
+        if mpc.get_spawning_popen() is None:
+            st["_seen"] = None
+        return st
+
+    @property
+    def batch_size(self):
+        """Global rows per step of the last stage (val: rows per step)."""
+        return self.plan.stages[-1][1] if self.plan.train else self.plan.batch
 
     @property
     def total_steps(self):
@@ -841,20 +898,40 @@ class _Reader:
 
     def state_dict(self, step=None):
         """The position to resume at: `step` (the next step to train on) or,
-        without it, the step after the last one this object yielded in this
-        process. The order does not depend on world_size, so a run may resume
-        with a different number of ranks or workers."""
+        without it, where this reader stands: the step after the last one it
+        handed over, whether iterated directly or through ``loader()``
+        (DataLoader workers included). After a plain DataLoader with workers,
+        whose progress this process cannot see, it raises instead of
+        guessing. The order does not depend on world_size, so a run may
+        resume with a different number of ranks or workers; with another
+        batch_size it resumes at the same token when a step starts there."""
+        if step is None:
+            if self._seen is not None and self._seen.value and not self._tracked:
+                raise RuntimeError("this reader was iterated by DataLoader worker processes, whose progress this "
+                                   "process cannot see: iterate reader.loader(num_workers=...) instead (it tracks "
+                                   "the step), or give the next step: state_dict(step + 1)")
+            step = self._next
+        step = int(step)
         return {"format": STATE_FORMAT, "version": 1, "split": self.split, "seed": self.seed,
-                "data": self._fingerprint(), "step": int(self._next if step is None else step)}
+                "data": self._fingerprint(), "step": step, "batch_size": self.batch_size,
+                "token": self.plan.token(step, 0)}
 
     def load_state_dict(self, state):
-        """Resume at state["step"] in O(1): no data is read to get there."""
+        """Resume at state["step"] in O(1): no data is read to get there. A
+        state saved with another batch_size resumes at the step that starts
+        at the same token (an error when no step starts there)."""
         if state.get("format") != STATE_FORMAT or state.get("version") != 1:
             raise ValueError("not a sluice-data state: %r" % (state,))
         for key, want in (("split", self.split), ("seed", self.seed), ("data", self._fingerprint())):
             if state.get(key) != want:
                 raise ValueError("state %s is %r, this reader has %r" % (key, state.get(key), want))
         step = int(state["step"])
+        if state.get("batch_size") not in (None, self.batch_size):
+            k = self.plan.step_at_token(int(state["token"]))
+            if k is None:
+                raise ValueError("state step %d of batch_size %s starts at token %s, where no step of batch_size "
+                                 "%d starts" % (step, state["batch_size"], state["token"], self.batch_size))
+            step = k
         if step < 0 or (self.total_steps is not None and step > self.total_steps):
             raise ValueError("state step %d out of range (%s steps)" % (step, self.total_steps))
         self._next = step
@@ -880,12 +957,12 @@ class ShardDataset(_Reader):
     seq_idx / position_ids; ``as_torch`` turns the arrays into tensors."""
 
     def __init__(self, source, split="train", rank=0, world_size=1, seed=None, steps=None, batch=None,
-                 unit="step", allow_uneven=False, segments=True, dtype=np.int64, as_torch=False):
+                 unit="step", allow_uneven=False, segments=True, dtype=np.int64, as_torch=False, batch_size=None):
         if unit not in ("step", "row"):
             raise ValueError("unit is 'step' or 'row', not %r" % (unit,))
         _Reader.__init__(self, source, split=split, rank=rank, world_size=world_size, seed=seed, steps=steps,
                          batch=batch, allow_uneven=allow_uneven, segments=segments, dtype=dtype,
-                         as_torch=as_torch)
+                         as_torch=as_torch, batch_size=batch_size)
         self.unit = unit
 
     def __len__(self):
@@ -912,9 +989,11 @@ class ShardIterable(_Reader):
 
     Made after ``import torch`` it is also a torch IterableDataset (this
     module never imports torch itself). Same arguments as ShardDataset
-    (minus unit). Resume with
-    ``load_state_dict(state)`` before creating the DataLoader iterator; save
-    with ``state_dict(step)`` where step is the next step to train on."""
+    (minus unit); ``batch_size`` is chosen here, not when sharding. Resume
+    with ``load_state_dict(state)`` before creating the DataLoader iterator;
+    save with ``state_dict()`` (where the reader stands: iterate
+    ``loader(...)`` when DataLoader workers are used) or ``state_dict(step)``
+    where step is the next step to train on."""
 
     def __new__(cls, *args, **kwargs):
         # a torch IterableDataset when the caller has imported torch (never imported here)
@@ -923,10 +1002,11 @@ class ShardIterable(_Reader):
         return super().__new__(cls)
 
     def __init__(self, source, split="train", rank=0, world_size=1, worker_id=None, num_workers=None, seed=None,
-                 steps=None, batch=None, allow_uneven=False, segments=True, dtype=np.int64, as_torch=False):
+                 steps=None, batch=None, allow_uneven=False, segments=True, dtype=np.int64, as_torch=False,
+                 batch_size=None):
         _Reader.__init__(self, source, split=split, rank=rank, world_size=world_size, seed=seed, steps=steps,
                          batch=batch, allow_uneven=allow_uneven, segments=segments, dtype=dtype,
-                         as_torch=as_torch)
+                         as_torch=as_torch, batch_size=batch_size)
         if (worker_id is None) != (num_workers is None):
             raise ValueError("give both worker_id and num_workers, or neither")
         if num_workers is not None and not 0 <= int(worker_id) < int(num_workers):
@@ -941,8 +1021,18 @@ class ShardIterable(_Reader):
         if torch is not None:
             info = torch.utils.data.get_worker_info()
             if info is not None:
+                if self._seen is not None:
+                    self._seen.value = 1
                 return info.id, info.num_workers
         return 0, 1
+
+    def loader(self, **kwargs):
+        """A torch DataLoader over this reader (batch_size=None: one item per
+        step) that follows the steps it hands over, so ``state_dict()``
+        (of the reader or of the loader) says where training stands, with
+        worker processes too."""
+        kwargs.setdefault("batch_size", None)
+        return _tracking_loader()(self, **kwargs)
 
     def __iter__(self):
         w, nw = self._worker()
@@ -956,6 +1046,44 @@ class ShardIterable(_Reader):
 
 
 _TORCH_ITERABLE = None
+_TRACKING_LOADER = None
+
+
+def _shared_flag():
+    """One byte shared with worker processes (fork, and spawn through
+    __getstate__), or None where shared memory is not available."""
+    try:
+        import multiprocessing
+
+        return multiprocessing.RawValue("b", 0)
+    except (ImportError, OSError):
+        return None
+
+
+def _tracking_loader():
+    """torch's DataLoader, following in this process the step of every item
+    it hands over (the reader's workers run elsewhere)."""
+    global _TRACKING_LOADER
+    if _TRACKING_LOADER is None:
+        from torch.utils.data import DataLoader
+
+        class ShardLoader(DataLoader):
+            __doc__ = ShardIterable.loader.__doc__
+
+            def __iter__(self):
+                self.dataset._tracked = True
+                for item in DataLoader.__iter__(self):
+                    self.dataset._next = int(item["step"]) + 1
+                    yield item
+
+            def state_dict(self, step=None):
+                return self.dataset.state_dict(step)
+
+            def load_state_dict(self, state):
+                self.dataset.load_state_dict(state)
+
+        _TRACKING_LOADER = ShardLoader
+    return _TRACKING_LOADER
 
 
 def _torch_iterable():

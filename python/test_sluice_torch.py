@@ -79,6 +79,45 @@ class Loader(unittest.TestCase):
         for b in out:
             self.assertTrue(np.array_equal(b["tokens"].numpy(), self.ref[b["step"]][1::2]))
 
+    def test_state_after_iterating(self):
+        """state_dict() without a step says where training stands (issue 28,
+        trap 5): iterated directly, through DataLoader without workers, and
+        through loader() with workers (fork and spawn); a plain DataLoader
+        with workers, whose progress this process cannot see, raises instead
+        of restarting at step 0."""
+        for how in ("direct", "plain0", "loader2", "loader2spawn", "loader0"):
+            data = sd.ShardIterable(PATH, rank=1, world_size=2, seed=11)
+            data.load_state_dict(data.state_dict(3))
+            if how == "direct":
+                it = iter(data)
+            elif how == "plain0":
+                it = iter(DataLoader(data, batch_size=None, num_workers=0))
+            elif how == "loader0":
+                it = iter(data.loader())
+            else:
+                kw = {"multiprocessing_context": "spawn"} if how.endswith("spawn") else {}
+                loader = data.loader(num_workers=2, **kw)
+                it = iter(loader)
+            steps = [next(it)["step"] for _ in range(5)]
+            self.assertEqual(steps, [3, 4, 5, 6, 7], how)
+            self.assertEqual(data.state_dict()["step"], 8, how)
+            if how.startswith("loader2"):
+                self.assertEqual(loader.state_dict()["step"], 8)
+                self.assertEqual(loader.state_dict(20)["step"], 20)
+            self.assertEqual(data.state_dict(5)["step"], 5, how)  # an explicit step still counts
+            again = sd.ShardIterable(PATH, rank=1, world_size=2, seed=11)
+            again.load_state_dict(data.state_dict())
+            self.assertEqual(next(iter(again))["step"], 8, how)
+            del it
+        data = sd.ShardIterable(PATH, rank=0, world_size=1, seed=11)
+        it = iter(DataLoader(data, batch_size=None, num_workers=2))
+        for _ in range(5):
+            next(it)
+        with self.assertRaisesRegex(RuntimeError, r"loader\(num_workers=...\)|state_dict\(step \+ 1\)"):
+            data.state_dict()
+        self.assertEqual(data.state_dict(5)["step"], 5)
+        del it
+
     def test_torch_stays_optional(self):
         """sluice_data never imports torch; a ShardIterable made before torch
         is imported is a plain iterable, one made after is a torch dataset."""
@@ -108,7 +147,7 @@ class Loader(unittest.TestCase):
         model = Tiny()
         opt = torch.optim.Adam(model.parameters(), lr=1e-2)
         train = sd.ShardIterable(PATH, rank=0, world_size=1, seed=1)
-        loader = DataLoader(train, batch_size=None, num_workers=2)
+        loader = train.loader(num_workers=2)
         losses, ckpt = [], None
         for batch in loader:
             step = batch["step"]
@@ -121,7 +160,8 @@ class Loader(unittest.TestCase):
             opt.zero_grad()
             losses.append(float(loss))
             if step == 9:
-                ckpt = {"data": train.state_dict(step + 1)}
+                ckpt = {"data": train.state_dict()}
+                self.assertEqual(ckpt["data"]["step"], step + 1)
             if step == 30:
                 break
         self.assertLess(np.mean(losses[-5:]), np.mean(losses[:5]))

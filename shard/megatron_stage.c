@@ -42,6 +42,10 @@ int sl_mega_export_run(const sl_mega_export_opts *o, const char *const *inputs, 
         sl_errf(err, "%s: the stream has no eos: give `eos` ID (or `no_eos`)", src_name(r, path));
         goto done;
     }
+    /* where the header says documents end in e already, append it only where
+     * it is missing (docs/formats.md, "doc_eos") */
+    int missing = o->eos_mode < 0 && e != SL_TS_NO_ID && h->doc_eos == e;
+    int keep = o->eos_mode == SL_EOS_KEEP;
     if (e != SL_TS_NO_ID && (uint64_t)e >= h->vocab_size) {
         sl_errf(err, "`eos` %lld: not below the vocab size %u", (long long)e, h->vocab_size);
         goto done;
@@ -65,7 +69,8 @@ int sl_mega_export_run(const sl_mega_export_opts *o, const char *const *inputs, 
         sl_progress_track_input(pg, sl_ts_reader_input(r));
     int k;
     while ((k = sl_ts_read_doc(r, &d, err)) == 1) {
-        if (d.n_tokens == 0)
+        int ends = e != SL_TS_NO_ID && d.n_tokens && d.tokens[d.n_tokens - 1] == (uint32_t)e;
+        if (d.n_tokens == 0 || (missing && d.n_tokens == 1 && ends))
             continue; /* Megatron drops empty documents (and gives them no EOD) */
         if (side) {
             sl_buf_clear(&line);
@@ -80,7 +85,7 @@ int sl_mega_export_run(const sl_mega_export_opts *o, const char *const *inputs, 
             if (sl_output_write(side, line.data, line.len, err))
                 goto done;
         }
-        if (e != SL_TS_NO_ID)
+        if (e != SL_TS_NO_ID && !keep && !(missing && ends))
             sl_doc_push(&d, (uint32_t)e);
         if (sl_mega_add_doc(w, d.tokens, d.n_tokens, err)) {
             sl_err_prefix(err, "%s: document '%s'", src_name(r, path), d.id);

@@ -25,10 +25,16 @@ typedef struct sl_mega_export_opts {
      * progress_mode (0 = none) */
     const char *progress;
     int progress_mode;
+    /* SL_EOS_APPEND: to every document; SL_EOS_KEEP: to none (documents
+     * already end in it); -1: where a document does not end in eos already
+     * when the header records that documents end in it (doc_eos), else to
+     * every document. A document that is only the recorded eos is empty (it
+     * came from empty text): dropped, as Megatron drops empty documents. */
+    int eos_mode;
 } sl_mega_export_opts;
 #define SL_MEGA_EXPORT_OPTS_INIT                                                                                       \
     {                                                                                                                  \
-        -1, 0, 0, NULL, NULL, 0                                                                                        \
+        -1, 0, 0, NULL, NULL, 0, -1                                                                                    \
     }
 
 /* Writes the documents of inputs[0..n) (read as one stream; n = 0: standard

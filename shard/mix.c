@@ -376,11 +376,16 @@ static int next_doc(msrc *s, sl_err *err)
     }
 }
 
-/* id (with "#k" for copy k >= 1) and metadata {"source":NAME, other fields}. */
-static int make_out(const msrc *s, sl_doc *out, sl_buf *b, sl_err *err)
+/* id ("NAME/" first with source_ids; "#k" for copy k >= 1) and metadata
+ * {"source":NAME, other fields}. */
+static int make_out(const msrc *s, int source_ids, sl_doc *out, sl_buf *b, sl_err *err)
 {
     const sl_doc *d = &s->pend;
     sl_buf_clear(b);
+    if (source_ids) {
+        sl_buf_puts(b, s->name);
+        sl_buf_putc(b, '/');
+    }
     sl_buf_append(b, d->id, d->id_len);
     if (s->pend_epoch)
         sl_buf_printf(b, "#%llu", (unsigned long long)s->pend_epoch);
@@ -439,7 +444,7 @@ int sl_mix_run(sl_mix *m, sl_mix_doc_fn fn, void *ctx, sl_err *err)
         }
         if (!best)
             break;
-        if (make_out(best, &out, &b, err) || fn(ctx, &out, err))
+        if (make_out(best, m->o.source_ids, &out, &b, err) || fn(ctx, &out, err))
             goto done;
         best->out_docs++;
         best->out_tokens += out.n_tokens;

@@ -40,6 +40,7 @@ typedef struct sl_mix_opts {
     double factor;          /* ... weigh factor (> 0) times more */
     const sl_mix_bin *bins; /* SL_MIX_TARGET: sorted, disjoint; shares >= 0, sum > 0 */
     size_t n_bins;
+    int source_ids; /* output ids NAME/ID: ids unique within each source stay unique across them */
 } sl_mix_opts;
 
 typedef struct sl_mix_source {

@@ -122,7 +122,7 @@ static void seq_init(const sl_packer *p, docseq *s, const uint32_t *tok, size_t 
     s->tok = tok;
     s->n = n;
     s->has_bos = p->o.bos != SL_NO_TOKEN;
-    s->has_eos = p->o.eos != SL_NO_TOKEN;
+    s->has_eos = sl_pack_appends_eos(&p->o, tok, n);
     s->bos = (uint32_t)p->o.bos;
     s->eos = (uint32_t)p->o.eos;
     s->len = n + (size_t)s->has_bos + (size_t)s->has_eos;
@@ -276,9 +276,16 @@ static int run_recurrent(sl_packer *p, int finishing, sl_err *err)
     }
 }
 
-int sl_pack_doc_status(const sl_pack_opts *o, size_t n)
+int sl_pack_appends_eos(const sl_pack_opts *o, const uint32_t *tok, size_t n)
 {
-    size_t len = n + (o->bos != SL_NO_TOKEN) + (o->eos != SL_NO_TOKEN);
+    if (o->eos == SL_NO_TOKEN || o->eos_mode == SL_EOS_KEEP)
+        return 0;
+    return o->eos_mode != SL_EOS_MISSING || !n || tok[n - 1] != (uint32_t)o->eos;
+}
+
+int sl_pack_doc_status(const sl_pack_opts *o, const uint32_t *tok, size_t n)
+{
+    size_t len = n + (o->bos != SL_NO_TOKEN) + (size_t)sl_pack_appends_eos(o, tok, n);
     if (len == 0)
         return SL_DOC_EMPTY;
     if (o->layout == SL_LAYOUT_SEQUENTIAL && o->no_split && len > o->seq_len)

@@ -36,6 +36,12 @@ typedef int (*sl_row_fn)(void *ctx, const sl_row *row, sl_err *err);
 enum { SL_LAYOUT_SEQUENTIAL = 0, SL_LAYOUT_RECURRENT = 1 };
 enum { SL_LONG_TRUNCATE = 0, SL_LONG_DROP = 1, SL_LONG_SPLIT = 2 };
 enum { SL_DOC_PLACED = 0, SL_DOC_TRUNCATED = 1, SL_DOC_DROPPED = 2, SL_DOC_EMPTY = 3 };
+/* How eos ends a document: appended to every one (the default, and what
+ * earlier versions did), appended only to a document whose last token is
+ * not eos already (the stream's header records that documents end in it),
+ * or never appended (the documents are stored as they are; eos is still
+ * recorded as the documents' end marker). */
+enum { SL_EOS_APPEND = 0, SL_EOS_MISSING = 1, SL_EOS_KEEP = 2 };
 
 /* "truncate", "drop", "split" (manifests and packed headers), and back (-1:
  * none of them). */
@@ -45,6 +51,7 @@ int sl_long_mode_parse(const char *name);
 typedef struct sl_pack_opts {
     uint32_t seq_len;      /* > 0, multiple of 8 */
     int64_t eos, bos, pad; /* SL_NO_TOKEN when none */
+    int eos_mode;          /* SL_EOS_*: where eos is appended (0: to every document) */
     int layout;            /* SL_LAYOUT_* */
     uint32_t batch;        /* recurrent layout: rows per step */
     int no_split;          /* sequential layout: a document that does not fit starts a fresh row */
@@ -89,9 +96,11 @@ sl_packer *sl_packer_new(const sl_pack_opts *o, sl_row_fn fn, void *ctx, sl_err 
  * needs padding when there is no pad id). */
 int sl_packer_add(sl_packer *p, uint64_t ordinal, const char *id, size_t id_len, const uint32_t *tokens, size_t n,
                   int *status, sl_err *err);
-/* What sl_packer_add will report for a document of n tokens (SL_DOC_*),
+/* What sl_packer_add will report for the document tok[0..n) (SL_DOC_*),
  * known before it is added. */
-int sl_pack_doc_status(const sl_pack_opts *o, size_t n);
+int sl_pack_doc_status(const sl_pack_opts *o, const uint32_t *tok, size_t n);
+/* 1 when packing appends eos to the document tok[0..n) (eos_mode). */
+int sl_pack_appends_eos(const sl_pack_opts *o, const uint32_t *tok, size_t n);
 /* Emits the last (padded) row(s). */
 int sl_packer_finish(sl_packer *p, sl_err *err);
 const sl_pack_stats *sl_packer_stats(const sl_packer *p);

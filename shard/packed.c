@@ -9,7 +9,7 @@
 
 int sl_pack_user_any(const sl_pack_user *u)
 {
-    return u->seq_len >= 0 || u->eos >= 0 || u->bos >= 0 || u->pad >= 0 || u->no_eos ||
+    return u->seq_len >= 0 || u->eos >= 0 || u->bos >= 0 || u->pad >= 0 || u->no_eos || u->eos_mode >= 0 ||
            u->layout != SL_LAYOUT_SEQUENTIAL || u->batch >= 0 || u->no_split || u->long_mode >= 0 || u->warmup ||
            u->mem_tokens >= 0 || u->mem_id >= 0 || u->mem_write;
 }
@@ -27,6 +27,10 @@ int sl_pack_user_check(const sl_pack_user *u, sl_err *err)
         return -1;
     if (u->no_eos && u->eos >= 0)
         return sl_errf(err, "`eos` and `no_eos` exclude each other");
+    if (u->no_eos && u->eos_mode >= 0 && u->eos_mode != SL_PACK_EOS_NONE)
+        return sl_errf(err, "`eos` %s and `no_eos` exclude each other", u->eos_mode == SL_EOS_KEEP ? "keep" : "append");
+    if (u->eos_mode == SL_PACK_EOS_NONE && u->eos >= 0)
+        return sl_errf(err, "`eos` none and `eos` ID exclude each other");
     if (u->long_mode >= 0 && !u->no_split)
         return sl_errf(err, "`long_mode` applies only with `no_split` (split mode always continues long documents)");
     if (u->warmup && u->layout == SL_LAYOUT_RECURRENT)
@@ -50,7 +54,11 @@ int sl_pack_user_check(const sl_pack_user *u, sl_err *err)
 int sl_pack_resolve(const sl_pack_user *u, const sl_ts_header *h, sl_pack_opts *o, sl_err *err)
 {
     memset(o, 0, sizeof *o);
-    o->eos = u->no_eos ? SL_NO_TOKEN : u->eos >= 0 ? u->eos : h->eos;
+    int none = u->no_eos || u->eos_mode == SL_PACK_EOS_NONE;
+    o->eos = none ? SL_NO_TOKEN : u->eos >= 0 ? u->eos : h->eos;
+    o->eos_mode = u->eos_mode == SL_EOS_APPEND || u->eos_mode == SL_EOS_KEEP ? u->eos_mode
+                  : o->eos != SL_NO_TOKEN && h->doc_eos == o->eos            ? SL_EOS_MISSING
+                                                                             : SL_EOS_APPEND;
     o->bos = u->bos >= 0 ? u->bos : SL_NO_TOKEN;
     o->pad = u->pad >= 0 ? u->pad : h->pad != SL_TS_NO_ID ? h->pad : o->eos;
     o->layout = u->layout;
@@ -95,6 +103,7 @@ void sl_packed_header(const sl_ts_header *h, const sl_pack_opts *o, const char *
 {
     sl_ts_header_copy(out, h);
     out->pad = o->pad;
+    out->doc_eos = SL_TS_NO_ID; /* records are rows: each document's end is in the rows already */
     sl_buf b = {0};
     sl_buf_puts(&b, "{");
     /* keep the input's extra fields, except an older "packed" */

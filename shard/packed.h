@@ -19,11 +19,17 @@ typedef struct sl_pack_user {
     const char *warmup;
     int64_t mem_tokens, mem_id; /* -1 = not given */
     int mem_write;
+    /* --eos append|keep|none: SL_EOS_APPEND, SL_EOS_KEEP, or SL_PACK_EOS_NONE
+     * (= no_eos); -1 = not given: append where a document does not end in
+     * eos already, when the header records that documents end in it
+     * (doc_eos), else to every document */
+    int eos_mode;
 } sl_pack_user;
+#define SL_PACK_EOS_NONE 3
 
 #define SL_PACK_USER_INIT                                                                                              \
     {                                                                                                                  \
-        -1, -1, -1, -1, 0, SL_LAYOUT_SEQUENTIAL, -1, 0, -1, NULL, -1, -1, 0                                            \
+        -1, -1, -1, -1, 0, SL_LAYOUT_SEQUENTIAL, -1, 0, -1, NULL, -1, -1, 0, -1                                        \
     }
 
 /* 1 when any packing option was given (a packed input must not get any). */
@@ -35,8 +41,10 @@ int sl_pack_user_any(const sl_pack_user *u);
  * B"); a command maps them to its flags. */
 int sl_pack_user_check(const sl_pack_user *u, sl_err *err);
 /* Fills o from u and the input header h: EOS defaults to the stream's eos,
- * pad to the stream's pad, else the EOS; a warmup spec sets seq_len to its
- * longest stage. Runs sl_pack_user_check first; errors name the field. */
+ * appended only where missing when h->doc_eos says the documents end in it
+ * (eos_mode), pad to the stream's pad, else the EOS; a warmup spec sets
+ * seq_len to its longest stage. Runs sl_pack_user_check first; errors name
+ * the field. */
 int sl_pack_resolve(const sl_pack_user *u, const sl_ts_header *h, sl_pack_opts *o, sl_err *err);
 
 /* Header of a packed stream: h plus extra.packed (and pad = o->pad). */

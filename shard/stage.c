@@ -164,7 +164,7 @@ int sl_pack_run(const sl_stage_opts *o, const char *const *inputs, size_t n_inpu
         if (sl_docmeta_id(&meta, d.id, d.id_len, ord, src, err) ||
             sl_docmeta_select(&meta, d.meta, d.meta_len, src, d.id, d.id_len, err))
             goto done;
-        int ds = sl_pack_doc_status(&po, d.n_tokens);
+        int ds = sl_pack_doc_status(&po, d.tokens, d.n_tokens);
         sl_packed_put_docrec(&ctx.recs, ord, d.id, d.id_len, ds, meta.buf.data, meta.buf.len);
         if (sl_packer_add(pk, ord++, d.id, d.id_len, d.tokens, d.n_tokens, NULL, err)) {
             sl_err_prefix(err, "%s: document '%s'", src, d.id);

@@ -20,6 +20,10 @@ void sl_cat_put_header(sl_buf *b, const sl_ts_header *h, const char *name)
         else
             sl_json_put_int(b, vals[i]);
     }
+    if (h->doc_eos != SL_TS_NO_ID) { /* only then: headers of streams without it print as before */
+        sl_buf_puts(b, ",\"doc_eos\":");
+        sl_json_put_int(b, h->doc_eos);
+    }
     sl_buf_puts(b, ",\"fingerprint\":");
     sl_json_put_cstr(b, h->fingerprint);
     sl_buf_puts(b, ",\"tokenizer\":");

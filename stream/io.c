@@ -3,6 +3,7 @@
 
 #include <bzlib.h>
 #include <lzma.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -271,6 +272,10 @@ static sl_input *new_input(const char *name)
 sl_input *sl_input_open(const char *path, sl_err *err)
 {
     int is_stdin = !strcmp(path, "-");
+    if (sl_path_url_scheme(path)) {
+        sl_path_url_error(path, err);
+        return NULL;
+    }
     sl_input *in = new_input(is_stdin ? "<stdin>" : path);
     if (is_stdin) {
         in->fd = 0;
@@ -770,6 +775,79 @@ static void tmp_remove(const tmp_entry *e)
     remove_parents(e->parents);
 }
 
+size_t sl_path_url_scheme(const char *path)
+{
+    if (!path || !((path[0] >= 'a' && path[0] <= 'z') || (path[0] >= 'A' && path[0] <= 'Z')))
+        return 0;
+    size_t i = 1;
+    while (isalnum((unsigned char)path[i]) || path[i] == '+' || path[i] == '-' || path[i] == '.')
+        i++;
+    return strncmp(path + i, "://", 3) ? 0 : i;
+}
+
+int sl_path_url_error(const char *path, sl_err *err)
+{
+    return sl_errf(err,
+                   "%s: a URL (%.*s://): sluice reads and writes local paths only; copy the data to local disk "
+                   "or mount the store (e.g. rclone mount, s3fs, gcsfuse) and give that path",
+                   path, (int)sl_path_url_scheme(path), path);
+}
+
+int sl_output_check(const char *path, int dir, int force, sl_err *err)
+{
+    if (!strcmp(path, "-"))
+        return 0;
+    if (sl_path_url_scheme(path))
+        return sl_path_url_error(path, err);
+    if (!*path)
+        return sl_errf(err, "'': a %s name is needed", dir ? "directory" : "file");
+    char *p = sl_path_clean(path);
+    struct stat st;
+    int rc = 0;
+    if (stat(p, &st) == 0) {
+        if (dir == 1 && !force)
+            rc = sl_errf(err, "%s: already exists (`force` replaces it)", p);
+        else if (dir == 2 && !S_ISDIR(st.st_mode))
+            rc = sl_errf(err, "%s: not a directory", p);
+        else if (dir == 2)
+            rc = access(p, W_OK | X_OK) ? sl_errf(err, "%s: cannot write into it: %s", p, strerror(errno)) : 0;
+        else if (!dir && S_ISDIR(st.st_mode))
+            rc = sl_errf(err, "%s: is a directory", p);
+        else if (!dir && !S_ISREG(st.st_mode))
+            rc = access(p, W_OK) ? sl_errf(err, "%s: cannot open for writing: %s", p, strerror(errno)) : 0;
+        if (rc || dir == 2 || (!dir && !S_ISREG(st.st_mode)))
+            goto done; /* written in place (a device, a FIFO, into a directory): the parent does not matter */
+    }
+    /* the nearest existing ancestor must be a directory we can write into */
+    for (;;) {
+        char *slash = strrchr(p, '/');
+        if (!slash) {
+            strcpy(p, ".");
+        } else if (slash == p) {
+            p[1] = 0;
+        } else {
+            *slash = 0;
+        }
+        if (stat(p, &st) == 0) {
+            if (!S_ISDIR(st.st_mode))
+                rc = sl_errf(err, "%s: cannot create %s: %s is not a directory", path,
+                             dir ? "the directory" : "the file", p);
+            else if (access(p, W_OK | X_OK))
+                rc = sl_errf(err, "%s: cannot write into %s: %s", path, p, strerror(errno));
+            break;
+        }
+        if (errno != ENOENT && errno != ENOTDIR) {
+            rc = sl_errf(err, "%s: %s: %s", path, p, strerror(errno));
+            break;
+        }
+        if (!strcmp(p, ".") || !strcmp(p, "/"))
+            break;
+    }
+done:
+    free(p);
+    return rc;
+}
+
 char *sl_path_clean(const char *path)
 {
     size_t n = strlen(path);
@@ -956,6 +1034,11 @@ sl_output *sl_output_open(const char *path, sl_err *err)
         o->path = sl_xstrdup("<stdout>");
         o->fd = 1;
         return o;
+    }
+    if (sl_path_url_scheme(path)) {
+        sl_path_url_error(path, err);
+        out_free(o);
+        return NULL;
     }
     o->path = sl_xstrdup(path);
     /* Devices, FIFOs and sockets (/dev/null, a named pipe) are written in
@@ -1167,6 +1250,10 @@ sl_outdir *sl_outdir_open(const char *dir, int force, sl_err *err)
 {
     if (!*dir || !strcmp(dir, "-")) {
         sl_errf(err, "'%s': a directory name is needed", dir);
+        return NULL;
+    }
+    if (sl_path_url_scheme(dir)) {
+        sl_path_url_error(dir, err);
         return NULL;
     }
     sl_outdir *d = sl_xcalloc(1, sizeof *d);

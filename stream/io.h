@@ -99,6 +99,20 @@ void sl_outdir_abort(sl_outdir *d);              /* frees d; NULL is a no-op */
 void sl_stale_temps_clean(const char *path);
 /* Names the stage in those lines; *quiet (when not NULL) silences them. */
 void sl_io_set_reporter(const char *stage, const int *quiet);
+/* Length of the URL scheme when path starts with "scheme://" (RFC 3986:
+ * a letter, then letters, digits, '+', '-', '.'), else 0. sluice reads and
+ * writes local paths only: sl_input_open, sl_output_open, sl_outdir_open and
+ * sl_output_check refuse such a path (sl_path_url_error) rather than make a
+ * folder named "s3:" (docs/cli.md, "Paths"). */
+size_t sl_path_url_scheme(const char *path);
+/* Fills err with the one-line refusal for a URL path; returns -1. */
+int sl_path_url_error(const char *path, sl_err *err);
+/* The checks an output can pass before any input is read: not a URL; for a
+ * new directory (dir = 1) not an existing path unless force; for a directory
+ * that may exist (dir = 2) not an existing non-directory; for a file
+ * (dir = 0) not an existing directory; the nearest existing ancestor is a
+ * directory this process can write into. "-" (standard output) passes. */
+int sl_output_check(const char *path, int dir, int force, sl_err *err);
 /* path without trailing slashes ("/" stays "/"); a new string. */
 char *sl_path_clean(const char *path);
 

@@ -46,7 +46,7 @@ void sl_ts_header_init(sl_ts_header *h, int modality, uint32_t vocab_size)
     h->modality = (uint8_t)modality;
     h->vocab_size = vocab_size;
     h->width = sl_ts_width_for_vocab(vocab_size);
-    h->eos = h->bos = h->pad = h->unk = SL_TS_NO_ID;
+    h->eos = h->bos = h->pad = h->unk = h->doc_eos = SL_TS_NO_ID;
 }
 
 void sl_ts_header_free(sl_ts_header *h)
@@ -179,6 +179,7 @@ static void header_json(sl_buf *b, const sl_ts_header *h)
     put_special(b, "bos", h->bos, &first);
     put_special(b, "pad", h->pad, &first);
     put_special(b, "unk", h->unk, &first);
+    put_special(b, "doc_eos", h->doc_eos, &first);
     if (h->fingerprint[0]) {
         sl_buf_puts(b, first ? "\"fingerprint\":" : ",\"fingerprint\":");
         sl_json_put_cstr(b, h->fingerprint);
@@ -504,7 +505,8 @@ static int read_header(sl_ts_reader *r, sl_ts_header *h, uint64_t base, sl_err *
     if (bad)
         sl_errf(err, "%s: header JSON is not an object", name);
     bad = bad || parse_special(o, "eos", &h->eos, name, err) || parse_special(o, "bos", &h->bos, name, err) ||
-          parse_special(o, "pad", &h->pad, name, err) || parse_special(o, "unk", &h->unk, name, err);
+          parse_special(o, "pad", &h->pad, name, err) || parse_special(o, "unk", &h->unk, name, err) ||
+          parse_special(o, "doc_eos", &h->doc_eos, name, err);
     if (!bad) {
         const char *fp = sl_json_get_str(o, "fingerprint"), *tk = sl_json_get_str(o, "tokenizer");
         if (fp)
@@ -558,13 +560,17 @@ int sl_ts_header_diff(const sl_ts_header *a, const sl_ts_header *b, char *what, 
         snprintf(what, n, "token width %u vs %u", a->width, b->width);
         return 1;
     }
-    const int64_t sa[4] = {a->eos, a->bos, a->pad, a->unk}, sb[4] = {b->eos, b->bos, b->pad, b->unk};
-    static const char *const sn[4] = {"eos", "bos", "pad", "unk"};
-    for (int i = 0; i < 4; i++)
+    const int64_t sa[5] = {a->eos, a->bos, a->pad, a->unk, a->doc_eos},
+                  sb[5] = {b->eos, b->bos, b->pad, b->unk, b->doc_eos};
+    static const char *const sn[5] = {"eos", "bos", "pad", "unk", "doc_eos"};
+    for (int i = 0; i < 5; i++)
         if (sa[i] != sb[i]) {
             special_str(x, sizeof x, sa[i]);
             special_str(y, sizeof y, sb[i]);
-            snprintf(what, n, "%s id %s vs %s", sn[i], x, y);
+            if (i == 4)
+                snprintf(what, n, "documents end in %s vs %s (header \"doc_eos\")", x, y);
+            else
+                snprintf(what, n, "%s id %s vs %s", sn[i], x, y);
             return 1;
         }
     if (strcmp(a->fingerprint, b->fingerprint)) {

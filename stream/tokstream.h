@@ -63,6 +63,12 @@ typedef struct sl_ts_header {
     uint32_t vocab_size; /* every id is < vocab_size */
     /* Special ids, SL_TS_NO_ID when absent. */
     int64_t eos, bos, pad, unk;
+    /* The id every document already ends with (the producer appended it:
+     * `tokenize --append-eos`), SL_TS_NO_ID when documents carry no end
+     * marker or it is not known (streams of earlier versions). Stages that
+     * end documents with EOS (pack, shard, export megatron) append one only
+     * to a document that does not already end in it. Header JSON "doc_eos". */
+    int64_t doc_eos;
     char fingerprint[72]; /* "sha256:<hex>" of the tokenizer definition, or "" */
     char tokenizer[256];  /* human-readable tokenizer name/path, or "" */
     /* Extra header fields as a JSON object text (e.g. {"sample_rate":16000});

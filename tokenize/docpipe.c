@@ -182,7 +182,7 @@ static int tokenize_reader(const sl_tokenizer *t, sl_docreader *r, const sl_docp
     sl_ts_header h;
     sl_tokenizer_header(t, &h);
     if (o->append >= 0)
-        h.eos = o->append;
+        h.eos = h.doc_eos = o->append; /* every document ends in it: later stages append no other */
     if (o->prepend >= 0)
         h.bos = o->prepend;
     int rc = -1;

@@ -82,6 +82,8 @@ int sl_ids_opts_check(const sl_ids_opts *o, sl_err *err)
 {
     if (!o->vocab_size)
         return sl_errf(err, "`vocab_size` is required");
+    if (o->ends_with_eos && o->eos == SL_TS_NO_ID)
+        return sl_errf(err, "`ends_with_eos` needs `eos` ID");
     int64_t specials[3] = {o->eos, o->bos, o->pad};
     for (int i = 0; i < 3; i++)
         if (specials[i] != SL_TS_NO_ID && (specials[i] < 0 || specials[i] >= (int64_t)o->vocab_size))
@@ -125,6 +127,12 @@ static int ids_file(const sl_ids_opts *o, const char *path, const sl_slice *piec
             r = -1;
             break;
         }
+        if (o->ends_with_eos && (!d->n_tokens || d->tokens[d->n_tokens - 1] != (uint32_t)o->eos)) {
+            sl_errf(err, "%s:%llu: \"%s\" does not end in the eos id %lld (`ends_with_eos`)", sl_input_name(in),
+                    (unsigned long long)lineno, field, (long long)o->eos);
+            r = -1;
+            break;
+        }
         if (sl_ts_write_doc(w, d, err)) {
             sl_err_prefix(err, "%s:%llu", sl_input_name(in), (unsigned long long)lineno);
             r = -1;
@@ -148,6 +156,7 @@ int sl_ids_run(const sl_ids_opts *o, const char *const *inputs, size_t n, const 
     sl_ts_header h;
     sl_ts_header_init(&h, o->modality, o->vocab_size);
     h.eos = o->eos;
+    h.doc_eos = o->ends_with_eos ? o->eos : SL_TS_NO_ID;
     h.bos = o->bos;
     h.pad = o->pad;
     if (o->tokenizer)

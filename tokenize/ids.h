@@ -30,10 +30,13 @@ typedef struct sl_ids_opts {
      * instead of the inputs; NULL: the inputs */
     const sl_slice *slices;
     size_t n_slices;
+    /* every document's ids already end in eos: checked, and recorded in the
+     * header (doc_eos) so that pack, shard and export append no second one */
+    int ends_with_eos;
 } sl_ids_opts;
 #define SL_IDS_OPTS_INIT                                                                                               \
     {                                                                                                                  \
-        0, NULL, SL_TS_NO_ID, SL_TS_NO_ID, SL_TS_NO_ID, SL_MOD_IDS, NULL, NULL, (size_t)64 << 20, NULL, 0, NULL, 0     \
+        0, NULL, SL_TS_NO_ID, SL_TS_NO_ID, SL_TS_NO_ID, SL_MOD_IDS, NULL, NULL, (size_t)64 << 20, NULL, 0, NULL, 0, 0  \
     }
 
 /* Checks the options: vocab_size given, the special ids below it (messages

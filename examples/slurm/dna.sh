@@ -5,7 +5,6 @@
 # species-classification set drawn from the genomes in $INPUTS
 # (docs/scale-out.md). Submit with submit.sh or sbatch --array=0-63.
 #SBATCH --job-name=sluice-dna
-#SBATCH --cpus-per-task=4
 #SBATCH --output=%x-%A_%a.log
 
 # ---- variables
@@ -15,6 +14,7 @@ OUT=${OUT:-work}
 DNA_OPTS=${DNA_OPTS---window 32768 --add-eos}   # tokenize dna options
 SPECIES=${SPECIES:-}                             # non-empty: dna species instead
 SPECIES_OPTS=${SPECIES_OPTS---window 32768 --samples 65536 --seed 1}
+THREADS=${THREADS:-${SLURM_CPUS_PER_TASK:-1}}   # the CPUs the task got (submit.sh: CPUS)
 # ----
 
 set -euo pipefail
@@ -25,8 +25,8 @@ mkdir -p "$OUT/tokens"
 part=$(printf '%s/tokens/dna-%05d-of-%05d.tok' "$OUT" "$R" "$N")
 # shellcheck disable=SC2086
 if [ -n "$SPECIES" ]; then
-  $SLUICE dna species --part slurm --skip-existing $SPECIES_OPTS $INPUTS -o "$part"
+  $SLUICE dna species --part slurm --skip-existing --progress -@ "$THREADS" $SPECIES_OPTS $INPUTS -o "$part"
 else
-  $SLUICE tokenize dna --part slurm --skip-existing $DNA_OPTS $INPUTS -o "$part"
+  $SLUICE tokenize dna --part slurm --skip-existing --progress -@ "$THREADS" $DNA_OPTS $INPUTS -o "$part"
 fi
 echo "part $R of $N: $part"

@@ -7,7 +7,6 @@
 # score.sh wrote (within relative 2^-10 of the exact ones, docs/scale-out.md),
 # one pass; each part could then also be filtered by its own task.
 #SBATCH --job-name=sluice-filter
-#SBATCH --cpus-per-task=4
 #SBATCH --output=%x-%j.log
 
 # ---- variables
@@ -15,6 +14,7 @@ SLUICE=${SLUICE:-sluice}
 OUT=${OUT:-work}
 FILTER_OPTS=${FILTER_OPTS---keep-pct 10:90}
 CUTOFFS=${CUTOFFS:-exact}                # exact | summaries
+THREADS=${THREADS:-${SLURM_CPUS_PER_TASK:-1}}   # the CPUs the job got (submit.sh: CPUS)
 # ----
 
 set -euo pipefail
@@ -25,5 +25,5 @@ case $CUTOFFS in
   *) echo "filter.sh: CUTOFFS is exact or summaries, not '$CUTOFFS'" >&2; exit 2 ;;
 esac
 # shellcheck disable=SC2086
-$SLUICE filter $FILTER_OPTS "${from[@]}" "$OUT/scored" -o "$OUT/kept.tok"
+$SLUICE filter --progress -@ "$THREADS" $FILTER_OPTS "${from[@]}" "$OUT/scored" -o "$OUT/kept.tok"
 echo "kept: $OUT/kept.tok"

@@ -5,12 +5,11 @@
 # $OUT/summaries/summary-R-of-N.sum (a few hundred KB at most); then one filter
 # over the whole scored directory keeps documents by cutoffs computed over ALL
 # parts (filter.sh: exact, or from the merged summaries with CUTOFFS=summaries). On a node without a GPU the same script scores on the CPU
-# (--device auto); on a cluster without GPUs submit with SBATCH_OPTS=--gres=none
-# (or a CPU partition). Submit with: PIPELINE=score submit.sh, or
-#   sbatch --array=0-63 examples/slurm/score.sh
+# (--device auto). submit.sh asks for a GPU (GRES=gpu:1) only when the cluster
+# has GPU nodes (sinfo), else for none; GRES=none or GRES=gpu:2 choose.
+# Submit with: submit.sh score, or by hand:
+#   sbatch --array=0-63 --cpus-per-task=8 --gres=gpu:1 examples/slurm/score.sh
 #SBATCH --job-name=sluice-score
-#SBATCH --gres=gpu:1
-#SBATCH --cpus-per-task=8
 #SBATCH --output=%x-%A_%a.log
 
 # ---- variables
@@ -20,6 +19,7 @@ OUT=${OUT:-work}
 PARTS=${PARTS:-$OUT/tokens}
 SCORE_OPTS=${SCORE_OPTS---prepend eos}
 DEVICE=${DEVICE:-auto}                   # auto: the GPU when the task got one, else CPU
+THREADS=${THREADS:-${SLURM_CPUS_PER_TASK:-1}}   # the CPUs the task got (submit.sh: CPUS)
 # ----
 
 set -euo pipefail
@@ -34,5 +34,6 @@ mkdir -p "$OUT/scored" "$OUT/summaries"
 out=$(printf '%s/scored/scored-%05d-of-%05d.tok' "$OUT" "$R" "$N")
 sum=$(printf '%s/summaries/summary-%05d-of-%05d.sum' "$OUT" "$R" "$N")
 # shellcheck disable=SC2086
-$SLUICE score --skip-existing -m "$MODEL" --device "$DEVICE" --to-stream $SCORE_OPTS "$in" -o "$out" --summary "$sum"
+$SLUICE score --skip-existing --progress -@ "$THREADS" -m "$MODEL" --device "$DEVICE" --to-stream $SCORE_OPTS "$in" \
+  -o "$out" --summary "$sum"
 echo "part $R of $N: $out"

@@ -4,6 +4,9 @@
 #   N=64 INPUTS='corpus/*.jsonl.zst' TOKENIZER=neox/tokenizer.json OUT=work examples/slurm/submit.sh text
 #   N=64 INPUTS='genomes/*.fa.gz' OUT=work examples/slurm/submit.sh dna
 #   N=64 MODEL=mamba-130m OUT=work examples/slurm/submit.sh score
+# Resources: CPUS per task (default: 4, 8 for score, but never more than the
+# smallest node has, from sinfo), GRES (default: gpu:1 for score when the
+# cluster has GPU nodes, else none; GRES=none asks for no GRES).
 # Extra sbatch options: SBATCH_OPTS (e.g. --partition=cpu --time=4:00:00).
 # WAIT=1: wait for the final job (sbatch --wait) and return its status.
 # To resume after failed or killed tasks, run the same command again.
@@ -18,16 +21,30 @@ case $pipeline in
   score) task=score.sh; final=filter.sh ;;
   *) echo "submit.sh: unknown pipeline '$pipeline' (text|dna|score)" >&2; exit 2 ;;
 esac
+# CPUs: what the pipeline wants, capped at the smallest node (a request no
+# node can meet pends forever, reason PartitionConfig)
+want=4
+[ "$pipeline" = score ] && want=8
+least=$(sinfo -h -o '%c' 2> /dev/null | tr -d '+' | sort -n | head -n 1)
+[[ "$least" =~ ^[0-9]+$ ]] && [ "$least" -lt "$want" ] && want=$least
+CPUS=${CPUS:-$want}
+# GRES: a GPU for scoring where the cluster has GPU nodes; nothing otherwise
+if [ -z "${GRES:-}" ]; then
+  GRES=none
+  [ "$pipeline" = score ] && sinfo -h -o '%G' 2> /dev/null | grep -q 'gpu' && GRES=gpu:1
+fi
+res=(--cpus-per-task="$CPUS")
+[ "$GRES" = none ] || res+=(--gres="$GRES")
 mkdir -p "$OUT/logs"
 # shellcheck disable=SC2086
-jid=$(sbatch --parsable --export=ALL ${SBATCH_OPTS:-} --array=0-$((N - 1)) \
+jid=$(sbatch --parsable --export=ALL "${res[@]}" ${SBATCH_OPTS:-} --array=0-$((N - 1)) \
   --output="$OUT/logs/%x-%A_%a.log" "$here/$task")
 jid=${jid%%;*}
-echo "submitted $task as array job $jid ($N tasks)"
+echo "submitted $task as array job $jid ($N tasks, ${res[*]})"
 wait=()
 [ -n "${WAIT:-}" ] && wait=(--wait)
 # shellcheck disable=SC2086
-fid=$(sbatch --parsable --export=ALL ${SBATCH_OPTS:-} --dependency=afterok:"$jid" --kill-on-invalid-dep=yes \
+fid=$(sbatch --parsable --export=ALL --cpus-per-task="$CPUS" ${SBATCH_OPTS:-} --dependency=afterok:"$jid" --kill-on-invalid-dep=yes \
   --output="$OUT/logs/%x-%j.log" "${wait[@]}" "$here/$final")
 fid=${fid%%;*}
 echo "submitted $final as job $fid (after $jid)"

@@ -6,7 +6,6 @@
 # Re-submitting the same array re-does only the parts whose output is
 # missing or does not verify (--skip-existing).
 #SBATCH --job-name=sluice-text
-#SBATCH --cpus-per-task=4
 #SBATCH --output=%x-%A_%a.log
 
 # ---- variables (exported by submit.sh, or: sbatch --export=ALL,INPUTS=...)
@@ -16,6 +15,7 @@ TOKENIZER=${TOKENIZER:-tokenizer.json}
 OUT=${OUT:-work}                          # parts go to $OUT/tokens/
 READ_OPTS=${READ_OPTS-}                  # e.g. --field content --on-error skip
 BPE_OPTS=${BPE_OPTS---append-eos}
+THREADS=${THREADS:-${SLURM_CPUS_PER_TASK:-1}}   # the CPUs the task got (submit.sh: CPUS)
 # ----
 
 set -euo pipefail
@@ -26,8 +26,8 @@ mkdir -p "$OUT/tokens"
 part=$(printf '%s/tokens/tokens-%05d-of-%05d.tok' "$OUT" "$R" "$N")
 # shellcheck disable=SC2086  # INPUTS and *_OPTS are word lists on purpose
 set +e
-$SLUICE read --part slurm $READ_OPTS $INPUTS |
-  $SLUICE tokenize bpe --skip-existing -t "$TOKENIZER" $BPE_OPTS -o "$part"
+$SLUICE read --part slurm --progress -@ "$THREADS" $READ_OPTS $INPUTS |
+  $SLUICE tokenize bpe --skip-existing --progress -@ "$THREADS" -t "$TOKENIZER" $BPE_OPTS -o "$part"
 st=("${PIPESTATUS[@]}")
 set -e
 # tokenize bpe must succeed; read too, except that when the part already

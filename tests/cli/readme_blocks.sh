@@ -104,6 +104,8 @@ done
 # what the README says the blocks make
 for d in shards shards/text shards/hg38-train; do [ -f "$d/manifest.json" ] || fail "$d/manifest.json missing"; done
 [ -s megatron/corpus.bin ] && [ -s megatron/corpus.idx ] || fail "megatron/corpus.{bin,idx} missing"
+# one <|endoftext|> (0) per document, not two (issue 28): tokenize --append-eos, then shard / export
+$PY "$SRC/tests/shard/one_eos.py" 0 shards/text megatron/corpus >"$T/eos.out" || fail "README text pipeline: $(cat "$T/eos.out")"
 [ -s ytmix-train.tok ] && [ -s sc09.tok ] && [ -d listen ] || fail "audio outputs missing"
 [ "$(ls listen | grep -c '\.wav$')" = "$(ls sc09 | wc -l)" ] || fail "detokenize audio: $(ls listen)"
 [ "$(wc -l <scores.jsonl)" = "$(sluice_docs=$("$SLUICE" stats corpus.tok | $PY -c 'import json,sys; print(json.load(sys.stdin)["documents"])'); echo "$sluice_docs")" ] \

@@ -12,6 +12,25 @@ $S tokenize ids --vocab-size 100000 --eos 0 "$F/mega_i32.jsonl" | $S export mega
 cmp "$T/i32.idx" "$F/mega_i32.idx" || fail "int32 .idx differs from megatron-core's"
 cmp "$T/i32.bin" "$F/mega_i32.bin" || fail "int32 .bin differs from megatron-core's"
 [ "$(od -An -tu1 -j17 -N1 "$T/i32.idx" | tr -d ' ')" = 4 ] || fail "dtype code of int32 data"
+# the other convention (issue 28): documents that already end in EOS, as the header
+# records (`tokenize ... --append-eos`; here `tokenize ids --ends-with-eos`), get no
+# second one, and a document that is only that EOS (empty text) is empty for
+# Megatron: the same bytes as megatron-core's
+for v in u16:50277 i32:100000; do
+  n=${v%%:*}
+  sed 's/"ids": \[\]/"ids": [0]/; s/\]}$/, 0]}/; s/\[0, 0\]/[0]/' "$F/mega_$n.jsonl" >"$T/eos_$n.jsonl"
+  $S tokenize ids --vocab-size "${v#*:}" --eos 0 --ends-with-eos "$T/eos_$n.jsonl" | $S export megatron -o "$T/e$n"
+  cmp "$T/e$n.idx" "$F/mega_$n.idx" || fail "$n: documents ending in EOS: .idx differs from megatron-core's"
+  cmp "$T/e$n.bin" "$F/mega_$n.bin" || fail "$n: documents ending in EOS: .bin differs from megatron-core's"
+  # --eos keep: as they are (no EOS appended); --eos append: a second EOS after each
+  $S tokenize ids --vocab-size "${v#*:}" --eos 0 --ends-with-eos "$T/eos_$n.jsonl" -o "$T/eos_$n.tok"
+  $S export megatron --eos append "$T/eos_$n.tok" -o "$T/a$n"
+  [ $(stat -c %s "$T/a$n.bin") -gt $(stat -c %s "$T/e$n.bin") ] || fail "--eos append added nothing"
+  $S export megatron --eos none "$T/eos_$n.tok" -o "$T/k$n"
+  $S export megatron --eos keep "$T/eos_$n.tok" -o "$T/k2$n"
+  cmp "$T/k$n.bin" "$T/k2$n.bin" || fail "--eos keep and --eos none differ in .bin"
+done
+expect_fail 1 'does not end in the eos id 0 \(--ends-with-eos\)' -- $S tokenize ids --vocab-size 50277 --eos 0 --ends-with-eos "$F/mega_u16.jsonl"
 
 # import: the documents come back (EOD removed with --eos); export again is identical
 $S import megatron --eos 0 --vocab-size 50277 "$F/mega_u16" -o "$T/back.tok"

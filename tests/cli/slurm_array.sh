@@ -38,8 +38,8 @@ awk 'NR <= 120' "$B/corpus.jsonl" > "$T/corpus/a.jsonl"
 sed -n 's/^{"id": "[^"]*", /{/p' "$B/corpus.jsonl" > "$T/corpus/b.jsonl"
 awk 'NR > 120' "$B/corpus.jsonl" | gzip -c > "$T/corpus/c.jsonl.gz"
 export SLUICE=$S INPUTS="$T/corpus/*" TOKENIZER=$B/neox-tokenizer.json BPE_OPTS=--append-eos
-# the examples ask for 4-8 CPUs per task; this node may have fewer
-export SBATCH_OPTS=--cpus-per-task=1
+# the examples as typed: no CPU count or GRES given (submit.sh fits them to the node)
+export SBATCH_OPTS=
 export SHARD_OPTS="--seq-len 64 --shuffle --seed 3 --val-fraction 0.1 --max-file-bytes 8192"
 # the single-process run
 # shellcheck disable=SC2086
@@ -55,6 +55,12 @@ for r in 0 1 2 3; do
   [ -n "$("$S" cat "$T/run1/tokens/tokens-0000$r-of-00004.tok" | head -n 1)" ] || fail "part $r is empty: no real split"
 done
 diff -r "$T/want" "$T/run1/shards" || fail "the 4-task array's shards differ from the single-process run"
+# every task logs its progress (--progress: a summary line at least), so does the shard job
+for f in "$T"/run1/logs/sluice-text-*.log; do
+  grep -q '^tokenize bpe: .* docs' "$f" || fail "no progress in $f: $(cat "$f")"
+done
+grep -q '^shard: .* docs' "$T"/run1/logs/sluice-shard-*.log || fail "no progress in the shard job's log"
+grep -q 'cpus-per-task=' "$T/submit1.log" || fail "submit.sh did not say what it asked for: $(cat "$T/submit1.log")"
 
 # ---- 2. one task cancelled mid-run, then the array submitted again
 # Task 2's read stalls after some output (its tokenize has a temporary open)
@@ -104,8 +110,8 @@ grep -q 'nothing to do' "$T/run2/logs/sluice-text-${jid2}_2.log" && fail "the ca
 grep -q 'part 2 of 4' "$T/run2/logs/sluice-text-${jid2}_2.log" || fail "task 2 did not finish"
 diff -r "$T/want" "$T/run2/shards" || fail "after the resume, the shards differ from the single-process run"
 
-# ---- 3. scoring as an array (no GPU here: --gres=none, the script falls back to
-# the CPU), then one filter with global percentile cutoffs
+# ---- 3. scoring as an array (no GPU node here: submit.sh asks for no GRES, and
+# the script scores on the CPU), then one filter with global percentile cutoffs
 M=$DATA/model/ssm_f32
 awk 'BEGIN { srand(5); for (i = 0; i < 60; i++) { n = 2 + int(rand() * 40); printf "{\"id\":\"s%02d\",\"ids\":[", i;
   for (j = 0; j < n; j++) printf "%s%d", j ? "," : "", int(rand() * 77); print "]}" } }' > "$T/ids.jsonl"
@@ -115,7 +121,7 @@ for r in 0 1 2 3; do
   "$S" tokenize ids --vocab-size 77 --part "$r/4" "$T/ids.jsonl" -o "$T/run3/tokens/ids-$r-of-4.tok"
 done
 "$S" score -q -m "$M" --device cpu --to-stream "$T/ids.tok" | "$S" filter -q --keep-pct 20:80 --field nll -o "$T/kept.want"
-N=4 OUT=$T/run3 MODEL=$M SCORE_OPTS= DEVICE=auto FILTER_OPTS="--keep-pct 20:80 --field nll" SBATCH_OPTS="$SBATCH_OPTS --gres=none" WAIT=1 \
+N=4 OUT=$T/run3 MODEL=$M SCORE_OPTS= DEVICE=auto FILTER_OPTS="--keep-pct 20:80 --field nll" WAIT=1 \
   "$EX/submit.sh" score > "$T/submit3.log" 2>&1 || fail "scoring pipeline failed: $(cat "$T/submit3.log" "$T"/run3/logs/*)"
 [ "$(ls "$T/run3/scored" | wc -l)" = 4 ] || fail "expected 4 scored parts: $(ls "$T/run3/scored"; cat "$T/submit3.log" "$T"/run3/logs/*)"
 # the same documents (ids and tokens; the scores themselves may differ in the

@@ -49,4 +49,18 @@ rm -rf "$T/want"
 OUT=$T/sp SPECIES=1 array 4 "$EX/dna.sh"
 OUT=$T/sp "$EX/shard.sh" > "$T/shard.log" 2>&1 || fail "shard.sh: $(cat "$T/shard.log")"
 diff -r "$T/want" "$T/sp/shards" || fail "dna.sh SPECIES=1: shards differ from one process"
+
+# text.sh (read | tokenize bpe --append-eos, per task) and shard.sh: one EOS per
+# document in the shards (issue 28), the same directory as one process
+mkdir "$T/corpus"
+for f in "$SRC"/examples/data/text/*.txt; do
+  /usr/bin/python3 -c 'import json,sys; print(json.dumps({"id": sys.argv[1].rsplit("/",1)[1], "text": open(sys.argv[1]).read()[:3000]}))' "$f"
+done >"$T/corpus/licenses.jsonl"
+export INPUTS="$T/corpus/licenses.jsonl" TOKENIZER="$DATA/bpe/neox-tokenizer.json" SHARD_OPTS="--seq-len 256"
+OUT=$T/text array 3 "$EX/text.sh"
+OUT=$T/text "$EX/shard.sh" > "$T/shard.log" 2>&1 || fail "shard.sh: $(cat "$T/shard.log")"
+"$S" read -q "$INPUTS" | "$S" tokenize bpe -q -t "$TOKENIZER" --append-eos | "$S" shard -q --seq-len 256 -o "$T/want-text"
+diff -r "$T/want-text" "$T/text/shards" || fail "text.sh: shards differ from one process"
+/usr/bin/python3 "$SRC/tests/shard/one_eos.py" 0 "$T/text/shards" >"$T/eos.out" || fail "text.sh: $(cat "$T/eos.out")"
+/usr/bin/python3 "$SRC/tests/shard/one_eos.py" 1 "$T/dna3/shards" >"$T/eos.out" || fail "dna.sh --add-eos: $(cat "$T/eos.out")"
 echo "slurm_examples: ok"
