@@ -21,7 +21,12 @@ static const char help[] = "Reads each FILE ('-' or none: standard input) and wr
                            "(a string, or a number kept as written) or else ID = SOURCE:N (N-th document\n"
                            "of the source). Other sources are plain text: one document per file, or per\n"
                            "non-blank line with --lines. An empty source gives no documents (a warning).\n"
-                           "Plain text with a NUL byte is rejected as binary data.\n\n"
+                           "Plain text with a NUL byte is rejected as binary data.\n"
+                           "A Parquet file (PAR1) gives one document per row: the text from the --field\n"
+                           "column (a dotted path reaches into a struct), the id from a column \"id\" (else\n"
+                           "FILE:ROW), every other column as a field with the value pyarrow's to_pylist()\n"
+                           "gives, as json.dumps writes it (docs/read.md). A row whose text is null is a\n"
+                           "bad line (--on-error).\n\n"
                            "options:\n"
                            "  -f, --field NAME        JSON field that holds the text (default: text); it is\n"
                            "                          written as \"text\" (an input field \"text\" is then dropped)\n"
@@ -44,6 +49,7 @@ static const char help[] = "Reads each FILE ('-' or none: standard input) and wr
                            "      --skip-existing     do nothing when the output file exists and is whole\n"
                            "\nexamples:\n"
                            "  sluice read corpus.tar.zst -o docs.jsonl\n"
+                           "  sluice read train-00000-of-00099.parquet | sluice tokenize bpe --tokenizer tokenizer.json\n"
                            "  zcat part-*.jsonl.gz | sluice read --field content --on-error skip\n"
                            "  sluice read --lines notes.txt.xz | sluice tokenize bpe --tokenizer tokenizer.json\n";
 
@@ -100,7 +106,7 @@ static int run(sl_cli *cli, int argc, char **argv)
 
 const sl_command sl_cmd_read = {
     .name = "read",
-    .summary = "decode corpora (plain, zstd, gzip, xz, bzip2, tar, zip) into JSON Lines documents",
+    .summary = "decode corpora (plain, zstd, gzip, xz, bzip2, tar, zip, Parquet) into JSON Lines documents",
     .usage = "sluice read [options] [FILES...]",
     .help = help,
     .run = run,
