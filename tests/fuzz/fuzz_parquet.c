@@ -17,7 +17,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t flags = data[0];
     sl_pq_mem m = {data + 1, size - 1};
     sl_pq_opts o = {
-        .field = flags & 1 ? "doc.body" : flags & 2 ? "content" : "text",
+        .field = flags & 1   ? "doc.body"
+                 : flags & 2 ? "content"
+                             : "text",
         .invalid_utf8 = ((flags >> 2) & 3) % 3,
         .skip_bad = (flags >> 4) & 1,
         .mem_budget = (size_t)1 << 20,
