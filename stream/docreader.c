@@ -478,6 +478,12 @@ static int pq_start(sl_docreader *r, sl_err *err)
                      .skip_bad = r->o.skip_bad_json,
                      .mem_budget = r->o.mem_budget};
     const char *path = sl_sources_plain_path(r->src);
+    const sl_slice *pc = sl_sources_slice(r->src);
+    if (pc && pc->kind == SL_DOCS_PARQUET) { /* a part's share of the file (--part) */
+        path = pc->path;
+        po.byte_begin = pc->begin;
+        po.byte_end = pc->end;
+    }
     uint64_t size;
     if (path) {
         r->pq_fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -635,7 +641,14 @@ int sl_docreader_next(sl_docreader *r, sl_textdoc *doc, sl_err *err)
             r->eof = 0;
             r->line = r->ndoc = 0;
             const sl_slice *pc = sl_sources_slice(r->src);
-            if (pc && pc->begin > 0) { /* a range of a file (--part): the counts before it, its kind */
+            if (pc && pc->kind == SL_DOCS_PARQUET) { /* row groups of a Parquet file (--part) */
+                r->mode = M_PARQUET;
+                if (pq_start(r, err) < 0) {
+                    r->mode = M_DONE;
+                    pq_end(r);
+                    return -1;
+                }
+            } else if (pc && pc->begin > 0) { /* a range of a file (--part): the counts before it, its kind */
                 r->line = pc->line;
                 r->ndoc = pc->ndoc;
                 r->mode = pc->kind == SL_DOCS_JSONL ? M_JSONL : M_LINES;
@@ -689,8 +702,9 @@ void sl_textdoc_free(sl_textdoc *d)
     sl_buf_free(&d->meta);
 }
 
-/* How a file may be cut into parts (an sl_cut_fn, ctx the options): plain
- * JSON Lines (unless bad lines are skipped: their count is not known before
+/* How a file may be cut into parts (an sl_cut_fn, ctx the options): a
+ * Parquet file by row groups (each read by the part that owns its first
+ * byte), plain JSON Lines (unless bad lines are skipped: their count is not known before
  * a cut) and plain text read by lines are cut at line starts; compressed
  * files, archives and whole-file documents are read whole. */
 int sl_docreader_cut(void *ctx, const char *path, int *kind, sl_err *err)
@@ -703,6 +717,10 @@ int sl_docreader_cut(void *ctx, const char *path, int *kind, sl_err *err)
         return plain;
     if (sl_sources_is_archive(head, n))
         return SL_CUT_WHOLE;
+    if (o->format == SL_DOCS_AUTO && sl_pq_sniff(head, n)) { /* by row groups (parquet.h) */
+        *kind = SL_DOCS_PARQUET;
+        return SL_CUT_BYTES;
+    }
     size_t i = n >= 3 && !memcmp(head, "\xEF\xBB\xBF", 3) ? 3 : 0;
     while (i < n && is_ws((char)head[i]))
         i++;

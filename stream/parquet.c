@@ -805,6 +805,21 @@ static void assemble(const sl_pq *q, size_t r, pq_slot *s, size_t *e, size_t *v,
     }
 }
 
+/* The first byte of a row group: its earliest column chunk. */
+static uint64_t rowgroup_start(const pq_rowgroup *rg)
+{
+    uint64_t first = UINT64_MAX;
+    for (int i = 0; i < rg->ncols; i++) {
+        const pq_chunk *c = &rg->cols[i];
+        int64_t s = c->data_page_offset;
+        if (c->dictionary_page_offset > 0 && c->dictionary_page_offset < s)
+            s = c->dictionary_page_offset;
+        if (s >= 0 && (uint64_t)s < first)
+            first = (uint64_t)s;
+    }
+    return first;
+}
+
 static void close_rowgroup(sl_pq *q)
 {
     if (!q->cols)
@@ -826,6 +841,13 @@ static int next_batch(sl_pq *q, sl_err *err)
         const pq_rowgroup *rg = &q->m.rgs[g];
         if (rg->num_rows < 0)
             return sl_errf(err, "%s: row group %d: negative row count", q->name, g);
+        if (q->o.byte_end > 0) { /* a part's share: the row groups that start in it */
+            uint64_t first = rowgroup_start(rg);
+            if (first < q->o.byte_begin || first >= q->o.byte_end) {
+                q->row_base += (uint64_t)rg->num_rows;
+                continue;
+            }
+        }
         for (int l = 0; l < q->nleaves; l++)
             if (pq_col_open(&q->cols[l], &q->leaves[l], &rg->cols[l], g, q->name, q->size, q->rd, q->rd_ctx,
                             q->max_entries, err) < 0)

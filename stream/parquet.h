@@ -29,6 +29,8 @@ typedef struct sl_pq_opts {
     size_t mem_budget; /* batches of rows hold about a quarter of it in text */
     int64_t rg_first;  /* row groups [rg_first, rg_end) only; rg_end 0: all */
     int64_t rg_end;
+    uint64_t byte_begin; /* with byte_end > 0: only the row groups whose first byte is in */
+    uint64_t byte_end;   /* [byte_begin, byte_end) (--part: the part's share of the file) */
 } sl_pq_opts;
 
 /* Reads n bytes at offset off into buf: 0, or -1 with err set. */

@@ -30,3 +30,15 @@ tar -cf "$T/fw.tar" fw_brotli_dict_v1_small.parquet ids.parquet
 expect_fail 1 'nulltext.parquet: row 2: the text column "text" is null' -- "$SLUICE" read nulltext.parquet
 # a missing text column names the columns there are
 expect_fail 1 'no column "body" for the text \(columns: text, id, dump' -- "$SLUICE" read --field body fw_none_dict_v1_small.parquet
+# --part R/N by row groups: parts in order give exactly the output of one run
+cd "$T"
+cp "$DATA/parquet/fw_zstd_dict_v1_stats.parquet" "$DATA/parquet/stack.parquet" "$DATA/parquet/fw_duckdb.parquet" .
+printf '{"id":"j1","text":"between"}\n' > mid.jsonl
+set -- fw_zstd_dict_v1_stats.parquet mid.jsonl fw_duckdb.parquet fw_zstd_dict_v1_stats.parquet
+"$SLUICE" read -q "$@" > whole.jsonl
+for n in 2 3 5 8; do
+  : > parts.jsonl
+  for r in $(seq 0 $((n - 1))); do "$SLUICE" read -q --part "$r/$n" "$@" >> parts.jsonl; done
+  cmp -s parts.jsonl whole.jsonl || fail "--part */$n differs from one run"
+done
+[ "$("$SLUICE" read -q --part 0/2 "$@" | wc -l)" -gt 0 ] && [ "$("$SLUICE" read -q --part 1/2 "$@" | wc -l)" -gt 0 ] || fail "a part is empty"
