@@ -220,8 +220,8 @@ int pq_meta_decode(const uint8_t *p, size_t n, pq_meta *m, sl_err *err)
             }
             m->schema = sl_xcalloc(k ? k : 1, sizeof *m->schema);
             for (uint32_t i = 0; i < k && !t.bad; i++) {
+                m->nschema = (int)i + 1; /* counted first: a half-decoded element is freed too */
                 schema_element(&t, &m->schema[i]);
-                m->nschema = (int)i + 1;
             }
             have_schema = 1;
         } else if (id == 3 && ft == SL_TT_I64) {
@@ -236,8 +236,8 @@ int pq_meta_decode(const uint8_t *p, size_t n, pq_meta *m, sl_err *err)
             }
             m->rgs = sl_xcalloc(k ? k : 1, sizeof *m->rgs);
             for (uint32_t i = 0; i < k && !t.bad; i++) {
-                row_group(&t, &m->rgs[i]);
                 m->nrg = (int)i + 1;
+                row_group(&t, &m->rgs[i]);
             }
             have_rgs = 1;
         } else if (id == 5 && ft == SL_TT_LIST && !m->kv) {
@@ -249,8 +249,8 @@ int pq_meta_decode(const uint8_t *p, size_t n, pq_meta *m, sl_err *err)
             }
             m->kv = sl_xcalloc(k ? k : 1, sizeof *m->kv);
             for (uint32_t i = 0; i < k && !t.bad; i++) {
-                key_value(&t, &m->kv[i]);
                 m->nkv = (int)i + 1;
+                key_value(&t, &m->kv[i]);
             }
         } else if (id == 6 && ft == SL_TT_BINARY && !m->created_by)
             m->created_by = dup_bin(&t);
@@ -261,13 +261,17 @@ int pq_meta_decode(const uint8_t *p, size_t n, pq_meta *m, sl_err *err)
             sl_thrift_skip(&t, ft);
     }
     sl_thrift_struct_end(&t);
-    if (t.bad)
+    if (t.bad) {
+        pq_meta_free(m);
         return sl_errf(err, "footer offset %zu: corrupt metadata (%s)", t.bad_at, t.why);
-    if (!have_schema || !have_rows || !have_rgs)
+    }
+    if (!have_schema || !have_rows || !have_rgs) {
+        pq_meta_free(m);
         return sl_errf(err, "footer: metadata without its %s",
                        !have_schema ? "schema"
                        : !have_rows ? "row count"
                                     : "row groups");
+    }
     return 0;
 }
 
