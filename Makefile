@@ -37,7 +37,7 @@ WARN    := -Wall -Wextra -Werror
 OPT     ?= -O2
 CSTD    := -std=c17 -D_GNU_SOURCE
 CFLAGS_ALL = $(CSTD) $(OPT) -g $(WARN) -fopenmp -I. -DSLUICE_VERSION='"$(VERSION)"' $(EXTRA_CFLAGS)
-LDLIBS_ALL = -lzstd -larchive -lpcre2-8 -lsndfile -lsoxr -lxxhash -lz -llzma -lbz2 -lm -lpthread -ldl $(EXTRA_LDLIBS)
+LDLIBS_ALL = -lzstd -lsnappy -lbrotlidec -llz4 -larchive -lpcre2-8 -lsndfile -lsoxr -lxxhash -lz -llzma -lbz2 -lm -lpthread -ldl $(EXTRA_LDLIBS)
 LDFLAGS_ALL = -fopenmp $(EXTRA_LDFLAGS)
 
 ifeq ($(SAN),1)
@@ -72,7 +72,7 @@ help:
 	@sed -n '2,/^$$/p' Makefile | sed -n 's/^# \{0,1\}//p'
 
 # Tell the user how to get missing headers instead of failing in the compiler.
-DEP_HEADERS := zstd.h archive.h pcre2.h cmocka.h cblas.h sndfile.h soxr.h xxhash.h zlib.h lzma.h bzlib.h unicode/unorm2.h
+DEP_HEADERS := zstd.h snappy-c.h brotli/decode.h lz4.h archive.h pcre2.h cmocka.h cblas.h sndfile.h soxr.h xxhash.h zlib.h lzma.h bzlib.h unicode/unorm2.h
 deps-check:
 	@missing=""; for h in $(DEP_HEADERS); do \
 	  printf '#include <stddef.h>\n#include <stdarg.h>\n#include <setjmp.h>\n#include <stdint.h>\n#define PCRE2_CODE_UNIT_WIDTH 8\n#include <%s>\n' $$h \

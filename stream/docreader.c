@@ -18,12 +18,17 @@
 
 #include <omp.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "stream/io.h"
 #include "stream/json.h"
+#include "stream/parquet.h"
 #include "stream/source.h"
 
 #define DEFAULT_MAX_DOC ((size_t)64 << 20)
@@ -35,7 +40,11 @@
 /* A buffer keeps at most this much capacity beyond twice its use. */
 #define KEEP_BYTES ((size_t)4 << 10)
 
-enum { M_DETECT, M_JSONL, M_TEXT, M_LINES, M_DONE };
+enum { M_DETECT, M_JSONL, M_TEXT, M_LINES, M_PARQUET, M_DONE };
+
+/* Largest Parquet source held in memory (one that cannot be read by name:
+ * standard input, a compressed file, an archive member). */
+#define MAX_PARQUET_MEM ((size_t)2 << 30)
 
 typedef struct jslot jslot;
 
@@ -65,6 +74,10 @@ struct sl_docreader {
     sl_batch batch;
     size_t batch_bytes; /* a JSON Lines batch is full at this many bytes */
     size_t ramp_bytes;  /* ...or at this many, which doubles from batch to batch up to batch_bytes */
+    sl_pq *pq;          /* the current source is Parquet */
+    int pq_fd;          /* read by name through this descriptor, or */
+    sl_pq_mem pq_mem;   /* held in memory (pq_membuf) */
+    char *pq_membuf;
 };
 
 /* Readies b for about `need` bytes: a buffer much larger than that (it grew
@@ -235,7 +248,9 @@ static void parse_json_line(const sl_docreader *r, jslot *s, const char *p, size
             return;
         }
     }
-    sl_json_opts jo = {.invalid_utf8 = r->o.invalid_utf8};
+    /* NaN, Infinity and -Infinity are numbers, as Python's json reads and writes
+     * them (sluice read writes them for Parquet and Arrow floats) */
+    sl_json_opts jo = {.invalid_utf8 = r->o.invalid_utf8, .nonfinite = 1};
     sl_json_doc *jd = sl_json_parse(p, n, &jo, err);
     if (!jd) {
         sl_err_prefix(err, "%s:%llu", r->name, line);
@@ -401,6 +416,16 @@ static int detect(sl_docreader *r, sl_err *err)
     size_t i = 0; /* bytes of leading whitespace seen, from r->start */
     int bom_checked = 0;
     for (;;) {
+        if (r->o.format == SL_DOCS_AUTO && (r->end - r->start >= 4 || r->eof)) {
+            if (sl_pq_sniff(r->buf + r->start, r->end - r->start)) {
+                r->mode = M_PARQUET;
+                return 0;
+            }
+        } else if (r->o.format == SL_DOCS_AUTO && !r->eof) {
+            if (fill(r, err) < 0)
+                return -1;
+            continue;
+        }
         if (!bom_checked && (r->end - r->start >= 3 || r->eof)) {
             if (r->end - r->start >= 3 && !memcmp(r->buf + r->start, "\xEF\xBB\xBF", 3))
                 r->start = r->scan = r->start + 3; /* UTF-8 byte order mark */
@@ -429,15 +454,88 @@ static int detect(sl_docreader *r, sl_err *err)
     }
 }
 
+static void pq_end(sl_docreader *r)
+{
+    if (r->pq) {
+        r->st.invalid_utf8 += sl_pq_invalid_utf8(r->pq);
+        r->st.skipped_lines += sl_pq_skipped(r->pq);
+        sl_pq_close(r->pq);
+        r->pq = NULL;
+    }
+    if (r->pq_fd >= 0)
+        close(r->pq_fd);
+    r->pq_fd = -1;
+    free(r->pq_membuf);
+    r->pq_membuf = NULL;
+}
+
+/* Opens the Parquet file that the current source is: by name when it is a
+ * plain regular file (read with pread, page by page), else held in memory. */
+static int pq_start(sl_docreader *r, sl_err *err)
+{
+    sl_pq_opts po = {.field = r->o.field,
+                     .invalid_utf8 = r->o.invalid_utf8,
+                     .skip_bad = r->o.skip_bad_json,
+                     .mem_budget = r->o.mem_budget};
+    const char *path = sl_sources_plain_path(r->src);
+    const sl_slice *pc = sl_sources_slice(r->src);
+    if (pc && pc->kind == SL_DOCS_PARQUET) { /* a part's share of the file (--part) */
+        path = pc->path;
+        po.byte_begin = pc->begin;
+        po.byte_end = pc->end;
+    }
+    uint64_t size;
+    if (path) {
+        r->pq_fd = open(path, O_RDONLY | O_CLOEXEC);
+        struct stat st;
+        if (r->pq_fd < 0 || fstat(r->pq_fd, &st) != 0)
+            return sl_errf(err, "%s: %s", r->name, strerror(errno));
+        size = (uint64_t)st.st_size;
+        r->pq = sl_pq_open(r->name, sl_pq_pread_fd, &r->pq_fd, size, &po, err);
+    } else {
+        while (!r->eof) {
+            if (r->end - r->start > MAX_PARQUET_MEM)
+                return sl_errf(err,
+                               "%s: a Parquet file over %zu bytes must be read by name (not from a pipe, a "
+                               "compressed file or an archive)",
+                               r->name, MAX_PARQUET_MEM);
+            if (fill(r, err) < 0)
+                return -1;
+        }
+        size = r->end - r->start;
+        r->pq_membuf = sl_xmalloc(size ? size : 1);
+        memcpy(r->pq_membuf, r->buf + r->start, size);
+        r->start = r->scan = r->end;
+        r->pq_mem.data = (const uint8_t *)r->pq_membuf;
+        r->pq_mem.len = size;
+        r->pq = sl_pq_open(r->name, sl_pq_pread_mem, &r->pq_mem, size, &po, err);
+    }
+    return r->pq ? 0 : -1;
+}
+
 /* The next document of the current source: 1, 0 at its end, -1 error. */
 static int source_next(sl_docreader *r, sl_textdoc *d, sl_err *err)
 {
-    if (r->mode == M_DETECT && detect(r, err) < 0)
-        return -1;
+    if (r->mode == M_DETECT) {
+        if (detect(r, err) < 0)
+            return -1;
+        if (r->mode == M_PARQUET && pq_start(r, err) < 0) {
+            r->mode = M_DONE;
+            pq_end(r);
+            return -1;
+        }
+    }
     const char *p;
     size_t n;
     int rc;
     switch (r->mode) {
+    case M_PARQUET:
+        rc = sl_pq_next(r->pq, d, err);
+        if (rc == 1)
+            r->ndoc++;
+        else
+            pq_end(r);
+        return rc;
     case M_JSONL:
         for (;;) {
             rc = batch_next(r, d, err);
@@ -509,6 +607,7 @@ sl_docreader *sl_docreader_open(const char *const *paths, int n, const sl_docrea
     if (r->batch_bytes < MIN_BATCH_BYTES)
         r->batch_bytes = MIN_BATCH_BYTES;
     r->ramp_bytes = r->batch_bytes / 16 > MIN_BATCH_BYTES ? r->batch_bytes / 16 : MIN_BATCH_BYTES;
+    r->pq_fd = -1;
     r->src = sl_sources_open(paths, n, err);
     if (!r->src) {
         free(r);
@@ -534,6 +633,7 @@ int sl_docreader_next(sl_docreader *r, sl_textdoc *doc, sl_err *err)
             int rc = sl_sources_next(r->src, &r->in, err);
             if (rc <= 0)
                 return rc;
+            pq_end(r);
             free(r->name);
             r->name = sl_xstrdup(sl_input_name(r->in));
             r->mode = M_DETECT;
@@ -541,7 +641,14 @@ int sl_docreader_next(sl_docreader *r, sl_textdoc *doc, sl_err *err)
             r->eof = 0;
             r->line = r->ndoc = 0;
             const sl_slice *pc = sl_sources_slice(r->src);
-            if (pc && pc->begin > 0) { /* a range of a file (--part): the counts before it, its kind */
+            if (pc && pc->kind == SL_DOCS_PARQUET) { /* row groups of a Parquet file (--part) */
+                r->mode = M_PARQUET;
+                if (pq_start(r, err) < 0) {
+                    r->mode = M_DONE;
+                    pq_end(r);
+                    return -1;
+                }
+            } else if (pc && pc->begin > 0) { /* a range of a file (--part): the counts before it, its kind */
                 r->line = pc->line;
                 r->ndoc = pc->ndoc;
                 r->mode = pc->kind == SL_DOCS_JSONL ? M_JSONL : M_LINES;
@@ -575,6 +682,7 @@ void sl_docreader_close(sl_docreader *r)
 {
     if (!r)
         return;
+    pq_end(r);
     sl_sources_close(r->src);
     free(r->name);
     free(r->buf);
@@ -594,8 +702,9 @@ void sl_textdoc_free(sl_textdoc *d)
     sl_buf_free(&d->meta);
 }
 
-/* How a file may be cut into parts (an sl_cut_fn, ctx the options): plain
- * JSON Lines (unless bad lines are skipped: their count is not known before
+/* How a file may be cut into parts (an sl_cut_fn, ctx the options): a
+ * Parquet file by row groups (each read by the part that owns its first
+ * byte), plain JSON Lines (unless bad lines are skipped: their count is not known before
  * a cut) and plain text read by lines are cut at line starts; compressed
  * files, archives and whole-file documents are read whole. */
 int sl_docreader_cut(void *ctx, const char *path, int *kind, sl_err *err)
@@ -608,6 +717,10 @@ int sl_docreader_cut(void *ctx, const char *path, int *kind, sl_err *err)
         return plain;
     if (sl_sources_is_archive(head, n))
         return SL_CUT_WHOLE;
+    if (o->format == SL_DOCS_AUTO && sl_pq_sniff(head, n)) { /* by row groups (parquet.h) */
+        *kind = SL_DOCS_PARQUET;
+        return SL_CUT_BYTES;
+    }
     size_t i = n >= 3 && !memcmp(head, "\xEF\xBB\xBF", 3) ? 3 : 0;
     while (i < n && is_ws((char)head[i]))
         i++;

@@ -318,7 +318,10 @@ int sl_partition(const sl_part *p, const char *const *paths, size_t n, sl_cut_fn
                 break;
             }
             uint64_t a = lo > o ? lo - o : 0, b = hi - o < size[i] ? hi - o : size[i];
-            if (how == SL_CUT_FASTQ) {
+            if (how == SL_CUT_BYTES) {
+                piece.begin = a;
+                piece.end = b;
+            } else if (how == SL_CUT_FASTQ) {
                 if ((a > 0 && fastq_start(fd, paths[i], size[i], a, buf, &piece.begin, err) < 0) ||
                     fastq_start(fd, paths[i], size[i], b, buf, &piece.end, err) < 0)
                     rc = -1;

@@ -26,8 +26,11 @@
 #include "stream/parts.h"
 
 /* How a file may be cut: not at all, at line starts, between the records
- * of a 4-line FASTQ file, or before the '>' header lines of a FASTA file. */
-enum { SL_CUT_WHOLE = 0, SL_CUT_LINES = 1, SL_CUT_FASTQ = 2, SL_CUT_FASTA = 3 };
+ * of a 4-line FASTQ file, before the '>' header lines of a FASTA file, or
+ * (SL_CUT_BYTES) anywhere: the piece is then the part's share of the file's
+ * bytes, [begin, end), left for the reader to map to its records (a Parquet
+ * reader takes the row groups whose first byte lies there). */
+enum { SL_CUT_WHOLE = 0, SL_CUT_LINES = 1, SL_CUT_FASTQ = 2, SL_CUT_FASTA = 3, SL_CUT_BYTES = 4 };
 
 /* One file, or a range of one, read by this part. */
 typedef struct sl_slice {

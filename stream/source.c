@@ -312,6 +312,19 @@ const sl_slice *sl_sources_slice(const sl_sources *s)
     return s->cur;
 }
 
+const char *sl_sources_plain_path(const sl_sources *s)
+{
+    if (!s->in || s->member || s->ar || s->range || s->next < 1)
+        return NULL;
+    const char *path = s->paths[s->next - 1];
+    if (!strcmp(path, "-") || sl_input_compression(s->in) != SL_COMP_NONE || sl_input_raw_size(s->in) < 0)
+        return NULL;
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return NULL;
+    return path;
+}
+
 int sl_sources_is_archive(const void *head, size_t n)
 {
     return is_archive(head, n);

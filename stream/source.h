@@ -24,6 +24,10 @@ void sl_sources_close(sl_sources *s);
 sl_sources *sl_sources_open_slices(const sl_slice *pieces, size_t n, sl_err *err);
 /* The piece of the current source when it is a range of a file, else NULL. */
 const sl_slice *sl_sources_slice(const sl_sources *s);
+/* The path of the current source when it is a whole, uncompressed regular
+ * file (not standard input, an archive member or a range of a part): a
+ * reader that needs to seek (Parquet) opens it by name. NULL otherwise. */
+const char *sl_sources_plain_path(const sl_sources *s);
 /* How far the reading is, for progress (sl_progress_pos_fn): the bytes of the
  * files read so far (the current file by its compressed position) and their
  * total size; -1 when unknown (standard input, a pipe, parts). */

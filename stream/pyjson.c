@@ -1,0 +1,245 @@
+/* Python json.dumps conventions for typed values (see pyjson.h). */
+#include "stream/pyjson.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sl_pyjson_i64(sl_buf *b, int64_t v)
+{
+    char tmp[24];
+    char *q = tmp + sizeof tmp;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        *--q = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--q = '-';
+    sl_buf_append(b, q, (size_t)(tmp + sizeof tmp - q));
+}
+
+void sl_pyjson_u64(sl_buf *b, uint64_t u)
+{
+    char tmp[24];
+    char *q = tmp + sizeof tmp;
+    do {
+        *--q = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    sl_buf_append(b, q, (size_t)(tmp + sizeof tmp - q));
+}
+
+/* The shortest digits that round-trip: p significant digits, correctly
+ * rounded, for the smallest p that reads back as v. The property is
+ * monotone in p (a p-digit number is also a (p+1)-digit one, and the
+ * correctly rounded (p+1)-digit number is at least as close), so p is found
+ * by bisection. digits: the digits without the point; returns the decimal
+ * exponent of the first digit. */
+static int shortest(double v, char *digits, int *ndig)
+{
+    char tmp[40];
+    int lo = 1, hi = 17;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        snprintf(tmp, sizeof tmp, "%.*e", mid - 1, v);
+        if (strtod(tmp, NULL) == v)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    snprintf(tmp, sizeof tmp, "%.*e", lo - 1, v);
+    /* tmp: [-]d[.ddd]e[+-]XX */
+    const char *s = tmp + (tmp[0] == '-');
+    int n = 0;
+    for (; *s && *s != 'e'; s++)
+        if (*s >= '0' && *s <= '9')
+            digits[n++] = *s;
+    while (n > 1 && digits[n - 1] == '0')
+        n--;
+    digits[n] = 0;
+    *ndig = n;
+    return atoi(s + 1);
+}
+
+void sl_pyjson_float(sl_buf *b, double v)
+{
+    if (isnan(v)) {
+        sl_buf_puts(b, "NaN");
+        return;
+    }
+    if (isinf(v)) {
+        sl_buf_puts(b, v < 0 ? "-Infinity" : "Infinity");
+        return;
+    }
+    if (v == 0) {
+        sl_buf_puts(b, signbit(v) ? "-0.0" : "0.0");
+        return;
+    }
+    char d[24];
+    int n;
+    int e = shortest(v, d, &n);
+    if (v < 0)
+        sl_buf_putc(b, '-');
+    if (e >= -4 && e < 16) {
+        if (e < 0) {
+            sl_buf_puts(b, "0.");
+            for (int i = 0; i < -e - 1; i++)
+                sl_buf_putc(b, '0');
+            sl_buf_append(b, d, (size_t)n);
+        } else if (n <= e + 1) {
+            sl_buf_append(b, d, (size_t)n);
+            for (int i = n; i < e + 1; i++)
+                sl_buf_putc(b, '0');
+            sl_buf_puts(b, ".0");
+        } else {
+            sl_buf_append(b, d, (size_t)e + 1);
+            sl_buf_putc(b, '.');
+            sl_buf_append(b, d + e + 1, (size_t)(n - e - 1));
+        }
+        return;
+    }
+    sl_buf_putc(b, d[0]);
+    if (n > 1) {
+        sl_buf_putc(b, '.');
+        sl_buf_append(b, d + 1, (size_t)n - 1);
+    }
+    sl_buf_printf(b, "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
+}
+
+/* Days since 1970-01-01 to a civil date (proleptic Gregorian; H. Hinnant's
+ * days_from_civil inverse). */
+static void civil(int64_t z, int64_t *y, int *m, int *d)
+{
+    z += 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153;
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = yoe + era * 400 + (*m <= 2);
+}
+
+static void put_date(sl_buf *b, int64_t days)
+{
+    int64_t y;
+    int m, d;
+    civil(days, &y, &m, &d);
+    sl_buf_printf(b, "%04lld-%02d-%02d", (long long)y, m, d);
+}
+
+void sl_pyjson_date(sl_buf *b, int64_t days)
+{
+    sl_buf_putc(b, '"');
+    put_date(b, days);
+    sl_buf_putc(b, '"');
+}
+
+static int64_t floordiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+/* HH:MM:SS[.ffffff | .fffffffff] of ns nanoseconds into a day. */
+static void put_clock(sl_buf *b, int64_t ns)
+{
+    int64_t s = ns / 1000000000, frac = ns % 1000000000;
+    sl_buf_printf(b, "%02d:%02d:%02d", (int)(s / 3600), (int)(s / 60 % 60), (int)(s % 60));
+    if (frac % 1000)
+        sl_buf_printf(b, ".%09lld", (long long)frac);
+    else if (frac)
+        sl_buf_printf(b, ".%06lld", (long long)(frac / 1000));
+}
+
+static const int64_t unit_ns[] = {1, 1000000, 1000, 1}; /* by PQ_UNIT_*: ms, us, ns */
+
+void sl_pyjson_timestamp(sl_buf *b, int64_t v, int unit, int utc)
+{
+    int64_t per_day = 86400 * (1000000000 / unit_ns[unit]);
+    int64_t days = floordiv(v, per_day);
+    int64_t rem = v - days * per_day; /* units into the day */
+    sl_buf_putc(b, '"');
+    put_date(b, days);
+    sl_buf_putc(b, 'T');
+    put_clock(b, rem * unit_ns[unit]);
+    if (utc)
+        sl_buf_puts(b, "+00:00");
+    sl_buf_putc(b, '"');
+}
+
+void sl_pyjson_time(sl_buf *b, int64_t v, int unit)
+{
+    sl_buf_putc(b, '"');
+    put_clock(b, v * unit_ns[unit]);
+    sl_buf_putc(b, '"');
+}
+
+void sl_pyjson_decimal(sl_buf *b, uint64_t hi, uint64_t lo, int scale)
+{
+    unsigned __int128 u = (unsigned __int128)hi << 64 | lo;
+    int neg = (int64_t)hi < 0;
+    if (neg)
+        u = ~u + 1;
+    char digits[48];
+    int n = 0;
+    do {
+        digits[n++] = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u);
+    for (int i = 0; i < n / 2; i++) {
+        char t = digits[i];
+        digits[i] = digits[n - 1 - i];
+        digits[n - 1 - i] = t;
+    }
+    /* Python's Decimal.__str__ (the to-sci-string rules) */
+    int exp = -scale;
+    int left = exp + n; /* digits left of the point */
+    int dot = exp <= 0 && left > -6 ? left : 1;
+    sl_buf_putc(b, '"');
+    if (neg)
+        sl_buf_putc(b, '-');
+    if (dot <= 0) {
+        sl_buf_puts(b, "0.");
+        for (int i = 0; i < -dot; i++)
+            sl_buf_putc(b, '0');
+        sl_buf_append(b, digits, (size_t)n);
+    } else if (dot >= n) {
+        sl_buf_append(b, digits, (size_t)n);
+        for (int i = n; i < dot; i++)
+            sl_buf_putc(b, '0');
+    } else {
+        sl_buf_append(b, digits, (size_t)dot);
+        sl_buf_putc(b, '.');
+        sl_buf_append(b, digits + dot, (size_t)(n - dot));
+    }
+    if (left != dot)
+        sl_buf_printf(b, "E%+d", left - dot);
+    sl_buf_putc(b, '"');
+}
+
+void sl_pyjson_base64(sl_buf *b, const uint8_t *p, size_t n)
+{
+    static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    sl_buf_reserve(b, (n + 2) / 3 * 4 + 2);
+    sl_buf_putc(b, '"');
+    size_t i = 0;
+    for (; i + 3 <= n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
+        char q[4] = {t[v >> 18], t[v >> 12 & 63], t[v >> 6 & 63], t[v & 63]};
+        sl_buf_append(b, q, 4);
+    }
+    if (n - i == 1) {
+        uint32_t v = (uint32_t)p[i] << 16;
+        char q[4] = {t[v >> 18], t[v >> 12 & 63], '=', '='};
+        sl_buf_append(b, q, 4);
+    } else if (n - i == 2) {
+        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8;
+        char q[4] = {t[v >> 18], t[v >> 12 & 63], t[v >> 6 & 63], '='};
+        sl_buf_append(b, q, 4);
+    }
+    sl_buf_putc(b, '"');
+}

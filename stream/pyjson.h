@@ -1,0 +1,34 @@
+/* Values written as Python's json.dumps writes them (what `sluice read`
+ * gives for Parquet and Arrow columns, whose reference is pyarrow's
+ * Table.to_pylist() passed through json.dumps):
+ *  - a float as repr(float): the shortest digits that read back to the same
+ *    double, in fixed notation when the decimal exponent is in [-4, 16)
+ *    ("1.0", "0.0001", "123.5") and else as "1e+16", "1.5e-07"; NaN,
+ *    Infinity and -Infinity as json.dumps writes them (not strict JSON);
+ *  - dates and times as ISO 8601 (datetime.isoformat()), binary as base64,
+ *    decimals as str(decimal.Decimal). */
+#ifndef SLUICE_STREAM_PYJSON_H
+#define SLUICE_STREAM_PYJSON_H
+
+#include <stdint.h>
+
+#include "stream/buf.h"
+
+void sl_pyjson_float(sl_buf *b, double v);
+void sl_pyjson_i64(sl_buf *b, int64_t v);
+void sl_pyjson_u64(sl_buf *b, uint64_t v);
+/* "YYYY-MM-DD" of a day count since 1970-01-01. */
+void sl_pyjson_date(sl_buf *b, int64_t days);
+/* datetime.isoformat() of a count of units (1 ms, 2 us, 3 ns) since the
+ * epoch: "YYYY-MM-DDTHH:MM:SS[.ffffff]" (9 fraction digits when the
+ * nanoseconds are not whole microseconds, as pandas.Timestamp writes them),
+ * with "+00:00" when utc. */
+void sl_pyjson_timestamp(sl_buf *b, int64_t v, int unit, int utc);
+/* time.isoformat() of a count of units since midnight. */
+void sl_pyjson_time(sl_buf *b, int64_t v, int unit);
+/* str(Decimal) of unscaled * 10^-scale (hi:lo a 128-bit two's complement). */
+void sl_pyjson_decimal(sl_buf *b, uint64_t hi, uint64_t lo, int scale);
+/* Standard base64 with padding, quoted. */
+void sl_pyjson_base64(sl_buf *b, const uint8_t *p, size_t n);
+
+#endif

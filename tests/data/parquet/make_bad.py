@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Writes small hand-made Parquet files, good and bad, with nothing but the
+standard library: a Thrift compact-protocol writer and parquet-format's
+field numbers (parquet.thrift). tests/cli/read_parquet_bad.sh runs it into a
+temporary directory:  python3 make_bad.py OUTDIR
+
+  good.parquet          3 rows, a PLAIN UTF8 column "text": the writer is right
+  page_too_big.parquet  a page header claiming more bytes than its chunk has
+  snappy_bad.parquet    SNAPPY page bytes that are not snappy data
+  dict_index.parquet    a dictionary index past the dictionary's end
+  rep_bomb.parquet      one row whose list claims 2^31-1 elements in a few bytes
+  def_too_high.parquet  a definition level above the column's maximum
+  short_values.parquet  a page whose values end before its count
+"""
+import os
+import struct
+import sys
+
+I32, I64, BIN, LIST, STRUCT = 5, 6, 8, 9, 12
+
+
+def varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def zz(n):
+    return varint((n << 1) ^ (n >> 63))
+
+
+def st(*fields):
+    """A struct from (id, type, encoded value) in id order."""
+    out, last = bytearray(), 0
+    for fid, ftype, val in fields:
+        d = fid - last
+        out += bytes([(d << 4) | ftype]) if 0 < d <= 15 else bytes([ftype]) + zz(fid)
+        out += val
+        last = fid
+    return bytes(out) + b"\0"
+
+
+def i32(v):
+    return zz(v)
+
+
+def lst(etype, items):
+    n = len(items)
+    head = bytes([(n << 4) | etype]) if n < 15 else bytes([0xF0 | etype]) + varint(n)
+    return head + b"".join(items)
+
+
+def binary(s):
+    s = s.encode() if isinstance(s, str) else s
+    return varint(len(s)) + s
+
+
+def page_header(ptype, usize, csize, nvalues, enc=0, dict_page=False):
+    if dict_page:
+        sub = (7, STRUCT, st((1, I32, i32(nvalues)), (2, I32, i32(0))))
+    else:
+        sub = (5, STRUCT, st((1, I32, i32(nvalues)), (2, I32, i32(enc)), (3, I32, i32(3)), (4, I32, i32(3))))
+    return st((1, I32, i32(ptype)), (2, I32, i32(usize)), (3, I32, i32(csize)), sub)
+
+
+def plain_strings(vals):
+    return b"".join(struct.pack("<I", len(v)) + v for v in vals)
+
+
+def rle_run(value, count, bw):
+    return varint(count << 1) + value.to_bytes((bw + 7) // 8, "little")
+
+
+class File:
+    def __init__(self):
+        self.body = bytearray(b"PAR1")
+        self.chunks = []
+
+    def chunk(self, ptype, path, pages, codec=0, num_values=None, total=None):
+        """pages: list of (header bytes, data bytes); returns the chunk metadata."""
+        start = len(self.body)
+        nv = 0
+        for h, data in pages:
+            self.body += h + data
+        size = len(self.body) - start
+        meta = st((1, I32, i32(ptype)), (2, LIST, lst(I32, [i32(0), i32(3)])),
+                  (3, LIST, lst(BIN, [binary(p) for p in path.split(".")])), (4, I32, i32(codec)),
+                  (5, I64, zz(num_values if num_values is not None else nv)), (6, I64, zz(size)),
+                  (7, I64, zz(total if total is not None else size)), (9, I64, zz(start)))
+        self.chunks.append(st((2, I64, zz(start)), (3, STRUCT, meta)))
+
+    def finish(self, path, schema, num_rows):
+        rg = st((1, LIST, lst(STRUCT, self.chunks)), (2, I64, zz(len(self.body))), (3, I64, zz(num_rows)))
+        fmd = st((1, I32, i32(1)), (2, LIST, lst(STRUCT, schema)), (3, I64, zz(num_rows)),
+                 (4, LIST, lst(STRUCT, [rg])))
+        with open(path, "wb") as f:
+            f.write(bytes(self.body) + fmd + struct.pack("<I", len(fmd)) + b"PAR1")
+
+
+def root(n):
+    return st((4, BIN, binary("schema")), (5, I32, i32(n)))
+
+
+def text_col(rep=0):
+    return st((1, I32, i32(6)), (3, I32, i32(rep)), (4, BIN, binary("text")), (6, I32, i32(0)))
+
+
+def text_file(path, vals, tweak=None, codec=0):
+    data = plain_strings(vals)
+    h = page_header(0, len(data), len(data), len(vals))
+    pages = [(h, data)]
+    kw = {}
+    if tweak:
+        pages, kw = tweak(pages)
+    f = File()
+    f.chunk(6, "text", pages, codec=codec, num_values=len(vals), **kw)
+    f.finish(path, [root(1), text_col()], len(vals))
+
+
+def main(out):
+    os.makedirs(out, exist_ok=True)
+    p = lambda n: os.path.join(out, n)  # noqa: E731
+    vals = [b"alpha", "b\u00e9ta".encode(), b"gamma"]
+    text_file(p("good.parquet"), vals)
+    # the page says 1000 bytes more than the chunk holds
+    text_file(p("page_too_big.parquet"), vals,
+              lambda pages: ([(page_header(0, 1000, 1000 + len(pages[0][1]), 3), pages[0][1])], {}))
+    # SNAPPY codec over bytes that are not snappy data
+    garbage = bytes([0x10]) + b"\xff" * 20
+    text_file(p("snappy_bad.parquet"), vals, lambda pages: ([(page_header(0, 16, len(garbage), 3), garbage)], {}),
+              codec=1)
+    short = plain_strings(vals)[:-3]
+    text_file(p("short_values.parquet"), vals, lambda pages: ([(page_header(0, len(short), len(short), 3), short)], {}))
+    # dictionary index 7 of a 2-value dictionary
+    dvals = plain_strings([b"x", b"y"])
+    idx = bytes([3]) + rle_run(7, 3, 3)
+    f = File()
+    f.chunk(6, "text", [(page_header(2, len(dvals), len(dvals), 2, dict_page=True), dvals),
+                        (page_header(0, len(idx), len(idx), 3, enc=8), idx)], num_values=3)
+    f.finish(p("dict_index.parquet"), [root(1), text_col()], 3)
+    # one row, one list of 2^31 - 1 null elements: rep levels [0, 1, 1, ...], def levels all 2
+    n = 2**31 - 1
+    levels_rep = rle_run(0, 1, 1) + rle_run(1, n - 1, 1)
+    levels_def = rle_run(2, n, 2)
+    body = struct.pack("<I", len(levels_rep)) + levels_rep + struct.pack("<I", len(levels_def)) + levels_def
+    f = File()
+    tv = plain_strings([b"one row"])
+    f.chunk(6, "text", [(page_header(0, len(tv), len(tv), 1), tv)], num_values=1)
+    f.chunk(1, "l.list.element", [(page_header(0, len(body), len(body), n), body)], num_values=n)
+    schema = [root(2), text_col(),
+              st((3, I32, i32(1)), (4, BIN, binary("l")), (5, I32, i32(1)), (6, I32, i32(3))),
+              st((3, I32, i32(2)), (4, BIN, binary("list")), (5, I32, i32(1))),
+              st((1, I32, i32(1)), (3, I32, i32(1)), (4, BIN, binary("element")))]
+    f.finish(p("rep_bomb.parquet"), schema, 1)
+    # an optional column whose definition level 3 exceeds its maximum 1
+    lv = rle_run(3, 3, 1)
+    body = struct.pack("<I", len(lv)) + lv + plain_strings(vals)
+    f = File()
+    f.chunk(6, "text", [(page_header(0, len(body), len(body), 3), body)], num_values=3)
+    f.finish(p("def_too_high.parquet"), [root(1), text_col(rep=1)], 3)
+
+
+main(sys.argv[1] if len(sys.argv) > 1 else ".")
