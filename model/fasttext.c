@@ -33,6 +33,7 @@
 #define EOS "</s>"
 #define LABEL_PREFIX "__label__"
 #define MAX_DIM (1 << 16)
+#define MAX_WORD_NGRAMS 1000 /* fastText's own tools use 1..5 */
 /* Precomputed subword lists of the vocabulary (each word's row and its
  * character n-grams, as fastText keeps them) up to this many entries in
  * all; beyond, a word's n-grams are computed when it is met (the same rows). */
@@ -382,7 +383,7 @@ static void build_tree(sl_ft_model *m)
         }
         m->left[i] = mini[0];
         m->right[i] = mini[1];
-        count[i] = count[mini[0]] + count[mini[1]];
+        count[i] = (int64_t)((uint64_t)count[mini[0]] + (uint64_t)count[mini[1]]); /* wraps, never UB */
     }
     free(count);
 }
@@ -436,6 +437,10 @@ sl_ft_model *sl_ft_load_mem_cached(const void *data, size_t len, const char *nam
     }
     if (m->dim < 1 || m->dim > MAX_DIM) {
         bad(&r, 8, "dimension %lld is out of range", m->dim);
+        goto fail;
+    }
+    if (m->word_ngrams > MAX_WORD_NGRAMS) {
+        bad(&r, 28, "word n-gram length %lld is out of range", m->word_ngrams);
         goto fail;
     }
     int ngrams = (m->maxn > 0 && m->minn <= m->maxn) || m->word_ngrams > 1;

@@ -42,6 +42,11 @@ typedef struct sl_ft_model sl_ft_model;
 sl_ft_model *sl_ft_load(const char *path, sl_err *err);
 /* The same from memory (name is used in messages). */
 sl_ft_model *sl_ft_load_mem(const void *data, size_t len, const char *name, sl_err *err);
+/* The same, keeping the subword lists of at most max_cached entries (each
+ * vocabulary word's row and its character n-grams, as fastText keeps them;
+ * the default is 2^25; beyond, a word's n-grams are computed where it is
+ * met: the same rows, more time). */
+sl_ft_model *sl_ft_load_mem_cached(const void *data, size_t len, const char *name, size_t max_cached, sl_err *err);
 void sl_ft_free(sl_ft_model *m);
 
 /* What the model is, for messages and --help: "hs", "softmax", "ova" or "ns". */
