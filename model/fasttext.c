@@ -376,7 +376,9 @@ static void build_tree(sl_ft_model *m)
     for (int32_t i = osz; i < nn; i++) {
         int32_t mini[2] = {0, 0};
         for (int j = 0; j < 2; j++) {
-            if (leaf >= 0 && count[leaf] < count[node])
+            /* a node not built yet counts 1e15 in fastText (counts that
+             * large are not real: it is not taken) */
+            if (leaf >= 0 && (node >= i || count[leaf] < count[node]))
                 mini[j] = leaf--;
             else
                 mini[j] = node++;
