@@ -69,7 +69,7 @@ PY
 # the default prefix replaces input fields of the same names; the text is the input's
 "$SLUICE" classify -q -m "$D/lid.176.ftz" -k 2 "$D/corpus.jsonl" -o "$T/lid.jsonl"
 python3 - "$T/lid.jsonl" "$D/corpus.jsonl" <<'PY' || fail "fields of the output"
-import json, sys
+import json, re, sys
 got = {o["id"]: o for o in map(json.loads, open(sys.argv[1], encoding="utf-8"))}
 src = [json.loads(l.decode("utf-8", "replace")) for l in open(sys.argv[2], "rb")]
 o = got["has-lang"]
@@ -97,12 +97,12 @@ zstd -q -c "$D/corpus.jsonl" | "$SLUICE" classify -q -m "$D/topic-hs.ftz" -k 3 |
 "$SLUICE" filter -q --field lang_score --min 0.5 --max 0.99 < "$T/lid.jsonl" > "$T/kept2.jsonl"
 python3 - "$T/lid.jsonl" "$T/kept.jsonl" "$T/kept2.jsonl" <<'PY' || fail "filter --in / --min on classify output"
 import sys
-lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")[:-1]
 import json
 want = [l for l in lines if json.loads(l)["lang"] in ("en", "de")]
 want2 = [l for l in lines if json.loads(l)["lang_score"] is not None and 0.5 <= json.loads(l)["lang_score"] <= 0.99]
-got = open(sys.argv[2], encoding="utf-8").read().splitlines()
-got2 = open(sys.argv[3], encoding="utf-8").read().splitlines()
+got = open(sys.argv[2], encoding="utf-8").read().split("\n")[:-1]
+got2 = open(sys.argv[3], encoding="utf-8").read().split("\n")[:-1]
 assert got == want and len(want) > 10, (len(got), len(want))
 assert got2 == want2 and 0 < len(want2) < len(lines), (len(got2), len(want2))
 PY
