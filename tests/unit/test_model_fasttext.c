@@ -28,8 +28,8 @@
 #include "stream/io.h"
 #include "stream/json.h"
 
-static const char *const models[] = {"lid.176.ftz", "topic-hs.bin", "topic-hs.ftz", "topic-softmax.bin",
-                                     "topic-ova.bin", "topic-ns.ftz"};
+static const char *const models[] = {"lid.176.ftz",       "topic-hs.bin",  "topic-hs.ftz",
+                                     "topic-softmax.bin", "topic-ova.bin", "topic-ns.ftz"};
 
 static char *path_of(const char *name)
 {
