@@ -84,7 +84,8 @@ extern "C" {
 #include "shard/mix.h"
 
 /* compute backends, checkpoints, models (the interface, Mamba-1), scoring (with
- * per-position loss curves and mergeable score summaries) and filtering */
+ * per-position loss curves and mergeable score summaries), filtering and
+ * fastText classifiers */
 #include "kernels/backend.h"
 #include "model/safetensors.h"
 #include "model/tensors.h"
@@ -95,6 +96,8 @@ extern "C" {
 #include "model/summary.h"
 #include "model/score_stage.h"
 #include "model/filter.h"
+#include "model/fasttext.h"
+#include "model/classify.h"
 
 #ifdef __cplusplus
 }

@@ -14,7 +14,9 @@ static const char help[] =
     "Reads a token stream whose records carry scores in their metadata (from\n"
     "'sluice score --to-stream'), or any token stream plus --scores FILE (the JSON\n"
     "Lines of 'sluice score', joined by id), and writes the documents that pass\n"
-    "the selection, unchanged, as a token stream.\n\n"
+    "the selection, unchanged, as a token stream. JSON Lines documents (an input\n"
+    "whose first non-blank byte is '{', e.g. from 'sluice classify') are selected\n"
+    "by a field of theirs with --min/--max or --in and written as they came.\n\n"
     "Several FILEs, or a directory of part files (NAME-<R>-of-<N>...), are read as\n"
     "one stream: the output is that of their concatenation (docs/scale-out.md).\n\n"
     "selection (combined with AND; default: keep every scored document):\n"
@@ -28,6 +30,10 @@ static const char help[] =
     "      --bucket NAME      keep one CCNet bucket: head (score < p30), middle (p30 <=\n"
     "                         score < p60) or tail (score >= p60)\n"
     "      --cutoffs A:B      percentiles of the head/middle and middle/tail cuts (default 30:60)\n"
+    "      --in V1,V2,...     keep documents whose --field is one of these strings (a\n"
+    "                         categorical keep, e.g. --field lang --in en,de after\n"
+    "                         'sluice classify'); null counts as unscored; not with the\n"
+    "                         numeric selections above\n"
     "options:\n"
     "      --scores FILE      scores as JSON Lines with \"id\" and the score field; may be\n"
     "                         repeated, and a directory stands for its part files\n"
@@ -58,6 +64,7 @@ static const char help[] =
     "  sluice score -m mamba-130m/ --to-stream docs.tok | sluice filter --keep-pct 10:90 -o kept.tok\n"
     "  sluice filter --scores scores.jsonl --bucket head --plot ppl.svg docs.tok -o head.tok\n"
     "  sluice filter --field tokens --min 512 docs.tok -o long.tok\n"
+    "  sluice classify -m lid.176.ftz docs.jsonl | sluice filter --field lang --in en,de\n"
     "  sluice filter --cutoffs-from summaries/ --keep-pct 10:90 scored-3-of-8.tok -o kept-3-of-8.tok\n";
 
 static void parse_pair(const sl_cli *cli, const char *opt, const char *arg, double *a, double *b)
@@ -112,7 +119,8 @@ enum {
     O_SUM,
     O_PLOT,
     O_BINS,
-    O_CUTFROM
+    O_CUTFROM,
+    O_IN
 };
 static const struct option lo[] = {{"max", required_argument, 0, O_MAX},
                                    {"min", required_argument, 0, O_MIN},
@@ -128,6 +136,7 @@ static const struct option lo[] = {{"max", required_argument, 0, O_MAX},
                                    {"plot", required_argument, 0, O_PLOT},
                                    {"bins", required_argument, 0, O_BINS},
                                    {"cutoffs-from", required_argument, 0, O_CUTFROM},
+                                   {"in", required_argument, 0, O_IN},
                                    SL_CLI_COMMON_LONG,
                                    {0, 0, 0, 0}};
 
@@ -141,6 +150,8 @@ static int run(sl_cli *cli, int argc, char **argv)
     size_t n_score_files = 0;
     char **sum_files = NULL; /* --cutoffs-from, likewise */
     size_t n_sum_files = 0;
+    char **in_values = NULL; /* --in */
+    size_t n_in = 0;
     int c;
     while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, lo, NULL)) != -1) {
         switch (c) {
@@ -161,6 +172,10 @@ static int run(sl_cli *cli, int argc, char **argv)
         case O_PLOT: plot = optarg; break;
         case O_BINS: o.bins = (int)sl_cli_int(cli, "--bins", optarg, 1, 1000); break;
         case O_CUTFROM: add_files(cli, optarg, &sum_files, &n_sum_files); break;
+        case O_IN:
+            sl_list_free(in_values, n_in);
+            n_in = sl_list_split(optarg, 1, &in_values);
+            break;
         default: sl_cli_common(cli, c, argv[optind - 1]);
         }
     }
@@ -179,6 +194,12 @@ static int run(sl_cli *cli, int argc, char **argv)
         }
     if (n_sum_files && !sl_filter_needs_dist(&o))
         sl_cli_usage_error(cli, "--cutoffs-from gives percentile cutoffs: it needs --keep-pct or --bucket");
+    o.in = (const char *const *)in_values;
+    o.n_in = n_in;
+    if (n_in && (!isnan(o.min) || !isnan(o.max) || !isnan(o.pct_lo) || o.bucket >= 0 || n_score_files || n_sum_files))
+        sl_cli_usage_error(cli, "--in excludes --min, --max, --keep-pct, --bucket, --scores and --cutoffs-from");
+    if (n_in && (!strcmp(o.field, SL_FILTER_FIELD_TOKENS) || !strcmp(o.field, SL_FILTER_FIELD_SRC_BYTES)))
+        sl_cli_usage_error(cli, "--in: --field %s is a count, not a category", o.field);
     o.progress = cli->progress;
     sl_err err = {{0}};
     if (sl_filter_opts_check(&o, &err) < 0) /* the only value not checked above */
@@ -195,7 +216,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     sl_buf b = {0};
     sl_output *out = sl_output_open(cli->output, &err);
     int rc = !out || sl_filter_run(&o, (const char *const *)argv + optind, (size_t)n, out, &res, &err) < 0;
-    if (rc && res.missing && !scores && out)
+    if (rc && res.missing && !scores && !res.docs_mode && out)
         snprintf(err.msg + strlen(err.msg), sizeof err.msg - strlen(err.msg),
                  " (run 'sluice score --to-stream', or give --scores)");
     if (!rc && !cli->quiet) {
@@ -220,6 +241,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     for (size_t i = 0; i < n_sum_files; i++)
         free(sum_files[i]);
     free(sum_files);
+    sl_list_free(in_values, n_in);
     if (rc || sl_output_commit(out, &err) < 0) {
         if (rc)
             sl_output_abort(out);
@@ -230,7 +252,7 @@ static int run(sl_cli *cli, int argc, char **argv)
 
 const sl_command sl_cmd_filter = {
     .name = "filter",
-    .summary = "keep documents by perplexity thresholds, percentiles or CCNet buckets",
+    .summary = "keep documents by perplexity thresholds, percentiles, CCNet buckets or labels",
     .usage = "sluice filter [options] [FILE...]",
     .help = help,
     .run = run,

@@ -26,6 +26,7 @@ extern const sl_command sl_cmd_import;
 extern const sl_command sl_cmd_merge;
 extern const sl_command sl_cmd_score;
 extern const sl_command sl_cmd_filter;
+extern const sl_command sl_cmd_classify;
 extern const sl_command sl_cmd_dna;
 extern const sl_command sl_cmd_dedup;
 extern const sl_command sl_cmd_dedup_exact;

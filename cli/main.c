@@ -15,7 +15,7 @@
 static const sl_command *const top[] = {
     &sl_cmd_read,  &sl_cmd_tokenize, &sl_cmd_detokenize, &sl_cmd_cat,    &sl_cmd_head,   &sl_cmd_stats,
     &sl_cmd_pack,  &sl_cmd_shard,    &sl_cmd_mix,        &sl_cmd_export, &sl_cmd_import, &sl_cmd_merge,
-    &sl_cmd_score, &sl_cmd_filter,   &sl_cmd_dna,        &sl_cmd_dedup,  NULL,
+    &sl_cmd_score, &sl_cmd_filter,   &sl_cmd_classify,   &sl_cmd_dna,    &sl_cmd_dedup,  NULL,
 };
 
 static void print_main_help(FILE *f)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -59,6 +60,12 @@ int sl_filter_opts_check(const sl_filter_opts *o, sl_err *err)
         return sl_errf(err, "bins: %d is not in 1..1000", o->bins);
     if (o->n_cutoffs_from && !sl_filter_needs_dist(o))
         return sl_errf(err, "`cutoffs_from` needs a percentile selection (`pct_lo/pct_hi` or `bucket`)");
+    if (o->n_in &&
+        (!isnan(o->min) || !isnan(o->max) || !isnan(o->pct_lo) || o->bucket >= 0 || o->n_scores || o->n_cutoffs_from))
+        return sl_errf(err, "`in` (a categorical keep) excludes `min`, `max`, `pct_lo/pct_hi`, `bucket`, `scores` "
+                            "and `cutoffs_from`");
+    if (o->n_in && builtin_field(o->field))
+        return sl_errf(err, "field %s is a count, not a category", o->field);
     if (o->n_scores && builtin_field(o->field))
         return sl_errf(err, "field %s is the record's own count and does not come from score files", o->field);
     return 0;
@@ -94,7 +101,7 @@ void sl_filter_dist_free(sl_filter_dist *d)
 void sl_filter_resolve(const sl_filter_opts *o, sl_filter_dist *d, sl_filter_cuts *c)
 {
     size_t n = d->n = sl_sort_finite(d->v, d->n);
-    c->lo = o->min;
+    c->lo = o->n_in ? 1 : o->min; /* categorical: the value is 1 for a match */
     c->hi = o->max;
     if (!isnan(o->pct_lo) && o->pct_lo > 0) {
         double p = sl_percentile(d->v, n, o->pct_lo);
@@ -126,7 +133,7 @@ int sl_filter_resolve_summary(const sl_filter_opts *o, const sl_score_summary *s
                        "%s: %llu of the %llu documents of the score summary have no %s, so its percentiles "
                        "are not those of the documents",
                        src, (unsigned long long)missing, (unsigned long long)sl_score_summary_docs(s), o->field);
-    c->lo = o->min;
+    c->lo = o->n_in ? 1 : o->min; /* categorical: the value is 1 for a match */
     c->hi = o->max;
     if (!isnan(o->pct_lo) && o->pct_lo > 0) {
         double p = sl_score_summary_percentile(s, o->field, o->pct_lo);
@@ -211,6 +218,26 @@ static int json_score(const sl_json *o, const char *field, double *v)
     if (x->type != SL_JSON_NUMBER)
         return -1;
     *v = x->num;
+    return 1;
+}
+
+int sl_filter_json_value(const sl_filter_opts *o, const sl_json *obj, double *v)
+{
+    if (!o->n_in)
+        return json_score(obj, o->field, v);
+    const sl_json *x = sl_json_get(obj, o->field);
+    if (!x)
+        return 0;
+    if (x->type == SL_JSON_NULL) {
+        *v = NAN;
+        return 1;
+    }
+    if (x->type != SL_JSON_STRING)
+        return -1;
+    *v = 0;
+    for (size_t i = 0; i < o->n_in && *v == 0; i++)
+        if (strlen(o->in[i]) == x->str_len && !memcmp(o->in[i], x->str, x->str_len))
+            *v = 1;
     return 1;
 }
 
@@ -310,11 +337,12 @@ int sl_filter_score(const sl_filter_opts *o, const sl_scoremap *m, const sl_doc 
         if (!jd)
             return sl_err_prefix(err, "%s: document '%s': metadata", src, d->id);
         const sl_json *r = sl_json_root(jd);
-        k = r->type == SL_JSON_OBJECT ? json_score(r, o->field, v) : 0;
+        k = r->type == SL_JSON_OBJECT ? sl_filter_json_value(o, r, v) : 0;
         sl_json_free(jd);
     }
     if (k < 0)
-        return sl_errf(err, "%s: document '%s': \"%s\" in the metadata is not a number", src, d->id, o->field);
+        return sl_errf(err, "%s: document '%s': \"%s\" in the metadata is not a %s", src, d->id, o->field,
+                       o->n_in ? "string" : "number");
     if (k == 0) {
         *missing = 1;
         return sl_errf(err, "%s: document '%s' has no \"%s\" in its metadata", src, d->id, o->field);
@@ -384,10 +412,10 @@ int sl_filter_select(const sl_filter_opts *o, const sl_filter_cuts *c, const sl_
 
 /* First pass: the distribution of the input's scores; standard input is
  * copied to *spool on the way (so that the second pass can read it again). */
-static int dist_pass(const sl_filter_opts *o, const char *const *paths, size_t n, sl_filter_dist *dist, char *spool,
-                     size_t spool_cap, const char **src, int *missing, sl_err *err)
+static int dist_pass(const sl_filter_opts *o, sl_ts_reader *r0, const char *const *paths, size_t n,
+                     sl_filter_dist *dist, char *spool, size_t spool_cap, const char **src, int *missing, sl_err *err)
 {
-    sl_ts_reader *r = sl_ts_reader_open_paths((char *const *)paths, n, err);
+    sl_ts_reader *r = r0 ? r0 : sl_ts_reader_open_paths((char *const *)paths, n, err);
     if (!r)
         return -1;
     *src = reader_src(r, paths[0]);
@@ -443,10 +471,35 @@ int sl_filter_run(const sl_filter_opts *o, const char *const *paths, size_t n, s
     for (size_t i = 0; n > 1 && i < n; i++)
         if (!strcmp(paths[i], "-"))
             return sl_errf(err, "standard input ('-') cannot be one of several inputs");
+    /* JSON Lines documents (the first non-blank byte is '{') or a token stream */
+    struct stat st;
+    int is_dir = stat(paths[0], &st) == 0 && S_ISDIR(st.st_mode); /* part files: a token stream */
+    sl_input *in = is_dir ? NULL : sl_input_open(paths[0], err);
+    char head[256];
+    long got = is_dir ? 0 : in ? sl_input_peek(in, head, sizeof head, err) : -1;
+    if (got < 0) {
+        sl_input_close(in);
+        return -1;
+    }
+    long i0 = 0;
+    while (i0 < got && (head[i0] == ' ' || head[i0] == '\t' || head[i0] == '\n' || head[i0] == '\r'))
+        i0++;
+    if (i0 < got && head[i0] == '{')
+        return sl_filter_docs(o, in, paths, n, out, res, err);
+    /* standard input cannot be opened again: its reader is made from `in` */
+    int is_stdin = !strcmp(paths[0], "-");
+    sl_ts_reader *r = NULL, *r0 = NULL;
+    if (is_stdin && !(r0 = sl_ts_reader_open(in, err))) {
+        sl_input_close(in);
+        return -1;
+    }
+    if (!is_stdin) {
+        sl_input_close(in);
+        in = NULL;
+    }
     sl_scoremap *m = NULL;
     sl_filter_dist dist = {0};
     sl_filter_cuts cuts;
-    sl_ts_reader *r = NULL;
     sl_ts_writer *w = NULL;
     char spool[4200] = "";
     const char *spool_path = spool, *src = NULL;
@@ -464,7 +517,9 @@ int sl_filter_run(const sl_filter_opts *o, const char *const *paths, size_t n, s
     } else if (sl_filter_needs_dist(o) && m) {
         sl_scoremap_dist(m, &dist);
     } else if (sl_filter_needs_dist(o)) {
-        if (dist_pass(o, paths, n, &dist, spool, sizeof spool, &src, &res->missing, err) < 0)
+        int k = dist_pass(o, r0, paths, n, &dist, spool, sizeof spool, &src, &res->missing, err);
+        r0 = NULL; /* closed by dist_pass */
+        if (k < 0)
             goto done;
         if (spool[0]) {
             paths = &spool_path;
@@ -474,7 +529,9 @@ int sl_filter_run(const sl_filter_opts *o, const char *const *paths, size_t n, s
     if (!o->n_cutoffs_from)
         sl_filter_resolve(o, &dist, &cuts);
 
-    if (!(r = sl_ts_reader_open_paths((char *const *)paths, n, err)))
+    r = r0;
+    r0 = NULL;
+    if (!r && !(r = sl_ts_reader_open_paths((char *const *)paths, n, err)))
         goto done;
     if (!spool[0])
         src = reader_src(r, paths[0]);
@@ -488,6 +545,8 @@ done:
     if (w)
         sl_ts_writer_abort(w);
     sl_ts_reader_close(r);
+    sl_ts_reader_close(r0);
+    sl_input_close(in);
     if (spool[0])
         unlink(spool);
     sl_scoremap_free(m);
@@ -499,10 +558,16 @@ done:
 void sl_filter_report_text(sl_buf *b, const sl_filter_opts *o, const sl_filter_result *r)
 {
     const sl_filter_cuts *c = &r->cuts;
-    sl_buf_printf(b, "kept %llu of %llu documents (%.1f%%), %llu of %llu tokens", (unsigned long long)r->kept,
-                  (unsigned long long)r->docs, r->docs ? 100.0 * (double)r->kept / (double)r->docs : 0.0,
-                  (unsigned long long)r->kept_tokens, (unsigned long long)r->tokens);
-    if (!isnan(c->lo))
+    sl_buf_printf(b, "kept %llu of %llu documents (%.1f%%)", (unsigned long long)r->kept, (unsigned long long)r->docs,
+                  r->docs ? 100.0 * (double)r->kept / (double)r->docs : 0.0);
+    if (!r->docs_mode)
+        sl_buf_printf(b, ", %llu of %llu tokens", (unsigned long long)r->kept_tokens, (unsigned long long)r->tokens);
+    if (o->n_in) {
+        sl_buf_printf(b, "; %s in {", o->field);
+        for (size_t i = 0; i < o->n_in; i++)
+            sl_buf_printf(b, "%s%s", i ? "," : "", o->in[i]);
+        sl_buf_putc(b, '}');
+    } else if (!isnan(c->lo))
         sl_buf_printf(b, "; %s >= %.6g", o->field, c->lo);
     if (!isnan(c->hi))
         sl_buf_printf(b, "; %s <= %.6g", o->field, c->hi);
@@ -516,7 +581,7 @@ void sl_filter_report_text(sl_buf *b, const sl_filter_opts *o, const sl_filter_r
         sl_buf_printf(b, "; percentiles from %zu score summar%s (within relative 2^-%d)", o->n_cutoffs_from,
                       o->n_cutoffs_from == 1 ? "y" : "ies", SL_SUMMARY_BITS);
     sl_buf_putc(b, '\n');
-    if (r->seen.n)
+    if (r->seen.n && !o->n_in)
         sl_histogram_text(b, r->counts, r->edges, r->bins, o->field);
 }
 
@@ -531,7 +596,7 @@ void sl_filter_summary_json(sl_buf *b, const sl_filter_opts *o, const sl_filter_
                   (unsigned long long)r->docs, (unsigned long long)r->kept, (unsigned long long)(r->docs - r->kept),
                   (unsigned long long)r->unscored, (unsigned long long)r->tokens, (unsigned long long)r->kept_tokens,
                   (unsigned long long)(r->tokens - r->kept_tokens));
-    sl_json_put_num(b, c->lo); /* NaN -> null */
+    sl_json_put_num(b, o->n_in ? NAN : c->lo); /* NaN -> null */
     sl_buf_puts(b, ",\"max\":");
     sl_json_put_num(b, c->hi);
     sl_buf_puts(b, ",\"bucket\":");
@@ -543,6 +608,15 @@ void sl_filter_summary_json(sl_buf *b, const sl_filter_opts *o, const sl_filter_
         sl_json_put_num(b, c->c_tail);
     } else {
         sl_buf_puts(b, "null");
+    }
+    if (o->n_in) { /* only then, as below */
+        sl_buf_puts(b, ",\"in\":[");
+        for (size_t i = 0; i < o->n_in; i++) {
+            if (i)
+                sl_buf_putc(b, ',');
+            sl_json_put_cstr(b, o->in[i]);
+        }
+        sl_buf_putc(b, ']');
     }
     if (o->n_cutoffs_from) /* only then: the summary of a run without it is unchanged */
         sl_buf_printf(b, ",\"from_summaries\":%zu,\"relative_bound\":%.17g", o->n_cutoffs_from,

@@ -58,6 +58,10 @@ typedef struct sl_filter_opts {
      * needs a percentile selection. */
     const char *const *cutoffs_from;
     size_t n_cutoffs_from;
+    /* Categorical keep: keep documents whose field is a JSON string equal to
+     * one of in[0..n_in) (null = unscored); excludes the numeric selections. */
+    const char *const *in;
+    size_t n_in;
     const char *tmpdir; /* where a first pass over standard input spools it; NULL = $TMPDIR, else /tmp */
     int progress;       /* progress on stderr: -1 auto (a terminal), 0 off, 1 on */
 } sl_filter_opts;
@@ -121,7 +125,8 @@ typedef struct sl_filter_result {
     uint64_t *counts;    /* histogram of the scores: bins counts, bins+1 edges (log scale) */
     double *edges;
     int bins;
-    int missing; /* the run failed on an absent score */
+    int missing;   /* the run failed on an absent score */
+    int docs_mode; /* the input was JSON Lines documents (no tokens) */
 } sl_filter_result;
 void sl_filter_result_free(sl_filter_result *r);
 
@@ -130,6 +135,21 @@ void sl_filter_result_free(sl_filter_result *r);
  * messages (NULL: the file being read). */
 int sl_filter_select(const sl_filter_opts *o, const sl_filter_cuts *c, const sl_scoremap *m, sl_ts_reader *r,
                      const char *src, sl_ts_writer *w, sl_filter_result *res, sl_err *err);
+
+/* The value of the selection's field in a JSON object (a document's
+ * metadata, or a JSON Lines document): 1 with *v set (NaN for null; with a
+ * categorical keep 1 when the string is one of the values, else 0), 0 when
+ * the field is absent, -1 when it is not a number (not a string, with a
+ * categorical keep). */
+struct sl_json;
+int sl_filter_json_value(const sl_filter_opts *o, const struct sl_json *obj, double *v);
+
+/* The selection over JSON Lines documents (what `read` and `classify`
+ * write): each line of the inputs whose field passes is written unchanged
+ * (first: paths[0] already opened, or NULL). Numeric bounds and categorical
+ * keeps only (no percentiles, no score files). */
+int sl_filter_docs(const sl_filter_opts *o, sl_input *first, const char *const *paths, size_t n, sl_output *out,
+                   sl_filter_result *res, sl_err *err);
 
 /* The stage: reads paths[0..n) as one token stream ("-" = stdin, alone),
  * loads the score files, computes the distribution when the selection
