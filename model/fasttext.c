@@ -56,6 +56,10 @@ typedef struct {
     int qnorm;
     uint8_t *norm_codes;
     pq npq;
+    /* a quantized input matrix decoded at load (norm x centroids, the very
+     * products addRowToVector adds), when it fits DECODE_LIMIT: adding a row
+     * is then a plain loop, with bit-identical sums */
+    float *decoded;
 } matrix;
 
 struct sl_ft_model {
@@ -90,7 +94,26 @@ struct sl_ft_state {
     size_t word_cap;
     uint32_t *ring; /* word hashes of the last wordNgrams words */
     int64_t rows;   /* rows added to hidden */
+    /* the n-gram rows of recently seen out-of-vocabulary words (in-vocabulary
+     * words have theirs in the model: sub_ids), direct-mapped by word hash:
+     * text repeats its words, and hashing every n-gram of every occurrence
+     * and probing the pruned-bucket table for each was half the time */
+    struct oov_slot *oov;
 };
+
+#define OOV_SLOTS 2048 /* power of two */
+#define OOV_WORD 32    /* longest word kept, bytes */
+#define OOV_ROWS 64    /* most rows kept per word */
+typedef struct oov_slot {
+    uint32_t h;
+    uint16_t n; /* 0: empty (tokens are never empty) */
+    uint16_t nrows;
+    char w[OOV_WORD];
+    int32_t rows[OOV_ROWS];
+} oov_slot;
+
+/* quantized input matrices up to this many decoded bytes are decoded at load */
+#define DECODE_LIMIT ((uint64_t)256 << 20)
 
 /* ---- hashing ------------------------------------------------------------ */
 
@@ -231,6 +254,7 @@ static int load_matrix(rd *r, matrix *mx, int quant, const char *what)
 
 static void free_matrix(matrix *mx)
 {
+    free(mx->decoded);
     free(mx->data);
     free(mx->codes);
     free(mx->pq.centroids);
@@ -324,6 +348,8 @@ static uint64_t ngram_bound(const sl_ft_model *m, size_t n)
     uint64_t cps = n + 2; /* code points of "<w>" at most */
     return cps * (uint64_t)(m->maxn < (int64_t)cps ? (uint64_t)m->maxn : cps);
 }
+
+static void decode_matrix(matrix *mx);
 
 static void cache_subwords(sl_ft_model *m, size_t limit)
 {
@@ -585,6 +611,7 @@ sl_ft_model *sl_ft_load_mem_cached(const void *data, size_t len, const char *nam
         m->sigmoid[i] = (float)(1.0 / (1.0 + (double)expf(-x)));
     }
     cache_subwords(m, cached_subwords);
+    decode_matrix(&m->in);
     return m;
 fail:
     sl_ft_free(m);
@@ -654,6 +681,7 @@ sl_ft_state *sl_ft_state_new(const sl_ft_model *m)
     s->stack = sl_xmalloc((2 * (size_t)m->osz + 1) * sizeof *s->stack);
     s->stack_score = sl_xmalloc((2 * (size_t)m->osz + 1) * sizeof *s->stack_score);
     s->ring = sl_xmalloc(((size_t)(m->word_ngrams > 1 ? m->word_ngrams : 1)) * sizeof *s->ring);
+    s->oov = sl_xcalloc(OOV_SLOTS, sizeof *s->oov);
     return s;
 }
 
@@ -668,6 +696,7 @@ void sl_ft_state_free(sl_ft_state *s)
     free(s->stack_score);
     free(s->word);
     free(s->ring);
+    free(s->oov);
     free(s);
 }
 
@@ -690,6 +719,12 @@ static inline void add_row(const sl_ft_model *m, sl_ft_state *s, int32_t r)
             x[j] += row[j];
         return;
     }
+    if (mx->decoded) {
+        const float *row = mx->decoded + (size_t)r * (size_t)mx->n;
+        for (int32_t j = 0; j < m->dim; j++)
+            x[j] += row[j];
+        return;
+    }
     float norm = 1;
     if (mx->qnorm)
         norm = centroids(&mx->npq, 0, mx->norm_codes[r])[0];
@@ -703,6 +738,31 @@ static inline void add_row(const sl_ft_model *m, sl_ft_state *s, int32_t r)
         float *xs = x + (size_t)sub * q->dsub;
         for (int32_t n = 0; n < d; n++)
             xs[n] += norm * c[n];
+    }
+}
+
+/* Decodes a quantized input matrix row by row into mx->decoded: element
+ * (r, j) = norm(r) * centroid(r, j), the product add_row would add. */
+static void decode_matrix(matrix *mx)
+{
+    if (!mx->quant || (uint64_t)mx->m * (uint64_t)mx->n * sizeof(float) > DECODE_LIMIT)
+        return;
+    mx->decoded = sl_xmalloc((size_t)mx->m * (size_t)mx->n * sizeof(float) + 1);
+    const pq *q = &mx->pq;
+    for (int64_t r = 0; r < mx->m; r++) {
+        float norm = 1;
+        if (mx->qnorm)
+            norm = centroids(&mx->npq, 0, mx->norm_codes[r])[0];
+        const uint8_t *code = mx->codes + (size_t)q->nsubq * (size_t)r;
+        float *row = mx->decoded + (size_t)r * (size_t)mx->n;
+        int32_t d = q->dsub;
+        for (int32_t sub = 0; sub < q->nsubq; sub++) {
+            const float *c = centroids(q, sub, code[sub]);
+            if (sub == q->nsubq - 1)
+                d = q->lastdsub;
+            for (int32_t n = 0; n < d; n++)
+                row[(size_t)sub * q->dsub + n] = norm * c[n];
+        }
     }
 }
 
@@ -789,8 +849,17 @@ static inline int32_t lookup(const sl_ft_model *m, const char *tok, size_t n, ui
     return wid;
 }
 
-static void add_subwords(const sl_ft_model *m, sl_ft_state *s, const char *tok, size_t n, int32_t wid)
+static void add_subwords(const sl_ft_model *m, sl_ft_state *s, const char *tok, size_t n, int32_t wid, uint32_t h)
 {
+    oov_slot *slot = NULL;
+    if (wid < 0 && m->maxn > 0 && n <= OOV_WORD && !(n == 4 && !memcmp(tok, EOS, 4))) {
+        slot = &s->oov[h & (OOV_SLOTS - 1)];
+        if (slot->n == n && slot->h == h && !memcmp(slot->w, tok, n)) {
+            for (int i = 0; i < slot->nrows; i++)
+                add_row(m, s, slot->rows[i]);
+            return;
+        }
+    }
     if (wid >= 0 && (m->maxn <= 0 || m->sub_off)) {
         if (m->maxn <= 0) {
             add_row(m, s, wid);
@@ -812,7 +881,23 @@ static void add_subwords(const sl_ft_model *m, sl_ft_state *s, const char *tok, 
     w[0] = '<';
     memcpy(w + 1, tok, n);
     w[n + 1] = '>';
-    FOR_EACH_NGRAM(m, w, n + 2, add_row(m, s, row));
+    if (!slot) {
+        FOR_EACH_NGRAM(m, w, n + 2, add_row(m, s, row));
+        return;
+    }
+    int cnt = 0;
+    FOR_EACH_NGRAM(m, w, n + 2, {
+        add_row(m, s, row);
+        if (cnt < OOV_ROWS)
+            slot->rows[cnt] = row;
+        cnt++;
+    });
+    if (cnt <= OOV_ROWS) {
+        slot->h = h, slot->n = (uint16_t)n, slot->nrows = (uint16_t)cnt;
+        memcpy(slot->w, tok, n);
+    } else {
+        slot->n = 0; /* its rows were overwritten */
+    }
 }
 
 /* Word n-grams (Dictionary::addWordNgrams) over the word hashes of the
@@ -1009,7 +1094,7 @@ int sl_ft_predict(const sl_ft_model *m, sl_ft_state *s, const char *text, size_t
         int is_word;
         int32_t wid = lookup(m, tok, n, &h, &is_word);
         if (is_word)
-            add_subwords(m, s, tok, n, wid);
+            add_subwords(m, s, tok, n, wid, h);
     }
     if (m->word_ngrams > 1)
         add_word_ngrams(m, s, text, len);
