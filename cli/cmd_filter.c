@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/filter_rules.h"
 #include "model/filter.h"
 #include "stream/io.h"
 #include "stream/parts.h"
@@ -142,6 +143,8 @@ static const struct option lo[] = {{"max", required_argument, 0, O_MAX},
 
 static int run(sl_cli *cli, int argc, char **argv)
 {
+    if (sl_filter_rules_wanted(argc, argv)) /* rule filters on text documents: cli/cmd_filter_rules.c */
+        return sl_filter_rules_main(cli, argc, argv);
     static const char *const buckets[] = {"head", "middle", "tail", NULL};
     sl_filter_opts o;
     sl_filter_opts_init(&o);
