@@ -717,7 +717,7 @@ static void intern_words(sl_rules_work *w)
         uint64_t h = XXH3_64bits(s, len);
         size_t j = h & w->t.mask;
         for (; w->t.s[j].n; j = (j + 1) & w->t.mask) {
-            const sl_word *o = &w->words[w->t.s[j].a];
+            const sl_word *o = &w->words[w->first[w->t.s[j].a]];
             if (w->t.s[j].h == h && o->len == len && !memcmp(w->wbase + o->off, s, len))
                 break;
         }
