@@ -1401,9 +1401,41 @@ done:
     sig_reason(sig, "fineweb_reason", reason);
 }
 
+/* Buffers that grew for a large document are given back before the next
+ * one (memory follows the documents in flight, not the largest ever). */
+static void trim(sl_rules_work *w)
+{
+    enum { BIG = 1 << 20 };
+    if (w->wcap > BIG) {
+        free(w->ids), free(w->wb), free(w->wc);
+        w->ids = w->wb = w->wc = NULL, w->wcap = 0;
+    }
+    if (w->ncap > BIG) {
+        free(w->hw), free(w->pw), free(w->first);
+        w->hw = w->pw = NULL, w->first = NULL, w->ncap = 0;
+    }
+    if (w->t.cap > 2 * BIG)
+        free(w->t.s), w->t = (table){0};
+    if (w->t2.cap > 2 * BIG)
+        free(w->t2.s), w->t2 = (table){0};
+    if (w->ocap > BIG)
+        free(w->order), w->order = NULL, w->ocap = 0;
+    if (w->lcap > BIG)
+        free(w->lines), w->lines = NULL, w->lcap = 0;
+    if (w->pcap > BIG)
+        free(w->paras), w->paras = NULL, w->pcap = 0;
+    if (w->sents.cap > BIG)
+        sl_sents_free(&w->sents);
+    sl_buf *bufs[] = {&w->out, &w->line, &w->low};
+    for (size_t i = 0; i < NELEM(bufs); i++)
+        if (bufs[i]->cap > 16 * (size_t)BIG)
+            sl_buf_free(bufs[i]);
+}
+
 void sl_rules_apply(const sl_rules *r, sl_rules_work *w, const char *text, size_t n, int annotate, sl_buf *signals,
                     sl_rules_verdict *v)
 {
+    trim(w);
     v->rule = -1;
     v->reason[0] = 0;
     v->text = text;
