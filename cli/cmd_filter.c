@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/filter_rules.h"
 #include "model/filter.h"
 #include "stream/io.h"
 #include "stream/parts.h"
@@ -60,12 +61,33 @@ static const char help[] =
     "      --bins N           histogram bins (default 20)\n"
     "A summary with a text histogram goes to stderr unless --quiet.\n"
     "A document with no score at all (field missing, id not in --scores) is an error.\n"
+    "\nrule filters (text documents in, JSON Lines out, as 'sluice read' writes them;\n"
+    "docs/filter.md):\n"
+    "      --rules LIST       run datatrove 0.10.1's heuristic filters in this order, each on\n"
+    "                         the text the one before passes on: gopher-quality,\n"
+    "                         gopher-repetition, c4 (keeps only the lines C4 keeps: it\n"
+    "                         rewrites the text), fineweb; datatrove's default thresholds\n"
+    "      --rule NAME:K=V,...  set parameters of rule NAME (and run it, after those of\n"
+    "                         --rules when not among them), e.g.\n"
+    "                         gopher-quality:min_doc_words=100,max_doc_words=50000;\n"
+    "                         'none' turns off a check that datatrove lets be None\n"
+    "      --rejected FILE    JSON Lines, one per dropped document: {\"id\",\"rule\",\"reason\"}\n"
+    "                         with datatrove's reason (e.g. gopher_short_doc)\n"
+    "      --annotate         drop and rewrite nothing: every rule runs on the input text and\n"
+    "                         adds its signals and its reason (null: kept) to the document\n"
+    "      --summary FILE     JSON: documents, kept, dropped per rule and reason, parameters\n"
+    "  The input is read as 'sluice read' reads it: -f/--field names the text field, and\n"
+    "  --format, --lines, --invalid, --on-error, --max-doc-bytes, --mem-budget, --part R/N\n"
+    "  and --skip-existing apply. -@ threads; the output is in input order.\n"
     "\nexamples:\n"
     "  sluice score -m mamba-130m/ --to-stream docs.tok | sluice filter --keep-pct 10:90 -o kept.tok\n"
     "  sluice filter --scores scores.jsonl --bucket head --plot ppl.svg docs.tok -o head.tok\n"
     "  sluice filter --field tokens --min 512 docs.tok -o long.tok\n"
     "  sluice classify -m lid.176.ftz docs.jsonl | sluice filter --field lang --in en,de\n"
-    "  sluice filter --cutoffs-from summaries/ --keep-pct 10:90 scored-3-of-8.tok -o kept-3-of-8.tok\n";
+    "  sluice filter --cutoffs-from summaries/ --keep-pct 10:90 scored-3-of-8.tok -o kept-3-of-8.tok\n"
+    "  sluice filter --rules gopher-repetition,gopher-quality,c4,fineweb web.jsonl.zst -o clean.jsonl \\\n"
+    "      --rejected why.jsonl\n"
+    "  sluice filter --rules gopher-quality --rule gopher-quality:min_stop_words=none --annotate docs.jsonl\n";
 
 static void parse_pair(const sl_cli *cli, const char *opt, const char *arg, double *a, double *b)
 {
@@ -142,6 +164,8 @@ static const struct option lo[] = {{"max", required_argument, 0, O_MAX},
 
 static int run(sl_cli *cli, int argc, char **argv)
 {
+    if (sl_filter_rules_wanted(argc, argv)) /* rule filters on text documents: cli/cmd_filter_rules.c */
+        return sl_filter_rules_main(cli, argc, argv);
     static const char *const buckets[] = {"head", "middle", "tail", NULL};
     sl_filter_opts o;
     sl_filter_opts_init(&o);

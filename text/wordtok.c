@@ -63,6 +63,7 @@ struct sl_wordtok_work {
     } * slots;
     char *arena;
     size_t used, nslots;
+    sl_buf alt; /* the text without "IS_ALPHA" (sl_wordtok_doc) */
 };
 
 static uint64_t hash(const char *s, size_t n)
@@ -243,6 +244,7 @@ void sl_wordtok_work_free(sl_wordtok_work *w)
     free(w->seen);
     free(w->slots);
     free(w->arena);
+    sl_buf_free(&w->alt);
     free(w);
 }
 
@@ -554,7 +556,10 @@ static void apply_special_cases(const sl_wordtok *t, sl_wordtok_work *w, const c
     free(old);
 }
 
-size_t sl_wordtok_run(const sl_wordtok *t, sl_wordtok_work *w, const char *text, size_t n, const sl_word **words)
+/* spaCy's tokens of text[0..n) into w->tok, the exceptions matched again
+ * over them unless the affix rules made a token "IS_ALPHA" (*is_alpha set:
+ * see sl_wordtok_doc). */
+static void tokenize_all(const sl_wordtok *t, sl_wordtok_work *w, const char *text, size_t n, int *is_alpha)
 {
     w->ntok = 0;
     /* _tokenize_affixes: spans of whitespace and of the rest; a single ' '
@@ -580,8 +585,19 @@ size_t sl_wordtok_run(const sl_wordtok *t, sl_wordtok_work *w, const char *text,
     }
     if (start < n)
         tokenize_span(t, w, text, start, n);
+    if (is_alpha) {
+        *is_alpha = 0;
+        for (size_t j = 0; j < w->ntok && !*is_alpha; j++)
+            *is_alpha = tok_eq(text, w->tok[j], "IS_ALPHA", 8);
+        if (*is_alpha)
+            return;
+    }
     apply_special_cases(t, w, text);
-    /* datatrove's strip_strings: whitespace tokens dropped */
+}
+
+/* datatrove's strip_strings: whitespace tokens dropped */
+static size_t strip_ws(sl_wordtok_work *w, const char *text, const sl_word **words)
+{
     if (w->outcap < w->ntok) {
         free(w->out);
         w->outcap = w->ntok;
@@ -593,4 +609,40 @@ size_t sl_wordtok_run(const sl_wordtok *t, sl_wordtok_work *w, const char *text,
             w->out[m++] = w->tok[j];
     *words = w->out;
     return m;
+}
+
+size_t sl_wordtok_run(const sl_wordtok *t, sl_wordtok_work *w, const char *text, size_t n, const sl_word **words)
+{
+    tokenize_all(t, w, text, n, NULL);
+    return strip_ws(w, text, words);
+}
+
+size_t sl_wordtok_doc(const sl_wordtok *t, sl_wordtok_work *w, const char *text, size_t n, const sl_word **toks,
+                      const char **base)
+{
+    int is_alpha;
+    *base = text;
+    tokenize_all(t, w, text, n, &is_alpha);
+    if (is_alpha) { /* datatrove: the text again without "IS_ALPHA" */
+        sl_buf_clear(&w->alt);
+        for (const char *p = text, *e = text + n; p < e;) {
+            const char *q = memmem(p, (size_t)(e - p), "IS_ALPHA", 8);
+            sl_buf_append(&w->alt, p, (size_t)((q ? q : e) - p));
+            p = q ? q + 8 : e;
+        }
+        *base = w->alt.data ? w->alt.data : "";
+        tokenize_all(t, w, *base, w->alt.len, &is_alpha);
+        if (is_alpha) /* datatrove fails here (an AssertionError); the tokens as they are */
+            apply_special_cases(t, w, *base);
+    }
+    *toks = w->tok;
+    return w->ntok;
+}
+
+size_t sl_wordtok_words(const sl_wordtok *t, sl_wordtok_work *w, const char *text, size_t n, const sl_word **words,
+                        const char **base)
+{
+    const sl_word *toks;
+    sl_wordtok_doc(t, w, text, n, &toks, base);
+    return strip_ws(w, *base, words);
 }

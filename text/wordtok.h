@@ -8,7 +8,7 @@
  * (its PhraseMatcher step). Rule tables: text/wordtok_en_tables.h,
  * generated from spaCy by text/gen_wordtok_en.py (MIT License). The
  * regexes run on PCRE2 with Python re's \w \d \s spelled out. Used by
- * `dedup minhash`, and meant for the rule filters. */
+ * `dedup minhash` and by the rule filters (text/rules.h). */
 #ifndef SLUICE_TEXT_WORDTOK_H
 #define SLUICE_TEXT_WORDTOK_H
 
@@ -37,5 +37,20 @@ void sl_wordtok_work_free(sl_wordtok_work *w);
  * dropped: returns their count; *words points into w (valid until the next
  * call). */
 size_t sl_wordtok_run(const sl_wordtok *t, sl_wordtok_work *w, const char *text, size_t n, const sl_word **words);
+
+/* What datatrove's SpaCyTokenizer gives in a long run: spaCy's Doc tokens
+ * (whitespace tokens included; *toks valid until the next call), with
+ * datatrove's retry: spaCy fails (an AssertionError in Vocab.get, inside the
+ * memory zone datatrove opens) on a token "IS_ALPHA" each time but the
+ * first in a process, and datatrove then tokenizes the text with every
+ * "IS_ALPHA" removed. The offsets are into *base: text, or that shortened
+ * copy (kept in w). A retry that meets "IS_ALPHA" again (datatrove raises)
+ * keeps its tokens. */
+size_t sl_wordtok_doc(const sl_wordtok *t, sl_wordtok_work *w, const char *text, size_t n, const sl_word **toks,
+                      const char **base);
+/* datatrove's word_tokenize: sl_wordtok_doc's tokens without the whitespace
+ * ones (strip_strings). */
+size_t sl_wordtok_words(const sl_wordtok *t, sl_wordtok_work *w, const char *text, size_t n, const sl_word **words,
+                        const char **base);
 
 #endif
