@@ -76,6 +76,36 @@ print("step 0: tokens %s, memory positions per row %s, first row starts %s" % (
     tuple(b["tokens"].shape), m.sum(axis=1).tolist(), b["tokens"][0, :10].tolist()))
 PY
 
+step "web: a FineWeb-shaped Parquet sample -> Gopher/C4/FineWeb rules -> language ID -> English -> MinHash dedup"
+"$S" read examples/data/web/sample.parquet \
+  | "$S" filter --rules gopher-quality,gopher-repetition,c4,fineweb --rejected "$OUT/web.rejected.jsonl" -q \
+  | "$S" classify --model tests/data/classify/lid.176.ftz -q \
+  | "$S" filter --field lang --in en -q \
+  | "$S" dedup minhash --removed "$OUT/web.duplicates.jsonl" --summary "$OUT/web.dedup.json" -q -o "$OUT/web.jsonl"
+python3 - "$OUT" <<'PY'
+import collections, json, sys
+out = sys.argv[1]
+rej = collections.Counter(json.loads(l)["reason"] for l in open(out + "/web.rejected.jsonl"))
+print("rules dropped %d documents; most often: %s" % (sum(rej.values()), ", ".join(f"{r} {n}" for r, n in rej.most_common(4))))
+dup = [json.loads(l) for l in open(out + "/web.duplicates.jsonl")]
+web = [json.loads(l) for l in open(out + "/web.jsonl")]
+print("dedup removed %d near-duplicates; %d English documents kept, e.g. lang %s (p %.2f): %r" % (
+    len(dup), len(web), web[0]["lang"], web[0]["lang_score"], web[0]["text"][:60]))
+PY
+
+step "web: GPT-NeoX tokens -> scored by a tiny random Mamba with the NeoX vocabulary -> middle 80% -> shards"
+mkdir -p "$OUT/tiny-mamba-neox"
+PYN=python3; /usr/bin/python3 -c 'import numpy' 2>/dev/null && PYN=/usr/bin/python3   # it needs numpy
+"$PYN" examples/tiny_mamba.py tests/data/model/ssm_f32 "$OUT/tiny-mamba-neox"
+"$S" tokenize text --tokenizer tests/data/bpe/neox-tokenizer.json --append-eos "$OUT/web.jsonl" -q \
+  | "$S" score -m "$OUT/tiny-mamba-neox" --to-stream -q \
+  | "$S" filter --keep-pct 10:90 -q \
+  | "$S" shard --seq-len 2048 -o "$OUT/shards-web"
+"$S" stats "$OUT/shards-web" | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["splits"]["train"]
+print("shards-web: %d documents in %d rows of 2048, %d tokens" % (t["documents"], t["rows"], t["document_tokens"]))'
+
 step "DNA: lambda phage FASTA -> HyenaDNA character tokens in 4 kb windows -> shards"
 "$S" tokenize dna tests/data/dna/lambda_virus.fa --window 4096 --stride 4096 -o "$OUT/dna.tok"
 "$S" shard "$OUT/dna.tok" --seq-len 4096 --warmup double:1024..4096 -o "$OUT/shards-dna"

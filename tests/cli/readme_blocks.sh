@@ -30,39 +30,13 @@ for f in "$SRC"/examples/data/text/*.txt; do
 done
 tar -cf - -C texts . | zstd -q -o corpus.tar.zst
 cp "$SRC/tests/data/bpe/neox-tokenizer.json" gpt-neox-20b/tokenizer.json
-# a tiny model with the GPT-NeoX vocabulary: tests/data/model/ssm_f32's
-# tensors, the embedding and head (tied) widened to 50280 rows of random values
-$PY - "$SRC/tests/data/model/ssm_f32" mamba-130m <<'PY'
-import json, struct, sys
-import numpy as np
-src, dst = sys.argv[1], sys.argv[2]
-cfg = json.load(open(f"{src}/config.json"))
-cfg["vocab_size"] = 50277
-json.dump(cfg, open(f"{dst}/config.json", "w"))
-raw = open(f"{src}/model.safetensors", "rb").read()
-n = struct.unpack("<Q", raw[:8])[0]
-hdr = json.loads(raw[8:8 + n])
-body = raw[8 + n:]
-out_h, chunks, off = {"__metadata__": {"format": "pt"}}, [], 0
-rng = np.random.default_rng(3)
-emb = None
-for k, v in hdr.items():
-    if k == "__metadata__":
-        continue
-    a = np.frombuffer(body[v["data_offsets"][0]:v["data_offsets"][1]], dtype="<f4").reshape(v["shape"])
-    if k in ("backbone.embedding.weight", "lm_head.weight"):  # tied: the same rows
-        if emb is None:
-            emb = (rng.standard_normal((50280, a.shape[1])) * 0.02).astype("<f4")
-        a = emb
-    b = a.astype("<f4").tobytes()
-    out_h[k] = {"dtype": "F32", "shape": list(a.shape), "data_offsets": [off, off + len(b)]}
-    chunks.append(b)
-    off += len(b)
-h = json.dumps(out_h).encode()
-h += b" " * (-len(h) % 8)
-with open(f"{dst}/model.safetensors", "wb") as f:
-    f.write(struct.pack("<Q", len(h)) + h + b"".join(chunks))
-PY
+# a tiny model with the GPT-NeoX vocabulary (examples/tiny_mamba.py: ssm_f32's
+# tensors, the embedding and head (tied) widened to 50280 rows of random values)
+$PY "$SRC/examples/tiny_mamba.py" "$SRC/tests/data/model/ssm_f32" mamba-130m
+# web text: the demo's FineWeb-shaped Parquet sample, lid.176.ftz from tests/data/classify
+mkdir -p fineweb/data
+cp "$SRC/examples/data/web/sample.parquet" fineweb/data/train-00000-of-00001.parquet
+cp "$SRC/tests/data/classify/lid.176.ftz" lid.176.ftz
 # DNA: chromosomes of 100 kb, the BED in HyenaDNA's (chrom, start, end, split)
 $PY - <<'PY'
 import random
@@ -106,6 +80,15 @@ for d in shards shards/text shards/hg38-train; do [ -f "$d/manifest.json" ] || f
 [ -s megatron/corpus.bin ] && [ -s megatron/corpus.idx ] || fail "megatron/corpus.{bin,idx} missing"
 # one <|endoftext|> (0) per document, not two (issue 28): tokenize --append-eos, then shard / export
 $PY "$SRC/tests/shard/one_eos.py" 0 shards/text megatron/corpus >"$T/eos.out" || fail "README text pipeline: $(cat "$T/eos.out")"
+# the web pipeline: rules, language ID, dedup wrote their reports; every kept document is English
+[ -s rejected.jsonl ] && [ -f duplicates.jsonl ] && [ -s web.jsonl ] || fail "web pipeline outputs missing"
+$PY -c 'import json, sys
+docs = [json.loads(l) for l in open("web.jsonl")]
+assert docs and all(d["lang"] == "en" for d in docs), "web.jsonl: not all English"
+rej = [json.loads(l) for l in open("rejected.jsonl")]
+assert all(r["rule"] in ("gopher-quality", "gopher-repetition", "c4", "fineweb") for r in rej), rej[:3]' \
+  || fail "web pipeline outputs"
+[ -f shards/web/manifest.json ] || fail "shards/web/manifest.json missing"
 [ -s ytmix-train.tok ] && [ -s sc09.tok ] && [ -d listen ] || fail "audio outputs missing"
 [ "$(ls listen | grep -c '\.wav$')" = "$(ls sc09 | wc -l)" ] || fail "detokenize audio: $(ls listen)"
 [ "$(wc -l <scores.jsonl)" = "$(sluice_docs=$("$SLUICE" stats corpus.tok | $PY -c 'import json,sys; print(json.load(sys.stdin)["documents"])'); echo "$sluice_docs")" ] \
