@@ -246,8 +246,15 @@ static int write_summary(const sl_dedup_opts *o, const sl_dedup_stats *st, sl_er
         sl_buf_printf(&b, ",\"ngram\":%d,\"buckets\":%d,\"rows\":%d,\"seed\":%llu,\"hash\":\"%s\",\"language\":\"%s\"",
                       o->mh.ngram, o->mh.buckets, o->mh.rows, (unsigned long long)o->mh.seed,
                       sl_minhash_hash_name(o->mh.hash), o->mh.language ? o->mh.language : "en");
-    if (o->mode == SL_DEDUP_MINHASH && o->jaccard_on)
-        sl_buf_printf(&b, ",\"jaccard\":%.17g", o->jaccard);
+    if (o->mode == SL_DEDUP_MINHASH && o->jaccard_on) {
+        char t[32];
+        for (int prec = 15; prec <= 17; prec++) { /* the shortest that reads back as the same number */
+            snprintf(t, sizeof t, "%.*g", prec, o->jaccard);
+            if (strtod(t, NULL) == o->jaccard)
+                break;
+        }
+        sl_buf_printf(&b, ",\"jaccard\":%s", t);
+    }
     sl_buf_printf(&b, ",\"docs\":%llu,\"empty\":%llu,\"kept\":%llu,\"removed\":%llu", (unsigned long long)st->docs,
                   (unsigned long long)st->empty, (unsigned long long)st->kept, (unsigned long long)st->removed);
     if (o->mode == SL_DEDUP_LINES)
