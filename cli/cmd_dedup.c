@@ -38,7 +38,7 @@ enum {
     "  -f, --field NAME        JSON field that holds the text (default: text)\n"                                       \
     "      --format, --lines, --invalid, --on-error, --max-doc-bytes: as for 'sluice read'\n"                          \
     "      --mem-budget SIZE   memory for batches and signature buckets (default 64M);\n"                              \
-    "                          bucket records beyond it go to sorted runs under $TMPDIR\n"                             \
+    "                          (minhash) records beyond it go to sorted runs under $TMPDIR\n"                          \
     "Documents are read as 'sluice read' reads them and written as it writes them,\n"                                  \
     "in input order. Empty documents are counted and kept (datatrove's readers skip\n"                                 \
     "them). The documents are spooled under $TMPDIR (about the output's size).\n"
@@ -355,9 +355,24 @@ const sl_command sl_cmd_dedup_minhash = {
             "      --seed S            permutation seed, 0..2^32-1 (default 1)\n"
             "      --hash H            xxhash64 (default), xxhash32, sha1-64 or sha1-32\n"
             "      --language L        word tokenizer (default en, the only one so far)\n"
+            "      --jaccard T         keep a candidate pair only when the Jaccard similarity\n"
+            "                          of the two shingle sets is at least T (0..1); off by\n"
+            "                          default (datatrove has no such check)\n"
             "      --annotate          drop nothing: add \"dup_cluster\" (the kept document's\n"
             "                          number, from 0) and \"dup_count\" to every document\n" COMMON_HELP
             "--removed lines: {\"id\":...,\"cluster\":N,\"kept\":<id of the kept one>}.\n"
+            "\nsteps (scale-out, docs/dedup.md): the same result as one run, for any N and M;\n"
+            "give every step the same minhash options:\n"
+            "      --step S            signatures, buckets, cluster or filter\n"
+            "      --signatures DIR    the steps' files: DIR/sigs/, DIR/pairs/, DIR/clusters.mhclu\n"
+            "      --part R/N|slurm    signatures, filter: part R of N of the input files (the\n"
+            "                          same N for both); buckets: bands [B*R/N, B*(R+1)/N)\n"
+            "      --skip-existing     do nothing when the step's output exists and verifies\n"
+            "  sluice dedup minhash --step signatures --part R/N --signatures w FILES...\n"
+            "  sluice dedup minhash --step buckets --part R/M --signatures w\n"
+            "  sluice dedup minhash --step cluster --signatures w [--summary F --plot F]\n"
+            "  sluice dedup minhash --step filter --part R/N --signatures w FILES... -o kept-R-of-N.jsonl\n"
+            "                       [--removed removed-R-of-N.jsonl] [--annotate]\n"
             "\nexamples:\n"
             "  sluice dedup minhash corpus.jsonl -o dedup.jsonl --removed removed.jsonl\n"
             "  sluice dedup minhash --hash sha1-64 --buckets 20 --rows 10 web/*.zst -o out.jsonl\n",
