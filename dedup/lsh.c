@@ -347,13 +347,14 @@ static int mh_check_config(const mhfile *f, const sl_dedup_opts *o, sl_err *err)
     DIFF(hash, "--hash", "%s", sl_minhash_hash_name((int)f->h.hash), sl_minhash_hash_name((int)w.hash))
     DIFF(bits, "a hash width of", "%u", f->h.bits, w.bits)
 #undef DIFF
+    char q[SL_QUOTE_MAX];
     if (strcmp(lang, w.language) != 0)
         return sl_errf(err,
                        "%s: made with --language %s, this run has --language %s (give every step the same options)",
-                       f->name, lang, w.language);
+                       f->name, sl_err_quote(lang, strlen(lang), q, sizeof q), w.language);
     if (strcmp(f->h.tokenizer, w.tokenizer) != 0)
-        return sl_errf(err, "%s: made with another tokenizer or normalization (%s; this sluice: %s)", f->name,
-                       f->h.tokenizer, w.tokenizer);
+        return sl_errf(err, "%s: made with another tokenizer or normalization (\"%s\"; this sluice: \"%s\")", f->name,
+                       sl_err_quote(f->h.tokenizer, strlen(f->h.tokenizer), q, sizeof q), w.tokenizer);
     if (memcmp(f->h.magic, MAGIC_SIG, 8) == 0) {
         if (o->jaccard_on && !f->h.shingles)
             return sl_errf(err, "%s: made without --jaccard (no shingle sets): sign again with --jaccard", f->name);
@@ -416,6 +417,7 @@ typedef struct {
     int fd_data, fd_idx;
     uint64_t data_off, idx_off, base, docs;
     const char *name;
+    uint64_t data_len; /* bytes of the data section */
 } shsrc;
 
 typedef struct {
@@ -439,12 +441,16 @@ static int sh_get(const shlookup *L, uint64_t g, uint64_t **v, size_t *n, size_t
         return sl_errf(err, "%s: no document %llu", s->name, (unsigned long long)g);
     if (pread_all(s->fd_idx, b, 8, s->idx_off + (g - s->base) * 8, s->name, err) < 0)
         return -1;
-    uint64_t off = s->data_off + sl_get_le64(b);
+    uint64_t rel = sl_get_le64(b), off = s->data_off + rel;
+    if (rel > s->data_len || s->data_len - rel < 8)
+        return sl_errf(err, "%s: document %llu: shingle set offset %llu beyond its section: damaged", s->name,
+                       (unsigned long long)(g - s->base), (unsigned long long)rel);
     if (pread_all(s->fd_data, b, 8, off, s->name, err) < 0)
         return -1;
     uint64_t k = sl_get_le64(b);
-    if (k > ((uint64_t)1 << 36))
-        return sl_errf(err, "%s: offset %llu: bad shingle count", s->name, (unsigned long long)off);
+    if (k > (s->data_len - rel - 8) / 8)
+        return sl_errf(err, "%s: offset %llu: %llu shingles beyond the section: damaged", s->name,
+                       (unsigned long long)off, (unsigned long long)k);
     if (*cap < k) {
         *cap = (size_t)k + (size_t)k / 2;
         free(*v);
@@ -1027,6 +1033,12 @@ static void rd_init(rd *r, int fd, const char *name, uint64_t off, uint64_t len,
     r->buf = sl_xmalloc(r->cap);
 }
 
+/* Bytes left in the section. */
+static uint64_t rd_left(const rd *r)
+{
+    return (r->end - r->off) + (r->n - r->pos);
+}
+
 static void rd_free(rd *r)
 {
     free(r->buf);
@@ -1076,6 +1088,8 @@ static int ids_next(void *ctx, sl_buf *id, sl_err *err)
             continue;
         }
         uint32_t len = sl_get_le32(b);
+        if (len > rd_left(&s->r[s->at]))
+            return sl_errf(err, "%s: an id cut short", s->r[s->at].name);
         sl_buf_clear(id);
         sl_buf_reserve(id, (size_t)len + 1);
         if (rd_get(&s->r[s->at], id->data, len, err) != 0)
@@ -1115,8 +1129,8 @@ static int file_entries_next(void *ctx, entry *e, sl_err *err)
         return k == 1 ? 0 : -1;
     e->g = sl_get_le64(b), e->root = sl_get_le64(b + 8), e->size = sl_get_le64(b + 16);
     uint64_t len = sl_get_le64(b + 24);
-    if (len > ((uint64_t)1 << 30))
-        return sl_errf(err, "%s: offset %llu: bad id length", r->name, (unsigned long long)(r->off));
+    if (len > rd_left(r))
+        return sl_errf(err, "%s: an id cut short", r->name);
     sl_buf_clear(&e->kept);
     sl_buf_reserve(&e->kept, (size_t)len + 1);
     if (rd_get(r, e->kept.data, (size_t)len, err) != 0)
@@ -1201,7 +1215,11 @@ int sl_lsh_dedup(sl_docreader *r, const sl_dedup_opts *o, size_t budget, sl_outp
         rc = -1;
     /* buckets and clusters */
     suf u = {0};
-    shsrc src = {s.shd ? s.shd->fd : -1, s.shi ? s.shi->fd : -1, 0, 0, 0, s.docs, "temporary file of the shingle sets"};
+    shsrc src = {.fd_data = s.shd ? s.shd->fd : -1,
+                 .fd_idx = s.shi ? s.shi->fd : -1,
+                 .docs = s.docs,
+                 .name = "temporary file of the shingle sets",
+                 .data_len = s.shd ? s.shd->off : 0};
     shlookup L = {&src, 1};
     walker w;
     walker_init(&w, R, o, &L, suf_union, &u);
@@ -1392,9 +1410,18 @@ static int sigset_open(sigset *s, const char *dir, const sl_dedup_opts *o, sl_er
                          (unsigned long long)f->h.nparts, i, s->n);
             break;
         }
-        uint64_t need =
-            f->t[T_BANDS_OFF] + f->t[T_NSIG] * (uint64_t)o->mh.buckets * ((uint64_t)o->mh.rows + 1) * 8 + TRL_BYTES;
-        if (need != f->t[T_SIZE] || f->t[T_IDS_OFF] + f->t[T_IDS_BYTES] > f->t[T_BANDS_OFF]) {
+        const uint64_t *t = f->t;
+        uint64_t per = (uint64_t)o->mh.buckets * ((uint64_t)o->mh.rows + 1) * 8; /* band bytes per signature */
+        int bad = t[T_BANDS_OFF] > t[T_SIZE] - TRL_BYTES ||
+                  t[T_NSIG] > (t[T_SIZE] - TRL_BYTES - t[T_BANDS_OFF]) / per ||
+                  t[T_BANDS_OFF] + t[T_NSIG] * per + TRL_BYTES != t[T_SIZE] || t[T_IDS_OFF] != HDR_BYTES ||
+                  t[T_NSIG] > t[T_DOCS] || t[T_BANDS_OFF] < HDR_BYTES || t[T_IDS_BYTES] > t[T_BANDS_OFF] - HDR_BYTES ||
+                  t[T_DOCS] > t[T_IDS_BYTES] / 4;
+        if (!bad && f->h.shingles) /* ids | shingle sets | their index (8 bytes per document) | bands */
+            bad = t[T_SH_OFF] != HDR_BYTES + t[T_IDS_BYTES] || t[T_SHIDX_OFF] < t[T_SH_OFF] ||
+                  t[T_SHIDX_OFF] > t[T_BANDS_OFF] || (t[T_BANDS_OFF] - t[T_SHIDX_OFF]) / 8 != t[T_DOCS] ||
+                  (t[T_BANDS_OFF] - t[T_SHIDX_OFF]) % 8;
+        if (bad) {
             rc = sl_errf(err, "%s: sections do not add up: damaged", f->name);
             break;
         }
@@ -1444,8 +1471,14 @@ int sl_lsh_buckets(const sl_dedup_opts *o, size_t budget, const char *sigdir, ui
     uint64_t b0 = (uint64_t)B * part / nparts, b1 = (uint64_t)B * (part + 1) / nparts;
     shsrc *src = sl_xcalloc(S.n, sizeof *src);
     for (size_t i = 0; i < S.n; i++)
-        src[i] = (shsrc){S.f[i].fd, S.f[i].fd,        S.f[i].t[T_SH_OFF], S.f[i].t[T_SHIDX_OFF],
-                         S.base[i], S.f[i].t[T_DOCS], S.f[i].name};
+        src[i] = (shsrc){.fd_data = S.f[i].fd,
+                         .fd_idx = S.f[i].fd,
+                         .data_off = S.f[i].t[T_SH_OFF],
+                         .idx_off = S.f[i].t[T_SHIDX_OFF],
+                         .base = S.base[i],
+                         .docs = S.f[i].t[T_DOCS],
+                         .name = S.f[i].name,
+                         .data_len = S.f[i].t[T_SHIDX_OFF] - S.f[i].t[T_SH_OFF]};
     shlookup L = {src, S.n};
     sl_output *out = sl_output_open(path, err);
     wr w;
