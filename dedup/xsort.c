@@ -229,7 +229,8 @@ int sl_xsort_done(sl_xsort *s, sl_err *err)
 {
     s->done = 1;
     if (!s->nruns) {
-        qsort_r(s->mem, s->n, s->rb, cmp_rec, &s->w);
+        if (s->n)
+            qsort_r(s->mem, s->n, s->rb, cmp_rec, &s->w);
         return 0;
     }
     if (spill(s, err) < 0)
