@@ -1,12 +1,15 @@
 /* `sluice dedup exact|lines|minhash`: option parsing for dedup/dedup.h. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/commands.h"
 #include "cli/doc_opts.h"
 #include "cli/scale_opts.h"
 #include "dedup/dedup.h"
+#include "dedup/lsh.h"
 #include "stream/docreader.h"
 #include "stream/io.h"
 
@@ -22,15 +25,20 @@ enum {
     OPT_SEED,
     OPT_HASH,
     OPT_LANGUAGE,
+    OPT_PLOT,
+    OPT_JACCARD,
+    OPT_STEP,
+    OPT_SIGNATURES,
 };
 
 #define COMMON_HELP                                                                                                    \
     "      --removed FILE      JSON Lines, one object per removed document\n"                                          \
     "      --summary FILE      JSON: documents, kept, removed, clusters and their sizes\n"                             \
+    "      --plot FILE         (exact, minhash) SVG: documents by the size of their cluster\n"                         \
     "  -f, --field NAME        JSON field that holds the text (default: text)\n"                                       \
     "      --format, --lines, --invalid, --on-error, --max-doc-bytes: as for 'sluice read'\n"                          \
     "      --mem-budget SIZE   memory for batches and signature buckets (default 64M);\n"                              \
-    "                          bucket records beyond it go to sorted runs under $TMPDIR\n"                             \
+    "                          (minhash) records beyond it go to sorted runs under $TMPDIR\n"                          \
     "Documents are read as 'sluice read' reads them and written as it writes them,\n"                                  \
     "in input order. Empty documents are counted and kept (datatrove's readers skip\n"                                 \
     "them). The documents are spooled under $TMPDIR (about the output's size).\n"
@@ -38,6 +46,135 @@ enum {
 static const sl_cli_field fields[] = {
     {"ngram", "--ngram"}, {"buckets", "--buckets"},   {"rows", "--rows"},         {"seed", "--seed"},
     {"hash", "--hash"},   {"language", "--language"}, {"annotate", "--annotate"}, {NULL, NULL}};
+
+/* --skip-existing for a step's file: 1 when it is there and verifies. */
+static int skip_file(const sl_cli *cli, const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        if (errno != ENOENT)
+            sl_cli_warn(cli, "%s: %s; running the step", path, strerror(errno));
+        return 0;
+    }
+    sl_err err = {{0}};
+    if (sl_lsh_verify(path, &err) < 0) {
+        fprintf(stderr, "sluice: %s: --skip-existing: %s does not verify (%s); running the step again\n",
+                cli->cmd->name, path, err.msg);
+        return 0;
+    }
+    fprintf(stderr, "sluice: %s: --skip-existing: %s exists and verifies; nothing to do\n", cli->cmd->name, path);
+    return 1;
+}
+
+static void warn_reader(sl_cli *cli, const sl_docreader_stats *rs, const sl_docreader_opts *ro)
+{
+    if (rs->invalid_utf8)
+        sl_cli_warn(cli, "%llu invalid UTF-8 sequence(s) %s", (unsigned long long)rs->invalid_utf8,
+                    ro->invalid_utf8 == SL_UTF8_SKIP ? "dropped" : "replaced by U+FFFD");
+    if (rs->skipped_lines)
+        sl_cli_warn(cli, "%llu malformed line(s) skipped", (unsigned long long)rs->skipped_lines);
+}
+
+/* dedup minhash --step STEP --signatures DIR [--part R/N] (docs/dedup.md, "Steps"). */
+static int run_step(sl_cli *cli, int argc, char **argv, sl_dedup_opts *o, sl_docreader_opts *ro,
+                    const sl_scale_opts *so, int step, const char *dir)
+{
+    if (step < 0)
+        sl_cli_usage_error(cli, "--signatures, --part and --skip-existing go with --step");
+    if (!dir)
+        sl_cli_usage_error(cli, "--step needs --signatures DIR (the directory of the steps' files)");
+    sl_part part = {0, 1};
+    int has_part = sl_cli_part(cli, so, &part);
+    int nfiles = argc - optind;
+    size_t budget = ro->mem_budget ? ro->mem_budget : SL_DOCS_DEFAULT_MEM_BUDGET;
+    enum { SIG, BUCKETS, CLUSTER, FILTER };
+    if (step == CLUSTER && has_part)
+        sl_cli_usage_error(cli, "--step cluster is one step over all parts: no --part");
+    if ((step == BUCKETS || step == CLUSTER) && nfiles)
+        sl_cli_usage_error(cli, "--step %s reads the files in %s, not input files",
+                           step == BUCKETS ? "buckets" : "cluster", dir);
+    if ((step == SIG || step == FILTER) && !nfiles)
+        sl_cli_usage_error(cli, "--step %s needs the input files (the same, in the same order, for both steps)",
+                           step == SIG ? "signatures" : "filter");
+    if (step != FILTER && (o->removed || o->annotate))
+        sl_cli_usage_error(cli, "--removed and --annotate go with --step filter");
+    if (step != CLUSTER && (o->summary || o->plot))
+        sl_cli_usage_error(cli, "--summary and --plot go with --step cluster (it counts the whole corpus)");
+    if (step != FILTER && cli->output && strcmp(cli->output, "-") != 0)
+        sl_cli_usage_error(cli, "-o goes with --step filter; the other steps write under %s", dir);
+    size_t cap = strlen(dir) + 64;
+    char *path = sl_xmalloc(cap), *path2 = sl_xmalloc(cap);
+    snprintf(path, cap, "%s/sigs", dir);
+    snprintf(path2, cap, "%s/pairs", dir);
+    char *sigdir = sl_xstrdup(path), *pairdir = sl_xstrdup(path2);
+    if (step == SIG)
+        snprintf(path, cap, "%s/sigs/sig-%05llu-of-%05llu.mhsig", dir, (unsigned long long)part.r,
+                 (unsigned long long)part.n);
+    else if (step == BUCKETS)
+        snprintf(path, cap, "%s/pairs/pairs-%05llu-of-%05llu.mhpair", dir, (unsigned long long)part.r,
+                 (unsigned long long)part.n);
+    else
+        snprintf(path, cap, "%s/clusters.mhclu", dir);
+    sl_err err = {{0}};
+    int rc = 0;
+    sl_dedup_stats st;
+    memset(&st, 0, sizeof st);
+    if (step != FILTER && so->skip_existing && skip_file(cli, path)) {
+        rc = 0;
+    } else if (step == FILTER && sl_cli_skip_existing(cli, so, SL_SKIP_LINES)) {
+        rc = 0;
+    } else if (step == BUCKETS) {
+        rc = sl_lsh_buckets(o, budget, sigdir, part.r, part.n, path, &err);
+    } else if (step == CLUSTER) {
+        rc = sl_lsh_cluster(o, budget, sigdir, pairdir, path, &st, &err);
+        if (rc == 0)
+            rc = sl_dedup_report(o, &st, &err);
+    } else {
+        sl_docreader *r;
+        const char *const *files = (const char *const *)argv + optind;
+        if (has_part) {
+            size_t np;
+            sl_slice *pc = sl_cli_slices(cli, &part, files, (size_t)nfiles, sl_docreader_cut, ro, &np);
+            r = sl_docreader_open_slices(pc, np, ro, &err);
+            sl_slices_free(pc, np);
+        } else {
+            r = sl_docreader_open(files, nfiles, ro, &err);
+        }
+        if (!r) {
+            rc = -1;
+        } else if (step == SIG) {
+            rc = sl_lsh_signatures(r, o, budget, part.r, part.n, path, &err);
+        } else {
+            snprintf(path, cap, "%s/clusters.mhclu", dir);
+            sl_output *out = sl_output_open(cli->output, &err);
+            if (!out)
+                rc = -1;
+            else
+                rc = sl_lsh_filter(r, o, path, part.r, part.n, out, &st, &err);
+            if (out) {
+                if (rc < 0)
+                    sl_output_abort(out);
+                else if (sl_output_commit(out, &err) < 0)
+                    rc = -1;
+            }
+        }
+        if (r) {
+            sl_docreader_stats rs = *sl_docreader_stats_get(r);
+            sl_docreader_close(r);
+            if (rc == 0)
+                warn_reader(cli, &rs, ro);
+        }
+    }
+    free(path);
+    free(path2);
+    free(sigdir);
+    free(pairdir);
+    if (rc < 0) {
+        sl_cli_map_fields(&err, fields);
+        return sl_cli_doc_fail(cli, &err);
+    }
+    return 0;
+}
 
 static int run_mode(sl_cli *cli, int argc, char **argv, int mode)
 {
@@ -53,9 +190,19 @@ static int run_mode(sl_cli *cli, int argc, char **argv, int mode)
                                          {"seed", required_argument, 0, OPT_SEED},
                                          {"hash", required_argument, 0, OPT_HASH},
                                          {"language", required_argument, 0, OPT_LANGUAGE},
+                                         {"plot", required_argument, 0, OPT_PLOT},
+                                         {"jaccard", required_argument, 0, OPT_JACCARD},
+                                         {"step", required_argument, 0, OPT_STEP},
+                                         {"signatures", required_argument, 0, OPT_SIGNATURES},
+                                         SL_PART_LONG_OPT,
+                                         SL_SKIP_LONG_OPT,
                                          SL_CLI_COMMON_LONG,
                                          {0, 0, 0, 0}};
     static const char *const hashes[] = {"xxhash64", "xxhash32", "sha1-64", "sha1-32", NULL};
+    static const char *const steps[] = {"signatures", "buckets", "cluster", "filter", NULL};
+    int step = -1;
+    const char *sigdir = NULL;
+    sl_scale_opts so = {0};
     sl_docreader_opts ro = SL_DOCREADER_OPTS_INIT;
     ro.mem_budget = SL_DOCS_DEFAULT_MEM_BUDGET;
     sl_dedup_opts o = SL_DEDUP_OPTS_INIT;
@@ -64,6 +211,11 @@ static int run_mode(sl_cli *cli, int argc, char **argv, int mode)
     while ((c = getopt_long(argc, argv, SL_DOC_SHORT SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
         if (sl_cli_doc_option(cli, c, &ro))
             continue;
+        if (sl_cli_scale_option(&so, c, optarg)) {
+            if (mode != SL_DEDUP_MINHASH)
+                sl_cli_usage_error(cli, "%s is not an option of '%s'", argv[optind - 1], cli->cmd->name);
+            continue;
+        }
         int ok = 1;
         switch (c) {
         case OPT_REMOVED: o.removed = optarg; break;
@@ -88,6 +240,13 @@ static int run_mode(sl_cli *cli, int argc, char **argv, int mode)
             break;
         case OPT_HASH: ok = mode == SL_DEDUP_MINHASH, o.mh.hash = sl_cli_choice(cli, "--hash", optarg, hashes); break;
         case OPT_LANGUAGE: ok = mode == SL_DEDUP_MINHASH, o.mh.language = optarg; break;
+        case OPT_PLOT: ok = mode != SL_DEDUP_LINES, o.plot = optarg; break;
+        case OPT_JACCARD:
+            ok = mode == SL_DEDUP_MINHASH, o.jaccard_on = 1;
+            o.jaccard = sl_cli_double(cli, "--jaccard", optarg, 0, 1);
+            break;
+        case OPT_STEP: ok = mode == SL_DEDUP_MINHASH, step = sl_cli_choice(cli, "--step", optarg, steps); break;
+        case OPT_SIGNATURES: ok = mode == SL_DEDUP_MINHASH, sigdir = optarg; break;
         default: sl_cli_common(cli, c, argv[optind - 1]); break;
         }
         if (!ok)
@@ -98,6 +257,9 @@ static int run_mode(sl_cli *cli, int argc, char **argv, int mode)
     sl_cli_check_output(cli, cli->output, SL_OUT_FILE, 0);
     sl_cli_check_output(cli, o.removed, SL_OUT_FILE, 0);
     sl_cli_check_output(cli, o.summary, SL_OUT_FILE, 0);
+    sl_cli_check_output(cli, o.plot, SL_OUT_FILE, 0);
+    if (step >= 0 || sigdir || so.part || so.skip_existing)
+        return run_step(cli, argc, argv, &o, &ro, &so, step, sigdir);
     sl_err err = {{0}};
     sl_docreader *r = sl_docreader_open((const char *const *)argv + optind, argc - optind, &ro, &err);
     if (!r)
@@ -193,9 +355,24 @@ const sl_command sl_cmd_dedup_minhash = {
             "      --seed S            permutation seed, 0..2^32-1 (default 1)\n"
             "      --hash H            xxhash64 (default), xxhash32, sha1-64 or sha1-32\n"
             "      --language L        word tokenizer (default en, the only one so far)\n"
+            "      --jaccard T         keep a candidate pair only when the Jaccard similarity\n"
+            "                          of the two shingle sets is at least T (0..1); off by\n"
+            "                          default (datatrove has no such check)\n"
             "      --annotate          drop nothing: add \"dup_cluster\" (the kept document's\n"
             "                          number, from 0) and \"dup_count\" to every document\n" COMMON_HELP
             "--removed lines: {\"id\":...,\"cluster\":N,\"kept\":<id of the kept one>}.\n"
+            "\nsteps (scale-out, docs/dedup.md): the same result as one run, for any N and M;\n"
+            "give every step the same minhash options:\n"
+            "      --step S            signatures, buckets, cluster or filter\n"
+            "      --signatures DIR    the steps' files: DIR/sigs/, DIR/pairs/, DIR/clusters.mhclu\n"
+            "      --part R/N|slurm    signatures, filter: part R of N of the input files (the\n"
+            "                          same N for both); buckets: bands [B*R/N, B*(R+1)/N)\n"
+            "      --skip-existing     do nothing when the step's output exists and verifies\n"
+            "  sluice dedup minhash --step signatures --part R/N --signatures w FILES...\n"
+            "  sluice dedup minhash --step buckets --part R/M --signatures w\n"
+            "  sluice dedup minhash --step cluster --signatures w [--summary F --plot F]\n"
+            "  sluice dedup minhash --step filter --part R/N --signatures w FILES... -o kept-R-of-N.jsonl\n"
+            "                       [--removed removed-R-of-N.jsonl] [--annotate]\n"
             "\nexamples:\n"
             "  sluice dedup minhash corpus.jsonl -o dedup.jsonl --removed removed.jsonl\n"
             "  sluice dedup minhash --hash sha1-64 --buckets 20 --rows 10 web/*.zst -o out.jsonl\n",

@@ -33,6 +33,9 @@ typedef struct sl_dedup_opts {
     int annotate;          /* keep every document, with dup_cluster and dup_count in its metadata */
     const char *removed;   /* JSON Lines of the removed documents, or NULL */
     const char *summary;   /* JSON summary, or NULL */
+    const char *plot;      /* SVG of the cluster sizes, or NULL */
+    int jaccard_on;        /* minhash: verify candidate pairs by the Jaccard similarity of their shingle sets */
+    double jaccard;        /* the threshold (0..1) */
     int progress;          /* sl_progress mode */
 } sl_dedup_opts;
 
@@ -53,5 +56,10 @@ typedef struct sl_dedup_stats {
  * the removed list and the summary (committed when all went well). */
 int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_opts *o, sl_output *out,
                  sl_dedup_stats *st, sl_err *err);
+
+/* Writes o->summary (JSON) and o->plot (SVG) when set. */
+int sl_dedup_report(const sl_dedup_opts *o, const sl_dedup_stats *st, sl_err *err);
+/* The SVG: documents by the size of their cluster. */
+void sl_dedup_plot_svg(sl_buf *b, const sl_dedup_stats *st);
 
 #endif

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-FILE *sl_spool_new(const char *what, sl_err *err)
+int sl_spool_fd(const char *what, sl_err *err)
 {
     const char *dir = getenv("TMPDIR");
     if (!dir || !*dir)
@@ -18,14 +18,22 @@ FILE *sl_spool_new(const char *what, sl_err *err)
     if (fd < 0) {
         sl_errf(err, "%s: cannot create a temporary file for the %s: %s", dir, what, strerror(errno));
         free(path);
-        return NULL;
+        return -1;
     }
     unlink(path);
     free(path);
+    return fd;
+}
+
+FILE *sl_spool_new(const char *what, sl_err *err)
+{
+    int fd = sl_spool_fd(what, err);
+    if (fd < 0)
+        return NULL;
     FILE *f = fdopen(fd, "w+b");
     if (!f) {
         close(fd);
-        sl_errf(err, "%s: %s", dir, strerror(errno));
+        sl_errf(err, "temporary file of the %s: %s", what, strerror(errno));
         return NULL;
     }
     setvbuf(f, NULL, _IOFBF, 1 << 20);

@@ -11,6 +11,8 @@
 
 /* A new unnamed file open for writing and reading; NULL with err. */
 FILE *sl_spool_new(const char *what, sl_err *err);
+/* The same as a descriptor (for pread/pwrite); -1 with err. */
+int sl_spool_fd(const char *what, sl_err *err);
 /* fwrite / fread that fill err (0 ok, -1 error; read: 1 at a clean end). */
 int sl_spool_write(FILE *f, const void *p, size_t n, sl_err *err);
 int sl_spool_read(FILE *f, void *p, size_t n, sl_err *err);

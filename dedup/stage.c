@@ -4,12 +4,8 @@
  * text, or of each line, or a MinHash signature) are computed by OpenMP
  * threads, and each document goes to a spool file in input order. Then the
  * clusters are made: exact, a hash table (the first document of each text
- * is the root); minhash, each bucket's (band of the signature, document)
- * records sorted as datatrove sorts them and equal neighbours united as
- * datatrove's MinhashDedupCluster unites them (union by size, the first of
- * a pair the root on a tie). Bucket records beyond the memory budget go to
- * sorted runs on disk, merged per bucket. Pass 2 reads the spool and writes
- * the kept documents. */
+ * is the root). Pass 2 reads the spool and writes the kept documents.
+ * minhash is dedup/lsh.c. */
 #include "dedup/dedup.h"
 
 #include <omp.h>
@@ -17,7 +13,9 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "dedup/lsh.h"
 #include "dedup/spool.h"
+#include "stream/stats.h"
 #include "stream/json.h"
 #include "stream/progress.h"
 #include "stream/read.h"
@@ -108,182 +106,12 @@ static uint32_t uf_find(uf *u, uint32_t x)
     return r;
 }
 
-/* union(a, b): b's root joins a's unless b's set is larger */
-static void uf_union(uf *u, uint32_t a, uint32_t b)
-{
-    uint32_t ra = uf_find(u, a), rb = uf_find(u, b);
-    if (ra == rb)
-        return;
-    if (u->size[ra] < u->size[rb]) {
-        uint32_t t = ra;
-        ra = rb, rb = t;
-    }
-    u->parent[rb] = ra;
-    u->size[ra] += u->size[rb];
-}
-
-/* --- bucket records: rows values then the document, as uint64 ------------- */
-
-typedef struct {
-    uint64_t off, n; /* in the runs file, records */
-} run;
-
-typedef struct {
-    int buckets, rows, stride;
-    uint64_t **rec;
-    size_t *n, *cap;
-    size_t mem, budget;
-    FILE *runs;
-    run **run_of; /* per bucket */
-    size_t *nrun;
-    uint64_t runs_end;
-} buckets;
-
-static int cmp_rec(const void *x, const void *y, void *ctx)
-{
-    const uint64_t *a = x, *b = y;
-    int n = *(const int *)ctx; /* rows + 1: the document number breaks ties, as in datatrove's sort */
-    for (int i = 0; i < n; i++)
-        if (a[i] != b[i])
-            return a[i] < b[i] ? -1 : 1;
-    return 0;
-}
-
-static int spill(buckets *bk, int b, sl_err *err)
-{
-    if (!bk->n[b])
-        return 0;
-    if (!bk->runs && !(bk->runs = sl_spool_new("signature runs", err)))
-        return -1;
-    qsort_r(bk->rec[b], bk->n[b], (size_t)bk->stride * 8, cmp_rec, &bk->stride);
-    if (fseeko(bk->runs, (off_t)bk->runs_end, SEEK_SET) != 0 ||
-        sl_spool_write(bk->runs, bk->rec[b], bk->n[b] * (size_t)bk->stride * 8, err) < 0)
-        return -1;
-    bk->run_of[b] = sl_xrealloc(bk->run_of[b], (bk->nrun[b] + 1) * sizeof **bk->run_of);
-    bk->run_of[b][bk->nrun[b]++] = (run){bk->runs_end, bk->n[b]};
-    bk->runs_end += bk->n[b] * (uint64_t)bk->stride * 8;
-    bk->mem -= bk->n[b] * (size_t)bk->stride * 8;
-    bk->n[b] = 0;
-    free(bk->rec[b]);
-    bk->rec[b] = NULL;
-    bk->cap[b] = 0;
-    return 0;
-}
-
-static int bk_add(buckets *bk, const uint64_t *sig, uint32_t idx, sl_err *err)
-{
-    for (int b = 0; b < bk->buckets; b++) {
-        if (bk->n[b] == bk->cap[b]) {
-            bk->cap[b] = bk->cap[b] ? 2 * bk->cap[b] : 1024;
-            bk->rec[b] = sl_xrealloc(bk->rec[b], bk->cap[b] * (size_t)bk->stride * 8);
-        }
-        uint64_t *r = bk->rec[b] + bk->n[b]++ * (size_t)bk->stride;
-        memcpy(r, sig + (size_t)b * bk->rows, (size_t)bk->rows * 8);
-        r[bk->rows] = idx;
-        bk->mem += (size_t)bk->stride * 8;
-    }
-    if (bk->mem > bk->budget)
-        for (int b = 0; b < bk->buckets; b++)
-            if (spill(bk, b, err) < 0)
-                return -1;
-    return 0;
-}
-
-/* A reader of one sorted run. */
-typedef struct {
-    uint64_t *buf;
-    size_t nbuf, pos;
-    uint64_t off, left; /* next record's offset in the file, records left */
-} run_reader;
-
-static int rr_fill(buckets *bk, run_reader *r, sl_err *err)
-{
-    size_t want = r->left < 4096 ? (size_t)r->left : 4096;
-    if (fseeko(bk->runs, (off_t)r->off, SEEK_SET) != 0 ||
-        sl_spool_read(bk->runs, r->buf, want * (size_t)bk->stride * 8, err) != 0)
-        return sl_errf(err, "signature runs: read error");
-    r->nbuf = want;
-    r->pos = 0;
-    r->off += want * (uint64_t)bk->stride * 8;
-    r->left -= want;
-    return 0;
-}
-
-/* Walks bucket b in sorted order, uniting equal neighbours. */
-static int bk_cluster(buckets *bk, int b, uf *u, sl_err *err)
-{
-    size_t st = (size_t)bk->stride;
-    if (!bk->nrun[b]) {
-        qsort_r(bk->rec[b], bk->n[b], st * 8, cmp_rec, &bk->stride);
-        for (size_t i = 1; i < bk->n[b]; i++) {
-            const uint64_t *p = bk->rec[b] + (i - 1) * st, *c = bk->rec[b] + i * st;
-            if (!memcmp(p, c, (size_t)bk->rows * 8))
-                uf_union(u, (uint32_t)p[bk->rows], (uint32_t)c[bk->rows]);
-        }
-        return 0;
-    }
-    if (spill(bk, b, err) < 0)
-        return -1;
-    size_t k = bk->nrun[b];
-    run_reader *rr = sl_xcalloc(k, sizeof *rr);
-    int rc = 0;
-    for (size_t i = 0; i < k && rc == 0; i++) {
-        rr[i].buf = sl_xmalloc(4096 * st * 8);
-        rr[i].off = bk->run_of[b][i].off;
-        rr[i].left = bk->run_of[b][i].n;
-        rc = rr_fill(bk, &rr[i], err);
-    }
-    uint64_t *prev = sl_xmalloc(st * 8);
-    int have_prev = 0;
-    while (rc == 0) {
-        /* the smallest head (k is small: a linear scan) */
-        size_t best = k;
-        for (size_t i = 0; i < k; i++) {
-            if (rr[i].pos == rr[i].nbuf)
-                continue;
-            if (best == k || cmp_rec(rr[i].buf + rr[i].pos * st, rr[best].buf + rr[best].pos * st, &bk->stride) < 0)
-                best = i;
-        }
-        if (best == k)
-            break;
-        const uint64_t *c = rr[best].buf + rr[best].pos * st;
-        if (have_prev && !memcmp(prev, c, (size_t)bk->rows * 8))
-            uf_union(u, (uint32_t)prev[bk->rows], (uint32_t)c[bk->rows]);
-        memcpy(prev, c, st * 8);
-        have_prev = 1;
-        if (++rr[best].pos == rr[best].nbuf && rr[best].left)
-            rc = rr_fill(bk, &rr[best], err);
-    }
-    for (size_t i = 0; i < k; i++)
-        free(rr[i].buf);
-    free(rr);
-    free(prev);
-    return rc;
-}
-
-static void bk_free(buckets *bk)
-{
-    for (int b = 0; b < bk->buckets; b++) {
-        free(bk->rec[b]);
-        free(bk->run_of[b]);
-    }
-    free(bk->rec);
-    free(bk->n);
-    free(bk->cap);
-    free(bk->run_of);
-    free(bk->nrun);
-    if (bk->runs)
-        fclose(bk->runs);
-}
-
 /* --- per-document work in a batch ----------------------------------------- */
 
 typedef struct {
     sl_textdoc d;
     sl_buf line;   /* the output line (exact, minhash) */
     key128 key;    /* exact */
-    uint64_t *sig; /* minhash */
-    int has_sig;
     key128 *lkeys; /* lines: per line; {0,0}: never removed */
     size_t nlines, lcap;
 } item;
@@ -291,7 +119,6 @@ typedef struct {
 typedef struct {
     sl_textnorm tn;
     sl_buf norm;
-    sl_minhash_work *mw;
 } worker;
 
 static void line_keys(item *it, worker *w, size_t min_chars)
@@ -386,6 +213,28 @@ static int cmp_root(const void *x, const void *y)
     return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
+static int write_file(const char *path, const sl_buf *b, sl_err *err)
+{
+    sl_output *out = sl_output_open(path, err);
+    int rc = out ? sl_output_write(out, b->data, b->len, err) : -1;
+    if (out)
+        rc = rc < 0 ? (sl_output_abort(out), -1) : sl_output_commit(out, err);
+    return rc;
+}
+
+void sl_dedup_plot_svg(sl_buf *b, const sl_dedup_stats *st)
+{
+    /* documents in clusters of each size 2..63, and 64 or more */
+    uint64_t counts[63];
+    double edges[64];
+    for (int k = 2; k <= 64; k++) {
+        counts[k - 2] = st->hist[k] * (uint64_t)k;
+        edges[k - 2] = k;
+    }
+    edges[63] = 65;
+    sl_histogram_svg(b, counts, edges, 63, "cluster size (64: 64 or more)", NULL, 0);
+}
+
 static int write_summary(const sl_dedup_opts *o, const sl_dedup_stats *st, sl_err *err)
 {
     static const char *const modes[] = {"exact", "lines", "minhash"};
@@ -397,6 +246,15 @@ static int write_summary(const sl_dedup_opts *o, const sl_dedup_stats *st, sl_er
         sl_buf_printf(&b, ",\"ngram\":%d,\"buckets\":%d,\"rows\":%d,\"seed\":%llu,\"hash\":\"%s\",\"language\":\"%s\"",
                       o->mh.ngram, o->mh.buckets, o->mh.rows, (unsigned long long)o->mh.seed,
                       sl_minhash_hash_name(o->mh.hash), o->mh.language ? o->mh.language : "en");
+    if (o->mode == SL_DEDUP_MINHASH && o->jaccard_on) {
+        char t[32];
+        for (int prec = 15; prec <= 17; prec++) { /* the shortest that reads back as the same number */
+            snprintf(t, sizeof t, "%.*g", prec, o->jaccard);
+            if (strtod(t, NULL) == o->jaccard)
+                break;
+        }
+        sl_buf_printf(&b, ",\"jaccard\":%s", t);
+    }
     sl_buf_printf(&b, ",\"docs\":%llu,\"empty\":%llu,\"kept\":%llu,\"removed\":%llu", (unsigned long long)st->docs,
                   (unsigned long long)st->empty, (unsigned long long)st->kept, (unsigned long long)st->removed);
     if (o->mode == SL_DEDUP_LINES)
@@ -418,12 +276,24 @@ static int write_summary(const sl_dedup_opts *o, const sl_dedup_stats *st, sl_er
         sl_buf_putc(&b, '}');
     }
     sl_buf_puts(&b, "}\n");
-    sl_output *out = sl_output_open(o->summary, err);
-    int rc = out ? sl_output_write(out, b.data, b.len, err) : -1;
-    if (out)
-        rc = rc < 0 ? (sl_output_abort(out), -1) : sl_output_commit(out, err);
+    int rc = write_file(o->summary, &b, err);
     sl_buf_free(&b);
     return rc;
+}
+
+int sl_dedup_report(const sl_dedup_opts *o, const sl_dedup_stats *st, sl_err *err)
+{
+    if (o->summary && write_summary(o, st, err) < 0)
+        return -1;
+    if (o->plot && o->mode != SL_DEDUP_LINES) {
+        sl_buf b = {0};
+        sl_dedup_plot_svg(&b, st);
+        int rc = write_file(o->plot, &b, err);
+        sl_buf_free(&b);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
 }
 
 int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_opts *o, sl_output *out,
@@ -432,33 +302,17 @@ int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_op
     memset(st, 0, sizeof *st);
     if (o->mode == SL_DEDUP_LINES && o->annotate)
         return sl_errf(err, "`annotate`: not for line deduplication");
-    sl_minhash *mh = NULL;
-    if (o->mode == SL_DEDUP_MINHASH && !(mh = sl_minhash_new(&o->mh, err)))
-        return -1;
+    size_t budget = ro->mem_budget ? ro->mem_budget : SL_DOCS_DEFAULT_MEM_BUDGET;
+    if (o->mode == SL_DEDUP_MINHASH) {
+        if (sl_lsh_dedup(r, o, budget, out, st, err) < 0)
+            return -1;
+        return sl_dedup_report(o, st, err);
+    }
     int nthreads = omp_get_max_threads();
     worker *wk = sl_xcalloc((size_t)nthreads, sizeof *wk);
-    for (int t = 0; t < nthreads; t++)
-        if (mh)
-            wk[t].mw = sl_minhash_work_new(mh);
-    int nperm = mh ? o->mh.buckets * o->mh.rows : 0;
-    size_t budget = ro->mem_budget ? ro->mem_budget : SL_DOCS_DEFAULT_MEM_BUDGET;
     enum { BATCH = 1024 };
     size_t batch_limit = sl_docs_batch_cap(budget / 4, 0);
     item *items = sl_xcalloc(BATCH, sizeof *items);
-    for (int i = 0; i < BATCH && nperm; i++)
-        items[i].sig = sl_xmalloc((size_t)nperm * 8);
-    buckets bk = {0};
-    if (mh) {
-        bk.buckets = o->mh.buckets;
-        bk.rows = o->mh.rows;
-        bk.stride = bk.rows + 1;
-        bk.rec = sl_xcalloc((size_t)bk.buckets, sizeof *bk.rec);
-        bk.n = sl_xcalloc((size_t)bk.buckets, sizeof *bk.n);
-        bk.cap = sl_xcalloc((size_t)bk.buckets, sizeof *bk.cap);
-        bk.run_of = sl_xcalloc((size_t)bk.buckets, sizeof *bk.run_of);
-        bk.nrun = sl_xcalloc((size_t)bk.buckets, sizeof *bk.nrun);
-        bk.budget = budget / 2;
-    }
     keymap km = {0};
     uf u = {0};
     sl_buf idb = {0}, tmp = {0}, tmp2 = {0};
@@ -495,8 +349,6 @@ int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_op
                 } else {
                     it->key = key_of(text, it->d.text.len);
                 }
-            } else if (o->mode == SL_DEDUP_MINHASH) {
-                it->has_sig = sl_minhash_signature(mh, w->mw, text, it->d.text.len, it->sig, NULL, NULL);
             } else {
                 line_keys(it, w, o->min_line_chars);
             }
@@ -549,11 +401,6 @@ int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_op
                     u.parent[idx] = s->idx - 1;
                     u.size[s->idx - 1]++;
                 }
-            } else if (o->mode == SL_DEDUP_MINHASH) {
-                if (!it->has_sig)
-                    st->no_signature++;
-                else if (bk_add(&bk, it->sig, idx, err) < 0)
-                    rc = -1;
             }
         }
         for (int i = 0; i < BATCH; i++) {
@@ -567,11 +414,6 @@ int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_op
         bytes_seen = rs->bytes;
     }
     st->docs = ndocs;
-    /* clusters */
-    if (rc >= 0 && mh)
-        for (int b = 0; b < bk.buckets && rc >= 0; b++)
-            if (bk_cluster(&bk, b, &u, err) < 0)
-                rc = -1;
     if (rc >= 0 && o->mode != SL_DEDUP_LINES)
         for (uint32_t i = 0; i < ndocs; i++)
             if (uf_find(&u, i) == i && u.size[i] >= 2) {
@@ -704,7 +546,7 @@ int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_op
         else if (sl_output_commit(removed, err) < 0)
             rc = -1;
     }
-    if (rc >= 0 && o->summary && write_summary(o, st, err) < 0)
+    if (rc >= 0 && sl_dedup_report(o, st, err) < 0)
         rc = -1;
     for (size_t i = 0; i < nroots; i++)
         free(roots[i].id);
@@ -716,19 +558,14 @@ int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_op
     for (int i = 0; i < BATCH; i++) {
         sl_textdoc_free(&items[i].d);
         sl_buf_free(&items[i].line);
-        free(items[i].sig);
         free(items[i].lkeys);
     }
     free(items);
     for (int t = 0; t < nthreads; t++) {
         sl_textnorm_free(&wk[t].tn);
         sl_buf_free(&wk[t].norm);
-        sl_minhash_work_free(wk[t].mw);
     }
     free(wk);
-    if (mh)
-        bk_free(&bk);
-    sl_minhash_free(mh);
     free(km.s);
     free(u.parent);
     free(u.size);
