@@ -15,6 +15,12 @@
 #include "stream/err.h"
 
 #define UNK_PENALTY 10.0
+/* SentencePiece (0.2.3) keeps path scores in float but takes the score of
+ * the path so far off every score ahead once its magnitude passes 1e5
+ * (kScoreResetThreshold), so that a long document's sums keep float's
+ * precision; without that, paths 180k characters in differ in the last bit
+ * and a tie goes the other way. */
+#define RESET_AT 100000.0f
 
 typedef struct edge {
     uint32_t key1; /* (node << 8 | byte) + 1; 0 = empty */
@@ -51,7 +57,7 @@ struct sl_unigram {
     uint8_t *kind;
     int hf;
     int64_t unk_id;
-    double min_score, max_score;
+    double min_score;
 };
 
 static inline uint32_t h32(uint32_t k)
@@ -310,10 +316,11 @@ static void build_da(sl_unigram *u)
 }
 
 /* A piece's score as the lattice adds it (a user-defined piece of len
- * bytes: SentencePiece's bonus). */
+ * bytes: SentencePiece 0.2.3's GetUserDefinedScore, 0.1 per byte after the
+ * first, in float, so that one long user-defined piece beats its parts). */
 static double lattice_score(const sl_unigram *u, int64_t id, size_t len)
 {
-    return u->kind[id] == SL_UNI_USER ? (double)((float)len * (float)u->max_score) - 0.1 : u->score[id];
+    return u->kind[id] == SL_UNI_USER ? (double)(float)(0.1 * (double)(len - 1)) : u->score[id];
 }
 
 /* The cells from base/check/val, with each piece's score. */
@@ -343,13 +350,12 @@ static void build_cells(sl_unigram *u)
     u->base = u->check = u->val = NULL;
 }
 
-void sl_unigram_set(sl_unigram *u, int64_t unk_id, double min_score, double max_score)
+void sl_unigram_set(sl_unigram *u, int64_t unk_id, double min_score)
 {
     if (!u->base)
         build_da(u);
     u->unk_id = unk_id;
     u->min_score = min_score;
-    u->max_score = max_score;
     build_cells(u);
 }
 
@@ -411,7 +417,7 @@ static inline uint64_t back_of(size_t start, int64_t id)
  * ahead of the walk are set to -inf only as far as a piece can reach
  * (hi), so a long document costs no separate pass. A candidate replaces
  * the entry only when strictly better: ties keep the earliest start. */
-#define VITERBI(T, SCORE)                                                                                              \
+#define VITERBI(T, SCORE, RESET)                                                                                       \
     do {                                                                                                               \
         T *score = sc->best;                                                                                           \
         uint64_t *back = (uint64_t *)((char *)sc->best + back_off);                                                    \
@@ -423,7 +429,13 @@ static inline uint64_t back_of(size_t start, int64_t id)
         for (size_t at = 0; at < n;) {                                                                                 \
             for (size_t lim = at + reach < n ? at + reach : n; hi < lim;)                                              \
                 score[++hi] = -INFINITY;                                                                               \
-            const T till = score[at];                                                                                  \
+            T till = score[at];                                                                                        \
+            if (RESET && (till < -RESET_AT || till > RESET_AT)) {                                                      \
+                /* every entry from here on less till: -inf stays -inf */                                              \
+                for (size_t i = at; i <= hi; i++)                                                                      \
+                    score[i] -= till;                                                                                  \
+                till = 0;                                                                                              \
+            }                                                                                                          \
             size_t ml = one_char_len((uint8_t)s[at]);                                                                  \
             if (ml > n - at)                                                                                           \
                 ml = n - at;                                                                                           \
@@ -470,9 +482,9 @@ void sl_unigram_encode(const sl_unigram *u, sl_uni_scratch *sc, const char *s, s
 #define FSCORE(q) cells[q].fscore
 #define DSCORE(q) u->dscore[q]
     if (u->hf)
-        VITERBI(double, DSCORE);
+        VITERBI(double, DSCORE, 0);
     else
-        VITERBI(float, FSCORE);
+        VITERBI(float, FSCORE, 1);
 #undef FSCORE
 #undef DSCORE
     /* the path, last piece first, then turned around */
