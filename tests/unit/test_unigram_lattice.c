@@ -169,7 +169,8 @@ static void lattice_rounds(int rounds, size_t max_chars)
             sl_unigram_set(u, unk, min_s);
             sl_uni_scratch sc = {0};
             for (int t = 0; t < (max_chars > 1000 ? 2 : 10); t++) {
-                size_t n = 0, chars = max_chars > 1000 ? max_chars - (size_t)(rnd() % 1000) : (size_t)(rnd() % max_chars);
+                size_t n = 0,
+                       chars = max_chars > 1000 ? max_chars - (size_t)(rnd() % 1000) : (size_t)(rnd() % max_chars);
                 for (size_t i = 0; i < chars; i++)
                     n += put_char(text + n, (int)(rnd() % 7));
                 if (rnd() % 4 == 0 && n) /* a cut character at the end */
