@@ -19,6 +19,12 @@ static const char help[] = "Reads a token stream (FILE, '-' or none: standard in
                            "                        tekken JSON, or a character vocabulary file. Not needed\n"
                            "                        for streams written by 'tokenize char' (the\n"
                            "                        vocabulary is in the header)\n"
+                           "      --pattern P       a tiktoken rank file's pattern (a name as 'tokenize text'\n"
+                           "                        takes: gpt2, cl100k, llama3, qwen2, o200k, tekken, or a\n"
+                           "                        regex), for streams whose header does not record it\n"
+                           "                        (e.g. from 'tokenize ids'); given, it is used instead\n"
+                           "      --special NAME=ID[,...]  a tiktoken rank file's special tokens (with\n"
+                           "                        --pattern; else those of the header)\n"
                            "      --skip-special    leave out the stream's eos/bos/pad ids\n"
                            "      --force           decode even when the tokenizer's fingerprint differs\n"
                            "                        from the one recorded in the stream (default: error)\n"
@@ -27,10 +33,12 @@ static const char help[] = "Reads a token stream (FILE, '-' or none: standard in
 
 static int run(sl_cli *cli, int argc, char **argv)
 {
-    enum { O_SKIP = SL_OPT_FIRST_FREE, O_FORCE };
+    enum { O_SKIP = SL_OPT_FIRST_FREE, O_FORCE, O_PATTERN, O_SPECIAL };
     static const struct option opts[] = {{"tokenizer", required_argument, 0, 't'},
                                          {"skip-special", no_argument, 0, O_SKIP},
                                          {"force", no_argument, 0, O_FORCE},
+                                         {"pattern", required_argument, 0, O_PATTERN},
+                                         {"special", required_argument, 0, O_SPECIAL},
                                          SL_CLI_COMMON_LONG,
                                          {0, 0, 0, 0}};
     sl_detok_opts o = SL_DETOK_OPTS_INIT;
@@ -40,6 +48,12 @@ static int run(sl_cli *cli, int argc, char **argv)
         case 't': o.tokenizer = optarg; break;
         case O_SKIP: o.skip_special = 1; break;
         case O_FORCE: o.force = 1; break;
+        case O_PATTERN: o.pattern = optarg; break;
+        case O_SPECIAL:
+            if (!strchr(optarg, '='))
+                sl_cli_usage_error(cli, "--special takes NAME=ID[,...] (a tiktoken rank file's special tokens)");
+            o.specials = optarg;
+            break;
         default: sl_cli_common(cli, c, argv[optind - 1]);
         }
     }

@@ -100,10 +100,16 @@ int sl_detok_run(const sl_detok_opts *o, const char *input, const char *output, 
         goto done;
     }
     sl_tokenizer_opts lo = SL_TOKENIZER_OPTS_INIT;
-    lo.header = h; /* a tiktoken rank file's pattern and special tokens */
+    lo.header = h; /* a tiktoken rank file's pattern and special tokens, unless given */
+    lo.pattern = o->pattern;
+    lo.specials = o->specials;
     t = o->tokenizer ? sl_tokenizer_load(o->tokenizer, &lo, err) : sl_tokenizer_from_header(h, inp, err);
     if (!t)
         goto done;
+    if ((o->pattern || o->specials) && strcmp(sl_tokenizer_family(t), "tiktoken")) {
+        sl_errf(err, "%s: --pattern and --special are for tiktoken rank files; it is not one", o->tokenizer);
+        goto done;
+    }
     const char *fp = sl_tokenizer_fingerprint(t);
     if (!o->force && h->fingerprint[0] && strcmp(h->fingerprint, fp)) {
         sl_errf(err, "%s: the stream was made with tokenizer %s, but %s is %s", inp, h->fingerprint,

@@ -16,6 +16,9 @@ typedef struct sl_detok_opts {
     /* the tokenizer's path (sl_tokenizer_load); NULL: the one the stream's
      * header carries (sl_tokenizer_from_header) */
     const char *tokenizer;
+    /* a tiktoken rank file's pattern and special tokens "NAME=ID,..." (as
+     * `tokenize text` takes them); NULL: those the stream's header records */
+    const char *pattern, *specials;
     int skip_special; /* leave out the header's eos/bos/pad ids */
     int force;        /* decode even when the fingerprints differ */
     /* a progress line (stream/progress.h) named `progress` in mode
@@ -25,7 +28,7 @@ typedef struct sl_detok_opts {
 } sl_detok_opts;
 #define SL_DETOK_OPTS_INIT                                                                                             \
     {                                                                                                                  \
-        NULL, 0, 0, NULL, 0                                                                                            \
+        NULL, NULL, NULL, 0, 0, NULL, 0                                                                                \
     }
 
 typedef struct sl_detok_stats {

@@ -9,10 +9,8 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <unicode/ubrk.h>
-#include <unicode/utext.h>
-
 #include "stream/utf8.h"
+#include "tokenize/grapheme.h"
 
 static uint32_t u_offset(uint32_t u)
 {
@@ -288,22 +286,13 @@ void sl_spm_normalize(const sl_spm_norm *nz, const char *s, size_t n, sl_buf *ou
 }
 
 /* The clusters of s[0..n) (a stretch that starts and ends at cluster
- * boundaries) through ICU's character break iterator. */
-static int hf_clusters(const sl_charsmap *cm, UBreakIterator *bi, const char *s, size_t n, sl_buf *out, sl_err *err)
+ * boundaries), found by grapheme.h (Unicode 17.0, as HF's). */
+static void hf_clusters(const sl_charsmap *cm, const char *s, size_t n, sl_buf *out)
 {
-    UErrorCode e = U_ZERO_ERROR;
-    UText *ut = utext_openUTF8(NULL, s, (int64_t)n, &e);
-    if (U_FAILURE(e))
-        return sl_errf(err, "ICU cannot read the text: %s", u_errorName(e));
-    ubrk_setUText(bi, ut, &e);
-    if (U_FAILURE(e)) {
-        utext_close(ut);
-        return sl_errf(err, "ICU grapheme break iterator failed: %s", u_errorName(e));
-    }
-    int32_t a = ubrk_first(bi);
-    for (int32_t b = ubrk_next(bi); b != UBRK_DONE; a = b, b = ubrk_next(bi)) {
+    for (size_t a = 0, b; a < n; a = b) {
+        b = sl_grapheme_end(s, n, a);
         const char *g = s + a, *rep;
-        size_t gl = (size_t)(b - a);
+        size_t gl = b - a;
         if (gl < 6) {
             /* the shortest rule matches the cluster's start, wherever it ends */
             if (sl_charsmap_match(cm, g, gl, 0, &rep)) {
@@ -323,8 +312,6 @@ static int hf_clusters(const sl_charsmap *cm, UBreakIterator *bi, const char *s,
             i += k;
         }
     }
-    utext_close(ut);
-    return 0;
 }
 
 /* 1 when the ASCII character at s[i] is a cluster of its own: its
@@ -338,18 +325,17 @@ static int ascii_alone(const char *s, size_t n, size_t i)
     return !(c == '\r' && i + 1 < n && s[i + 1] == '\n') && !(c == '\n' && i > 0 && s[i - 1] == '\r');
 }
 
-/* HF: each extended grapheme cluster (ICU's character break iterator on
- * the UTF-8 text) of fewer than 6 bytes is replaced whole when a rule
+/* HF: each extended grapheme cluster (grapheme.h: unicode-segmentation's
+ * Unicode 17.0 clusters) of fewer than 6 bytes is replaced whole when a rule
  * matches its start (the shortest rule); otherwise each of its characters
  * is replaced by the rule matching its start, or kept. An ASCII character
- * alone in its cluster takes its one-byte rule from a table; ICU runs on
- * the stretches between such characters, which start and end at cluster
- * boundaries. */
+ * alone in its cluster takes its one-byte rule from a table; the clusters
+ * are looked for in the stretches between such characters, which start and
+ * end at cluster boundaries. */
 int sl_precompiled_hf(const sl_charsmap *cm, const char *s, size_t n, sl_buf *out, sl_err *err)
 {
-    UBreakIterator *bi = NULL;
-    int rc = 0;
-    for (size_t i = 0; i < n && !rc;) {
+    (void)err;
+    for (size_t i = 0; i < n;) {
         uint8_t c = (uint8_t)s[i];
         if (ascii_alone(s, n, i) && (!cm->ascii_rep[c] || cm->ascii_rep_len[c] < 255)) {
             if (cm->ascii_rep[c]) {
@@ -367,16 +353,8 @@ int sl_precompiled_hf(const sl_charsmap *cm, const char *s, size_t n, sl_buf *ou
         size_t j = i + 1;
         while (j < n && !ascii_alone(s, n, j))
             j++;
-        if (!bi) {
-            UErrorCode e = U_ZERO_ERROR;
-            bi = ubrk_open(UBRK_CHARACTER, "", NULL, 0, &e);
-            if (U_FAILURE(e))
-                return sl_errf(err, "ICU grapheme break iterator unavailable: %s", u_errorName(e));
-        }
-        rc = hf_clusters(cm, bi, s + i, j - i, out, err);
+        hf_clusters(cm, s + i, j - i, out);
         i = j;
     }
-    if (bi)
-        ubrk_close(bi);
-    return rc;
+    return 0;
 }

@@ -181,13 +181,11 @@ static spm *load_model(const uint8_t *data, size_t len, const char *name, sl_err
                       m->norm.remove_extra_whitespaces, m->norm.escape_whitespaces,    m->treat_whitespace_as_suffix};
     if (m->model_type == SL_SPM_UNIGRAM) {
         s->uni = sl_unigram_new((uint32_t)m->n_pieces, 0);
-        float lo = 3.402823466e38f, hi = 1.175494351e-38f; /* FLT_MAX, FLT_MIN as SentencePiece starts them */
+        float lo = 3.402823466e38f; /* FLT_MAX, as SentencePiece starts it */
         for (size_t i = 0; i < m->n_pieces; i++) {
             const sl_spm_piece *p = &m->pieces[i];
-            if (p->type == SL_SPM_NORMAL) {
+            if (p->type == SL_SPM_NORMAL)
                 lo = p->score < lo ? p->score : lo;
-                hi = p->score > hi ? p->score : hi;
-            }
             int kind = p->type == SL_SPM_NORMAL         ? SL_UNI_NORMAL
                        : p->type == SL_SPM_USER_DEFINED ? SL_UNI_USER
                        : p->type == SL_SPM_UNUSED       ? SL_UNI_UNUSED
@@ -195,7 +193,7 @@ static spm *load_model(const uint8_t *data, size_t len, const char *name, sl_err
             if (kind)
                 sl_unigram_add(s->uni, (uint32_t)i, p->s, p->len, p->score, kind);
         }
-        sl_unigram_set(s->uni, unk, lo, hi);
+        sl_unigram_set(s->uni, unk, lo);
     } else {
         s->bpe_cut = 1;
         for (size_t i = 0; i < m->n_pieces && s->bpe_cut; i++) {

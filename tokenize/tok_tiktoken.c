@@ -253,6 +253,20 @@ static int b64_decode(const char *s, size_t n, sl_buf *out)
     return 0;
 }
 
+/* A token spelled as padding alone ("=", as Whisper's multilingual.tiktoken
+ * has at rank 50256): Python's base64.b64decode, which tiktoken reads rank
+ * files with, makes it the empty byte string. Such a token is never the
+ * result of encoding and decodes to nothing. */
+static int is_empty_b64(const char *s, size_t n)
+{
+    if (n == 0 || n > 4)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != '=')
+            return 0;
+    return 1;
+}
+
 /* The ordinary tokens of a rank file into b (ids = ranks); *n_ranks set. */
 static int load_ranks(sl_bpe *b, const char *text, size_t len, const char *name, uint32_t *n_ranks, sl_err *err)
 {
@@ -286,7 +300,7 @@ static int load_ranks(sl_bpe *b, const char *text, size_t len, const char *name,
             goto out;
         }
         size_t blen = (size_t)(sp - (text + pos));
-        if (b64_decode(text + pos, blen, &tok)) {
+        if (!is_empty_b64(text + pos, blen) && b64_decode(text + pos, blen, &tok)) {
             sl_errf(err, "%s:%zu: '%.*s' is not base64", name, line, (int)(blen > 60 ? 60 : blen), text + pos);
             goto out;
         }
@@ -339,7 +353,10 @@ static int load_ranks(sl_bpe *b, const char *text, size_t len, const char *name,
     alloc_ids(b, (uint32_t)ne);
     words_init(b, ne);
     for (size_t i = 0; i < ne; i++) {
-        b64_decode(text + ent[i].off, ent[i].len, &tok);
+        if (is_empty_b64(text + ent[i].off, ent[i].len))
+            sl_buf_clear(&tok);
+        else
+            b64_decode(text + ent[i].off, ent[i].len, &tok);
         int64_t old = add_token(b, ent[i].rank, tok.data, tok.len);
         if (old >= 0) {
             sl_errf(err, "%s:%zu: the token of rank %u is also rank %lld (line %u)", name, ent[i].line, ent[i].rank,

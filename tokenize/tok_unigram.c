@@ -242,7 +242,7 @@ static int load_model(uni *m, const sl_json *model, const char *text, size_t tex
             return sl_errf(err, "%s:offset %zu: model.unk_id is not an id of the vocab", m->name, unk->offset);
         m->unk_id = id;
     }
-    sl_unigram_set(m->u, m->unk_id, lo, 0);
+    sl_unigram_set(m->u, m->unk_id, lo);
     for (int b = 0; b < 256; b++) {
         char code[8];
         snprintf(code, sizeof code, "<0x%02X>", b);

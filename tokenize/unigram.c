@@ -15,6 +15,12 @@
 #include "stream/err.h"
 
 #define UNK_PENALTY 10.0
+/* SentencePiece (0.2.3) keeps path scores in float but takes the score of
+ * the path so far off every score ahead once its magnitude passes 1e5
+ * (kScoreResetThreshold), so that a long document's sums keep float's
+ * precision; without that, paths 180k characters in differ in the last bit
+ * and a tie goes the other way. */
+#define RESET_AT 100000.0f
 
 typedef struct edge {
     uint32_t key1; /* (node << 8 | byte) + 1; 0 = empty */
@@ -51,7 +57,7 @@ struct sl_unigram {
     uint8_t *kind;
     int hf;
     int64_t unk_id;
-    double min_score, max_score;
+    double min_score;
 };
 
 static inline uint32_t h32(uint32_t k)
@@ -144,8 +150,69 @@ void sl_unigram_add(sl_unigram *u, uint32_t id, const char *s, size_t len, doubl
         u->value[node] = id;
 }
 
+/* Free cells of the double array under construction: a doubly linked list
+ * in index order (the technique of Darts / darts-clone, which SentencePiece
+ * builds its tries with), so finding a base visits free cells only, never
+ * the occupied ones. Free cells more than SEARCH_WINDOW below the highest
+ * occupied one are dropped from the list when the search passes them, as
+ * darts-clone fixes all but its last blocks: each node then tries at most
+ * SEARCH_WINDOW bases, and the layout takes time linear in the trie (a few
+ * cells stay unused). */
+#define SEARCH_WINDOW 4096
+
+typedef struct da_build {
+    int32_t *base, *check, *val;
+    int32_t *next, *prev; /* the free list; -1 ends it */
+    int32_t head, tail;
+    size_t cap, top; /* top: one past the highest occupied cell */
+} da_build;
+
+static void da_grow(da_build *d, size_t need)
+{
+    if (need <= d->cap)
+        return;
+    size_t nc = d->cap;
+    while (nc < need)
+        nc *= 2;
+    d->base = sl_xrealloc(d->base, nc * sizeof *d->base);
+    d->check = sl_xrealloc(d->check, nc * sizeof *d->check);
+    d->val = sl_xrealloc(d->val, nc * sizeof *d->val);
+    d->next = sl_xrealloc(d->next, nc * sizeof *d->next);
+    d->prev = sl_xrealloc(d->prev, nc * sizeof *d->prev);
+    for (size_t i = d->cap; i < nc; i++) { /* the new cells join the list's end */
+        d->base[i] = 0, d->check[i] = -1, d->val[i] = -1;
+        d->next[i] = -1;
+        d->prev[i] = d->tail;
+        if (d->tail >= 0)
+            d->next[d->tail] = (int32_t)i;
+        else
+            d->head = (int32_t)i;
+        d->tail = (int32_t)i;
+    }
+    d->cap = nc;
+}
+
+/* Takes cell i off the free list (nothing when it is off already: cells
+ * dropped behind the window still take children that fit there). */
+static void da_unlink(da_build *d, int32_t i)
+{
+    int32_t n = d->next[i], p = d->prev[i];
+    if (p == -2)
+        return;
+    d->prev[i] = -2;
+    if (p >= 0)
+        d->next[p] = n;
+    else
+        d->head = n;
+    if (n >= 0)
+        d->prev[n] = p;
+    else
+        d->tail = p;
+}
+
 /* Lays the hash trie out as a double array: nodes in breadth-first order,
- * each given the first base at which all its children's cells are free. */
+ * each given the first base on the free list at which all its children's
+ * cells are free. */
 static void build_da(sl_unigram *u)
 {
     size_t nn = u->n_nodes;
@@ -174,57 +241,72 @@ static void build_da(sl_unigram *u)
                 uint32_t tk = kid[j];
                 kid[j] = kid[j - 1], kid[j - 1] = tk;
             }
-    size_t cap = 2 * nn + 512;
-    u->base = sl_xcalloc(cap, sizeof *u->base);
-    u->check = sl_xmalloc(cap * sizeof *u->check);
-    u->val = sl_xmalloc(cap * sizeof *u->val);
-    for (size_t i = 0; i < cap; i++)
-        u->check[i] = -1, u->val[i] = -1;
+    da_build d = {.head = -1, .tail = -1, .cap = 256};
+    size_t cap0 = 2 * nn + 512;
+    d.base = sl_xmalloc(d.cap * sizeof *d.base); /* da_grow fills from cap on: start from an empty list */
+    d.check = sl_xmalloc(d.cap * sizeof *d.check);
+    d.val = sl_xmalloc(d.cap * sizeof *d.val);
+    d.next = sl_xmalloc(d.cap * sizeof *d.next);
+    d.prev = sl_xmalloc(d.cap * sizeof *d.prev);
+    for (size_t i = 0; i < d.cap; i++) {
+        d.base[i] = 0, d.check[i] = -1, d.val[i] = -1;
+        d.prev[i] = (int32_t)i - 1;
+        d.next[i] = i + 1 < d.cap ? (int32_t)i + 1 : -1;
+    }
+    d.head = 0, d.tail = (int32_t)d.cap - 1;
+    da_grow(&d, cap0);
     uint32_t *pos = sl_xmalloc(nn * sizeof *pos), *queue = sl_xmalloc(nn * sizeof *queue);
-    size_t qh = 0, qt = 0, first_free = 1, top = 1;
+    size_t qh = 0, qt = 0;
     pos[0] = 0;
-    u->check[0] = INT32_MAX; /* occupied, and the child of no position */
-    u->val[0] = (int32_t)u->value[0];
+    d.check[0] = INT32_MAX; /* occupied, and the child of no position */
+    d.val[0] = (int32_t)u->value[0];
+    da_unlink(&d, 0);
+    d.top = 1;
     queue[qt++] = 0;
     while (qh < qt) {
         uint32_t v = queue[qh++], a = first[v], b = first[v + 1];
         if (a == b)
             continue;
-        while (first_free < cap && u->check[first_free] >= 0)
-            first_free++;
-        size_t p = first_free;
-        for (;; p++) {
-            if (p < lab[a])
+        /* drop free cells too far behind to be worth another try */
+        while (d.head >= 0 && (size_t)d.head + SEARCH_WINDOW < d.top)
+            da_unlink(&d, d.head);
+        size_t bs = 0;
+        int found = 0;
+        for (int32_t f = d.head; f >= 0 && (size_t)f < d.top; f = d.next[f]) {
+            if ((size_t)f < lab[a])
                 continue;
-            size_t bs = p - lab[a];
-            if (bs + 256 >= cap) {
-                size_t nc = 2 * cap;
-                u->base = sl_xrealloc(u->base, nc * sizeof *u->base);
-                u->check = sl_xrealloc(u->check, nc * sizeof *u->check);
-                u->val = sl_xrealloc(u->val, nc * sizeof *u->val);
-                for (size_t i = cap; i < nc; i++)
-                    u->base[i] = 0, u->check[i] = -1, u->val[i] = -1;
-                cap = nc;
-            }
-            uint32_t i = a;
-            while (i < b && u->check[bs + lab[i]] < 0)
+            bs = (size_t)f - lab[a];
+            da_grow(&d, bs + 256);
+            uint32_t i = a + 1;
+            while (i < b && d.check[bs + lab[i]] < 0)
                 i++;
-            if (i == b)
+            if (i == b) {
+                found = 1;
                 break;
+            }
         }
-        size_t bs = p - lab[a];
-        u->base[pos[v]] = (int32_t)bs;
+        if (!found) { /* past top every cell is free */
+            bs = d.top > lab[a] ? d.top - lab[a] : 0;
+            da_grow(&d, bs + 256);
+        }
+        d.base[pos[v]] = (int32_t)bs;
         for (uint32_t i = a; i < b; i++) {
             size_t q = bs + lab[i];
-            u->check[q] = (int32_t)pos[v];
-            u->val[q] = (int32_t)u->value[kid[i]];
+            d.check[q] = (int32_t)pos[v];
+            d.val[q] = (int32_t)u->value[kid[i]];
+            da_unlink(&d, (int32_t)q);
             pos[kid[i]] = (uint32_t)q;
             queue[qt++] = kid[i];
-            if (q + 1 > top)
-                top = q + 1;
+            if (q + 1 > d.top)
+                d.top = q + 1;
         }
     }
-    u->da_n = top;
+    u->base = d.base;
+    u->check = d.check;
+    u->val = d.val;
+    u->da_n = d.top;
+    free(d.next);
+    free(d.prev);
     free(first);
     free(kid);
     free(lab);
@@ -234,10 +316,11 @@ static void build_da(sl_unigram *u)
 }
 
 /* A piece's score as the lattice adds it (a user-defined piece of len
- * bytes: SentencePiece's bonus). */
+ * bytes: SentencePiece 0.2.3's GetUserDefinedScore, 0.1 per byte after the
+ * first, in float, so that one long user-defined piece beats its parts). */
 static double lattice_score(const sl_unigram *u, int64_t id, size_t len)
 {
-    return u->kind[id] == SL_UNI_USER ? (double)((float)len * (float)u->max_score) - 0.1 : u->score[id];
+    return u->kind[id] == SL_UNI_USER ? (double)(float)(0.1 * (double)(len - 1)) : u->score[id];
 }
 
 /* The cells from base/check/val, with each piece's score. */
@@ -267,13 +350,12 @@ static void build_cells(sl_unigram *u)
     u->base = u->check = u->val = NULL;
 }
 
-void sl_unigram_set(sl_unigram *u, int64_t unk_id, double min_score, double max_score)
+void sl_unigram_set(sl_unigram *u, int64_t unk_id, double min_score)
 {
     if (!u->base)
         build_da(u);
     u->unk_id = unk_id;
     u->min_score = min_score;
-    u->max_score = max_score;
     build_cells(u);
 }
 
@@ -335,7 +417,7 @@ static inline uint64_t back_of(size_t start, int64_t id)
  * ahead of the walk are set to -inf only as far as a piece can reach
  * (hi), so a long document costs no separate pass. A candidate replaces
  * the entry only when strictly better: ties keep the earliest start. */
-#define VITERBI(T, SCORE)                                                                                              \
+#define VITERBI(T, SCORE, RESET)                                                                                       \
     do {                                                                                                               \
         T *score = sc->best;                                                                                           \
         uint64_t *back = (uint64_t *)((char *)sc->best + back_off);                                                    \
@@ -347,7 +429,13 @@ static inline uint64_t back_of(size_t start, int64_t id)
         for (size_t at = 0; at < n;) {                                                                                 \
             for (size_t lim = at + reach < n ? at + reach : n; hi < lim;)                                              \
                 score[++hi] = -INFINITY;                                                                               \
-            const T till = score[at];                                                                                  \
+            T till = score[at];                                                                                        \
+            if (RESET && (till < -RESET_AT || till > RESET_AT)) {                                                      \
+                /* every entry from here on less till: -inf stays -inf */                                              \
+                for (size_t i = at; i <= hi; i++)                                                                      \
+                    score[i] -= till;                                                                                  \
+                till = 0;                                                                                              \
+            }                                                                                                          \
             size_t ml = one_char_len((uint8_t)s[at]);                                                                  \
             if (ml > n - at)                                                                                           \
                 ml = n - at;                                                                                           \
@@ -394,9 +482,9 @@ void sl_unigram_encode(const sl_unigram *u, sl_uni_scratch *sc, const char *s, s
 #define FSCORE(q) cells[q].fscore
 #define DSCORE(q) u->dscore[q]
     if (u->hf)
-        VITERBI(double, DSCORE);
+        VITERBI(double, DSCORE, 0);
     else
-        VITERBI(float, FSCORE);
+        VITERBI(float, FSCORE, 1);
 #undef FSCORE
 #undef DSCORE
     /* the path, last piece first, then turned around */

@@ -2,9 +2,10 @@
  * segmentation of a normalized string by the sum of piece scores (Viterbi
  * over the lattice of vocabulary matches), a character no piece starts
  * with being the unk piece at min_score - 10. Two arithmetic flavours:
- * SentencePiece keeps path scores in float (candidates compared in double,
- * user-defined pieces scored length * max_score - 0.1); Hugging Face keeps
- * them in double. Ties go to the candidate found first (the earliest
+ * SentencePiece (0.2.3) keeps path scores in float, takes the path's score
+ * off every score ahead once it passes 1e5 in magnitude (so a long document
+ * keeps float's precision), and scores a user-defined piece of L bytes
+ * 0.1 * (L - 1); Hugging Face keeps them in double. Ties go to the candidate found first (the earliest
  * start), as in both. Byte fallback and unk fusing are the caller's (they
  * differ between the two). Internal (not installed). */
 #ifndef SLUICE_TOKENIZE_UNIGRAM_H
@@ -25,10 +26,10 @@ sl_unigram *sl_unigram_new(uint32_t n_ids, int hf);
 /* Adds piece s[0..len) as id with its score (kind: SL_UNI_*). A string
  * added twice keeps the first id. */
 void sl_unigram_add(sl_unigram *u, uint32_t id, const char *s, size_t len, double score, int kind);
-/* Sets the unk id and the scores the lattice needs (min: the unk piece's
- * score is min - 10; max: SentencePiece's user-defined bonus). Call it
- * after the last sl_unigram_add: it lays the trie out for encoding. */
-void sl_unigram_set(sl_unigram *u, int64_t unk_id, double min_score, double max_score);
+/* Sets the unk id and the lowest score (the unk piece's score is
+ * min_score - 10). Call it after the last sl_unigram_add: it lays the trie
+ * out for encoding, in time linear in the trie. */
+void sl_unigram_set(sl_unigram *u, int64_t unk_id, double min_score);
 void sl_unigram_free(sl_unigram *u);
 
 /* One piece of a segmentation: bytes [start, end) of the string, its id
