@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "stream/io.h"
+#include "stream/source.h"
 #include "shard/shard.h"
 #include "stream/tokstream.h"
 
@@ -39,8 +40,13 @@ sl_slice *sl_cli_slices(const sl_cli *cli, const sl_part *p, const char *const *
 {
     sl_err err = {{0}};
     sl_slice *pieces = NULL;
-    if (sl_partition(p, files, n, cut, ctx, &pieces, np, &err) < 0)
+    char **list;
+    size_t k;
+    /* a datasets.save_to_disk folder is its data files */
+    if (sl_sources_expand(files, n, &list, &k, &err) < 0 ||
+        sl_partition(p, (const char *const *)list, k, cut, ctx, &pieces, np, &err) < 0)
         exit(sl_cli_fail(cli, &err));
+    sl_list_free(list, k);
     return pieces;
 }
 

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "stream/arrow_ipc.h"
 #include "stream/io.h"
 #include "stream/json.h"
 #include "stream/parquet.h"
@@ -40,9 +41,9 @@
 /* A buffer keeps at most this much capacity beyond twice its use. */
 #define KEEP_BYTES ((size_t)4 << 10)
 
-enum { M_DETECT, M_JSONL, M_TEXT, M_LINES, M_PARQUET, M_DONE };
+enum { M_DETECT, M_JSONL, M_TEXT, M_LINES, M_PARQUET, M_ARROW, M_DONE };
 
-/* Largest Parquet source held in memory (one that cannot be read by name:
+/* Largest Parquet or Arrow source held in memory (one that cannot be read by name:
  * standard input, a compressed file, an archive member). */
 #define MAX_PARQUET_MEM ((size_t)2 << 30)
 
@@ -75,7 +76,8 @@ struct sl_docreader {
     size_t batch_bytes; /* a JSON Lines batch is full at this many bytes */
     size_t ramp_bytes;  /* ...or at this many, which doubles from batch to batch up to batch_bytes */
     sl_pq *pq;          /* the current source is Parquet */
-    int pq_fd;          /* read by name through this descriptor, or */
+    sl_arrow *ar;       /* the current source is Arrow IPC */
+    int pq_fd;          /* either read by name through this descriptor, or */
     sl_pq_mem pq_mem;   /* held in memory (pq_membuf) */
     char *pq_membuf;
 };
@@ -416,9 +418,13 @@ static int detect(sl_docreader *r, sl_err *err)
     size_t i = 0; /* bytes of leading whitespace seen, from r->start */
     int bom_checked = 0;
     for (;;) {
-        if (r->o.format == SL_DOCS_AUTO && (r->end - r->start >= 4 || r->eof)) {
+        if (r->o.format == SL_DOCS_AUTO && (r->end - r->start >= 64 || r->eof)) {
             if (sl_pq_sniff(r->buf + r->start, r->end - r->start)) {
                 r->mode = M_PARQUET;
+                return 0;
+            }
+            if (sl_arrow_sniff(r->buf + r->start, r->end - r->start)) {
+                r->mode = M_ARROW;
                 return 0;
             }
         } else if (r->o.format == SL_DOCS_AUTO && !r->eof) {
@@ -462,6 +468,12 @@ static void pq_end(sl_docreader *r)
         sl_pq_close(r->pq);
         r->pq = NULL;
     }
+    if (r->ar) {
+        r->st.invalid_utf8 += sl_arrow_invalid_utf8(r->ar);
+        r->st.skipped_lines += sl_arrow_skipped(r->ar);
+        sl_arrow_close(r->ar);
+        r->ar = NULL;
+    }
     if (r->pq_fd >= 0)
         close(r->pq_fd);
     r->pq_fd = -1;
@@ -469,8 +481,9 @@ static void pq_end(sl_docreader *r)
     r->pq_membuf = NULL;
 }
 
-/* Opens the Parquet file that the current source is: by name when it is a
- * plain regular file (read with pread, page by page), else held in memory. */
+/* Opens the Parquet or Arrow IPC file (r->mode) that the current source is:
+ * by name when it is a plain regular file (read with pread, page by page or
+ * batch by batch), else held in memory. */
 static int pq_start(sl_docreader *r, sl_err *err)
 {
     sl_pq_opts po = {.field = r->o.field,
@@ -479,7 +492,7 @@ static int pq_start(sl_docreader *r, sl_err *err)
                      .mem_budget = r->o.mem_budget};
     const char *path = sl_sources_plain_path(r->src);
     const sl_slice *pc = sl_sources_slice(r->src);
-    if (pc && pc->kind == SL_DOCS_PARQUET) { /* a part's share of the file (--part) */
+    if (pc && (pc->kind == SL_DOCS_PARQUET || pc->kind == SL_DOCS_ARROW)) { /* a part's share of the file (--part) */
         path = pc->path;
         po.byte_begin = pc->begin;
         po.byte_end = pc->end;
@@ -491,14 +504,17 @@ static int pq_start(sl_docreader *r, sl_err *err)
         if (r->pq_fd < 0 || fstat(r->pq_fd, &st) != 0)
             return sl_errf(err, "%s: %s", r->name, strerror(errno));
         size = (uint64_t)st.st_size;
-        r->pq = sl_pq_open(r->name, sl_pq_pread_fd, &r->pq_fd, size, &po, err);
+        if (r->mode == M_ARROW)
+            r->ar = sl_arrow_open(r->name, sl_pq_pread_fd, &r->pq_fd, size, &po, err);
+        else
+            r->pq = sl_pq_open(r->name, sl_pq_pread_fd, &r->pq_fd, size, &po, err);
     } else {
         while (!r->eof) {
             if (r->end - r->start > MAX_PARQUET_MEM)
                 return sl_errf(err,
-                               "%s: a Parquet file over %zu bytes must be read by name (not from a pipe, a "
+                               "%s: a%s file over %zu bytes must be read by name (not from a pipe, a "
                                "compressed file or an archive)",
-                               r->name, MAX_PARQUET_MEM);
+                               r->name, r->mode == M_ARROW ? "n Arrow" : " Parquet", MAX_PARQUET_MEM);
             if (fill(r, err) < 0)
                 return -1;
         }
@@ -508,9 +524,12 @@ static int pq_start(sl_docreader *r, sl_err *err)
         r->start = r->scan = r->end;
         r->pq_mem.data = (const uint8_t *)r->pq_membuf;
         r->pq_mem.len = size;
-        r->pq = sl_pq_open(r->name, sl_pq_pread_mem, &r->pq_mem, size, &po, err);
+        if (r->mode == M_ARROW)
+            r->ar = sl_arrow_open(r->name, sl_pq_pread_mem, &r->pq_mem, size, &po, err);
+        else
+            r->pq = sl_pq_open(r->name, sl_pq_pread_mem, &r->pq_mem, size, &po, err);
     }
-    return r->pq ? 0 : -1;
+    return r->pq || r->ar ? 0 : -1;
 }
 
 /* The next document of the current source: 1, 0 at its end, -1 error. */
@@ -519,7 +538,7 @@ static int source_next(sl_docreader *r, sl_textdoc *d, sl_err *err)
     if (r->mode == M_DETECT) {
         if (detect(r, err) < 0)
             return -1;
-        if (r->mode == M_PARQUET && pq_start(r, err) < 0) {
+        if ((r->mode == M_PARQUET || r->mode == M_ARROW) && pq_start(r, err) < 0) {
             r->mode = M_DONE;
             pq_end(r);
             return -1;
@@ -531,6 +550,13 @@ static int source_next(sl_docreader *r, sl_textdoc *d, sl_err *err)
     switch (r->mode) {
     case M_PARQUET:
         rc = sl_pq_next(r->pq, d, err);
+        if (rc == 1)
+            r->ndoc++;
+        else
+            pq_end(r);
+        return rc;
+    case M_ARROW:
+        rc = sl_arrow_next(r->ar, d, err);
         if (rc == 1)
             r->ndoc++;
         else
@@ -641,8 +667,8 @@ int sl_docreader_next(sl_docreader *r, sl_textdoc *doc, sl_err *err)
             r->eof = 0;
             r->line = r->ndoc = 0;
             const sl_slice *pc = sl_sources_slice(r->src);
-            if (pc && pc->kind == SL_DOCS_PARQUET) { /* row groups of a Parquet file (--part) */
-                r->mode = M_PARQUET;
+            if (pc && (pc->kind == SL_DOCS_PARQUET || pc->kind == SL_DOCS_ARROW)) { /* row groups, record batches */
+                r->mode = pc->kind == SL_DOCS_ARROW ? M_ARROW : M_PARQUET;
                 if (pq_start(r, err) < 0) {
                     r->mode = M_DONE;
                     pq_end(r);
@@ -703,10 +729,10 @@ void sl_textdoc_free(sl_textdoc *d)
 }
 
 /* How a file may be cut into parts (an sl_cut_fn, ctx the options): a
- * Parquet file by row groups (each read by the part that owns its first
- * byte), plain JSON Lines (unless bad lines are skipped: their count is not known before
- * a cut) and plain text read by lines are cut at line starts; compressed
- * files, archives and whole-file documents are read whole. */
+ * Parquet file by row groups and an Arrow IPC file or stream by record
+ * batches (each read by the part that owns its first byte), plain JSON Lines (unless bad lines are skipped: their count
+ * is not known before a cut) and plain text read by lines are cut at line starts; compressed files, archives and
+ * whole-file documents are read whole. */
 int sl_docreader_cut(void *ctx, const char *path, int *kind, sl_err *err)
 {
     const sl_docreader_opts *o = ctx;
@@ -719,6 +745,10 @@ int sl_docreader_cut(void *ctx, const char *path, int *kind, sl_err *err)
         return SL_CUT_WHOLE;
     if (o->format == SL_DOCS_AUTO && sl_pq_sniff(head, n)) { /* by row groups (parquet.h) */
         *kind = SL_DOCS_PARQUET;
+        return SL_CUT_BYTES;
+    }
+    if (o->format == SL_DOCS_AUTO && sl_arrow_sniff(head, n)) { /* by record batches (arrow_ipc.h) */
+        *kind = SL_DOCS_ARROW;
         return SL_CUT_BYTES;
     }
     size_t i = n >= 3 && !memcmp(head, "\xEF\xBB\xBF", 3) ? 3 : 0;

@@ -25,8 +25,9 @@ size_t sl_docs_batch_cap(size_t want, int threads);
 #define SL_DOCS_DEFAULT_MEM_BUDGET ((size_t)64 << 20)
 
 enum { SL_DOCS_AUTO = 0, SL_DOCS_JSONL = 1, SL_DOCS_TEXT = 2 };
-/* The kind tag of a Parquet file's pieces (sl_docreader_cut; not a --format). */
-enum { SL_DOCS_PARQUET = 3 };
+/* The kind tags of a Parquet file's and an Arrow IPC file's pieces
+ * (sl_docreader_cut; not a --format). */
+enum { SL_DOCS_PARQUET = 3, SL_DOCS_ARROW = 4 };
 
 typedef struct sl_docreader_opts {
     const char *field;    /* text field name in JSON objects; default "text" */

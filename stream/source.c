@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "stream/arrow_ipc.h"
 #include "stream/buf.h"
 
 /* Largest archive member held in memory (see the note above). */
@@ -261,7 +262,54 @@ static int member_open(sl_sources *s, struct archive_entry *e, sl_err *err)
 
 /* ---- public API -------------------------------------------------------- */
 
+int sl_sources_expand(const char *const *paths, size_t n, char ***out, size_t *nout, sl_err *err)
+{
+    char **list = NULL;
+    size_t k = 0, cap = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        char **files = NULL;
+        size_t nf = 0;
+        int rc = strcmp(paths[i], "-") && stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)
+                     ? sl_arrow_dataset_files(paths[i], &files, &nf, err)
+                     : 0;
+        if (rc < 0) {
+            sl_list_free(list, k);
+            return -1;
+        }
+        if (k + (rc ? nf : 1) > cap) {
+            cap = 2 * cap + nf + 8;
+            list = sl_xrealloc(list, cap * sizeof *list);
+        }
+        if (rc) {
+            memcpy(list + k, files, nf * sizeof *files);
+            k += nf;
+            free(files);
+        } else
+            list[k++] = sl_xstrdup(paths[i]);
+    }
+    *out = list;
+    *nout = k;
+    return 0;
+}
+
+static sl_sources *sources_open(const char *const *paths, int n, sl_err *err);
+
 sl_sources *sl_sources_open(const char *const *paths, int n, sl_err *err)
+{
+    if (n <= 0)
+        return sources_open(paths, n, err);
+    char **list;
+    size_t k;
+    if (sl_sources_expand(paths, (size_t)n, &list, &k, err) < 0)
+        return NULL;
+    sl_sources *s = k > 0 ? sources_open((const char *const *)list, (int)k, err)
+                          : (sl_errf(err, "%s: a dataset folder without data files", paths[0]), NULL);
+    sl_list_free(list, k);
+    return s;
+}
+
+static sl_sources *sources_open(const char *const *paths, int n, sl_err *err)
 {
     static const char *const stdin_path[] = {"-"};
     if (n <= 0) {

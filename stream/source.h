@@ -12,11 +12,15 @@
 
 typedef struct sl_sources sl_sources;
 
-/* paths: n input paths; n == 0 means stdin. */
+/* paths: n input paths; n == 0 means stdin. A folder written by Hugging
+ * Face datasets' save_to_disk stands for its data files (sl_sources_expand). */
 sl_sources *sl_sources_open(const char *const *paths, int n, sl_err *err);
 /* 1: *in is the next source (valid until the next call), 0: no more, -1: error. */
 int sl_sources_next(sl_sources *s, sl_input **in, sl_err *err);
 void sl_sources_close(sl_sources *s);
+/* The paths with every `datasets.save_to_disk` folder among them replaced by
+ * its data files in order (stream/arrow_ipc.h); *out malloc'd (sl_list_free). */
+int sl_sources_expand(const char *const *paths, size_t n, char ***out, size_t *nout, sl_err *err);
 
 /* The sources of the pieces of a part (stream/partition.h): a whole file as
  * sl_sources_open gives it, a range of a plain file as one source named by

@@ -1,0 +1,334 @@
+#!/usr/bin/env python3
+"""Writes the Arrow IPC fixtures of tests/cli/read_arrow.sh (files, streams and
+`datasets.save_to_disk` folders) and their expected `sluice read` output, taken
+from pyarrow itself.
+
+    python3 -m venv /tmp/v && /tmp/v/bin/pip install pyarrow datasets pandas
+    /tmp/v/bin/python tests/data/arrow/make_fixtures.py   # from the repository root
+
+Each file is written by pyarrow's IPC writers (pa.ipc.new_file: the file
+format, "ARROW1"; pa.ipc.new_stream: the stream format) with the body
+compression off, LZ4_FRAME or ZSTD, in several record batches, with
+dictionary-encoded columns (replaced and delta dictionaries in streams), nested
+types and every scalar type; the folders by datasets' Dataset.save_to_disk and
+DatasetDict.save_to_disk. The expected output is pa.ipc.open_file/open_stream
+(...).read_all().to_pylist() (for a folder: its data files in state.json's
+order), one line per row:
+
+    {"id": <the "id" column, or FILE:N>, "text": <the --field column>, <the other columns>}
+
+written as json.dumps(..., ensure_ascii=False, separators=(",", ":")) writes it,
+with the values json.dumps cannot write converted as docs/read.md says: bytes as
+base64, dates/times as isoformat(), Decimal and UUID as str(), maps as lists of
+[key, value], float16 as float.
+
+manifest.tsv lists: file or folder, --field, expected file, extra sluice options.
+"""
+import base64
+import datetime
+import decimal
+import json
+import os
+import random
+import shutil
+import sys
+import uuid
+
+import numpy as np
+import pyarrow as pa
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)))
+os.chdir(OUT)
+rng = random.Random(3131)
+manifest = []
+
+
+def conv(v):
+    if isinstance(v, dict):
+        return {k: conv(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [conv(x) for x in v]
+    if isinstance(v, (bytes, bytearray)):
+        return base64.b64encode(v).decode()
+    if isinstance(v, (datetime.datetime, datetime.date, datetime.time)):
+        return v.isoformat()
+    if isinstance(v, (decimal.Decimal, uuid.UUID)):
+        return str(v)
+    if isinstance(v, np.floating):
+        return float(v)
+    return v
+
+
+def drop_path(row, path):
+    if path in row:
+        return row.pop(path)
+    parts = path.split(".")
+    d = row
+    for p in parts[:-1]:
+        d = d[p]
+        if d is None:
+            return None
+    return d.pop(parts[-1])
+
+
+def read_table(path):
+    if os.path.isdir(path):
+        with open(os.path.join(path, "state.json")) as f:
+            state = json.load(f)
+        return [(os.path.join(path, d["filename"]), pa.ipc.open_stream(os.path.join(path, d["filename"])).read_all())
+                for d in state["_data_files"]]
+    with open(path, "rb") as f:
+        magic = f.read(6)
+    return [(path, (pa.ipc.open_file if magic == b"ARROW1" else pa.ipc.open_stream)(path).read_all())]
+
+
+def expected_lines(path, field="text", skip_null_text=False):
+    lines = []
+    for name, t in read_table(path):
+        for n, row in enumerate(t.to_pylist(), 1):
+            row = conv(row)
+            text = drop_path(row, field)
+            if text is None:
+                if skip_null_text:
+                    continue
+                raise SystemExit(f"{path}: row {n}: null text")
+            rid = row.pop("id", None) if field != "id" else None
+            if rid is None:
+                rid = f"{name}:{n}"
+            out = {"id": rid, "text": text}
+            out.update(row)
+            lines.append(json.dumps(out, ensure_ascii=False, separators=(",", ":")))
+    return "".join(l + "\n" for l in lines)
+
+
+written = {}
+
+
+def add(path, field="text", opts="", skip_null_text=False, expected=None):
+    text = expected_lines(path, field, skip_null_text)
+    exp = written.get(text)
+    if expected:
+        assert exp == expected or expected not in written.values(), f"{path} reads differently from {expected}"
+    if not exp:
+        exp = expected or path.rsplit(".", 1)[0] + ".expected.jsonl"
+        with open(exp, "w") as f:
+            f.write(text)
+        written[text] = exp
+    manifest.append((path, field, exp, opts))
+
+
+def write(path, table, stream=False, compression=None, chunk=None, **kw):
+    opts = pa.ipc.IpcWriteOptions(compression=compression, **kw)
+    with (pa.ipc.new_stream if stream else pa.ipc.new_file)(path, table.schema, options=opts) as w:
+        w.write_table(table, max_chunksize=chunk)
+
+
+def words(k):
+    vocab = ["the", "data", "long", "context", "été", "naïve", "日本語", "😀", "tab\tin", "quote\"d", "back\\slash",
+             "line\nbreak", "ctl\x01", "\u2028", "model", "token"]
+    return " ".join(rng.choice(vocab) for _ in range(k))
+
+
+# ---- FineWeb's schema: file and stream, uncompressed / LZ4_FRAME / ZSTD ---------
+n = 70
+dumps = ["CC-MAIN-2013-20", "CC-MAIN-2024-10", "CC-MAIN-2023-50"]
+fw = pa.table({
+    "text": [words(rng.randint(0, 30)) for _ in range(n)],
+    "id": [f"<urn:uuid:{uuid.UUID(int=rng.getrandbits(128))}>" for _ in range(n)],
+    "dump": [rng.choice(dumps) for _ in range(n)],
+    "url": [f"https://example.org/{rng.randint(0, 10**6)}/é" for _ in range(n)],
+    "date": [f"2024-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}T0{rng.randint(0, 9)}:12:33Z" for _ in range(n)],
+    "file_path": [f"s3://commoncrawl/crawl-data/{rng.randint(0, 999):05d}.warc.gz" for _ in range(n)],
+    "language": [rng.choice(["en", "fr", None]) for _ in range(n)],
+    "language_score": [rng.random() if i % 7 else None for i in range(n)],
+    "token_count": [rng.randint(0, 2**40) for _ in range(n)],
+})
+for fmt in ("file", "stream"):
+    for comp in (None, "lz4", "zstd"):
+        name = f"fw_{fmt}_{comp or 'none'}.arrow"
+        write(name, fw, stream=fmt == "stream", compression=comp, chunk=16)
+        add(name, expected="fw.expected.jsonl")
+write("fw_one_batch.arrow", fw, compression="zstd")
+add("fw_one_batch.arrow", expected="fw.expected.jsonl")
+
+# ---- dictionaries: a dictionary-encoded text and columns; replaced and delta
+# dictionaries in streams -------------------------------------------------------------
+fwd = fw.set_column(fw.schema.get_field_index("dump"), "dump", fw["dump"].dictionary_encode())
+fwd = fwd.set_column(fwd.schema.get_field_index("language"), "language", fwd["language"].dictionary_encode())
+fwd = fwd.set_column(0, "text", fwd["text"].dictionary_encode())
+write("fw_dict_file.arrow", fwd, compression="lz4", chunk=20)
+add("fw_dict_file.arrow", expected="fw.expected.jsonl")
+write("fw_dict_stream.arrow", fwd, stream=True, chunk=20)
+add("fw_dict_stream.arrow", expected="fw.expected.jsonl")
+# batches each with their own dictionaries: replacements in a stream, deltas when asked
+batches = []
+for b in range(4):
+    rows = fw.slice(b * 18, 18)
+    batches.append(pa.record_batch([pa.array(rows["text"].to_pylist()).dictionary_encode(),
+                                    pa.array(rows["id"].to_pylist()),
+                                    pa.array(rows["dump"].to_pylist()).dictionary_encode()],
+                                   names=["text", "id", "dump"]))
+schema = batches[0].schema
+with pa.ipc.new_stream("dict_replace.arrow", schema, options=pa.ipc.IpcWriteOptions(compression="zstd")) as w:
+    for bt in batches:
+        w.write_batch(bt)
+add("dict_replace.arrow")
+# deltas: each batch's dictionary extends the one before (values in order of first use)
+vocab = {"text": [], "dump": []}
+delta = []
+for b in range(4):
+    rows = fw.slice(b * 18, 18)
+    cols = []
+    for c in ("text", "id", "dump"):
+        vals = rows[c].to_pylist()
+        if c == "id":
+            cols.append(pa.array(vals))
+            continue
+        for v in vals:
+            if v not in vocab[c]:
+                vocab[c].append(v)
+        cols.append(pa.DictionaryArray.from_arrays(pa.array([vocab[c].index(v) for v in vals], pa.int32()),
+                                                   pa.array(list(vocab[c]))))
+    delta.append(pa.record_batch(cols, names=["text", "id", "dump"]))
+with pa.ipc.new_stream("dict_delta.arrow", delta[0].schema,
+                       options=pa.ipc.IpcWriteOptions(emit_dictionary_deltas=True)) as w:
+    for bt in delta:
+        w.write_batch(bt)
+add("dict_delta.arrow", expected="dict_replace.expected.jsonl")
+
+# ---- The Stack's schema: content, repo path, licenses list, stars --------------
+n = 60
+stack = pa.table({
+    "content": [words(rng.randint(1, 40)) for _ in range(n)],
+    "max_stars_repo_path": [f"src/m{i}.py" for i in range(n)],
+    "max_stars_repo_name": [f"org/repo{rng.randint(0, 9)}" for _ in range(n)],
+    "licenses": [[rng.choice(["MIT", "Apache-2.0", "BSD-3-Clause"]) for _ in range(rng.randint(0, 3))] if i % 9 else None
+                 for i in range(n)],
+    "max_stars_count": pa.array([rng.randint(0, 50000) if i % 5 else None for i in range(n)], pa.int32()),
+})
+write("stack_stream_zstd.arrow", stack, stream=True, compression="zstd", chunk=25)
+add("stack_stream_zstd.arrow", field="content")
+
+# ---- nested: lists of structs, maps, structs, a dotted text path ---------------
+n = 50
+item = pa.struct([("name", pa.string()), ("score", pa.float32()), ("tags", pa.list_(pa.string()))])
+nested = pa.table({
+    "doc": pa.array([None if i == 7 else {"body": words(rng.randint(1, 20)), "lang": rng.choice(["en", None])}
+                     for i in range(n)], pa.struct([("body", pa.string()), ("lang", pa.string())])),
+    "items": pa.array([None if i % 11 == 3 else
+                       [None if (i + j) % 13 == 0 else
+                        {"name": rng.choice(["a", "b", None]), "score": rng.random(),
+                         "tags": None if j % 4 == 3 else [rng.choice(["x", "y"]) for _ in range(rng.randint(0, 2))]}
+                        for j in range(rng.randint(0, 3))] for i in range(n)], pa.list_(item)),
+    "attrs": pa.array([None if i % 10 == 4 else [(f"k{j}", rng.choice([1, 2, None])) for j in range(rng.randint(0, 3))]
+                       for i in range(n)], pa.map_(pa.string(), pa.int64())),
+    "matrix": pa.array([[[rng.randint(0, 9) for _ in range(rng.randint(0, 2))] for _ in range(rng.randint(0, 2))]
+                        for _ in range(n)], pa.list_(pa.list_(pa.int16()))),
+    "fixed": pa.array([[rng.randint(0, 5) for _ in range(2)] if i % 6 else None for i in range(n)],
+                      pa.list_(pa.int8(), 2)),
+    "large": pa.array([[words(1) for _ in range(rng.randint(0, 3))] for _ in range(n)], pa.large_list(pa.large_string())),
+    "tagd": pa.array([[rng.choice(["p", "q", None]) for _ in range(rng.randint(0, 3))] for _ in range(n)],
+                     pa.list_(pa.dictionary(pa.int8(), pa.string()))),
+})
+write("nested_file.arrow", nested, chunk=13)
+add("nested_file.arrow", field="doc.body", opts="--on-error skip", skip_null_text=True)
+write("nested_stream_lz4.arrow", nested, stream=True, compression="lz4", chunk=20)
+add("nested_stream_lz4.arrow", field="doc.body", opts="--on-error skip", skip_null_text=True)
+
+# ---- every type ------------------------------------------------------------------
+n = 40
+types = pa.table({
+    "text": pa.array([words(3) for _ in range(n)], pa.large_string()),
+    "id": pa.array([i * 7 - 100 for i in range(n)], pa.int64()),
+    "b": pa.array([None if i % 5 == 0 else i % 2 == 0 for i in range(n)], pa.bool_()),
+    "i8": pa.array([rng.randint(-128, 127) for _ in range(n)], pa.int8()),
+    "i16": pa.array([rng.randint(-2**15, 2**15 - 1) for _ in range(n)], pa.int16()),
+    "i32": pa.array([rng.randint(-2**31, 2**31 - 1) if i % 4 else None for i in range(n)], pa.int32()),
+    "i64": pa.array([rng.randint(-2**63, 2**63 - 1) for _ in range(n)], pa.int64()),
+    "u8": pa.array([rng.randint(0, 255) for _ in range(n)], pa.uint8()),
+    "u16": pa.array([rng.randint(0, 2**16 - 1) for _ in range(n)], pa.uint16()),
+    "u32": pa.array([rng.randint(0, 2**32 - 1) for _ in range(n)], pa.uint32()),
+    "u64": pa.array([rng.randint(0, 2**64 - 1) for _ in range(n)], pa.uint64()),
+    "f16": pa.array(np.array([rng.uniform(-100, 100) for _ in range(n)], np.float16), pa.float16()),
+    "f32": pa.array([rng.uniform(-1e6, 1e6) for _ in range(n)], pa.float32()),
+    "f64": pa.array([rng.choice([rng.uniform(-1, 1), 10 ** rng.randint(-30, 30) * rng.random(), 0.0, -0.0, 5e-324,
+                                 1.7976931348623157e308, 123456789012345678.0, 0.3, float("nan"), float("-inf")])
+                     for _ in range(n)], pa.float64()),
+    "date32": pa.array([datetime.date(1970, 1, 1) + datetime.timedelta(days=rng.randint(-50000, 50000))
+                        for _ in range(n)], pa.date32()),
+    "date64": pa.array([datetime.date(1970, 1, 1) + datetime.timedelta(days=rng.randint(-50000, 50000))
+                        for _ in range(n)], pa.date64()),
+    "ts_s": pa.array([rng.randint(-2**33, 2**34) for _ in range(n)], pa.timestamp("s")),
+    "ts_ms": pa.array([rng.randint(-2**40, 2**42) for _ in range(n)], pa.timestamp("ms")),
+    "ts_us_utc": pa.array([rng.randint(-2**50, 2**52) if i % 3 else rng.randint(0, 10**6) * 10**6
+                           for i in range(n)], pa.timestamp("us", tz="UTC")),
+    "ts_ns": pa.array([rng.randint(0, 2**62) if i % 2 else rng.randint(0, 2**40) * 1000 for i in range(n)],
+                      pa.timestamp("ns")),
+    "ts_off": pa.array([rng.randint(0, 2**50) for _ in range(n)], pa.timestamp("us", tz="+05:30")),
+    "ts_neg": pa.array([rng.randint(0, 2**40) for _ in range(n)], pa.timestamp("ms", tz="-03:00")),
+    "t32s": pa.array([rng.randint(0, 86399) for _ in range(n)], pa.time32("s")),
+    "t32": pa.array([rng.randint(0, 86400 * 1000 - 1) for _ in range(n)], pa.time32("ms")),
+    "t64": pa.array([rng.randint(0, 86400 * 10**6 - 1) for _ in range(n)], pa.time64("us")),
+    "t64ns": pa.array([rng.randint(0, 86400 * 10**9 - 1) // 1000 * 1000 for _ in range(n)], pa.time64("ns")),
+    "bin": pa.array([bytes(rng.getrandbits(8) for _ in range(rng.randint(0, 9))) for _ in range(n)], pa.binary()),
+    "lbin": pa.array([bytes(rng.getrandbits(8) for _ in range(rng.randint(0, 9))) for _ in range(n)],
+                     pa.large_binary()),
+    "fsb": pa.array([bytes(rng.getrandbits(8) for _ in range(4)) for _ in range(n)], pa.binary(4)),
+    "dec9": pa.array([decimal.Decimal(rng.randint(-10**9 + 1, 10**9 - 1)).scaleb(-3) for _ in range(n)],
+                     pa.decimal128(9, 3)),
+    "dec38": pa.array([decimal.Decimal(rng.randint(-10**38 + 1, 10**38 - 1)).scaleb(-2) for _ in range(n)],
+                      pa.decimal128(38, 2)),
+    "dec_small": pa.array([decimal.Decimal(rng.randint(-99, 99)).scaleb(-9) for _ in range(n)], pa.decimal128(10, 9)),
+    "dec256": pa.array([decimal.Decimal(rng.randint(-10**30, 10**30)).scaleb(-5) for _ in range(n)],
+                       pa.decimal256(40, 5)),
+    "dict": pa.array([rng.choice(["red", "green", None]) for _ in range(n)]).dictionary_encode(),
+    "dict_int": pa.array([rng.choice([3, 5, None]) for _ in range(n)]).dictionary_encode(),
+    "uuid": pa.array([uuid.UUID(int=rng.getrandbits(128)).bytes for _ in range(n)], pa.uuid()),
+    "null": pa.nulls(n),
+    "empty": pa.array([{} for _ in range(n)], pa.struct([])),
+})
+write("types_file.arrow", types, chunk=15)
+add("types_file.arrow")
+write("types_stream_zstd.arrow", types, stream=True, compression="zstd", chunk=15)
+add("types_stream_zstd.arrow", expected="types_file.expected.jsonl")
+
+# ---- ids: strings with nulls (generated FILE:N), floats ------------------------------
+write("ids.arrow", pa.table({"text": ["a", "b", "c", "d"], "id": ["x", None, "", "é\"q"]}), stream=True)
+add("ids.arrow")
+
+# ---- null text: an error, or skipped with --on-error skip --------------------------
+write("nulltext.arrow", pa.table({"text": ["a", None, "c"], "k": [1, 2, 3]}))
+add("nulltext.arrow", opts="--on-error skip", skip_null_text=True)
+
+# ---- datasets.save_to_disk: a Dataset in shards, a DatasetDict -----------------------
+try:
+    import datasets
+    datasets.disable_progress_bars()
+    for d in ("hf_dataset", "hf_dict"):
+        shutil.rmtree(d, ignore_errors=True)
+    rows = fw.to_pylist()
+    ds = datasets.Dataset.from_list(rows)
+    ds.save_to_disk("hf_dataset", num_shards=3)
+    add("hf_dataset", expected="hf_dataset.expected.jsonl")
+    dd = datasets.DatasetDict({"train": datasets.Dataset.from_list(rows[:40]),
+                               "test": datasets.Dataset.from_list(stack.to_pylist()[:9])})
+    dd.save_to_disk("hf_dict")
+    exp = expected_lines("hf_dict/train") + expected_lines("hf_dict/test", field="content")
+    # one --field for both splits: the test split's content is read as "text" below
+    dd = datasets.DatasetDict({"train": datasets.Dataset.from_list(rows[:40]),
+                               "test": datasets.Dataset.from_list(
+                                   [{"text": r["content"], **{k: v for k, v in r.items() if k != "content"}}
+                                    for r in stack.to_pylist()[:9]])})
+    shutil.rmtree("hf_dict")
+    dd.save_to_disk("hf_dict")
+    exp = expected_lines("hf_dict/train") + expected_lines("hf_dict/test")
+    with open("hf_dict.expected.jsonl", "w") as f:
+        f.write(exp)
+    manifest.append(("hf_dict", "text", "hf_dict.expected.jsonl", ""))
+except ImportError:
+    print("datasets missing: skipped", file=sys.stderr)
+
+with open("manifest.tsv", "w") as f:
+    for row in manifest:
+        f.write("\t".join(row) + "\n")
+print(f"{len(manifest)} fixtures", file=sys.stderr)
