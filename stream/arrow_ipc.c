@@ -291,7 +291,8 @@ struct sl_arrow {
     int text_depth;
     int id_col; /* -1 none */
     /* the current record batch */
-    int64_t batch; /* record batches seen (the current one is batch - 1) */
+    int64_t batch;      /* record batches seen (the current one is batch - 1) */
+    uint64_t batch_off; /* its message's offset */
     ar_mem mem;
     ar_arr *cols;
     int64_t rows, row0; /* its rows, the next one to write */
@@ -1064,6 +1065,7 @@ static int next_record_batch(sl_arrow *a, sl_err *err)
         }
         char what[64];
         snprintf(what, sizeof what, "record batch %lld", (long long)b);
+        a->batch_off = a->msg_off;
         if (load_batch(a, &f, &m.header, &m, &a->mem, a->fields, a->nfields, a->cols, 0, what, &a->rows, err) < 0)
             return -1;
         a->row0 = 0;
@@ -1417,8 +1419,11 @@ static void assemble(const sl_arrow *a, int64_t r, ar_slot *s)
     int rc = text_at(a, r, &t, &tn, &bad);
     if (rc < 0) {
         s->status = -1;
-        sl_errf(&s->err, "%s: record batch %lld, row %llu, column %s: dictionary index %lld out of range", a->name,
-                (long long)b, (unsigned long long)s->row, a->o.field, (long long)bad);
+        sl_errf(
+            &s->err,
+            "%s: record batch %lld (message at offset %llu), row %llu, column %s: dictionary index %lld out of range",
+            a->name, (long long)b, (unsigned long long)a->batch_off, (unsigned long long)s->row, a->o.field,
+            (long long)bad);
         return;
     }
     if (rc == 0) {
@@ -1485,17 +1490,26 @@ static void assemble(const sl_arrow *a, int64_t r, ar_slot *s)
     if (w.bad_field) {
         s->status = -1;
         if (w.bad_index == -1)
-            sl_errf(&s->err, "%s: record batch %lld, row %llu, column %s: a Decimal256 value beyond 128 bits", a->name,
-                    (long long)b, (unsigned long long)s->row, w.bad_field->path);
+            sl_errf(&s->err,
+                    "%s: record batch %lld (message at offset %llu), row %llu, column %s: a Decimal256 value beyond "
+                    "128 bits",
+                    a->name, (long long)b, (unsigned long long)a->batch_off, (unsigned long long)s->row,
+                    w.bad_field->path);
         else if (w.bad_index == -3)
-            sl_errf(&s->err, "%s: record batch %lld, row %llu, column %s: a time of day out of range", a->name,
-                    (long long)b, (unsigned long long)s->row, w.bad_field->path);
+            sl_errf(&s->err,
+                    "%s: record batch %lld (message at offset %llu), row %llu, column %s: a time of day out of range",
+                    a->name, (long long)b, (unsigned long long)a->batch_off, (unsigned long long)s->row,
+                    w.bad_field->path);
         else if (w.bad_index == -2)
-            sl_errf(&s->err, "%s: record batch %lld, row %llu, column %s: value nested too deep", a->name, (long long)b,
-                    (unsigned long long)s->row, w.bad_field->path);
+            sl_errf(
+                &s->err, "%s: record batch %lld (message at offset %llu), row %llu, column %s: value nested too deep",
+                a->name, (long long)b, (unsigned long long)a->batch_off, (unsigned long long)s->row, w.bad_field->path);
         else
-            sl_errf(&s->err, "%s: record batch %lld, row %llu, column %s: dictionary index %lld out of range", a->name,
-                    (long long)b, (unsigned long long)s->row, w.bad_field->path, (long long)w.bad_index);
+            sl_errf(&s->err,
+                    "%s: record batch %lld (message at offset %llu), row %llu, column %s: dictionary index %lld out of "
+                    "range",
+                    a->name, (long long)b, (unsigned long long)a->batch_off, (unsigned long long)s->row,
+                    w.bad_field->path, (long long)w.bad_index);
     } else if (w.utf8_error) {
         s->status = -1;
         sl_errf(&s->err, "%s: row %llu: invalid UTF-8 in a string column", a->name, (unsigned long long)s->row);

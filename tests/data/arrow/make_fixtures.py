@@ -328,6 +328,69 @@ try:
 except ImportError:
     print("datasets missing: skipped", file=sys.stderr)
 
+# ---- bad input (tests/cli/read_arrow.sh checks the one-line errors) ----------------
+os.makedirs("bad", exist_ok=True)
+
+
+def messages(data, pos=0):
+    """(offset, metadata length, body offset, body length) of each message of a stream."""
+    out = []
+    reader = pa.BufferReader(data[pos:])
+    while True:
+        at = reader.tell()
+        try:
+            m = pa.ipc.read_message(reader)
+        except (StopIteration, EOFError, pa.ArrowInvalid, OSError):
+            break
+        meta_len = len(m.metadata) + 8
+        out.append((pos + at, meta_len, pos + at + meta_len, m.body.size if m.body else 0, m.type))
+    return out
+
+
+def put(name, data):
+    with open(os.path.join("bad", name), "wb") as f:
+        f.write(data)
+
+
+plain = pa.table({"text": ["alpha", "beta", "gamma", "delta"] * 4, "n": list(range(16))})
+write("bad/_plain.arrow", plain, stream=True, chunk=4)
+good = open("bad/_plain.arrow", "rb").read()
+os.remove("bad/_plain.arrow")
+msgs = messages(good)
+batch1 = [m for m in msgs if m[4] == "record batch"][1]
+put("truncated_stream.arrow", good[:batch1[2] + 10])               # in the middle of a body
+b = bytearray(good)
+b[batch1[2] + 4:batch1[2] + 8] = (0x7FFFFF00).to_bytes(4, "little")  # text offsets[1]: beyond the data
+put("bad_offsets.arrow", bytes(b))
+b = bytearray(good)
+b[batch1[0] + 8:batch1[0] + 12] = (0xFFFFF0).to_bytes(4, "little")   # the flatbuffer's root offset
+put("bad_flatbuffer.arrow", bytes(b))
+b = bytearray(good)
+b[batch1[0] + 4:batch1[0] + 8] = (0x7FFFFFF0).to_bytes(4, "little")  # a metadata length that lies
+put("bad_meta_len.arrow", bytes(b))
+write("bad/_file.arrow", plain, chunk=4)
+gf = open("bad/_file.arrow", "rb").read()
+os.remove("bad/_file.arrow")
+put("truncated_file.arrow", gf[:len(gf) // 2])                       # no footer, no end magic
+b = bytearray(gf)
+b[-10:-6] = (0x7FFFFFF0).to_bytes(4, "little")                       # footer length that lies
+put("bad_footer_len.arrow", bytes(b))
+write("bad/_z.arrow", pa.table({"text": [words(50) for _ in range(40)]}), stream=True, compression="zstd", chunk=20)
+gz = open("bad/_z.arrow", "rb").read()
+os.remove("bad/_z.arrow")
+zb = [m for m in messages(gz) if m[4] == "record batch"][1]
+b = bytearray(gz)
+for i in range(zb[2] + zb[3] // 2, zb[2] + zb[3] // 2 + 24):       # the compressed text data
+    b[i] ^= 0x5A
+put("bad_zstd.arrow", bytes(b))
+# a dictionary index beyond the dictionary
+idx = pa.array([0, 1, 7, 1], pa.int8())
+bad_dict = pa.DictionaryArray.from_arrays(idx, pa.array(["x", "y"]), safe=False)
+try:
+    write("bad/bad_dict_index.arrow", pa.table({"text": ["a", "b", "c", "d"], "k": bad_dict}), stream=True)
+except pa.ArrowInvalid:
+    print("pyarrow refused the bad dictionary index: bad_dict_index.arrow not written", file=sys.stderr)
+
 with open("manifest.tsv", "w") as f:
     for row in manifest:
         f.write("\t".join(row) + "\n")
