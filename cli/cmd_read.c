@@ -27,7 +27,11 @@ static const char help[] =
     "column (a dotted path reaches into a struct), the id from a column \"id\" (else\n"
     "FILE:ROW), every other column as a field with the value pyarrow's to_pylist()\n"
     "gives, as json.dumps writes it (docs/read.md). A row whose text is null is a\n"
-    "bad line (--on-error).\n\n"
+    "bad line (--on-error).\n"
+    "An Arrow IPC file (ARROW1) or stream (Feather v2, datasets' .arrow files) reads\n"
+    "the same way, record batch by record batch; a folder written by Hugging Face\n"
+    "datasets' save_to_disk (state.json, data-*.arrow; or dataset_dict.json and its\n"
+    "splits) is read as its data files in order.\n\n"
     "options:\n"
     "  -f, --field NAME        JSON field that holds the text (default: text); it is\n"
     "                          written as \"text\" (an input field \"text\" is then dropped)\n"
@@ -51,6 +55,7 @@ static const char help[] =
     "\nexamples:\n"
     "  sluice read corpus.tar.zst -o docs.jsonl\n"
     "  sluice read train-00000-of-00099.parquet | sluice tokenize bpe --tokenizer tokenizer.json\n"
+    "  sluice read ~/my_dataset --field content      # datasets.save_to_disk folder\n"
     "  zcat part-*.jsonl.gz | sluice read --field content --on-error skip\n"
     "  sluice read --lines notes.txt.xz | sluice tokenize bpe --tokenizer tokenizer.json\n";
 
@@ -108,7 +113,7 @@ static int run(sl_cli *cli, int argc, char **argv)
 
 const sl_command sl_cmd_read = {
     .name = "read",
-    .summary = "decode corpora (plain, zstd, gzip, xz, bzip2, tar, zip, Parquet) into JSON Lines documents",
+    .summary = "decode corpora (plain, zstd, gzip, xz, bzip2, tar, zip, Parquet, Arrow) into JSON Lines documents",
     .usage = "sluice read [options] [FILES...]",
     .help = help,
     .run = run,

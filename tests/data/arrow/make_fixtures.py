@@ -391,6 +391,28 @@ try:
 except pa.ArrowInvalid:
     print("pyarrow refused the bad dictionary index: bad_dict_index.arrow not written", file=sys.stderr)
 
+# ---- seeds of tests/fuzz/fuzz_arrow_ipc.c: small files and streams, a flags byte first ---
+seeds = os.path.join("..", "..", "fuzz", "corpus", "arrow_ipc")
+os.makedirs(seeds, exist_ok=True)
+
+
+def seed(name, table, flags=0, **kw):
+    write(os.path.join(seeds, "_tmp"), table, **kw)
+    with open(os.path.join(seeds, "_tmp"), "rb") as f:
+        data = f.read()
+    os.remove(os.path.join(seeds, "_tmp"))
+    with open(os.path.join(seeds, name), "wb") as f:
+        f.write(bytes([flags]) + data)
+
+
+seed("fw_file", fw.slice(0, 5), chunk=2)
+seed("fw_stream_zstd", fw.slice(0, 5), stream=True, compression="zstd", chunk=2)
+seed("fw_stream_lz4", fw.slice(0, 5), stream=True, compression="lz4", chunk=3)
+seed("dict", fwd.slice(0, 6), stream=True, chunk=3)
+seed("nested", nested.slice(0, 4), flags=1, stream=True, chunk=2)
+seed("types", types.slice(0, 3), stream=True, chunk=2)
+seed("stack", stack.slice(0, 4), flags=2, chunk=2)
+
 with open("manifest.tsv", "w") as f:
     for row in manifest:
         f.write("\t".join(row) + "\n")
