@@ -6,7 +6,11 @@
 #   pyarrow read_table(columns=["text"])   the text column into Arrow memory only
 #   pyarrow + to_pylist + json.dumps  the same JSON Lines as sluice, in Python
 #   datatrove ParquetReader           (when installed) documents from the file
-# and `sluice read x.parquet | sluice tokenize` is left to bench/bpe.sh. Needs a
+# then the same rows as Arrow IPC files (record batches of 1000 rows, plain and
+# ZSTD): sluice read -@ 1 vs pyarrow + to_pylist + json.dumps; and
+# `sluice read x.parquet | sluice tokenize text` against `sluice tokenize text` on the
+# same documents as JSON Lines (MB/s of text, all threads, the GPT-NeoX tokenizer
+# of tests/data/bpe). Needs a
 # python with pyarrow: PY=/path/to/venv/bin/python (default python3); skipped
 # without it. Prints MB/s of text and each peer's time as a multiple of sluice's.
 set -euo pipefail
@@ -59,3 +63,22 @@ for codec in snappy zstd; do
   read -r tw tc <<< "$(best "'$SLUICE' read -q '$f'")"
   row "sluice read (all threads)" "$tw" "$tc" "$sw"
 done
+echo "arrow ipc (record batches of 1000 rows):"
+for codec in none zstd; do
+  f="$W/fw.$codec.arrow"
+  read -r sw sc <<< "$(best "'$SLUICE' read -q -@ 1 '$f'")"
+  row "sluice read -@ 1 ($codec)" "$sw" "$sc" 0
+  read -r jw jc <<< "$(RUNS=1 best "'$PY' '$SRC/bench/parquet_peer.py' ipc-json '$f'")"
+  row "pyarrow + to_pylist + json.dumps" "$jw" "$jc" "$sw"
+done
+tok="$SRC/tests/data/bpe/neox-tokenizer.json"
+if [ -f "$tok" ]; then
+  echo "tokenize text (GPT-NeoX, all threads), MB/s of text:"
+  "$SLUICE" read -q "$W/fw.zstd.parquet" > "$W/fw.jsonl"
+  read -r jw jc <<< "$(best "'$SLUICE' tokenize text -q -t '$tok' -o /dev/null '$W/fw.jsonl'")"
+  row "tokenize text fw.jsonl" "$jw" "$jc" 0
+  read -r pw pc <<< "$(best "'$SLUICE' read -q '$W/fw.zstd.parquet' | '$SLUICE' tokenize text -q -t '$tok' -o /dev/null")"
+  row "read fw.parquet | tokenize text" "$pw" "$pc" "$jw"
+  read -r aw ac <<< "$(best "'$SLUICE' tokenize text -q -t '$tok' -o /dev/null '$W/fw.zstd.parquet'")"
+  row "tokenize text fw.parquet" "$aw" "$ac" "$jw"
+fi

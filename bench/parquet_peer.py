@@ -5,6 +5,7 @@
   parquet_peer.py pyarrow FILE              pq.read_table(FILE, columns=["text"]) on one thread
   parquet_peer.py pyarrow-json FILE         read_table + to_pylist + json.dumps per row (what read writes), one thread
   parquet_peer.py datatrove FILE            datatrove's ParquetReader, every document's text touched
+  parquet_peer.py ipc-json FILE             an Arrow IPC file read + to_pylist + json.dumps per row, one thread
 """
 import json
 import random
@@ -38,6 +39,11 @@ def gen(words_path, prefix, mb):
     for codec in ("snappy", "zstd"):
         # FineWeb's files have row groups of about 1000 documents... and large ones too; pyarrow's default
         pq.write_table(t, f"{prefix}.{codec}.parquet", compression=codec, row_group_size=20000)
+    # Arrow IPC files in record batches of 1000 rows (as datasets writes them), plain and ZSTD
+    for codec in (None, "zstd"):
+        with pa.ipc.new_file(f"{prefix}.{codec or 'none'}.arrow", t.schema,
+                             options=pa.ipc.IpcWriteOptions(compression=codec)) as w:
+            w.write_table(t, max_chunksize=1000)
 
 
 def main():
@@ -53,6 +59,12 @@ def main():
         print(t.num_rows, file=sys.stderr)
     elif mode == "pyarrow-json":
         t = pq.read_table(path, use_threads=False)
+        out = sys.stdout
+        for row in t.to_pylist():
+            out.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
+            out.write("\n")
+    elif mode == "ipc-json":
+        t = pa.ipc.open_file(path).read_all()
         out = sys.stdout
         for row in t.to_pylist():
             out.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
