@@ -412,13 +412,24 @@ static void doc_reset(sl_docreader *r, sl_textdoc *d)
     d->line = 0;
 }
 
+/* 1 when the first n bytes could start a Parquet or Arrow file or stream but
+ * are too few to tell (an Arrow stream's schema message needs up to 64). */
+static int sniff_needs_more(const char *p, size_t n)
+{
+    if (n < 4)
+        return 1;
+    if (!memcmp(p, "\xFF\xFF\xFF\xFF", 4))
+        return n < 64;
+    return !memcmp(p, "ARRO", 4) && n < 6;
+}
+
 /* Decides the format of a new source from its first non-whitespace byte. */
 static int detect(sl_docreader *r, sl_err *err)
 {
     size_t i = 0; /* bytes of leading whitespace seen, from r->start */
     int bom_checked = 0;
     for (;;) {
-        if (r->o.format == SL_DOCS_AUTO && (r->end - r->start >= 64 || r->eof)) {
+        if (r->o.format == SL_DOCS_AUTO && (r->eof || !sniff_needs_more(r->buf + r->start, r->end - r->start))) {
             if (sl_pq_sniff(r->buf + r->start, r->end - r->start)) {
                 r->mode = M_PARQUET;
                 return 0;
