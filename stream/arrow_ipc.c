@@ -390,7 +390,17 @@ static int build_field(sl_arrow *a, fb *f, const fbt *ft, ar_field *out, int dep
 {
     memset(out, 0, sizeof *out);
     out->dict = -1;
-    out->name = fb_str(f, ft, 0);
+    char *raw = fb_str(f, ft, 0);
+    size_t rn = strlen(raw);
+    if (sl_utf8_check(raw, rn) == rn) { /* a name is text; invalid UTF-8 repaired */
+        out->name = raw;
+    } else {
+        sl_buf rep = {0};
+        sl_utf8_repair(&rep, raw, rn, SL_UTF8_REPLACE);
+        sl_buf_putc(&rep, 0);
+        out->name = rep.data;
+        free(raw);
+    }
     sl_buf nm = {0};
     sl_json_put_cstr(&nm, out->name);
     sl_buf_putc(&nm, ':');
@@ -401,6 +411,9 @@ static int build_field(sl_arrow *a, fb *f, const fbt *ft, ar_field *out, int dep
     else
         sl_buf_puts(&path, out->name);
     out->path = path.data ? path.data : sl_xstrdup("");
+    for (char *c = out->path; *c; c++) /* messages stay on one line */
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
     if (depth > MAX_DEPTH)
         return sl_errf(err, "%s: schema nested deeper than %d", a->name, MAX_DEPTH);
     int type = fb_u8(f, ft, 2, 0);
@@ -592,7 +605,7 @@ static int schema_init(sl_arrow *a, fb *f, const fbt *st, sl_err *err)
     if (find_path(a, a->fields, a->nfields, a->o.field, 0) < 0) {
         sl_buf cols = {0};
         for (int i = 0; i < a->nfields && cols.len < 300; i++)
-            sl_buf_printf(&cols, "%s%s", i ? ", " : "", a->fields[i].name);
+            sl_buf_printf(&cols, "%s%s", i ? ", " : "", a->fields[i].path);
         sl_errf(err, "%s: no column \"%s\" for the text (columns: %s%s); --field names it", a->name, a->o.field,
                 cols.data ? cols.data : "none", cols.len >= 300 ? ", ..." : "");
         sl_buf_free(&cols);
