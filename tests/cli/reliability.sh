@@ -17,3 +17,22 @@ tar -cf empty.tar -T /dev/null
 [ "$(stat -c %s empty.tar)" -ge 1024 ] && [ -z "$(tr -d '\0' < empty.tar)" ] || fail "tar made no all-zero empty archive"
 "$SLUICE" read empty.tar -o out.jsonl
 [ -f out.jsonl ] && [ ! -s out.jsonl ] || fail "an empty tar must give no documents"
+
+# 7. tokenize dna: a header whose name is longer than a document id may be
+# is an error at its file and line; a spool that fills its disk names the
+# record (file, name, base), not just "temporary file".
+{ echo '>short'; echo ACGT; printf '>'; head -c 100000 /dev/zero | tr '\0' N; echo ' desc'; echo ACGT; } > longname.fa
+expect_fail 1 '^sluice: tokenize dna: longname\.fa:3: record name of 100000 bytes is too long' -- \
+  "$SLUICE" tokenize dna longname.fa -o out.tok
+no_file out.tok
+{ echo '>big one'; head -c 300000 /dev/zero | tr '\0' A; echo; } > big.fa
+mkdir -p full
+if mount -t tmpfs -o size=64k tmpfs full 2> mount.err; then
+  set +e; TMPDIR=$T/full "$SLUICE" tokenize dna --in-memory 1k big.fa -o out.tok 2> err; rc=$?; set -e
+  umount full
+  [ $rc -eq 1 ] && grep -Eq "^sluice: tokenize dna: big\.fa: record 'big', base [0-9]+: .*No space left on device" err ||
+    fail "spool on a full disk: rc=$rc $(cat err)"
+  no_file out.tok
+else
+  echo "skipping the full spool disk case: cannot mount tmpfs ($(cat mount.err))" >&2
+fi
