@@ -36,3 +36,13 @@ if mount -t tmpfs -o size=64k tmpfs full 2> mount.err; then
 else
   echo "skipping the full spool disk case: cannot mount tmpfs ($(cat mount.err))" >&2
 fi
+
+# 8. A --part value with a newline (or a Slurm variable with one) gives a
+# one-line message, the bytes escaped (fuzz_parts' seed parts/newline holds
+# the input that made the fuzz target abort).
+expect_fail 2 "^sluice: read: --part '1\\\\x0a/2': R is not a number$" -- "$SLUICE" read --part $'1\n/2' z8k.jsonl
+grep -q '^/2' "$T/err" && fail "--part message broken over lines: $(cat "$T/err")"
+SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_COUNT=2 SLURM_ARRAY_TASK_ID=$'1\nx' \
+  expect_fail 2 "SLURM_ARRAY_TASK_ID='1\\\\x0ax' is not a number$" -- "$SLUICE" read --part slurm z8k.jsonl
+grep -q '^x' "$T/err" && fail "slurm message broken over lines: $(cat "$T/err")"
+true
