@@ -169,8 +169,7 @@ static int env_u64(const char *name, uint64_t *v, sl_err *err)
     char *end;
     errno = 0;
     unsigned long long x = strtoull(s, &end, 10);
-    if (errno || *end || *s == '-')
-    {
+    if (errno || *end || *s == '-') {
         char q[SL_QUOTE_MAX];
         return sl_errf(err, "--part slurm: %s='%s' is not a number", name, sl_err_quote(s, strlen(s), q, sizeof q));
     }
