@@ -36,6 +36,8 @@ struct sl_input {
     int zs_live, zs_between, zs_padding;
     ZSTD_DStream *zd;      /* zstd decompressor */
     int zd_pending;        /* zstd: inside a frame */
+    uint64_t zd_frame_at;  /* zstd: compressed offset of the current frame */
+    uint64_t zd_frame_decoded; /* zstd: decoded bytes before it */
     unsigned char *rawbuf; /* raw (compressed) bytes */
     size_t raw_len, raw_pos;
     int raw_eof;
@@ -181,10 +183,12 @@ static int raw_fill(sl_input *in, sl_err *err)
     return 0;
 }
 
-static long dec_fail(sl_input *in, const char *what, const char *detail)
+/* got: bytes this call decoded before the failure (a CRC is checked after
+ * the data it covers was decoded: the position is after those bytes). */
+static long dec_fail(sl_input *in, size_t got, const char *what, const char *detail)
 {
     sl_errf(&in->saved, "%s: %s %s data after %llu decoded bytes (compressed offset %llu)%s%s", in->name, what,
-            comp_name(in->comp), (unsigned long long)in->decoded,
+            comp_name(in->comp), (unsigned long long)(in->decoded + got),
             (unsigned long long)(in->raw_off - (in->raw_len - in->raw_pos)), detail ? ": " : "", detail ? detail : "");
     return -1;
 }
@@ -208,7 +212,7 @@ static long gzip_decode(sl_input *in, unsigned char *dst, size_t cap, sl_err *er
                 continue;
             }
             if (in->zs_padding || in->rawbuf[in->raw_pos] != 0x1f)
-                return dec_fail(in, "unexpected data after", NULL);
+                return dec_fail(in, 0, "unexpected data after", NULL);
             in->zs_between = 0;
         }
         /* at the end of the input, call inflate once more: it may still hold
@@ -225,12 +229,12 @@ static long gzip_decode(sl_input *in, unsigned char *dst, size_t cap, sl_err *er
             inflateReset(&in->zs);
             in->zs_between = 1;
         } else if (ret != Z_OK && ret != Z_BUF_ERROR) {
-            return dec_fail(in, "corrupt", in->zs.msg ? in->zs.msg : "inflate failed");
+            return dec_fail(in, got, "corrupt", in->zs.msg ? in->zs.msg : "inflate failed");
         }
         if (got)
             return (long)got;
         if (at_end && ret != Z_STREAM_END)
-            return dec_fail(in, "truncated", NULL);
+            return dec_fail(in, 0, "truncated", NULL);
     }
 }
 
@@ -244,18 +248,30 @@ static long zstd_decode(sl_input *in, unsigned char *dst, size_t cap, sl_err *er
         int at_end = in->raw_pos == in->raw_len && in->raw_eof;
         if (at_end && !in->zd_pending)
             return 0;
+        if (!in->zd_pending) { /* a frame starts here */
+            in->zd_frame_at = in->raw_off - (in->raw_len - in->raw_pos);
+            in->zd_frame_decoded = in->decoded;
+        }
         ZSTD_inBuffer ib = {in->rawbuf, in->raw_len, in->raw_pos};
         ZSTD_outBuffer ob = {dst, cap, 0};
         size_t ret = ZSTD_decompressStream(in->zd, &ob, &ib);
+        if (ZSTD_isError(ret)) {
+            /* zstd leaves the buffer positions undefined on an error, and
+             * a content checksum covers the whole frame: the frame is where
+             * the damage is */
+            sl_errf(&in->saved,
+                    "%s: corrupt zstd data in the frame at compressed offset %llu (its data starts at decoded byte %llu): %s",
+                    in->name, (unsigned long long)in->zd_frame_at, (unsigned long long)in->zd_frame_decoded,
+                    ZSTD_getErrorName(ret));
+            return -1;
+        }
         in->raw_pos = ib.pos;
-        if (ZSTD_isError(ret))
-            return dec_fail(in, "corrupt", ZSTD_getErrorName(ret));
         in->zd_pending = ret != 0;
         if (ob.pos)
             return (long)ob.pos;
         /* no output from all the input there is: the frame is cut short */
         if (at_end)
-            return in->zd_pending ? dec_fail(in, "truncated", NULL) : 0;
+            return in->zd_pending ? dec_fail(in, 0, "truncated", NULL) : 0;
     }
 }
 
@@ -337,7 +353,7 @@ static long xz_decode(sl_input *in, unsigned char *dst, size_t cap, sl_err *err)
         if (ret == LZMA_STREAM_END)
             return (long)got; /* 0 when everything was delivered */
         if (ret != LZMA_OK && !(ret == LZMA_BUF_ERROR && got))
-            return dec_fail(in, ret == LZMA_BUF_ERROR ? "truncated" : "corrupt",
+            return dec_fail(in, got, ret == LZMA_BUF_ERROR ? "truncated" : "corrupt",
                             ret == LZMA_DATA_ERROR     ? "data error"
                             : ret == LZMA_FORMAT_ERROR ? "not xz data"
                             : ret == LZMA_BUF_ERROR    ? NULL
@@ -361,7 +377,7 @@ static long bz2_decode(sl_input *in, unsigned char *dst, size_t cap, sl_err *err
             BZ2_bzDecompressEnd(&in->bs);
             memset(&in->bs, 0, sizeof in->bs);
             if (BZ2_bzDecompressInit(&in->bs, 0, 0) != BZ_OK)
-                return dec_fail(in, "corrupt", "cannot restart libbz2");
+                return dec_fail(in, 0, "corrupt", "cannot restart libbz2");
             in->bs_between = 0;
         }
         int at_end = in->raw_pos == in->raw_len && in->raw_eof;
@@ -375,11 +391,11 @@ static long bz2_decode(sl_input *in, unsigned char *dst, size_t cap, sl_err *err
         if (ret == BZ_STREAM_END)
             in->bs_between = 1;
         else if (ret != BZ_OK)
-            return dec_fail(in, "corrupt", ret == BZ_DATA_ERROR_MAGIC ? "not bzip2 data" : "data error (CRC)");
+            return dec_fail(in, got, "corrupt", ret == BZ_DATA_ERROR_MAGIC ? "not bzip2 data" : "data error (CRC)");
         if (got)
             return (long)got;
         if (at_end && ret != BZ_STREAM_END)
-            return dec_fail(in, "truncated", NULL);
+            return dec_fail(in, 0, "truncated", NULL);
     }
 }
 
