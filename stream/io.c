@@ -34,11 +34,11 @@ struct sl_input {
     int bs_live, bs_between;
     z_stream zs; /* gzip decompressor */
     int zs_live, zs_between, zs_padding;
-    ZSTD_DStream *zd;      /* zstd decompressor */
-    int zd_pending;        /* zstd: inside a frame */
-    uint64_t zd_frame_at;  /* zstd: compressed offset of the current frame */
+    ZSTD_DStream *zd;          /* zstd decompressor */
+    int zd_pending;            /* zstd: inside a frame */
+    uint64_t zd_frame_at;      /* zstd: compressed offset of the current frame */
     uint64_t zd_frame_decoded; /* zstd: decoded bytes before it */
-    unsigned char *rawbuf; /* raw (compressed) bytes */
+    unsigned char *rawbuf;     /* raw (compressed) bytes */
     size_t raw_len, raw_pos;
     int raw_eof;
     uint64_t decoded; /* decoded bytes produced so far */
@@ -260,7 +260,8 @@ static long zstd_decode(sl_input *in, unsigned char *dst, size_t cap, sl_err *er
              * a content checksum covers the whole frame: the frame is where
              * the damage is */
             sl_errf(&in->saved,
-                    "%s: corrupt zstd data in the frame at compressed offset %llu (its data starts at decoded byte %llu): %s",
+                    "%s: corrupt zstd data in the frame at compressed offset %llu (its data starts at decoded byte "
+                    "%llu): %s",
                     in->name, (unsigned long long)in->zd_frame_at, (unsigned long long)in->zd_frame_decoded,
                     ZSTD_getErrorName(ret));
             return -1;
