@@ -1,6 +1,7 @@
 /* The filter stage (see filter.h). */
 #include "model/filter.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <xxhash.h>
 
 #include "stream/json.h"
+#include "stream/spill.h"
 #include "stream/progress.h"
 #include "stream/stats.h"
 
@@ -411,9 +413,11 @@ int sl_filter_select(const sl_filter_opts *o, const sl_filter_cuts *c, const sl_
 }
 
 /* First pass: the distribution of the input's scores; standard input is
- * copied to *spool on the way (so that the second pass can read it again). */
+ * copied on the way to *spool, an unlinked file in the temporary directory
+ * (so that the second pass can read it again, and so that no spool is left
+ * however the process ends). */
 static int dist_pass(const sl_filter_opts *o, sl_ts_reader *r0, const char *const *paths, size_t n,
-                     sl_filter_dist *dist, char *spool, size_t spool_cap, const char **src, int *missing, sl_err *err)
+                     sl_filter_dist *dist, int *spool, const char **src, int *missing, sl_err *err)
 {
     sl_ts_reader *r = r0 ? r0 : sl_ts_reader_open_paths((char *const *)paths, n, err);
     if (!r)
@@ -424,9 +428,17 @@ static int dist_pass(const sl_filter_opts *o, sl_ts_reader *r0, const char *cons
     sl_doc d = {0};
     int k = 0;
     if (!strcmp(paths[0], "-")) {
-        const char *td = o->tmpdir ? o->tmpdir : getenv("TMPDIR");
-        snprintf(spool, spool_cap, "%s/sluice-filter-%ld.tok", td && *td ? td : "/tmp", (long)getpid());
-        if (!(sout = sl_output_open(spool, err)) || !(w = sl_ts_writer_open(sout, sl_ts_reader_header(r), err)))
+        int fd = sl_tmpfile(o->tmpdir, err), wfd = fd >= 0 ? dup(fd) : -1;
+        if (fd >= 0 && wfd < 0)
+            sl_errf(err, "cannot duplicate the spool's descriptor: %s", strerror(errno));
+        if (wfd < 0) {
+            if (fd >= 0)
+                close(fd);
+            goto fail;
+        }
+        *spool = fd;
+        sout = sl_output_fd(wfd, "the spool of standard input");
+        if (!(w = sl_ts_writer_open(sout, sl_ts_reader_header(r), err)))
             goto fail;
     }
     while ((k = sl_ts_read_doc(r, &d, err)) == 1) {
@@ -455,6 +467,19 @@ fail:
     sl_doc_free(&d);
     sl_ts_reader_close(r);
     return -1;
+}
+
+/* The spool read back from its start (the descriptor stays the caller's). */
+static long spool_read(void *ctx, void *buf, size_t n, sl_err *err)
+{
+    int fd = *(int *)ctx;
+    for (;;) {
+        ssize_t k = read(fd, buf, n);
+        if (k >= 0)
+            return (long)k;
+        if (errno != EINTR)
+            return sl_errf(err, "the spool of standard input: %s", strerror(errno));
+    }
 }
 
 int sl_filter_run(const sl_filter_opts *o, const char *const *paths, size_t n, sl_output *out, sl_filter_result *res,
@@ -501,8 +526,9 @@ int sl_filter_run(const sl_filter_opts *o, const char *const *paths, size_t n, s
     sl_filter_dist dist = {0};
     sl_filter_cuts cuts;
     sl_ts_writer *w = NULL;
-    char spool[4200] = "";
-    const char *spool_path = spool, *src = NULL;
+    int spool = -1;
+    sl_input *spool_in = NULL;
+    const char *src = NULL;
     int rc = -1;
     if (o->n_scores && !(m = sl_scoremap_load(o->scores, o->n_scores, o->field, err)))
         goto done;
@@ -517,24 +543,27 @@ int sl_filter_run(const sl_filter_opts *o, const char *const *paths, size_t n, s
     } else if (sl_filter_needs_dist(o) && m) {
         sl_scoremap_dist(m, &dist);
     } else if (sl_filter_needs_dist(o)) {
-        int k = dist_pass(o, r0, paths, n, &dist, spool, sizeof spool, &src, &res->missing, err);
+        int k = dist_pass(o, r0, paths, n, &dist, &spool, &src, &res->missing, err);
         r0 = NULL; /* closed by dist_pass */
         if (k < 0)
             goto done;
-        if (spool[0]) {
-            paths = &spool_path;
-            n = 1;
-        }
     }
     if (!o->n_cutoffs_from)
         sl_filter_resolve(o, &dist, &cuts);
 
     r = r0;
     r0 = NULL;
-    if (!r && !(r = sl_ts_reader_open_paths((char *const *)paths, n, err)))
-        goto done;
-    if (!spool[0])
+    if (spool >= 0) {
+        spool_in = lseek(spool, 0, SEEK_SET) == 0
+                       ? sl_input_callbacks_plain(spool_read, &spool, "the spool of standard input", err)
+                       : NULL;
+        if (!spool_in || !(r = sl_ts_reader_open(spool_in, err)))
+            goto done;
+    } else {
+        if (!r && !(r = sl_ts_reader_open_paths((char *const *)paths, n, err)))
+            goto done;
         src = reader_src(r, paths[0]);
+    }
     if (!(w = sl_ts_writer_open(out, sl_ts_reader_header(r), err)))
         goto done;
     if (sl_filter_select(o, &cuts, m, r, src, w, res, err) < 0)
@@ -547,8 +576,9 @@ done:
     sl_ts_reader_close(r);
     sl_ts_reader_close(r0);
     sl_input_close(in);
-    if (spool[0])
-        unlink(spool);
+    sl_input_close(spool_in);
+    if (spool >= 0)
+        close(spool);
     sl_scoremap_free(m);
     sl_filter_dist_free(&dist);
     return rc;
