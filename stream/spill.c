@@ -21,9 +21,11 @@
 
 #include "stream/byteorder.h"
 
-typedef struct {
-    size_t off;
-    size_t len;
+#define SL_SPILL_READ ((size_t)256 << 10) /* read buffer per run, when the budget allows */
+
+typedef struct { /* 8 bytes: the arena is below 4 GiB (the budget is capped) */
+    uint32_t off;
+    uint32_t len;
 } ent;
 
 typedef struct {
@@ -99,6 +101,8 @@ sl_spill *sl_spill_new(const sl_spill_opts *o, sl_err *err)
         s->o.budget = (size_t)64 << 20;
     if (s->o.budget < 4 * (size_t)SL_SPILL_MIN_READ)
         s->o.budget = 4 * (size_t)SL_SPILL_MIN_READ;
+    if (s->o.budget > ((size_t)4 << 30))
+        s->o.budget = (size_t)4 << 30;
     s->purpose = o->purpose ? o->purpose : "records";
     s->dir = sl_xstrdup(o->tmpdir && *o->tmpdir                 ? o->tmpdir
                         : getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR")
@@ -254,7 +258,7 @@ int sl_spill_add(sl_spill *s, const void *rec, size_t len, sl_err *err)
             s->scratch = sl_xrealloc(s->scratch, s->ecap * sizeof *s->scratch);
     }
     memcpy(s->arena + s->alen, rec, len);
-    s->ents[s->n++] = (ent){s->alen, len};
+    s->ents[s->n++] = (ent){(uint32_t)s->alen, (uint32_t)len};
     s->alen += len;
     s->count++;
     return 0;
@@ -422,6 +426,8 @@ static int merge_passes(sl_spill *s, sl_err *err)
         run *nr = NULL;
         size_t nn = 0;
         size_t each = (s->o.budget - s->o.budget / 16) / f;
+        if (each > SL_SPILL_READ)
+            each = SL_SPILL_READ;
         for (size_t a = 0; a < s->nruns; a += f) {
             size_t b = a + f < s->nruns ? a + f : s->nruns;
             uint64_t start = nend;
@@ -479,9 +485,11 @@ int sl_spill_sort(sl_spill *s, sl_err *err)
     free(s->wb); /* reading only from here */
     s->wb = NULL;
     s->wcap = 0;
+    /* 256 KiB per run reads well and keeps the merge far below the budget
+     * until there are hundreds of runs */
     size_t each = s->o.budget / (s->nruns + 1);
-    if (each > ((size_t)4 << 20))
-        each = (size_t)4 << 20;
+    if (each > SL_SPILL_READ)
+        each = SL_SPILL_READ;
     return merge_open(s, s->fd, 0, s->nruns, each, err);
 }
 

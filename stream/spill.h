@@ -20,9 +20,11 @@
  *   sl_spill_free(s);
  *
  * Memory: the records held before a run is written (budget / 2 of record
- * bytes, their index and the sort's scratch included), then one read buffer
- * per run being merged; never more than `budget` whatever the number of
- * records. More runs than the budget can give a useful buffer each
+ * bytes, their index and the sort's scratch included: 16 bytes per record)
+ * and a write buffer (budget / 16), then one read buffer per run being
+ * merged (256 KiB, less when there are more runs than budget / 256 KiB);
+ * never more than `budget` whatever the number of records (budget at most
+ * 4 GiB). More runs than the budget can give a useful buffer each
  * (SL_SPILL_MIN_READ) are merged in passes, each pass writing fewer, longer
  * runs. Records up to budget / 4 bytes are accepted (longer: an error).
  *
