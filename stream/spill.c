@@ -517,6 +517,19 @@ int sl_spill_next(sl_spill *s, const void **rec, size_t *len, sl_err *err)
     return 1;
 }
 
+int sl_spill_rewind(sl_spill *s, sl_err *err)
+{
+    if (!s->sorted)
+        return sl_errf(err, "%s: rewound before the sort", s->purpose);
+    s->mi = 0;
+    if (!s->nruns)
+        return 0;
+    size_t each = s->cur ? s->cur[0].cap : SL_SPILL_MIN_READ;
+    cursors_free(s, s->nruns);
+    s->advance = 0;
+    return merge_open(s, s->fd, 0, s->nruns, each, err);
+}
+
 uint64_t sl_spill_count(const sl_spill *s)
 {
     return s->count;

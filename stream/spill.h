@@ -65,6 +65,8 @@ int sl_spill_add(sl_spill *s, const void *rec, size_t len, sl_err *err);
 int sl_spill_sort(sl_spill *s, sl_err *err);
 /* The next record in order: 1 (*rec valid until the next call), 0 at the end, -1 error. */
 int sl_spill_next(sl_spill *s, const void **rec, size_t *len, sl_err *err);
+/* Starts the records over from the first (after sl_spill_sort). */
+int sl_spill_rewind(sl_spill *s, sl_err *err);
 uint64_t sl_spill_count(const sl_spill *s); /* records appended */
 size_t sl_spill_runs(const sl_spill *s);    /* runs cut while appending (0: all in memory) */
 uint64_t sl_spill_disk_bytes(const sl_spill *s);

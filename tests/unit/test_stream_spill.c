@@ -105,6 +105,14 @@ static void run_case(size_t n, size_t fixed, size_t budget, int sorted, size_t m
     assert_int_equal(k, 0);
     assert_int_equal(i, n);
     assert_int_equal(sl_spill_next(s, &r, &len, &e), 0);
+    /* a second time over the same records */
+    assert_int_equal(sl_spill_rewind(s, &e), 0);
+    for (i = 0; (k = sl_spill_next(s, &r, &len, &e)) == 1; i++) {
+        make_rec(rec, refs[i].key, refs[i].idx, refs[i].len);
+        if (len != refs[i].len || memcmp(r, rec, len))
+            fail_msg("record %zu differs after the rewind", i);
+    }
+    assert_int_equal(i, n);
     sl_spill_free(s);
     free(refs);
 }
