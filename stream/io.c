@@ -857,6 +857,8 @@ int sl_output_check(const char *path, int dir, int force, sl_err *err)
     char *p = sl_path_clean(path);
     struct stat st;
     int rc = 0;
+    if (dir != 2) /* what a killed writer of this name left goes, also when the run stops here */
+        sl_stale_temps_clean(p);
     if (stat(p, &st) == 0) {
         if (dir == 1 && !force)
             rc = sl_errf(err, "%s: already exists (`force` replaces it)", p);
