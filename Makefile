@@ -119,7 +119,8 @@ check-asan:
 	$(MAKE) BUILD=build-asan SAN=1 CUDA=0 test
 	$(MAKE) fuzz-seeds
 
-# Each fuzz target once over each of its seeds (tests/fuzz/corpus/<name>/), halting on any report.
+# Each fuzz target once over each of its seeds (tests/fuzz/corpus/<name>/), halting on any report;
+# a target without seeds fails it (a new fuzz target comes with a few).
 fuzz-seeds: fuzz
 	@fail=0; for f in $(FUZZ_BIN); do n=$$(basename $$f); c=tests/fuzz/corpus/$${n#fuzz_}; \
 	  [ -d $$c ] || { echo "$$n: no seeds in $$c" >&2; fail=1; continue; }; \
