@@ -6,6 +6,7 @@
 #   make check-valgrind  the unit tests under valgrind memcheck
 #   make bench           benchmarks side by side with peer tools (bench/*.sh)
 #   make fuzz            libFuzzer targets with clang (build-fuzz/)
+#   make fuzz-seeds      each fuzz target over its shipped seeds under ASan+UBSan (clang; part of check-asan)
 #   make format-check    every .c/.h/.cu/.cuh file is formatted as .clang-format says
 #   make format          reformat them (FILES="a.c b.h" for some only)
 #   make demo            installs dependencies if needed, builds, runs examples/demo.sh
@@ -65,7 +66,7 @@ CLI_TESTS := $(sort $(wildcard tests/cli/*.sh))
 # Module fragments may append to LIB_OBJ, LDLIBS_ALL, CUDA objects, bench or fuzz rules.
 -include $(wildcard $(addsuffix /module.mk,$(MODULES)) kernels/cuda/cuda.mk)
 
-.PHONY: all test unit-test cli-test check-asan check-valgrind bench fuzz demo install clean deps-check help format format-check
+.PHONY: all test unit-test cli-test check-asan fuzz-seeds check-valgrind bench fuzz demo install clean deps-check help format format-check
 all: deps-check $(BUILD)/sluice sluice
 
 help:
@@ -112,8 +113,22 @@ unit-test: $(UNIT_BIN) $(BUILD)/sluice
 cli-test: $(BUILD)/sluice
 	@SLUICE_BIN=$(CURDIR)/$(BUILD)/sluice SLUICE_SRC=$(CURDIR) tests/cli/run.sh $(CLI_TESTS)
 
+# check-asan also runs every fuzz target (clang: its UBSan checks more than
+# gcc's, e.g. arithmetic on a NULL pointer) over its shipped seeds.
 check-asan:
 	$(MAKE) BUILD=build-asan SAN=1 CUDA=0 test
+	$(MAKE) fuzz-seeds
+
+# Each fuzz target once over each of its seeds (tests/fuzz/corpus/<name>/), halting on any report;
+# a target without seeds fails it (a new fuzz target comes with a few).
+fuzz-seeds: fuzz
+	@fail=0; for f in $(FUZZ_BIN); do n=$$(basename $$f); c=tests/fuzz/corpus/$${n#fuzz_}; \
+	  [ -d $$c ] || { echo "$$n: no seeds in $$c" >&2; fail=1; continue; }; \
+	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 SLUICE_SRC=$(CURDIR) $$f -runs=0 $$c >build-fuzz/$$n.seeds.log 2>&1 \
+	    && ! grep -q 'runtime error' build-fuzz/$$n.seeds.log \
+	    && echo "  SEEDS $$n: $$(ls $$c | wc -l) clean" \
+	    || { echo "  SEEDS $$n: FAILED" >&2; grep -m5 -B2 -A10 'runtime error\|ERROR' build-fuzz/$$n.seeds.log >&2; fail=1; }; done; \
+	  [ $$fail -eq 0 ] || { echo "fuzz seeds FAILED" >&2; exit 1; }
 
 # Unit tests under valgrind memcheck (definite leaks and memory errors fail).
 check-valgrind: $(UNIT_BIN)

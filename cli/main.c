@@ -66,9 +66,14 @@ static void unknown(const char *where, const sl_command *const *list, const char
 
 static void on_signal(int sig)
 {
+    if (sl_io_defer_signal(sig))
+        return; /* raised again once the temporary or the replaced directory is whole */
     sl_output_abort_all();
     signal(sig, SIG_DFL);
     raise(sig);
+    /* still here: we are pid 1 of a pid namespace (a container), which the
+     * kernel does not let its own signals end */
+    _exit(128 + sig);
 }
 
 /* OpenMP's idle workers spin before they sleep unless OMP_WAIT_POLICY says

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "stream/json.h"
+#include "stream/tokstream.h"
 
 enum { ST_START, ST_SEQ, ST_NEXT, ST_END };
 
@@ -418,6 +419,11 @@ int dna_fx_next(dna_fx *r, sl_err *err)
             return sl_errf(err, "%s:%llu: header line is not valid UTF-8 (byte %zu)", r->src, (unsigned long long)line,
                            bad + 1);
         parse_header(r);
+        /* the name becomes a document id (a description fits in metadata:
+         * DNA_FX_MAX_HEADER is far below SL_TS_MAX_META_LEN) */
+        if (r->name.len >= SL_TS_MAX_ID_LEN)
+            return sl_errf(err, "%s:%llu: record name of %zu bytes is too long for a document id (max %u)", r->src,
+                           (unsigned long long)line, r->name.len, SL_TS_MAX_ID_LEN - 1);
         fai_begin(r);
         r->state = ST_SEQ;
         r->at_bol = 1;

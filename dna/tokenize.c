@@ -117,14 +117,19 @@ static int open_spool(sl_err *err)
     return fd;
 }
 
-static int write_all(int fd, const char *p, size_t n, sl_err *err)
+/* A failure names the record and how far into it (file, record name, base). */
+static int write_all(int fd, const char *p, size_t n, const char *src, const char *rec, uint64_t at, sl_err *err)
 {
     while (n) {
         ssize_t k = write(fd, p, n);
         if (k < 0 && errno == EINTR)
             continue;
-        if (k <= 0)
-            return sl_errf(err, "temporary file of a long record: %s", k < 0 ? strerror(errno) : "no space");
+        if (k <= 0) {
+            char q[SL_QUOTE_MAX];
+            return sl_errf(err, "%s: record '%s', base %llu: cannot spool the long record to $TMPDIR: %s", src,
+                           sl_err_quote(rec, strlen(rec), q, sizeof q), (unsigned long long)at,
+                           k < 0 ? strerror(errno) : "no space");
+        }
         p += k;
         n -= (size_t)k;
     }
@@ -175,7 +180,7 @@ static int run_records(const dna_tokenize_opts *o, dna_emitter *em, const char *
                     break;
                 }
                 if (spool >= 0) {
-                    if (write_all(spool, seq.data, seq.len, err) < 0) {
+                    if (write_all(spool, seq.data, seq.len, files[f], dna_reader_name(r), spooled, err) < 0) {
                         got = -1;
                         break;
                     }

@@ -1,6 +1,7 @@
 /* The filter stage (see filter.h). */
 #include "model/filter.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <xxhash.h>
 
 #include "stream/json.h"
+#include "stream/spill.h"
 #include "stream/progress.h"
 #include "stream/stats.h"
 
@@ -77,42 +79,171 @@ int sl_filter_needs_dist(const sl_filter_opts *o)
 }
 
 /* --- distribution and cuts ------------------------------------------------- */
-void sl_filter_dist_add(sl_filter_dist *d, double v)
+/* A double as 8 bytes whose memcmp order is the numeric order (not NaN). */
+static void dkey(unsigned char *k, double v)
 {
-    if (d->n == d->cap) {
-        d->cap = d->cap ? 2 * d->cap : 1024;
-        d->v = sl_xrealloc(d->v, d->cap * sizeof *d->v);
-    }
-    d->v[d->n++] = v;
+    uint64_t b;
+    memcpy(&b, &v, 8);
+    b = b >> 63 ? ~b : b | (1ull << 63);
+    for (int i = 7; i >= 0; i--, b >>= 8)
+        k[i] = (unsigned char)b;
 }
 
-void sl_filter_dist_merge(sl_filter_dist *dst, const sl_filter_dist *src)
+static double dval(const unsigned char *k)
 {
-    for (size_t i = 0; i < src->n; i++)
-        sl_filter_dist_add(dst, src->v[i]);
+    uint64_t b = 0;
+    for (int i = 0; i < 8; i++)
+        b = b << 8 | k[i];
+    b = b >> 63 ? b & ~(1ull << 63) : ~b;
+    double v;
+    memcpy(&v, &b, 8);
+    return v;
+}
+
+static int dkey_cmp(const void *a, size_t al, const void *b, size_t bl, void *ctx)
+{
+    (void)al, (void)bl, (void)ctx;
+    return memcmp(a, b, 8);
+}
+
+void sl_filter_dist_add(sl_filter_dist *d, double v)
+{
+    if (isnan(v) || d->failed)
+        return;
+    if (!d->sp) {
+        sl_spill_opts o = {.budget = SL_FILTER_DIST_BUDGET, .rec_size = 8, .cmp = dkey_cmp, .purpose = "scores"};
+        d->sp = sl_spill_new(&o, &d->err);
+    }
+    unsigned char k[8];
+    dkey(k, v);
+    if (sl_spill_add(d->sp, k, 8, &d->err)) {
+        d->failed = 1;
+        return;
+    }
+    d->n++;
+    if (v > 0 && isfinite(v)) {
+        d->min_pos = d->min_pos > 0 ? fmin(d->min_pos, v) : v;
+        d->max_pos = fmax(d->max_pos, v);
+    }
+}
+
+/* Sorted (once) and at its first value. */
+static int dist_start(sl_filter_dist *d, sl_err *err)
+{
+    if (d->failed) {
+        *err = d->err;
+        return -1;
+    }
+    return d->sp && (sl_spill_sort(d->sp, err) || sl_spill_rewind(d->sp, err)) ? -1 : 0;
+}
+
+int sl_filter_dist_percentiles(sl_filter_dist *d, const double *ps, size_t k, double *out, sl_err *err)
+{
+    /* each percentile as sl_percentile takes it: the values at ranks i and
+     * i + 1 and the fraction f between them */
+    size_t n = d->n, ri[16];
+    double f[16], at[16] = {0}, next[16] = {0};
+    int interp[16], want[16];
+    if (k > 16)
+        return sl_errf(err, "at most 16 percentiles at a time");
+    for (size_t q = 0; q < k; q++) {
+        double p = ps[q];
+        out[q] = NAN;
+        want[q] = n && !isnan(p);
+        ri[q] = 0, f[q] = 0, interp[q] = 0;
+        if (!want[q] || p <= 0)
+            continue;
+        if (p >= 100) {
+            ri[q] = n - 1;
+            continue;
+        }
+        double pos = p / 100.0 * (double)(n - 1);
+        ri[q] = (size_t)floor(pos);
+        f[q] = pos - (double)ri[q];
+        if (ri[q] + 1 >= n)
+            ri[q] = n - 1;
+        else
+            interp[q] = 1;
+    }
+    if (!n)
+        return 0;
+    if (dist_start(d, err))
+        return -1;
+    const void *r;
+    size_t len;
+    int got;
+    for (size_t j = 0; (got = sl_spill_next(d->sp, &r, &len, err)) == 1; j++) {
+        double v = dval(r);
+        for (size_t q = 0; q < k; q++) {
+            if (j == ri[q])
+                at[q] = v;
+            if (j == ri[q] + 1)
+                next[q] = v;
+        }
+    }
+    if (got < 0)
+        return -1;
+    for (size_t q = 0; q < k; q++)
+        if (want[q])
+            out[q] = interp[q] ? at[q] + (next[q] - at[q]) * f[q] : at[q];
+    return 0;
+}
+
+int sl_filter_dist_histogram(sl_filter_dist *d, int bins, uint64_t *counts, double *edges, sl_err *err)
+{
+    /* sl_histogram_log's edges and bins, from the extremes kept while adding
+     * (log10 is monotonic: the log of the extreme is the extreme of the logs) */
+    double lo = d->max_pos > 0 ? log10(d->min_pos) : INFINITY, hi = d->max_pos > 0 ? log10(d->max_pos) : -INFINITY;
+    memset(counts, 0, (size_t)bins * sizeof *counts);
+    if (!(lo <= hi)) {
+        lo = 0;
+        hi = 1;
+    }
+    if (hi - lo < 1e-9) {
+        lo -= 0.5;
+        hi += 0.5;
+    }
+    double w = (hi - lo) / bins;
+    for (int i = 0; i <= bins; i++)
+        edges[i] = pow(10.0, lo + w * i);
+    if (!d->n)
+        return 0;
+    if (dist_start(d, err))
+        return -1;
+    const void *r;
+    size_t len;
+    int got;
+    while ((got = sl_spill_next(d->sp, &r, &len, err)) == 1) {
+        double v = dval(r);
+        if (!(v > 0 && isfinite(v)))
+            continue;
+        int b = (int)((log10(v) - lo) / w);
+        b = b < 0 ? 0 : b >= bins ? bins - 1 : b;
+        counts[b]++;
+    }
+    return got < 0 ? -1 : 0;
 }
 
 void sl_filter_dist_free(sl_filter_dist *d)
 {
-    free(d->v);
+    sl_spill_free(d->sp);
     *d = (sl_filter_dist){0};
 }
 
-void sl_filter_resolve(const sl_filter_opts *o, sl_filter_dist *d, sl_filter_cuts *c)
+int sl_filter_resolve(const sl_filter_opts *o, sl_filter_dist *d, sl_filter_cuts *c, sl_err *err)
 {
-    size_t n = d->n = sl_sort_finite(d->v, d->n);
     c->lo = o->n_in ? 1 : o->min; /* categorical: the value is 1 for a match */
     c->hi = o->max;
-    if (!isnan(o->pct_lo) && o->pct_lo > 0) {
-        double p = sl_percentile(d->v, n, o->pct_lo);
-        c->lo = isnan(c->lo) ? p : fmax(c->lo, p);
-    }
-    if (!isnan(o->pct_hi) && o->pct_hi < 100) {
-        double p = sl_percentile(d->v, n, o->pct_hi);
-        c->hi = isnan(c->hi) ? p : fmin(c->hi, p);
-    }
-    c->c_head = sl_percentile(d->v, n, o->cut_head);
-    c->c_tail = sl_percentile(d->v, n, o->cut_tail);
+    double ps[4] = {o->pct_lo, o->pct_hi, o->cut_head, o->cut_tail}, v[4];
+    if (sl_filter_dist_percentiles(d, ps, 4, v, err))
+        return -1;
+    if (!isnan(o->pct_lo) && o->pct_lo > 0)
+        c->lo = isnan(c->lo) ? v[0] : fmax(c->lo, v[0]);
+    if (!isnan(o->pct_hi) && o->pct_hi < 100)
+        c->hi = isnan(c->hi) ? v[1] : fmin(c->hi, v[1]);
+    c->c_head = v[2];
+    c->c_tail = v[3];
+    return 0;
 }
 
 int sl_filter_resolve_summary(const sl_filter_opts *o, const sl_score_summary *s, const char *src, sl_filter_cuts *c,
@@ -405,15 +536,19 @@ int sl_filter_select(const sl_filter_opts *o, const sl_filter_cuts *c, const sl_
     res->bins = o->bins;
     res->counts = sl_xcalloc((size_t)o->bins, sizeof *res->counts);
     res->edges = sl_xcalloc((size_t)o->bins + 1, sizeof *res->edges);
-    sl_histogram_log(res->seen.v, res->seen.n, o->bins, res->counts, res->edges);
-    res->seen.n = sl_sort_finite(res->seen.v, res->seen.n);
+    static const double ps[7] = {0, 10, 30, 50, 60, 90, 100};
+    if (sl_filter_dist_histogram(&res->seen, o->bins, res->counts, res->edges, err) ||
+        sl_filter_dist_percentiles(&res->seen, ps, 7, res->pcts, err))
+        return -1;
     return 0;
 }
 
 /* First pass: the distribution of the input's scores; standard input is
- * copied to *spool on the way (so that the second pass can read it again). */
+ * copied on the way to *spool, an unlinked file in the temporary directory
+ * (so that the second pass can read it again, and so that no spool is left
+ * however the process ends). */
 static int dist_pass(const sl_filter_opts *o, sl_ts_reader *r0, const char *const *paths, size_t n,
-                     sl_filter_dist *dist, char *spool, size_t spool_cap, const char **src, int *missing, sl_err *err)
+                     sl_filter_dist *dist, int *spool, const char **src, int *missing, sl_err *err)
 {
     sl_ts_reader *r = r0 ? r0 : sl_ts_reader_open_paths((char *const *)paths, n, err);
     if (!r)
@@ -424,9 +559,17 @@ static int dist_pass(const sl_filter_opts *o, sl_ts_reader *r0, const char *cons
     sl_doc d = {0};
     int k = 0;
     if (!strcmp(paths[0], "-")) {
-        const char *td = o->tmpdir ? o->tmpdir : getenv("TMPDIR");
-        snprintf(spool, spool_cap, "%s/sluice-filter-%ld.tok", td && *td ? td : "/tmp", (long)getpid());
-        if (!(sout = sl_output_open(spool, err)) || !(w = sl_ts_writer_open(sout, sl_ts_reader_header(r), err)))
+        int fd = sl_tmpfile(o->tmpdir, err), wfd = fd >= 0 ? dup(fd) : -1;
+        if (fd >= 0 && wfd < 0)
+            sl_errf(err, "cannot duplicate the spool's descriptor: %s", strerror(errno));
+        if (wfd < 0) {
+            if (fd >= 0)
+                close(fd);
+            goto fail;
+        }
+        *spool = fd;
+        sout = sl_output_fd(wfd, "the spool of standard input");
+        if (!(w = sl_ts_writer_open(sout, sl_ts_reader_header(r), err)))
             goto fail;
     }
     while ((k = sl_ts_read_doc(r, &d, err)) == 1) {
@@ -455,6 +598,19 @@ fail:
     sl_doc_free(&d);
     sl_ts_reader_close(r);
     return -1;
+}
+
+/* The spool read back from its start (the descriptor stays the caller's). */
+static long spool_read(void *ctx, void *buf, size_t n, sl_err *err)
+{
+    int fd = *(int *)ctx;
+    for (;;) {
+        ssize_t k = read(fd, buf, n);
+        if (k >= 0)
+            return (long)k;
+        if (errno != EINTR)
+            return sl_errf(err, "the spool of standard input: %s", strerror(errno));
+    }
 }
 
 int sl_filter_run(const sl_filter_opts *o, const char *const *paths, size_t n, sl_output *out, sl_filter_result *res,
@@ -501,8 +657,9 @@ int sl_filter_run(const sl_filter_opts *o, const char *const *paths, size_t n, s
     sl_filter_dist dist = {0};
     sl_filter_cuts cuts;
     sl_ts_writer *w = NULL;
-    char spool[4200] = "";
-    const char *spool_path = spool, *src = NULL;
+    int spool = -1;
+    sl_input *spool_in = NULL;
+    const char *src = NULL;
     int rc = -1;
     if (o->n_scores && !(m = sl_scoremap_load(o->scores, o->n_scores, o->field, err)))
         goto done;
@@ -517,24 +674,30 @@ int sl_filter_run(const sl_filter_opts *o, const char *const *paths, size_t n, s
     } else if (sl_filter_needs_dist(o) && m) {
         sl_scoremap_dist(m, &dist);
     } else if (sl_filter_needs_dist(o)) {
-        int k = dist_pass(o, r0, paths, n, &dist, spool, sizeof spool, &src, &res->missing, err);
+        int k = dist_pass(o, r0, paths, n, &dist, &spool, &src, &res->missing, err);
         r0 = NULL; /* closed by dist_pass */
         if (k < 0)
             goto done;
-        if (spool[0]) {
-            paths = &spool_path;
-            n = 1;
-        }
     }
-    if (!o->n_cutoffs_from)
-        sl_filter_resolve(o, &dist, &cuts);
+    if (!o->n_cutoffs_from) {
+        if (sl_filter_resolve(o, &dist, &cuts, err))
+            goto done;
+        sl_filter_dist_free(&dist); /* its spill is not needed in the second pass */
+    }
 
     r = r0;
     r0 = NULL;
-    if (!r && !(r = sl_ts_reader_open_paths((char *const *)paths, n, err)))
-        goto done;
-    if (!spool[0])
+    if (spool >= 0) {
+        spool_in = lseek(spool, 0, SEEK_SET) == 0
+                       ? sl_input_callbacks_plain(spool_read, &spool, "the spool of standard input", err)
+                       : NULL;
+        if (!spool_in || !(r = sl_ts_reader_open(spool_in, err)))
+            goto done;
+    } else {
+        if (!r && !(r = sl_ts_reader_open_paths((char *const *)paths, n, err)))
+            goto done;
         src = reader_src(r, paths[0]);
+    }
     if (!(w = sl_ts_writer_open(out, sl_ts_reader_header(r), err)))
         goto done;
     if (sl_filter_select(o, &cuts, m, r, src, w, res, err) < 0)
@@ -547,8 +710,9 @@ done:
     sl_ts_reader_close(r);
     sl_ts_reader_close(r0);
     sl_input_close(in);
-    if (spool[0])
-        unlink(spool);
+    sl_input_close(spool_in);
+    if (spool >= 0)
+        close(spool);
     sl_scoremap_free(m);
     sl_filter_dist_free(&dist);
     return rc;
@@ -625,7 +789,7 @@ void sl_filter_summary_json(sl_buf *b, const sl_filter_opts *o, const sl_filter_
     static const int ps[] = {0, 10, 30, 50, 60, 90, 100};
     for (int i = 0; i < 7; i++) {
         sl_buf_printf(b, "%s\"p%d\":", i ? "," : "", ps[i]);
-        sl_json_put_num(b, sl_percentile(r->seen.v, r->seen.n, ps[i]));
+        sl_json_put_num(b, r->pcts[i]);
     }
     sl_buf_puts(b, "},\"histogram\":{\"scale\":\"log10\",\"edges\":[");
     for (int i = 0; i <= r->bins; i++) {

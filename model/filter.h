@@ -74,26 +74,37 @@ int sl_filter_opts_check(const sl_filter_opts *o, sl_err *err);
 /* Whether the selection needs the score distribution (percentiles, bucket). */
 int sl_filter_needs_dist(const sl_filter_opts *o);
 
-/* The score distribution (NaN = unscored values are kept as they come and
- * ignored by sl_filter_resolve). */
+/* The score distribution: the values that are not NaN (NaN = unscored:
+ * counted out) go through a spill (stream/spill.h: sorted runs in $TMPDIR
+ * past SL_FILTER_DIST_BUDGET), so memory does not grow with the number of
+ * documents; percentiles and the histogram are read in passes over the
+ * sorted values. Zero-initialise; sl_filter_dist_free. */
+struct sl_spill;
+#define SL_FILTER_DIST_BUDGET ((size_t)16 << 20)
 typedef struct sl_filter_dist {
-    double *v;
-    size_t n, cap;
+    struct sl_spill *sp;
+    size_t n;                /* values that are not NaN */
+    double min_pos, max_pos; /* the smallest and largest finite value > 0 (0 when none) */
+    int failed;              /* an append failed (the disk): err says why */
+    sl_err err;
 } sl_filter_dist;
 void sl_filter_dist_add(sl_filter_dist *d, double v);
-/* Appends src's values to dst (the distribution of the concatenation). */
-void sl_filter_dist_merge(sl_filter_dist *dst, const sl_filter_dist *src);
+/* The values at percentiles ps[0..k) of the sorted values (linear
+ * interpolation, numpy's default, as sl_percentile; NaN when there are
+ * none): one pass. 0, or -1 with err (the disk). */
+int sl_filter_dist_percentiles(sl_filter_dist *d, const double *ps, size_t k, double *out, sl_err *err);
+/* The log-scale histogram of the finite values > 0, as sl_histogram_log. */
+int sl_filter_dist_histogram(sl_filter_dist *d, int bins, uint64_t *counts, double *edges, sl_err *err);
 void sl_filter_dist_free(sl_filter_dist *d);
-
 /* Resolved thresholds: keep lo <= v <= hi (NaN = no bound) and, with a
  * bucket, its CCNet cuts. */
 typedef struct sl_filter_cuts {
     double lo, hi;
     double c_head, c_tail; /* the cut_head-th and cut_tail-th percentiles */
 } sl_filter_cuts;
-/* Combines opts' bounds with the percentiles of d (d's values are sorted in
- * place and its NaNs dropped). */
-void sl_filter_resolve(const sl_filter_opts *o, sl_filter_dist *d, sl_filter_cuts *c);
+/* Combines opts' bounds with the percentiles of d; -1 with err when d could
+ * not be read (the disk). */
+int sl_filter_resolve(const sl_filter_opts *o, sl_filter_dist *d, sl_filter_cuts *c, sl_err *err);
 /* The same from a score summary (the merged summaries of the parts): -1
  * with a message naming the field when the summary has no values of it,
  * or some of its documents lack it (src names the summary). */
@@ -121,7 +132,8 @@ int sl_filter_score(const sl_filter_opts *o, const sl_scoremap *m, const sl_doc 
 typedef struct sl_filter_result {
     uint64_t docs, kept, unscored, tokens, kept_tokens;
     sl_filter_cuts cuts;
-    sl_filter_dist seen; /* every score of the selection pass, sorted, NaNs dropped */
+    sl_filter_dist seen; /* every score of the selection pass (NaNs counted out) */
+    double pcts[7];      /* its percentiles 0, 10, 30, 50, 60, 90, 100 (for the summary) */
     uint64_t *counts;    /* histogram of the scores: bins counts, bins+1 edges (log scale) */
     double *edges;
     int bins;

@@ -90,8 +90,12 @@ int sl_filter_docs(const sl_filter_opts *o, sl_input *first, const char *const *
     }
     sl_filter_cuts c;
     sl_filter_dist none = {0};
-    sl_filter_resolve(o, &none, &c);
+    int k = sl_filter_resolve(o, &none, &c, err); /* no percentiles: nothing to read */
     sl_filter_dist_free(&none);
+    if (k < 0) {
+        sl_input_close(first);
+        return -1;
+    }
     res->cuts = c;
     sl_progress *pg = sl_progress_start("filter", "docs", o->progress);
     int rc = 0;
@@ -108,10 +112,10 @@ int sl_filter_docs(const sl_filter_opts *o, sl_input *first, const char *const *
     res->bins = o->bins;
     res->counts = sl_xcalloc((size_t)o->bins, sizeof *res->counts);
     res->edges = sl_xcalloc((size_t)o->bins + 1, sizeof *res->edges);
-    if (!rc) {
-        sl_histogram_log(res->seen.v, res->seen.n, o->bins, res->counts, res->edges);
-        res->seen.n = sl_sort_finite(res->seen.v, res->seen.n);
-    }
+    static const double ps[7] = {0, 10, 30, 50, 60, 90, 100};
+    if (!rc && (sl_filter_dist_histogram(&res->seen, o->bins, res->counts, res->edges, err) ||
+                sl_filter_dist_percentiles(&res->seen, ps, 7, res->pcts, err)))
+        rc = -1;
     res->docs_mode = 1;
     return rc;
 }

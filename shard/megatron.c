@@ -1,7 +1,8 @@
 /* Megatron indexed dataset reader and writer (see megatron.h). The writer
- * streams tokens to .bin and keeps sizes and document indices in memory
- * (12 bytes per document), then writes .idx at the end, as
- * IndexedDatasetBuilder.finalize does. */
+ * streams tokens to .bin and keeps sizes and document indices in spills
+ * (12 bytes per document, in memory up to 2 MiB each, then in unlinked
+ * files), then writes .idx at the end, as IndexedDatasetBuilder.finalize
+ * does. */
 #include "shard/megatron.h"
 
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include "stream/buf.h"
 #include "stream/io.h"
 #include "stream/json.h"
+#include "stream/spill.h"
 
 int sl_mega_dtype_for_vocab(uint64_t vocab_size)
 {
@@ -245,16 +247,24 @@ void sl_mega_close(sl_mega_reader *r)
     free(r);
 }
 
+/* The index's arrays (a size per sequence, a document index per document)
+ * are known only at the end and go to the .idx after the header that counts
+ * them: they wait in FIFO spills (stream/spill.h, unlinked files past
+ * MEGA_SPILL bytes each), so memory does not grow with the number of
+ * documents. */
+#define MEGA_SPILL ((size_t)4 << 20)
+
 struct sl_mega_writer {
     char *idx_path;
     sl_output *bin;
     int code, itemsize;
-    int32_t *sizes;
-    size_t n_seq, cap_seq;
-    int64_t *doc_idx;
-    size_t n_doc, cap_doc;
+    sl_spill *sizes;   /* int32 LE per sequence */
+    sl_spill *doc_idx; /* int64 LE per document index entry, after the leading 0 */
+    uint64_t n_seq, n_doc;
     unsigned char *conv;
     size_t cap_conv;
+    sl_err spill_err; /* a failed append, reported by the next call that can fail */
+    int spill_failed;
 };
 
 sl_mega_writer *sl_mega_writer_open(const char *prefix, int dtype_code, sl_err *err)
@@ -274,28 +284,31 @@ sl_mega_writer *sl_mega_writer_open(const char *prefix, int dtype_code, sl_err *
     w->idx_path = with_ext(prefix, ".idx");
     w->code = dtype_code;
     w->itemsize = dtype_code == SL_MEGA_UINT16 ? 2 : 4;
-    w->cap_doc = 1024;
-    w->doc_idx = sl_xmalloc(w->cap_doc * sizeof *w->doc_idx);
-    w->doc_idx[w->n_doc++] = 0;
+    sl_spill_opts so = {.budget = MEGA_SPILL, .rec_size = 4, .purpose = "Megatron sizes"};
+    w->sizes = sl_spill_new(&so, err);
+    so.rec_size = 8;
+    so.purpose = "Megatron document index";
+    w->doc_idx = sl_spill_new(&so, err);
+    w->n_doc = 1; /* doc_idx[0] = 0 */
     return w;
 }
 
 static void push_seq(sl_mega_writer *w, int32_t size)
 {
-    if (w->n_seq == w->cap_seq) {
-        w->cap_seq = w->cap_seq ? 2 * w->cap_seq : 1024;
-        w->sizes = sl_xrealloc(w->sizes, w->cap_seq * sizeof *w->sizes);
-    }
-    w->sizes[w->n_seq++] = size;
+    unsigned char b[4];
+    sl_put_le32(b, (uint32_t)size);
+    if (!w->spill_failed && sl_spill_add(w->sizes, b, 4, &w->spill_err))
+        w->spill_failed = 1;
+    w->n_seq++;
 }
 
 static void push_doc(sl_mega_writer *w, int64_t end)
 {
-    if (w->n_doc == w->cap_doc) {
-        w->cap_doc *= 2;
-        w->doc_idx = sl_xrealloc(w->doc_idx, w->cap_doc * sizeof *w->doc_idx);
-    }
-    w->doc_idx[w->n_doc++] = end;
+    unsigned char b[8];
+    sl_put_le64(b, (uint64_t)end);
+    if (!w->spill_failed && sl_spill_add(w->doc_idx, b, 8, &w->spill_err))
+        w->spill_failed = 1;
+    w->n_doc++;
 }
 
 int sl_mega_add_doc(sl_mega_writer *w, const uint32_t *tok, size_t n, sl_err *err)
@@ -323,7 +336,7 @@ int sl_mega_add_doc(sl_mega_writer *w, const uint32_t *tok, size_t n, sl_err *er
         return -1;
     push_seq(w, (int32_t)n);
     push_doc(w, (int64_t)w->n_seq);
-    return 0;
+    return w->spill_failed ? (*err = w->spill_err, -1) : 0;
 }
 
 int sl_mega_add_index(sl_mega_writer *w, sl_mega_reader *r, sl_err *err)
@@ -338,6 +351,10 @@ int sl_mega_add_index(sl_mega_writer *w, sl_mega_reader *r, sl_err *err)
         push_seq(w, ix->sizes[i]);
     for (uint64_t i = 1; i < ix->n_doc_idx; i++)
         push_doc(w, off + ix->doc_idx[i]);
+    if (w->spill_failed) {
+        *err = w->spill_err;
+        return -1;
+    }
     /* copy the .bin */
     if (fseeko(r->bin, 0, SEEK_SET))
         return sl_errf(err, "%s: cannot seek", r->bin_path);
@@ -362,11 +379,47 @@ uint64_t sl_mega_writer_docs(const sl_mega_writer *w)
     return w->n_doc - 1;
 }
 
+/* Copies a spill's records to out; with ptr, the running sums of the sizes
+ * times the item size instead (the pointers section). */
+static int copy_spill(sl_spill *sp, sl_output *out, uint64_t *ptr, int itemsize, unsigned char *buf, size_t chunk,
+                      sl_err *err)
+{
+    const void *r;
+    size_t n = 0, k = 0;
+    int got;
+    while ((got = sl_spill_next(sp, &r, &n, err)) == 1) {
+        if (ptr) {
+            sl_put_le64(buf + 8 * k, *ptr);
+            *ptr += (uint64_t)sl_get_le32(r) * (uint64_t)itemsize;
+            k++;
+        } else {
+            memcpy(buf + n * k, r, n);
+            k++;
+        }
+        if (k == chunk) {
+            if (sl_output_write(out, buf, (ptr ? 8 : n) * k, err))
+                return -1;
+            k = 0;
+        }
+    }
+    if (got < 0)
+        return -1;
+    size_t each = ptr ? 8 : (n ? n : 8);
+    return k ? sl_output_write(out, buf, each * k, err) : 0;
+}
+
 int sl_mega_writer_finish(sl_mega_writer *w, sl_err *err)
 {
-    sl_output *idx = sl_output_open(w->idx_path, err);
+    sl_output *idx = NULL;
+    unsigned char *buf = NULL;
     int rc = -1;
-    if (!idx)
+    if (w->spill_failed) {
+        *err = w->spill_err;
+        goto out;
+    }
+    if (sl_spill_sort(w->sizes, err) || sl_spill_sort(w->doc_idx, err))
+        goto out;
+    if (!(idx = sl_output_open(w->idx_path, err)))
         goto out;
     unsigned char h[SL_MEGA_HEADER];
     memcpy(h, SL_MEGA_MAGIC, 9);
@@ -377,40 +430,21 @@ int sl_mega_writer_finish(sl_mega_writer *w, sl_err *err)
     if (sl_output_write(idx, h, sizeof h, err))
         goto out;
     size_t chunk = 8192;
-    unsigned char *buf = sl_xmalloc(chunk * 8);
-    for (size_t i = 0; i < w->n_seq; i += chunk) {
-        size_t c = w->n_seq - i < chunk ? w->n_seq - i : chunk;
-        for (size_t j = 0; j < c; j++)
-            sl_put_le32(buf + 4 * j, (uint32_t)w->sizes[i + j]);
-        if (sl_output_write(idx, buf, 4 * c, err))
-            goto out_buf;
-    }
+    buf = sl_xmalloc(chunk * 8);
     uint64_t ptr = 0;
-    for (size_t i = 0; i < w->n_seq; i += chunk) {
-        size_t c = w->n_seq - i < chunk ? w->n_seq - i : chunk;
-        for (size_t j = 0; j < c; j++) {
-            sl_put_le64(buf + 8 * j, ptr);
-            ptr += (uint64_t)w->sizes[i + j] * (uint64_t)w->itemsize;
-        }
-        if (sl_output_write(idx, buf, 8 * c, err))
-            goto out_buf;
-    }
-    for (size_t i = 0; i < w->n_doc; i += chunk) {
-        size_t c = w->n_doc - i < chunk ? w->n_doc - i : chunk;
-        for (size_t j = 0; j < c; j++)
-            sl_put_le64(buf + 8 * j, (uint64_t)w->doc_idx[i + j]);
-        if (sl_output_write(idx, buf, 8 * c, err))
-            goto out_buf;
-    }
+    unsigned char zero[8] = {0};
+    if (copy_spill(w->sizes, idx, NULL, 0, buf, chunk, err) || sl_spill_rewind(w->sizes, err) ||
+        copy_spill(w->sizes, idx, &ptr, w->itemsize, buf, chunk, err) || sl_output_write(idx, zero, 8, err) ||
+        copy_spill(w->doc_idx, idx, NULL, 0, buf, chunk, err))
+        goto out;
     rc = sl_output_commit(w->bin, err);
     w->bin = NULL;
     if (!rc) {
         rc = sl_output_commit(idx, err);
         idx = NULL;
     }
-out_buf:
-    free(buf);
 out:
+    free(buf);
     sl_output_abort(idx);
     sl_mega_writer_abort(w);
     return rc;
@@ -422,8 +456,8 @@ void sl_mega_writer_abort(sl_mega_writer *w)
         return;
     sl_output_abort(w->bin);
     free(w->idx_path);
-    free(w->sizes);
-    free(w->doc_idx);
+    sl_spill_free(w->sizes);
+    sl_spill_free(w->doc_idx);
     free(w->conv);
     free(w);
 }

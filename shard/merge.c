@@ -489,6 +489,8 @@ static int merge_stream(sl_shard **s, size_t n, const char *dst, int force, uint
     for (int k = 0; k < SL_SPLIT_N; k++)
         if (sl_packer_finish(mc.pk[k], err))
             goto done;
+    if (sl_docmeta_finish(&mc.dm, err))
+        goto done;
     rc = sl_shard_writer_finish(mc.w, err);
     mc.w = NULL;
 done:

@@ -7,6 +7,7 @@
 
 #include "shard/pack.h"
 #include "stream/json.h"
+#include "stream/spill.h"
 #include "stream/utf8.h"
 
 int sl_meta_sel_parse(sl_meta_sel *sel, int mode, const char *list, sl_err *err)
@@ -329,27 +330,101 @@ int sl_docmeta_select(sl_docmeta *m, const char *meta, size_t len, const char *s
     return 0;
 }
 
+/* A record: the id's XXH3-128 (big-endian: memcmp orders it), the ordinal
+ * (big-endian), the id. Sorted by hash only; the spill's stable sort keeps
+ * the ordinals of one hash in the order appended, which is ascending. */
+static int id_cmp(const void *a, size_t al, const void *b, size_t bl, void *ctx)
+{
+    (void)al, (void)bl, (void)ctx;
+    return memcmp(a, b, 16);
+}
+
+static void put_be64(unsigned char *p, uint64_t v)
+{
+    for (int i = 7; i >= 0; i--, v >>= 8)
+        p[i] = (unsigned char)v;
+}
+
+static uint64_t get_be64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
 int sl_docmeta_id(sl_docmeta *m, const char *id, size_t len, uint64_t ordinal, const char *src, sl_err *err)
 {
-    if (!m->ids)
-        m->ids = sl_idset_new();
-    if (!sl_idset_add(m->ids, id, len))
-        return 0;
-    char q[96];
-    if (m->unique_ids)
-        return sl_errf(err, "%s: document %llu: duplicate id '%s' (`unique_ids`)", src, (unsigned long long)ordinal,
-                       sl_err_quote(id, len, q, sizeof q));
-    if (!m->dups++) {
-        m->first_dup = sl_xstrdup(sl_err_quote(id, len, q, sizeof q));
-        m->first_dup_doc = ordinal;
+    if (!m->ids) {
+        sl_spill_opts o = {.budget = SL_DOCMETA_BUDGET, .cmp = id_cmp, .purpose = "document ids"};
+        if (!(m->ids = sl_spill_new(&o, err)))
+            return -1;
     }
+    if (!m->src)
+        m->src = sl_xstrdup(src);
+    unsigned char head[24 + 100];
+    XXH128_hash_t h = XXH3_128bits(id, len);
+    put_be64(head, h.high64);
+    put_be64(head + 8, h.low64);
+    put_be64(head + 16, ordinal);
+    /* the id itself only for messages: its first 100 bytes are enough (sl_err_quote cuts before) */
+    size_t keep = len < 100 ? len : 100;
+    memcpy(head + 24, id, keep);
+    return sl_spill_add(m->ids, head, 24 + keep, err);
+}
+
+int sl_docmeta_finish(sl_docmeta *m, sl_err *err)
+{
+    if (!m->ids)
+        return 0;
+    if (sl_spill_sort(m->ids, err))
+        return -1;
+    const void *r;
+    size_t n;
+    unsigned char prev[16];
+    int have = 0, k;
+    const unsigned char *best = NULL;
+    size_t best_len = 0;
+    unsigned char *keep = NULL;
+    while ((k = sl_spill_next(m->ids, &r, &n, err)) == 1) {
+        const unsigned char *p = r;
+        if (have && !memcmp(p, prev, 16)) {
+            uint64_t ord = get_be64(p + 16);
+            if (!m->dups++ || ord < m->first_dup_doc) {
+                m->first_dup_doc = ord;
+                keep = sl_xrealloc(keep, n - 24 + 1);
+                memcpy(keep, p + 24, n - 24);
+                best = keep;
+                best_len = n - 24;
+            }
+        }
+        memcpy(prev, p, 16);
+        have = 1;
+    }
+    if (k < 0) {
+        free(keep);
+        return -1;
+    }
+    if (m->dups) {
+        char q[96];
+        sl_err_quote((const char *)best, best_len, q, sizeof q);
+        free(m->first_dup);
+        m->first_dup = sl_xstrdup(q);
+    }
+    free(keep);
+    sl_spill_free(m->ids);
+    m->ids = NULL;
+    if (m->dups && m->unique_ids)
+        return sl_errf(err, "%s: document %llu: duplicate id '%s' (`unique_ids`)", m->src ? m->src : "input",
+                       (unsigned long long)m->first_dup_doc, m->first_dup);
     return 0;
 }
 
 void sl_docmeta_free(sl_docmeta *m)
 {
     sl_meta_sel_free(&m->sel);
-    sl_idset_free(m->ids);
+    sl_spill_free(m->ids);
+    free(m->src);
     free(m->first_dup);
     sl_buf_free(&m->buf);
     memset(m, 0, sizeof *m);

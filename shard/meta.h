@@ -53,11 +53,18 @@ void sl_idset_free(sl_idset *s);
 
 /* A stage's per-document metadata bookkeeping: the chosen fields of each
  * document's metadata and the ids seen so far (duplicates counted, or an
- * error when unique_ids is set). Zero-initialise; sl_docmeta_free. */
+ * error when unique_ids is set). The ids go through a spill (stream/spill.h:
+ * a 128-bit hash, the ordinal and the id per document, sorted on disk past
+ * SL_DOCMETA_BUDGET), so memory does not grow with the number of documents;
+ * repeats are found by sl_docmeta_finish, at the end of the input.
+ * Zero-initialise; sl_docmeta_free. */
+typedef struct sl_spill sl_spill;
+#define SL_DOCMETA_BUDGET ((size_t)32 << 20)
 typedef struct sl_docmeta {
     sl_meta_sel sel;
     int unique_ids; /* a repeated id is an error */
-    sl_idset *ids;
+    sl_spill *ids;
+    char *src; /* the input named in a unique_ids error (the first seen) */
     uint64_t dups, first_dup_doc;
     char *first_dup; /* the first repeated id, quoted for messages */
     sl_buf buf;      /* the selected metadata of the current document */
@@ -67,9 +74,12 @@ typedef struct sl_docmeta {
  * errors name src and the document. */
 int sl_docmeta_select(sl_docmeta *m, const char *meta, size_t len, const char *src, const char *id, size_t id_len,
                       sl_err *err);
-/* Records an id: a repeated one is counted (or, with unique_ids, an error
- * naming src, the document ordinal and the id). */
+/* Records an id with its document ordinal (src names the input in messages). */
 int sl_docmeta_id(sl_docmeta *m, const char *id, size_t len, uint64_t ordinal, const char *src, sl_err *err);
+/* After the last id: counts the repeated ones (dups; first_dup and
+ * first_dup_doc: the repeat with the lowest ordinal), or with unique_ids
+ * fails naming src, that document's ordinal and its id. */
+int sl_docmeta_finish(sl_docmeta *m, sl_err *err);
 void sl_docmeta_free(sl_docmeta *m);
 
 #endif

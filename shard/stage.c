@@ -173,7 +173,8 @@ int sl_pack_run(const sl_stage_opts *o, const char *const *inputs, size_t n_inpu
         sl_progress_add(pg, 1, 0);
         sl_progress_add_tokens(pg, d.n_tokens);
     }
-    if (k < 0 || sl_packer_finish(pk, err) || flush_held(&ctx, err) || sl_ts_writer_finish(w, err))
+    if (k < 0 || sl_packer_finish(pk, err) || flush_held(&ctx, err) || sl_docmeta_finish(&meta, err) ||
+        sl_ts_writer_finish(w, err))
         goto done;
     w = NULL;
     const sl_pack_stats *ps = sl_packer_stats(pk);
@@ -411,6 +412,8 @@ int sl_shard_run(const sl_stage_opts *o, const char *const *inputs, size_t n_inp
     pg = start_progress("shard", packed ? "rows" : "docs", o->progress, r);
     if (packed ? shard_packed_rows(r, path, po.seq_len, w, &meta, pg, err)
                : shard_documents(r, path, &po, o->val_fraction, w, &meta, pg, st, err))
+        goto done;
+    if (sl_docmeta_finish(&meta, err))
         goto done;
     rc = sl_shard_writer_finish(w, err);
     w = NULL;

@@ -34,9 +34,11 @@ struct sl_input {
     int bs_live, bs_between;
     z_stream zs; /* gzip decompressor */
     int zs_live, zs_between, zs_padding;
-    ZSTD_DStream *zd;      /* zstd decompressor */
-    int zd_pending;        /* zstd: inside a frame */
-    unsigned char *rawbuf; /* raw (compressed) bytes */
+    ZSTD_DStream *zd;          /* zstd decompressor */
+    int zd_pending;            /* zstd: inside a frame */
+    uint64_t zd_frame_at;      /* zstd: compressed offset of the current frame */
+    uint64_t zd_frame_decoded; /* zstd: decoded bytes before it */
+    unsigned char *rawbuf;     /* raw (compressed) bytes */
     size_t raw_len, raw_pos;
     int raw_eof;
     uint64_t decoded; /* decoded bytes produced so far */
@@ -181,10 +183,12 @@ static int raw_fill(sl_input *in, sl_err *err)
     return 0;
 }
 
-static long dec_fail(sl_input *in, const char *what, const char *detail)
+/* got: bytes this call decoded before the failure (a CRC is checked after
+ * the data it covers was decoded: the position is after those bytes). */
+static long dec_fail(sl_input *in, size_t got, const char *what, const char *detail)
 {
     sl_errf(&in->saved, "%s: %s %s data after %llu decoded bytes (compressed offset %llu)%s%s", in->name, what,
-            comp_name(in->comp), (unsigned long long)in->decoded,
+            comp_name(in->comp), (unsigned long long)(in->decoded + got),
             (unsigned long long)(in->raw_off - (in->raw_len - in->raw_pos)), detail ? ": " : "", detail ? detail : "");
     return -1;
 }
@@ -208,7 +212,7 @@ static long gzip_decode(sl_input *in, unsigned char *dst, size_t cap, sl_err *er
                 continue;
             }
             if (in->zs_padding || in->rawbuf[in->raw_pos] != 0x1f)
-                return dec_fail(in, "unexpected data after", NULL);
+                return dec_fail(in, 0, "unexpected data after", NULL);
             in->zs_between = 0;
         }
         /* at the end of the input, call inflate once more: it may still hold
@@ -225,12 +229,12 @@ static long gzip_decode(sl_input *in, unsigned char *dst, size_t cap, sl_err *er
             inflateReset(&in->zs);
             in->zs_between = 1;
         } else if (ret != Z_OK && ret != Z_BUF_ERROR) {
-            return dec_fail(in, "corrupt", in->zs.msg ? in->zs.msg : "inflate failed");
+            return dec_fail(in, got, "corrupt", in->zs.msg ? in->zs.msg : "inflate failed");
         }
         if (got)
             return (long)got;
         if (at_end && ret != Z_STREAM_END)
-            return dec_fail(in, "truncated", NULL);
+            return dec_fail(in, 0, "truncated", NULL);
     }
 }
 
@@ -244,18 +248,31 @@ static long zstd_decode(sl_input *in, unsigned char *dst, size_t cap, sl_err *er
         int at_end = in->raw_pos == in->raw_len && in->raw_eof;
         if (at_end && !in->zd_pending)
             return 0;
+        if (!in->zd_pending) { /* a frame starts here */
+            in->zd_frame_at = in->raw_off - (in->raw_len - in->raw_pos);
+            in->zd_frame_decoded = in->decoded;
+        }
         ZSTD_inBuffer ib = {in->rawbuf, in->raw_len, in->raw_pos};
         ZSTD_outBuffer ob = {dst, cap, 0};
         size_t ret = ZSTD_decompressStream(in->zd, &ob, &ib);
+        if (ZSTD_isError(ret)) {
+            /* zstd leaves the buffer positions undefined on an error, and
+             * a content checksum covers the whole frame: the frame is where
+             * the damage is */
+            sl_errf(&in->saved,
+                    "%s: corrupt zstd data in the frame at compressed offset %llu (its data starts at decoded byte "
+                    "%llu): %s",
+                    in->name, (unsigned long long)in->zd_frame_at, (unsigned long long)in->zd_frame_decoded,
+                    ZSTD_getErrorName(ret));
+            return -1;
+        }
         in->raw_pos = ib.pos;
-        if (ZSTD_isError(ret))
-            return dec_fail(in, "corrupt", ZSTD_getErrorName(ret));
         in->zd_pending = ret != 0;
         if (ob.pos)
             return (long)ob.pos;
         /* no output from all the input there is: the frame is cut short */
         if (at_end)
-            return in->zd_pending ? dec_fail(in, "truncated", NULL) : 0;
+            return in->zd_pending ? dec_fail(in, 0, "truncated", NULL) : 0;
     }
 }
 
@@ -337,7 +354,7 @@ static long xz_decode(sl_input *in, unsigned char *dst, size_t cap, sl_err *err)
         if (ret == LZMA_STREAM_END)
             return (long)got; /* 0 when everything was delivered */
         if (ret != LZMA_OK && !(ret == LZMA_BUF_ERROR && got))
-            return dec_fail(in, ret == LZMA_BUF_ERROR ? "truncated" : "corrupt",
+            return dec_fail(in, got, ret == LZMA_BUF_ERROR ? "truncated" : "corrupt",
                             ret == LZMA_DATA_ERROR     ? "data error"
                             : ret == LZMA_FORMAT_ERROR ? "not xz data"
                             : ret == LZMA_BUF_ERROR    ? NULL
@@ -361,7 +378,7 @@ static long bz2_decode(sl_input *in, unsigned char *dst, size_t cap, sl_err *err
             BZ2_bzDecompressEnd(&in->bs);
             memset(&in->bs, 0, sizeof in->bs);
             if (BZ2_bzDecompressInit(&in->bs, 0, 0) != BZ_OK)
-                return dec_fail(in, "corrupt", "cannot restart libbz2");
+                return dec_fail(in, 0, "corrupt", "cannot restart libbz2");
             in->bs_between = 0;
         }
         int at_end = in->raw_pos == in->raw_len && in->raw_eof;
@@ -375,11 +392,11 @@ static long bz2_decode(sl_input *in, unsigned char *dst, size_t cap, sl_err *err
         if (ret == BZ_STREAM_END)
             in->bs_between = 1;
         else if (ret != BZ_OK)
-            return dec_fail(in, "corrupt", ret == BZ_DATA_ERROR_MAGIC ? "not bzip2 data" : "data error (CRC)");
+            return dec_fail(in, got, "corrupt", ret == BZ_DATA_ERROR_MAGIC ? "not bzip2 data" : "data error (CRC)");
         if (got)
             return (long)got;
         if (at_end && ret != BZ_STREAM_END)
-            return dec_fail(in, "truncated", NULL);
+            return dec_fail(in, 0, "truncated", NULL);
     }
 }
 
@@ -628,17 +645,30 @@ int sl_read_file(const char *path, char **data, size_t *len, sl_err *err)
 /* ---- output paths, temporaries and their cleanup --------------------------
  *
  * Every output is first written under a temporary name beside its target:
- * a file as NAME.tmp.<pid>.<n>, a directory as NAME.tmp.<pid>/. The process
- * holds an exclusive flock(2) on each temporary while it writes it, and
- * keeps a registry of its temporaries and of the parent directories it
- * created for them, so that a failure, a signal or the end of main removes
- * all of it: no stage leaves an empty directory or a temporary behind.
+ * a file as NAME.tmp.<pid>.<n>, a directory as NAME.tmp.<pid>/ (or
+ * NAME.tmp.<pid>.<n>/ when that name is taken); an existing directory that
+ * --force replaces is moved aside as NAME.old.<pid>[.<n>] while the new one
+ * is renamed in. The process holds an exclusive flock(2) on each of them
+ * for as long as it exists, and keeps a registry of its temporaries and of
+ * the parent directories it created for them, so that a failure, a signal
+ * or the end of main removes all of it: no stage leaves an empty directory
+ * or a temporary behind.
  *
  * A process killed with SIGKILL (or a machine that lost power) cannot clean
- * up; the next process writing NAME finds NAME.tmp.<pid>[.<n>] whose pid no
- * longer runs and whose lock nobody holds (the lock also covers a writer on
- * another host of a shared file system, whose pid means nothing here),
- * removes it and says so on stderr. */
+ * up; the next process writing NAME finds NAME.tmp.* or NAME.old.* whose
+ * lock nobody holds, removes it and says so on stderr. The lock, not the
+ * pid, tells a dead owner from a live one: pids repeat (in a container the
+ * stage is often pid 1, run after run), and a writer on another host of a
+ * shared file system has a pid that means nothing here. The pid in the name
+ * only keeps the names of concurrent writers apart; a name that is taken is
+ * skipped. Only where the file system has no flock (ENOLCK, EBADF) does the
+ * pid decide: a temporary is stale when no process of that pid runs.
+ *
+ * Creating a temporary and locking it are two steps; a sweeper that locks
+ * the file between them removes it. The creator sees that (its lock fails,
+ * or the file has no link left) and takes the next name: a sweeper removes
+ * only what it holds locked, so a file whose creator holds the lock is
+ * never removed. */
 
 #include <pthread.h>
 #include <signal.h>
@@ -667,7 +697,24 @@ void sl_io_set_reporter(const char *stage, const int *quiet)
 
 /* Creating a temporary (and the parents made for it) and registering it is
  * one step for the signal handlers: a signal that came between the two would
- * leave a file that nothing removes. */
+ * leave a file that nothing removes. Replacing a directory is one step too
+ * (moving the old one aside, renaming the new one in, removing the old):
+ * a signal in the middle would leave no directory at all, or the old one
+ * under another name. The calling thread blocks the signals, and a signal
+ * that reaches another thread (OpenMP workers do not block them) is held
+ * back by sl_io_defer_signal until the step is complete. */
+static _Atomic int io_critical;
+static volatile sig_atomic_t io_deferred;
+
+int sl_io_defer_signal(int sig)
+{
+    if (io_critical > 0) {
+        io_deferred = sig;
+        return 1;
+    }
+    return 0;
+}
+
 static void signals_hold(sigset_t *old)
 {
     sigset_t s;
@@ -677,10 +724,16 @@ static void signals_hold(sigset_t *old)
     sigaddset(&s, SIGHUP);
     sigaddset(&s, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &s, old);
+    io_critical++;
 }
 
 static void signals_release(const sigset_t *old)
 {
+    if (--io_critical == 0 && io_deferred) {
+        int sig = io_deferred;
+        io_deferred = 0;
+        raise(sig); /* pending for this thread until the mask below is restored */
+    }
     pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
@@ -804,6 +857,8 @@ int sl_output_check(const char *path, int dir, int force, sl_err *err)
     char *p = sl_path_clean(path);
     struct stat st;
     int rc = 0;
+    if (dir != 2) /* what a killed writer of this name left goes, also when the run stops here */
+        sl_stale_temps_clean(p);
     if (stat(p, &st) == 0) {
         if (dir == 1 && !force)
             rc = sl_errf(err, "%s: already exists (`force` replaces it)", p);
@@ -909,12 +964,15 @@ typedef struct scanned_dir {
     struct scanned_dir *next;
 } scanned_dir;
 static scanned_dir *scanned;
+/* numbers the temporaries of this process */
+static _Atomic unsigned tmp_counter;
 
-/* "<base>.tmp.<digits>" or "<base>.tmp.<digits>.<digits>": the pid, else 0. */
+/* "<base>.tmp.<digits>[.<digits>]" or "<base>.old.<digits>[.<digits>]": the
+ * pid, else 0. */
 static long tmp_pid(const char *name, const char *base)
 {
     size_t bl = strlen(base);
-    if (strncmp(name, base, bl) || strncmp(name + bl, ".tmp.", 5))
+    if (strncmp(name, base, bl) || (strncmp(name + bl, ".tmp.", 5) && strncmp(name + bl, ".old.", 5)))
         return 0;
     const char *s = name + bl + 5;
     char *end;
@@ -940,8 +998,8 @@ static scanned_dir *scan_dir(const char *dir)
     DIR *d = opendir(dir);
     struct dirent *e;
     while (d && (e = readdir(d))) {
-        const char *t = strstr(e->d_name, ".tmp.");
-        if (!t || t == e->d_name)
+        const char *t = strstr(e->d_name, ".tmp."), *o = strstr(e->d_name, ".old.");
+        if ((!t || t == e->d_name) && (!o || o == e->d_name))
             continue;
         s->names = sl_xrealloc(s->names, (s->n + 1) * sizeof *s->names);
         s->names[s->n++] = sl_xstrdup(e->d_name);
@@ -951,6 +1009,31 @@ static scanned_dir *scan_dir(const char *dir)
     s->next = scanned;
     scanned = s;
     return s;
+}
+
+/* flock that tells "someone holds it" (1) from "taken" (0) and "this file
+ * system has no locks" (-1). */
+static int lock_try(int fd)
+{
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+        return 0;
+    return errno == EWOULDBLOCK || errno == EINTR ? 1 : -1;
+}
+
+/* Whether the temporary `full` (opened as fd, fstat st) is stale: its lock
+ * is free (and now ours), or, without locks, no process `pid` runs. */
+static int is_stale(int fd, const struct stat *st, const char *full, long pid)
+{
+    int k = lock_try(fd);
+    if (k == 1)
+        return 0;
+    if (k < 0 && (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno == EPERM))
+        return 0;
+    /* the name still leads to the file that was locked (not to a new
+     * temporary that a writer of the same pid made after another sweeper
+     * removed this one) */
+    struct stat now;
+    return lstat(full, &now) == 0 && now.st_ino == st->st_ino && now.st_dev == st->st_dev;
 }
 
 void sl_stale_temps_clean(const char *path)
@@ -971,35 +1054,46 @@ void sl_stale_temps_clean(const char *path)
     scanned_dir *s = scan_dir(dir);
     for (size_t i = 0; i < s->n; i++) {
         long pid = tmp_pid(s->names[i], base);
-        if (!pid || pid == (long)getpid())
+        if (!pid)
             continue;
-        if (kill((pid_t)pid, 0) == 0 || errno == EPERM)
-            continue; /* that process still runs */
         size_t n = strlen(dir) + strlen(s->names[i]) + 2;
         char *full = sl_xmalloc(n);
         snprintf(full, n, "%s%s%s", slash ? dir : "", slash && strcmp(dir, "/") ? "/" : "", s->names[i]);
         int fd = open(full, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
         struct stat st;
+        int removed = 0;
         if (fd >= 0 && fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) &&
-            flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            is_stale(fd, &st, full, pid)) {
             if (S_ISDIR(st.st_mode))
                 remove_tree(full);
             else
                 unlink(full);
+            removed = 1;
             if (!io_quiet || !*io_quiet)
-                fprintf(stderr,
-                        "sluice: %s: removed stale temporary %s%s (left by process %ld, which no longer runs)\n",
+                fprintf(stderr, "sluice: %s: removed stale temporary %s%s (left by process %ld, which is gone)\n",
                         io_stage, full, S_ISDIR(st.st_mode) ? "/" : "", pid);
         }
         if (fd >= 0)
             close(fd);
         free(full);
-        free(s->names[i]);
-        s->names[i] = s->names[--s->n];
-        i--;
+        if (removed || fd < 0) { /* else a live writer's: looked at again by the next call */
+            free(s->names[i]);
+            s->names[i] = s->names[--s->n];
+            i--;
+        }
     }
     pthread_mutex_unlock(&tmp_lock);
     free(p);
+}
+
+/* A temporary just created as fd: locks it, and says whether it is still
+ * ours (0) or a sweeper of another process took it (-1: the next name). */
+static int lock_new(int fd)
+{
+    if (lock_try(fd) == 1)
+        return -1;
+    struct stat st;
+    return fstat(fd, &st) == 0 && st.st_nlink == 0 ? -1 : 0;
 }
 
 /* ---- atomic output -------------------------------------------------- */
@@ -1074,20 +1168,36 @@ sl_output *sl_output_open(const char *path, sl_err *err)
     }
     size_t n = strlen(path) + 64;
     o->tmp = sl_xmalloc(n);
-    static _Atomic unsigned counter;
-    snprintf(o->tmp, n, "%s.tmp.%ld.%u", path, (long)getpid(), counter++);
-    o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (o->fd < 0) {
-        sl_errf(err, "%s: cannot create: %s", path, strerror(errno));
-        remove_parents(o->reg.parents);
-        signals_release(&held);
-        out_free(o);
-        return NULL;
+    /* the first free name that stays ours once locked (see above) */
+    for (int tries = 0;; tries++) {
+        snprintf(o->tmp, n, "%s.tmp.%ld.%u", path, (long)getpid(), tmp_counter++);
+        o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (o->fd >= 0 && lock_new(o->fd) == 0)
+            break;
+        int e = o->fd >= 0 ? EEXIST : errno;
+        if (o->fd >= 0)
+            close(o->fd);
+        if (e != EEXIST || tries == 1000) {
+            sl_errf(err, "%s: cannot create: %s", path, strerror(e));
+            remove_parents(o->reg.parents);
+            signals_release(&held);
+            out_free(o);
+            return NULL;
+        }
     }
-    flock(o->fd, LOCK_EX | LOCK_NB); /* marks it live for sl_stale_temps_clean */
     o->reg.path = o->tmp;
     tmp_reg(&o->reg);
     signals_release(&held);
+    return o;
+}
+
+sl_output *sl_output_fd(int fd, const char *name)
+{
+    sl_output *o = sl_xcalloc(1, sizeof *o);
+    o->buf = sl_xmalloc(OUT_BUF);
+    o->path = sl_xstrdup(name);
+    o->fd = fd;
+    o->direct = 1;
     return o;
 }
 
@@ -1259,6 +1369,7 @@ sl_outdir *sl_outdir_open(const char *dir, int force, sl_err *err)
     sl_outdir *d = sl_xcalloc(1, sizeof *d);
     d->lock_fd = -1;
     d->path = sl_path_clean(dir);
+    sl_stale_temps_clean(d->path); /* also when the run stops here: what a killed one left goes */
     struct stat st;
     if (stat(d->path, &st) == 0 && !force) {
         sl_errf(err, "%s: already exists (`force` replaces it)", d->path);
@@ -1272,28 +1383,42 @@ sl_outdir *sl_outdir_open(const char *dir, int force, sl_err *err)
         outdir_free(d);
         return NULL;
     }
-    sl_stale_temps_clean(d->path);
-    size_t n = strlen(d->path) + 32;
+    size_t n = strlen(d->path) + 64;
     d->tmp = sl_xmalloc(n);
-    snprintf(d->tmp, n, "%s.tmp.%ld", d->path, (long)getpid());
-    remove_tree(d->tmp); /* ours from an earlier writer of the same name in this process */
     sigset_t held;
     signals_hold(&held);
-    if (make_parents(d->tmp, &d->reg.parents, err)) {
+    if (make_parents(d->path, &d->reg.parents, err)) {
         signals_release(&held);
         outdir_free(d);
         return NULL;
     }
-    if (mkdir(d->tmp, 0777) != 0) {
-        sl_errf(err, "%s: cannot create directory: %s", d->tmp, strerror(errno));
-        remove_parents(d->reg.parents);
-        signals_release(&held);
-        outdir_free(d);
-        return NULL;
+    /* DIR.tmp.<pid>, else the first free DIR.tmp.<pid>.<n> that stays ours
+     * once locked (a writer of the same pid elsewhere, see above) */
+    for (int tries = 0;; tries++) {
+        if (tries == 0)
+            snprintf(d->tmp, n, "%s.tmp.%ld", d->path, (long)getpid());
+        else
+            snprintf(d->tmp, n, "%s.tmp.%ld.%u", d->path, (long)getpid(), tmp_counter++);
+        int e = 0;
+        if (mkdir(d->tmp, 0777) != 0)
+            e = errno;
+        else if ((d->lock_fd = open(d->tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+            e = errno;
+        else if (lock_new(d->lock_fd) == 0)
+            break;
+        else
+            e = EEXIST;
+        if (d->lock_fd >= 0)
+            close(d->lock_fd);
+        d->lock_fd = -1;
+        if (e != EEXIST || tries == 1000) {
+            sl_errf(err, "%s: cannot create directory: %s", d->tmp, strerror(e));
+            remove_parents(d->reg.parents);
+            signals_release(&held);
+            outdir_free(d);
+            return NULL;
+        }
     }
-    d->lock_fd = open(d->tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (d->lock_fd >= 0)
-        flock(d->lock_fd, LOCK_EX | LOCK_NB);
     d->reg.path = d->tmp;
     d->reg.is_dir = 1;
     tmp_reg(&d->reg);
@@ -1310,29 +1435,69 @@ const char *sl_outdir_name(const sl_outdir *d)
     return d->path;
 }
 
+/* Moves `path` (an existing file or directory) aside as path.old.<pid>[.<n>],
+ * locked through *lock_fd so that no sweeper takes it while it is there. */
+static char *move_aside(const char *path, int is_dir, int *lock_fd, sl_err *err)
+{
+    size_t n = strlen(path) + 64;
+    char *old = sl_xmalloc(n);
+    *lock_fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | (is_dir ? O_DIRECTORY : 0));
+    if (*lock_fd >= 0 && lock_try(*lock_fd) == 1) {
+        close(*lock_fd);
+        *lock_fd = -1;
+        sl_errf(err, "%s: another process holds it", path);
+        free(old);
+        return NULL;
+    }
+    for (int tries = 0;; tries++) {
+        if (tries == 0)
+            snprintf(old, n, "%s.old.%ld", path, (long)getpid());
+        else
+            snprintf(old, n, "%s.old.%ld.%u", path, (long)getpid(), tmp_counter++);
+        /* never over a name that exists: rename() would replace an empty directory there */
+        int rc = renameat2(AT_FDCWD, path, AT_FDCWD, old, RENAME_NOREPLACE);
+        if (rc != 0 && (errno == EINVAL || errno == ENOSYS)) { /* a file system without RENAME_NOREPLACE */
+            struct stat st;
+            rc = lstat(old, &st) == 0 ? (errno = EEXIST, -1) : rename(path, old);
+        }
+        if (rc == 0)
+            return old;
+        if (errno != EEXIST || tries == 1000) {
+            sl_errf(err, "%s: cannot move the existing %s aside: %s", path, is_dir ? "directory" : "file",
+                    strerror(errno));
+            if (*lock_fd >= 0)
+                close(*lock_fd);
+            *lock_fd = -1;
+            free(old);
+            return NULL;
+        }
+    }
+}
+
 int sl_outdir_commit(sl_outdir *d, sl_err *err)
 {
     if (d->lock_fd >= 0)
         fsync(d->lock_fd);
+    /* one step for signals: DIR is the old tree or the new one, never
+     * missing, and the old one is gone before a signal is acted on */
+    sigset_t held;
+    signals_hold(&held);
     char *old = NULL;
+    int old_fd = -1;
     struct stat st;
-    if (lstat(d->path, &st) == 0) {
-        size_t n = strlen(d->path) + 32;
-        old = sl_xmalloc(n);
-        snprintf(old, n, "%s.old.%ld", d->path, (long)getpid());
-        if (rename(d->path, old)) {
-            sl_errf(err, "%s: cannot move the existing %s aside: %s", d->path,
-                    S_ISDIR(st.st_mode) ? "directory" : "file", strerror(errno));
-            free(old);
-            sl_outdir_abort(d);
-            return -1;
-        }
+    if (lstat(d->path, &st) == 0 && !(old = move_aside(d->path, S_ISDIR(st.st_mode), &old_fd, err))) {
+        signals_release(&held);
+        sl_outdir_abort(d);
+        return -1;
     }
     if (rename(d->tmp, d->path)) {
         sl_errf(err, "%s: cannot rename %s into place: %s", d->path, d->tmp, strerror(errno));
         if (old)
             rename(old, d->path);
+        if (old_fd >= 0)
+            close(old_fd);
         free(old);
+        signals_release(&held);
         sl_outdir_abort(d);
         return -1;
     }
@@ -1345,7 +1510,10 @@ int sl_outdir_commit(sl_outdir *d, sl_err *err)
             unlink(old);
         free(old);
     }
+    if (old_fd >= 0)
+        close(old_fd);
     outdir_free(d);
+    signals_release(&held);
     return 0;
 }
 

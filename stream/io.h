@@ -12,8 +12,9 @@
  * fatal errors and signals) removes the temporary and the directories
  * created for it. Path "-" writes to stdout directly (a pipe cannot be
  * atomic). sl_outdir: the same for a directory ("<dir>.tmp.<pid>/").
- * Temporaries left by a process that died (SIGKILL) are removed by the next
- * process that writes the same name (see sl_stale_temps_clean). */
+ * Each temporary is flock(2)ed by its writer while it exists; one left by a
+ * process that died (SIGKILL) is unlocked, and the next process that writes
+ * the same name removes it (see sl_stale_temps_clean), whatever its pid. */
 #ifndef SLUICE_STREAM_IO_H
 #define SLUICE_STREAM_IO_H
 
@@ -68,6 +69,10 @@ void sl_input_close(sl_input *in);
 
 typedef struct sl_output sl_output;
 sl_output *sl_output_open(const char *path, sl_err *err);
+/* Writes to an open descriptor in place (no temporary, no rename; e.g. an
+ * unlinked spool from sl_tmpfile); commit flushes and closes it, abort
+ * closes it. `name` is used in messages. */
+sl_output *sl_output_fd(int fd, const char *name);
 int sl_output_write(sl_output *out, const void *p, size_t n, sl_err *err);
 int sl_output_printf(sl_output *out, sl_err *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Completes the file: flush, fsync, rename into place. Frees out. */
@@ -80,6 +85,11 @@ uint64_t sl_output_bytes(const sl_output *out);
  * directories created for them (for fatal errors and signals: it is
  * async-signal-safe). */
 void sl_output_abort_all(void);
+/* For a signal handler, first: 1 when the signal came while a temporary is
+ * being created or a directory replaced (a step that must not be cut in
+ * two); the handler then returns, and the signal is raised again when the
+ * step is complete. 0: act on it now. Async-signal-safe. */
+int sl_io_defer_signal(int sig);
 
 /* A directory written atomically: sl_outdir_open creates "<dir>.tmp.<pid>/"
  * (and missing parents), fails when dir exists unless force; the caller
@@ -93,9 +103,10 @@ const char *sl_outdir_name(const sl_outdir *d);  /* dir without trailing '/' */
 int sl_outdir_commit(sl_outdir *d, sl_err *err); /* frees d */
 void sl_outdir_abort(sl_outdir *d);              /* frees d; NULL is a no-op */
 
-/* Removes "<path>.tmp.<pid>[.<n>]" files and directories beside path whose
- * process no longer runs and whose lock nobody holds, with a line on stderr
- * for each (sl_output_open and sl_outdir_open call it). */
+/* Removes "<path>.tmp.<pid>[.<n>]" and "<path>.old.<pid>[.<n>]" files and
+ * directories beside path whose lock nobody holds (their writer is gone,
+ * even when a process of the same pid runs), with a line on stderr for each
+ * (sl_output_open and sl_outdir_open call it). */
 void sl_stale_temps_clean(const char *path);
 /* Names the stage in those lines; *quiet (when not NULL) silences them. */
 void sl_io_set_reporter(const char *stage, const int *quiet);

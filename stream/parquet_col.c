@@ -129,6 +129,9 @@ static int load_dict(pq_col *col, const uint8_t *p, size_t n, int32_t count, int
         return colerr(col, err, "dictionary page encoding %s is not supported", pq_encoding_name(enc));
     if (count < 0)
         return colerr(col, err, "negative dictionary size");
+    static const uint8_t none[1];
+    if (!p) /* an empty page (n == 0): no arithmetic on a NULL pointer */
+        p = none;
     const uint8_t *end = p + n;
     int w = pq_value_width(col->leaf);
     if (col->leaf->type == PQ_BOOLEAN)

@@ -169,8 +169,10 @@ static int env_u64(const char *name, uint64_t *v, sl_err *err)
     char *end;
     errno = 0;
     unsigned long long x = strtoull(s, &end, 10);
-    if (errno || *end || *s == '-')
-        return sl_errf(err, "--part slurm: %s='%s' is not a number", name, s);
+    if (errno || *end || *s == '-') {
+        char q[SL_QUOTE_MAX];
+        return sl_errf(err, "--part slurm: %s='%s' is not a number", name, sl_err_quote(s, strlen(s), q, sizeof q));
+    }
     *v = x;
     return 0;
 }
@@ -201,17 +203,19 @@ int sl_part_parse(const char *spec, sl_part *p, sl_err *err)
     }
     const char *sl = strchr(spec, '/');
     char *end;
+    char qs[SL_QUOTE_MAX]; /* the spec in messages: one line whatever it holds */
+    const char *q = sl_err_quote(spec, strlen(spec), qs, sizeof qs);
     if (!sl || sl == spec || !sl[1])
-        return sl_errf(err, "--part '%s': expected R/N (part R of N, 0 <= R < N) or 'slurm'", spec);
+        return sl_errf(err, "--part '%s': expected R/N (part R of N, 0 <= R < N) or 'slurm'", q);
     errno = 0;
     unsigned long long r = strtoull(spec, &end, 10);
     if (errno || end != sl || *spec == '-')
-        return sl_errf(err, "--part '%s': R is not a number", spec);
+        return sl_errf(err, "--part '%s': R is not a number", q);
     unsigned long long n = strtoull(sl + 1, &end, 10);
     if (errno || *end || sl[1] == '-')
-        return sl_errf(err, "--part '%s': N is not a number", spec);
+        return sl_errf(err, "--part '%s': N is not a number", q);
     if (n == 0 || r >= n)
-        return sl_errf(err, "--part '%s': needs 0 <= R < N", spec);
+        return sl_errf(err, "--part '%s': needs 0 <= R < N", q);
     p->r = r;
     p->n = n;
     return 0;

@@ -73,6 +73,14 @@ static int is_octal_field(const unsigned char *p, size_t n, unsigned long *out)
     return 1;
 }
 
+static int all_zero(const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i])
+            return 0;
+    return 1;
+}
+
 /* A tar header block: the checksum field (octal, bytes 148..155) equals the
  * sum of the header bytes with that field counted as spaces. This holds for
  * every tar dialect (v7, ustar, GNU, pax). An all-zero block is the end
@@ -84,8 +92,8 @@ static int is_tar(const unsigned char *p, size_t n)
     int zero = 1;
     for (int i = 0; i < 512 && zero; i++)
         zero = p[i] == 0;
-    if (zero)
-        return 1;
+    if (zero) /* the end marker: an empty tar, if nothing but zeros follows (see zero_tar_check) */
+        return all_zero(p, n);
     unsigned long want;
     if (!is_octal_field(p + 148, 8, &want))
         return 0;
@@ -212,6 +220,34 @@ static int archive_start(sl_sources *s, const char *path, const unsigned char *h
     if (r != ARCHIVE_OK)
         return ar_fail(s, err, NULL);
     return 0;
+}
+
+/* An input whose first block is all zero would read as an empty tar (the
+ * end marker) and libarchive would stop there. That is right only when
+ * everything is zero: a file of 512 NUL bytes and then documents is not an
+ * empty archive, and its documents must not vanish without a word. So such
+ * an input is read here, not by libarchive: all zero, it has no members;
+ * else it is an error at the first non-zero byte. */
+static int zero_tar_check(sl_sources *s, const char *path, sl_err *err)
+{
+    const char *name = strcmp(path, "-") ? path : sl_input_name(s->in);
+    unsigned char *b = (unsigned char *)s->block;
+    if (!b)
+        b = (unsigned char *)(s->block = sl_xmalloc(ARCHIVE_BLOCK));
+    for (;;) {
+        uint64_t at = sl_input_offset(s->in);
+        long got = sl_input_read(s->in, b, ARCHIVE_BLOCK, err);
+        if (got < 0)
+            return -1;
+        if (!got)
+            return 0;
+        for (long i = 0; i < got; i++)
+            if (b[i])
+                return sl_errf(err,
+                               "%s: offset %llu: a non-zero byte after leading zero bytes (an empty tar archive is "
+                               "all zero; this input is neither a tar nor text)",
+                               name, (unsigned long long)(at + (uint64_t)i));
+    }
 }
 
 static void member_close(sl_sources *s)
@@ -445,6 +481,12 @@ int sl_sources_next(sl_sources *s, sl_input **in, sl_err *err)
         long got = sl_input_peek(s->in, head, sizeof head, err);
         if (got < 0)
             return -1;
+        if (is_archive(head, (size_t)got) && all_zero(head, (size_t)got)) {
+            if (zero_tar_check(s, path, err) < 0)
+                return -1;
+            close_current(s); /* an empty tar: no members */
+            continue;
+        }
         if (is_archive(head, (size_t)got)) {
             if (archive_start(s, path, head, (size_t)got, err) < 0)
                 return -1;

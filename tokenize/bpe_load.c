@@ -590,11 +590,12 @@ static sl_bpe *load_tokenizer_json(const char *text, size_t len, const char *nam
     }
     const char *mt = sl_json_get_str(model, "type");
     if (mt && strcmp(mt, "BPE")) {
-        sl_errf(err, "%s: model type '%s' is not supported (only byte-level BPE)", name, mt);
+        sl_errf(err, "%s: model type '%s' is not supported (tokenizer.json models: BPE, Unigram, WordPiece, WordLevel)",
+                name, mt);
         goto fail;
     }
     if (!sl_json_get(model, "merges") || !sl_json_get(model, "vocab")) {
-        sl_errf(err, "%s: model has no vocab/merges (only byte-level BPE is supported)", name);
+        sl_errf(err, "%s: a BPE model without `vocab` and `merges`", name);
         goto fail;
     }
     static const char *const must_be_null[][2] = {{"truncation", "truncation"}, {"padding", "padding"}};

@@ -271,7 +271,8 @@ void sl_bpe_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, 
     }
     size_t start = out->n;
     sl_bpe_encode_piece(b, s, p, n, n >= HEAP_MIN_SYMBOLS, out);
-    sl_scache_put(&s->cache, h, (const char *)p, n, out->v + start, out->n - start);
+    if (out->n > start) /* (out->v may still be NULL: no pointer arithmetic on it) */
+        sl_scache_put(&s->cache, h, (const char *)p, n, out->v + start, out->n - start);
 }
 
 int32_t *sl_bpe_syms(sl_bpe_state *s, size_t n)

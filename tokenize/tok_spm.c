@@ -290,7 +290,7 @@ static int spm_encode(const sl_tokenizer *t, void *state, const char *text, size
         bpe_stretches(s, st, p, pn);
     /* at most one id per byte (a piece has one byte or more; byte fallback
      * gives one id per byte): room for them first, then no check per id */
-    while (out->cap - out->n < pn)
+    while (out->cap - out->n < pn || !out->v) /* (never arithmetic on a NULL out->v) */
         sl_ids_grow(out);
     uint32_t *o = out->v + out->n;
     int prev_unk = 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "stream/io.h"
 #include "tokenize/postproc.h"
 #include "tokenize/tokenizer_impl.h"
 
@@ -129,6 +130,18 @@ sl_tokenizer *sl_tokenizer_load(const char *path, const sl_tokenizer_opts *o, sl
     return t;
 }
 
+/* JSON text (an object, after blanks and a UTF-8 BOM), or a compressed file
+ * (sl_read_file decodes it). */
+static int looks_json(const unsigned char *p, size_t n)
+{
+    if (sl_compression_sniff(p, n) != SL_COMP_NONE)
+        return 1;
+    size_t i = n >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3) ? 3 : 0;
+    while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'))
+        i++;
+    return i == n || p[i] == '{';
+}
+
 static sl_tokenizer *load_family(const char *path, const sl_tokenizer_opts *o, sl_err *err)
 {
     static const sl_tokenizer_opts defaults = SL_TOKENIZER_OPTS_INIT;
@@ -155,7 +168,15 @@ static sl_tokenizer *load_family(const char *path, const sl_tokenizer_opts *o, s
         for (size_t i = 0; i + 1 < N_FAMILIES && !fam; i++)
             if (families[i]->probe(&src))
                 fam = families[i];
-        if (!fam)
+        /* the last family (byte-level BPE) reads tokenizer.json, GPT-2's
+         * vocab.json and directories: anything else is none of the formats,
+         * which is better said so than as a JSON syntax error at offset 0 */
+        if (!fam && !src.is_dir && src.head_len && !looks_json(src.head, src.head_len))
+            sl_errf(err,
+                    "%s: not a tokenizer file (none of tokenizer.json, a SentencePiece .model, tiktoken ranks, "
+                    "a WordPiece vocab.txt, GPT-2's vocab.json + merges.txt)",
+                    path);
+        else if (!fam)
             fam = families[N_FAMILIES - 1];
     }
     sl_tokenizer *t = fam ? fam->load(&src, o, err) : NULL;

@@ -166,3 +166,75 @@ for x in 1 4 16; do
   peak_kb filter$x "$SLUICE" filter --field tokens --keep-pct 10:90 "$T/dna$x.tok" -o "$T/filter$x.tok" >/dev/null
 done
 check "filter" $(((5 * 4 + 16) * MiB)) $((8 * MiB)) "$(KB filter1)" "$(KB filter4)" "$(KB filter16)"
+
+# ---- the number of documents (issue 30): 250k, 1M and 4M tiny documents
+# (3 tokens each; 16M would take minutes on a small machine, 4M proves the
+# point: a per-document cost of even 4 bytes shows as 11 MiB over 1M).
+# Stages whose per-document state spills (stream/spill.h) must be flat: 4M
+# within a few MiB of 1M (both past the spill's in-memory half: below it,
+# at 250k, the records are simply held, and less memory is used). Tokenizing
+# holds nothing per document: 1M within a few MiB of 250k. The stages that
+# still hold per-document state are held to the per-document cost docs/cli.md
+# states, measured between 250k and 1M.
+tiny() { # N FILE: N documents of 3 tokens with a score, as a token stream
+  awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) printf "{\"id\":\"d%d\",\"ppl\":%d.5,\"ids\":[1,2,0]}\n", i, (i * 7919) % 1000 }' \
+    > "$T/tiny.jsonl"
+  "$SLUICE" tokenize ids -q --vocab-size 50277 --eos 0 "$T/tiny.jsonl" -o "$2"
+  rm -f "$T/tiny.jsonl"
+}
+tiny 250000 "$T/n250k.tok"
+tiny 1000000 "$T/n1m.tok"
+tiny 4000000 "$T/n4m.tok"
+# flat N1 N2 STAGE BUDGET_KIB SLACK_KIB: both under the budget, N2 within slack of N1
+flat() {
+  local a b budget=$4; a=$(KB "$1") b=$(KB "$2")
+  [ $asan = 0 ] || budget=$((budget + budget / 4))
+  echo "$3: peak RSS ${a} KiB ($1), ${b} KiB ($2); budget $budget KiB"
+  [ "$a" -le "$budget" ] && [ "$b" -le "$budget" ] || fail "$3: over the budget of $budget KiB"
+  [ "$b" -le $((a + $5)) ] || fail "$3: peak RSS grows with the number of documents: $a KiB, then $b KiB"
+}
+# per_doc N1 N2 DOCS STAGE BYTES: the growth from N1 to N2 (DOCS more documents) is at most BYTES per document
+per_doc() {
+  local a b; a=$(KB "$1") b=$(KB "$2")
+  echo "$4: peak RSS ${a} KiB ($1), ${b} KiB ($2): $(((b - a) * 1024 / $3)) bytes per document (allowed $5)"
+  [ $(((b - a) * 1024)) -le $(($3 * $5 + 4 * MiB * 1024)) ] || fail "$4: more than $5 bytes per document"
+}
+for n in 1m 4m; do
+  peak_kb nshard$n "$SLUICE" shard -q --seq-len 2048 "$T/n$n.tok" -o "$T/nshard$n" >/dev/null
+  peak_kb nexport$n "$SLUICE" export megatron -q "$T/n$n.tok" -o "$T/nmeg$n/c" >/dev/null
+  peak_kb nfilter$n "$SLUICE" filter -q --keep-pct 10:90 "$T/n$n.tok" -o "$T/nf$n.tok" >/dev/null
+done
+flat nfilter1m nfilter4m "filter --keep-pct (documents)" $(((16 + 16) * MiB)) $((4 * MiB))
+rm -f "$T/nf1m.tok" "$T/nf4m.tok"
+flat nshard1m nshard4m "shard (documents)" $(((16 + 32 + 16) * MiB)) $((4 * MiB))
+flat nexport1m nexport4m "export megatron (documents)" $((32 * MiB)) $((4 * MiB))
+[ "$(stat -c %s "$T/nmeg4m/c.idx")" -eq $((34 + 4000000 * 20 + 8)) ] || fail "export megatron: wrong .idx size"
+rm -rf "$T/nshard1m" "$T/nshard4m" "$T/nmeg1m" "$T/nmeg4m" "$T/n4m.tok"
+# tokenize text, every family: no per-document state (100k and 500k
+# documents: 3 MiB of slack catches 8 bytes per document)
+awk 'BEGIN { for (i = 0; i < 500000; i++) printf "{\"id\":\"d%d\",\"text\":\"w%d x\"}\n", i, i % 1000 }' > "$T/t500k.jsonl"
+head -n 100000 "$T/t500k.jsonl" > "$T/t100k.jsonl"
+for n in 100k 500k; do
+  peak_kb tgpt2$n "$SLUICE" tokenize bpe -q -t "$DATA/bpe/gpt2" "$T/t$n.jsonl" -o "$T/t.tok" >/dev/null
+  peak_kb twp$n "$SLUICE" tokenize bpe -q -t "$DATA/tok/bert-lower.json" "$T/t$n.jsonl" -o "$T/t.tok" >/dev/null
+  peak_kb tspm$n "$SLUICE" tokenize bpe -q -t "$DATA/spm/mistral-v1.model" "$T/t$n.jsonl" -o "$T/t.tok" >/dev/null
+  peak_kb tuni$n "$SLUICE" tokenize bpe -q -t "$DATA/spm/uni-bf.model" "$T/t$n.jsonl" -o "$T/t.tok" >/dev/null
+  peak_kb ttik$n "$SLUICE" tokenize bpe -q -t "$DATA/tiktoken/small.tiktoken" --pattern cl100k "$T/t$n.jsonl" -o "$T/t.tok" >/dev/null
+  peak_kb tchar$n "$SLUICE" tokenize char -q --build-vocab "$T/t$n.jsonl" -o "$T/t.tok" >/dev/null
+done
+for f in gpt2 wp spm uni tik char; do
+  flat t${f}100k t${f}500k "tokenize ($f, documents)" $(((16 + 40 + 8 * 4 + 16) * MiB)) $((3 * MiB))
+done
+rm -f "$T/t500k.jsonl" "$T/t100k.jsonl" "$T/t.tok"
+# still per-document: stats of a shard directory (its document table), merge
+# (the sources' document tables and pieces), mix (each document's length)
+for n in 250k 1m; do
+  "$SLUICE" shard -q --seq-len 2048 "$T/n$n.tok" -o "$T/nsh$n"
+  peak_kb nstats$n "$SLUICE" stats "$T/nsh$n" >/dev/null
+  peak_kb nmerge$n "$SLUICE" merge -q "$T/nsh$n" -o "$T/nmg$n" >/dev/null
+  peak_kb nmix$n "$SLUICE" mix -q --source a="$T/n$n.tok":1 --tokens 2M -o "$T/nmix$n.tok" >/dev/null
+  rm -rf "$T/nsh$n" "$T/nmg$n" "$T/nmix$n.tok"
+done
+per_doc nstats250k nstats1m 750000 "stats DIR (documents)" 128
+per_doc nmerge250k nmerge1m 750000 "merge (documents)" 224
+per_doc nmix250k nmix1m 750000 "mix (documents)" 24

@@ -106,15 +106,20 @@ echo junk >"out.jsonl.tmp.$dead.1"
 $S cat -q in.tok -o out.jsonl 2>err
 [ ! -s err ] || fail "-q printed: $(cat err)"
 [ ! -e "out.jsonl.tmp.$dead.1" ] || fail "stale file not removed under -q"
-# a temporary whose process runs (this shell) is left alone, and so is one that
-# is locked (its pid unknown here: a writer on another host of a shared disk)
+# the lock decides, not the pid (pids repeat: issue 30): a locked temporary is
+# left alone whatever its pid (a live writer, perhaps on another host of a
+# shared disk), an unlocked one is removed even when a process of its pid
+# runs (this shell here; in a container, the pid 1 of the next run)
 echo live >"out.jsonl.tmp.$$.0"
 sh -c 'exit 0' & dead2=$!; wait $dead2
 echo locked >"out.jsonl.tmp.$dead2.0"
-flock "out.jsonl.tmp.$dead2.0" -c "$S cat in.tok -o out.jsonl" 2>err
-[ -e "out.jsonl.tmp.$$.0" ] || fail "a live process's temporary was removed"
-[ -e "out.jsonl.tmp.$dead2.0" ] || fail "a locked temporary was removed"
-[ ! -s err ] || fail "unexpected report: $(cat err)"
+echo locked >"out.jsonl.tmp.$$.7"
+flock "out.jsonl.tmp.$dead2.0" flock "out.jsonl.tmp.$$.7" $S cat in.tok -o out.jsonl 2>err
+[ ! -e "out.jsonl.tmp.$$.0" ] || fail "an unlocked temporary of a running pid was kept"
+grep -q "removed stale temporary out.jsonl.tmp.$$.0 " err || fail "not reported: $(cat err)"
+[ -e "out.jsonl.tmp.$dead2.0" ] && [ -e "out.jsonl.tmp.$$.7" ] || fail "a locked temporary was removed"
+[ "$(wc -l < err)" -eq 1 ] || fail "unexpected report: $(cat err)"
+rm "out.jsonl.tmp.$dead2.0" "out.jsonl.tmp.$$.7"
 # names that only look alike stay
 echo x >out.jsonl.tmp.notapid; echo y >other.jsonl.tmp.$dead.0
 $S cat in.tok -o out.jsonl

@@ -260,7 +260,8 @@ static void test_filter_decisions(void **st)
                 for (size_t i = 0; i < n; i++)
                     sl_filter_dist_add(&dist, v[i]);
                 sl_filter_cuts ce, ca;
-                sl_filter_resolve(&o, &dist, &ce);
+                sl_err rerr = {{0}};
+                assert_int_equal(sl_filter_resolve(&o, &dist, &ce, &rerr), 0);
                 sl_err err = {{0}};
                 assert_int_equal(sl_filter_resolve_summary(&o, s, "sum", &ca, &err), 0);
                 /* the cutoffs in play and their bounds */
