@@ -101,7 +101,7 @@ struct sl_ft_state {
     struct oov_slot *oov;
 };
 
-#define OOV_SLOTS 2048 /* power of two */
+#define OOV_SLOTS 8192 /* power of two */
 #define OOV_WORD 32    /* longest word kept, bytes */
 #define OOV_ROWS 64    /* most rows kept per word */
 typedef struct oov_slot {
@@ -707,6 +707,20 @@ static inline const float *centroids(const pq *q, int32_t sub, uint8_t code)
     return &q->centroids[((size_t)sub * KSUB + code) * q->dsub];
 }
 
+/* x += r, element by element (the same additions in any order of j: each is
+ * one float add); restrict and the fixed-length case let the compiler use
+ * vector registers (lid.176's dim is 16) */
+static inline void add_vec(float *restrict x, const float *restrict r, int32_t n)
+{
+    if (n == 16) {
+        for (int j = 0; j < 16; j++)
+            x[j] += r[j];
+        return;
+    }
+    for (int32_t j = 0; j < n; j++)
+        x[j] += r[j];
+}
+
 /* hidden += row r of the input matrix (addRowToVector) */
 static inline void add_row(const sl_ft_model *m, sl_ft_state *s, int32_t r)
 {
@@ -720,9 +734,7 @@ static inline void add_row(const sl_ft_model *m, sl_ft_state *s, int32_t r)
         return;
     }
     if (mx->decoded) {
-        const float *row = mx->decoded + (size_t)r * (size_t)mx->n;
-        for (int32_t j = 0; j < m->dim; j++)
-            x[j] += row[j];
+        add_vec(x, mx->decoded + (size_t)r * (size_t)mx->n, m->dim);
         return;
     }
     float norm = 1;
