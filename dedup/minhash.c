@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#define XXH_INLINE_ALL /* the shingles are short: no call */
 #include <xxhash.h>
 
 #include "text/textnorm.h"

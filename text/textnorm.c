@@ -24,6 +24,11 @@ enum {
 
 #define NCP 0x110000
 static uint8_t *flags;
+/* The ASCII fast path's view of a byte b < 0x80, taken from flags: amap[b]
+ * is b lowercased, or ' ' when that is punctuation; acls[b] says whether
+ * lowercased it is a digit or a separator, and whether amap[b] is a space. */
+enum { A_DIGIT = 1, A_SEP = 2, A_SPACE = 4 };
+static uint8_t amap[128], acls[128];
 static pthread_once_t flags_once = PTHREAD_ONCE_INIT;
 
 /* datatrove's PUNCTUATION string (the controls are added below). */
@@ -77,6 +82,12 @@ static void build_flags(void)
     for (size_t i = 0; i < NELEM(tn_ccc); i++)
         for (uint32_t c = tn_ccc[i][0]; c <= tn_ccc[i][1]; c++)
             flags[c] |= F_SPECIAL;
+    for (uint32_t c = 0; c < 128; c++) {
+        uint32_t l = c >= 'A' && c <= 'Z' ? c + 32 : c;
+        amap[c] = (uint8_t)((flags[l] & F_PUNCT) ? ' ' : l);
+        acls[c] = (uint8_t)(((flags[l] & F_DIGIT) ? A_DIGIT : 0) | ((flags[l] & F_SEP) ? A_SEP : 0) |
+                            ((flags[amap[c]] & F_SPACE) ? A_SPACE : 0));
+    }
 }
 
 static inline const uint8_t *get_flags(void)
@@ -183,10 +194,63 @@ static void grow(sl_textnorm *t, size_t n)
     t->cap = cap;
 }
 
+static int is_ascii(const char *s, size_t n)
+{
+    uint64_t acc = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t v;
+        memcpy(&v, s + i, 8);
+        acc |= v;
+    }
+    for (; i < n; i++)
+        acc |= (uint8_t)s[i];
+    return !(acc & UINT64_C(0x8080808080808080));
+}
+
+/* simplify_text of ASCII text in one pass over the bytes, into out: the
+ * general path's steps as they act on code points below 0x80 (no
+ * lowercasing beyond A-Z, no decomposition, no nonspacing marks), with the
+ * same flags. */
+static void simplify_ascii(const uint8_t *s, size_t n, sl_buf *out)
+{
+    sl_buf_reserve(out, n + 1);
+    char *o = out->data;
+    size_t k = 0;
+    int pend = 0;
+    for (size_t i = 0; i < n;) {
+        uint8_t c = s[i], x;
+        if (acls[c] & A_DIGIT) { /* a number, with one decimal separator, -> "0" */
+            for (i++; i < n && (acls[s[i]] & A_DIGIT);)
+                i++;
+            if (i + 1 < n && (acls[s[i]] & A_SEP) && (acls[s[i + 1]] & A_DIGIT))
+                for (i++; i < n && (acls[s[i]] & A_DIGIT);)
+                    i++;
+            x = '0';
+        } else {
+            i++;
+            if (acls[c] & A_SPACE) { /* runs to one space, none at the ends */
+                pend = k > 0;
+                continue;
+            }
+            x = amap[c];
+        }
+        if (pend)
+            o[k++] = ' ', pend = 0;
+        o[k++] = (char)x;
+    }
+    out->len = k;
+    o[k] = 0;
+}
+
 void sl_simplify_text(sl_textnorm *t, const char *s, size_t n, sl_buf *out)
 {
     const uint8_t *fl = get_flags();
     sl_buf_clear(out);
+    if (is_ascii(s, n)) {
+        simplify_ascii((const uint8_t *)s, n, out);
+        return;
+    }
     /* decode into b (code points <= bytes), lowercase into a (<= 2 per code point) */
     grow(t, 2 * n + 16);
     uint32_t *a = t->a, *b = t->b;

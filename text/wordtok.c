@@ -7,6 +7,7 @@
 #include <pcre2.h>
 #include <stdlib.h>
 #include <string.h>
+#define XXH_INLINE_ALL /* the span cache hashes short strings: no call */
 #include <xxhash.h>
 
 #include "stream/buf.h"
@@ -42,6 +43,7 @@ struct sl_wordtok {
     uint32_t *mp_next;
     size_t mp_mask;
     char *mp_text;
+    uint8_t asp[128]; /* sl_tn_isspace of the ASCII code points */
 };
 
 struct sl_wordtok_work {
@@ -120,6 +122,8 @@ sl_wordtok *sl_wordtok_new(const char *lang, sl_err *err)
         return NULL;
     }
     sl_wordtok *t = sl_xcalloc(1, sizeof *t);
+    for (uint32_t c = 0; c < 128; c++)
+        t->asp[c] = (uint8_t)sl_tn_isspace(c);
     if (!(t->prefix = compile(wt_en_prefix, "prefix", err)) || !(t->suffix = compile(wt_en_suffix, "suffix", err)) ||
         !(t->infix = compile(wt_en_infix, "infix", err)) || !(t->url = compile(wt_en_url, "url", err))) {
         sl_wordtok_free(t);
@@ -435,10 +439,12 @@ static void tokenize_span(const sl_wordtok *t, sl_wordtok_work *w, const char *t
     w->nslots++;
 }
 
-static int is_ws_token(const char *text, sl_word t)
+static int is_ws_token(const sl_wordtok *tk, const char *text, sl_word t)
 {
     const uint8_t *p = (const uint8_t *)text + t.off;
     size_t n = t.len;
+    if (n && p[0] < 0x80 && !tk->asp[p[0]])
+        return 0;
     while (n) {
         uint32_t cp = 0;
         size_t k = sl_utf8_seq(p, n, &cp);
@@ -568,11 +574,16 @@ static void tokenize_all(const sl_wordtok *t, sl_wordtok_work *w, const char *te
     size_t start = 0, i = 0;
     int in_ws = -1;
     while (i < n) {
-        uint32_t cp = 0;
-        size_t k = sl_utf8_seq(p + i, n - i, &cp);
-        if (!k)
-            k = 1;
-        int ws = sl_tn_isspace(cp);
+        uint32_t cp = p[i];
+        size_t k = 1;
+        int ws;
+        if (cp < 0x80) {
+            ws = t->asp[cp];
+        } else {
+            if (!(k = sl_utf8_seq(p + i, n - i, &cp)))
+                k = 1, cp = 0;
+            ws = sl_tn_isspace(cp);
+        }
         if (in_ws < 0)
             in_ws = ws;
         if (ws != in_ws) {
@@ -596,7 +607,7 @@ static void tokenize_all(const sl_wordtok *t, sl_wordtok_work *w, const char *te
 }
 
 /* datatrove's strip_strings: whitespace tokens dropped */
-static size_t strip_ws(sl_wordtok_work *w, const char *text, const sl_word **words)
+static size_t strip_ws(const sl_wordtok *t, sl_wordtok_work *w, const char *text, const sl_word **words)
 {
     if (w->outcap < w->ntok) {
         free(w->out);
@@ -605,7 +616,7 @@ static size_t strip_ws(sl_wordtok_work *w, const char *text, const sl_word **wor
     }
     size_t m = 0;
     for (size_t j = 0; j < w->ntok; j++)
-        if (!is_ws_token(text, w->tok[j]))
+        if (!is_ws_token(t, text, w->tok[j]))
             w->out[m++] = w->tok[j];
     *words = w->out;
     return m;
@@ -614,7 +625,7 @@ static size_t strip_ws(sl_wordtok_work *w, const char *text, const sl_word **wor
 size_t sl_wordtok_run(const sl_wordtok *t, sl_wordtok_work *w, const char *text, size_t n, const sl_word **words)
 {
     tokenize_all(t, w, text, n, NULL);
-    return strip_ws(w, text, words);
+    return strip_ws(t, w, text, words);
 }
 
 size_t sl_wordtok_doc(const sl_wordtok *t, sl_wordtok_work *w, const char *text, size_t n, const sl_word **toks,
@@ -644,5 +655,5 @@ size_t sl_wordtok_words(const sl_wordtok *t, sl_wordtok_work *w, const char *tex
 {
     const sl_word *toks;
     sl_wordtok_doc(t, w, text, n, &toks, base);
-    return strip_ws(w, *base, words);
+    return strip_ws(t, w, *base, words);
 }
