@@ -244,17 +244,17 @@ MH_CLONES static void perm_min(const uint64_t *sh, size_t ns, const uint64_t *a,
 #ifdef MH_AVX512
 /* r mod (2^61 - 1) (see mod_mersenne) masked: r - M wraps above r unless
  * r >= M, so the minimum of the two is the reduced value. */
-#define MH_STEP(A, B, lo)                                                                                           \
-    do {                                                                                                            \
-        __m512i x_ = _mm512_add_epi64(_mm512_mullo_epi64(A, s), B);                                                 \
-        __m512i r_ = _mm512_add_epi64(_mm512_and_si512(x_, M), _mm512_srli_epi64(x_, 61));                          \
-        r_ = _mm512_and_si512(_mm512_min_epu64(r_, _mm512_sub_epi64(r_, M)), MK);                                   \
-        lo = _mm512_min_epu64(lo, r_);                                                                              \
+#define MH_STEP(A, B, lo)                                                                                              \
+    do {                                                                                                               \
+        __m512i x_ = _mm512_add_epi64(_mm512_mullo_epi64(A, s), B);                                                    \
+        __m512i r_ = _mm512_add_epi64(_mm512_and_si512(x_, M), _mm512_srli_epi64(x_, 61));                             \
+        r_ = _mm512_and_si512(_mm512_min_epu64(r_, _mm512_sub_epi64(r_, M)), MK);                                      \
+        lo = _mm512_min_epu64(lo, r_);                                                                                 \
     } while (0)
 
 __attribute__((target("avx512f,avx512dq"))) static void perm_min_avx512(const uint64_t *sh, size_t ns,
-                                                                        const uint64_t *a, const uint64_t *b,
-                                                                        int nperm, uint64_t mask, uint64_t *sig)
+                                                                        const uint64_t *a, const uint64_t *b, int nperm,
+                                                                        uint64_t mask, uint64_t *sig)
 {
     int j = 0;
     const __m512i M = _mm512_set1_epi64((long long)MERSENNE), MK = _mm512_set1_epi64((long long)mask);
@@ -282,8 +282,8 @@ __attribute__((target("avx512f,avx512dq"))) static void perm_min_avx512(const ui
 }
 #endif
 
-static void perm_minima(const uint64_t *sh, size_t ns, const uint64_t *a, const uint64_t *b, int nperm,
-                        uint64_t mask, uint64_t *sig)
+static void perm_minima(const uint64_t *sh, size_t ns, const uint64_t *a, const uint64_t *b, int nperm, uint64_t mask,
+                        uint64_t *sig)
 {
 #ifdef MH_AVX512
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) {

@@ -219,25 +219,25 @@ static void simplify_ascii(const uint8_t *s, size_t n, sl_buf *out)
     size_t k = 0;
     int pend = 0;
     for (size_t i = 0; i < n;) {
-        uint8_t c = s[i], x;
+        uint8_t c = s[i];
         if (acls[c] & A_DIGIT) { /* a number, with one decimal separator, -> "0" */
             for (i++; i < n && (acls[s[i]] & A_DIGIT);)
                 i++;
             if (i + 1 < n && (acls[s[i]] & A_SEP) && (acls[s[i + 1]] & A_DIGIT))
                 for (i++; i < n && (acls[s[i]] & A_DIGIT);)
                     i++;
-            x = '0';
-        } else {
+            if (pend)
+                o[k++] = ' ', pend = 0;
+            o[k++] = '0';
+        } else { /* branch-free: a space is written and not counted */
             i++;
-            if (acls[c] & A_SPACE) { /* runs to one space, none at the ends */
-                pend = k > 0;
-                continue;
-            }
-            x = amap[c];
+            size_t sp = acls[c] & A_SPACE ? 1 : 0;
+            o[k] = ' ';
+            k += (size_t)pend & !sp;
+            o[k] = (char)amap[c];
+            k += !sp;
+            pend = (int)sp & (k > 0);
         }
-        if (pend)
-            o[k++] = ' ', pend = 0;
-        o[k++] = (char)x;
     }
     out->len = k;
     o[k] = 0;

@@ -7,8 +7,6 @@
 #include <pcre2.h>
 #include <stdlib.h>
 #include <string.h>
-#define XXH_INLINE_ALL /* the span cache hashes short strings: no call */
-#include <xxhash.h>
 
 #include "stream/buf.h"
 #include "stream/utf8.h"
@@ -44,6 +42,7 @@ struct sl_wordtok {
     size_t mp_mask;
     char *mp_text;
     uint8_t asp[128]; /* sl_tn_isspace of the ASCII code points */
+    uint64_t mpf[64]; /* mp_filter_bit of each pattern's first token */
 };
 
 struct sl_wordtok_work {
@@ -68,9 +67,40 @@ struct sl_wordtok_work {
     sl_buf alt; /* the text without "IS_ALPHA" (sl_wordtok_doc) */
 };
 
-static uint64_t hash(const char *s, size_t n)
+static inline uint64_t load32(const char *s)
 {
-    return XXH3_64bits(s, n);
+    uint32_t v;
+    memcpy(&v, s, 4);
+    return v;
+}
+
+/* A hash for the tables below (spans and tokens, mostly short): 8 bytes at
+ * a time, the tail in two overlapping loads, mixed as splitmix64 mixes. */
+static inline uint64_t hash(const char *s, size_t n)
+{
+    uint64_t h = UINT64_C(0x9E3779B97F4A7C15) ^ n;
+    for (; n >= 8; s += 8, n -= 8) {
+        uint64_t v;
+        memcpy(&v, s, 8);
+        h = (h ^ v) * UINT64_C(0xBF58476D1CE4E5B9);
+        h ^= h >> 31;
+    }
+    if (n) {
+        const uint8_t *u = (const uint8_t *)s;
+        uint64_t v = n >= 4 ? load32(s) | load32(s + n - 4) << 32
+                            : (uint64_t)u[0] | (uint64_t)u[n / 2] << 8 | (uint64_t)u[n - 1] << 16;
+        h = (h ^ v) * UINT64_C(0x94D049BB133111EB);
+    }
+    h ^= h >> 32;
+    h *= UINT64_C(0xD6E8FEB86659FD93);
+    return h ^ (h >> 32);
+}
+
+/* A filter of the matcher patterns' first tokens by length, first and last
+ * byte: most tokens start none, and are rejected without a hash. */
+static inline size_t mp_filter_bit(const char *s, size_t n)
+{
+    return (n * 131 + (uint8_t)s[0] * 31 + (uint8_t)s[n - 1]) & 4095;
 }
 
 static char *expand_classes(const char *p)
@@ -189,6 +219,10 @@ sl_wordtok *sl_wordtok_new(const char *lang, sl_err *err)
             w += e - q;
             *w++ = 0;
             q = e + 1;
+        }
+        if (mp->len[0]) {
+            size_t fb = mp_filter_bit(mp->tok[0], mp->len[0]);
+            t->mpf[fb / 64] |= UINT64_C(1) << (fb % 64);
         }
         size_t h = hash(mp->tok[0], mp->len[0]) & t->mp_mask;
         /* chain patterns of the same first token: the slot keeps the first, mp_next the rest */
@@ -486,6 +520,11 @@ static void apply_special_cases(const sl_wordtok *t, sl_wordtok_work *w, const c
     w->nm = 0;
     for (size_t i = 0; i < w->ntok; i++) {
         sl_word first = w->tok[i];
+        if (first.len) {
+            size_t fb = mp_filter_bit(text + first.off, first.len);
+            if (!(t->mpf[fb / 64] >> (fb % 64) & 1))
+                continue;
+        }
         size_t h = hash(text + first.off, first.len) & t->mp_mask;
         for (; t->mp_slots[h]; h = (h + 1) & t->mp_mask) {
             const mpattern *p0 = &t->mp[t->mp_slots[h] - 1];
