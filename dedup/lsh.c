@@ -646,11 +646,12 @@ static int sign_all(sl_docreader *r, signer *s, size_t budget, int progress, sl_
                     rc = -1;
             }
         }
-        for (int i = 0; i < BATCH; i++) {
-            if (items[i].d.text.cap > ((size_t)1 << 20))
-                sl_buf_free(&items[i].d.text);
-            if (items[i].line.cap > ((size_t)1 << 20))
-                sl_buf_free(&items[i].line);
+        /* the batch's buffers go: kept, each would grow to the largest
+         * document it ever held, and more batches (a larger corpus) would
+         * leave more memory resident than the budget counts */
+        for (int i = 0; i < n; i++) {
+            sl_buf_free(&items[i].d.text);
+            sl_buf_free(&items[i].line);
             if (items[i].shcap > ((size_t)1 << 17))
                 free(items[i].sh), items[i].sh = NULL, items[i].shcap = 0;
         }
