@@ -248,13 +248,15 @@ MH_CLONES static void perm_min(const uint64_t *sh, size_t ns, const uint64_t *a,
     do {                                                                                                               \
         __m512i x_ = _mm512_add_epi64(_mm512_mullo_epi64(A, s), B);                                                    \
         __m512i r_ = _mm512_add_epi64(_mm512_and_si512(x_, M), _mm512_srli_epi64(x_, 61));                             \
-        r_ = _mm512_and_si512(_mm512_min_epu64(r_, _mm512_sub_epi64(r_, M)), MK);                                      \
+        r_ = _mm512_min_epu64(r_, _mm512_sub_epi64(r_, M));                                                            \
+        if (masked)                                                                                                    \
+            r_ = _mm512_and_si512(r_, MK);                                                                             \
         lo = _mm512_min_epu64(lo, r_);                                                                                 \
     } while (0)
 
-__attribute__((target("avx512f,avx512dq"))) static void perm_min_avx512(const uint64_t *sh, size_t ns,
-                                                                        const uint64_t *a, const uint64_t *b, int nperm,
-                                                                        uint64_t mask, uint64_t *sig)
+__attribute__((target("avx512f,avx512dq"), always_inline)) static inline void
+perm_min_avx512_body(const uint64_t *sh, size_t ns, const uint64_t *a, const uint64_t *b, int nperm, uint64_t mask,
+                     uint64_t *sig, const int masked)
 {
     int j = 0;
     const __m512i M = _mm512_set1_epi64((long long)MERSENNE), MK = _mm512_set1_epi64((long long)mask);
@@ -279,6 +281,17 @@ __attribute__((target("avx512f,avx512dq"))) static void perm_min_avx512(const ui
         _mm512_storeu_si512(sig + j, lo0);
     }
     perm_min_tail(sh, ns, a, b, j, nperm, mask, sig);
+}
+
+/* the 64-bit hashes need no mask: a version without it */
+__attribute__((target("avx512f,avx512dq"))) static void perm_min_avx512(const uint64_t *sh, size_t ns,
+                                                                        const uint64_t *a, const uint64_t *b, int nperm,
+                                                                        uint64_t mask, uint64_t *sig)
+{
+    if (mask == UINT64_MAX)
+        perm_min_avx512_body(sh, ns, a, b, nperm, mask, sig, 0);
+    else
+        perm_min_avx512_body(sh, ns, a, b, nperm, mask, sig, 1);
 }
 #endif
 

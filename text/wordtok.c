@@ -613,6 +613,19 @@ static void tokenize_all(const sl_wordtok *t, sl_wordtok_work *w, const char *te
     size_t start = 0, i = 0;
     int in_ws = -1;
     while (i < n) {
+        if (in_ws == 0 && i + 8 <= n) {
+            /* inside a word: skip 8 bytes at a time while none is below
+             * 0x21 or above 0x7f (no ASCII space is among them); the lowest
+             * flagged byte is a true one (a borrow only flags those above) */
+            uint64_t x;
+            memcpy(&x, p + i, 8);
+            uint64_t fl = (((x - UINT64_C(0x2121212121212121)) & ~x) | x) & UINT64_C(0x8080808080808080);
+            if (!fl) {
+                i += 8;
+                continue;
+            }
+            i += (size_t)__builtin_ctzll(fl) / 8;
+        }
         uint32_t cp = p[i];
         size_t k = 1;
         int ws;
