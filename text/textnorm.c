@@ -218,7 +218,29 @@ static void simplify_ascii(const uint8_t *s, size_t n, sl_buf *out)
     char *o = out->data;
     size_t k = 0;
     int pend = 0;
+    const uint64_t H = UINT64_C(0x8080808080808080), L7 = UINT64_C(0x7F7F7F7F7F7F7F7F);
     for (size_t i = 0; i < n;) {
+        if (i + 8 <= n) {
+            /* 8 bytes of letters and single spaces at once: the letters
+             * lowercased (the bytes are ASCII: no carry between bytes) */
+            uint64_t x;
+            memcpy(&x, s + i, 8);
+            uint64_t y = x | UINT64_C(0x2020202020202020), z = x ^ UINT64_C(0x2020202020202020);
+            uint64_t let = (y + UINT64_C(0x1F1F1F1F1F1F1F1F)) & ~(y + UINT64_C(0x0505050505050505)) & H;
+            uint64_t spc = ~(((z & L7) + L7) | z) & H;
+            if ((let | spc) == H && !(spc & (spc << 8)) && (!(spc & 0x80) || (!pend && k > 0))) {
+                if (pend)
+                    o[k++] = ' ', pend = 0;
+                x |= let >> 2;
+                memcpy(o + k, &x, 8);
+                i += 8;
+                if (spc >> 63) /* a space last: pending */
+                    k += 7, pend = 1;
+                else
+                    k += 8;
+                continue;
+            }
+        }
         uint8_t c = s[i];
         if (acls[c] & A_DIGIT) { /* a number, with one decimal separator, -> "0" */
             for (i++; i < n && (acls[s[i]] & A_DIGIT);)
