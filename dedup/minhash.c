@@ -22,6 +22,7 @@ struct sl_minhash_work {
     sl_buf norm, gram;
     sl_wordtok_work *tw;
     uint64_t *sh;
+    uint32_t *run; /* run[i]: how many words after word i follow one space apart */
     size_t shcap;
 };
 
@@ -165,6 +166,7 @@ void sl_minhash_work_free(sl_minhash_work *w)
     sl_buf_free(&w->gram);
     sl_wordtok_work_free(w->tw);
     free(w->sh);
+    free(w->run);
     free(w);
 }
 
@@ -320,20 +322,24 @@ int sl_minhash_signature(const sl_minhash *m, sl_minhash_work *w, const char *te
         return 0;
     }
     size_t ns = nw - g + 1;
-    if (w->shcap < ns) {
+    if (w->shcap < nw) {
         free(w->sh);
-        w->shcap = ns + ns / 2;
+        free(w->run);
+        w->shcap = nw + nw / 2;
         w->sh = sl_xmalloc(w->shcap * sizeof *w->sh);
+        w->run = sl_xmalloc(w->shcap * sizeof *w->run);
     }
     const char *t = w->norm.data;
+    /* " ".join(words[i:i+g]) is a piece of the text when the g words are
+     * one space apart there: run[i] >= g - 1 */
+    w->run[nw - 1] = 0;
+    for (size_t i = nw - 1; i-- > 0;)
+        w->run[i] = words[i + 1].off == words[i].off + words[i].len + 1 && t[words[i + 1].off - 1] == ' '
+                        ? w->run[i + 1] + 1
+                        : 0;
     for (size_t i = 0; i < ns; i++) {
-        /* " ".join(words[i:i+g]): a piece of the text when the words are
-         * one space apart there */
         const sl_word *x = words + i;
-        int contiguous = 1;
-        for (size_t j = 1; j < g && contiguous; j++)
-            contiguous = x[j].off == x[j - 1].off + x[j - 1].len + 1 && t[x[j].off - 1] == ' ';
-        if (contiguous) {
+        if (w->run[i] >= g - 1) {
             w->sh[i] = hash_gram(m->c.hash, t + x[0].off, x[g - 1].off + x[g - 1].len - x[0].off);
             continue;
         }
