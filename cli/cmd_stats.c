@@ -8,6 +8,7 @@
 #include "shard/packed.h"
 #include "shard/shard.h"
 #include "shard/util.h"
+#include "stream/spill.h"
 #include "stream/buf.h"
 #include "stream/io.h"
 #include "stream/json.h"
@@ -157,40 +158,112 @@ done:
     return rc;
 }
 
-static size_t doc_index(const sl_shard *s, uint64_t ord)
+/* stats of a shard directory keeps nothing per document: the documents
+ * (ordinal, split, status) wait in a FIFO spill as the reader checks them,
+ * the pieces of every row (ordinal, split, length) in a spill sorted by
+ * ordinal, and one merge of the two gives each document its length. */
+typedef struct {
+    uint64_t ord;
+    uint32_t split, status;
+} doc_rec;
+typedef struct {
+    uint64_t ord, rec; /* rec: its record in its bounds file, for messages */
+    uint32_t len, split, file, pad;
+} piece_rec;
+
+/* The first piece (in the order of the rows) whose document is not in
+ * documents.jsonl, as the reader names it when it keeps the table. */
+typedef struct {
+    int found;
+    piece_rec at;
+} missing;
+
+static void note_missing(missing *ms, const piece_rec *p)
 {
-    size_t lo = 0, hi = sl_shard_n_docs(s);
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (sl_shard_doc(s, mid, NULL)->ordinal < ord)
-            lo = mid + 1;
-        else
-            hi = mid;
+    if (!ms->found || p->split < ms->at.split ||
+        (p->split == ms->at.split && (p->file < ms->at.file || (p->file == ms->at.file && p->rec < ms->at.rec))))
+        ms->at = *p;
+    ms->found = 1;
+}
+
+static int keep_doc(void *ctx, const sl_shard_docref *d, const char *id, sl_err *err)
+{
+    (void)id;
+    doc_rec r = {d->ordinal, d->split, d->long_status};
+    return sl_spill_add(ctx, &r, sizeof r, err);
+}
+
+static int by_ord(const void *a, size_t alen, const void *b, size_t blen, void *ctx)
+{
+    (void)alen, (void)blen, (void)ctx;
+    uint64_t x, y;
+    memcpy(&x, a, 8);
+    memcpy(&y, b, 8);
+    return x < y ? -1 : x > y;
+}
+
+/* Each document's length in the split it belongs to: the pieces of its
+ * ordinal in the splits read up to its own, as one pass over the rows split
+ * by split counted them. */
+static int doc_lengths(const sl_shard *s, sl_spill *docs, sl_spill *pieces, lenstats *ls, sl_err *err)
+{
+    missing ms = {0};
+    const void *r;
+    size_t n;
+    int k, m = sl_spill_next(pieces, &r, &n, err);
+    piece_rec p;
+    if (m == 1)
+        memcpy(&p, r, sizeof p);
+    while ((k = sl_spill_next(docs, &r, &n, err)) == 1) {
+        doc_rec d;
+        memcpy(&d, r, sizeof d);
+        uint64_t len = 0;
+        while (m == 1 && p.ord <= d.ord) {
+            if (p.ord < d.ord)
+                note_missing(&ms, &p);
+            else if (p.split <= d.split)
+                len += p.len;
+            if ((m = sl_spill_next(pieces, &r, &n, err)) == 1)
+                memcpy(&p, r, sizeof p);
+        }
+        if (m < 0)
+            return -1;
+        if (d.status != SL_DOC_DROPPED)
+            ls_add(&ls[d.split], len);
     }
-    return lo;
+    for (; m == 1; m = sl_spill_next(pieces, &r, &n, err)) {
+        memcpy(&p, r, sizeof p);
+        note_missing(&ms, &p);
+    }
+    if (k < 0 || m < 0)
+        return -1;
+    if (ms.found)
+        return sl_errf(err, "%s/%s: record %llu: document %llu is not in documents.jsonl", sl_shard_dir(s),
+                       sl_shard_get_split(s, (int)ms.at.split)->files[ms.at.file].bounds, (unsigned long long)ms.at.rec,
+                       (unsigned long long)ms.at.ord);
+    return 0;
 }
 
 static int stats_dir(const char *dir, sl_buf *b, sl_err *err)
 {
-    sl_shard *s = sl_shard_open(dir, 1, err);
-    if (!s)
+    sl_spill_opts dopt = {.budget = 4u << 20, .rec_size = sizeof(doc_rec), .purpose = "document table"},
+                  popt = {.budget = 16u << 20, .rec_size = sizeof(piece_rec), .cmp = by_ord, .purpose = "pieces"};
+    sl_spill *docs = sl_spill_new(&dopt, err), *pieces = docs ? sl_spill_new(&popt, err) : NULL;
+    sl_shard *s = pieces ? sl_shard_open_docs(dir, 1, keep_doc, docs, err) : NULL;
+    if (!s) {
+        sl_spill_free(docs);
+        sl_spill_free(pieces);
         return -1;
+    }
     const sl_shard_info *info = sl_shard_get_info(s);
     const sl_warmup *wu = sl_shard_get_warmup(s);
     size_t nd = sl_shard_n_docs(s);
     uint32_t L = info->seq_len;
     size_t ns = wu->n;
     uint64_t *st_pieces = sl_xcalloc(ns, sizeof *st_pieces), *st_starts = sl_xcalloc(ns, sizeof *st_starts);
-    uint64_t *dlen = sl_xcalloc(nd ? nd : 1, sizeof *dlen);
+    uint64_t n_pieces[SL_SPLIT_N] = {0};
+    lenstats ls[SL_SPLIT_N] = {0};
     int rc = -1;
-    sl_buf_puts(b, "{\n  \"input\": ");
-    sl_json_put_cstr(b, dir);
-    sl_buf_printf(b,
-                  ",\n  \"kind\": \"shards\",\n  \"seq_len\": %u,\n  \"dtype\": \"%s\",\n  \"vocab_size\": %u,\n"
-                  "  \"layout\": \"%s\",\n  \"documents\": %zu,\n  \"splits\": {",
-                  L, info->dtype_bytes == 2 ? "uint16" : "uint32", info->vocab_size,
-                  info->layout == SL_LAYOUT_RECURRENT ? "recurrent" : "sequential", nd);
-    int first = 1;
     for (int k = 0; k < SL_SPLIT_N; k++) {
         if (!sl_shard_get_split(s, k)->present)
             continue;
@@ -199,13 +272,18 @@ static int stats_dir(const char *dir, sl_buf *b, sl_err *err)
             goto done;
         sl_row row;
         int m;
-        uint64_t pieces = 0, used = 0;
         while ((m = sl_shard_iter_next(it, &row, err)) == 1) {
+            size_t file;
+            uint64_t next;
+            sl_shard_iter_pos(it, &file, &next);
             for (size_t i = 0; i < row.n_pieces; i++) {
                 const sl_piece *p = &row.pieces[i];
-                pieces++;
-                used += p->length;
-                dlen[doc_index(s, p->doc)] += p->length;
+                piece_rec pr = {p->doc, next - row.n_pieces + i, p->length, (uint32_t)k, (uint32_t)file, 0};
+                n_pieces[k]++;
+                if (sl_spill_add(pieces, &pr, sizeof pr, err)) {
+                    sl_shard_iter_close(it);
+                    goto done;
+                }
                 if (k != SL_SPLIT_TRAIN)
                     continue;
                 uint64_t g = row.index * (uint64_t)L + p->offset;
@@ -219,11 +297,21 @@ static int stats_dir(const char *dir, sl_buf *b, sl_err *err)
         sl_shard_iter_close(it);
         if (m < 0)
             goto done;
-        lenstats ls = {0};
-        for (size_t i = 0; i < nd; i++)
-            if (sl_shard_doc(s, i, NULL)->split == k && sl_shard_doc(s, i, NULL)->long_status != SL_DOC_DROPPED)
-                ls_add(&ls, dlen[i]);
+    }
+    if (sl_spill_sort(docs, err) || sl_spill_sort(pieces, err) || doc_lengths(s, docs, pieces, ls, err))
+        goto done;
+    sl_buf_puts(b, "{\n  \"input\": ");
+    sl_json_put_cstr(b, dir);
+    sl_buf_printf(b,
+                  ",\n  \"kind\": \"shards\",\n  \"seq_len\": %u,\n  \"dtype\": \"%s\",\n  \"vocab_size\": %u,\n"
+                  "  \"layout\": \"%s\",\n  \"documents\": %zu,\n  \"splits\": {",
+                  L, info->dtype_bytes == 2 ? "uint16" : "uint32", info->vocab_size,
+                  info->layout == SL_LAYOUT_RECURRENT ? "recurrent" : "sequential", nd);
+    int first = 1;
+    for (int k = 0; k < SL_SPLIT_N; k++) {
         const sl_shard_split *sp = sl_shard_get_split(s, k);
+        if (!sp->present)
+            continue;
         sl_buf_printf(b,
                       "%s\n    \"%s\": {\n      \"rows\": %llu,\n      \"files\": %zu,\n      \"tokens\": %llu,\n"
                       "      \"pad_tokens\": %llu,\n      \"pad_fraction\": ",
@@ -233,11 +321,10 @@ static int stats_dir(const char *dir, sl_buf *b, sl_err *err)
         if (info->mem_tokens)
             put_memory(b, "      ", info->mem_tokens, info->mem_id, info->mem_write, sp->mem_tokens, sp->pad_tokens,
                        sp->tokens);
-        sl_buf_printf(b, ",\n      \"pieces\": %llu,\n", (unsigned long long)pieces);
-        ls_put(b, &ls, "      ");
+        sl_buf_printf(b, ",\n      \"pieces\": %llu,\n", (unsigned long long)n_pieces[k]);
+        ls_put(b, &ls[k], "      ");
         sl_buf_puts(b, "\n    }");
         first = 0;
-        (void)used;
     }
     sl_buf_puts(b, "\n  },\n  \"warmup\": ");
     if (info->warmup)
@@ -266,8 +353,9 @@ static int stats_dir(const char *dir, sl_buf *b, sl_err *err)
 done:
     free(st_pieces);
     free(st_starts);
-    free(dlen);
     sl_shard_close(s);
+    sl_spill_free(docs);
+    sl_spill_free(pieces);
     return rc;
 }
 

@@ -186,7 +186,11 @@ static int fast_line(const char *l, size_t n, int64_t *ord, const char **id, siz
     return 1;
 }
 
-static int load_docs(sl_shard *s, const sl_json *dj, int verify, sl_err *err)
+/* Without fn, the table is kept (s->docs, s->doc_ids, documents.jsonl
+ * mapped); with fn, each document is handed to fn in turn, nothing is kept,
+ * and the pages of the mapped files already read are let go every 4 MiB, so
+ * memory does not grow with the number of documents. */
+static int load_docs(sl_shard *s, const sl_json *dj, int verify, sl_shard_doc_fn fn, void *ctx, sl_err *err)
 {
     uint64_t count, bytes;
     const char *want_hex = sl_json_get_str(dj, "xxh64");
@@ -214,10 +218,21 @@ static int load_docs(sl_shard *s, const sl_json *dj, int verify, sl_err *err)
         sl_errf(err, "%s: the file changed while it was opened", len != bytes ? p : ip);
         goto out;
     }
-    s->docs = sl_xcalloc(count ? count : 1, sizeof *s->docs);
+    if (!fn)
+        s->docs = sl_xcalloc(count ? count : 1, sizeof *s->docs);
     sl_buf ids = {0};
-    size_t line = 0, pos = 0;
+    size_t line = 0, pos = 0, let_go = 0;
+    uint64_t prev = 0;
+    long page = sysconf(_SC_PAGESIZE);
     while (pos < len) {
+        if (fn && pos - let_go >= (4u << 20) && page > 0) {
+            /* the pages before pos (and their entries of documents.idx) are done */
+            size_t upto = pos / (size_t)page * (size_t)page, iupto = 8 * s->n_docs / (size_t)page * (size_t)page;
+            madvise(data, upto, MADV_DONTNEED);
+            if (idx && iupto)
+                madvise(idx, iupto, MADV_DONTNEED);
+            let_go = pos;
+        }
         char *nl = memchr(data + pos, '\n', len - pos);
         size_t end = nl ? (size_t)(nl - data) : len;
         line++;
@@ -249,8 +264,8 @@ static int load_docs(sl_shard *s, const sl_json *dj, int verify, sl_err *err)
             }
         }
         if (!ok || ord < 0 || !split || (strcmp(split, "train") && strcmp(split, "val")) || s->n_docs >= count ||
-            (s->n_docs && (uint64_t)ord <= s->docs[s->n_docs - 1].ordinal) || (idx && (uint64_t)ord != s->n_docs) ||
-            idl > UINT32_MAX || ids.len > UINT32_MAX) {
+            (s->n_docs && (uint64_t)ord <= prev) || (idx && (uint64_t)ord != s->n_docs) || idl > UINT32_MAX ||
+            ids.len > UINT32_MAX) {
             if (ok || jd)
                 sl_errf(err, "not a valid document line (doc, id, split, meta an object; ordinals %s; count %llu)",
                         idx ? "0, 1, 2, ..." : "increasing", (unsigned long long)count);
@@ -259,7 +274,9 @@ static int load_docs(sl_shard *s, const sl_json *dj, int verify, sl_err *err)
             sl_buf_free(&ids);
             goto out;
         }
-        sl_shard_docref *d = &s->docs[s->n_docs++];
+        sl_shard_docref one, *d = fn ? &one : &s->docs[s->n_docs];
+        s->n_docs++;
+        prev = (uint64_t)ord;
         d->ordinal = (uint64_t)ord;
         d->id_off = (uint32_t)ids.len;
         d->id_len = (uint32_t)idl;
@@ -267,8 +284,16 @@ static int load_docs(sl_shard *s, const sl_json *dj, int verify, sl_err *err)
         d->long_status = (uint8_t)(!lng ? SL_DOC_PLACED : !strcmp(lng, "dropped") ? SL_DOC_DROPPED : SL_DOC_TRUNCATED);
         d->has_meta = (uint8_t)has_meta;
         d->line_off = pos;
-        sl_buf_append(&ids, idp, idl);
-        sl_buf_putc(&ids, 0);
+        if (fn) {
+            d->id_off = 0;
+            if (fn(ctx, d, idp, err)) {
+                sl_json_free(jd);
+                goto out;
+            }
+        } else {
+            sl_buf_append(&ids, idp, idl);
+            sl_buf_putc(&ids, 0);
+        }
         sl_json_free(jd);
         pos = end + 1;
     }
@@ -283,10 +308,12 @@ static int load_docs(sl_shard *s, const sl_json *dj, int verify, sl_err *err)
         sl_buf_free(&ids);
         goto out;
     }
-    s->doc_ids = ids.data ? ids.data : sl_xcalloc(1, 1);
-    s->docs_map = data;
-    s->docs_len = len;
-    data = NULL;
+    if (!fn) {
+        s->doc_ids = ids.data ? ids.data : sl_xcalloc(1, 1);
+        s->docs_map = data;
+        s->docs_len = len;
+        data = NULL;
+    }
     rc = 0;
 out:
     if (data)
@@ -384,7 +411,7 @@ static int load_stages(sl_shard *s, const sl_json *arr, sl_err *err)
     return 0;
 }
 
-sl_shard *sl_shard_open(const char *dir, int verify, sl_err *err)
+static sl_shard *shard_open(const char *dir, int verify, sl_shard_doc_fn fn, void *ctx, sl_err *err)
 {
     sl_shard *s = sl_xcalloc(1, sizeof *s);
     s->dir = sl_xstrdup(dir);
@@ -515,7 +542,8 @@ sl_shard *sl_shard_open(const char *dir, int verify, sl_err *err)
                 (unsigned long long)s->split[SL_SPLIT_TRAIN].rows, in->batch);
         goto fail;
     }
-    if (load_docs(s, dv, verify, err))
+    s->docs_streamed = fn != NULL;
+    if (load_docs(s, dv, verify, fn, ctx, err))
         goto fail;
     sl_json_free(jd);
     free(text);
@@ -527,6 +555,16 @@ fail:
     free(mp);
     sl_shard_close(s);
     return NULL;
+}
+
+sl_shard *sl_shard_open(const char *dir, int verify, sl_err *err)
+{
+    return shard_open(dir, verify, NULL, NULL, err);
+}
+
+sl_shard *sl_shard_open_docs(const char *dir, int verify, sl_shard_doc_fn fn, void *ctx, sl_err *err)
+{
+    return shard_open(dir, verify, fn, ctx, err);
 }
 
 void sl_shard_close(sl_shard *s)
@@ -735,8 +773,8 @@ int sl_shard_iter_next(sl_shard_iter *it, sl_row *row, sl_err *err)
             return sl_errf(err, "%s: record %llu: piece [%u, +%u) covers a memory position (manifest \"memory\")",
                            it->bname, (unsigned long long)it->piece, p->offset, p->length);
         size_t il = 0;
-        p->id = sl_shard_doc_id(s, p->doc, &il);
-        if (!p->id)
+        p->id = s->docs_streamed ? NULL : sl_shard_doc_id(s, p->doc, &il);
+        if (!p->id && !s->docs_streamed)
             return sl_errf(err, "%s: record %llu: document %llu is not in documents.jsonl", it->bname,
                            (unsigned long long)it->piece, (unsigned long long)p->doc);
         p->id_len = (uint32_t)il;
@@ -763,4 +801,10 @@ void sl_shard_iter_close(sl_shard_iter *it)
     free(it->tok);
     free(it->pieces);
     free(it);
+}
+
+void sl_shard_iter_pos(const sl_shard_iter *it, size_t *file, uint64_t *next_record)
+{
+    *file = it->file;
+    *next_record = it->piece;
 }

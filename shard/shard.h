@@ -100,6 +100,17 @@ typedef struct sl_shard sl_shard;
  * verify also the XXH64 of every file (a corrupted file is an error naming
  * it). documents.jsonl stays memory-mapped until sl_shard_close. */
 sl_shard *sl_shard_open(const char *dir, int verify, sl_err *err);
+/* As sl_shard_open, with the same checks, but the document table is not
+ * kept: each line of documents.jsonl is handed to fn in order as it is
+ * checked (id: d->id_len bytes, valid during the call; d->id_off is 0), and
+ * memory does not grow with the number of documents. A non-zero return from
+ * fn (with err set) fails the open. Of the document accessors below only
+ * sl_shard_n_docs may be used on the result, and its row iterator does not
+ * check that a piece's document is in documents.jsonl (the caller does,
+ * naming the piece's bounds file and record: sl_shard_iter_pos); its
+ * pieces have no id (NULL). */
+typedef int (*sl_shard_doc_fn)(void *ctx, const sl_shard_docref *d, const char *id, sl_err *err);
+sl_shard *sl_shard_open_docs(const char *dir, int verify, sl_shard_doc_fn fn, void *ctx, sl_err *err);
 void sl_shard_close(sl_shard *s);
 
 /* What the directory holds; the pointers stay valid until sl_shard_close. */
@@ -127,6 +138,10 @@ typedef struct sl_shard_iter sl_shard_iter;
 sl_shard_iter *sl_shard_iter_open(const sl_shard *s, int split, sl_err *err);
 /* 1 = row (valid until the next call), 0 = end, -1 = error. Piece ids are set. */
 int sl_shard_iter_next(sl_shard_iter *it, sl_row *row, sl_err *err);
+/* After a row of n pieces: the file it came from (index in its split's
+ * files) and the bounds record after its last piece (piece i is record
+ * next_record - n + i). */
+void sl_shard_iter_pos(const sl_shard_iter *it, size_t *file, uint64_t *next_record);
 void sl_shard_iter_close(sl_shard_iter *it);
 
 /* The split of a document: SL_SPLIT_VAL when XXH64(id, seed 0) / 2^64 < fraction. */

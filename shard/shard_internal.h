@@ -16,6 +16,7 @@ struct sl_shard {
     char *doc_ids;
     char *docs_map; /* documents.jsonl, memory-mapped (NULL when empty) */
     size_t docs_len;
+    int docs_streamed; /* opened by sl_shard_open_docs: no table, pieces get no id */
 };
 
 #endif
