@@ -9,29 +9,40 @@
 #include "stream/json.h"
 #include "stream/progress.h"
 #include "stream/rng.h"
+#include "stream/spill.h"
 #include "stream/stats.h"
 
 #define NB 65            /* length buckets: 0 = empty, k = [2^(k-1), 2^k) */
 #define MAX_COPIES 65535 /* copies are stored in 16 bits */
+#define PLOT_BINS 30     /* bins of each panel of the plot */
+/* Memory for each source's per-document spills (its documents' lengths and
+ * their copies, kept from the plan to the end), divided among the sources,
+ * and for the sort of the plan (one source at a time). */
+#define MIX_SPILL (8u << 20)
+#define MIX_SORT_SPILL (16u << 20)
 
 typedef struct {
     char *name, *path;
     double weight;
     /* pass 1 */
     uint64_t n_docs, tokens_in, empty;
-    uint32_t *len;
-    uint16_t *copies;
-    double *bin_mass; /* SL_MIX_TARGET: tokens per bin */
-    double mass;      /* sum of f_j * n_j */
-    double target;    /* T_i */
-    double rate;      /* r_i */
-    double u;         /* U_i */
+    uint32_t min_len, max_len; /* of the non-empty documents */
+    sl_spill *len;             /* each document's length (uint32), in input order */
+    sl_spill *copies;          /* (document, copies) for copies > 0, by document */
+    double *bin_mass;          /* SL_MIX_TARGET: tokens per bin */
+    double mass;               /* sum of f_j * n_j */
+    double target;             /* T_i */
+    double rate;               /* r_i */
+    double u;                  /* U_i */
     double e_max;
     uint64_t max_copies;
     uint64_t before_docs[NB], before_tok[NB], after_docs[NB], after_tok[NB];
+    double plot_edges[PLOT_BINS + 1];
+    uint64_t plot_before[PLOT_BINS], plot_after[PLOT_BINS];
     /* pass 2 */
     sl_ts_reader *r;
     uint64_t epoch, j;
+    uint32_t next_copy_doc, next_copy_n; /* the head of copies (next_copy_n 0: none left) */
     sl_doc pend;
     uint64_t pend_epoch;
     int has_pend;
@@ -226,19 +237,30 @@ static int scan(sl_mix *m, msrc *s, sl_err *err)
         }
     }
     sl_doc d = {0};
-    uint64_t cap = 0;
     int k;
+    size_t each = MIX_SPILL / m->n > (1u << 20) ? MIX_SPILL / m->n : (1u << 20);
+    sl_spill_opts so = {.budget = each, .rec_size = 4, .purpose = "document lengths of mix"};
+    s->min_len = UINT32_MAX;
+    if (!(s->len = sl_spill_new(&so, err))) {
+        sl_ts_reader_close(r);
+        return -1;
+    }
     while ((k = sl_ts_read_doc(r, &d, err)) == 1) {
         if (d.n_tokens > UINT32_MAX) {
             k = -1;
             sl_errf(err, "document '%s': %zu tokens (at most 2^32-1 per document)", d.id, d.n_tokens);
             break;
         }
-        if (s->n_docs == cap) {
-            cap = cap ? 2 * cap : 1024;
-            s->len = sl_xrealloc(s->len, cap * sizeof *s->len);
+        uint32_t l = (uint32_t)d.n_tokens;
+        if (sl_spill_add(s->len, &l, sizeof l, err)) {
+            k = -2;
+            break;
         }
-        s->len[s->n_docs++] = (uint32_t)d.n_tokens;
+        s->n_docs++;
+        if (l) {
+            s->min_len = l < s->min_len ? l : s->min_len;
+            s->max_len = l > s->max_len ? l : s->max_len;
+        }
         s->tokens_in += d.n_tokens;
         s->empty += d.n_tokens == 0;
         int bk = bucket(d.n_tokens);
@@ -250,16 +272,40 @@ static int scan(sl_mix *m, msrc *s, sl_err *err)
     }
     sl_doc_free(&d);
     sl_ts_reader_close(r);
+    if (k == -2)
+        return -1;
     if (k < 0)
         return sl_err_prefix(err, "source '%s'", s->name);
-    return 0;
+    return sl_spill_sort(s->len, err);
 }
 
-/* Sort key of a document: (length, index) in one integer. */
-static int cmp_key(const void *a, const void *b)
+/* The next length of s->len: 1, 0 at the end, -1 error. */
+static int next_len(msrc *s, uint32_t *len, sl_err *err)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    const void *r;
+    size_t n;
+    int k = sl_spill_next(s->len, &r, &n, err);
+    if (k == 1)
+        memcpy(len, r, sizeof *len);
+    return k;
+}
+
+static int by_u64(const void *a, size_t alen, const void *b, size_t blen, void *ctx)
+{
+    (void)alen, (void)blen, (void)ctx;
+    uint64_t x, y;
+    memcpy(&x, a, 8);
+    memcpy(&y, b, 8);
     return x < y ? -1 : x > y;
+}
+
+/* The bin of a panel of the plot that a length falls in. */
+static int plot_bin(const msrc *s, uint32_t len)
+{
+    int k = 0;
+    while (k < PLOT_BINS - 1 && (double)len >= s->plot_edges[k + 1])
+        k++;
+    return k;
 }
 
 int sl_mix_plan(sl_mix *m, sl_err *err)
@@ -288,18 +334,24 @@ int sl_mix_plan(sl_mix *m, sl_err *err)
                 }
         s->mass = 0;
         s->e_max = 0;
-        for (uint64_t j = 0; j < s->n_docs; j++)
-            s->mass += weight_of(m, s, s->len[j]) * (double)s->len[j];
+        uint32_t l;
+        int k;
+        while ((k = next_len(s, &l, err)) == 1)
+            s->mass += weight_of(m, s, l) * (double)l;
+        if (k < 0 || sl_spill_rewind(s->len, err))
+            return -1;
         s->target = (double)m->o.tokens * (s->weight / wsum);
         if (!(s->mass > 0))
             return sl_errf(err, "source '%s' (%s): no document can be selected (%llu documents, %llu tokens%s)",
                            s->name, s->path, (unsigned long long)s->n_docs, (unsigned long long)s->tokens_in,
                            m->o.policy == SL_MIX_TARGET ? ", none inside the length target" : "");
         s->rate = s->target / s->mass;
-        for (uint64_t j = 0; j < s->n_docs; j++) {
-            double e = s->rate * weight_of(m, s, s->len[j]);
+        while ((k = next_len(s, &l, err)) == 1) {
+            double e = s->rate * weight_of(m, s, l);
             s->e_max = e > s->e_max ? e : s->e_max;
         }
+        if (k < 0 || sl_spill_rewind(s->len, err))
+            return -1;
         if (s->e_max > m->o.max_epochs) {
             /* the most the source can give: the rate at which e_max = max_epochs */
             double can = s->target * (m->o.max_epochs / s->e_max);
@@ -310,31 +362,83 @@ int sl_mix_plan(sl_mix *m, sl_err *err)
                            s->name, s->target, (unsigned long long)m->o.tokens, s->e_max, m->o.max_epochs, floor(can),
                            s->target - floor(can), 100.0 * (s->target - floor(can)) / s->target);
         }
+        /* the plot's bins: log-scale edges from the shortest and longest
+         * non-empty document, the same for both panels */
+        double ends[2] = {s->min_len == UINT32_MAX ? 1 : (double)s->min_len, s->max_len ? (double)s->max_len : 1};
+        sl_histogram_log(ends, 2, PLOT_BINS, s->plot_before, s->plot_edges);
+        memset(s->plot_before, 0, sizeof s->plot_before);
+        memset(s->plot_after, 0, sizeof s->plot_after);
         /* systematic sampling over the documents sorted by (length, index) */
-        uint64_t *idx = sl_xmalloc((s->n_docs ? s->n_docs : 1) * sizeof *idx);
-        uint64_t k = 0;
-        for (uint64_t j = 0; j < s->n_docs; j++)
-            if (weight_of(m, s, s->len[j]) > 0)
-                idx[k++] = (uint64_t)s->len[j] << 32 | j;
-        qsort(idx, k, sizeof *idx, cmp_key);
-        s->copies = sl_xcalloc(s->n_docs ? s->n_docs : 1, sizeof *s->copies);
+        sl_spill_opts ko = {.budget = MIX_SORT_SPILL, .rec_size = 8, .cmp = by_u64, .purpose = "plan of mix"};
+        sl_spill *keys = sl_spill_new(&ko, err);
+        if (!keys)
+            return -1;
+        for (uint64_t j = 0; (k = next_len(s, &l, err)) == 1; j++) {
+            if (l)
+                s->plot_before[plot_bin(s, l)]++;
+            uint64_t key = (uint64_t)l << 32 | j;
+            if (weight_of(m, s, l) > 0 && sl_spill_add(keys, &key, sizeof key, err)) {
+                k = -1;
+                break;
+            }
+        }
+        if (k < 0 || sl_spill_rewind(s->len, err) || sl_spill_sort(keys, err)) {
+            sl_spill_free(keys);
+            return -1;
+        }
+        size_t each = MIX_SPILL / m->n > (1u << 20) ? MIX_SPILL / m->n : (1u << 20);
+        sl_spill_opts co = {.budget = each, .rec_size = 8, .cmp = by_u64, .purpose = "copies of mix"};
+        if (!(s->copies = sl_spill_new(&co, err))) {
+            sl_spill_free(keys);
+            return -1;
+        }
         s->u = sl_rng_unit_at(m->o.seed, (uint64_t)i);
         double c = s->u;
         s->max_copies = 0;
-        for (uint64_t q = 0; q < k; q++) {
-            uint32_t j = (uint32_t)idx[q];
+        const void *rec;
+        size_t rl;
+        while ((k = sl_spill_next(keys, &rec, &rl, err)) == 1) {
+            uint64_t key;
+            memcpy(&key, rec, 8);
+            uint32_t j = (uint32_t)key, len = (uint32_t)(key >> 32);
             double before = floor(c);
-            c += s->rate * weight_of(m, s, s->len[j]);
+            c += s->rate * weight_of(m, s, len);
             uint64_t n = (uint64_t)(floor(c) - before);
-            s->copies[j] = (uint16_t)n;
+            uint16_t stored = (uint16_t)n;
+            /* (document, copies) as one key that sorts by document */
+            uint64_t cr = (uint64_t)j << 32 | stored;
+            if (stored && sl_spill_add(s->copies, &cr, sizeof cr, err)) {
+                k = -1;
+                break;
+            }
             s->max_copies = n > s->max_copies ? n : s->max_copies;
-            int bk = bucket(s->len[j]);
+            int bk = bucket(len);
             s->after_docs[bk] += n;
-            s->after_tok[bk] += n * s->len[j];
+            s->after_tok[bk] += n * len;
+            if (len)
+                s->plot_after[plot_bin(s, len)] += stored;
         }
-        free(idx);
+        sl_spill_free(keys);
+        if (k < 0 || sl_spill_sort(s->copies, err))
+            return -1;
     }
     return 0;
+}
+
+/* The head of s->copies into next_copy_doc/next_copy_n (n 0 at the end). */
+static int next_copy(msrc *s, sl_err *err)
+{
+    const void *r;
+    size_t n;
+    int k = sl_spill_next(s->copies, &r, &n, err);
+    s->next_copy_n = 0;
+    if (k == 1) {
+        uint64_t cr;
+        memcpy(&cr, r, 8);
+        s->next_copy_doc = (uint32_t)(cr >> 32);
+        s->next_copy_n = (uint16_t)cr;
+    }
+    return k < 0 ? -1 : 0;
 }
 
 const sl_ts_header *sl_mix_header(const sl_mix *m)
@@ -350,8 +454,12 @@ static int next_doc(msrc *s, sl_err *err)
     for (;;) {
         if (s->epoch >= s->max_copies)
             return 0;
-        if (!s->r && !(s->r = open_src(s, err)))
-            return -1;
+        if (!s->r) {
+            /* an epoch: the lengths and copies from the first */
+            if (!(s->r = open_src(s, err)) || sl_spill_rewind(s->len, err) || sl_spill_rewind(s->copies, err) ||
+                next_copy(s, err))
+                return -1;
+        }
         int k = sl_ts_read_doc(s->r, &s->pend, err);
         if (k < 0)
             return sl_err_prefix(err, "source '%s'", s->name);
@@ -365,10 +473,21 @@ static int next_doc(msrc *s, sl_err *err)
             s->j = 0;
             continue;
         }
-        if (s->j >= s->n_docs || s->pend.n_tokens != s->len[s->j])
+        uint32_t l = 0;
+        int kl = s->j < s->n_docs ? next_len(s, &l, err) : 0;
+        if (kl < 0)
+            return -1;
+        if (kl == 0 || s->pend.n_tokens != l)
             return sl_errf(err, "source '%s' (%s): document %llu differs from the first pass: the input changed",
                            s->name, s->path, (unsigned long long)s->j);
-        if (s->copies[s->j++] > s->epoch) {
+        uint64_t copies = 0;
+        if (s->next_copy_n && s->next_copy_doc == s->j) {
+            copies = s->next_copy_n;
+            if (next_copy(s, err))
+                return -1;
+        }
+        s->j++;
+        if (copies > s->epoch) {
             s->pend_epoch = s->epoch;
             s->has_pend = 1;
             return 1;
@@ -571,7 +690,7 @@ static void panel(sl_buf *b, int x, int y, const uint64_t *counts, const double 
 
 void sl_mix_plot_svg(const sl_mix *m, sl_buf *b)
 {
-    enum { PW = 640, PH = 360, NBINS = 30 };
+    enum { PW = 640, PH = 360 };
     sl_buf_printf(b,
                   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%zu\" font-family=\"sans-serif\" "
                   "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
@@ -579,33 +698,13 @@ void sl_mix_plot_svg(const sl_mix *m, sl_buf *b)
     double line = (double)m->o.long_len;
     for (size_t i = 0; i < m->n; i++) {
         const msrc *s = &m->s[i];
-        /* one set of log-scale edges per source (from its shortest and longest
-         * non-empty document) for both panels, so they compare bin by bin */
-        uint32_t lo = UINT32_MAX, hi = 0;
-        for (uint64_t j = 0; j < s->n_docs; j++)
-            if (s->len[j]) {
-                lo = s->len[j] < lo ? s->len[j] : lo;
-                hi = s->len[j] > hi ? s->len[j] : hi;
-            }
-        double ends[2] = {lo == UINT32_MAX ? 1 : (double)lo, hi ? (double)hi : 1}, edges[NBINS + 1];
-        uint64_t before[NBINS], after[NBINS];
-        sl_histogram_log(ends, 2, NBINS, before, edges);
-        memset(before, 0, sizeof before);
-        memset(after, 0, sizeof after);
-        for (uint64_t j = 0; j < s->n_docs; j++) {
-            if (!s->len[j])
-                continue;
-            int k = 0;
-            while (k < NBINS - 1 && (double)s->len[j] >= edges[k + 1])
-                k++;
-            before[k]++;
-            after[k] += s->copies[j];
-        }
         char what[256];
         snprintf(what, sizeof what, "tokens per document: %s, input", s->name);
-        panel(b, 0, (int)(i * PH), before, edges, NBINS, what, &line, m->o.policy == SL_MIX_UPSAMPLE);
+        panel(b, 0, (int)(i * PH), s->plot_before, s->plot_edges, PLOT_BINS, what, &line,
+              m->o.policy == SL_MIX_UPSAMPLE);
         snprintf(what, sizeof what, "tokens per document: %s, mixed", s->name);
-        panel(b, PW, (int)(i * PH), after, edges, NBINS, what, &line, m->o.policy == SL_MIX_UPSAMPLE);
+        panel(b, PW, (int)(i * PH), s->plot_after, s->plot_edges, PLOT_BINS, what, &line,
+              m->o.policy == SL_MIX_UPSAMPLE);
     }
     sl_buf_puts(b, "</svg>\n");
 }
@@ -618,8 +717,8 @@ void sl_mix_free(sl_mix *m)
         msrc *s = &m->s[i];
         free(s->name);
         free(s->path);
-        free(s->len);
-        free(s->copies);
+        sl_spill_free(s->len);
+        sl_spill_free(s->copies);
         free(s->bin_mass);
         sl_ts_reader_close(s->r);
         sl_doc_free(&s->pend);
