@@ -202,6 +202,8 @@ per_doc() {
 for n in 1m 4m; do
   peak_kb nshard$n "$SLUICE" shard -q --seq-len 2048 "$T/n$n.tok" -o "$T/nshard$n" >/dev/null
   peak_kb nstats$n "$SLUICE" stats "$T/nshard$n" >/dev/null
+  peak_kb nmix$n "$SLUICE" mix -q --source a="$T/n$n.tok":1 --tokens 2M -o "$T/nmix$n.tok" >/dev/null
+  rm -f "$T/nmix$n.tok"
   peak_kb nexport$n "$SLUICE" export megatron -q "$T/n$n.tok" -o "$T/nmeg$n/c" >/dev/null
   peak_kb nfilter$n "$SLUICE" filter -q --keep-pct 10:90 "$T/n$n.tok" -o "$T/nf$n.tok" >/dev/null
 done
@@ -210,6 +212,10 @@ rm -f "$T/nf1m.tok" "$T/nf4m.tok"
 flat nshard1m nshard4m "shard (documents)" $(((16 + 32 + 16) * MiB)) $((4 * MiB))
 flat nstats1m nstats4m "stats DIR (documents)" $(((16 + 4 + 16) * MiB)) $((4 * MiB))
 grep -q '"documents": 4000000,' "$T/nstats4m.out" || fail "stats DIR: wrong document count"
+# mix: two spills of 8 MiB for one source (lengths, copies) and 16 MiB for
+# the plan's sort; from 1M to 4M the spills merge more runs, each with its
+# read buffer (within their budgets): 8 MiB of slack
+flat nmix1m nmix4m "mix (documents)" $(((8 + 8 + 16 + 16) * MiB)) $((8 * MiB))
 flat nexport1m nexport4m "export megatron (documents)" $((32 * MiB)) $((4 * MiB))
 [ "$(stat -c %s "$T/nmeg4m/c.idx")" -eq $((34 + 4000000 * 20 + 8)) ] || fail "export megatron: wrong .idx size"
 rm -rf "$T/nshard1m" "$T/nshard4m" "$T/nmeg1m" "$T/nmeg4m" "$T/n4m.tok"
@@ -229,13 +235,10 @@ for f in gpt2 wp spm uni tik char; do
   flat t${f}100k t${f}500k "tokenize ($f, documents)" $(((16 + 40 + 8 * 4 + 16) * MiB)) $((3 * MiB))
 done
 rm -f "$T/t500k.jsonl" "$T/t100k.jsonl" "$T/t.tok"
-# still per-document: merge (the sources' document tables and pieces), mix
-# (each document's length)
+# still per-document: merge (the sources' document tables and pieces)
 for n in 250k 1m; do
   "$SLUICE" shard -q --seq-len 2048 "$T/n$n.tok" -o "$T/nsh$n"
   peak_kb nmerge$n "$SLUICE" merge -q "$T/nsh$n" -o "$T/nmg$n" >/dev/null
-  peak_kb nmix$n "$SLUICE" mix -q --source a="$T/n$n.tok":1 --tokens 2M -o "$T/nmix$n.tok" >/dev/null
-  rm -rf "$T/nsh$n" "$T/nmg$n" "$T/nmix$n.tok"
+  rm -rf "$T/nsh$n" "$T/nmg$n"
 done
 per_doc nmerge250k nmerge1m 750000 "merge (documents)" 224
-per_doc nmix250k nmix1m 750000 "mix (documents)" 24
