@@ -28,7 +28,9 @@ peak_kb() {
 # and 16x no more than 1x + slack.
 check() {
   local stage=$1 budget=$2 slack=$3 a=$4 b=$5 c=$6
-  [ $asan = 0 ] || budget=$((budget + budget / 4))
+  # under ASan the growth allowed grows as the budget does: the shadow and red
+  # zones of the blocks that grow come on top (tokenize dna: 16.1 MiB for 16)
+  [ $asan = 0 ] || { budget=$((budget + budget / 4)); slack=$((slack + slack / 4)); }
   echo "$stage: peak RSS 1x ${a} KiB, 4x ${b} KiB, 16x ${c} KiB (budget ${budget} KiB)"
   for v in "$a" "$b" "$c"; do
     [ "$v" -le "$budget" ] || fail "$stage: peak RSS $v KiB over the budget of $budget KiB"
