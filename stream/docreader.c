@@ -429,12 +429,14 @@ static int detect(sl_docreader *r, sl_err *err)
     size_t i = 0; /* bytes of leading whitespace seen, from r->start */
     int bom_checked = 0;
     for (;;) {
-        if (r->o.format == SL_DOCS_AUTO && (r->eof || !sniff_needs_more(r->buf + r->start, r->end - r->start))) {
-            if (sl_pq_sniff(r->buf + r->start, r->end - r->start)) {
+        /* an empty source may have no buffer yet: no arithmetic on NULL */
+        const char *head = r->buf ? r->buf + r->start : "";
+        if (r->o.format == SL_DOCS_AUTO && (r->eof || !sniff_needs_more(head, r->end - r->start))) {
+            if (sl_pq_sniff(head, r->end - r->start)) {
                 r->mode = M_PARQUET;
                 return 0;
             }
-            if (sl_arrow_sniff(r->buf + r->start, r->end - r->start)) {
+            if (sl_arrow_sniff(head, r->end - r->start)) {
                 r->mode = M_ARROW;
                 return 0;
             }
