@@ -1640,22 +1640,13 @@ fail:
     return NULL;
 }
 
-static void swap_bufs(sl_buf *x, sl_buf *y)
-{
-    sl_buf t = *x;
-    *x = *y;
-    *y = t;
-}
-
 int sl_arrow_next(sl_arrow *a, sl_textdoc *d, sl_err *err)
 {
     for (;;) {
         while (a->next < a->nslots) {
             ar_slot *s = &a->slots[a->next++];
             if (s->status == 0) {
-                swap_bufs(&d->id, &s->d.id);
-                swap_bufs(&d->text, &s->d.text);
-                swap_bufs(&d->meta, &s->d.meta);
+                sl_textdoc_swap(d, &s->d);
                 d->id_is_string = s->d.id_is_string;
                 d->source = a->name;
                 d->line = 0;

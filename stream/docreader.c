@@ -358,13 +358,6 @@ static int batch_fill(sl_docreader *r)
     return b->n > 0 || b->has_pending;
 }
 
-static void swap_bufs(sl_buf *a, sl_buf *b)
-{
-    sl_buf t = *a;
-    *a = *b;
-    *b = t;
-}
-
 /* The next document of the batch: 1, 0 when the batch is used up, -1 error. */
 static int batch_next(sl_docreader *r, sl_textdoc *d, sl_err *err)
 {
@@ -372,9 +365,7 @@ static int batch_next(sl_docreader *r, sl_textdoc *d, sl_err *err)
     while (b->next < b->n) {
         jslot *s = &b->slots[b->next++];
         if (s->status == 0) {
-            swap_bufs(&d->id, &s->d.id);
-            swap_bufs(&d->text, &s->d.text);
-            swap_bufs(&d->meta, &s->d.meta);
+            sl_textdoc_swap(d, &s->d);
             d->id_is_string = s->d.id_is_string;
             d->source = r->name;
             d->line = s->line;
@@ -732,6 +723,20 @@ void sl_docreader_close(sl_docreader *r)
     free(r->batch.len);
     sl_buf_free(&r->batch.data);
     free(r);
+}
+
+static void swap_bufs(sl_buf *a, sl_buf *b)
+{
+    sl_buf t = *a;
+    *a = *b;
+    *b = t;
+}
+
+void sl_textdoc_swap(sl_textdoc *a, sl_textdoc *b)
+{
+    swap_bufs(&a->id, &b->id);
+    swap_bufs(&a->text, &b->text);
+    swap_bufs(&a->meta, &b->meta);
 }
 
 void sl_textdoc_free(sl_textdoc *d)

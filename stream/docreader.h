@@ -70,5 +70,8 @@ const sl_docreader_stats *sl_docreader_stats_get(const sl_docreader *r);
 int sl_docreader_position(void *reader, double *done, double *total);
 void sl_docreader_close(sl_docreader *r);
 void sl_textdoc_free(sl_textdoc *d);
+/* Exchanges the id, text and metadata buffers of a and b (a batch slot hands
+ * its document over without copying; the caller sets the other fields). */
+void sl_textdoc_swap(sl_textdoc *a, sl_textdoc *b);
 
 #endif

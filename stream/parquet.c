@@ -990,22 +990,13 @@ fail:
     return NULL;
 }
 
-static void swap_bufs(sl_buf *a, sl_buf *b)
-{
-    sl_buf t = *a;
-    *a = *b;
-    *b = t;
-}
-
 int sl_pq_next(sl_pq *q, sl_textdoc *d, sl_err *err)
 {
     for (;;) {
         while (q->next < q->nslots) {
             pq_slot *s = &q->slots[q->next++];
             if (s->status == 0) {
-                swap_bufs(&d->id, &s->d.id);
-                swap_bufs(&d->text, &s->d.text);
-                swap_bufs(&d->meta, &s->d.meta);
+                sl_textdoc_swap(d, &s->d);
                 d->id_is_string = s->d.id_is_string;
                 d->source = q->name;
                 d->line = 0;
