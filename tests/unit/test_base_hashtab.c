@@ -54,7 +54,7 @@ static void run_fixed(size_t ks, unsigned load, size_t min_cap, uint64_t univers
 {
     sl_htab_type t = {.entry_size = ks + 4, .key_size = ks, .max_load = load, .min_cap = min_cap};
     sl_htab h;
-    sl_htab_init(&h, &t, NULL);
+    sl_htab_init(&h, NULL);
     ref_entry *ref = calloc((size_t)ops, sizeof *ref);
     size_t nref = 0;
     unsigned char k[16];
@@ -63,7 +63,7 @@ static void run_fixed(size_t ks, unsigned load, size_t min_cap, uint64_t univers
         ref_entry *r = ref_find(ref, nref, k, ks);
         if (rnd() % 3) { /* insert or count */
             int fresh;
-            unsigned char *e = sl_htab_put(&h, k, &fresh);
+            unsigned char *e = sl_htab_put(&h, &t, k, &fresh);
             assert_non_null(e);
             assert_int_equal(fresh, r == NULL);
             assert_memory_equal(e, k, ks);
@@ -79,7 +79,7 @@ static void run_fixed(size_t ks, unsigned load, size_t min_cap, uint64_t univers
             memcpy(e + ks, &c, 4);
             r->count++;
         } else { /* look up */
-            unsigned char *e = sl_htab_find(&h, k);
+            unsigned char *e = sl_htab_find(&h, &t, k);
             if (!r)
                 assert_null(e);
             else {
@@ -99,7 +99,7 @@ static void run_fixed(size_t ks, unsigned load, size_t min_cap, uint64_t univers
     /* the walk: every entry once, each in the reference */
     size_t pos = 0, seen = 0;
     unsigned char *e;
-    while ((e = sl_htab_next(&h, &pos))) {
+    while ((e = sl_htab_next(&h, &t, &pos))) {
         ref_entry *r = ref_find(ref, nref, e, ks);
         assert_non_null(r);
         assert_int_not_equal(r->count, UINT32_MAX);
@@ -111,7 +111,7 @@ static void run_fixed(size_t ks, unsigned load, size_t min_cap, uint64_t univers
     }
     assert_int_equal(seen, nref);
     sl_htab_free(&h);
-    assert_null(sl_htab_find(&h, k));
+    assert_null(sl_htab_find(&h, &t, k));
     free(ref);
 }
 
@@ -179,7 +179,7 @@ static void run_strings(int bad, int ops, unsigned universe)
     const sl_htab_type t = {
         .entry_size = 4, .key_size = 4, .hash = skey_hash, .entry_hash = sentry_hash, .eq = sentry_eq, .max_load = 50};
     sl_htab h;
-    sl_htab_init(&h, &t, &a);
+    sl_htab_init(&h, &a);
     char buf[32];
     for (int op = 0; op < ops; op++) {
         /* strings of varied length, some prefixes of others */
@@ -193,7 +193,7 @@ static void run_strings(int bad, int ops, unsigned universe)
                 want = i + 1;
         if (rnd() & 1) {
             int fresh;
-            uint32_t *e = sl_htab_put(&h, &k, &fresh);
+            uint32_t *e = sl_htab_put(&h, &t, &k, &fresh);
             assert_int_equal(fresh, want == 0);
             if (fresh) {
                 assert_int_equal(*e, 0);
@@ -202,7 +202,7 @@ static void run_strings(int bad, int ops, unsigned universe)
             } else
                 assert_int_equal(*e, want);
         } else {
-            uint32_t *e = sl_htab_find(&h, &k);
+            uint32_t *e = sl_htab_find(&h, &t, &k);
             if (!want)
                 assert_null(e);
             else
@@ -213,7 +213,7 @@ static void run_strings(int bad, int ops, unsigned universe)
     /* every string is found at its index */
     for (size_t i = 0; i < a.n; i++) {
         skey k = {a.s[i], strlen(a.s[i])};
-        uint32_t *e = sl_htab_find(&h, &k);
+        uint32_t *e = sl_htab_find(&h, &t, &k);
         assert_non_null(e);
         assert_int_equal(*e, i + 1);
     }
@@ -236,11 +236,11 @@ static void test_empty(void **state)
     (void)state;
     static const sl_htab_type t = {.entry_size = 8, .key_size = 8};
     sl_htab h;
-    sl_htab_init(&h, &t, NULL);
+    sl_htab_init(&h, NULL);
     uint64_t k = 7;
-    assert_null(sl_htab_find(&h, &k));
+    assert_null(sl_htab_find(&h, &t, &k));
     size_t pos = 0;
-    assert_null(sl_htab_next(&h, &pos));
+    assert_null(sl_htab_next(&h, &t, &pos));
     assert_int_equal(sl_htab_count(&h), 0);
     sl_htab_free(&h);
     sl_htab_free(&h); /* twice is harmless */
