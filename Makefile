@@ -33,7 +33,7 @@ ifeq ($(origin CC),default)
 CC := gcc
 endif
 
-MODULES := stream text tokenize dna audio shard model kernels dedup
+MODULES := base stream text tokenize dna audio shard model kernels dedup
 WARN    := -Wall -Wextra -Werror
 OPT     ?= -O2
 CSTD    := -std=c17 -D_GNU_SOURCE

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# MinHash dedup benchmark (issue 32): `sluice dedup minhash` beside datatrove
+# MinHash dedup benchmark: `sluice dedup minhash` beside datatrove
 # 0.10.1, rensa and datasketch on one synthetic corpus (bench/dedup_corpus.py:
 # English-like text with 10% planted near-duplicates), 5-grams, 14 x 8
 # permutations, seed 1.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rule-filter benchmark (issue 33): sluice filter --rules with the four rule
+# Rule-filter benchmark: sluice filter --rules with the four rule
 # sets (gopher-repetition, gopher-quality, c4, fineweb: FineWeb's order)
 # against datatrove 0.10.1's filters (GopherRepetitionFilter,
 # GopherQualityFilter, C4QualityFilter, FineWebQualityFilter, filter() per

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Threads in pipelines (issue 17): a 5-stage pipeline
+# Threads in pipelines: a 5-stage pipeline
 #   read | tokenize bpe | filter --field tokens --min 16 | pack | shard
 # on ~40 MB of JSON Lines built from /usr/share/doc, run three ways in the same
 # run: OpenMP's spinning default (OMP_WAIT_POLICY=active is what libgomp does

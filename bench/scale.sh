@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Partitioned runs (issue 12, docs/scale-out.md): the cost of doing the same
+# Partitioned runs (docs/scale-out.md): the cost of doing the same
 # work as N processes (--part R/N) instead of one, and the cost of bringing
 # the parts together again.
 #

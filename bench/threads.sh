@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Thread scaling of `sluice tokenize text` (issue 10: -@ 2 at least 1.8x the
+# Thread scaling of `sluice tokenize text` (the goal: -@ 2 at least 1.8x the
 # throughput of -@ 1 on a 2-core machine), one tokenizer file per family:
 # SentencePiece .model BPE (Mistral-7B v0.1) and Unigram, the Unigram
 # tokenizer.json, Mistral's SentencePiece-style BPE tokenizer.json, bge's

@@ -71,7 +71,7 @@ int sl_cli_fail(const sl_cli *cli, const sl_err *err);
 struct sl_output;
 struct sl_ts_writer;
 int sl_cli_finish(const sl_cli *cli, struct sl_output *out, struct sl_ts_writer *w, int rc, sl_err *err);
-/* Checks an output before the stage reads its first input byte (issue 28):
+/* Checks an output before the stage reads its first input byte:
  * not a URL; kind SL_OUT_FILE: not a directory; SL_OUT_DIR: a new directory
  * (an existing one only with force); SL_OUT_INTO: a directory that may exist;
  * SL_OUT_PREFIX: PREFIX.bin and PREFIX.idx as files; and the nearest

@@ -149,7 +149,7 @@ static const struct option lopts[] = {
 /* Option combinations that make no sense: usage errors (exit 2). */
 static void check_combinations(const sl_cli *cli, dna_tokenize_opts *o, uint64_t stride)
 {
-    /* --stride: the window step with --window, else the k-mer step (the issue's `--kmer K --stride S`). */
+    /* --stride: the window step with --window, else the k-mer step (`--kmer K --stride S`). */
     if (o->stride_set && !o->window) {
         if (!o->em.tok.kmer)
             sl_cli_usage_error(cli, "--stride needs --window or --kmer");

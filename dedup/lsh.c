@@ -19,6 +19,8 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "base/hashtab.h"
+
 #include "dedup/spool.h"
 #include "dedup/xsort.h"
 #include "stream/byteorder.h"
@@ -781,41 +783,49 @@ typedef struct {
 typedef struct {
     ufnode *n;
     size_t len, cap;
-    uint32_t *tab; /* node + 1; 0 empty */
-    size_t tcap;
+    sl_htab tab; /* entries node + 1 (uint32_t) */
 } suf;
 
-static inline size_t suf_slot(uint64_t g, size_t mask)
+static uint64_t suf_hash(const void *key, const void *ctx)
 {
-    return (size_t)(XXH3_64bits(&g, 8) & mask);
+    (void)ctx;
+    return XXH3_64bits(key, 8);
 }
+
+static uint64_t suf_entry_hash(const void *entry, const void *ctx)
+{
+    const suf *u = ctx;
+    return XXH3_64bits(&u->n[*(const uint32_t *)entry - 1].g, 8);
+}
+
+static int suf_eq(const void *key, const void *entry, const void *ctx)
+{
+    const suf *u = ctx;
+    return u->n[*(const uint32_t *)entry - 1].g == *(const uint64_t *)key;
+}
+
+static const sl_htab_type suf_type = {.entry_size = sizeof(uint32_t),
+                                      .key_size = sizeof(uint32_t),
+                                      .hash = suf_hash,
+                                      .entry_hash = suf_entry_hash,
+                                      .eq = suf_eq,
+                                      .max_load = 50,
+                                      .min_cap = 4096};
 
 static uint32_t suf_node(suf *u, uint64_t g)
 {
-    if (2 * (u->len + 1) > u->tcap) {
-        size_t cap = u->tcap ? 2 * u->tcap : 4096;
-        uint32_t *t = sl_xcalloc(cap, sizeof *t);
-        for (size_t i = 0; i < u->len; i++) {
-            size_t j = suf_slot(u->n[i].g, cap - 1);
-            while (t[j])
-                j = (j + 1) & (cap - 1);
-            t[j] = (uint32_t)i + 1;
-        }
-        free(u->tab);
-        u->tab = t, u->tcap = cap;
-    }
-    size_t j = suf_slot(g, u->tcap - 1);
-    while (u->tab[j] && u->n[u->tab[j] - 1].g != g)
-        j = (j + 1) & (u->tcap - 1);
-    if (u->tab[j])
-        return u->tab[j] - 1;
+    u->tab.ctx = u;
+    int fresh;
+    uint32_t *e = sl_htab_put(&u->tab, &suf_type, &g, &fresh);
+    if (!fresh)
+        return *e - 1;
     if (u->len == u->cap) {
         u->cap = u->cap ? 2 * u->cap : 4096;
         u->n = sl_xrealloc(u->n, u->cap * sizeof *u->n);
     }
     uint32_t k = (uint32_t)u->len++;
     u->n[k] = (ufnode){g, k, 1};
-    u->tab[j] = k + 1;
+    *e = k + 1;
     return k;
 }
 
@@ -853,7 +863,7 @@ static int suf_union(void *ctx, uint64_t a, uint64_t b, sl_err *err)
 static void suf_free(suf *u)
 {
     free(u->n);
-    free(u->tab);
+    sl_htab_free(&u->tab);
     memset(u, 0, sizeof *u);
 }
 

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "base/hashtab.h"
+
 #include "dedup/lsh.h"
 #include "dedup/spool.h"
 #include "stream/stats.h"
@@ -35,41 +37,47 @@ static key128 key_of(const char *s, size_t n)
 /* --- a map from 128-bit keys to a document number ------------------------- */
 
 typedef struct {
-    key128 k;
     uint32_t idx; /* document + 1; 0: empty slot */
     uint32_t n;   /* documents with this key */
+    key128 k;
 } slot;
 
-typedef struct {
-    slot *s;
-    size_t cap, n;
-} keymap;
-
-static slot *keymap_get(keymap *m, key128 k, int *fresh)
+static uint64_t key_hash(const void *key, const void *ctx)
 {
-    if (2 * (m->n + 1) > m->cap) {
-        size_t cap = m->cap ? 2 * m->cap : 1024;
-        slot *s = sl_xcalloc(cap, sizeof *s);
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->s[i].idx) {
-                size_t j = m->s[i].k.lo & (cap - 1);
-                while (s[j].idx)
-                    j = (j + 1) & (cap - 1);
-                s[j] = m->s[i];
-            }
-        free(m->s);
-        m->s = s;
-        m->cap = cap;
-    }
-    size_t j = k.lo & (m->cap - 1);
-    while (m->s[j].idx && (m->s[j].k.lo != k.lo || m->s[j].k.hi != k.hi))
-        j = (j + 1) & (m->cap - 1);
-    *fresh = !m->s[j].idx;
-    if (*fresh) {
-        m->s[j].k = k;
-        m->n++;
-    }
-    return &m->s[j];
+    (void)ctx;
+    return ((const key128 *)key)->lo;
+}
+
+static uint64_t slot_hash(const void *entry, const void *ctx)
+{
+    (void)ctx;
+    return ((const slot *)entry)->k.lo;
+}
+
+static int slot_eq(const void *key, const void *entry, const void *ctx)
+{
+    (void)ctx;
+    const key128 *k = key;
+    const slot *e = entry;
+    return e->k.lo == k->lo && e->k.hi == k->hi;
+}
+
+static const sl_htab_type keymap_type = {.entry_size = sizeof(slot),
+                                         .key_size = sizeof(uint32_t),
+                                         .hash = key_hash,
+                                         .entry_hash = slot_hash,
+                                         .eq = slot_eq,
+                                         .max_load = 50,
+                                         .min_cap = 1024};
+
+/* The slot of key k; a fresh one (*fresh = 1) is zeroed but for its key, and
+ * the caller sets its idx. */
+static slot *keymap_get(sl_htab *m, key128 k, int *fresh)
+{
+    slot *s = sl_htab_put(m, &keymap_type, &k, fresh);
+    if (*fresh)
+        s->k = k;
+    return s;
 }
 
 /* --- union-find, as datatrove's MinhashDedupCluster ----------------------- */
@@ -313,7 +321,8 @@ int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_op
     enum { BATCH = 1024 };
     size_t batch_limit = sl_docs_batch_cap(budget / 4, 0);
     item *items = sl_xcalloc(BATCH, sizeof *items);
-    keymap km = {0};
+    sl_htab km;
+    sl_htab_init(&km, NULL);
     uf u = {0};
     sl_buf idb = {0}, tmp = {0}, tmp2 = {0};
     FILE *spool = sl_spool_new("documents", err);
@@ -461,9 +470,8 @@ int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_op
                     size_t b = e ? (size_t)(e - s) : d.text.len;
                     int keep = 1;
                     if (keys[li].lo || keys[li].hi) {
-                        int fresh;
-                        slot *sl = keymap_get(&km, keys[li], &fresh);
-                        keep = sl->idx == i + 1;
+                        const slot *sl = sl_htab_find(&km, &keymap_type, &keys[li]);
+                        keep = sl && sl->idx == i + 1;
                     }
                     if (keep) {
                         if (!first)
@@ -566,7 +574,7 @@ int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_op
         sl_buf_free(&wk[t].norm);
     }
     free(wk);
-    free(km.s);
+    sl_htab_free(&km);
     free(u.parent);
     free(u.size);
     sl_buf_free(&idb);

@@ -8,8 +8,8 @@
  * they are first merged in passes into longer runs). Peak memory is about
  * `budget` whatever the number of records.
  *
- * A stand-in for the shared spill module (stream/spill.h, issue 30) until it
- * lands. */
+ * Older than the shared spill module (stream/spill.h), which does the same
+ * for records of any size; dedup has not been moved onto it yet. */
 #ifndef SLUICE_DEDUP_XSORT_H
 #define SLUICE_DEDUP_XSORT_H
 

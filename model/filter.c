@@ -10,6 +10,8 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "base/hashtab.h"
+
 #include "stream/json.h"
 #include "stream/spill.h"
 #include "stream/progress.h"
@@ -293,45 +295,60 @@ int sl_filter_keep(const sl_filter_opts *o, const sl_filter_cuts *c, double v)
 }
 
 /* --- id -> score map ------------------------------------------------------ */
+typedef struct {
+    char *id; /* NULL: an empty slot */
+    double val;
+} smap_entry;
+
+typedef struct {
+    const char *s;
+    size_t len;
+} smap_key;
+
+static uint64_t smap_hash(const void *key, const void *ctx)
+{
+    (void)ctx;
+    const smap_key *k = key;
+    return XXH64(k->s, k->len, 0);
+}
+
+static uint64_t smap_entry_hash(const void *entry, const void *ctx)
+{
+    (void)ctx;
+    const char *id = ((const smap_entry *)entry)->id;
+    return XXH64(id, strlen(id), 0);
+}
+
+static int smap_eq(const void *key, const void *entry, const void *ctx)
+{
+    (void)ctx;
+    const smap_key *k = key;
+    const char *id = ((const smap_entry *)entry)->id;
+    return strlen(id) == k->len && !memcmp(id, k->s, k->len);
+}
+
+static const sl_htab_type smap_type = {.entry_size = sizeof(smap_entry),
+                                       .key_size = sizeof(char *),
+                                       .hash = smap_hash,
+                                       .entry_hash = smap_entry_hash,
+                                       .eq = smap_eq,
+                                       .max_load = 50,
+                                       .min_cap = 1024};
+
 struct sl_scoremap {
-    char **ids;
-    double *val;
-    size_t cap, n;
+    sl_htab t;
     char *desc; /* the file, or "the score files", for messages */
 };
-
-static size_t smap_slot(const sl_scoremap *m, const char *id, size_t len)
-{
-    size_t i = (size_t)XXH64(id, len, 0) & (m->cap - 1);
-    while (m->ids[i] && !(strlen(m->ids[i]) == len && !memcmp(m->ids[i], id, len)))
-        i = (i + 1) & (m->cap - 1);
-    return i;
-}
-
-static void smap_grow(sl_scoremap *m)
-{
-    sl_scoremap o = *m;
-    m->cap = o.cap ? o.cap * 2 : 1024;
-    m->ids = sl_xcalloc(m->cap, sizeof *m->ids);
-    m->val = sl_xcalloc(m->cap, sizeof *m->val);
-    for (size_t i = 0; i < o.cap; i++)
-        if (o.ids[i]) {
-            size_t s = smap_slot(m, o.ids[i], strlen(o.ids[i]));
-            m->ids[s] = o.ids[i];
-            m->val[s] = o.val[i];
-        }
-    free(o.ids);
-    free(o.val);
-}
 
 void sl_scoremap_free(sl_scoremap *m)
 {
     if (!m)
         return;
-    for (size_t i = 0; i < m->cap; i++)
-        free(m->ids[i]);
-    free(m->ids);
-    free(m->val);
+    size_t pos = 0;
+    smap_entry *e;
+    while ((e = sl_htab_next(&m->t, &smap_type, &pos)))
+        free(e->id);
+    sl_htab_free(&m->t);
     free(m->desc);
     free(m);
 }
@@ -400,17 +417,15 @@ static int load_one(sl_scoremap *m, const char *path, const char *field, sl_err 
                          (unsigned long long)ln, field);
             break;
         }
-        if ((m->n + 1) * 2 > m->cap)
-            smap_grow(m);
-        size_t slot = smap_slot(m, id->str, id->str_len);
-        if (m->ids[slot]) {
-            rc = sl_errf(err, "%s:%llu: id '%s' appears twice", path, (unsigned long long)ln, m->ids[slot]);
+        int fresh;
+        smap_entry *e = sl_htab_put(&m->t, &smap_type, &(smap_key){id->str, id->str_len}, &fresh);
+        if (!fresh) {
+            rc = sl_errf(err, "%s:%llu: id '%s' appears twice", path, (unsigned long long)ln, e->id);
             sl_json_free(jd);
             break;
         }
-        m->ids[slot] = sl_xstrndup(id->str, id->str_len);
-        m->val[slot] = v;
-        m->n++;
+        e->id = sl_xstrndup(id->str, id->str_len);
+        e->val = v;
         sl_json_free(jd);
     }
     if (k < 0)
@@ -422,8 +437,8 @@ static int load_one(sl_scoremap *m, const char *path, const char *field, sl_err 
 
 sl_scoremap *sl_scoremap_load(const char *const *paths, size_t n, const char *field, sl_err *err)
 {
-    sl_scoremap *m = sl_xcalloc(1, sizeof *m);
-    smap_grow(m); /* an empty map still means "scores come from the files" */
+    sl_scoremap *m = sl_xcalloc(1, sizeof *m); /* an empty map still means "scores come from the files" */
+    sl_htab_init(&m->t, NULL);
     m->desc = sl_xstrdup(n == 1 ? paths[0] : "the score files");
     for (size_t i = 0; i < n; i++)
         if (load_one(m, paths[i], field, err) < 0) {
@@ -435,9 +450,10 @@ sl_scoremap *sl_scoremap_load(const char *const *paths, size_t n, const char *fi
 
 void sl_scoremap_dist(const sl_scoremap *m, sl_filter_dist *d)
 {
-    for (size_t i = 0; i < m->cap; i++)
-        if (m->ids[i])
-            sl_filter_dist_add(d, m->val[i]);
+    size_t pos = 0;
+    const smap_entry *e;
+    while ((e = sl_htab_next(&m->t, &smap_type, &pos)))
+        sl_filter_dist_add(d, e->val);
 }
 
 /* --- one document's score ---------------------------------------------------- */
@@ -454,12 +470,12 @@ int sl_filter_score(const sl_filter_opts *o, const sl_scoremap *m, const sl_doc 
         return 0;
     }
     if (m) {
-        size_t slot = smap_slot(m, d->id, d->id_len);
-        if (!m->ids[slot]) {
+        const smap_entry *e = sl_htab_find(&m->t, &smap_type, &(smap_key){d->id, d->id_len});
+        if (!e) {
             *missing = 1;
             return sl_errf(err, "%s: document '%s' has no score in %s", src, d->id, m->desc);
         }
-        *v = m->val[slot];
+        *v = e->val;
         return 0;
     }
     int k = 0;

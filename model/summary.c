@@ -6,6 +6,7 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "base/hashtab.h"
 #include "stream/byteorder.h"
 #include "stream/io.h"
 
@@ -45,8 +46,7 @@ typedef struct field {
     char *name;
     uint64_t n, unscored;
     uint64_t kmin, kmax; /* when n > 0 */
-    bucket *t;           /* open addressing, cap a power of two */
-    size_t cap, used;
+    sl_htab t;           /* the buckets */
 } field;
 
 struct sl_score_summary {
@@ -56,35 +56,25 @@ struct sl_score_summary {
     const char **names;
 };
 
-static size_t slot_of(const field *f, uint64_t b)
+/* The table's key is the bucket number + 1, itself a well-spread number. */
+static uint64_t bucket_hash(const void *key, const void *ctx)
 {
-    size_t i = (size_t)(b * UINT64_C(0x9E3779B97F4A7C15) >> 17) & (f->cap - 1);
-    while (f->t[i].b && f->t[i].b != b + 1)
-        i = (i + 1) & (f->cap - 1);
-    return i;
+    (void)ctx;
+    uint64_t b1;
+    memcpy(&b1, key, 8);
+    return (b1 - 1) * UINT64_C(0x9E3779B97F4A7C15) >> 17;
 }
 
-static void grow(field *f)
-{
-    bucket *old = f->t;
-    size_t oc = f->cap;
-    f->cap = oc ? 2 * oc : 64;
-    f->t = sl_xcalloc(f->cap, sizeof *f->t);
-    for (size_t i = 0; i < oc; i++)
-        if (old[i].b)
-            f->t[slot_of(f, old[i].b - 1)] = old[i];
-    free(old);
-}
+static const sl_htab_type bucket_type = {
+    .entry_size = sizeof(bucket), .key_size = sizeof(uint64_t), .hash = bucket_hash, .min_cap = 64};
 
 /* Adds count values to bucket b: all equal to key when single. */
 static void bucket_add(field *f, uint64_t b, uint64_t count, uint64_t key, int single)
 {
-    if ((f->used + 1) * 4 > f->cap * 3)
-        grow(f);
-    bucket *x = &f->t[slot_of(f, b)];
-    if (!x->b) {
+    int fresh;
+    bucket *x = sl_htab_put(&f->t, &bucket_type, &(uint64_t){b + 1}, &fresh);
+    if (fresh) {
         *x = (bucket){.b = b + 1, .count = count, .key = key, .single = single};
-        f->used++;
         return;
     }
     x->count += count;
@@ -118,6 +108,7 @@ static field *find_or_add(sl_score_summary *s, const char *name)
     s->f = sl_xrealloc(s->f, (s->nf + 1) * sizeof *s->f);
     memmove(s->f + i + 1, s->f + i, (s->nf - i) * sizeof *s->f);
     s->f[i] = (field){.name = sl_xstrdup(name)};
+    sl_htab_init(&s->f[i].t, NULL);
     s->nf++;
     return &s->f[i];
 }
@@ -143,7 +134,7 @@ void sl_score_summary_free(sl_score_summary *s)
         return;
     for (size_t i = 0; i < s->nf; i++) {
         free(s->f[i].name);
-        free(s->f[i].t);
+        sl_htab_free(&s->f[i].t);
     }
     free(s->f);
     free(s->names);
@@ -178,9 +169,10 @@ void sl_score_summary_merge(sl_score_summary *dst, const sl_score_summary *src)
         if (!f->n || g->kmax > f->kmax)
             f->kmax = g->kmax;
         f->n += g->n;
-        for (size_t j = 0; j < g->cap; j++)
-            if (g->t[j].b)
-                bucket_add(f, g->t[j].b - 1, g->t[j].count, g->t[j].key, g->t[j].single);
+        size_t pos = 0;
+        const bucket *x;
+        while ((x = sl_htab_next(&g->t, &bucket_type, &pos)))
+            bucket_add(f, x->b - 1, x->count, x->key, x->single);
     }
 }
 
@@ -194,11 +186,11 @@ static int cmp_bucket(const void *a, const void *b)
 /* The buckets in order (caller frees). */
 static bucket *sorted(const field *f)
 {
-    bucket *v = sl_xmalloc((f->used ? f->used : 1) * sizeof *v);
-    size_t k = 0;
-    for (size_t i = 0; i < f->cap; i++)
-        if (f->t[i].b)
-            v[k++] = f->t[i];
+    bucket *v = sl_xmalloc((sl_htab_count(&f->t) ? sl_htab_count(&f->t) : 1) * sizeof *v);
+    size_t k = 0, pos = 0;
+    const bucket *x;
+    while ((x = sl_htab_next(&f->t, &bucket_type, &pos)))
+        v[k++] = *x;
     qsort(v, k, sizeof *v, cmp_bucket);
     return v;
 }
@@ -231,7 +223,7 @@ int sl_score_summary_count(const sl_score_summary *s, const char *name, uint64_t
 size_t sl_score_summary_buckets(const sl_score_summary *s, const char *name)
 {
     const field *f = find(s, name);
-    return f ? f->used : 0;
+    return f ? sl_htab_count(&f->t) : 0;
 }
 
 /* The estimate of the r-th smallest value (0-based). */
@@ -241,7 +233,7 @@ static double order_stat(const field *f, const bucket *v, const uint64_t *cum, u
         return value_of(f->kmin);
     if (r == f->n - 1)
         return value_of(f->kmax);
-    size_t lo = 0, hi = f->used - 1; /* the bucket j with cum[j] <= r < cum[j] + count */
+    size_t lo = 0, hi = sl_htab_count(&f->t) - 1; /* the bucket j with cum[j] <= r < cum[j] + count */
     while (lo < hi) {
         size_t mid = (lo + hi + 1) / 2;
         if (cum[mid] <= r)
@@ -254,7 +246,7 @@ static double order_stat(const field *f, const bucket *v, const uint64_t *cum, u
         return value_of(x->key);
     uint64_t b = x->b - 1;
     double a = value_of(lo == 0 ? f->kmin : b << SHIFT);
-    double z = value_of(lo == f->used - 1 ? f->kmax : (b << SHIFT) | LOW_MASK);
+    double z = value_of(lo == sl_htab_count(&f->t) - 1 ? f->kmax : (b << SHIFT) | LOW_MASK);
     double t = ((double)(r - cum[lo]) + 0.5) / (double)x->count;
     double e = a + (z - a) * t;
     return e < a ? a : e > z ? z : e;
@@ -270,9 +262,9 @@ double sl_score_summary_percentile(const sl_score_summary *s, const char *name, 
     if (p >= 100)
         return value_of(f->kmax);
     bucket *v = sorted(f);
-    uint64_t *cum = sl_xmalloc(f->used * sizeof *cum);
+    uint64_t *cum = sl_xmalloc(sl_htab_count(&f->t) * sizeof *cum);
     uint64_t c = 0;
-    for (size_t j = 0; j < f->used; j++) {
+    for (size_t j = 0; j < sl_htab_count(&f->t); j++) {
         cum[j] = c;
         c += v[j].count;
     }
@@ -346,10 +338,10 @@ void sl_score_summary_write(sl_buf *b, const sl_score_summary *s)
             continue;
         put_u64(b, f->kmin);
         put_u64(b, f->kmax);
-        put_var(b, f->used);
+        put_var(b, sl_htab_count(&f->t));
         bucket *v = sorted(f);
         uint64_t prev = 0;
-        for (size_t j = 0; j < f->used; j++) {
+        for (size_t j = 0; j < sl_htab_count(&f->t); j++) {
             uint64_t bn = v[j].b - 1;
             put_var(b, (bn - prev) << 1 | (uint64_t)v[j].single);
             put_var(b, v[j].count);

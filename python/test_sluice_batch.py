@@ -1,4 +1,4 @@
-"""The batch is a load-time choice (issue 28, trap 3): python/sluice_data.py
+"""The batch is a load-time choice: python/sluice_data.py
 takes batch_size / rank / world_size and forms the global steps itself;
 tests/cli/pyreader_batch.sh prepares the shards:
 

@@ -1,5 +1,5 @@
 """`sluice mix` re-derived from its specification (docs/longctx.md section
-1.1) and checked against the properties the issue asks for. Run by
+1.1) and checked against the properties mixing promises (docs/shards.md). Run by
 tests/cli/mix.sh with:
   SLUICE_TEST_MIX  a directory holding, per source NAME, NAME.jsonl (the ids
                    the source was tokenized from: {"id","ids",...}) and, per

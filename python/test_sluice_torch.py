@@ -80,8 +80,8 @@ class Loader(unittest.TestCase):
             self.assertTrue(np.array_equal(b["tokens"].numpy(), self.ref[b["step"]][1::2]))
 
     def test_state_after_iterating(self):
-        """state_dict() without a step says where training stands (issue 28,
-        trap 5): iterated directly, through DataLoader without workers, and
+        """state_dict() without a step says where training stands:
+        iterated directly, through DataLoader without workers, and
         through loader() with workers (fork and spawn); a plain DataLoader
         with workers, whose progress this process cannot see, raises instead
         of restarting at step 0."""

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "base/hashtab.h"
+
 #include "shard/pack.h"
 #include "stream/json.h"
 #include "stream/spill.h"
@@ -254,68 +256,48 @@ void sl_meta_doc_line(sl_buf *b, uint64_t ordinal, const char *id, size_t id_len
     sl_buf_puts(b, "}\n");
 }
 
-/* --- id set: open addressing over 128-bit hashes (0 marks an empty slot) --- */
+/* --- id set: 128-bit hashes of the ids (0 marks an empty slot) ------------- */
 struct sl_idset {
-    XXH128_hash_t *slot;
-    uint64_t cap, n; /* cap a power of two */
+    sl_htab t;
 };
+
+/* the key is a hash already */
+static uint64_t id_hash(const void *key, const void *ctx)
+{
+    (void)ctx;
+    return ((const XXH128_hash_t *)key)->low64;
+}
+
+static const sl_htab_type idset_type = {
+    .entry_size = sizeof(XXH128_hash_t), .key_size = sizeof(XXH128_hash_t), .hash = id_hash, .min_cap = 1024};
 
 sl_idset *sl_idset_new(void)
 {
     sl_idset *s = sl_xcalloc(1, sizeof *s);
-    s->cap = 1024;
-    s->slot = sl_xcalloc(s->cap, sizeof *s->slot);
+    sl_htab_init(&s->t, NULL);
     return s;
-}
-
-static int is_empty(XXH128_hash_t h)
-{
-    return h.low64 == 0 && h.high64 == 0;
-}
-
-/* 1 when h was present; otherwise inserts it. */
-static int probe(XXH128_hash_t *slot, uint64_t cap, XXH128_hash_t h)
-{
-    uint64_t i = h.low64 & (cap - 1);
-    while (!is_empty(slot[i])) {
-        if (slot[i].low64 == h.low64 && slot[i].high64 == h.high64)
-            return 1;
-        i = (i + 1) & (cap - 1);
-    }
-    slot[i] = h;
-    return 0;
 }
 
 int sl_idset_add(sl_idset *s, const char *id, size_t len)
 {
     XXH128_hash_t h = XXH3_128bits(id, len);
-    if (is_empty(h))
+    if (!h.low64 && !h.high64)
         h.low64 = 1; /* keep 0 for empty slots */
-    if (probe(s->slot, s->cap, h))
-        return 1;
-    if (++s->n * 4 > s->cap * 3) {
-        uint64_t cap = s->cap * 2;
-        XXH128_hash_t *slot = sl_xcalloc(cap, sizeof *slot);
-        for (uint64_t i = 0; i < s->cap; i++)
-            if (!is_empty(s->slot[i]))
-                probe(slot, cap, s->slot[i]);
-        free(s->slot);
-        s->slot = slot;
-        s->cap = cap;
-    }
-    return 0;
+    int fresh;
+    sl_htab_put(&s->t, &idset_type, &h, &fresh);
+    return !fresh;
 }
 
 uint64_t sl_idset_count(const sl_idset *s)
 {
-    return s->n;
+    return sl_htab_count(&s->t);
 }
 
 void sl_idset_free(sl_idset *s)
 {
     if (!s)
         return;
-    free(s->slot);
+    sl_htab_free(&s->t);
     free(s);
 }
 

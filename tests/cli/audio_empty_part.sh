@@ -1,5 +1,5 @@
-# A split/part selection that yields no documents is said, not silent (issue
-# 28, trap 8): `tokenize audio --split 88:6:6 --part valid` of 4 files (the
+# A split/part selection that yields no documents is said, not silent:
+# `tokenize audio --split 88:6:6 --part valid` of 4 files (the
 # SaShiMi rule gives valid int(4*6/100) = 0 files) warns on stderr, still
 # writes a valid empty stream and exits 0; -q silences the warning; a part
 # with documents gives no warning.

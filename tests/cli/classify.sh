@@ -1,4 +1,4 @@
-# sluice classify (issue 33): the labels and probabilities of fastText
+# sluice classify: the labels and probabilities of fastText
 # models equal the Python fasttext package's predict(k) (0.9.3; fixtures made
 # by tests/data/classify/make_fixtures.py): lid.176.ftz (hierarchical
 # softmax, quantized and pruned) and small topic models trained there (.bin

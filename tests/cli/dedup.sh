@@ -1,4 +1,4 @@
-# sluice dedup (issue 32): minhash removes exactly the documents datatrove
+# sluice dedup: minhash removes exactly the documents datatrove
 # 0.10.1's MinhashDedupFilter drops on the planted-duplicates corpus, for four
 # configurations (tests/data/dedup/make_minhash_fixtures.py ran datatrove);
 # exact and lines against plain Python statements of their definitions;

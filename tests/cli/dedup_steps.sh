@@ -1,4 +1,4 @@
-# sluice dedup minhash as separate steps (issue 32; docs/dedup.md "Steps"):
+# sluice dedup minhash as separate steps (docs/dedup.md "Steps"):
 # signatures per input part, buckets per band range, one cluster step, the
 # filter per part. The parts' outputs concatenated are byte for byte the
 # one-process run's (kept documents, removed list, summary) for N = 1, 3, 7

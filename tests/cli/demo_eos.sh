@@ -1,5 +1,5 @@
 # `make demo` (examples/demo.sh) runs and shows one <|endoftext|> per document in
-# its text shards and Megatron dataset (issue 28, trap 1).
+# its text shards and Megatron dataset.
 . "$SRC/tests/cli/lib.sh"
 cd "$SRC"
 SLUICE=$SLUICE DEMO_OUT="$T/demo" examples/demo.sh >"$T/demo.log" 2>&1 || fail "demo failed: $(tail -n 5 "$T/demo.log")"

@@ -1,4 +1,4 @@
-# Typos get a "did you mean" (issue 28, trap 8): an unknown subcommand or
+# Typos get a "did you mean": an unknown subcommand or
 # long option names the nearest one (edit distance), and nothing when none is
 # near; the exit status stays 2 (usage).
 . "$SRC/tests/cli/lib.sh"

@@ -1,5 +1,5 @@
 # The shard examples of docs/shards.md (section 0) and docs/longctx.md run as
-# typed (issue 28, trap 8: the RMT example named a memory id the GPT-NeoX
+# typed (the RMT example once named a memory id the GPT-NeoX
 # vocabulary rejects): every `sluice shard tokens.tok ...` command of those
 # pages, continuation lines joined, runs on a tokens.tok made with the real
 # GPT-NeoX tokenizer (tests/data/bpe/neox-tokenizer.json, vocab 50277), and

@@ -1,4 +1,4 @@
-# One EOS per document (issue 28, trap 1). `tokenize --append-eos` ends every
+# One EOS per document. `tokenize --append-eos` ends every
 # document in EOS and records it in the stream header ("doc_eos",
 # docs/formats.md); shard, pack and export megatron then append EOS only where
 # a document does not end in it, so the README pipeline (tokenize --append-eos,

@@ -1,4 +1,4 @@
-# Global filter cutoffs from score summaries (issue 12, docs/scale-out.md):
+# Global filter cutoffs from score summaries (docs/scale-out.md):
 # `score --summary` per part, `filter --cutoffs-from` the parts' summaries.
 # For N in 1 2 3 7: merging the parts' summaries in any order or grouping
 # gives the bytes of one summary of the whole run; the cutoffs are within

@@ -1,4 +1,4 @@
-# sluice filter on the record's own numbers (issue 17): --field tokens and
+# sluice filter on the record's own numbers: --field tokens and
 # --field src_bytes with --min/--max (--min-ppl/--max-ppl are aliases) and
 # percentiles. Expected selections come from the input text, computed here
 # with Python (code point and UTF-8 byte counts) and numpy's linear percentile method.

@@ -1,4 +1,4 @@
-# sluice filter --rules (issue 33): datatrove 0.10.1's GopherQualityFilter,
+# sluice filter --rules: datatrove 0.10.1's GopherQualityFilter,
 # GopherRepetitionFilter, C4QualityFilter and FineWebQualityFilter ran on the
 # fixture corpus (tests/data/rules/make_rules_fixtures.py): for eleven
 # configurations (each rule alone, all four in two orders, non-default

@@ -1,4 +1,4 @@
-# `sluice head` (issue 28, trap 8): the first N documents or T tokens of a token
+# `sluice head`: the first N documents or T tokens of a token
 # stream, as a token stream with the same header; reading stops when the head is
 # complete (the input here is a FIFO that never ends).
 . "$SRC/tests/cli/lib.sh"

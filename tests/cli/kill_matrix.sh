@@ -1,4 +1,4 @@
-# Kills with the same pid (issue 30, defects 3-5): every run is pid 1 of its
+# Kills with the same pid: every run is pid 1 of its
 # own pid namespace (unshare -fp), as in a container or a Kubernetes indexed
 # job, so the pid in a temporary's name says nothing about whether its
 # writer lives. SIGKILL, SIGTERM and SIGINT land while a stage writes a file

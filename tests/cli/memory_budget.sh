@@ -169,7 +169,7 @@ for x in 1 4 16; do
 done
 check "filter" $(((5 * 4 + 16) * MiB)) $((8 * MiB)) "$(KB filter1)" "$(KB filter4)" "$(KB filter16)"
 
-# ---- the number of documents (issue 30): 250k, 1M and 4M tiny documents
+# ---- the number of documents: 250k, 1M and 4M tiny documents
 # (3 tokens each; 16M would take minutes on a small machine, 4M proves the
 # point: a per-document cost of even 4 bytes shows as 11 MiB over 1M).
 # Stages whose per-document state spills (stream/spill.h) must be flat: 4M

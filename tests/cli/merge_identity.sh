@@ -1,5 +1,5 @@
-# merge of per-part shard directories == shard of the whole stream (issue 12,
-# "Many inputs, one result"): for N in 1 2 3 7, the parts of the test corpora
+# merge of per-part shard directories == shard of the whole stream
+# (docs/scale-out.md, "Many inputs, one result"): for N in 1 2 3 7, the parts of the test corpora
 # (tokenize --part R/N) each sharded, then `sluice merge`, give byte for byte
 # (manifest included) the directory `sluice shard` writes from the whole
 # token stream, for the default layout, a val split, shuffle with a seed, a

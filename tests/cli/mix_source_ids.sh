@@ -1,4 +1,4 @@
-# `mix --source-ids` (issue 28, trap 8): two sources whose documents share ids
+# `mix --source-ids`: two sources whose documents share ids
 # (line-numbered ids of same-named files, both "a.jsonl:1") mix into a stream
 # whose ids are unique, so `shard --unique-ids` holds and `shard` does not warn;
 # without it the collision is kept (shard warns). The documents, their order

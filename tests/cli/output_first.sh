@@ -1,5 +1,5 @@
-# Every stage checks its output before it reads its first input byte (issue
-# 28, trap 4): an existing shard directory without --force, an output whose
+# Every stage checks its output before it reads its first input byte:
+# an existing shard directory without --force, an output whose
 # parent cannot be written, a directory where a file goes. The input here is a
 # FIFO that is held open and never written: a stage that read first would
 # block (the test's timeout says 124); a stage that checks first fails at once.

@@ -106,7 +106,7 @@ echo junk >"out.jsonl.tmp.$dead.1"
 $S cat -q in.tok -o out.jsonl 2>err
 [ ! -s err ] || fail "-q printed: $(cat err)"
 [ ! -e "out.jsonl.tmp.$dead.1" ] || fail "stale file not removed under -q"
-# the lock decides, not the pid (pids repeat: issue 30): a locked temporary is
+# the lock decides, not the pid (pids repeat, in containers above all): a locked temporary is
 # left alone whatever its pid (a live writer, perhaps on another host of a
 # shared disk), an unlocked one is removed even when a process of its pid
 # runs (this shell here; in a container, the pid 1 of the next run)

@@ -1,4 +1,4 @@
-# Paths with a URL scheme (issue 28, trap 2): sluice reads and writes local
+# Paths with a URL scheme: sluice reads and writes local
 # paths only, so "s3://...", "gs://...", "hf://...", "http(s)://..." and any
 # "scheme://" are refused in one line, as inputs and as outputs, before
 # anything is read or written; never a local folder named "s3:".

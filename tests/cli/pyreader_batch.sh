@@ -1,5 +1,5 @@
-# The global batch is chosen when training, not when sharding (issue 28,
-# trap 3): runs python/test_sluice_batch.py on shards written by the binary.
+# The global batch is chosen when training, not when sharding:
+# runs python/test_sluice_batch.py on shards written by the binary.
 # Needs python3 with numpy (scripts/install-deps).
 . "$SRC/tests/cli/lib.sh"
 S=$SLUICE

@@ -1,4 +1,4 @@
-# README.md as typed (issue 17): every ```sh block of the README runs, in
+# README.md as typed: every ```sh block of the README runs, in
 # order, in one directory, with `sluice` on PATH. The files the README names
 # are made here from the repository's test and demo data under the same
 # names, so the commands are not edited:
@@ -78,7 +78,7 @@ done
 # what the README says the blocks make
 for d in shards shards/text shards/hg38-train; do [ -f "$d/manifest.json" ] || fail "$d/manifest.json missing"; done
 [ -s megatron/corpus.bin ] && [ -s megatron/corpus.idx ] || fail "megatron/corpus.{bin,idx} missing"
-# one <|endoftext|> (0) per document, not two (issue 28): tokenize --append-eos, then shard / export
+# one <|endoftext|> (0) per document, not two: tokenize --append-eos, then shard / export
 $PY "$SRC/tests/shard/one_eos.py" 0 shards/text megatron/corpus >"$T/eos.out" || fail "README text pipeline: $(cat "$T/eos.out")"
 # the web pipeline: rules, language ID, dedup wrote their reports; every kept document is English
 [ -s rejected.jsonl ] && [ -f duplicates.jsonl ] && [ -s web.jsonl ] || fail "web pipeline outputs missing"

@@ -1,4 +1,4 @@
-# Issue 30: the defects a reliability review found, one block each; every
+# The defects a reliability review found, one block each; every
 # block failed before its fix. (Temporaries after kills: kill_matrix.sh.)
 . "$SRC/tests/cli/lib.sh"
 cd "$T"

@@ -1,4 +1,4 @@
-# Concatenated token streams and several inputs (issue 12, issue 17 item 4):
+# Concatenated token streams and several inputs:
 # `cat a.tok b.tok` reads as one stream; stages given several files or a
 # directory of part files give exactly what they give on one stream of the
 # same documents (made independently, by tokenizing the concatenated JSONL);

@@ -1,4 +1,4 @@
-# --part R/N (issue 12, docs/scale-out.md): for N in 1 2 3 7 64 the outputs
+# --part R/N (docs/scale-out.md): for N in 1 2 3 7 64 the outputs
 # of parts 0..N-1 (JSON Lines: their byte concatenation; token streams: a
 # directory of part files read as one stream) equal the output of one run on
 # the test corpora (JSON Lines plain and compressed, plain text by lines,

@@ -1,4 +1,4 @@
-# --skip-existing (issue 12, docs/scale-out.md): an output that exists and
+# --skip-existing (docs/scale-out.md): an output that exists and
 # verifies is left alone (same bytes, same mtime) with a line on stderr, and
 # the input is not read; a truncated or corrupted one is made again; a shard
 # directory whose checksums fail is replaced; a directory that is not a shard

@@ -12,7 +12,7 @@ $S tokenize ids --vocab-size 100000 --eos 0 "$F/mega_i32.jsonl" | $S export mega
 cmp "$T/i32.idx" "$F/mega_i32.idx" || fail "int32 .idx differs from megatron-core's"
 cmp "$T/i32.bin" "$F/mega_i32.bin" || fail "int32 .bin differs from megatron-core's"
 [ "$(od -An -tu1 -j17 -N1 "$T/i32.idx" | tr -d ' ')" = 4 ] || fail "dtype code of int32 data"
-# the other convention (issue 28): documents that already end in EOS, as the header
+# the other convention: documents that already end in EOS, as the header
 # records (`tokenize ... --append-eos`; here `tokenize ids --ends-with-eos`), get no
 # second one, and a document that is only that EOS (empty text) is empty for
 # Megatron: the same bytes as megatron-core's

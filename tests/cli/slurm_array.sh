@@ -1,4 +1,4 @@
-# A real one-node Slurm cluster (issue 12; scripts/slurm-local, Debian's
+# A real one-node Slurm cluster (scripts/slurm-local, Debian's
 # slurm-wlm + munge from scripts/install-deps): the examples/slurm text
 # pipeline (`read --part slurm | tokenize bpe` per task, then the shard job
 # with --dependency=afterok) as a 4-task array gives a shard directory

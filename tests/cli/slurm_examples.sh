@@ -51,7 +51,7 @@ OUT=$T/sp "$EX/shard.sh" > "$T/shard.log" 2>&1 || fail "shard.sh: $(cat "$T/shar
 diff -r "$T/want" "$T/sp/shards" || fail "dna.sh SPECIES=1: shards differ from one process"
 
 # text.sh (read | tokenize bpe --append-eos, per task) and shard.sh: one EOS per
-# document in the shards (issue 28), the same directory as one process
+# document in the shards, the same directory as one process
 mkdir "$T/corpus"
 for f in "$SRC"/examples/data/text/*.txt; do
   /usr/bin/python3 -c 'import json,sys; print(json.dumps({"id": sys.argv[1].rsplit("/",1)[1], "text": open(sys.argv[1]).read()[:3000]}))' "$f"

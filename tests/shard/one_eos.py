@@ -1,4 +1,4 @@
-"""Checks that every document ends in exactly one EOS (issue 28, trap 1), in
+"""Checks that every document ends in exactly one EOS, in
 shard directories and Megatron datasets, reading the files as docs/shards.md
 specifies them (plain numpy and struct, not sluice's reader).
 

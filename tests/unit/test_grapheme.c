@@ -2,7 +2,7 @@
  * 17.0.0 GraphemeBreakTest.txt (tests/data/unicode, from the UCD files that
  * scripts/gen/gen_grapheme.py reads): every line's boundaries, found by
  * walking sl_grapheme_end from the start, are the ones the line marks with
- * '÷'. Then the marks of Unicode 16.0 and 17.0 that the issue's XLM-R texts
+ * '÷'. Then the marks of Unicode 16.0 and 17.0 that the XLM-R test texts
  * hit extend the cluster before them (ICU 72 ends the cluster there), and a
  * byte that is not UTF-8 is a cluster of its own. */
 #include <setjmp.h>

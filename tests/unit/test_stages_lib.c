@@ -1,4 +1,4 @@
-/* The stages moved out of the CLI, called as a library (issue 16): tokenize
+/* The stages moved out of the CLI, called as a library: tokenize
  * ids (tokenize/ids.h), export and import megatron (shard/megatron_stage.h),
  * cat of streams and shard directories (stream/cat.h, shard/cat.h) and
  * detokenize audio (audio/detokenize.h). Evidence: the Megatron files that

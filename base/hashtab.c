@@ -1,0 +1,40 @@
+/* A generic hash table (base/hashtab.h): what is not inline. */
+#include "base/hashtab.h"
+
+#include <stdlib.h>
+
+#include "stream/err.h"
+
+void sl_htab_init(sl_htab *h, const void *ctx)
+{
+    *h = (sl_htab){.ctx = ctx};
+}
+
+void sl_htab_free(sl_htab *h)
+{
+    free(h->slots);
+    h->slots = NULL;
+    h->cap = h->n = 0;
+}
+
+void *sl_htab_alloc_(size_t cap, size_t entry_size)
+{
+    return sl_xcalloc(cap, entry_size);
+}
+
+void sl_htab_release_(void *slots)
+{
+    free(slots);
+}
+
+void *sl_htab_next(const sl_htab *h, const sl_htab_type *t, size_t *pos)
+{
+    for (; *pos < h->cap; ++*pos) {
+        unsigned char *e = h->slots + *pos * t->entry_size;
+        if (!sl_htab_empty_(e, t->key_size)) {
+            ++*pos;
+            return e;
+        }
+    }
+    return NULL;
+}
