@@ -1,5 +1,6 @@
 /* MinHash signatures as datatrove 0.10.1 computes them (dedup/minhash.h). */
 #include "dedup/minhash.h"
+#include "stream/byteorder.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -176,13 +177,8 @@ static uint64_t hash_gram(int hash, const char *s, size_t n)
     switch (hash) {
     case SL_MH_XXHASH64: return XXH64(s, n, 0);
     case SL_MH_XXHASH32: return XXH32(s, n, 0);
-    case SL_MH_SHA1_64:
-        sl_sha1(s, n, d);
-        return (uint64_t)d[0] | (uint64_t)d[1] << 8 | (uint64_t)d[2] << 16 | (uint64_t)d[3] << 24 |
-               (uint64_t)d[4] << 32 | (uint64_t)d[5] << 40 | (uint64_t)d[6] << 48 | (uint64_t)d[7] << 56;
-    default:
-        sl_sha1(s, n, d);
-        return (uint64_t)d[0] | (uint64_t)d[1] << 8 | (uint64_t)d[2] << 16 | (uint64_t)d[3] << 24;
+    case SL_MH_SHA1_64: sl_sha1(s, n, d); return sl_get_le64(d);
+    default: sl_sha1(s, n, d); return sl_get_le32(d);
     }
 }
 

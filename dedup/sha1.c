@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "dedup/minhash.h"
+#include "stream/byteorder.h"
 
 static uint32_t rol(uint32_t x, int n)
 {
@@ -12,7 +13,7 @@ static void block(uint32_t h[5], const uint8_t *p)
 {
     uint32_t w[80];
     for (int i = 0; i < 16; i++)
-        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+        w[i] = sl_get_be32(p + 4 * i);
     for (int i = 16; i < 80; i++)
         w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
     uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
@@ -44,12 +45,10 @@ void sl_sha1(const void *data, size_t n, uint8_t out[20])
     tail[left] = 0x80;
     size_t tl = left + 9 <= 64 ? 64 : 128;
     uint64_t bits = (uint64_t)n * 8;
-    for (int i = 0; i < 8; i++)
-        tail[tl - 1 - i] = (uint8_t)(bits >> (8 * i));
+    sl_put_be64(tail + tl - 8, bits);
     block(h, tail);
     if (tl == 128)
         block(h, tail + 64);
     for (int i = 0; i < 5; i++)
-        for (int j = 0; j < 4; j++)
-            out[4 * i + j] = (uint8_t)(h[i] >> (24 - 8 * j));
+        sl_put_be32(out + 4 * i, h[i]);
 }

@@ -7,6 +7,7 @@
 
 #include "model/model_impl.h"
 #include "stream/json.h"
+#include "stream/byteorder.h"
 
 struct sl_st_file {
     char *name;
@@ -118,9 +119,7 @@ static int parse_header(sl_st_file *f, sl_err *err)
 {
     if (f->len < 8)
         return sl_errf(err, "%s:0: file too short for a safetensors header (%zu bytes)", f->name, f->len);
-    uint64_t hl = 0;
-    for (int i = 7; i >= 0; i--)
-        hl = hl << 8 | f->bytes[i];
+    uint64_t hl = sl_get_le64(f->bytes);
     if (hl > SL_ST_MAX_HEADER)
         return sl_errf(err, "%s:0: header length %llu is larger than the limit %llu", f->name, (unsigned long long)hl,
                        SL_ST_MAX_HEADER);

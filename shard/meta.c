@@ -8,6 +8,7 @@
 #include "base/hashtab.h"
 
 #include "shard/pack.h"
+#include "stream/byteorder.h"
 #include "stream/json.h"
 #include "stream/spill.h"
 #include "stream/utf8.h"
@@ -321,20 +322,6 @@ static int id_cmp(const void *a, size_t al, const void *b, size_t bl, void *ctx)
     return memcmp(a, b, 16);
 }
 
-static void put_be64(unsigned char *p, uint64_t v)
-{
-    for (int i = 7; i >= 0; i--, v >>= 8)
-        p[i] = (unsigned char)v;
-}
-
-static uint64_t get_be64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = v << 8 | p[i];
-    return v;
-}
-
 int sl_docmeta_id(sl_docmeta *m, const char *id, size_t len, uint64_t ordinal, const char *src, sl_err *err)
 {
     if (!m->ids) {
@@ -346,9 +333,9 @@ int sl_docmeta_id(sl_docmeta *m, const char *id, size_t len, uint64_t ordinal, c
         m->src = sl_xstrdup(src);
     unsigned char head[24 + 100];
     XXH128_hash_t h = XXH3_128bits(id, len);
-    put_be64(head, h.high64);
-    put_be64(head + 8, h.low64);
-    put_be64(head + 16, ordinal);
+    sl_put_be64(head, h.high64);
+    sl_put_be64(head + 8, h.low64);
+    sl_put_be64(head + 16, ordinal);
     /* the id itself only for messages: its first 100 bytes are enough (sl_err_quote cuts before) */
     size_t keep = len < 100 ? len : 100;
     memcpy(head + 24, id, keep);
@@ -371,7 +358,7 @@ int sl_docmeta_finish(sl_docmeta *m, sl_err *err)
     while ((k = sl_spill_next(m->ids, &r, &n, err)) == 1) {
         const unsigned char *p = r;
         if (have && !memcmp(p, prev, 16)) {
-            uint64_t ord = get_be64(p + 16);
+            uint64_t ord = sl_get_be64(p + 16);
             if (!m->dups++ || ord < m->first_dup_doc) {
                 m->first_dup_doc = ord;
                 keep = sl_xrealloc(keep, n - 24 + 1);

@@ -14,6 +14,7 @@
  * writing a row only reads inside its buffers; dictionary indices are
  * checked as they are used. */
 #include "stream/arrow_ipc.h"
+#include "stream/byteorder.h"
 
 #include <omp.h>
 
@@ -48,30 +49,15 @@ typedef struct {
     unsigned vtn, tn;
 } fbt;
 
-static uint16_t le16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-    return le32(p) | (uint64_t)le32(p + 4) << 32;
-}
-
 static int fb_tab(fb *f, size_t pos, fbt *t)
 {
     memset(t, 0, sizeof *t);
     if (f->n < 8 || pos < 4 || pos > f->n - 4)
         return f->bad = 1, -1;
-    int64_t vt = (int64_t)pos - (int32_t)le32(f->p + pos);
+    int64_t vt = (int64_t)pos - (int32_t)sl_get_le32(f->p + pos);
     if (vt < 0 || (uint64_t)vt > f->n - 4)
         return f->bad = 1, -1;
-    unsigned vtn = le16(f->p + vt), tn = le16(f->p + vt + 2);
+    unsigned vtn = sl_get_le16(f->p + vt), tn = sl_get_le16(f->p + vt + 2);
     if (vtn < 4 || (uint64_t)vt + vtn > f->n || tn < 4 || (uint64_t)pos + tn > f->n)
         return f->bad = 1, -1;
     t->pos = pos;
@@ -89,7 +75,7 @@ static size_t fb_field(fb *f, const fbt *t, int i, size_t width)
     size_t o = 4 + 2 * (size_t)i;
     if (o + 2 > t->vtn)
         return 0;
-    unsigned fo = le16(f->p + t->vt + o);
+    unsigned fo = sl_get_le16(f->p + t->vt + o);
     if (!fo)
         return 0;
     if (fo + width > t->tn) {
@@ -102,19 +88,19 @@ static size_t fb_field(fb *f, const fbt *t, int i, size_t width)
 static int64_t fb_i64(fb *f, const fbt *t, int i, int64_t def)
 {
     size_t at = fb_field(f, t, i, 8);
-    return at ? (int64_t)le64(f->p + at) : def;
+    return at ? (int64_t)sl_get_le64(f->p + at) : def;
 }
 
 static int32_t fb_i32(fb *f, const fbt *t, int i, int32_t def)
 {
     size_t at = fb_field(f, t, i, 4);
-    return at ? (int32_t)le32(f->p + at) : def;
+    return at ? (int32_t)sl_get_le32(f->p + at) : def;
 }
 
 static int fb_i16(fb *f, const fbt *t, int i, int def)
 {
     size_t at = fb_field(f, t, i, 2);
-    return at ? (int16_t)le16(f->p + at) : def;
+    return at ? (int16_t)sl_get_le16(f->p + at) : def;
 }
 
 static int fb_u8(fb *f, const fbt *t, int i, int def)
@@ -130,7 +116,7 @@ static int fb_sub(fb *f, const fbt *t, int i, fbt *out)
     size_t at = fb_field(f, t, i, 4);
     if (!at)
         return 0;
-    return fb_tab(f, at + le32(f->p + at), out) < 0 ? -1 : 1;
+    return fb_tab(f, at + sl_get_le32(f->p + at), out) < 0 ? -1 : 1;
 }
 
 /* The vector of field i: its first element's position and its count. */
@@ -140,10 +126,10 @@ static int fb_vec(fb *f, const fbt *t, int i, size_t elem, size_t *start, size_t
     size_t at = fb_field(f, t, i, 4);
     if (!at)
         return 0;
-    uint64_t v = (uint64_t)at + le32(f->p + at);
+    uint64_t v = (uint64_t)at + sl_get_le32(f->p + at);
     if (v > f->n - 4)
         return f->bad = 1, -1;
-    uint64_t k = le32(f->p + v);
+    uint64_t k = sl_get_le32(f->p + v);
     if (k > (f->n - v - 4) / elem)
         return f->bad = 1, -1;
     *start = (size_t)v + 4;
@@ -154,7 +140,7 @@ static int fb_vec(fb *f, const fbt *t, int i, size_t elem, size_t *start, size_t
 static int fb_vec_tab(fb *f, size_t start, size_t k, fbt *out)
 {
     size_t at = start + 4 * k;
-    return fb_tab(f, at + le32(f->p + at), out);
+    return fb_tab(f, at + sl_get_le32(f->p + at), out);
 }
 
 /* A string field as a malloc'd NUL-terminated copy ("" when absent). */
@@ -310,9 +296,9 @@ int sl_arrow_sniff(const void *head, size_t n)
     const uint8_t *p = head;
     if (n >= 6 && !memcmp(p, "ARROW1", 6))
         return SL_ARROW_FILE;
-    if (n < 16 || le32(p) != 0xFFFFFFFFu)
+    if (n < 16 || sl_get_le32(p) != 0xFFFFFFFFu)
         return 0;
-    uint32_t len = le32(p + 4);
+    uint32_t len = sl_get_le32(p + 4);
     if (len < 8 || len > MAX_META)
         return 0;
     /* the root table: a Message whose header is a Schema (type 1) */
@@ -321,7 +307,7 @@ int sl_arrow_sniff(const void *head, size_t n)
     if (have < 8)
         return 0;
     fbt t;
-    if (fb_tab(&f, le32(p + 8), &t) < 0)
+    if (fb_tab(&f, sl_get_le32(p + 8), &t) < 0)
         return 0;
     int version = fb_i16(&f, &t, 0, 0);
     return !f.bad && fb_u8(&f, &t, 1, 0) == 1 && version >= 0 && version <= 4 ? SL_ARROW_STREAM : 0;
@@ -650,13 +636,13 @@ static int read_msg(sl_arrow *a, fb *f, ar_msg *m, sl_err *err)
     if (a->rd(a->rd_ctx, h, 4, at, err) < 0)
         return sl_err_prefix(err, "%s", a->name), -1;
     uint64_t hdr = 4;
-    uint32_t len = le32(h);
+    uint32_t len = sl_get_le32(h);
     if (len == 0xFFFFFFFFu) { /* the continuation marker */
         if (a->end - at < 8)
             return sl_errf(err, "%s: message at offset %llu: truncated", a->name, (unsigned long long)at);
         if (a->rd(a->rd_ctx, h + 4, 4, at + 4, err) < 0)
             return sl_err_prefix(err, "%s", a->name), -1;
-        len = le32(h + 4);
+        len = sl_get_le32(h + 4);
         hdr = 8;
     }
     if (len == 0) /* end of stream */
@@ -671,7 +657,7 @@ static int read_msg(sl_arrow *a, fb *f, ar_msg *m, sl_err *err)
     a->meta.len = len;
     *f = (fb){(const uint8_t *)a->meta.data, len, 0};
     fbt root;
-    if (len < 8 || fb_tab(f, le32(f->p), &root) < 0)
+    if (len < 8 || fb_tab(f, sl_get_le32(f->p), &root) < 0)
         return sl_errf(err, "%s: message at offset %llu: corrupt metadata (not a flatbuffer Message)", a->name,
                        (unsigned long long)at);
     int version = fb_i16(f, &root, 0, 0);
@@ -797,7 +783,7 @@ static int next_buf(rb_ctx *c, const ar_field *fl, const uint8_t **p, size_t *n)
     if (c->bi >= c->nbufs)
         return rb_err(c, fl, "the batch lists %zu buffers, the schema needs more", c->nbufs);
     const uint8_t *b = c->f->p + c->bufs + 16 * c->bi++;
-    int64_t off = (int64_t)le64(b), len = (int64_t)le64(b + 8);
+    int64_t off = (int64_t)sl_get_le64(b), len = (int64_t)sl_get_le64(b + 8);
     if (off < 0 || len < 0 || off > c->body_len || len > c->body_len - off)
         return rb_err(c, fl, "buffer %zu [%lld, +%lld) lies outside the body (%lld bytes)", c->bi - 1, (long long)off,
                       (long long)len, (long long)c->body_len);
@@ -808,7 +794,7 @@ static int next_buf(rb_ctx *c, const ar_field *fl, const uint8_t **p, size_t *n)
         return 0;
     if (len < 8)
         return rb_err(c, fl, "compressed buffer %zu of %lld bytes (no length prefix)", c->bi - 1, (long long)len);
-    int64_t ulen = (int64_t)le64(q);
+    int64_t ulen = (int64_t)sl_get_le64(q);
     if (ulen == -1) { /* stored uncompressed */
         *p = q + 8;
         *n = (size_t)len - 8;
@@ -848,7 +834,7 @@ static int check_offsets(rb_ctx *c, const ar_field *fl, const uint8_t *b, int64_
 {
     int64_t prev = 0;
     for (int64_t i = 0; i <= n; i++) {
-        int64_t o = w == 4 ? (int32_t)le32(b + 4 * i) : (int64_t)le64(b + 8 * i);
+        int64_t o = w == 4 ? (int32_t)sl_get_le32(b + 4 * i) : (int64_t)sl_get_le64(b + 8 * i);
         if (o < prev || (i == 0 && o < 0))
             return rb_err(c, fl, "offset %lld of %lld is %lld, below the one before", (long long)i, (long long)n,
                           (long long)o);
@@ -863,7 +849,7 @@ static int check_offsets(rb_ctx *c, const ar_field *fl, const uint8_t *b, int64_
 static int64_t offset_at(const ar_arr *x, int64_t i)
 {
     int large = x->f->type == T_LUTF8 || x->f->type == T_LBINARY || x->f->type == T_LLIST;
-    return large ? (int64_t)le64(x->b1 + 8 * i) : (int32_t)le32(x->b1 + 4 * i);
+    return large ? (int64_t)sl_get_le64(x->b1 + 8 * i) : (int32_t)sl_get_le32(x->b1 + 4 * i);
 }
 
 /* Loads the array of field fl (as_value: a dictionary's values, not its
@@ -877,7 +863,7 @@ static int load_arr(rb_ctx *c, const ar_field *fl, ar_arr *x, int as_value, int 
     if (c->ni >= c->nnodes)
         return rb_err(c, fl, "the batch lists %zu field nodes, the schema needs more", c->nnodes);
     const uint8_t *nd = c->f->p + c->nodes + 16 * c->ni++;
-    int64_t len = (int64_t)le64(nd), nulls = (int64_t)le64(nd + 8);
+    int64_t len = (int64_t)sl_get_le64(nd), nulls = (int64_t)sl_get_le64(nd + 8);
     if (len < 0 || len > ((int64_t)1 << 40) || nulls < 0 || nulls > len)
         return rb_err(c, fl, "field node of length %lld with %lld nulls", (long long)len, (long long)nulls);
     x->len = len;
@@ -1123,9 +1109,9 @@ static int64_t read_int(const uint8_t *p, int bits, int is_signed)
 {
     switch (bits) {
     case 8: return is_signed ? (int8_t)p[0] : p[0];
-    case 16: return is_signed ? (int16_t)le16(p) : le16(p);
-    case 32: return is_signed ? (int64_t)(int32_t)le32(p) : (int64_t)le32(p);
-    default: return (int64_t)le64(p);
+    case 16: return is_signed ? (int16_t)sl_get_le16(p) : sl_get_le16(p);
+    case 32: return is_signed ? (int64_t)(int32_t)sl_get_le32(p) : (int64_t)sl_get_le32(p);
+    default: return (int64_t)sl_get_le64(p);
     }
 }
 
@@ -1174,20 +1160,20 @@ static void put_scalar(wctx *w, const ar_arr *x, int64_t i)
     case T_BOOL: sl_buf_puts(out, x->b1[i >> 3] >> (i & 7) & 1 ? "true" : "false"); return;
     case T_INT:
         if (f->bits == 64 && !f->is_signed)
-            sl_pyjson_u64(out, le64(p));
+            sl_pyjson_u64(out, sl_get_le64(p));
         else
             sl_pyjson_i64(out, read_int(p, f->bits, f->is_signed));
         return;
     case T_FLOAT:
         if (f->prec == 0)
-            sl_pyjson_float(out, half_to_double(le16(p)));
+            sl_pyjson_float(out, half_to_double(sl_get_le16(p)));
         else if (f->prec == 1) {
-            uint32_t u = le32(p);
+            uint32_t u = sl_get_le32(p);
             float v;
             memcpy(&v, &u, 4);
             sl_pyjson_float(out, (double)v);
         } else {
-            uint64_t u = le64(p);
+            uint64_t u = sl_get_le64(p);
             double v;
             memcpy(&v, &u, 8);
             sl_pyjson_float(out, v);
@@ -1196,15 +1182,15 @@ static void put_scalar(wctx *w, const ar_arr *x, int64_t i)
     case T_DECIMAL: {
         uint64_t lo, hi;
         if (f->bits <= 64) {
-            int64_t v = f->bits == 32 ? (int32_t)le32(p) : (int64_t)le64(p);
+            int64_t v = f->bits == 32 ? (int32_t)sl_get_le32(p) : (int64_t)sl_get_le64(p);
             lo = (uint64_t)v;
             hi = v < 0 ? UINT64_MAX : 0;
         } else {
-            lo = le64(p);
-            hi = le64(p + 8);
+            lo = sl_get_le64(p);
+            hi = sl_get_le64(p + 8);
             if (f->bits == 256) { /* written when it fits 128 bits */
                 uint64_t ext = (int64_t)hi < 0 ? UINT64_MAX : 0;
-                if (le64(p + 16) != ext || le64(p + 24) != ext) {
+                if (sl_get_le64(p + 16) != ext || sl_get_le64(p + 24) != ext) {
                     w->bad_field = f;
                     w->bad_index = -1;
                     sl_buf_puts(out, "null");
@@ -1217,14 +1203,14 @@ static void put_scalar(wctx *w, const ar_arr *x, int64_t i)
     }
     case T_DATE:
         if (f->unit == 0)
-            sl_pyjson_date(out, (int32_t)le32(p));
+            sl_pyjson_date(out, (int32_t)sl_get_le32(p));
         else {
-            int64_t ms = (int64_t)le64(p);
+            int64_t ms = (int64_t)sl_get_le64(p);
             sl_pyjson_date(out, ms / 86400000 - (ms % 86400000 < 0));
         }
         return;
     case T_TIME: {
-        int64_t v = f->bits == 32 ? (int32_t)le32(p) : (int64_t)le64(p);
+        int64_t v = f->bits == 32 ? (int32_t)sl_get_le32(p) : (int64_t)sl_get_le64(p);
         static const int64_t per_day[] = {86400, 86400000, INT64_C(86400000000), INT64_C(86400000000000)};
         if (v < 0 || v >= per_day[f->unit]) { /* not a time of day (datetime.time refuses it) */
             w->bad_field = f;
@@ -1239,7 +1225,7 @@ static void put_scalar(wctx *w, const ar_arr *x, int64_t i)
         return;
     }
     case T_TIMESTAMP: {
-        int64_t v = (int64_t)le64(p);
+        int64_t v = (int64_t)sl_get_le64(p);
         int unit = f->unit;
         if (unit == 0) {
             if (v > INT64_MAX / 1000 || v < INT64_MIN / 1000)
@@ -1606,7 +1592,7 @@ sl_arrow *sl_arrow_open(const char *name, sl_pread_fn rd, void *ctx, uint64_t si
             sl_errf(err, "%s: truncated Arrow file (no ARROW1 magic at the end)", name);
             goto fail;
         }
-        uint32_t flen = le32(tail);
+        uint32_t flen = sl_get_le32(tail);
         if (flen > size - 18) {
             sl_errf(err, "%s: footer length %u exceeds the file (%llu bytes)", name, flen, (unsigned long long)size);
             goto fail;

@@ -1,5 +1,6 @@
 /* Parquet page decompression (see parquet_codec.h). */
 #include "stream/parquet_codec.h"
+#include "stream/byteorder.h"
 
 #include <brotli/decode.h>
 #include <lz4.h>
@@ -62,11 +63,6 @@ static int gunzip(const uint8_t *src, size_t n, uint8_t *dst, size_t dn, sl_err 
     return out == dn ? 0 : size_mismatch(err, "GZIP", out, dn);
 }
 
-static uint32_t be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 /* Hadoop's LZ4 framing: blocks of [BE32 decompressed size][BE32 compressed
  * size][LZ4 block]. 0 ok, 1 not that framing, -1 a framed block is corrupt. */
 static int lz4_hadoop(const uint8_t *src, size_t n, uint8_t *dst, size_t dn)
@@ -75,7 +71,7 @@ static int lz4_hadoop(const uint8_t *src, size_t n, uint8_t *dst, size_t dn)
     while (n > 0) {
         if (n < 8)
             return 1;
-        uint32_t usz = be32(src), csz = be32(src + 4);
+        uint32_t usz = sl_get_be32(src), csz = sl_get_be32(src + 4);
         if (csz > n - 8 || usz > dn - out)
             return 1;
         int got = LZ4_decompress_safe((const char *)src + 8, (char *)dst + out, (int)csz, (int)usz);

@@ -6,6 +6,7 @@
  * deciding), values as many as the levels taken say, straight into the
  * batch. Nothing is materialised per page beyond its decompressed bytes. */
 #include "stream/parquet_col.h"
+#include "stream/byteorder.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -146,7 +147,7 @@ static int load_dict(pq_col *col, const uint8_t *p, size_t n, int32_t count, int
         for (int32_t i = 0; i < count; i++) {
             if (end - p < 4)
                 return colerr(col, err, "dictionary page holds fewer values than its header says");
-            uint32_t len = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+            uint32_t len = sl_get_le32(p);
             p += 4;
             if (len > (size_t)(end - p))
                 return colerr(col, err, "dictionary value longer than the page");
@@ -168,7 +169,7 @@ static int v1_levels(pq_col *col, pq_rle *d, const uint8_t **p, const uint8_t *e
     if (enc == PQ_RLE) {
         if (end - *p < 4)
             return colerr(col, err, "%s levels are truncated", what);
-        uint32_t len = (uint32_t)(*p)[0] | (uint32_t)(*p)[1] << 8 | (uint32_t)(*p)[2] << 16 | (uint32_t)(*p)[3] << 24;
+        uint32_t len = sl_get_le32(*p);
         *p += 4;
         if (len > (size_t)(end - *p))
             return colerr(col, err, "%s levels (%u bytes) longer than the page", what, len);
@@ -216,8 +217,7 @@ static int values_start(pq_col *col, int enc, int64_t nv, sl_err *err)
         if (col->vend - col->vp < 4)
             return colerr(col, err, "RLE values are truncated");
         {
-            uint32_t len = (uint32_t)col->vp[0] | (uint32_t)col->vp[1] << 8 | (uint32_t)col->vp[2] << 16 |
-                           (uint32_t)col->vp[3] << 24;
+            uint32_t len = sl_get_le32(col->vp);
             if (len > (size_t)(col->vend - col->vp - 4))
                 return colerr(col, err, "RLE values longer than the page");
             pq_rle_init(&col->idx, col->vp + 4, col->vp + 4 + len, 1);
@@ -390,11 +390,6 @@ static int next_page(pq_col *col, sl_err *err)
 
 /* ---- values ----------------------------------------------------------------- */
 
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static void put_bytes(pq_colbatch *b, const void *p, size_t n)
 {
     if (b->nval + 2 > b->off_cap) {
@@ -439,7 +434,7 @@ static int take_values(pq_col *col, size_t n, pq_colbatch *b, sl_err *err)
         for (size_t i = 0; i < n; i++) {
             if (col->vend - col->vp < 4)
                 return colerr(col, err, "PLAIN values end before the page's count");
-            uint32_t len = le32(col->vp);
+            uint32_t len = sl_get_le32(col->vp);
             col->vp += 4;
             if (len > (size_t)(col->vend - col->vp))
                 return colerr(col, err, "PLAIN value of %u bytes runs past the page", len);

@@ -1,5 +1,6 @@
 /* Thrift compact protocol reader (see thrift.h). */
 #include "stream/thrift.h"
+#include "stream/byteorder.h"
 
 #include <string.h>
 
@@ -74,9 +75,7 @@ double sl_thrift_double(sl_thrift *t)
         sl_thrift_short(t, "truncated double");
         return 0;
     }
-    uint64_t u = 0;
-    for (int i = 7; i >= 0; i--)
-        u = u << 8 | t->p[i];
+    uint64_t u = sl_get_le64(t->p);
     t->p += 8;
     double d;
     memcpy(&d, &u, sizeof d);
