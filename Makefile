@@ -59,7 +59,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-TEST_SUPPORT_SRC := $(sort $(wildcard tests/unit/support_*.c))
+TEST_SUPPORT_SRC := $(sort $(wildcard tests/unit/support*.c))
 TEST_SUPPORT_OBJ := $(TEST_SUPPORT_SRC:%.c=$(BUILD)/%.o)
 CLI_TESTS := $(sort $(wildcard tests/cli/*.sh))
 

@@ -98,7 +98,7 @@ int sl_pretok_compile_regex(sl_bpe *b, const char *pattern, const char *name, sl
  * table (pretok_classes.h) generated from HF tokenizers itself: its
  * Oniguruma knows Unicode 16.0, while PCRE2 10.42 knows 14.0 and ICU 72
  * 15.0, so only a table gives HF's split for every code point.
- * test_bpe_pretok checks the scanner against that table and against the
+ * test_tokenize_bpe_pretok checks the scanner against that table and against the
  * PCRE2 pattern (on the code points PCRE2 knows). */
 #include "tokenize/pretok_classes.h"
 
@@ -193,7 +193,7 @@ size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos)
  *   S*[\r\n]+                      whitespace up to its last CR/LF
  *   S+(?!\S) | S+                  whitespace, as in GPT-2's pattern
  * tried in that order; the classes are the table's (HF's). Checked against
- * HF's own splits in test_bpe_split. */
+ * HF's own splits in test_tokenize_bpe_split. */
 static int fold_is(const uint8_t *p, size_t n, size_t i, char lower, size_t *len)
 {
     if (i >= n)

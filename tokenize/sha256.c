@@ -3,7 +3,7 @@
  * compression below runs at about 300 MB/s, so on x86-64 CPUs with the SHA
  * extensions (Intel since Ice Lake / Goldmont, AMD since Zen) the blocks go
  * through SHA256RNDS2/MSG1/MSG2 instead, several times faster. Both give the
- * same digest (test_bpe_props compares them). */
+ * same digest (test_tokenize_bpe_props compares them). */
 #include "tokenize/sha256.h"
 
 #include <stdio.h>

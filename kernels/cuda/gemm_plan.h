@@ -1,7 +1,7 @@
 /* How the backend's linear() maps PyTorch's row-major Linear onto one
  * column-major BLAS GEMM (cublasGemmEx). Plain C, so the CPU test suite can
  * evaluate the very same call with OpenBLAS's column-major cblas_sgemm
- * (tests/unit/test_cuda_gemm_plan.c): both follow the reference BLAS
+ * (tests/unit/test_kernels_cuda_gemm_plan.c): both follow the reference BLAS
  * conventions, so a wrong transpose or leading dimension here shows there.
  *
  * y[L][N] (row stride ldy) = x[L][K] (row stride ldx) . W[N][K]^T

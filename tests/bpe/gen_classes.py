@@ -4,7 +4,7 @@ Face `tokenizers` (its ByteLevel pre-tokenizer regex, run by Oniguruma) gives
 it, by probing the pre-tokenizer itself: X is a letter when 'a' X 'a' stays
 one piece, a number when '1' X '1' does, "other" when '!' X '!' does, and
 whitespace otherwise. Writes tests/data/bpe/hf-classes.txt as ranges
-"FIRST LAST CLASS" (hex code points; L, N, S, O), which test_bpe_pretok
+"FIRST LAST CLASS" (hex code points; L, N, S, O), which test_tokenize_bpe_pretok
 compares with sluice's scanner, and tokenize/pretok_classes.h, the same
 ranges as a C table that the scanner uses. Developer tool (needs the venv).
 (HF tokenizers 0.23.3 bundles an Oniguruma that knows Unicode 16.0; ICU 72

@@ -56,7 +56,7 @@ for name in bert-bge bert-lower bert-cased wordlevel-a wordlevel-b; do
   check "$D/expected-$name.jsonl" with_special "$T/ws.jsonl"
   "$SLUICE" tokenize bpe -t "$TOK" -@ 2 "$DOCS" | cmp - "$T/plain.tok" || fail "$name: output depends on the thread count"
 
-  # decoding: HF's decode of the parse ids (random id lists: test_tok_wordpiece)
+  # decoding: HF's decode of the parse ids (random id lists: test_tokenize_wordpiece)
   "$SLUICE" detokenize -t "$TOK" "$T/parse.tok" > "$T/dec.jsonl"
   python3 - "$D/expected-$name.jsonl" "$T/dec.jsonl" <<'PY' || fail "$name: decoded text differs from HF decode"
 import json, sys

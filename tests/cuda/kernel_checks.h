@@ -4,7 +4,7 @@
  * 2e-3, bf16 (and TF32) rtol 3e-3 / atol 5e-3.
  *
  * Shared by tests/cuda/test_cuda_kernels.c (the CUDA backend, `make
- * test-cuda`, needs a GPU) and tests/unit/test_cuda_emu_backend.c (the host
+ * test-cuda`, needs a GPU) and tests/unit/test_kernels_cuda_emu_backend.c (the host
  * emulation of the CUDA kernels, in `make test`), so the GPU test code runs
  * on every machine. Call run_kernel_checks(ref, dut, quick); quick uses
  * small shapes (compute-sanitizer runs, the CPU suite). */

@@ -15,7 +15,7 @@
  * docs/cuda.md, "Tolerances".
  *
  * Shared by tests/cuda/test_cuda_model.c (CUDA, `make test-cuda`) and
- * tests/unit/test_cuda_emu_model.c (the host emulation, `make test`). */
+ * tests/unit/test_kernels_cuda_emu_model.c (the host emulation, `make test`). */
 #ifndef SLUICE_TESTS_CUDA_MODEL_CHECKS_H
 #define SLUICE_TESTS_CUDA_MODEL_CHECKS_H
 

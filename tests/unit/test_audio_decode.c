@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "tests/unit/support.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,12 +22,7 @@
 
 static const char *path_of(const char *rel)
 {
-    static char buf[8][4096];
-    static int k;
-    const char *src = getenv("SLUICE_SRC");
-    char *b = buf[k++ % 8];
-    snprintf(b, 4096, "%s/tests/data/audio/%s", src ? src : ".", rel);
-    return b;
+    return sl_test_path("tests/data/audio/%s", rel);
 }
 
 static void decode(const char *rel, int rate, sl_audio *a)

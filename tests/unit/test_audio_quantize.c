@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "tests/unit/support.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,10 +22,7 @@
 
 static char *path_of(const char *rel)
 {
-    const char *src = getenv("SLUICE_SRC");
-    static char buf[4096];
-    snprintf(buf, sizeof buf, "%s/tests/data/audio/%s", src ? src : ".", rel);
-    return buf;
+    return sl_test_path("tests/data/audio/%s", rel);
 }
 
 static unsigned char *read_all(const char *path, size_t *n)

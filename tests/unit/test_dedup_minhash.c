@@ -15,16 +15,15 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "tests/unit/support.h"
+
 #include "dedup/minhash.h"
 #include "stream/io.h"
 #include "stream/json.h"
 
 static char *path(const char *rel)
 {
-    const char *src = getenv("SLUICE_SRC");
-    static char buf[4096];
-    snprintf(buf, sizeof buf, "%s/tests/data/dedup/%s", src ? src : ".", rel);
-    return buf;
+    return sl_test_path("tests/data/dedup/%s", rel);
 }
 
 static void test_permutations(void **state)

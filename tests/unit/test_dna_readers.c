@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "tests/unit/support.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,12 +34,7 @@
 
 static const char *path_of(const char *rel)
 {
-    static char buf[8][4096];
-    static int k;
-    const char *src = getenv("SLUICE_SRC");
-    char *b = buf[k++ % 8];
-    snprintf(b, 4096, "%s/tests/data/dna/%s", src ? src : ".", rel);
-    return b;
+    return sl_test_path("tests/data/dna/%s", rel);
 }
 
 static char *slurp(const char *path, size_t *len)

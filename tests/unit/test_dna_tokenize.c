@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include "tests/unit/support.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,10 +28,7 @@
 
 static const char *path_of(const char *rel)
 {
-    static char buf[4096];
-    const char *src = getenv("SLUICE_SRC");
-    snprintf(buf, sizeof buf, "%s/tests/data/dna/%s", src ? src : ".", rel);
-    return buf;
+    return sl_test_path("tests/data/dna/%s", rel);
 }
 
 static size_t parse_ids(const char *s, uint32_t *out, size_t max)

@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/support.h"
+
 #include "model/mamba.h"
 #include "model/model.h"
 #include "stream/io.h"
@@ -143,10 +145,7 @@ static void test_json_tagged_floats(void **st)
 
 static const char *fixture_config(const char *name)
 {
-    static char p[4096];
-    const char *src = getenv("SLUICE_SRC");
-    snprintf(p, sizeof p, "%s/tests/data/model/%s/config.json", src ? src : ".", name);
-    return p;
+    return sl_test_path("tests/data/model/%s/config.json", name);
 }
 
 /* The HF fixture config with Python's non-finite values added parses to the

@@ -23,6 +23,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "tests/unit/support.h"
+
 #include "model/classify.h"
 #include "model/fasttext.h"
 #include "stream/io.h"
@@ -33,10 +35,7 @@ static const char *const models[] = {"lid.176.ftz",       "topic-hs.bin",  "topi
 
 static char *path_of(const char *name)
 {
-    const char *src = getenv("SLUICE_SRC");
-    static char p[4096];
-    snprintf(p, sizeof p, "%s/tests/data/classify/%s", src ? src : ".", name);
-    return p;
+    return sl_test_path("tests/data/classify/%s", name);
 }
 
 /* the fixture corpus' texts */

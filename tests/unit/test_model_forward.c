@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/support.h"
+
 #include "kernels/kernels.h"
 #include "model/mamba.h"
 #include "model/model.h"
@@ -34,12 +36,9 @@ typedef struct doc {
     double nll;
 } doc;
 
-static char dirbuf[4096];
 static const char *fixture(const char *name)
 {
-    const char *src = getenv("SLUICE_SRC");
-    snprintf(dirbuf, sizeof dirbuf, "%s/tests/data/model/%s", src ? src : ".", name);
-    return dirbuf;
+    return sl_test_path("tests/data/model/%s", name);
 }
 
 static double *num_array(const sl_json *a, int64_t *n)

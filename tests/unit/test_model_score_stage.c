@@ -16,18 +16,17 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/support.h"
+
 #include "model/score_stage.h"
 #include "stream/io.h"
 #include "stream/json.h"
 #include "stream/tokstream.h"
 
 static char tmpdir[64];
-static char fix[4096];
 static const char *fixture(const char *name)
 {
-    const char *src = getenv("SLUICE_SRC");
-    snprintf(fix, sizeof fix, "%s/tests/data/model/%s", src ? src : ".", name);
-    return fix;
+    return sl_test_path("tests/data/model/%s", name);
 }
 
 typedef struct ref {
@@ -299,16 +298,17 @@ static void test_messages(void **st)
 static int setup(void **st)
 {
     (void)st;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/sluice-score-unit-XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
+    char *d = sl_test_tmpdir("sluice-score-unit");
+    int ok = d && (size_t)snprintf(tmpdir, sizeof tmpdir, "%s", d) < sizeof tmpdir;
+    free(d);
+    return ok ? 0 : -1;
 }
 
 static int teardown(void **st)
 {
     (void)st;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    sl_test_rmtree(tmpdir);
+    return 0;
 }
 
 int main(void)

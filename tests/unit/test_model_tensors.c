@@ -15,17 +15,16 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/support.h"
+
 #include "model/safetensors.h"
 #include "model/tensors.h"
 #include "stream/io.h"
 #include "stream/json.h"
 
-static char dirbuf[4096];
 static const char *fixture(const char *name)
 {
-    const char *src = getenv("SLUICE_SRC");
-    snprintf(dirbuf, sizeof dirbuf, "%s/tests/data/model/%s", src ? src : ".", name);
-    return dirbuf;
+    return sl_test_path("tests/data/model/%s", name);
 }
 
 static int ends_with(const char *s, const char *tail)

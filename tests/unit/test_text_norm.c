@@ -13,6 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "tests/unit/support.h"
+
 #include "stream/io.h"
 #include "stream/json.h"
 #include "stream/utf8.h"
@@ -20,10 +22,7 @@
 
 static char *path(const char *rel)
 {
-    const char *src = getenv("SLUICE_SRC");
-    static char buf[4096];
-    snprintf(buf, sizeof buf, "%s/tests/data/dedup/%s", src ? src : ".", rel);
-    return buf;
+    return sl_test_path("tests/data/dedup/%s", rel);
 }
 
 static void test_code_points(void **state)

@@ -8,7 +8,7 @@
  * - UTF-8: glibc's iconv as the reference encoder and validator (every code
  *   point, every 1- and 2-byte string, the 3- and 4-byte strings at the
  *   boundaries of every lead byte); repair against CPython is in
- *   test_read_utf8.c. */
+ *   test_stream_utf8.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -39,6 +39,11 @@ static void test_byteorder(void **st)
     sl_put_le32(o, 0x04030201u);
     assert_memory_equal(o, b, 4);
     sl_put_le64(o, 0x8807060504030201ull);
+    assert_memory_equal(o, b, 8);
+    memset(o, 0, sizeof o);
+    sl_put_be32(o, 0x01020304u);
+    assert_memory_equal(o, b, 4);
+    sl_put_be64(o, 0x0102030405060788ull);
     assert_memory_equal(o, b, 8);
     /* the sign bit and all-ones survive */
     sl_put_le64(o, UINT64_MAX);

@@ -15,6 +15,8 @@
 #include <archive_entry.h>
 #include <cmocka.h>
 
+#include "tests/unit/support.h"
+
 #include "stream/source.h"
 
 static char tmpdir[64];
@@ -22,16 +24,17 @@ static char tmpdir[64];
 static int setup(void **st)
 {
     (void)st;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/sluice-read-src-XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
+    char *d = sl_test_tmpdir("sluice-read-src");
+    int ok = d && (size_t)snprintf(tmpdir, sizeof tmpdir, "%s", d) < sizeof tmpdir;
+    free(d);
+    return ok ? 0 : -1;
 }
 
 static int teardown(void **st)
 {
     (void)st;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    sl_test_rmtree(tmpdir);
+    return 0;
 }
 
 static const char *tpath(const char *name)

@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "tests/unit/support.h"
+
 #include "stream/docreader.h"
 #include "stream/json.h"
 
@@ -21,16 +23,17 @@ static char tmpdir[64];
 static int setup(void **st)
 {
     (void)st;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/sluice-read-unit-XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
+    char *d = sl_test_tmpdir("sluice-read-unit");
+    int ok = d && (size_t)snprintf(tmpdir, sizeof tmpdir, "%s", d) < sizeof tmpdir;
+    free(d);
+    return ok ? 0 : -1;
 }
 
 static int teardown(void **st)
 {
     (void)st;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    sl_test_rmtree(tmpdir);
+    return 0;
 }
 
 /* Writes n bytes to tmpdir/name; returns the path (static storage, 8 slots). */

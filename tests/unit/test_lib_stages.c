@@ -19,6 +19,8 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/support.h"
+
 #include "audio/detokenize.h"
 #include "audio/quantize.h"
 #include "shard/cat.h"
@@ -43,10 +45,7 @@ static const char *tmp(const char *name)
 
 static const char *data(const char *name)
 {
-    const char *src = getenv("SLUICE_SRC");
-    char *p = pathbuf[pathi++ & 7];
-    snprintf(p, 4200, "%s/tests/data/%s", src ? src : ".", name);
-    return p;
+    return sl_test_path("tests/data/%s", name);
 }
 
 static char *slurp(const char *path, size_t *len)
@@ -437,16 +436,17 @@ static void test_audio_detok(void **state)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/sluice-stages-unit-XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
+    char *d = sl_test_tmpdir("sluice-stages-unit");
+    int ok = d && (size_t)snprintf(tmpdir, sizeof tmpdir, "%s", d) < sizeof tmpdir;
+    free(d);
+    return ok ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    sl_test_rmtree(tmpdir);
+    return 0;
 }
 
 int main(void)

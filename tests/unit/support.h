@@ -1,0 +1,24 @@
+/* Helpers the unit tests share (tests/unit/support.c, linked into every
+ * test program): where the fixtures are, reading a file whole, temporary
+ * directories. */
+#ifndef SLUICE_TESTS_SUPPORT_H
+#define SLUICE_TESTS_SUPPORT_H
+
+#include <stddef.h>
+
+/* The source tree: $SLUICE_SRC (make test sets it), else ".". */
+const char *sl_test_src(void);
+/* The source tree's path of printf(fmt, ...), e.g.
+ * sl_test_path("tests/data/dna/%s", name). The result lives in one of 16
+ * static buffers used in turn: good for the next 15 calls. */
+char *sl_test_path(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The whole file, NUL-terminated (malloc'd; *len its length without the NUL
+ * when len is not NULL), or NULL when it cannot be read. */
+char *sl_test_slurp(const char *path, size_t *len);
+/* A new empty directory under $TMPDIR (or /tmp) whose name starts with tag
+ * (malloc'd), or NULL. */
+char *sl_test_tmpdir(const char *tag);
+/* Removes dir and everything under it (not following symbolic links). */
+void sl_test_rmtree(const char *dir);
+
+#endif
