@@ -27,15 +27,8 @@ static char *path_of(const char *rel)
 
 static unsigned char *read_all(const char *path, size_t *n)
 {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *p = malloc((size_t)len + 1);
-    assert_int_equal(fread(p, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-    *n = (size_t)len;
+    unsigned char *p = (unsigned char *)sl_test_slurp(path, n);
+    assert_non_null(p);
     return p;
 }
 

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tests/unit/support.h"
+
 #include "shard/megatron.h"
 
 static size_t put(unsigned char *b, size_t at, uint64_t v, int n)
@@ -42,15 +44,8 @@ static size_t expected_idx(unsigned char *b)
 
 static unsigned char *slurp(const char *path, size_t *n)
 {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *p = malloc((size_t)len + 1);
-    assert_int_equal(fread(p, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-    *n = (size_t)len;
+    unsigned char *p = (unsigned char *)sl_test_slurp(path, n);
+    assert_non_null(p);
     return p;
 }
 

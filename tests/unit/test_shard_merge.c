@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tests/unit/support.h"
+
 #include "shard/merge.h"
 #include "shard/shard.h"
 
@@ -95,16 +97,8 @@ static void write_dir(const char *dir, int bad)
 
 static char *slurp(const char *path, size_t *n)
 {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)len + 1);
-    assert_int_equal(fread(b, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-    b[len] = 0;
-    *n = (size_t)len;
+    char *b = sl_test_slurp(path, n);
+    assert_non_null(b);
     return b;
 }
 
