@@ -26,15 +26,3 @@ void sl_htab_release_(void *slots)
 {
     free(slots);
 }
-
-void *sl_htab_next(const sl_htab *h, const sl_htab_type *t, size_t *pos)
-{
-    for (; *pos < h->cap; ++*pos) {
-        unsigned char *e = h->slots + *pos * t->entry_size;
-        if (!sl_htab_empty_(e, t->key_size)) {
-            ++*pos;
-            return e;
-        }
-    }
-    return NULL;
-}

@@ -21,9 +21,9 @@
  * pointer to an entry is good until the next sl_htab_put.
  *
  * The type is passed on every call, as a `static const` object: lookups and
- * insertions are inline, so the compiler specializes the probe loop for the
- * type (its callbacks inlined, its sizes constants) and the table costs what a
- * hand-written one does. Growing is out of line.
+ * insertions are always inlined, so the compiler specializes the probe loop
+ * for the type (its callbacks inlined, its sizes constants) and the table
+ * costs what a hand-written one does.
  *
  *   static const sl_htab_type ids = {.entry_size = 16, .key_size = 16};
  *   sl_htab h;
@@ -69,15 +69,13 @@ static inline size_t sl_htab_count(const sl_htab *h)
 {
     return h->n;
 }
-/* Walks the entries in slot order: start with *pos = 0; NULL at the end. */
-void *sl_htab_next(const sl_htab *h, const sl_htab_type *t, size_t *pos);
 
 /* ---- inline lookups; the rest of the file is the implementation ---------- */
 
 void *sl_htab_alloc_(size_t cap, size_t entry_size);
 void sl_htab_release_(void *slots);
 
-static inline int sl_htab_empty_(const unsigned char *e, size_t k)
+static inline __attribute__((always_inline)) int sl_htab_empty_(const unsigned char *e, size_t k)
 {
     uint64_t w, u;
     uint32_t v;
@@ -96,13 +94,15 @@ static inline int sl_htab_empty_(const unsigned char *e, size_t k)
     }
 }
 
-static inline uint64_t sl_htab_hash_(const sl_htab *h, const sl_htab_type *t, const void *key)
+static inline __attribute__((always_inline)) uint64_t sl_htab_hash_(const sl_htab *h, const sl_htab_type *t,
+                                                                    const void *key)
 {
     return t->hash ? t->hash(key, h->ctx) : XXH3_64bits(key, t->key_size);
 }
 
 /* The slot holding key, or the empty slot where it would go (cap > 0). */
-static inline unsigned char *sl_htab_slot_(const sl_htab *h, const sl_htab_type *t, const void *key, uint64_t hv)
+static inline __attribute__((always_inline)) unsigned char *sl_htab_slot_(const sl_htab *h, const sl_htab_type *t,
+                                                                          const void *key, uint64_t hv)
 {
     size_t mask = h->cap - 1;
     for (size_t i = (size_t)hv & mask;; i = (i + 1) & mask) {
@@ -137,8 +137,36 @@ static inline void sl_htab_grow_(sl_htab *h, const sl_htab_type *t)
     sl_htab_release_(old);
 }
 
+/* Room for n entries without growing (a table of known size: no moves). */
+static inline void sl_htab_reserve(sl_htab *h, const sl_htab_type *t, size_t n)
+{
+    size_t cap = h->cap ? h->cap : t->min_cap ? t->min_cap : 16;
+    while (n * 100 > cap * (t->max_load ? t->max_load : 75))
+        cap *= 2;
+    if (!h->cap) {
+        h->slots = sl_htab_alloc_(cap, t->entry_size);
+        h->cap = cap;
+    }
+    while (h->cap < cap)
+        sl_htab_grow_(h, t);
+}
+
+/* Walks the entries in slot order: start with *pos = 0; NULL at the end. */
+static inline void *sl_htab_next(const sl_htab *h, const sl_htab_type *t, size_t *pos)
+{
+    for (; *pos < h->cap; ++*pos) {
+        unsigned char *e = h->slots + *pos * t->entry_size;
+        if (!sl_htab_empty_(e, t->key_size)) {
+            ++*pos;
+            return e;
+        }
+    }
+    return NULL;
+}
+
 /* The entry holding key, or NULL. */
-static inline void *sl_htab_find(const sl_htab *h, const sl_htab_type *t, const void *key)
+static inline __attribute__((always_inline)) void *sl_htab_find(const sl_htab *h, const sl_htab_type *t,
+                                                                const void *key)
 {
     if (!h->n)
         return NULL;
@@ -150,7 +178,8 @@ static inline void *sl_htab_find(const sl_htab *h, const sl_htab_type *t, const 
  * a fixed-size key (eq NULL) the new entry has the key copied in; otherwise
  * the caller writes its first key_size bytes (not all zero) before the next
  * call. */
-static inline void *sl_htab_put(sl_htab *h, const sl_htab_type *t, const void *key, int *fresh)
+static inline __attribute__((always_inline)) void *sl_htab_put(sl_htab *h, const sl_htab_type *t, const void *key,
+                                                               int *fresh)
 {
     uint64_t hv = sl_htab_hash_(h, t, key);
     unsigned char *e = NULL;

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/hashtab.h"
 #include "stream/buf.h"
 #include "stream/io.h"
 
@@ -71,11 +72,9 @@ struct sl_ft_model {
     uint32_t *woff;  /* size + 1 offsets into pool */
     uint32_t *whash; /* fastText's hash of each word */
     int64_t *counts; /* entry counts (the labels' build the Huffman tree) */
-    int32_t *table;  /* open addressing: word ids, -1 empty */
-    uint32_t tmask;
-    /* pruning index: bucket id -> row - nwords */
-    int32_t *pkeys, *pvals;
-    uint32_t pmask;
+    sl_htab words;   /* entries: word id + 1 (uint32_t) */
+    /* pruning index: bucket id -> row - nwords (entries: pkey) */
+    sl_htab prune;
     /* cached subword lists: words' rows from sub_off[w] to sub_off[w + 1] */
     int32_t *sub_off, *sub_ids;
     uint64_t bucket_magic; /* for h % bucket by multiplication */
@@ -270,9 +269,8 @@ void sl_ft_free(sl_ft_model *m)
     free(m->woff);
     free(m->whash);
     free(m->counts);
-    free(m->table);
-    free(m->pkeys);
-    free(m->pvals);
+    sl_htab_free(&m->words);
+    sl_htab_free(&m->prune);
     free(m->sub_off);
     free(m->sub_ids);
     free_matrix(&m->in);
@@ -282,24 +280,59 @@ void sl_ft_free(sl_ft_model *m)
     free(m);
 }
 
-static uint32_t table_size(uint64_t n)
+/* The word table: the key is a word and fastText's hash of it. */
+typedef struct {
+    const char *s;
+    size_t n;
+    uint32_t h;
+} wkey;
+
+static uint64_t wkey_hash(const void *key, const void *ctx)
 {
-    uint64_t s = 16;
-    while (s < 2 * n)
-        s *= 2;
-    return (uint32_t)s;
+    (void)ctx;
+    return ((const wkey *)key)->h;
 }
+
+static uint64_t word_hash(const void *entry, const void *ctx)
+{
+    return ((const sl_ft_model *)ctx)->whash[*(const uint32_t *)entry - 1];
+}
+
+static int word_eq(const void *key, const void *entry, const void *ctx)
+{
+    const sl_ft_model *m = ctx;
+    const wkey *k = key;
+    uint32_t w = *(const uint32_t *)entry - 1;
+    return m->whash[w] == k->h && m->woff[w + 1] - m->woff[w] - 1 == k->n && !memcmp(m->pool + m->woff[w], k->s, k->n);
+}
+
+static const sl_htab_type word_type = {.entry_size = sizeof(uint32_t),
+                                       .key_size = sizeof(uint32_t),
+                                       .hash = wkey_hash,
+                                       .entry_hash = word_hash,
+                                       .eq = word_eq,
+                                       .max_load = 50};
+
+/* The pruning index: the key is the bucket id + 1, the value its row - nwords. */
+typedef struct {
+    uint32_t key1;
+    int32_t val;
+} pkey;
+
+static uint64_t pkey_hash(const void *key, const void *ctx)
+{
+    (void)ctx;
+    return (*(const uint32_t *)key - 1) * 2654435761u;
+}
+
+static const sl_htab_type prune_type = {
+    .entry_size = sizeof(pkey), .key_size = sizeof(uint32_t), .hash = pkey_hash, .max_load = 50};
 
 /* The word id of s[0..n) with hash h, or -1. */
 static inline int32_t find_word(const sl_ft_model *m, const char *s, size_t n, uint32_t h)
 {
-    for (uint32_t i = h & m->tmask;; i = (i + 1) & m->tmask) {
-        int32_t w = m->table[i];
-        if (w < 0)
-            return -1;
-        if (m->whash[w] == h && m->woff[w + 1] - m->woff[w] - 1 == n && !memcmp(m->pool + m->woff[w], s, n))
-            return w;
-    }
+    const uint32_t *e = sl_htab_find(&m->words, &word_type, &(wkey){s, n, h});
+    return e ? (int32_t)*e - 1 : -1;
 }
 
 /* Row of n-gram bucket id (fastText's pushHash): -1 when pruned away. */
@@ -307,14 +340,8 @@ static inline int32_t ngram_row(const sl_ft_model *m, uint32_t id)
 {
     if (m->pruneidx_size < 0)
         return m->nwords + (int32_t)id;
-    if (!m->pkeys)
-        return -1;
-    for (uint32_t i = (id * 2654435761u) & m->pmask;; i = (i + 1) & m->pmask) {
-        if (m->pkeys[i] < 0)
-            return -1;
-        if ((uint32_t)m->pkeys[i] == id)
-            return m->nwords + m->pvals[i];
-    }
+    const pkey *e = sl_htab_find(&m->prune, &prune_type, &(uint32_t){id + 1});
+    return e ? m->nwords + e->val : -1;
 }
 
 /* Calls add(ctx, row) for each character n-gram of w[0..n) (the word with
@@ -529,22 +556,18 @@ sl_ft_model *sl_ft_load_mem_cached(const void *data, size_t len, const char *nam
     }
     m->woff[m->size] = (uint32_t)pool.len;
     m->pool = pool.data ? pool.data : sl_xstrdup("");
-    m->tmask = table_size((uint64_t)m->size) - 1;
-    m->table = sl_xmalloc(((size_t)m->tmask + 1) * sizeof *m->table);
-    memset(m->table, 0xff, ((size_t)m->tmask + 1) * sizeof *m->table);
+    /* the tables are made as large as fastText's (twice the entries, rounded
+     * up to a power of two: a load of 50%), so they never grow */
+    sl_htab_init(&m->words, m);
+    sl_htab_init(&m->prune, NULL);
+    sl_htab_reserve(&m->words, &word_type, (size_t)m->size);
     for (int32_t i = 0; i < m->size; i++) {
         /* a word twice: the later entry wins, as in fastText's word2int */
         const char *s = m->pool + m->woff[i];
         size_t n = m->woff[i + 1] - m->woff[i] - 1;
-        uint32_t j = m->whash[i] & m->tmask;
-        while (m->table[j] >= 0) {
-            int32_t w = m->table[j];
-            if (m->whash[w] == m->whash[i] && m->woff[w + 1] - m->woff[w] - 1 == n &&
-                !memcmp(m->pool + m->woff[w], s, n))
-                break;
-            j = (j + 1) & m->tmask;
-        }
-        m->table[j] = i;
+        int fresh;
+        uint32_t *e = sl_htab_put(&m->words, &word_type, &(wkey){s, n, m->whash[i]}, &fresh);
+        *e = (uint32_t)i + 1;
     }
     at = r.pos;
     if (m->pruneidx_size < 0)
@@ -554,21 +577,16 @@ sl_ft_model *sl_ft_load_mem_cached(const void *data, size_t len, const char *nam
             need(&r, (size_t)-1, "the pruning index");
             goto fail;
         }
-        m->pmask = table_size((uint64_t)m->pruneidx_size) - 1;
-        m->pkeys = sl_xmalloc(((size_t)m->pmask + 1) * sizeof *m->pkeys);
-        m->pvals = sl_xmalloc(((size_t)m->pmask + 1) * sizeof *m->pvals);
-        memset(m->pkeys, 0xff, ((size_t)m->pmask + 1) * sizeof *m->pkeys);
+        sl_htab_reserve(&m->prune, &prune_type, (size_t)m->pruneidx_size);
         for (int64_t i = 0; i < m->pruneidx_size; i++) {
             int32_t k, v;
             rd_i32(&r, &k, "the pruning index");
             rd_i32(&r, &v, "the pruning index");
             if (k < 0)
                 continue; /* never looked up (bucket ids are not negative) */
-            uint32_t j = ((uint32_t)k * 2654435761u) & m->pmask;
-            while (m->pkeys[j] >= 0 && m->pkeys[j] != k)
-                j = (j + 1) & m->pmask;
-            m->pkeys[j] = k; /* a key twice: the later value wins, as in fastText */
-            m->pvals[j] = v;
+            int fresh;
+            pkey *e = sl_htab_put(&m->prune, &prune_type, &(uint32_t){(uint32_t)k + 1}, &fresh);
+            e->val = v; /* a key twice: the later value wins, as in fastText */
         }
     }
 
@@ -590,10 +608,11 @@ sl_ft_model *sl_ft_load_mem_cached(const void *data, size_t len, const char *nam
         bad(&r, at, "input matrix of %lld rows is smaller than the words plus the n-gram buckets", m->in.m);
         goto fail;
     }
-    for (uint32_t j = 0; m->pkeys && j <= m->pmask; j++)
-        if (m->pkeys[j] >= 0 && (m->pvals[j] < 0 || (int64_t)m->nwords + m->pvals[j] >= m->in.m)) {
+    size_t pos = 0;
+    for (const pkey *e; (e = sl_htab_next(&m->prune, &prune_type, &pos));)
+        if (e->val < 0 || (int64_t)m->nwords + e->val >= m->in.m) {
             bad(&r, at, "pruning index maps an n-gram to row %lld, outside the input matrix",
-                (long long)m->nwords + m->pvals[j]);
+                (long long)m->nwords + e->val);
             goto fail;
         }
     at = r.pos;

@@ -587,6 +587,9 @@ typedef struct {
     uint32_t n; /* count; 0: empty slot */
 } slot;
 
+/* Not base/hashtab: sized for each text up front and cleared in place
+ * (the allocation is kept from text to text, never grown while filled), and
+ * top_duplicate records slot positions in `order`. */
 typedef struct {
     slot *s;
     size_t mask, cap;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hashtab.h"
 #include "stream/buf.h"
 #include "stream/utf8.h"
 #include "text/textnorm.h"
@@ -32,14 +33,12 @@ struct sl_wordtok {
     pcre2_code *prefix, *suffix, *infix, *url;
     special *sp;
     size_t nsp;
-    uint32_t *sp_slots; /* open addressing: index + 1, or 0 */
-    size_t sp_mask;
+    sl_htab sp_tab; /* by the exception's text: index + 1 (uint32_t) */
     uint32_t *toklens;
     mpattern *mp;
     size_t nmp;
-    uint32_t *mp_slots; /* by the first token's text: pattern index + 1 (chains follow in mp_next) */
+    sl_htab mp_tab; /* by the first token's text: pattern index + 1 (chains follow in mp_next) */
     uint32_t *mp_next;
-    size_t mp_mask;
     char *mp_text;
     uint8_t asp[128]; /* sl_tn_isspace of the ASCII code points */
     uint64_t mpf[64]; /* mp_filter_bit of each pattern's first token */
@@ -134,15 +133,66 @@ static pcre2_code *compile(const char *pat, const char *name, sl_err *err)
     return c;
 }
 
+/* The exception and matcher tables: a key is a text; an entry, the index + 1
+ * of an exception or of the first pattern whose first token is that text. */
+typedef struct {
+    const char *s;
+    size_t n;
+} tkey;
+
+static uint64_t tkey_hash(const void *key, const void *ctx)
+{
+    (void)ctx;
+    const tkey *k = key;
+    return hash(k->s, k->n);
+}
+
+static uint64_t sp_hash(const void *entry, const void *ctx)
+{
+    const special *sp = &((const sl_wordtok *)ctx)->sp[*(const uint32_t *)entry - 1];
+    return hash(sp->s, sp->len);
+}
+
+static int sp_eq(const void *key, const void *entry, const void *ctx)
+{
+    const tkey *k = key;
+    const special *sp = &((const sl_wordtok *)ctx)->sp[*(const uint32_t *)entry - 1];
+    return sp->len == k->n && !memcmp(sp->s, k->s, k->n);
+}
+
+static const sl_htab_type sp_type = {.entry_size = sizeof(uint32_t),
+                                     .key_size = sizeof(uint32_t),
+                                     .hash = tkey_hash,
+                                     .entry_hash = sp_hash,
+                                     .eq = sp_eq,
+                                     .max_load = 50,
+                                     .min_cap = 4096};
+
+static uint64_t mp_hash(const void *entry, const void *ctx)
+{
+    const mpattern *mp = &((const sl_wordtok *)ctx)->mp[*(const uint32_t *)entry - 1];
+    return hash(mp->tok[0], mp->len[0]);
+}
+
+static int mp_eq(const void *key, const void *entry, const void *ctx)
+{
+    const tkey *k = key;
+    const mpattern *mp = &((const sl_wordtok *)ctx)->mp[*(const uint32_t *)entry - 1];
+    return mp->len[0] == k->n && !memcmp(mp->tok[0], k->s, k->n);
+}
+
+static const sl_htab_type mp_type = {.entry_size = sizeof(uint32_t),
+                                     .key_size = sizeof(uint32_t),
+                                     .hash = tkey_hash,
+                                     .entry_hash = mp_hash,
+                                     .eq = mp_eq,
+                                     .max_load = 50,
+                                     .min_cap = 1024};
+
 static long find_special(const sl_wordtok *t, const char *s, size_t n)
 {
-    size_t i = hash(s, n) & t->sp_mask;
-    for (; t->sp_slots[i]; i = (i + 1) & t->sp_mask) {
-        const special *sp = &t->sp[t->sp_slots[i] - 1];
-        if (sp->len == n && !memcmp(sp->s, s, n))
-            return (long)(t->sp_slots[i] - 1);
-    }
-    return -1;
+    const uint32_t *e = sl_htab_find(&t->sp_tab, &sp_type, &(tkey){s, n});
+    return e ? (long)*e - 1 : -1;
 }
 
 sl_wordtok *sl_wordtok_new(const char *lang, sl_err *err)
@@ -168,10 +218,8 @@ sl_wordtok *sl_wordtok_new(const char *lang, sl_err *err)
             ntl += *q == '\037';
     t->toklens = sl_xcalloc(ntl + 1, sizeof *t->toklens);
     size_t k = 0;
-    t->sp_mask = 4095;
-    while (t->sp_mask < 2 * t->nsp)
-        t->sp_mask = t->sp_mask * 2 + 1;
-    t->sp_slots = sl_xcalloc(t->sp_mask + 1, sizeof *t->sp_slots);
+    sl_htab_init(&t->sp_tab, t);
+    sl_htab_reserve(&t->sp_tab, &sp_type, t->nsp);
     for (size_t i = 0; i < t->nsp; i++) {
         special *sp = &t->sp[i];
         sp->s = wt_en_special[i][0];
@@ -187,10 +235,10 @@ sl_wordtok *sl_wordtok_new(const char *lang, sl_err *err)
                 len++;
             }
         }
-        size_t h = hash(sp->s, sp->len) & t->sp_mask;
-        while (t->sp_slots[h])
-            h = (h + 1) & t->sp_mask;
-        t->sp_slots[h] = (uint32_t)i + 1;
+        int fresh;
+        uint32_t *e = sl_htab_put(&t->sp_tab, &sp_type, &(tkey){sp->s, sp->len}, &fresh);
+        if (fresh) /* an exception twice: the first is found */
+            *e = (uint32_t)i + 1;
     }
     /* the PhraseMatcher step's patterns (only the pattern side: the
      * replacement is the exception found by the matched text) */
@@ -201,8 +249,7 @@ sl_wordtok *sl_wordtok_new(const char *lang, sl_err *err)
         tl += strlen(wt_en_matcher[i][0]) + 1;
     t->mp_text = sl_xmalloc(tl);
     char *w = t->mp_text;
-    t->mp_mask = 1023;
-    t->mp_slots = sl_xcalloc(t->mp_mask + 1, sizeof *t->mp_slots);
+    sl_htab_init(&t->mp_tab, t);
     t->mp_next = sl_xcalloc(t->nmp, sizeof *t->mp_next);
     for (size_t i = 0; i < t->nmp; i++) {
         mpattern *mp = &t->mp[i];
@@ -224,16 +271,11 @@ sl_wordtok *sl_wordtok_new(const char *lang, sl_err *err)
             size_t fb = mp_filter_bit(mp->tok[0], mp->len[0]);
             t->mpf[fb / 64] |= UINT64_C(1) << (fb % 64);
         }
-        size_t h = hash(mp->tok[0], mp->len[0]) & t->mp_mask;
-        /* chain patterns of the same first token: the slot keeps the first, mp_next the rest */
-        while (t->mp_slots[h]) {
-            const mpattern *o = &t->mp[t->mp_slots[h] - 1];
-            if (o->len[0] == mp->len[0] && !memcmp(o->tok[0], mp->tok[0], mp->len[0]))
-                break;
-            h = (h + 1) & t->mp_mask;
-        }
-        t->mp_next[i] = t->mp_slots[h];
-        t->mp_slots[h] = (uint32_t)i + 1;
+        /* chain patterns of the same first token: the entry keeps the last, mp_next the ones before */
+        int fresh;
+        uint32_t *e = sl_htab_put(&t->mp_tab, &mp_type, &(tkey){mp->tok[0], mp->len[0]}, &fresh);
+        t->mp_next[i] = fresh ? 0 : *e;
+        *e = (uint32_t)i + 1;
     }
     return t;
 }
@@ -247,14 +289,14 @@ void sl_wordtok_free(sl_wordtok *t)
     pcre2_code_free(t->infix);
     pcre2_code_free(t->url);
     free(t->sp);
-    free(t->sp_slots);
+    sl_htab_free(&t->sp_tab);
     free(t->toklens);
     for (size_t i = 0; i < t->nmp; i++) {
         free(t->mp[i].tok);
         free(t->mp[i].len);
     }
     free(t->mp);
-    free(t->mp_slots);
+    sl_htab_free(&t->mp_tab);
     free(t->mp_next);
     free(t->mp_text);
     free(t);
@@ -422,7 +464,9 @@ static void split_span(const sl_wordtok *t, sl_wordtok_work *w, const char *text
 }
 
 /* The tokens of a span depend on the span alone: they are kept in a cache
- * (as spaCy keeps them), spans of up to 64 bytes, cleared when full. */
+ * (as spaCy keeps them), spans of up to 64 bytes, cleared when full. Not
+ * base/hashtab: a bounded cache over an arena, emptied in place when full
+ * rather than grown, on the per-word path of dedup's signatures. */
 enum { CACHE_SLOTS = 1 << 15, CACHE_ARENA = 4 << 20, CACHE_SPAN = 64 };
 
 static void tokenize_span(const sl_wordtok *t, sl_wordtok_work *w, const char *text, size_t a, size_t b)
@@ -525,12 +569,9 @@ static void apply_special_cases(const sl_wordtok *t, sl_wordtok_work *w, const c
             if (!(t->mpf[fb / 64] >> (fb % 64) & 1))
                 continue;
         }
-        size_t h = hash(text + first.off, first.len) & t->mp_mask;
-        for (; t->mp_slots[h]; h = (h + 1) & t->mp_mask) {
-            const mpattern *p0 = &t->mp[t->mp_slots[h] - 1];
-            if (!tok_eq(text, first, p0->tok[0], p0->len[0]))
-                continue;
-            for (uint32_t pi = t->mp_slots[h]; pi; pi = t->mp_next[pi - 1]) {
+        const uint32_t *e = sl_htab_find(&t->mp_tab, &mp_type, &(tkey){text + first.off, first.len});
+        if (e) {
+            for (uint32_t pi = *e; pi; pi = t->mp_next[pi - 1]) {
                 const mpattern *p = &t->mp[pi - 1];
                 if (i + p->n > w->ntok)
                     continue;
@@ -545,7 +586,6 @@ static void apply_special_cases(const sl_wordtok *t, sl_wordtok_work *w, const c
                 }
                 w->m[w->nm++] = (struct match){(uint32_t)i, (uint32_t)(i + p->n), pi - 1};
             }
-            break;
         }
     }
     if (!w->nm)

@@ -231,6 +231,36 @@ static void test_caller_hash(void **state)
     run_strings(1, 600, 300); /* all in one probe run, wrapping round the table */
 }
 
+/* A reserved table takes that many entries without growing: no entry moves. */
+static void test_reserve(void **state)
+{
+    (void)state;
+    static const sl_htab_type t = {.entry_size = 8, .key_size = 8, .max_load = 50};
+    for (size_t n = 0; n < 300; n += 7) {
+        sl_htab h;
+        sl_htab_init(&h, NULL);
+        sl_htab_reserve(&h, &t, n);
+        size_t cap = h.cap;
+        assert_true(cap >= 16 && (cap & (cap - 1)) == 0 && n * 2 <= cap && (cap == 16 || n * 2 > cap / 2));
+        unsigned char *first = NULL;
+        for (uint64_t k = 1; k <= n; k++) {
+            int fresh;
+            unsigned char *e = sl_htab_put(&h, &t, &k, &fresh);
+            assert_int_equal(fresh, 1);
+            if (k == 1)
+                first = e;
+        }
+        assert_int_equal(h.cap, cap);
+        if (n)
+            assert_ptr_equal(sl_htab_find(&h, &t, &(uint64_t){1}), first);
+        sl_htab_reserve(&h, &t, 4 * n + 100); /* on a filled table: grows, keeps the entries */
+        for (uint64_t k = 1; k <= n; k++)
+            assert_non_null(sl_htab_find(&h, &t, &k));
+        assert_int_equal(sl_htab_count(&h), n);
+        sl_htab_free(&h);
+    }
+}
+
 static void test_empty(void **state)
 {
     (void)state;
@@ -251,6 +281,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixed_keys),
         cmocka_unit_test(test_caller_hash),
+        cmocka_unit_test(test_reserve),
         cmocka_unit_test(test_empty),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
