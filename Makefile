@@ -37,7 +37,9 @@ MODULES := base stream text tokenize dna audio shard model kernels dedup
 WARN    := -Wall -Wextra -Werror
 OPT     ?= -O2
 CSTD    := -std=c17 -D_GNU_SOURCE
-CFLAGS_ALL = $(CSTD) $(OPT) -g $(WARN) -fopenmp -I. -DSLUICE_VERSION='"$(VERSION)"' $(EXTRA_CFLAGS)
+# The tree itself uses the whole API: sluice.h's stable set and the rest,
+# which a program outside opts into with SLUICE_UNSTABLE_API (docs/api.md).
+CFLAGS_ALL = $(CSTD) $(OPT) -g $(WARN) -fopenmp -I. -DSLUICE_UNSTABLE_API -DSLUICE_VERSION='"$(VERSION)"' $(EXTRA_CFLAGS)
 LDLIBS_ALL = -lzstd -lsnappy -lbrotlidec -llz4 -larchive -lpcre2-8 -lsndfile -lsoxr -lxxhash -lz -llzma -lbz2 -lm -lpthread -ldl $(EXTRA_LDLIBS)
 LDFLAGS_ALL = -fopenmp $(EXTRA_LDFLAGS)
 

@@ -1,17 +1,46 @@
 /* sluice: the library behind the `sluice` command (libsluice.a).
  *
- * Every public header, in the order of the pipeline. A program includes this
- * one (`#include <sluice/sluice.h>`, compiled with `pkg-config --cflags
- * --libs sluice`) or the module headers it needs (`<sluice/shard/shard.h>`).
- * `make install` installs exactly the headers listed here (plus whatever
- * they include, which must be public too: tests/cli/install_pkgconfig.sh
- * builds a program against the installed copy), so a header that is not
- * here is internal and may change at any time. docs/architecture.md says
- * what each module does and how the CLI calls it.
+ * A program includes this header (`#include <sluice/sluice.h>`) and builds
+ * with `pkg-config --cflags --libs sluice`; examples/c/ shows four short
+ * programs and docs/api.md describes the API.
+ *
+ * The stable API is what this header declares by default: the calls below,
+ * each documented where it is declared. Within a 0.x minor version they keep
+ * their names, arguments and meaning:
+ *
+ *   errors        sl_err (stream/err.h): every call that can fail fills one
+ *   buffers       sl_buf, sl_buf_free
+ *   files         sl_input_open/_close, sl_output_open/_commit/_abort
+ *   documents     sl_docreader_open/_next/_close, sl_textdoc_free
+ *   token streams sl_ts_header_init/_free, sl_doc_set_id/_push/_clear/_free,
+ *                 sl_ts_writer_open, sl_ts_write_doc, sl_ts_writer_finish/_abort,
+ *                 sl_ts_reader_open/_open_paths/_header, sl_ts_read_doc,
+ *                 sl_ts_reader_close
+ *   tokenizers    sl_tokenizer_load/_free/_vocab_size/_special/_token_id/_header,
+ *                 sl_tok_state_new/_free, sl_tokenizer_encode/_decode, sl_ids_free
+ *   shards        sl_stage_opts_default, sl_shard_run (write a shard directory);
+ *                 sl_shard_open/_close/_get_info/_get_split/_n_docs/_doc/_doc_id,
+ *                 sl_shard_iter_open/_next/_close (read one)
+ *   models        sl_backend_open/_close, sl_cuda_device_count,
+ *                 sl_model_load/_free/_get_info, sl_model_run_new/_free/_reset,
+ *                 sl_model_forward
+ *   scoring       sl_score_batch
+ *
+ * Everything else (the other stages, DNA and audio, packing, Megatron
+ * export, mixing, curves, filters, the helpers behind the stable calls) is
+ * the unstable API: declared only when the program defines
+ * SLUICE_UNSTABLE_API before including this header (as zstd's
+ * ZSTD_STATIC_LINKING_ONLY), and free to change in any release. The module
+ * headers are installed too: the core ones included first below hold the
+ * same split; the others (<sluice/shard/mix.h>, ...) are unstable as a whole
+ * and need the macro as well.
  *
  * Conventions: names start with sl_ / SL_ (dna_ / DNA_ in dna/); a function
  * that can fail returns -1 or NULL and fills an sl_err whose message names
- * the file and position; nothing prints, nothing exits. */
+ * the file and position; nothing exits. A stage runs as
+ * sl_<stage>_run(opts, inputs, n, out, result, err). Objects are created by
+ * _open/_new/_load and released by the matching _close/_free; NULL passed to
+ * a release call is a no-op. */
 #ifndef SLUICE_H
 #define SLUICE_H
 
@@ -24,12 +53,27 @@
 extern "C" {
 #endif
 
-/* base: errors, buffers, UTF-8, JSON, input and atomic output, progress, statistics */
+/* the stable core (the unstable parts of these headers need SLUICE_UNSTABLE_API) */
 #include "stream/err.h"
 #include "stream/buf.h"
 #include "stream/utf8.h"
-#include "stream/json.h"
 #include "stream/io.h"
+#include "stream/docreader.h"
+#include "stream/tokstream.h"
+#include "tokenize/tokenizer.h"
+#include "shard/pack.h"
+#include "shard/meta.h"
+#include "shard/packed.h"
+#include "shard/shard.h"
+#include "shard/stage.h"
+#include "kernels/backend.h"
+#include "model/model.h"
+#include "model/score.h"
+
+/* the unstable API, in the order of the pipeline */
+#ifdef SLUICE_UNSTABLE_API
+/* base: errors, buffers, UTF-8, JSON, input and atomic output, progress, statistics */
+#include "stream/json.h"
 #include "stream/source.h"
 #include "stream/parts.h"
 #include "stream/partition.h"
@@ -38,14 +82,11 @@ extern "C" {
 #include "stream/batch.h"
 
 /* documents in, token streams between stages */
-#include "stream/docreader.h"
 #include "stream/read.h"
-#include "stream/tokstream.h"
 #include "stream/cat.h"
 
 /* text tokenizers: one interface (tokenizer.h) over the families, the
  * documents -> token stream stage (docpipe.h) and back (detok.h) */
-#include "tokenize/tokenizer.h"
 #include "tokenize/bpe.h"
 #include "tokenize/chartok.h"
 #include "tokenize/detok.h"
@@ -69,35 +110,27 @@ extern "C" {
 #include "audio/tokenize.h"
 #include "audio/detokenize.h"
 
-/* document metadata, packing, warmup schedules, shard directories, Megatron datasets, mixing */
-#include "shard/meta.h"
-#include "shard/pack.h"
-#include "shard/packed.h"
+/* warmup schedules, shard views and concatenation, Megatron datasets, merging, mixing */
 #include "shard/warmup.h"
 #include "shard/view.h"
-#include "shard/shard.h"
 #include "shard/cat.h"
 #include "shard/megatron.h"
 #include "shard/megatron_stage.h"
 #include "shard/merge.h"
-#include "shard/stage.h"
 #include "shard/mix.h"
 
-/* compute backends, checkpoints, models (the interface, Mamba-1), scoring (with
- * per-position loss curves and mergeable score summaries), filtering and
- * fastText classifiers */
-#include "kernels/backend.h"
+/* checkpoints, Mamba, the score stage (with per-position loss curves and
+ * mergeable score summaries), filtering and fastText classifiers */
 #include "model/safetensors.h"
 #include "model/tensors.h"
-#include "model/model.h"
 #include "model/mamba.h"
-#include "model/score.h"
 #include "model/curve.h"
 #include "model/summary.h"
 #include "model/score_stage.h"
 #include "model/filter.h"
 #include "model/fasttext.h"
 #include "model/classify.h"
+#endif /* SLUICE_UNSTABLE_API */
 
 #ifdef __cplusplus
 }

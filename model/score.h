@@ -18,6 +18,10 @@
 
 #include "model/model.h"
 
+/* --- stable API (sluice.h) ------------------------------------------------ */
+
+/* One document to score: the caller sets id, tokens and n (and logp), the
+ * call fills nll and n_pred. */
 typedef struct sl_score_item {
     const char *id; /* for messages */
     const uint32_t *tokens;
@@ -28,7 +32,12 @@ typedef struct sl_score_item {
     float *logp;    /* if non-NULL: receives n - 1 log-probabilities */
 } sl_score_item;
 
-/* reset_every: 0 = full context; W > 0 = state reset every W tokens. */
+/* Scores the n_items documents items[] with run r (sl_model_run_new), packed
+ * into chunks of the run's size: each document's nll equals scoring it
+ * alone in one pass. reset_every: 0 = full context; W > 0 = the state is
+ * also reset every W tokens inside a document. Returns 0, or -1 with err set
+ * (a token not below the model's vocabulary, naming the document id and
+ * position; a backend failure). */
 int sl_score_batch(sl_model_run *r, sl_score_item *items, size_t n_items, int64_t reset_every, sl_err *err);
 
 #endif

@@ -10,6 +10,8 @@
 #include "stream/buf.h"
 #include "stream/err.h"
 
+/* --- stable API (sluice.h): the field selection of the shard stage ---------- */
+
 /* Which top-level metadata fields to keep: all (no list), only those of a
  * keep list, or all but those of a drop list. */
 typedef struct sl_meta_sel {
@@ -18,6 +20,9 @@ typedef struct sl_meta_sel {
     char **names;
 } sl_meta_sel;
 enum { SL_META_ALL = 0, SL_META_KEEP = 1, SL_META_DROP = 2 };
+
+#ifdef SLUICE_UNSTABLE_API
+/* --- unstable ------------------------------------------------------------- */
 
 /* Sets sel from a comma-separated list of field names (empty names are an
  * error naming the list). */
@@ -81,5 +86,6 @@ int sl_docmeta_id(sl_docmeta *m, const char *id, size_t len, uint64_t ordinal, c
  * fails naming src, that document's ordinal and its id. */
 int sl_docmeta_finish(sl_docmeta *m, sl_err *err);
 void sl_docmeta_free(sl_docmeta *m);
+#endif /* SLUICE_UNSTABLE_API */
 
 #endif

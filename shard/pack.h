@@ -11,6 +11,8 @@
 
 #include "stream/err.h"
 
+/* --- stable API (sluice.h): the row a shard reader gives -------------------- */
+
 #define SL_NO_TOKEN (-1) /* same value as SL_TS_NO_ID */
 
 /* One document piece inside a row. */
@@ -30,9 +32,6 @@ typedef struct sl_row {
     const sl_piece *pieces; /* sorted by offset */
 } sl_row;
 
-/* Receives each complete row; returns 0, or -1 with err set to stop packing. */
-typedef int (*sl_row_fn)(void *ctx, const sl_row *row, sl_err *err);
-
 enum { SL_LAYOUT_SEQUENTIAL = 0, SL_LAYOUT_RECURRENT = 1 };
 enum { SL_LONG_TRUNCATE = 0, SL_LONG_DROP = 1, SL_LONG_SPLIT = 2 };
 enum { SL_DOC_PLACED = 0, SL_DOC_TRUNCATED = 1, SL_DOC_DROPPED = 2, SL_DOC_EMPTY = 3 };
@@ -42,6 +41,12 @@ enum { SL_DOC_PLACED = 0, SL_DOC_TRUNCATED = 1, SL_DOC_DROPPED = 2, SL_DOC_EMPTY
  * or never appended (the documents are stored as they are; eos is still
  * recorded as the documents' end marker). */
 enum { SL_EOS_APPEND = 0, SL_EOS_MISSING = 1, SL_EOS_KEEP = 2 };
+
+#ifdef SLUICE_UNSTABLE_API
+/* --- unstable ------------------------------------------------------------- */
+
+/* Receives each complete row; returns 0, or -1 with err set to stop packing. */
+typedef int (*sl_row_fn)(void *ctx, const sl_row *row, sl_err *err);
 
 /* "truncate", "drop", "split" (manifests and packed headers), and back (-1:
  * none of them). */
@@ -105,5 +110,6 @@ int sl_pack_appends_eos(const sl_pack_opts *o, const uint32_t *tok, size_t n);
 int sl_packer_finish(sl_packer *p, sl_err *err);
 const sl_pack_stats *sl_packer_stats(const sl_packer *p);
 void sl_packer_free(sl_packer *p);
+#endif /* SLUICE_UNSTABLE_API */
 
 #endif

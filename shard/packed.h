@@ -8,7 +8,10 @@
 #include "stream/buf.h"
 #include "stream/tokstream.h"
 
-/* Packing options as given on the command line; -1 / 0 = not given. */
+/* --- stable API (sluice.h): packing options of the shard stage ------------- */
+
+/* Packing options as given on the command line; -1 / 0 = not given. Start
+ * from SL_PACK_USER_INIT. */
 typedef struct sl_pack_user {
     int64_t seq_len, eos, bos, pad; /* -1 = not given */
     int no_eos;
@@ -31,6 +34,9 @@ typedef struct sl_pack_user {
     {                                                                                                                  \
         -1, -1, -1, -1, 0, SL_LAYOUT_SEQUENTIAL, -1, 0, -1, NULL, -1, -1, 0, -1                                        \
     }
+
+#ifdef SLUICE_UNSTABLE_API
+/* --- unstable ------------------------------------------------------------- */
 
 /* 1 when any packing option was given (a packed input must not get any). */
 int sl_pack_user_any(const sl_pack_user *u);
@@ -97,5 +103,6 @@ typedef struct sl_packed_row {
  * the stream in messages. */
 int sl_packed_decode(const sl_doc *d, uint32_t seq_len, sl_packed_row *st, sl_row *out, const char *src, sl_err *err);
 void sl_packed_row_free(sl_packed_row *st);
+#endif /* SLUICE_UNSTABLE_API */
 
 #endif

@@ -23,6 +23,10 @@
 #include "stream/err.h"
 #include "stream/io.h"
 
+/* --- stable API (sluice.h): writing a shard directory ---------------------- */
+
+/* The options of the pack and shard stages: set them with
+ * sl_stage_opts_default, then change what you need. */
 typedef struct sl_stage_opts {
     sl_pack_user pack;  /* packing a document stream; nothing set for a packed input */
     sl_meta_sel fields; /* the metadata fields kept (SL_META_ALL: every one) */
@@ -37,10 +41,12 @@ typedef struct sl_stage_opts {
     int progress; /* sl_progress mode: -1 auto, 0 off, 1 on */
 } sl_stage_opts;
 
+/* Sets every option to its default (`sluice shard` without flags): no
+ * seq_len (a document stream needs pack.seq_len or pack.warmup), eos and pad
+ * from the stream header, all metadata fields kept, no validation split, no
+ * shuffle, one token file per split, progress on a terminal (set progress
+ * to 0 in a program that owns its stderr). */
 void sl_stage_opts_default(sl_stage_opts *o);
-/* The checks that need no input (sl_pack_user_check, and shuffle with the
- * recurrent layout or a window without shuffle); the runs make them too. */
-int sl_stage_opts_check(const sl_stage_opts *o, sl_err *err);
 
 /* What a run did, for the caller's warnings. */
 typedef struct sl_stage_stats {
@@ -54,14 +60,29 @@ typedef struct sl_stage_stats {
  * a usage error rather than bad input. Other failures return -1. */
 #define SL_STAGE_USAGE (-2)
 
+/* Writes the shard directory dir from the token streams inputs[0..n_inputs)
+ * read as one (n_inputs = 0: standard input; a directory stands for its part
+ * files): a document stream, packed into rows of o->pack.seq_len tokens, or
+ * an already packed stream. The directory appears atomically (written as
+ * DIR.tmp.<pid>, renamed at the end) or not at all; it must not exist unless
+ * o->force. st receives the counts (documents, truncated, dropped, repeated
+ * ids). Returns 0; -1 with err set
+ * naming the input and position, or an option field in backquotes
+ * ("`val_fraction` ..."); or SL_STAGE_USAGE for options the input makes
+ * invalid. */
+int sl_shard_run(const sl_stage_opts *o, const char *const *inputs, size_t n_inputs, const char *dir,
+                 sl_stage_stats *st, sl_err *err);
+
+#ifdef SLUICE_UNSTABLE_API
+/* --- unstable ------------------------------------------------------------- */
+
+/* The checks that need no input (sl_pack_user_check, and shuffle with the
+ * recurrent layout or a window without shuffle); the runs make them too. */
+int sl_stage_opts_check(const sl_stage_opts *o, sl_err *err);
 /* Packs the documents of the inputs into a packed stream written to out
  * (not committed: the caller commits or aborts it). */
 int sl_pack_run(const sl_stage_opts *o, const char *const *inputs, size_t n_inputs, sl_output *out, sl_stage_stats *st,
                 sl_err *err);
-/* Writes the shard directory dir (atomically: DIR.tmp.<pid>, renamed at the
- * end) from a document stream, packed with o->pack, or from a packed
- * stream. */
-int sl_shard_run(const sl_stage_opts *o, const char *const *inputs, size_t n_inputs, const char *dir,
-                 sl_stage_stats *st, sl_err *err);
+#endif /* SLUICE_UNSTABLE_API */
 
 #endif

@@ -1,4 +1,8 @@
-/* Growable byte buffer. */
+/* Growable byte buffer.
+ *
+ * Stable API (sluice.h): the sl_buf structure and sl_buf_free. A zeroed
+ * sl_buf ({0}) is empty; calls that append to one (sl_tokenizer_decode)
+ * grow it with malloc, and the caller frees it with sl_buf_free. */
 #ifndef SLUICE_STREAM_BUF_H
 #define SLUICE_STREAM_BUF_H
 
@@ -12,6 +16,10 @@ typedef struct sl_buf {
     size_t cap;
 } sl_buf;
 
+/* Frees b's bytes and leaves it empty ({0}), ready for reuse. */
+void sl_buf_free(sl_buf *b);
+
+#ifdef SLUICE_UNSTABLE_API
 void sl_buf_reserve(sl_buf *b, size_t extra);
 /* n bytes (inline: normalizers and parsers call it per run of text) */
 static inline void sl_buf_append(sl_buf *b, const void *p, size_t n)
@@ -34,7 +42,6 @@ static inline void sl_buf_putc(sl_buf *b, char c)
 void sl_buf_puts(sl_buf *b, const char *s);
 void sl_buf_printf(sl_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sl_buf_clear(sl_buf *b);
-void sl_buf_free(sl_buf *b);
 
 /* Splits a comma-separated list into *items (malloc'd copies; free them with
  * sl_list_free) and returns their count. keep_empty 0 drops empty items
@@ -42,5 +49,6 @@ void sl_buf_free(sl_buf *b);
  * "" -> one empty item). s NULL: no items. */
 size_t sl_list_split(const char *s, int keep_empty, char ***items);
 void sl_list_free(char **items, size_t n);
+#endif /* SLUICE_UNSTABLE_API */
 
 #endif

@@ -622,7 +622,7 @@ size_t sl_docs_batch_cap(size_t want, int threads)
     return want < cap ? want : cap;
 }
 
-sl_docreader *sl_docreader_open(const char *const *paths, int n, const sl_docreader_opts *o, sl_err *err)
+sl_docreader *sl_docreader_open(const char *const *paths, size_t n, const sl_docreader_opts *o, sl_err *err)
 {
     sl_docreader *r = sl_xcalloc(1, sizeof *r);
     if (o)

@@ -11,24 +11,16 @@
 
 #include "stream/buf.h"
 #include "stream/err.h"
-#include "stream/partition.h"
+#include "stream/utf8.h"
 
-/* The most text a batch of documents holds: want, but no more than 2 MiB
- * per thread (threads <= 0: omp_get_max_threads()). A larger batch is no
- * faster, and its fresh pages cost page faults and cache misses (16 MiB
- * at the default budget was a fifth of the CPU time of a one-thread
- * Unigram tokenize, in the kernel). The reader's JSON Lines batches,
- * `read`'s formatting and the tokenizers' document pipeline all use it. */
-size_t sl_docs_batch_cap(size_t want, int threads);
+/* --- stable API (sluice.h) ------------------------------------------------ */
 
 /* The default of sl_docreader_opts.mem_budget. */
 #define SL_DOCS_DEFAULT_MEM_BUDGET ((size_t)64 << 20)
 
 enum { SL_DOCS_AUTO = 0, SL_DOCS_JSONL = 1, SL_DOCS_TEXT = 2 };
-/* The kind tags of a Parquet file's and an Arrow IPC file's pieces
- * (sl_docreader_cut; not a --format). */
-enum { SL_DOCS_PARQUET = 3, SL_DOCS_ARROW = 4 };
 
+/* How documents are read. A zeroed struct ({0}) gives every default. */
 typedef struct sl_docreader_opts {
     const char *field;    /* text field name in JSON objects; default "text" */
     int lines;            /* plain text: one document per line */
@@ -41,6 +33,8 @@ typedef struct sl_docreader_opts {
                              thread */
 } sl_docreader_opts;
 
+/* One document. The reader fills the buffers (growing them as needed); the
+ * caller owns the struct and frees its buffers with sl_textdoc_free. */
 typedef struct sl_textdoc {
     sl_buf id;          /* kept from the "id" field (as text: a JSON number keeps its source text), or "<source>:<n>" */
     sl_buf text;        /* valid UTF-8 */
@@ -50,28 +44,61 @@ typedef struct sl_textdoc {
     uint64_t line;      /* 1-based line number in the source (JSON Lines / --lines), 0 otherwise */
 } sl_textdoc;
 
+typedef struct sl_docreader sl_docreader;
+
+/* Opens the n sources paths[0..n) to be read in order as one sequence of
+ * documents (n = 0: standard input). A source is a file ("-" = standard
+ * input), compressed or not, an archive (tar, zip, ...) whose members are
+ * read in order, a Parquet or Arrow file, or a dataset folder; text is JSON Lines (one object per
+ * line, its text in o->field) when its first non-blank byte is '{', else
+ * plain text (one document per file, or per line with o->lines). o may be
+ * NULL (defaults); it is copied. Returns NULL with err set when a path
+ * cannot be opened (nothing is read before every path is checked). The
+ * caller closes the reader with sl_docreader_close. */
+sl_docreader *sl_docreader_open(const char *const *paths, size_t n, const sl_docreader_opts *o, sl_err *err);
+/* Reads the next document into doc (its previous contents are replaced).
+ * Returns 1 when doc was filled, 0 at the end of the last source, -1 with
+ * err set ("<source>:<line>: ...": malformed JSON, ill-formed UTF-8 under
+ * SL_UTF8_ERROR, a document over max_doc_bytes, a read error). */
+int sl_docreader_next(sl_docreader *r, sl_textdoc *doc, sl_err *err);
+/* Closes every source and frees r. NULL is a no-op. */
+void sl_docreader_close(sl_docreader *r);
+/* Frees the buffers of d (not d itself); d may be read into again. */
+void sl_textdoc_free(sl_textdoc *d);
+
+#ifdef SLUICE_UNSTABLE_API
+/* --- unstable ------------------------------------------------------------- */
+#include "stream/partition.h"
+
+/* The most text a batch of documents holds: want, but no more than 2 MiB
+ * per thread (threads <= 0: omp_get_max_threads()). A larger batch is no
+ * faster, and its fresh pages cost page faults and cache misses (16 MiB
+ * at the default budget was a fifth of the CPU time of a one-thread
+ * Unigram tokenize, in the kernel). The reader's JSON Lines batches,
+ * `read`'s formatting and the tokenizers' document pipeline all use it. */
+size_t sl_docs_batch_cap(size_t want, int threads);
+
+/* The kind tags of a Parquet file's and an Arrow IPC file's pieces
+ * (sl_docreader_cut; not a --format). */
+enum { SL_DOCS_PARQUET = 3, SL_DOCS_ARROW = 4 };
+
 typedef struct sl_docreader_stats {
     uint64_t docs, bytes, invalid_utf8, skipped_lines;
 } sl_docreader_stats;
 
-typedef struct sl_docreader sl_docreader;
-sl_docreader *sl_docreader_open(const char *const *paths, int n, const sl_docreader_opts *o, sl_err *err);
 /* The documents of the pieces of a part (stream/partition.h, --part): ids,
  * line numbers and formats as in a reading of the whole files. */
 sl_docreader *sl_docreader_open_slices(const sl_slice *pieces, size_t n, const sl_docreader_opts *o, sl_err *err);
 /* How a file may be cut into parts: an sl_cut_fn whose ctx is the
  * sl_docreader_opts the pieces will be read with. */
 int sl_docreader_cut(void *ctx, const char *path, int *kind, sl_err *err);
-/* 1 = doc filled, 0 = end, -1 = error (message names source and line). */
-int sl_docreader_next(sl_docreader *r, sl_textdoc *doc, sl_err *err);
 const sl_docreader_stats *sl_docreader_stats_get(const sl_docreader *r);
 /* Progress position of the reading (sl_progress_pos_fn; reader is an
  * sl_docreader): input bytes read and their total, when the inputs are files. */
 int sl_docreader_position(void *reader, double *done, double *total);
-void sl_docreader_close(sl_docreader *r);
-void sl_textdoc_free(sl_textdoc *d);
 /* Exchanges the id, text and metadata buffers of a and b (a batch slot hands
  * its document over without copying; the caller sets the other fields). */
 void sl_textdoc_swap(sl_textdoc *a, sl_textdoc *b);
+#endif /* SLUICE_UNSTABLE_API */
 
 #endif

@@ -3,7 +3,10 @@
  * Convention: a function that can fail returns int (0 = success, -1 = failure)
  * or a pointer (NULL = failure) and fills an sl_err. The message is one line
  * of the form "<file>:<line or offset>: what is wrong"; the CLI prefixes it
- * with "sluice: <stage>: " and exits non-zero. */
+ * with "sluice: <stage>: " and exits non-zero.
+ *
+ * Stable API (sluice.h): the sl_err structure. The helpers below it are
+ * unstable (SLUICE_UNSTABLE_API). */
 #ifndef SLUICE_STREAM_ERR_H
 #define SLUICE_STREAM_ERR_H
 
@@ -14,6 +17,8 @@
 typedef struct sl_err {
     char msg[SL_ERR_MAX];
 } sl_err;
+
+#ifdef SLUICE_UNSTABLE_API
 
 /* Sets the message (printf-style). Always returns -1 so callers can write
  * `return sl_errf(err, "...")`. err may be NULL. */
@@ -40,5 +45,6 @@ void *sl_xzalloc_touched(size_t n, size_t size);
 void *sl_xrealloc(void *p, size_t n);
 char *sl_xstrdup(const char *s);
 char *sl_xstrndup(const char *s, size_t n);
+#endif /* SLUICE_UNSTABLE_API */
 
 #endif

@@ -24,6 +24,37 @@
 
 #include "stream/err.h"
 
+/* --- stable API (sluice.h) ------------------------------------------------ */
+
+typedef struct sl_input sl_input;
+typedef struct sl_output sl_output;
+
+/* Opens the file at path for reading ("-" = standard input). Compression
+ * (zstd, gzip, xz, bzip2) is recognised by the first bytes and undone as
+ * the input is read. Returns NULL with err set ("<path>: No such file or
+ * directory") when the file cannot be opened. The caller closes the input
+ * with sl_input_close. */
+sl_input *sl_input_open(const char *path, sl_err *err);
+/* Closes the input and frees it. NULL is a no-op. */
+void sl_input_close(sl_input *in);
+
+/* Creates a file written atomically: bytes go to a temporary file beside
+ * path ("<path>.tmp.<pid>.<n>"; missing parent directories are created) and
+ * reach path only at sl_output_commit. "-" writes to standard output
+ * directly. Returns NULL with err set when the temporary cannot be created
+ * (or path is a URL or an existing directory). The caller ends every output
+ * with exactly one of sl_output_commit and sl_output_abort. */
+sl_output *sl_output_open(const char *path, sl_err *err);
+/* Flushes, fsyncs and renames the temporary to its path; frees out, also
+ * when it fails (-1 with err set, e.g. a write error on a full disk; the
+ * temporary is then removed and path is untouched). */
+int sl_output_commit(sl_output *out, sl_err *err);
+/* Removes the temporary (path is untouched) and frees out. NULL is a no-op. */
+void sl_output_abort(sl_output *out);
+
+#ifdef SLUICE_UNSTABLE_API
+/* --- unstable ------------------------------------------------------------- */
+
 typedef enum {
     SL_COMP_NONE = 0,
     SL_COMP_GZIP,
@@ -32,10 +63,6 @@ typedef enum {
     SL_COMP_BZIP2,
 } sl_compression;
 
-typedef struct sl_input sl_input;
-
-/* Opens a file ("-" = stdin) and detects compression from its first bytes. */
-sl_input *sl_input_open(const char *path, sl_err *err);
 /* Wraps a memory buffer (not copied; must outlive the input). `name` is used
  * in messages. Compression is detected as for files. */
 sl_input *sl_input_mem(const void *data, size_t len, const char *name, sl_err *err);
@@ -65,20 +92,13 @@ int64_t sl_input_raw_size(const sl_input *in);    /* file size or -1 */
 sl_compression sl_input_compression(const sl_input *in);
 /* The compression that these first bytes of a file announce (as sl_input_open decides). */
 sl_compression sl_compression_sniff(const void *head, size_t n);
-void sl_input_close(sl_input *in);
 
-typedef struct sl_output sl_output;
-sl_output *sl_output_open(const char *path, sl_err *err);
 /* Writes to an open descriptor in place (no temporary, no rename; e.g. an
  * unlinked spool from sl_tmpfile); commit flushes and closes it, abort
  * closes it. `name` is used in messages. */
 sl_output *sl_output_fd(int fd, const char *name);
 int sl_output_write(sl_output *out, const void *p, size_t n, sl_err *err);
 int sl_output_printf(sl_output *out, sl_err *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* Completes the file: flush, fsync, rename into place. Frees out. */
-int sl_output_commit(sl_output *out, sl_err *err);
-/* Discards the file (removes the temporary). Frees out. NULL is a no-op. */
-void sl_output_abort(sl_output *out);
 const char *sl_output_name(const sl_output *out);
 uint64_t sl_output_bytes(const sl_output *out);
 /* Removes every temporary file and directory still open, and the parent
@@ -129,5 +149,6 @@ char *sl_path_clean(const char *path);
 
 /* Reads a whole (possibly compressed) file into memory; NUL-terminated. */
 int sl_read_file(const char *path, char **data, size_t *len, sl_err *err);
+#endif /* SLUICE_UNSTABLE_API */
 
 #endif

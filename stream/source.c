@@ -331,13 +331,13 @@ int sl_sources_expand(const char *const *paths, size_t n, char ***out, size_t *n
 
 static sl_sources *sources_open(const char *const *paths, int n, sl_err *err);
 
-sl_sources *sl_sources_open(const char *const *paths, int n, sl_err *err)
+sl_sources *sl_sources_open(const char *const *paths, size_t n, sl_err *err)
 {
-    if (n <= 0)
-        return sources_open(paths, n, err);
+    if (n == 0)
+        return sources_open(paths, 0, err);
     char **list;
     size_t k;
-    if (sl_sources_expand(paths, (size_t)n, &list, &k, err) < 0)
+    if (sl_sources_expand(paths, n, &list, &k, err) < 0)
         return NULL;
     sl_sources *s = k > 0 ? sources_open((const char *const *)list, (int)k, err)
                           : (sl_errf(err, "%s: a dataset folder without data files", paths[0]), NULL);

@@ -14,7 +14,7 @@ typedef struct sl_sources sl_sources;
 
 /* paths: n input paths; n == 0 means stdin. A folder written by Hugging
  * Face datasets' save_to_disk stands for its data files (sl_sources_expand). */
-sl_sources *sl_sources_open(const char *const *paths, int n, sl_err *err);
+sl_sources *sl_sources_open(const char *const *paths, size_t n, sl_err *err);
 /* 1: *in is the next source (valid until the next call), 0: no more, -1: error. */
 int sl_sources_next(sl_sources *s, sl_input **in, sl_err *err);
 void sl_sources_close(sl_sources *s);

@@ -38,12 +38,9 @@
 #include "stream/err.h"
 #include "stream/io.h"
 
-#define SL_TS_MAGIC "SLUICETS" /* 8 bytes, no NUL */
-#define SL_TS_VERSION 1
+/* --- stable API (sluice.h) ------------------------------------------------ */
+
 #define SL_TS_NO_ID (-1) /* "no such special token" */
-#define SL_TS_MAX_ID_LEN (1u << 16)
-#define SL_TS_MAX_META_LEN (1u << 26)
-#define SL_TS_MAX_HEADER_JSON (1u << 24)
 
 typedef enum {
     SL_MOD_UNKNOWN = 0,
@@ -53,9 +50,9 @@ typedef enum {
     SL_MOD_IDS = 4, /* pre-tokenized ids of unknown origin */
 } sl_modality;
 
-const char *sl_modality_name(int m);
-int sl_modality_parse(const char *s); /* -1 when unknown */
-
+/* What a stream says about its tokens: written first, read back by every
+ * reader. Fill one with sl_ts_header_init (or sl_tokenizer_header), set the
+ * fields you know, and free it with sl_ts_header_free. */
 typedef struct sl_ts_header {
     uint32_t version;
     uint8_t width;       /* bytes per token: 1, 2 or 4 (derived from vocab_size) */
@@ -76,7 +73,9 @@ typedef struct sl_ts_header {
     char *extra_json;
 } sl_ts_header;
 
-/* A document record. Tokens are always held as uint32 in memory. */
+/* A document record. Tokens are always held as uint32 in memory. A zeroed
+ * sl_doc ({0}) is empty; the calls below grow its arrays (they never fail)
+ * and sl_doc_free releases them. */
 typedef struct sl_doc {
     char *id;
     size_t id_len;
@@ -88,24 +87,79 @@ typedef struct sl_doc {
     size_t cap_id;
 } sl_doc;
 
+/* Sets every field of h: version and width for vocab_size (every id of the
+ * stream must be below it), the modality (sl_modality), no special ids
+ * (SL_TS_NO_ID), no fingerprint, tokenizer name or extra fields. */
 void sl_ts_header_init(sl_ts_header *h, int modality, uint32_t vocab_size);
+/* Frees what h owns (extra_json), not h itself. */
 void sl_ts_header_free(sl_ts_header *h);
+
+/* Copies id[0..n) (any bytes but NUL) as the document's id. */
+void sl_doc_set_id(sl_doc *d, const char *id, size_t n);
+/* Appends one token to the document. */
+void sl_doc_push(sl_doc *d, uint32_t tok);
+/* Empties the document (id, tokens, metadata, src_bytes), keeping its memory. */
+void sl_doc_clear(sl_doc *d);
+/* Frees the document's arrays (not d itself) and zeroes it. */
+void sl_doc_free(sl_doc *d);
+
+typedef struct sl_ts_writer sl_ts_writer;
+typedef struct sl_ts_reader sl_ts_reader;
+
+/* Starts a stream on out (sl_output_open) by writing the header h (copied).
+ * Returns NULL with err set when h is invalid (vocab_size 0) or the write
+ * fails. The writer does not own out. */
+sl_ts_writer *sl_ts_writer_open(sl_output *out, const sl_ts_header *h, sl_err *err);
+/* Appends document d. Fails (-1, err naming the document and position) if a
+ * token id is not below the header's vocab_size, or on a write error. */
+int sl_ts_write_doc(sl_ts_writer *w, const sl_doc *d, sl_err *err);
+/* Writes the trailer (document count and checksum) and frees the writer.
+ * The sl_output stays open: the caller then commits it (sl_output_commit)
+ * or, on -1, aborts it. */
+int sl_ts_writer_finish(sl_ts_writer *w, sl_err *err);
+/* Frees the writer without a trailer (the caller aborts the output). NULL is
+ * a no-op. */
+void sl_ts_writer_abort(sl_ts_writer *w);
+
+/* Reads and validates the header of the stream on in (sl_input_open). The
+ * reader does not own in: close the reader, then the input. Returns NULL
+ * with err set ("<name>:<offset>: ...") when the bytes are not a token
+ * stream or the header is corrupt. */
+sl_ts_reader *sl_ts_reader_open(sl_input *in, sl_err *err);
+/* Opens the n paths (none = standard input) as one stream: files in order,
+ * a directory as its part files (part-00000.tok, ...). Their headers must be
+ * equal (the error names the first difference). The reader opens and closes
+ * the inputs itself. */
+sl_ts_reader *sl_ts_reader_open_paths(char *const *paths, size_t n, sl_err *err);
+/* The header (of the first stream); valid until sl_ts_reader_close. */
+const sl_ts_header *sl_ts_reader_header(const sl_ts_reader *r);
+/* Reads the next document into d (its previous contents are replaced).
+ * 1 = a document was read, 0 = clean end of stream (trailer present, counts
+ * and checksum verified), -1 = error in err (truncated, corrupt, checksum
+ * mismatch, a token not below vocab_size), naming the input and offset. */
+int sl_ts_read_doc(sl_ts_reader *r, sl_doc *d, sl_err *err);
+/* Frees the reader (and the inputs it opened itself). NULL is a no-op. */
+void sl_ts_reader_close(sl_ts_reader *r);
+
+#ifdef SLUICE_UNSTABLE_API
+/* --- unstable ------------------------------------------------------------- */
+
+#define SL_TS_MAGIC "SLUICETS" /* 8 bytes, no NUL */
+#define SL_TS_VERSION 1
+#define SL_TS_MAX_ID_LEN (1u << 16)
+#define SL_TS_MAX_META_LEN (1u << 26)
+#define SL_TS_MAX_HEADER_JSON (1u << 24)
+
+const char *sl_modality_name(int m);
+int sl_modality_parse(const char *s); /* -1 when unknown */
+
 void sl_ts_header_copy(sl_ts_header *dst, const sl_ts_header *src);
 uint8_t sl_ts_width_for_vocab(uint64_t vocab_size);
 void sl_ts_header_set_extra(sl_ts_header *h, const char *json);
 
-/* sl_doc helpers: they grow the arrays as needed (never fail). */
-void sl_doc_set_id(sl_doc *d, const char *id, size_t n);
 void sl_doc_set_meta(sl_doc *d, const char *json, size_t n);
-void sl_doc_push(sl_doc *d, uint32_t tok);
 void sl_doc_reserve(sl_doc *d, size_t n_tokens);
-void sl_doc_clear(sl_doc *d); /* keeps capacity */
-void sl_doc_free(sl_doc *d);
 
-typedef struct sl_ts_writer sl_ts_writer;
-sl_ts_writer *sl_ts_writer_open(sl_output *out, const sl_ts_header *h, sl_err *err);
-/* Fails if a token id >= vocab_size (message names the document and position). */
-int sl_ts_write_doc(sl_ts_writer *w, const sl_doc *d, sl_err *err);
 /* Writes a document whose n tokens are already in the stream's width
  * (sl_ts_writer_width bytes each, little-endian): a fast path for encoders
  * that produce narrow ids directly. d gives the id, metadata and src_bytes
@@ -125,20 +179,8 @@ int sl_ts_write_doc_raw(sl_ts_writer *w, const sl_doc *d, const void *tokens, si
 int sl_ts_write_doc_begin(sl_ts_writer *w, const sl_doc *d, uint64_t n, uint32_t max_token, sl_err *err);
 int sl_ts_write_doc_part(sl_ts_writer *w, const void *tokens, size_t n, sl_err *err);
 uint8_t sl_ts_writer_width(const sl_ts_writer *w);
-/* Writes the trailer and frees the writer (the sl_output stays open: the
- * caller commits it with sl_output_commit). */
-int sl_ts_writer_finish(sl_ts_writer *w, sl_err *err);
-void sl_ts_writer_abort(sl_ts_writer *w);
 uint64_t sl_ts_writer_count(const sl_ts_writer *w);
 
-typedef struct sl_ts_reader sl_ts_reader;
-/* Reads and validates the header. `name` is used in error messages. */
-sl_ts_reader *sl_ts_reader_open(sl_input *in, sl_err *err);
-const sl_ts_header *sl_ts_reader_header(const sl_ts_reader *r);
-/* Opens paths (n of them; none = standard input) as one stream: files in
- * order, a directory as its part files (sl_parts_list). The reader opens and
- * closes the inputs itself. */
-sl_ts_reader *sl_ts_reader_open_paths(char *const *paths, size_t n, sl_err *err);
 /* The input being read now (its name and position, for progress). */
 const sl_input *sl_ts_reader_input(const sl_ts_reader *r);
 /* How many inputs the reader goes through (1 for sl_ts_reader_open). */
@@ -148,12 +190,10 @@ uint64_t sl_ts_reader_streams(const sl_ts_reader *r);
 /* 0 when streams with headers a and b read as one; else 1 and a description
  * of the first difference in what ("vocab size 256 vs 512"). */
 int sl_ts_header_diff(const sl_ts_header *a, const sl_ts_header *b, char *what, size_t n);
-/* 1 = a document was read into d, 0 = clean end of stream, -1 = error. */
-int sl_ts_read_doc(sl_ts_reader *r, sl_doc *d, sl_err *err);
 uint64_t sl_ts_reader_count(const sl_ts_reader *r); /* documents read, all streams */
-void sl_ts_reader_close(sl_ts_reader *r);
 
 /* True when the first bytes look like a token stream. */
 int sl_ts_sniff(const void *p, size_t n);
+#endif /* SLUICE_UNSTABLE_API */
 
 #endif

@@ -12,8 +12,11 @@
 
 #include "stream/buf.h"
 
-/* What to do with ill-formed input (sl_json_opts, sl_docreader_opts). */
+/* What to do with ill-formed input (sl_json_opts, sl_docreader_opts; stable
+ * API): replace each maximal ill-formed subpart by U+FFFD, drop it, or fail. */
 enum { SL_UTF8_REPLACE = 0, SL_UTF8_SKIP = 1, SL_UTF8_ERROR = 2 };
+
+#ifdef SLUICE_UNSTABLE_API
 
 /* Decodes the sequence at s[0..n), n >= 1. Returns its length (1..4) and the
  * code point in *cp, or 0 when the bytes at s do not start a well-formed
@@ -109,5 +112,7 @@ static inline void sl_utf8_put(sl_buf *b, uint32_t cp)
     char u[4];
     sl_buf_append(b, u, sl_utf8_encode(u, cp));
 }
+
+#endif /* SLUICE_UNSTABLE_API */
 
 #endif

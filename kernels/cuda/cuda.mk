@@ -38,7 +38,7 @@ CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 CUDA_GENCODE := $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
                 -gencode arch=compute_$(CUDA_PTX),code=compute_$(CUDA_PTX)
 NVCCFLAGS ?= -O3 -lineinfo
-NVCC_ALL = -std=c++17 $(NVCCFLAGS) -g -I. -DSLUICE_CUDA $(CUDA_GENCODE) \
+NVCC_ALL = -std=c++17 $(NVCCFLAGS) -g -I. -DSLUICE_UNSTABLE_API -DSLUICE_CUDA $(CUDA_GENCODE) \
            -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror
 
 CFLAGS_ALL += -DSLUICE_CUDA
@@ -64,7 +64,7 @@ CXX_SIM ?= g++
 $(CUDA_SIM_TEST): tests/cuda/test_cuda_sim.cc tests/cuda/sim.h $(wildcard kernels/cuda/*.cuh kernels/cuda/*.h) \
                   kernels/ssm_math.h $(BUILD)/libsluice.a
 	@mkdir -p $(dir $@)
-	$(CXX_SIM) -std=c++17 $(OPT) -g -Wall -Wextra -Werror -Wno-unknown-pragmas -I. -I$(CUDA_HOME)/include \
+	$(CXX_SIM) -std=c++17 $(OPT) -g -Wall -Wextra -Werror -Wno-unknown-pragmas -I. -DSLUICE_UNSTABLE_API -I$(CUDA_HOME)/include \
 	  -o $@ $< $(BUILD)/libsluice.a $(LDFLAGS_ALL) $(LDLIBS_ALL)
 endif
 

@@ -4,7 +4,10 @@
  *
  *   install_pkgconfig count STREAM       "docs D tokens T sum S" of a token stream
  *   install_pkgconfig bpe TOKENIZER FILE the BPE ids of FILE's bytes, one line
- *   install_pkgconfig shard DIR          per split: rows, pieces, documents, tokens */
+ *   install_pkgconfig shard DIR          per split: rows, pieces, documents, tokens
+ *
+ * It reaches past the stable API (sl_buf_append), so it opts into the rest. */
+#define SLUICE_UNSTABLE_API
 #include <sluice/sluice.h>
 
 #include <stdio.h>

@@ -27,18 +27,44 @@ export PKG_CONFIG_PATH=$T/root/usr/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$T/root
 [ "$(pkg-config --modversion sluice)" = "$("$SLUICE" --version | sed 's/^sluice //')" ] || fail "sluice.pc version differs from sluice --version"
 flags=$(pkg-config --cflags --libs sluice)
 
-# every public header compiles on its own (self-contained) and all together
+# every public header compiles on its own (self-contained) and all together, with the
+# unstable API (SLUICE_UNSTABLE_API); sluice.h and the core headers it includes first also
+# without it (the stable API)
+core=$(sed -n '/^#ifdef SLUICE_UNSTABLE_API/q; s/^#include <sluice\/\(.*\)>$/\1/p' "$inc/sluice.h")
+[ "$(echo "$core" | wc -w)" -ge 8 ] || fail "sluice.h includes too few core headers: $core"
 n=0
 for h in $(cd "$inc" && find . -name '*.h' | sed 's|^\./||' | sort); do
-  printf '#include <sluice/%s>\n#include <sluice/%s>\nint main(void) { return 0; }\n' "$h" "$h" > "$T/one.c"
-  $CC -std=c17 -Wall -Wextra -Werror -pedantic $(pkg-config --cflags sluice) -c "$T/one.c" -o "$T/one.o" \
-    || fail "installed header $h does not compile on its own"
+  for def in -DSLUICE_UNSTABLE_API ""; do
+    [ -n "$def" ] || case " sluice.h $(echo $core) " in *" $h "*) ;; *) continue;; esac
+    printf '#include <sluice/%s>\n#include <sluice/%s>\nint main(void) { return 0; }\n' "$h" "$h" > "$T/one.c"
+    $CC -std=c17 -Wall -Wextra -Werror -pedantic $def $(pkg-config --cflags sluice) -c "$T/one.c" -o "$T/one.o" \
+      || fail "installed header $h does not compile on its own ($def)"
+  done
   n=$((n + 1))
 done
 [ $n -ge 20 ] || fail "only $n headers installed"
-# and from C++ (sluice.h wraps the declarations in extern "C"; g++ comes with build-essential)
+# and from C++, stable and unstable (extern "C"; g++ comes with build-essential)
 printf '#include <sluice/sluice.h>\nint main() { return sl_cuda_device_count() < 0; }\n' > "$T/cxx.cc"
-c++ -std=c++17 -Wall -Wextra -Werror $(pkg-config --cflags sluice) -c "$T/cxx.cc" -o "$T/cxx.o" || fail "sluice.h does not compile as C++"
+for def in "" -DSLUICE_UNSTABLE_API; do
+  c++ -std=c++17 -Wall -Wextra -Werror $def $(pkg-config --cflags sluice) -c "$T/cxx.cc" -o "$T/cxx.o" \
+    || fail "sluice.h does not compile as C++ ($def)"
+done
+
+# the stable API: the functions sluice.h declares without SLUICE_UNSTABLE_API are exactly
+# those docs/api.md lists, and each has a comment right above its declaration
+printf '#include <sluice/sluice.h>\n' > "$T/stable.c"
+$CC -std=c17 -E -P $(pkg-config --cflags sluice) "$T/stable.c" | tr '\n' ' ' \
+  | grep -oE '\b(sl|dna)_[a-z0-9_]+ *\(' | sed 's/ *($//' | sort -u > "$T/declared"
+sed -n 's/^| [a-z ]* | `[^|]*` | \(.*\) |$/\1/p' "$SRC/docs/api.md" | grep -oE '`(sl|dna)_[a-z0-9_]+`' | tr -d '`' \
+  | grep -vx 'sl_err' | sort -u > "$T/documented"
+diff "$T/documented" "$T/declared" || fail "the stable API sluice.h declares differs from docs/api.md's table (< docs, > sluice.h)"
+[ "$(wc -l < "$T/declared")" -ge 30 ] || fail "only $(wc -l < "$T/declared") stable functions"
+for f in $(cat "$T/declared"); do
+  hit=$(cd "$inc" && grep -nE "^[a-z].*\b$f\(" $core | head -1)
+  [ -n "$hit" ] || fail "stable $f is not declared in a core header"
+  file=${hit%%:*}; line=$(echo "$hit" | cut -d: -f2)
+  sed -n "$((line - 1))p" "$inc/$file" | grep -q '\*/ *$' || fail "stable $f ($file:$line) has no comment above it"
+done
 
 # 2. the program, from the installed copy only (it is compiled outside the source tree)
 cp "$SRC/tests/cli/install_pkgconfig.c" "$T/prog.c"
