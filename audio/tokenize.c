@@ -382,7 +382,7 @@ static void free_slot(void *ctx, void *p)
     result_free(&((slot *)p)->r);
 }
 
-int sl_audio_tokenize(const sl_audio_tok_opts *o, char *const *paths, size_t np, sl_output *out, sl_err *err)
+int sl_audio_tokenize_run(const sl_audio_tok_opts *o, char *const *paths, size_t np, sl_output *out, sl_err *err)
 {
     if (sl_audio_tok_check(o, err) < 0)
         return -1;

@@ -57,6 +57,6 @@ void sl_audio_paths_free(char **paths, size_t n);
 
 /* Tokenizes paths[0..n) into out (written and finished, not committed: the
  * caller commits or aborts out). */
-int sl_audio_tokenize(const sl_audio_tok_opts *o, char *const *paths, size_t n, sl_output *out, sl_err *err);
+int sl_audio_tokenize_run(const sl_audio_tok_opts *o, char *const *paths, size_t n, sl_output *out, sl_err *err);
 
 #endif

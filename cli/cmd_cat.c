@@ -61,7 +61,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     const char *path = optind < argc ? argv[optind] : "-";
     if (argc - optind == 1 && sl_cli_is_shard_dir(path)) {
         int rc =
-            sl_shard_cat(path, stage ? (long)sl_cli_int(cli, "--stage", stage, 0, 1000000) : -1, cli->output, &err);
+            sl_cat_shard_run(path, stage ? (long)sl_cli_int(cli, "--stage", stage, 0, 1000000) : -1, cli->output, &err);
         sl_cli_map_fields(&err, fields);
         if (rc == SL_SHARD_CAT_NO_STAGE)
             sl_cli_usage_error(cli, "%s", err.msg);

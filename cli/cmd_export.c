@@ -43,7 +43,7 @@ static int run_megatron(sl_cli *cli, int argc, char **argv)
                                          SL_CLI_COMMON_LONG,
                                          {0, 0, 0, 0}};
     static const sl_cli_field fields[] = {{"eos", "--eos"}, {"no_eos", "--no-eos"}, {NULL, NULL}};
-    sl_mega_export_opts o = SL_MEGA_EXPORT_OPTS_INIT;
+    sl_export_megatron_opts o = SL_EXPORT_MEGATRON_OPTS_INIT;
     sl_meta_sel keep = {0};
     int c;
     while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
@@ -78,7 +78,7 @@ static int run_megatron(sl_cli *cli, int argc, char **argv)
     o.progress = "export";
     o.progress_mode = cli->progress;
     sl_err err = {{0}};
-    int rc = sl_mega_export_run(&o, (const char *const *)argv + optind, (size_t)(argc - optind), cli->output, &err);
+    int rc = sl_export_megatron_run(&o, (const char *const *)argv + optind, (size_t)(argc - optind), cli->output, &err);
     sl_meta_sel_free(&keep);
     sl_cli_map_fields(&err, fields);
     return rc ? sl_cli_fail(cli, &err) : 0;

@@ -30,7 +30,7 @@ static int run_megatron(sl_cli *cli, int argc, char **argv)
                                          SL_CLI_COMMON_LONG,
                                          {0, 0, 0, 0}};
     static const sl_cli_field fields[] = {{"vocab_size", "--vocab-size"}, {"eos", "--eos"}, {NULL, NULL}};
-    sl_mega_import_opts o = SL_MEGA_IMPORT_OPTS_INIT;
+    sl_import_megatron_opts o = SL_IMPORT_MEGATRON_OPTS_INIT;
     int c;
     while ((c = getopt_long(argc, argv, SL_CLI_COMMON_SHORT, opts, NULL)) != -1) {
         switch (c) {
@@ -51,7 +51,7 @@ static int run_megatron(sl_cli *cli, int argc, char **argv)
     o.progress = "import";
     o.progress_mode = cli->progress;
     sl_err err = {{0}};
-    if (sl_mega_import_run(&o, argv[optind], cli->output, &err)) {
+    if (sl_import_megatron_run(&o, argv[optind], cli->output, &err)) {
         sl_cli_map_fields(&err, fields);
         return sl_cli_fail(cli, &err);
     }

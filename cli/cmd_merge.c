@@ -80,7 +80,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     if (dirs == n) {
         sl_merge_opts mo = {.force = force, .max_file_bytes = (uint64_t)maxb, .concat_rows = concat};
         sl_stage_stats st;
-        rc = sl_shard_merge((const char *const *)srcs, (size_t)n, cli->output, &mo, &st, &err);
+        rc = sl_merge_run((const char *const *)srcs, (size_t)n, cli->output, &mo, &st, &err);
         if (rc) {
             static const sl_cli_field fields[] = {{"concat_rows", "--concat-rows"}, {NULL, NULL}};
             sl_cli_map_fields(&err, fields);
@@ -96,7 +96,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         if (without >= 0)
             sl_cli_warn(cli, "%s has no %s.documents.jsonl: the merged dataset gets no document ids or metadata",
                         srcs[without], srcs[without]);
-        rc = sl_mega_merge((const char *const *)srcs, (size_t)n, cli->output, &err);
+        rc = sl_merge_megatron_run((const char *const *)srcs, (size_t)n, cli->output, &err);
     } else {
         sl_cli_usage_error(cli, "cannot mix shard directories and Megatron prefixes");
     }

@@ -133,7 +133,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     sl_err err = {{0}};
     sl_mix *m = NULL;
     sl_output *out = sl_output_open(cli->output, &err);
-    int rc = out ? sl_mix_stage(&o, src, n_src, target, out, report, plot, cli->progress, &m, &err) : -1;
+    int rc = out ? sl_mix_run(&o, src, n_src, target, out, report, plot, cli->progress, &m, &err) : -1;
     if (!rc && (rc = sl_output_commit(out, &err) < 0 ? -1 : 0) == 0)
         out = NULL;
     sl_output_abort(out);

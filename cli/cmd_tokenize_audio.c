@@ -185,7 +185,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     if (sl_audio_list_inputs((const char *const *)argv + optind, (size_t)(argc - optind), &paths, &np, &err) < 0)
         return sl_cli_fail(cli, &err);
     sl_output *out = sl_output_open(cli->output, &err);
-    int rc = !out || sl_audio_tokenize(&o, paths, np, out, &err) < 0;
+    int rc = !out || sl_audio_tokenize_run(&o, paths, np, out, &err) < 0;
     sl_audio_paths_free(paths, np);
     return sl_cli_finish(cli, out, NULL, rc, &err);
 }

@@ -137,12 +137,13 @@ static int write_all(int fd, const char *p, size_t n, const char *src, const cha
 }
 
 /* Whole records or windows over them, file by file. */
-static int run_records(const dna_tokenize_opts *o, dna_emitter *em, const char *const *files, int nfiles, sl_err *err)
+static int run_records(const dna_tokenize_opts *o, dna_emitter *em, const char *const *files, size_t nfiles,
+                       sl_err *err)
 {
     sl_buf seq = {0}, win = {0}, id = {0}, meta = {0};
     int rc = 0;
     const sl_slice *slices = o->slices;
-    for (int f = 0; f < nfiles && !rc; f++) {
+    for (size_t f = 0; f < nfiles && !rc; f++) {
         sl_range *range = NULL; /* --part: a range of a FASTQ file */
         dna_reader *r;
         if (slices && !slices[f].whole) {
@@ -304,7 +305,7 @@ static int run_bed(const dna_tokenize_opts *o, dna_emitter *em, const char *geno
     return rc;
 }
 
-int dna_tokenize_run(const dna_tokenize_opts *o, const char *const *files, int nfiles, sl_output *out, sl_err *err)
+int dna_tokenize_run(const dna_tokenize_opts *o, const char *const *files, size_t nfiles, sl_output *out, sl_err *err)
 {
     sl_ts_header h;
     dna_emit_header(&o->em.tok, &h);

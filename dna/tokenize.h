@@ -35,6 +35,6 @@ void dna_tokenize_opts_default(dna_tokenize_opts *o);
 /* Tokenizes files[0..nfiles) (with o->bed: the genome files[0]) into a
  * token stream written to out (finished, not committed: the caller commits
  * or aborts out). */
-int dna_tokenize_run(const dna_tokenize_opts *o, const char *const *files, int nfiles, sl_output *out, sl_err *err);
+int dna_tokenize_run(const dna_tokenize_opts *o, const char *const *files, size_t nfiles, sl_output *out, sl_err *err);
 
 #endif

@@ -47,7 +47,7 @@ static int put_piece(void *vc, uint64_t view_row, const sl_piece *p, const uint3
     return sl_output_write(c->out, b->data, b->len, err);
 }
 
-int sl_shard_cat(const char *dir, long stage, const char *output, sl_err *err)
+int sl_cat_shard_run(const char *dir, long stage, const char *output, sl_err *err)
 {
     sl_shard *s = sl_shard_open(dir, 1, err);
     if (!s)

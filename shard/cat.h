@@ -11,13 +11,13 @@
 
 #include "stream/err.h"
 
-/* sl_shard_cat's answer when `stage` is not a stage of the shard. */
+/* sl_cat_shard_run's answer when `stage` is not a stage of the shard. */
 enum { SL_SHARD_CAT_NO_STAGE = -2 };
 
 /* Prints the directory dir to output (NULL or "-": standard output); stage
  * -1 is the last stage (the stored rows). Returns 0, -1 with err set (the
  * output is then discarded), or SL_SHARD_CAT_NO_STAGE with err "`stage` K:
  * the shard has N stage(s)" before anything is written. */
-int sl_shard_cat(const char *dir, long stage, const char *output, sl_err *err);
+int sl_cat_shard_run(const char *dir, long stage, const char *output, sl_err *err);
 
 #endif

@@ -19,8 +19,8 @@ static const char *src_name(const sl_ts_reader *r, const char *path)
     return !r || sl_ts_reader_n_inputs(r) == 1 ? path : sl_input_name(sl_ts_reader_input(r));
 }
 
-int sl_mega_export_run(const sl_mega_export_opts *o, const char *const *inputs, size_t n, const char *prefix,
-                       sl_err *err)
+int sl_export_megatron_run(const sl_export_megatron_opts *o, const char *const *inputs, size_t n, const char *prefix,
+                           sl_err *err)
 {
     const char *path = n ? inputs[0] : "-";
     sl_meta_sel all = {0};
@@ -110,7 +110,7 @@ done:
     return rc ? -1 : 0;
 }
 
-int sl_mega_import_run(const sl_mega_import_opts *o, const char *prefix, const char *output, sl_err *err)
+int sl_import_megatron_run(const sl_import_megatron_opts *o, const char *prefix, const char *output, sl_err *err)
 {
     sl_mega_reader *r = sl_mega_open(prefix, err);
     if (!r)

@@ -13,7 +13,7 @@
 #include "stream/tokstream.h"
 #include "stream/err.h"
 
-typedef struct sl_mega_export_opts {
+typedef struct sl_export_megatron_opts {
     /* the end-of-document token appended to every document (and counted, as
      * preprocess_data.py --append-eod): -1 = the stream's eos, which must
      * exist unless no_eos */
@@ -31,8 +31,8 @@ typedef struct sl_mega_export_opts {
      * every document. A document that is only the recorded eos is empty (it
      * came from empty text): dropped, as Megatron drops empty documents. */
     int eos_mode;
-} sl_mega_export_opts;
-#define SL_MEGA_EXPORT_OPTS_INIT                                                                                       \
+} sl_export_megatron_opts;
+#define SL_EXPORT_MEGATRON_OPTS_INIT                                                                                   \
     {                                                                                                                  \
         -1, 0, 0, NULL, NULL, 0, -1                                                                                    \
     }
@@ -43,10 +43,10 @@ typedef struct sl_mega_export_opts {
  * the vocab size (sl_mega_dtype_for_vocab). A packed stream is refused.
  * Returns 0, or -1 with err naming the input and document; nothing is left
  * at PREFIX on failure. */
-int sl_mega_export_run(const sl_mega_export_opts *o, const char *const *inputs, size_t n, const char *prefix,
-                       sl_err *err);
+int sl_export_megatron_run(const sl_export_megatron_opts *o, const char *const *inputs, size_t n, const char *prefix,
+                           sl_err *err);
 
-typedef struct sl_mega_import_opts {
+typedef struct sl_import_megatron_opts {
     /* recorded as the stream's eos and removed from the end of each document
      * that ends with it (the EOD of --append-eod); -1: none */
     int64_t eos;
@@ -55,8 +55,8 @@ typedef struct sl_mega_import_opts {
     int no_documents;   /* ignore PREFIX.documents.jsonl */
     const char *progress;
     int progress_mode;
-} sl_mega_import_opts;
-#define SL_MEGA_IMPORT_OPTS_INIT                                                                                       \
+} sl_import_megatron_opts;
+#define SL_IMPORT_MEGATRON_OPTS_INIT                                                                                   \
     {                                                                                                                  \
         -1, -1, SL_MOD_IDS, 0, NULL, 0                                                                                 \
     }
@@ -66,6 +66,6 @@ typedef struct sl_mega_import_opts {
  * output (NULL or "-": standard output). Ids and metadata come from the
  * sidecar, else the ids are the document numbers. Returns 0, or -1 with
  * err set; nothing is left at output on failure. */
-int sl_mega_import_run(const sl_mega_import_opts *o, const char *prefix, const char *output, sl_err *err);
+int sl_import_megatron_run(const sl_import_megatron_opts *o, const char *prefix, const char *output, sl_err *err);
 
 #endif

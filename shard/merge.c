@@ -571,8 +571,8 @@ static int expand_parts(const char *const *srcs, size_t n, char ***out, size_t *
     return 0;
 }
 
-int sl_shard_merge(const char *const *given, size_t n_given, const char *dst, const sl_merge_opts *o,
-                   sl_stage_stats *st, sl_err *err)
+int sl_merge_run(const char *const *given, size_t n_given, const char *dst, const sl_merge_opts *o, sl_stage_stats *st,
+                 sl_err *err)
 {
     memset(st, 0, sizeof *st);
     char **list = NULL;
@@ -642,7 +642,7 @@ int sl_mega_merge_missing_docs(const char *const *srcs, size_t n)
     return with ? without : -1;
 }
 
-int sl_mega_merge(const char *const *srcs, size_t n, const char *dst, sl_err *err)
+int sl_merge_megatron_run(const char *const *srcs, size_t n, const char *dst, sl_err *err)
 {
     sl_mega_writer *w = NULL;
     sl_output *side = NULL;

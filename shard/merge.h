@@ -44,14 +44,14 @@ typedef struct sl_merge_opts {
  * Either way documents.jsonl keeps every line's metadata, documents.idx is
  * rebuilt and dst is written atomically. st: duplicate ids across sources
  * (counted, not an error), truncated and dropped documents. */
-int sl_shard_merge(const char *const *srcs, size_t n, const char *dst, const sl_merge_opts *o, sl_stage_stats *st,
-                   sl_err *err);
+int sl_merge_run(const char *const *srcs, size_t n, const char *dst, const sl_merge_opts *o, sl_stage_stats *st,
+                 sl_err *err);
 
 /* Megatron prefixes (PREFIX.bin + PREFIX.idx): the .bin files concatenated
  * and sizes, pointers and document indices rebased; dtypes must match. The
  * sidecars PREFIX.documents.jsonl are merged (documents renumbered) when
  * every source has one; otherwise dst gets none. */
-int sl_mega_merge(const char *const *srcs, size_t n, const char *dst, sl_err *err);
+int sl_merge_megatron_run(const char *const *srcs, size_t n, const char *dst, sl_err *err);
 /* The first source without a sidecar when some have one (the merged dataset
  * then gets none: worth a warning), else -1. */
 int sl_mega_merge_missing_docs(const char *const *srcs, size_t n);

@@ -539,7 +539,7 @@ static int make_out(const msrc *s, int source_ids, sl_doc *out, sl_buf *b, sl_er
     return 0;
 }
 
-int sl_mix_run(sl_mix *m, sl_mix_doc_fn fn, void *ctx, sl_err *err)
+int sl_mix_each(sl_mix *m, sl_mix_doc_fn fn, void *ctx, sl_err *err)
 {
     int rc = -1;
     sl_doc out = {0};
@@ -755,8 +755,8 @@ static int write_file(const char *path, const sl_buf *b, sl_err *err)
     return sl_output_commit(o, err) < 0 ? -1 : 0;
 }
 
-int sl_mix_stage(const sl_mix_opts *o, const sl_mix_source *src, size_t n, const char *target_path, sl_output *out,
-                 const char *report, const char *plot, int progress, sl_mix **done, sl_err *err)
+int sl_mix_run(const sl_mix_opts *o, const sl_mix_source *src, size_t n, const char *target_path, sl_output *out,
+               const char *report, const char *plot, int progress, sl_mix **done, sl_err *err)
 {
     sl_mix_opts oo = *o;
     sl_mix_bin *bins = NULL;
@@ -783,7 +783,7 @@ int sl_mix_stage(const sl_mix_opts *o, const sl_mix_source *src, size_t n, const
         goto out;
     pg = sl_progress_start("mix", "docs", progress);
     stage_ctx ctx = {w, pg};
-    if (sl_mix_run(m, stage_doc, &ctx, err))
+    if (sl_mix_each(m, stage_doc, &ctx, err))
         goto out;
     sl_progress_done(pg);
     pg = NULL;

@@ -67,8 +67,8 @@ const sl_ts_header *sl_mix_header(const sl_mix *m);
 /* Pass 2: hands every output document, in output order, to fn. The document
  * is valid during the call; its metadata has "source" set to the source name. */
 typedef int (*sl_mix_doc_fn)(void *ctx, const sl_doc *d, sl_err *err);
-int sl_mix_run(sl_mix *m, sl_mix_doc_fn fn, void *ctx, sl_err *err);
-/* After sl_mix_run: the JSON report, a text summary (one line per source), and
+int sl_mix_each(sl_mix *m, sl_mix_doc_fn fn, void *ctx, sl_err *err);
+/* After sl_mix_each: the JSON report, a text summary (one line per source), and
  * an SVG of the length distributions per source, before and after. */
 void sl_mix_report_json(const sl_mix *m, sl_buf *b);
 void sl_mix_summary_text(const sl_mix *m, sl_buf *b);
@@ -81,7 +81,7 @@ void sl_mix_free(sl_mix *m);
  * report (JSON) and plot (SVG) files when named. *done receives the planned
  * mix (for sl_mix_summary_text; free it) on success. progress: sl_progress
  * mode. */
-int sl_mix_stage(const sl_mix_opts *o, const sl_mix_source *src, size_t n, const char *target_path, sl_output *out,
-                 const char *report, const char *plot, int progress, sl_mix **done, sl_err *err);
+int sl_mix_run(const sl_mix_opts *o, const sl_mix_source *src, size_t n, const char *target_path, sl_output *out,
+               const char *report, const char *plot, int progress, sl_mix **done, sl_err *err);
 
 #endif

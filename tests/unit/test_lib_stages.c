@@ -137,9 +137,9 @@ static void test_megatron(void **state)
         char tokpath[4200];
         snprintf(tokpath, sizeof tokpath, "%s", tmp(tok));
         assert_int_equal(sl_ids_run(&io, in, 1, tokpath, &err), 0);
-        sl_mega_export_opts eo = SL_MEGA_EXPORT_OPTS_INIT;
+        sl_export_megatron_opts eo = SL_EXPORT_MEGATRON_OPTS_INIT;
         const char *tin[] = {tokpath};
-        assert_int_equal(sl_mega_export_run(&eo, tin, 1, pre, &err), 0);
+        assert_int_equal(sl_export_megatron_run(&eo, tin, 1, pre, &err), 0);
         char a[4200], b[4200];
         snprintf(a, sizeof a, "%s.idx", pre);
         snprintf(b, sizeof b, "%s.idx", data(ref));
@@ -152,13 +152,13 @@ static void test_megatron(void **state)
      * source, EOD removed, ids from the document numbers */
     static jdoc want[64];
     size_t nw = read_jsonl(data("shard/mega_u16.jsonl"), want, 64);
-    sl_mega_import_opts im = SL_MEGA_IMPORT_OPTS_INIT;
+    sl_import_megatron_opts im = SL_IMPORT_MEGATRON_OPTS_INIT;
     im.eos = 0;
     im.vocab_size = 50277;
     sl_err err = {{0}};
     char back[4200];
     snprintf(back, sizeof back, "%s", tmp("back.tok"));
-    assert_int_equal(sl_mega_import_run(&im, data("shard/mega_u16"), back, &err), 0);
+    assert_int_equal(sl_import_megatron_run(&im, data("shard/mega_u16"), back, &err), 0);
     sl_input *in = sl_input_open(back, &err);
     assert_non_null(in);
     sl_ts_reader *r = sl_ts_reader_open(in, &err);
@@ -184,7 +184,7 @@ static void test_megatron(void **state)
 
     /* messages name the fields; nothing is left behind */
     im.vocab_size = 5;
-    assert_int_equal(sl_mega_import_run(&im, data("shard/mega_u16"), tmp("bad.tok"), &err), -1);
+    assert_int_equal(sl_import_megatron_run(&im, data("shard/mega_u16"), tmp("bad.tok"), &err), -1);
     assert_non_null(strstr(err.msg, "is not below `vocab_size` 5"));
     assert_false(exists(tmp("bad.tok")));
     sl_ids_opts io = SL_IDS_OPTS_INIT;
@@ -193,15 +193,15 @@ static void test_megatron(void **state)
     char noeos[4200];
     snprintf(noeos, sizeof noeos, "%s", tmp("noeos.tok"));
     assert_int_equal(sl_ids_run(&io, src, 1, noeos, &err), 0);
-    sl_mega_export_opts eo = SL_MEGA_EXPORT_OPTS_INIT;
+    sl_export_megatron_opts eo = SL_EXPORT_MEGATRON_OPTS_INIT;
     const char *nin[] = {noeos};
-    assert_int_equal(sl_mega_export_run(&eo, nin, 1, tmp("bad"), &err), -1);
+    assert_int_equal(sl_export_megatron_run(&eo, nin, 1, tmp("bad"), &err), -1);
     assert_non_null(strstr(err.msg, "the stream has no eos: give `eos` ID (or `no_eos`)"));
     assert_null(strstr(err.msg, "--"));
     assert_false(exists(tmp("bad.idx")));
     assert_false(exists(tmp("bad.bin")));
     eo.no_eos = 1; /* without an eos: the sidecar has the ids */
-    assert_int_equal(sl_mega_export_run(&eo, nin, 1, tmp("ne"), &err), 0);
+    assert_int_equal(sl_export_megatron_run(&eo, nin, 1, tmp("ne"), &err), 0);
     char *side = slurp(tmp("ne.documents.jsonl"), NULL);
     assert_non_null(strstr(side, "{\"doc\":0,\"id\":\""));
     free(side);
@@ -317,7 +317,7 @@ static void test_shard_cat(void **state)
              in, bin, dir);
     assert_int_equal(system(cmd), 0);
     sl_err err = {{0}};
-    assert_int_equal(sl_shard_cat(dir, -1, out, &err), 0);
+    assert_int_equal(sl_cat_shard_run(dir, -1, out, &err), 0);
     static uint32_t got[40][64];
     static size_t ngot[40];
     memset(ngot, 0, sizeof ngot);
@@ -352,7 +352,7 @@ static void test_shard_cat(void **state)
         assert_int_equal(got[i][docs[i].n], 1);
     }
     /* a stage the shard does not have */
-    assert_int_equal(sl_shard_cat(dir, 3, tmp("s2.out"), &err), SL_SHARD_CAT_NO_STAGE);
+    assert_int_equal(sl_cat_shard_run(dir, 3, tmp("s2.out"), &err), SL_SHARD_CAT_NO_STAGE);
     assert_string_equal(err.msg, "`stage` 3: the shard has 1 stage(s)");
     assert_false(exists(tmp("s2.out")));
 }

@@ -1,4 +1,4 @@
-/* sl_shard_merge as one stream (docs/shards.md section 4.2) on directories
+/* sl_merge_run as one stream (docs/shards.md section 4.2) on directories
  * written row by row through the writer, so that their checksums are right
  * whatever their rows say: a directory whose rows are what the packer makes
  * of its documents merges into itself byte for byte; rows and
@@ -126,7 +126,7 @@ static void test_packer_rows_merge_into_themselves(void **state)
     sl_merge_opts mo = {0};
     sl_stage_stats st;
     sl_err err = {{0}};
-    assert_int_equal(sl_shard_merge(srcs, 1, dst, &mo, &st, &err), 0);
+    assert_int_equal(sl_merge_run(srcs, 1, dst, &mo, &st, &err), 0);
     const char *names[] = {"manifest.json", "documents.jsonl", "documents.idx", "train-00000.tokens",
                            "train-00000.bounds"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
@@ -136,7 +136,7 @@ static void test_packer_rows_merge_into_themselves(void **state)
     /* the same directory twice: documents renumbered, ids repeated (counted) */
     snprintf(dst, sizeof dst, "%s/ok-twice", base);
     const char *two[2] = {src, src};
-    assert_int_equal(sl_shard_merge(two, 2, dst, &mo, &st, &err), 0);
+    assert_int_equal(sl_merge_run(two, 2, dst, &mo, &st, &err), 0);
     assert_int_equal(st.docs, 4);
     assert_int_equal(st.dup_ids, 2);
     assert_int_equal(st.first_dup_doc, 2);
@@ -162,7 +162,7 @@ static void refused(int bad, const char *want)
     sl_merge_opts mo = {0};
     sl_stage_stats st;
     sl_err err = {{0}};
-    assert_int_equal(sl_shard_merge(srcs, 1, dst, &mo, &st, &err), -1);
+    assert_int_equal(sl_merge_run(srcs, 1, dst, &mo, &st, &err), -1);
     if (!strstr(err.msg, want) || !strstr(err.msg, src))
         fail_msg("bad %d: '%s' does not say '%s' and name the directory", bad, err.msg, want);
     struct stat sb;
@@ -170,7 +170,7 @@ static void refused(int bad, const char *want)
     /* the rows as they are still concatenate */
     mo.concat_rows = 1;
     if (bad != NO_LINE) /* (a piece of a document without a line does not even open) */
-        assert_int_equal(sl_shard_merge(srcs, 1, dst, &mo, &st, &err), 0);
+        assert_int_equal(sl_merge_run(srcs, 1, dst, &mo, &st, &err), 0);
 }
 
 static void test_inconsistent_sources(void **state)
