@@ -18,6 +18,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct sl_clip {
     size_t start, len;
 } sl_clip;
@@ -40,5 +44,9 @@ int sl_audio_split_by_hash(const char *key, uint64_t seed, const double w[3]);
 /* Natural order ("a2" < "a10"), as Python's natsort sorts file names; ties
  * broken by strcmp so the order is total. */
 int sl_natcmp(const char *a, const char *b);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -17,6 +17,10 @@
 
 #include "stream/err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SL_AUDIO_MIN_RATE 1000
 #define SL_AUDIO_MAX_RATE 768000
 
@@ -42,5 +46,9 @@ int sl_audio_decode_mem(const void *data, size_t len, const char *name, const sl
 /* Decodes a file ("-" = standard input). */
 int sl_audio_decode_file(const char *path, const sl_audio_opts *o, sl_audio *a, sl_err *err);
 void sl_audio_free(sl_audio *a);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

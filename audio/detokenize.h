@@ -12,6 +12,10 @@
 
 #include "stream/err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct sl_audio_detok_opts {
     int quantizer; /* SL_AQ_*; -1: from the header */
     int bits;      /* bits per code; -1: from the header */
@@ -35,5 +39,9 @@ typedef struct sl_audio_detok_opts {
  * field: `quantizer`, `bits`, `rate`); on failure no file of this run is
  * left. files (may be NULL) receives the number of files written. */
 int sl_audio_detok_run(const sl_audio_detok_opts *o, const char *input, const char *dir, uint64_t *files, sl_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

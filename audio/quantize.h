@@ -20,6 +20,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
     SL_AQ_MULAW_S4 = 0,
     SL_AQ_MULAW = 1,
@@ -51,5 +55,9 @@ uint8_t sl_g711_encode(int16_t pcm);
 int16_t sl_g711_decode(uint8_t code);
 /* float -> int16 as the g711 quantizer sees it: round(x * 32768), clamped. */
 int16_t sl_aq_to_int16(float x);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -16,6 +16,10 @@
 #include "stream/io.h"
 #include "stream/parts.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct sl_audio_tok_opts {
     int quant;                /* SL_AQ_* (default mulaw-s4) */
     int bits;                 /* bits per code (default 8) */
@@ -58,5 +62,9 @@ void sl_audio_paths_free(char **paths, size_t n);
 /* Tokenizes paths[0..n) into out (written and finished, not committed: the
  * caller commits or aborts out). */
 int sl_audio_tokenize_run(const sl_audio_tok_opts *o, char *const *paths, size_t n, sl_output *out, sl_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -8,8 +8,16 @@
 
 #include "stream/buf.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Appends a complete WAV file to out. Fails (-1) only when the data would not
  * fit a RIFF size field (more than 4 GiB). */
 int sl_wav_encode(sl_buf *out, const float *x, size_t n, int rate, int float32);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -13,6 +13,10 @@
 
 #include "stream/err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct dna_bed_rec {
     char *chrom;
     uint64_t start, end;
@@ -41,5 +45,9 @@ typedef struct dna_split_map {
 int dna_split_map_load(const char *path, dna_split_map *m, sl_err *err);
 const char *dna_split_map_get(const dna_split_map *m, const char *chrom); /* NULL when absent */
 void dna_split_map_free(dna_split_map *m);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -22,6 +22,10 @@
 #include "stream/progress.h"
 #include "stream/tokstream.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct dna_emit_opts {
     dna_tok_opts tok;
     int revcomp_extra; /* also emit the reverse complement of every document */
@@ -54,5 +58,9 @@ int dna_emit_spooled(dna_emitter *e, const char *id, int fd, uint64_t len, const
 int dna_emit_flush(dna_emitter *e, sl_err *err);
 uint64_t dna_emitter_docs(const dna_emitter *e);
 void dna_emitter_free(dna_emitter *e);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

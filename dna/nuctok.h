@@ -25,6 +25,10 @@
 
 #include "stream/buf.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum {
     DNA_ID_CLS = 0,
     DNA_ID_SEP = 1,
@@ -108,5 +112,9 @@ int dna_tok_decode(const dna_tok_opts *o, const uint32_t *ids, size_t n, sl_buf 
 /* Reverse complement in place: A<->T, C<->G in both cases; every other
  * character (N, IUPAC codes, '.') unchanged, as HyenaDNA's rc_aug does. */
 void dna_revcomp(char *seq, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

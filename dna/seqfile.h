@@ -20,6 +20,10 @@
 #include "stream/err.h"
 #include "stream/io.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct dna_reader dna_reader;
 dna_reader *dna_reader_open(const char *path, sl_err *err);
 /* FASTA/FASTQ records from an open input that the caller keeps and closes
@@ -50,5 +54,9 @@ const char *dna_genome_path(const dna_genome *g);
 /* "2bit", "fai", "bgzf+fai" or "memory": how regions are read. */
 const char *dna_genome_backend(const dna_genome *g);
 void dna_genome_close(dna_genome *g);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

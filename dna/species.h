@@ -21,6 +21,10 @@
 #include "stream/err.h"
 #include "stream/io.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum { DNA_SPLIT_TRAIN = 0, DNA_SPLIT_VALID = 1, DNA_SPLIT_TEST = 2 };
 extern const char *const dna_split_names[3]; /* "train", "valid", "test" */
 
@@ -47,5 +51,9 @@ void dna_species_opts_default(dna_species_opts *o);
 /* Samples the set from genomes[0..n) into out as a token stream (written
  * and finished, not committed: the caller commits or aborts out). */
 int dna_species_run(const dna_species_opts *o, const char *const *genomes, size_t n, sl_output *out, sl_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -12,6 +12,10 @@
 #include "stream/io.h"
 #include "stream/partition.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct dna_tokenize_opts {
     dna_emit_opts em;
     uint64_t window, stride; /* window 0: whole records; stride: the window step */
@@ -36,5 +40,9 @@ void dna_tokenize_opts_default(dna_tokenize_opts *o);
  * token stream written to out (finished, not committed: the caller commits
  * or aborts out). */
 int dna_tokenize_run(const dna_tokenize_opts *o, const char *const *files, size_t nfiles, sl_output *out, sl_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

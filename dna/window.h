@@ -11,6 +11,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 static inline void dna_hyena_interval(uint64_t chrom_len, uint64_t start, uint64_t end, uint64_t L, uint64_t *out_start,
                                       uint64_t *out_end)
 {
@@ -111,5 +115,9 @@ static inline void dna_bed_window(int mode, uint64_t chrom_len, uint64_t start, 
         a = (int64_t)end - (int64_t)L;
     dna_shift_into(chrom_len, a, L, out_start, out_end);
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 
 #include "stream/err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* --- stable API (sluice.h) ------------------------------------------------ */
 
 typedef struct sl_backend sl_backend;
@@ -35,5 +39,9 @@ int sl_cuda_device_count(void);
  * benchmarks and bug reports (`sluice --version -v`). */
 void sl_backend_cpu_describe(char *buf, size_t n);
 #endif /* SLUICE_UNSTABLE_API */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

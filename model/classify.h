@@ -27,6 +27,10 @@
 #include "stream/err.h"
 #include "stream/io.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum { SL_CLASSIFY_PREP_LANGID = 0, SL_CLASSIFY_PREP_CLASSIFIER = 1 };
 
 typedef struct sl_classify_opts {
@@ -51,5 +55,9 @@ void sl_classify_prepare(int prepare, const char *text, size_t len, sl_buf *out)
  * committed: the caller commits or aborts it). Counts go to *docs. */
 int sl_classify_run(const sl_ft_model *m, sl_docreader *r, const sl_classify_opts *o, sl_output *out, uint64_t *docs,
                     sl_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -33,6 +33,10 @@
 #include "stream/buf.h"
 #include "stream/err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SL_CURVE_BINS 64
 #define SL_CURVE_NONE "(none)" /* the group of documents without the group-by field */
 
@@ -106,5 +110,9 @@ sl_curve *sl_curve_read(const char *text, size_t len, const char *src, sl_err *e
  * interval, the training length marked. */
 void sl_curve_text(sl_buf *b, const sl_curve *c);
 void sl_curve_svg(sl_buf *b, const sl_curve *c);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -33,6 +33,10 @@
 
 #include "stream/err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct sl_ft_model sl_ft_model;
 
 /* Loads a model file. A file that is not a fastText model, of a newer
@@ -78,5 +82,9 @@ void sl_ft_state_free(sl_ft_state *s);
  * err when the model computes NaN (fastText raises then). */
 int sl_ft_predict(const sl_ft_model *m, sl_ft_state *s, const char *text, size_t len, int k, float threshold,
                   sl_ft_pred *out, sl_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -28,6 +28,10 @@
 #include "stream/io.h"
 #include "stream/tokstream.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* CCNet bucket of a perplexity given the head/tail cutoffs (p30, p60):
  * 0 head (pp < c_head), 1 middle (pp < c_tail), 2 tail. */
 enum { SL_BUCKET_NONE = -1, SL_BUCKET_HEAD = 0, SL_BUCKET_MIDDLE = 1, SL_BUCKET_TAIL = 2 };
@@ -178,5 +182,9 @@ int sl_filter_run(const sl_filter_opts *o, const char *const *paths, size_t n, s
 void sl_filter_report_text(sl_buf *b, const sl_filter_opts *o, const sl_filter_result *res);
 void sl_filter_summary_json(sl_buf *b, const sl_filter_opts *o, const sl_filter_result *res);
 void sl_filter_plot_svg(sl_buf *b, const sl_filter_opts *o, const sl_filter_result *res);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

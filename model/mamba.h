@@ -22,6 +22,10 @@
 #include "model/model.h"
 #include "stream/err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct sl_mamba_config {
     int64_t d_model, n_layer;
     int64_t vocab_size;   /* as in config.json */
@@ -73,5 +77,9 @@ int sl_mamba_run_reset(sl_mamba_run *r, sl_err *err);
  * and targets must be < the model vocab (checked). */
 int sl_mamba_forward(sl_mamba_run *r, const int32_t *ids, const uint8_t *reset, const int32_t *targets, int64_t n,
                      float *logp, sl_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

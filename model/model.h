@@ -23,6 +23,10 @@
 #include "kernels/backend.h"
 #include "stream/err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* --- stable API (sluice.h) ------------------------------------------------ */
 
 /* The configuration facts a caller needs without knowing the architecture. */
@@ -76,5 +80,9 @@ double sl_model_flops_per_token(const sl_model *m);
 int64_t sl_model_run_chunk(const sl_model_run *r);
 sl_model *sl_model_run_model(const sl_model_run *r);
 #endif /* SLUICE_UNSTABLE_API */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -17,6 +17,10 @@
 
 #include "stream/err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SL_ST_MAX_HEADER 100000000ull /* as the reference's MAX_HEADER_SIZE */
 #define SL_ST_MAX_DIMS 8
 
@@ -68,5 +72,9 @@ size_t sl_st_dtype_size(sl_st_dtype t);
 /* Converts a F32/F16/BF16 tensor to fp32 (n = numel floats). -1 with a
  * message for other dtypes. */
 int sl_st_to_f32(const sl_st_file *f, const sl_st_tensor *t, float *out, sl_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

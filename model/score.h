@@ -18,6 +18,10 @@
 
 #include "model/model.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* --- stable API (sluice.h) ------------------------------------------------ */
 
 /* One document to score: the caller sets id, tokens and n (and logp), the
@@ -39,5 +43,9 @@ typedef struct sl_score_item {
  * (a token not below the model's vocabulary, naming the document id and
  * position; a backend failure). */
 int sl_score_batch(sl_model_run *r, sl_score_item *items, size_t n_items, int64_t reset_every, sl_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -37,6 +37,10 @@
 #include "stream/io.h"
 #include "stream/tokstream.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct sl_score_opts {
     const char *model_dir; /* config.json + checkpoint (+ tokenizer.json: fingerprint check) */
     const char *device;    /* "auto" (default), "cpu", "cuda", "cuda:N" */
@@ -96,5 +100,9 @@ int sl_score_is_shard_dir(const char *path);
  * messages. */
 int sl_score_check_tokenizer(const sl_ts_header *h, const sl_model_info *mi, const char *model_dir, const char *src,
                              sl_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

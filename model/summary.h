@@ -54,6 +54,10 @@
 #include "stream/buf.h"
 #include "stream/err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Mantissa bits kept per bucket: relative error < 2^-10 (about 0.1%). */
 #define SL_SUMMARY_BITS 10
 #define SL_SUMMARY_VERSION 1
@@ -91,5 +95,9 @@ int sl_score_summary_count(const sl_score_summary *s, const char *field, uint64_
 double sl_score_summary_percentile(const sl_score_summary *s, const char *field, double p);
 /* The number of non-empty buckets (file size is about 3 bytes each). */
 size_t sl_score_summary_buckets(const sl_score_summary *s, const char *field);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

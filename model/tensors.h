@@ -20,6 +20,10 @@
 
 #include "stream/err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SL_TENSOR_MAX_DIMS 8
 
 /* The element types an architecture can read as fp32; anything else is
@@ -60,5 +64,9 @@ int sl_tensors_find(const sl_tensors *ts, const char *name, sl_tensor_info *info
 /* Converts the named tensor (F32/F16/BF16) to fp32 into out (numel
  * floats). -1 with a message when absent or of another dtype. */
 int sl_tensors_read_f32(const sl_tensors *ts, const char *name, float *out, sl_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

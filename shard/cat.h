@@ -11,6 +11,10 @@
 
 #include "stream/err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* sl_cat_shard_run's answer when `stage` is not a stage of the shard. */
 enum { SL_SHARD_CAT_NO_STAGE = -2 };
 
@@ -19,5 +23,9 @@ enum { SL_SHARD_CAT_NO_STAGE = -2 };
  * output is then discarded), or SL_SHARD_CAT_NO_STAGE with err "`stage` K:
  * the shard has N stage(s)" before anything is written. */
 int sl_cat_shard_run(const char *dir, long stage, const char *output, sl_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

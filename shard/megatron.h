@@ -11,6 +11,10 @@
 #include "stream/err.h"
 #include "stream/io.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SL_MEGA_MAGIC "MMIDIDX\0\0" /* 9 bytes */
 #define SL_MEGA_HEADER 34
 enum { SL_MEGA_INT32 = 4, SL_MEGA_UINT16 = 8 };
@@ -76,5 +80,9 @@ void sl_mega_docs_close(sl_mega_docs *d);
  * would describe other documents). On failure side is discarded. Frees w
  * and side. */
 int sl_mega_finish_with_docs(sl_mega_writer *w, sl_output *side, const char *prefix, sl_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -13,6 +13,10 @@
 #include "stream/tokstream.h"
 #include "stream/err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct sl_export_megatron_opts {
     /* the end-of-document token appended to every document (and counted, as
      * preprocess_data.py --append-eod): -1 = the stream's eos, which must
@@ -67,5 +71,9 @@ typedef struct sl_import_megatron_opts {
  * sidecar, else the ids are the document numbers. Returns 0, or -1 with
  * err set; nothing is left at output on failure. */
 int sl_import_megatron_run(const sl_import_megatron_opts *o, const char *prefix, const char *output, sl_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,10 @@
 #include "shard/stage.h"
 #include "stream/err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Merging shard directories. */
 typedef struct sl_merge_opts {
     int force;               /* replace an existing dst */
@@ -55,5 +59,9 @@ int sl_merge_megatron_run(const char *const *srcs, size_t n, const char *dst, sl
 /* The first source without a sidecar when some have one (the merged dataset
  * then gets none: worth a warning), else -1. */
 int sl_mega_merge_missing_docs(const char *const *srcs, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

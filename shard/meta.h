@@ -10,6 +10,10 @@
 #include "stream/buf.h"
 #include "stream/err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* --- stable API (sluice.h): the field selection of the shard stage ---------- */
 
 /* Which top-level metadata fields to keep: all (no list), only those of a
@@ -87,5 +91,9 @@ int sl_docmeta_id(sl_docmeta *m, const char *id, size_t len, uint64_t ordinal, c
 int sl_docmeta_finish(sl_docmeta *m, sl_err *err);
 void sl_docmeta_free(sl_docmeta *m);
 #endif /* SLUICE_UNSTABLE_API */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

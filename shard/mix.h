@@ -22,6 +22,10 @@
 #include "stream/io.h"
 #include "stream/tokstream.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum { SL_MIX_NONE = 0, SL_MIX_UPSAMPLE = 1, SL_MIX_TARGET = 2 };
 
 /* A bin of a length target: documents with lo <= tokens < hi (hi
@@ -83,5 +87,9 @@ void sl_mix_free(sl_mix *m);
  * mode. */
 int sl_mix_run(const sl_mix_opts *o, const sl_mix_source *src, size_t n, const char *target_path, sl_output *out,
                const char *report, const char *plot, int progress, sl_mix **done, sl_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

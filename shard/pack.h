@@ -11,6 +11,10 @@
 
 #include "stream/err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* --- stable API (sluice.h): the row a shard reader gives -------------------- */
 
 #define SL_NO_TOKEN (-1) /* same value as SL_TS_NO_ID */
@@ -111,5 +115,9 @@ int sl_packer_finish(sl_packer *p, sl_err *err);
 const sl_pack_stats *sl_packer_stats(const sl_packer *p);
 void sl_packer_free(sl_packer *p);
 #endif /* SLUICE_UNSTABLE_API */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -8,6 +8,10 @@
 #include "stream/buf.h"
 #include "stream/tokstream.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* --- stable API (sluice.h): packing options of the shard stage ------------- */
 
 /* Packing options as given on the command line; -1 / 0 = not given. Start
@@ -104,5 +108,9 @@ typedef struct sl_packed_row {
 int sl_packed_decode(const sl_doc *d, uint32_t seq_len, sl_packed_row *st, sl_row *out, const char *src, sl_err *err);
 void sl_packed_row_free(sl_packed_row *st);
 #endif /* SLUICE_UNSTABLE_API */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

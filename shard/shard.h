@@ -11,6 +11,10 @@
 #include "stream/buf.h"
 #include "stream/err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* --- stable API (sluice.h): reading a shard directory ---------------------- */
 
 /* The splits of a shard directory, and their names ("train", "val"). */
@@ -174,5 +178,9 @@ int sl_split_of(const char *id, size_t len, double fraction);
 /* XXH64 (seed 0) of a whole file as 16 hex digits. */
 int sl_file_xxh64(const char *path, char hex[17], sl_err *err);
 #endif /* SLUICE_UNSTABLE_API */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

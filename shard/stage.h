@@ -23,6 +23,10 @@
 #include "stream/err.h"
 #include "stream/io.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* --- stable API (sluice.h): writing a shard directory ---------------------- */
 
 /* The options of the pack and shard stages: set them with
@@ -84,5 +88,9 @@ int sl_stage_opts_check(const sl_stage_opts *o, sl_err *err);
 int sl_pack_run(const sl_stage_opts *o, const char *const *inputs, size_t n_inputs, sl_output *out, sl_stage_stats *st,
                 sl_err *err);
 #endif /* SLUICE_UNSTABLE_API */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -7,11 +7,19 @@
 
 #include "shard/pack.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Receives one view piece: its view row, and p with offset/doc_offset/length
  * of the view piece; tok points at its tokens. */
 typedef int (*sl_view_fn)(void *ctx, uint64_t view_row, const sl_piece *p, const uint32_t *tok, sl_err *err);
 
 /* Cuts the pieces of `row` (stored at length L) at multiples of l. */
 int sl_view_row(const sl_row *row, uint32_t L, uint32_t l, sl_view_fn fn, void *ctx, sl_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

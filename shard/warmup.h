@@ -9,6 +9,10 @@
 
 #include "stream/err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum { SL_AMOUNT_EPOCHS = 0, SL_AMOUNT_STEPS = 1, SL_AMOUNT_TOKENS = 2, SL_AMOUNT_OPEN = 3 };
 
 typedef struct sl_stage {
@@ -35,5 +39,9 @@ void sl_warmup_single(sl_warmup *w, uint32_t seq_len, uint64_t batch);
 /* Resolves steps (epochs and tokens need the split's token count D) and start tokens. */
 int sl_warmup_resolve(sl_warmup *w, uint64_t data_tokens, sl_err *err);
 void sl_warmup_free(sl_warmup *w);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

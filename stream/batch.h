@@ -25,6 +25,10 @@
 
 #include "stream/err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct sl_batch_ops {
     size_t slot_size;
     /* Encodes one slot; thread is the OpenMP thread number (0 when serial). */
@@ -70,5 +74,9 @@ typedef int (*sl_batch_fill_fn)(void *ctx, void *slot, uint64_t *cost, sl_err *e
 int sl_batcher_run(sl_batcher *b, sl_batch_fill_fn fill, sl_err *err);
 /* Stops the worker and frees every slot (what was not flushed is dropped). */
 void sl_batcher_free(sl_batcher *b);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct sl_buf {
     char *data; /* always NUL-terminated when non-NULL */
     size_t len;
@@ -50,5 +54,9 @@ void sl_buf_clear(sl_buf *b);
 size_t sl_list_split(const char *s, int keep_empty, char ***items);
 void sl_list_free(char **items, size_t n);
 #endif /* SLUICE_UNSTABLE_API */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -13,6 +13,10 @@
 #include "stream/err.h"
 #include "stream/tokstream.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Appends the text of ids[0..n) to out (e.g. sl_tokenizer_decode). */
 typedef int (*sl_cat_decode_fn)(void *ctx, const uint32_t *ids, size_t n, sl_buf *out, sl_err *err);
 
@@ -43,5 +47,9 @@ int sl_cat_run(const sl_cat_opts *o, const char *const *inputs, size_t n, const 
  * {"file":...,"version":...,"modality":...,"vocab_size":...,"token_bytes":...,
  *  "eos":...,"bos":...,"pad":...,"unk":...,"fingerprint":...,"tokenizer":...,"extra":...} */
 void sl_cat_put_header(sl_buf *b, const sl_ts_header *h, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -13,6 +13,10 @@
 #include "stream/err.h"
 #include "stream/utf8.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* --- stable API (sluice.h) ------------------------------------------------ */
 
 /* The default of sl_docreader_opts.mem_budget. */
@@ -100,5 +104,9 @@ int sl_docreader_position(void *reader, double *done, double *total);
  * its document over without copying; the caller sets the other fields). */
 void sl_textdoc_swap(sl_textdoc *a, sl_textdoc *b);
 #endif /* SLUICE_UNSTABLE_API */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -12,6 +12,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SL_ERR_MAX 1024
 
 typedef struct sl_err {
@@ -46,5 +50,9 @@ void *sl_xrealloc(void *p, size_t n);
 char *sl_xstrdup(const char *s);
 char *sl_xstrndup(const char *s, size_t n);
 #endif /* SLUICE_UNSTABLE_API */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -24,6 +24,10 @@
 
 #include "stream/err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* --- stable API (sluice.h) ------------------------------------------------ */
 
 typedef struct sl_input sl_input;
@@ -150,5 +154,9 @@ char *sl_path_clean(const char *path);
 /* Reads a whole (possibly compressed) file into memory; NUL-terminated. */
 int sl_read_file(const char *path, char **data, size_t *len, sl_err *err);
 #endif /* SLUICE_UNSTABLE_API */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -21,6 +21,10 @@
 #include "stream/err.h"
 #include "stream/utf8.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SL_JSON_MAX_DEPTH 512
 
 typedef enum {
@@ -85,5 +89,9 @@ void sl_json_put_num(sl_buf *b, double v); /* shortest round-trip form; NaN/Inf 
 void sl_json_put_int(sl_buf *b, int64_t v);
 /* Re-serializes a parsed value compactly (keys in their original order). */
 void sl_json_put_value(sl_buf *b, const sl_json *v);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

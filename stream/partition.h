@@ -25,6 +25,10 @@
 #include "stream/io.h"
 #include "stream/parts.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* How a file may be cut: not at all, at line starts, between the records
  * of a 4-line FASTQ file, before the '>' header lines of a FASTA file, or
  * (SL_CUT_BYTES) anywhere: the piece is then the part's share of the file's
@@ -83,5 +87,9 @@ void sl_range_close(sl_range *r); /* closes its input too; NULL is a no-op */
  * (head[0..*n) then holds up to cap of its first bytes), 0 otherwise, -1
  * when it cannot be opened. */
 int sl_plain_file_head(const char *path, unsigned char *head, size_t cap, size_t *n, sl_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -17,6 +17,10 @@
 
 #include "stream/err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* 1 when name (a file name, no directory) is a part file name: *pre is the
  * length of the text before R, *post the offset of the text after N. */
 int sl_parts_parse_name(const char *name, uint64_t *r, uint64_t *n, size_t *pre, size_t *post);
@@ -36,5 +40,9 @@ typedef struct {
  * N = SLURM_ARRAY_TASK_COUNT; an error outside a Slurm array job or when
  * the array is not a contiguous range). */
 int sl_part_parse(const char *spec, sl_part *p, sl_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -16,6 +16,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct sl_progress sl_progress;
 
 /* mode: -1 = auto (isatty(2)), 0 = off, 1 = on. unit: "docs", "rows", ... */
@@ -37,5 +41,9 @@ void sl_progress_add(sl_progress *p, uint64_t items, uint64_t bytes);
 /* Tokens produced or consumed: the line then shows tokens and tokens/s. */
 void sl_progress_add_tokens(sl_progress *p, uint64_t tokens);
 void sl_progress_done(sl_progress *p);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,10 @@
 #include "stream/err.h"
 #include "stream/io.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Writes every document of r to out (not committed: the caller commits or
  * aborts out; the documents before a read error are written, as a stream
  * consumer on standard output has seen them). o are the options r was
@@ -20,5 +24,9 @@
 void sl_read_put_doc(sl_buf *b, const sl_textdoc *d);
 
 int sl_read_run(sl_docreader *r, const sl_docreader_opts *o, sl_output *out, int progress, sl_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,10 @@
 #include "stream/io.h"
 #include "stream/partition.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct sl_sources sl_sources;
 
 /* paths: n input paths; n == 0 means stdin. A folder written by Hugging
@@ -38,5 +42,9 @@ const char *sl_sources_plain_path(const sl_sources *s);
 int sl_sources_position(void *sources, double *done, double *total);
 /* 1 when the first bytes of a (decoded) stream are an archive's. */
 int sl_sources_is_archive(const void *head, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,10 @@
 
 #include "stream/buf.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The p-th percentile (0..100) of n values, linear interpolation between
  * closest ranks (numpy's default "linear" method). sorted must be ascending.
  * NAN when n is 0. */
@@ -46,5 +50,9 @@ typedef struct sl_svg_series {
  * the given x values (NaN or <= 0: none). */
 void sl_lines_svg(sl_buf *b, const sl_svg_series *s, int ns, const char *title, const char *xlabel, const char *ylabel,
                   const double *lines, int nlines);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

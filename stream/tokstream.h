@@ -38,6 +38,10 @@
 #include "stream/err.h"
 #include "stream/io.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* --- stable API (sluice.h) ------------------------------------------------ */
 
 #define SL_TS_NO_ID (-1) /* "no such special token" */
@@ -195,5 +199,9 @@ uint64_t sl_ts_reader_count(const sl_ts_reader *r); /* documents read, all strea
 /* True when the first bytes look like a token stream. */
 int sl_ts_sniff(const void *p, size_t n);
 #endif /* SLUICE_UNSTABLE_API */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

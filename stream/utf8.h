@@ -12,6 +12,10 @@
 
 #include "stream/buf.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* What to do with ill-formed input (sl_json_opts, sl_docreader_opts; stable
  * API): replace each maximal ill-formed subpart by U+FFFD, drop it, or fail. */
 enum { SL_UTF8_REPLACE = 0, SL_UTF8_SKIP = 1, SL_UTF8_ERROR = 2 };
@@ -114,5 +118,9 @@ static inline void sl_utf8_put(sl_buf *b, uint32_t cp)
 }
 
 #endif /* SLUICE_UNSTABLE_API */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

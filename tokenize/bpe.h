@@ -30,6 +30,10 @@
 #include "stream/err.h"
 #include "tokenize/tokenizer.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct sl_bpe sl_bpe;
 typedef struct sl_bpe_state sl_bpe_state;
 
@@ -77,5 +81,9 @@ void sl_bpe_set_scanner(sl_bpe *b, int on);
  * <|end_of_text|>), bos <|begin_of_text|>, pad <|padding|> when the
  * vocabulary has them; o (may be NULL) sets the special mode and scanner. */
 sl_tokenizer *sl_bpe_tokenizer(sl_bpe *b, const char *path, const sl_tokenizer_opts *o);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -20,6 +20,10 @@
 #include "stream/err.h"
 #include "tokenize/tokenizer.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct sl_charvocab sl_charvocab;
 
 enum { SL_CHAR_BYTE = 0, SL_CHAR_CODEPOINT = 1 };
@@ -59,5 +63,9 @@ int sl_charvocab_decode(const sl_charvocab *v, const uint32_t *ids, size_t n, sl
  * "char:byte" or "char:codepoint", the vocabulary as the header's "extra",
  * fingerprint sha256 of its JSON form, eos/bos/unk its specials. */
 sl_tokenizer *sl_chartok_tokenizer(sl_charvocab *v);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

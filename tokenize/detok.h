@@ -12,6 +12,10 @@
 #include "stream/err.h"
 #include "tokenize/tokenizer.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct sl_detok_opts {
     /* the tokenizer's path (sl_tokenizer_load); NULL: the one the stream's
      * header carries (sl_tokenizer_from_header) */
@@ -48,5 +52,9 @@ enum {
  * above with err naming the stream and the document; nothing is left at
  * output on failure. stats may be NULL. */
 int sl_detok_run(const sl_detok_opts *o, const char *input, const char *output, sl_detok_stats *stats, sl_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -16,6 +16,10 @@
 #include "stream/tokstream.h"
 #include "tokenize/tokenizer.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Documents whose text holds a special token's text (sl_tokenizer_find_special):
  * how many, and the first one's token, source, line and byte offset. */
 typedef struct sl_docpipe_specials {
@@ -62,5 +66,9 @@ int sl_tokenize_text(const sl_tokenizer *t, const char *const *inputs, int n_inp
  * order read as one stream are the output of sl_tokenize_text on the files. */
 int sl_tokenize_slices(const sl_tokenizer *t, const sl_slice *pieces, size_t n, const sl_docreader_opts *ro,
                        const sl_docpipe_opts *o, const char *output, sl_docreader_stats *stats, sl_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -14,6 +14,10 @@
 #include "stream/partition.h"
 #include "stream/tokstream.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct sl_ids_opts {
     uint32_t vocab_size;   /* required: every id must be below it (it sets the token width) */
     const char *field;     /* the array field; NULL: "ids" */
@@ -47,5 +51,9 @@ int sl_ids_opts_check(const sl_ids_opts *o, sl_err *err);
  * stream to output (NULL or "-": standard output). Returns 0, or -1 with
  * err naming the input and line; nothing is left at output on failure. */
 int sl_ids_run(const sl_ids_opts *o, const char *const *inputs, size_t n, const char *output, sl_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

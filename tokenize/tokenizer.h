@@ -27,6 +27,10 @@
 #include "stream/err.h"
 #include "stream/tokstream.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* --- stable API (sluice.h) ------------------------------------------------ */
 
 typedef struct sl_tokenizer sl_tokenizer;
@@ -153,5 +157,9 @@ const char *sl_tokenizer_fingerprint(const sl_tokenizer *t);
  * token's single_word/lstrip/rstrip/normalized flags. */
 const char *sl_tokenizer_find_special(const sl_tokenizer *t, const char *text, size_t n, size_t *at);
 #endif /* SLUICE_UNSTABLE_API */
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

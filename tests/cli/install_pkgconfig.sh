@@ -40,6 +40,11 @@ for h in $(cd "$inc" && find . -name '*.h' | sed 's|^\./||' | sort); do
     $CC -std=c17 -Wall -Wextra -Werror -pedantic $def $(pkg-config --cflags sluice) -c "$T/one.c" -o "$T/one.o" \
       || fail "installed header $h does not compile on its own ($def)"
   done
+  # and as C++, its declarations with C linkage
+  cp "$T/one.c" "$T/one.cc"
+  c++ -std=c++17 -Wall -Wextra -Werror -DSLUICE_UNSTABLE_API $(pkg-config --cflags sluice) -c "$T/one.cc" -o "$T/one.o" \
+    || fail "installed header $h does not compile as C++"
+  grep -q 'extern "C"' "$inc/$h" || fail "installed header $h has no extern \"C\" guard"
   n=$((n + 1))
 done
 [ $n -ge 20 ] || fail "only $n headers installed"
