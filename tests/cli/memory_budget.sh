@@ -58,6 +58,8 @@ def fasta(name, n):
     s = (unit * (n // len(unit) + 1))[:n]
     return ">" + name + "\n" + "\n".join(s[i:i + 60] for i in range(0, n, 60)) + "\n"
 pat = struct.pack("<1000h", *[(j * 37) % 2000 - 1000 for j in range(1000)])
+with open(f"{T}/long16.jsonl", "w") as f:  # one document of 16 MiB
+    f.write(json.dumps({"id": "long", "text": (line * ((16 << 20) // len(line) + 1))[: 16 << 20]}) + "\n")
 for x, rounds in ((1, 4), (4, 16), (16, 64)):
     with open(f"{T}/docs{x}.jsonl", "w") as f:
         for r in range(rounds):
@@ -120,6 +122,21 @@ cmp -s "$T/bpe4_1m.tok" "$T/bpe4.tok" || fail "tokenize bpe: output depends on -
 peak_kb bpe16s "$SLUICE" tokenize bpe -q -t "$DATA/bpe/gpt2" --mem-budget 8M "$T/docs16.jsonl" -o "$T/bpe16s.tok" >/dev/null
 cmp -s "$T/bpe16s.tok" "$T/bpe16.tok" || fail "tokenize bpe: output depends on --mem-budget"
 [ "$(KB bpe16s)" -lt "$(KB bpe16)" ] || fail "tokenize bpe --mem-budget 8M: $(KB bpe16s) KiB, not below the default's $(KB bpe16) KiB"
+
+# ---- tokenize bpe with the pre-tokenizers of tokenizer.json (WordPiece's
+# BertPreTokenizer; Unigram's regex Split and Metaspace) on one document of
+# 16 MiB: each piece goes through the steps as it is cut, nothing is held
+# per piece (it used to keep ~56 bytes per piece of the whole document: 27x
+# the document, 447 MB for WordPiece here). The budget as above with 16 MiB
+# the longest document.
+for f in wp:tok/bert-lower.json uni:onepipe/uni-split.json; do
+  peak_kb long_${f%%:*} "$SLUICE" tokenize bpe -q -t "$DATA/${f#*:}" "$T/long16.jsonl" -o "$T/long.tok" >/dev/null
+  v=$(KB long_${f%%:*}) budget=$(((16 + 40 + 8 * 16 + 16) * MiB))
+  [ $asan = 0 ] || budget=$((budget + budget / 4))
+  echo "tokenize bpe -t ${f#*:}: peak RSS $v KiB on one document of 16 MiB (budget $budget KiB)"
+  [ "$v" -le "$budget" ] || fail "tokenize bpe -t ${f#*:}: peak RSS $v KiB over the budget of $budget KiB (one document of 16 MiB)"
+done
+rm -f "$T/long16.jsonl" "$T/long.tok"
 
 # ---- tokenize dna: 32 MiB of batches + 2 bytes per base of the longest record
 # (4 Mbp) + 16 MiB; with --window: 32 MiB + 16 MiB
