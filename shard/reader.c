@@ -672,6 +672,8 @@ struct sl_shard_iter {
     uint32_t *tok;
     sl_piece *pieces;
     size_t cap_pieces;
+    sl_shard_has_doc_fn has_doc; /* sl_shard_iter_check_docs */
+    void *has_doc_ctx;
 };
 
 sl_shard_iter *sl_shard_iter_open(const sl_shard *s, int split, sl_err *err)
@@ -774,7 +776,8 @@ int sl_shard_iter_next(sl_shard_iter *it, sl_row *row, sl_err *err)
                            it->bname, (unsigned long long)it->piece, p->offset, p->length);
         size_t il = 0;
         p->id = s->docs_streamed ? NULL : sl_shard_doc_id(s, p->doc, &il);
-        if (!p->id && !s->docs_streamed)
+        if ((!p->id && !s->docs_streamed) ||
+            (s->docs_streamed && it->has_doc && !it->has_doc(it->has_doc_ctx, p->doc, it->file, it->piece)))
             return sl_errf(err, "%s: record %llu: document %llu is not in documents.jsonl", it->bname,
                            (unsigned long long)it->piece, (unsigned long long)p->doc);
         p->id_len = (uint32_t)il;
@@ -801,6 +804,12 @@ void sl_shard_iter_close(sl_shard_iter *it)
     free(it->tok);
     free(it->pieces);
     free(it);
+}
+
+void sl_shard_iter_check_docs(sl_shard_iter *it, sl_shard_has_doc_fn fn, void *ctx)
+{
+    it->has_doc = fn;
+    it->has_doc_ctx = ctx;
 }
 
 void sl_shard_iter_pos(const sl_shard_iter *it, size_t *file, uint64_t *next_record)

@@ -171,6 +171,13 @@ int sl_shard_doc_meta(const sl_shard *s, size_t i, sl_buf *out, sl_err *err);
  * files) and the bounds record after its last piece (piece i is record
  * next_record - n + i). */
 void sl_shard_iter_pos(const sl_shard_iter *it, size_t *file, uint64_t *next_record);
+/* For a directory opened by sl_shard_open_docs: fn(ctx, doc, file, record)
+ * says whether the document of piece `record` of file `file` (index in the
+ * split's files) is in documents.jsonl; where it says no (0), the iterator
+ * fails there as that of sl_shard_open does ("record R: document D is not in
+ * documents.jsonl"), after the checks of the piece itself. */
+typedef int (*sl_shard_has_doc_fn)(void *ctx, uint64_t doc, size_t file, uint64_t record);
+void sl_shard_iter_check_docs(sl_shard_iter *it, sl_shard_has_doc_fn fn, void *ctx);
 
 /* The split of a document: SL_SPLIT_VAL when XXH64(id, seed 0) / 2^64 < fraction. */
 int sl_split_of(const char *id, size_t len, double fraction);

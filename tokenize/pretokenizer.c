@@ -1,9 +1,11 @@
-/* See pretokenizer.h. Each step turns the list of pieces into a new one:
- * for each piece, the matches of the step's pattern (HF's
- * Pattern::find_matches: a list of ranges covering the piece, each a match
- * or not), then the behavior folds them into the new pieces
- * (NormalizedString::split), and empty pieces are dropped
- * (PreTokenizedString::split). */
+/* See pretokenizer.h. Each step splits a piece into new ones: the matches
+ * of the step's pattern (HF's Pattern::find_matches: ranges covering the
+ * piece, each a match or not), folded by the behavior into the new pieces
+ * (NormalizedString::split), empty pieces dropped (PreTokenizedString::
+ * split). HF runs each step over every piece before the next step; as the
+ * pieces of a step are split independently, each piece here goes through
+ * all the later steps as soon as it is cut (the same pieces in the same
+ * order), so nothing is held per piece of the document. */
 #include "tokenize/pretokenizer.h"
 
 #include <stdlib.h>
@@ -13,11 +15,6 @@
 #include "stream/utf8.h"
 #include "tokenize/decoders.h"
 #include "tokenize/hf_classes.h"
-
-struct sl_pt_match {
-    size_t a, b;
-    int is_match;
-};
 
 static const char *type_of(const sl_json *v)
 {
@@ -178,22 +175,100 @@ void sl_pretokenizer_free(sl_pretokenizer *p)
 void sl_pretok_scratch_free(sl_pretok_scratch *s)
 {
     free(s->a);
-    free(s->b);
-    free(s->m);
-    sl_hf_match_free(&s->rx);
-    sl_buf_free(&s->ms[0]);
-    sl_buf_free(&s->ms[1]);
+    sl_buf_free(&s->text_copy);
+    for (int k = 0; k < SL_PRETOK_MAX; k++) {
+        sl_hf_match_free(&s->step_rx[k]);
+        sl_buf_free(&s->step_ms[k]);
+    }
     memset(s, 0, sizeof *s);
 }
 
-/* --- matching ------------------------------------------------------------ */
-static void push_match(sl_pretok_scratch *s, size_t a, size_t b, int is_match)
+/* --- one piece through the steps ----------------------------------------- */
+typedef struct {
+    const sl_pretokenizer *p;
+    sl_pretok_scratch *sc;
+    sl_pretok_fn fn;
+    void *ctx;
+    sl_err *err;
+    int failed; /* fn or a step failed (err set): the rest is skipped */
+} walk;
+
+static int piece_at(walk *w, int k, const char *t, size_t off, size_t len, size_t first);
+
+/* HF's NormalizedString::split as the matches of a piece come, left to
+ * right: a range goes on to the next step as soon as no later match can
+ * join it. */
+typedef struct {
+    walk *w;
+    int k, behavior, invert;
+    const char *t; /* the text of the piece (its step's) */
+    size_t base;   /* the piece's offset in t */
+    size_t first;  /* leading bytes of t aligned with the document's offset 0 */
+    int prev;      /* the last match's is_match (after invert) */
+    int has;       /* a range is pending: [pa, pb) */
+    size_t pa, pb;
+    size_t rx_prev; /* regex and literal: where the last match ended */
+} folder;
+
+static void pass_on(folder *f, size_t a, size_t b)
 {
-    if (s->nm == s->cap_m) {
-        s->cap_m = s->cap_m ? 2 * s->cap_m : 64;
-        s->m = sl_xrealloc(s->m, s->cap_m * sizeof *s->m);
+    if (b > a && !f->w->failed && piece_at(f->w, f->k + 1, f->t, f->base + a, b - a, f->first))
+        f->w->failed = 1;
+}
+
+/* One range of the piece, a match or not (HF's find_matches, in order). */
+static void fold_one(folder *f, size_t a, size_t b, int is_match)
+{
+    if (f->invert)
+        is_match = !is_match;
+    switch (f->behavior) {
+    case SL_SPLIT_REMOVED:
+        if (!is_match)
+            pass_on(f, a, b);
+        break;
+    case SL_SPLIT_ISOLATED: pass_on(f, a, b); break;
+    case SL_SPLIT_CONTIGUOUS: /* a range joins the one before when both are matches or both not */
+        if (f->has && is_match == f->prev) {
+            f->pb = b;
+            break;
+        }
+        if (f->has)
+            pass_on(f, f->pa, f->pb);
+        f->pa = a, f->pb = b, f->has = 1;
+        break;
+    case SL_SPLIT_MERGED_PREV: /* a match joins the range before it when that is not a match */
+        if (is_match && !f->prev && f->has) {
+            f->pb = b;
+            break;
+        }
+        if (f->has)
+            pass_on(f, f->pa, f->pb);
+        f->pa = a, f->pb = b, f->has = 1;
+        break;
+    case SL_SPLIT_MERGED_NEXT: /* a match joins the range after it when that is not a match */
+        if (f->has) {          /* the pending range is a match */
+            if (!is_match) {
+                pass_on(f, f->pa, b);
+                f->has = 0;
+                break;
+            }
+            pass_on(f, f->pa, f->pb);
+            f->has = 0;
+        }
+        if (is_match)
+            f->pa = a, f->pb = b, f->has = 1;
+        else
+            pass_on(f, a, b);
+        break;
     }
-    s->m[s->nm++] = (struct sl_pt_match){a, b, is_match};
+    f->prev = is_match;
+}
+
+static void fold_end(folder *f)
+{
+    if (f->has)
+        pass_on(f, f->pa, f->pb);
+    f->has = 0;
 }
 
 static size_t next_cp(const char *t, size_t n, size_t i, uint32_t *cp)
@@ -217,28 +292,28 @@ static uint8_t cls_at(const char *t, size_t n, size_t i, size_t *k)
 
 /* A character class (HF's Pattern for Fn(char) -> bool): each matching
  * character is a match of its own. */
-static void match_chars(sl_pretok_scratch *s, uint8_t cls, const char *t, size_t n)
+static void match_chars(folder *f, uint8_t cls, const char *t, size_t n)
 {
     size_t last = 0;
-    for (size_t i = 0; i < n;) {
+    for (size_t i = 0; i < n && !f->w->failed;) {
         size_t k;
         if (cls_at(t, n, i, &k) & cls) {
             if (last < i)
-                push_match(s, last, i, 0);
-            push_match(s, i, i + k, 1);
+                fold_one(f, last, i, 0);
+            fold_one(f, i, i + k, 1);
             last = i + k;
         }
         i += k;
     }
     if (last < n)
-        push_match(s, last, n, 0);
+        fold_one(f, last, n, 0);
 }
 
 /* The Whitespace pre-tokenizer: the matches of \w+|[^\w\s]+, inverted. */
-static void match_whitespace(sl_pretok_scratch *s, const char *t, size_t n)
+static void match_whitespace(folder *f, const char *t, size_t n)
 {
     size_t prev = 0;
-    for (size_t i = 0; i < n;) {
+    for (size_t i = 0; i < n && !f->w->failed;) {
         size_t k;
         uint8_t c = cls_at(t, n, i, &k);
         if (c & SL_HF_WS) {
@@ -254,111 +329,42 @@ static void match_whitespace(sl_pretok_scratch *s, const char *t, size_t n)
             j += k;
         }
         if (prev != i)
-            push_match(s, prev, i, 1); /* inverted: the whitespace between is the match */
-        push_match(s, i, j, 0);
+            fold_one(f, prev, i, 1); /* inverted: the whitespace between is the match */
+        fold_one(f, i, j, 0);
         prev = i = j;
     }
     if (prev != n)
-        push_match(s, prev, n, 1);
+        fold_one(f, prev, n, 1);
 }
-
-typedef struct {
-    sl_pretok_scratch *s;
-    size_t prev;
-} rx_ctx;
 
 static void on_match(void *ctx, size_t a, size_t b)
 {
-    rx_ctx *c = ctx;
-    if (c->prev != a)
-        push_match(c->s, c->prev, a, 0);
-    push_match(c->s, a, b, 1);
-    c->prev = b;
+    folder *f = ctx;
+    if (f->rx_prev != a)
+        fold_one(f, f->rx_prev, a, 0);
+    fold_one(f, a, b, 1);
+    f->rx_prev = b;
 }
 
-static int match_split(sl_pretok_scratch *s, const sl_pretok_step *st, const char *t, size_t n, sl_err *err)
+static int match_split(folder *f, const sl_pretok_step *st, const char *t, size_t n, sl_err *err)
 {
-    rx_ctx c = {s, 0};
+    f->rx_prev = 0;
     if (st->re) {
-        if (sl_hf_regex_each(st->re, &s->rx, t, n, on_match, &c, err))
+        if (sl_hf_regex_each(st->re, &f->w->sc->step_rx[f->k], t, n, on_match, f, err))
             return -1;
     } else {
-        for (size_t i = 0; i + st->pat_len <= n;) {
+        for (size_t i = 0; i + st->pat_len <= n && !f->w->failed;) {
             const char *hit = memmem(t + i, n - i, st->pat, st->pat_len);
             if (!hit)
                 break;
             size_t a = (size_t)(hit - t);
-            on_match(&c, a, a + st->pat_len);
+            on_match(f, a, a + st->pat_len);
             i = a + st->pat_len;
         }
     }
-    if (c.prev != n)
-        push_match(s, c.prev, n, 0);
+    if (f->rx_prev != n)
+        fold_one(f, f->rx_prev, n, 0);
     return 0;
-}
-
-/* --- behaviors ----------------------------------------------------------- */
-static void push_span(sl_pretok_scratch *s, size_t off, size_t len)
-{
-    if (s->nb == s->cap_b) {
-        s->cap_b = s->cap_b ? 2 * s->cap_b : 64;
-        s->b = sl_xrealloc(s->b, s->cap_b * sizeof *s->b);
-    }
-    s->b[s->nb++] = (sl_span){off, len};
-}
-
-/* Folds the matches of the piece at `base` into pieces appended to s->b
- * (HF's NormalizedString::split; empty pieces dropped). */
-static void fold(sl_pretok_scratch *s, int behavior, int invert, size_t base)
-{
-    struct sl_pt_match *m = s->m;
-    size_t n = s->nm, k = 0; /* k: folded ranges, written over m[0..k) */
-    if (invert)
-        for (size_t i = 0; i < n; i++)
-            m[i].is_match = !m[i].is_match;
-    int prev = 0;
-    switch (behavior) {
-    case SL_SPLIT_REMOVED:
-        for (size_t i = 0; i < n; i++)
-            if (!m[i].is_match)
-                m[k++] = m[i];
-        break;
-    case SL_SPLIT_ISOLATED: k = n; break;
-    case SL_SPLIT_CONTIGUOUS:
-        for (size_t i = 0; i < n; i++) {
-            if (m[i].is_match == prev && k)
-                m[k - 1].b = m[i].b;
-            else
-                m[k++] = m[i];
-            prev = m[i].is_match;
-        }
-        break;
-    case SL_SPLIT_MERGED_PREV:
-        for (size_t i = 0; i < n; i++) {
-            if (m[i].is_match && !prev && k)
-                m[k - 1].b = m[i].b;
-            else
-                m[k++] = m[i];
-            prev = m[i].is_match;
-        }
-        break;
-    case SL_SPLIT_MERGED_NEXT: { /* from the end: a match joins the range after it */
-        size_t top = n;          /* folded ranges, written over m[top..n) from the end */
-        for (size_t i = n; i-- > 0;) {
-            if (m[i].is_match && !prev && top < n)
-                m[top].a = m[i].a;
-            else
-                m[--top] = m[i];
-            prev = m[i].is_match;
-        }
-        for (size_t i = top; i < n; i++)
-            m[k++] = m[i];
-        break;
-    }
-    }
-    for (size_t i = 0; i < k; i++)
-        if (m[i].b > m[i].a)
-            push_span(s, base + m[i].a, m[i].b - m[i].a);
 }
 
 int sl_pretokenizer_has_metaspace(const sl_pretokenizer *p)
@@ -382,47 +388,110 @@ static void replace_spaces(const char *s, size_t n, const char *rep, size_t rep_
     sl_buf_append(out, s + done, n - done);
 }
 
-/* HF's Metaspace on every piece of t: spaces become the replacement, which
- * is prepended (always; or with "first" to a piece HF aligns with the
+/* HF's Metaspace on one piece: spaces become the replacement, which is
+ * prepended (always; or with "first" to a piece HF aligns with the
  * document's offset 0) unless the piece already starts with it, then with
  * split a piece starts at each replacement (MergedWithNext). The new text
- * goes to out; *first becomes the number of its leading bytes aligned with
- * the document's offset 0. */
-static void metaspace(const sl_pretok_step *st, sl_pretok_scratch *s, const char *t, size_t *first, sl_buf *out)
+ * is the step's own; its leading bytes aligned with the document's offset 0
+ * are the `first` of the steps after. */
+static int metaspace(walk *w, int k, const char *t, size_t off, size_t n, size_t first)
 {
+    const sl_pretok_step *st = &w->p->step[k];
+    sl_buf *out = &w->sc->step_ms[k];
+    const char *p = t + off;
     sl_buf_clear(out);
     size_t nf = 0;
-    s->nb = 0;
-    for (size_t i = 0; i < s->na; i++) {
-        const char *p = t + s->a[i].off;
-        size_t n = s->a[i].len, at = out->len;
-        int starts = s->a[i].off < *first;
-        int prepend = st->scheme == SL_PREPEND_ALWAYS || (st->scheme == SL_PREPEND_FIRST && starts);
-        if (prepend && p[0] != ' ' && !(n >= st->rep_len && !memcmp(p, st->rep, st->rep_len)))
-            sl_buf_append(out, st->rep, st->rep_len);
-        if (starts) { /* the bytes of the piece that stand for the document's first character */
-            size_t k = *first - s->a[i].off < n ? *first - s->a[i].off : n;
-            replace_spaces(p, k, st->rep, st->rep_len, out);
-            nf = out->len;
-            replace_spaces(p + k, n - k, st->rep, st->rep_len, out);
-        } else {
-            replace_spaces(p, n, st->rep, st->rep_len, out);
-        }
-        size_t start = at;
-        if (st->split) /* (pieces are words: a byte loop beats memmem's setup) */
-            for (size_t j = at + 1; j + st->rep_len <= out->len; j++) {
-                if (out->data[j] != st->rep[0] || memcmp(out->data + j, st->rep, st->rep_len))
-                    continue;
-                if (j > start) {
-                    push_span(s, start, j - start);
-                    start = j;
-                }
-                j += st->rep_len - 1;
-            }
-        if (out->len > start)
-            push_span(s, start, out->len - start);
+    int starts = off < first;
+    int prepend = st->scheme == SL_PREPEND_ALWAYS || (st->scheme == SL_PREPEND_FIRST && starts);
+    if (prepend && p[0] != ' ' && !(n >= st->rep_len && !memcmp(p, st->rep, st->rep_len)))
+        sl_buf_append(out, st->rep, st->rep_len);
+    if (starts) { /* the bytes of the piece that stand for the document's first character */
+        size_t kk = first - off < n ? first - off : n;
+        replace_spaces(p, kk, st->rep, st->rep_len, out);
+        nf = out->len;
+        replace_spaces(p + kk, n - kk, st->rep, st->rep_len, out);
+    } else {
+        replace_spaces(p, n, st->rep, st->rep_len, out);
     }
-    *first = nf;
+    /* out does not move below: the later steps have texts of their own */
+    size_t start = 0;
+    if (st->split) /* (pieces are words: a byte loop beats memmem's setup) */
+        for (size_t j = 1; j + st->rep_len <= out->len; j++) {
+            if (out->data[j] != st->rep[0] || memcmp(out->data + j, st->rep, st->rep_len))
+                continue;
+            if (j > start) {
+                if (piece_at(w, k + 1, out->data, start, j - start, nf))
+                    return -1;
+                start = j;
+            }
+            j += st->rep_len - 1;
+        }
+    if (out->len > start)
+        return piece_at(w, k + 1, out->data, start, out->len - start, nf);
+    return 0;
+}
+
+/* The piece t[off, off + len) through steps k, k + 1, ...: its pieces to fn. */
+static int piece_at(walk *w, int k, const char *t, size_t off, size_t len, size_t first)
+{
+    if (w->failed)
+        return -1;
+    if (k == w->p->n) {
+        if (w->fn(w->ctx, t + off, len, w->err))
+            w->failed = 1;
+        return w->failed ? -1 : 0;
+    }
+    const sl_pretok_step *st = &w->p->step[k];
+    if (st->kind == SL_PT_METASPACE) {
+        if (metaspace(w, k, t, off, len, first))
+            w->failed = 1;
+        return w->failed ? -1 : 0;
+    }
+    folder f = {.w = w, .k = k, .behavior = st->behavior, .invert = st->invert, .t = t, .base = off, .first = first};
+    const char *piece = t + off;
+    if (st->kind == SL_PT_CHARS)
+        match_chars(&f, st->cls, piece, len);
+    else if (st->kind == SL_PT_WHITESPACE)
+        match_whitespace(&f, piece, len);
+    else if (match_split(&f, st, piece, len, w->err))
+        w->failed = 1;
+    if (!w->failed)
+        fold_end(&f);
+    return w->failed ? -1 : 0;
+}
+
+int sl_pretokenize_each(const sl_pretokenizer *p, sl_pretok_scratch *sc, const char *s, size_t n, size_t first,
+                        sl_pretok_fn fn, void *ctx, sl_err *err)
+{
+    if (n == 0)
+        return 0;
+    walk w = {p, sc, fn, ctx, err, 0};
+    return piece_at(&w, 0, s, 0, n, first);
+}
+
+/* --- every piece at once --------------------------------------------------- */
+typedef struct {
+    sl_pretok_scratch *sc;
+    const char *t;
+    int copy; /* the pieces are in the steps' texts: copied to text_copy */
+} collect;
+
+static int collect_piece(void *vc, const char *q, size_t len, sl_err *err)
+{
+    (void)err;
+    collect *c = vc;
+    sl_pretok_scratch *s = c->sc;
+    size_t off = (size_t)(q - c->t);
+    if (c->copy) {
+        off = s->text_copy.len;
+        sl_buf_append(&s->text_copy, q, len);
+    }
+    if (s->na == s->cap_a) {
+        s->cap_a = s->cap_a ? 2 * s->cap_a : 64;
+        s->a = sl_xrealloc(s->a, s->cap_a * sizeof *s->a);
+    }
+    s->a[s->na++] = (sl_span){off, len};
+    return 0;
 }
 
 int sl_pretokenize(const sl_pretokenizer *p, sl_pretok_scratch *s, const char *t, size_t n, sl_err *err)
@@ -437,38 +506,11 @@ int sl_pretokenize_first(const sl_pretokenizer *p, sl_pretok_scratch *s, const c
     s->text = t;
     if (n == 0)
         return 0;
-    int which = 0;
-    if (s->cap_a == 0) {
-        s->cap_a = 64;
-        s->a = sl_xmalloc(s->cap_a * sizeof *s->a);
-    }
-    s->a[s->na++] = (sl_span){0, n};
-    for (int k = 0; k < p->n; k++) {
-        const sl_pretok_step *st = &p->step[k];
-        s->nb = 0;
-        if (st->kind == SL_PT_METASPACE) {
-            sl_buf *out = &s->ms[which];
-            which ^= 1;
-            metaspace(st, s, t, &first, out);
-            t = s->text = out->data;
-        }
-        for (size_t i = 0; i < s->na && st->kind != SL_PT_METASPACE; i++) {
-            const char *piece = t + s->a[i].off;
-            size_t len = s->a[i].len;
-            s->nm = 0;
-            if (st->kind == SL_PT_CHARS)
-                match_chars(s, st->cls, piece, len);
-            else if (st->kind == SL_PT_WHITESPACE)
-                match_whitespace(s, piece, len);
-            else if (match_split(s, st, piece, len, err))
-                return -1;
-            fold(s, st->behavior, st->invert, s->a[i].off);
-        }
-        sl_span *sw = s->a;
-        s->a = s->b, s->b = sw;
-        size_t cw = s->cap_a;
-        s->cap_a = s->cap_b, s->cap_b = cw;
-        s->na = s->nb;
-    }
+    collect c = {s, t, sl_pretokenizer_has_metaspace(p)};
+    sl_buf_clear(&s->text_copy);
+    if (sl_pretokenize_each(p, s, t, n, first, collect_piece, &c, err))
+        return -1;
+    if (c.copy)
+        s->text = s->text_copy.data;
     return 0;
 }

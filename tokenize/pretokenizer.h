@@ -56,13 +56,13 @@ typedef struct sl_span {
 
 /* Per-thread scratch (zero-initialised; sl_pretok_scratch_free). */
 typedef struct sl_pretok_scratch {
-    sl_span *a, *b;
-    size_t na, nb, cap_a, cap_b;
-    struct sl_pt_match *m; /* matches of one piece */
-    size_t nm, cap_m;
-    sl_hf_match rx;
+    sl_span *a; /* sl_pretokenize: the pieces */
+    size_t na, cap_a;
     const char *text; /* what the pieces index (set by sl_pretokenize) */
-    sl_buf ms[2];     /* the texts Metaspace steps write */
+    sl_buf text_copy; /* the pieces' text after a Metaspace step */
+    /* a regex match state and a Metaspace text per step */
+    sl_hf_match step_rx[SL_PRETOK_MAX];
+    sl_buf step_ms[SL_PRETOK_MAX];
 } sl_pretok_scratch;
 void sl_pretok_scratch_free(sl_pretok_scratch *s);
 
@@ -81,6 +81,15 @@ void sl_pretokenizer_free(sl_pretokenizer *p);
  * failure). */
 int sl_pretokenize_first(const sl_pretokenizer *p, sl_pretok_scratch *sc, const char *s, size_t n, size_t first,
                          sl_err *err);
+/* As sl_pretokenize_first, but each piece is handed to fn(ctx, piece, len,
+ * err) in order as soon as it is cut (valid during the call), and memory
+ * does not grow with the number of pieces: each piece goes through all the
+ * steps before the next is cut (HF splits every piece independently), so
+ * what is held is one piece per step (a Metaspace step's text) whatever the
+ * length of s. A non-zero return from fn (with err set) stops it: -1. */
+typedef int (*sl_pretok_fn)(void *ctx, const char *piece, size_t len, sl_err *err);
+int sl_pretokenize_each(const sl_pretokenizer *p, sl_pretok_scratch *sc, const char *s, size_t n, size_t first,
+                        sl_pretok_fn fn, void *ctx, sl_err *err);
 /* sl_pretokenize_first with first = 0. */
 int sl_pretokenize(const sl_pretokenizer *p, sl_pretok_scratch *sc, const char *s, size_t n, sl_err *err);
 /* 1 when p has a Metaspace step. */

@@ -596,17 +596,22 @@ static void model_piece(const spbpe *m, sp_state *s, const char *p, size_t n)
     }
 }
 
+static int sp_piece(void *ctx, const char *q, size_t k, sl_err *err)
+{
+    (void)err;
+    sp_state *s = ctx;
+    model_piece(s->m, s, q, k);
+    return 0;
+}
+
 /* The Metaspace pre-tokenizer (or none) and the model on a normalized gap. */
 static int gap_normalized(void *ctx, const char *p, size_t n, size_t off, sl_err *err)
 {
     sp_state *s = ctx;
     const spbpe *m = s->m;
     if (m->general) {
-        if (sl_pretokenize_first(&m->pre, &s->ps, p, n, s->raw_first && off < s->lead ? s->lead - off : 0, err))
-            return -1;
-        for (size_t i = 0; i < s->ps.na; i++)
-            model_piece(m, s, s->ps.text + s->ps.a[i].off, s->ps.a[i].len);
-        return 0;
+        return sl_pretokenize_each(&m->pre, &s->ps, p, n, s->raw_first && off < s->lead ? s->lead - off : 0, sp_piece,
+                                   s, err);
     }
     if (!m->metaspace) {
         model_piece(m, s, p, n);

@@ -387,16 +387,22 @@ static void model_piece(const uni *m, un_state *s, const char *p, size_t n)
     }
 }
 
-/* The pre-tokenizer and the model on a normalized stretch. */
+static int un_piece(void *ctx, const char *q, size_t k, sl_err *err)
+{
+    (void)err;
+    un_state *s = ctx;
+    model_piece(s->m, s, q, k);
+    return 0;
+}
+
+/* The pre-tokenizer and the model on a normalized stretch (the pieces as
+ * they are cut: nothing held per piece of a long document). */
 static int gap_normalized(void *ctx, const char *p, size_t n, size_t off, sl_err *err)
 {
     un_state *s = ctx;
     const uni *m = s->m;
-    if (sl_pretokenize_first(&m->pre, &s->ps, p, n, s->raw_first && off < s->lead ? s->lead - off : 0, err))
-        return -1;
-    for (size_t i = 0; i < s->ps.na; i++)
-        model_piece(m, s, s->ps.text + s->ps.a[i].off, s->ps.a[i].len);
-    return 0;
+    return sl_pretokenize_each(&m->pre, &s->ps, p, n, s->raw_first && off < s->lead ? s->lead - off : 0, un_piece, s,
+                               err);
 }
 
 static int gap_raw(void *ctx, const char *p, size_t n, size_t off, sl_err *err)

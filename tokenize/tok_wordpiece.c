@@ -155,20 +155,21 @@ fail:
 }
 
 /* --- encoding ------------------------------------------------------------ */
+static int wp_piece(void *ctx, const char *q, size_t k, sl_err *err)
+{
+    wp_state *s = ctx;
+    const wp *m = s->m;
+    return m->model.kind == SL_MODEL_WORDPIECE ? sl_wordpiece_encode(&m->model, &s->tmp, q, k, s->out, err)
+                                               : sl_wordlevel_encode(&m->model, q, k, s->out, err);
+}
+
+/* the pieces as they are cut: nothing held per piece of a long document */
 static int gap_normalized(void *ctx, const char *p, size_t n, size_t off, sl_err *err)
 {
     wp_state *s = ctx;
     const wp *m = s->m;
-    if (sl_pretokenize_first(&m->pre, &s->ps, p, n, s->raw_first && off < s->lead ? s->lead - off : 0, err))
-        return -1;
-    for (size_t i = 0; i < s->ps.na; i++) {
-        const char *q = s->ps.text + s->ps.a[i].off;
-        size_t k = s->ps.a[i].len;
-        if (m->model.kind == SL_MODEL_WORDPIECE ? sl_wordpiece_encode(&m->model, &s->tmp, q, k, s->out, err)
-                                                : sl_wordlevel_encode(&m->model, q, k, s->out, err))
-            return -1;
-    }
-    return 0;
+    return sl_pretokenize_each(&m->pre, &s->ps, p, n, s->raw_first && off < s->lead ? s->lead - off : 0, wp_piece, s,
+                               err);
 }
 
 static int gap_raw(void *ctx, const char *p, size_t n, size_t off, sl_err *err)
