@@ -23,6 +23,7 @@ void sl_bpe_state_free(sl_bpe_state *s)
     if (s->md)
         pcre2_match_data_free(s->md);
     sl_scache_free(&s->cache);
+    free(s->pc);
     sl_buf_free(&s->norm);
     sl_buf_free(&s->tmp);
     sl_buf_free(&s->piece);
@@ -51,6 +52,19 @@ uint64_t sl_bpe_state_work(const sl_bpe_state *s)
 static void regex_pieces(const sl_bpe *b, sl_bpe_state *s, const char *p, size_t n, sl_ids *out, int ends_only)
 {
     size_t pos = 0;
+    if (b->scan && b->scan_many) {
+        size_t ends[256];
+        while (pos < n) {
+            size_t m = b->scan_many((const uint8_t *)p, n, pos, ends, sizeof ends / sizeof *ends);
+            if (ends_only)
+                for (size_t i = 0; i < m; i++)
+                    sl_ids_push(out, (uint32_t)ends[i]);
+            else
+                sl_bpe_pieces(b, s, (const uint8_t *)p, pos, ends, m, out);
+            pos = ends[m - 1];
+        }
+        return;
+    }
     if (b->scan) {
         while (pos < n) {
             size_t e = b->scanner((const uint8_t *)p, n, pos);

@@ -46,6 +46,9 @@ struct sl_bpe {
      * SL_PRETOK_LLAMA3, SL_PRETOK_QWEN2 */
     int pretok;
     size_t (*scanner)(const uint8_t *p, size_t n, size_t pos);
+    /* the same scanner over many pieces: the ends of up to cap pieces from
+     * pos (pos < n), their count returned; NULL: call scanner per piece */
+    size_t (*scan_many)(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
     /* ignore_merges: a piece that is a model vocabulary entry is that id.
      * Entries by their bytes (open addressing, id + 1, 0 = empty). */
     int ignore_merges;
@@ -90,8 +93,21 @@ struct sl_bpe {
     char *dec_pool;
 };
 
+/* The piece cache of one thread (bpe_merge.c): pieces of at most 16 bytes
+ * whose ids are at most SL_PCACHE_IDS, direct-mapped, one cache line each,
+ * in front of the shared stretch cache (no atomics, no key bytes to compare
+ * one by one: the key is two words). */
+#define SL_PCACHE_BITS 14
+#define SL_PCACHE_IDS 11
+typedef struct sl_pcache_entry {
+    uint64_t a, b;
+    uint32_t meta; /* piece length | id count << 8; 0: empty */
+    uint32_t ids[SL_PCACHE_IDS];
+} sl_pcache_entry;
+
 struct sl_bpe_state {
     const sl_bpe *bpe;
+    sl_pcache_entry *pc; /* 1 << SL_PCACHE_BITS entries, made at first use */
     pcre2_match_data *md;
     sl_scache cache; /* piece -> ids (short pieces in the shared b->cache) */
     uint64_t work;   /* merge lookups + heap operations (tests check it stays n log n) */
@@ -131,6 +147,16 @@ int sl_pretok_compile_regex(sl_bpe *b, const char *pattern, const char *name, sl
 size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos);
 /* The same for the Llama-3 and Qwen2 patterns. */
 size_t sl_pretok_scan_llama3(const uint8_t *p, size_t n, size_t pos);
+/* The scan_many forms of the scanners (see struct sl_bpe). */
+size_t sl_pretok_many_gpt2(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
+size_t sl_pretok_many_llama3(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
+size_t sl_pretok_many_qwen2(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
+size_t sl_pretok_many_o200k(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
+size_t sl_pretok_many_tekken(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
+/* bpe_merge.c: the BPE of the pieces p[start..ends[0]), p[ends[0]..ends[1]),
+ * ... (m of them), appended to out. */
+void sl_bpe_pieces(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t start, const size_t *ends, size_t m,
+                   sl_ids *out);
 size_t sl_pretok_scan_qwen2(const uint8_t *p, size_t n, size_t pos);
 /* pretok_o200k.c: tiktoken's o200k pattern and Mistral's tekken pattern
  * (as written by tiktoken and tekken files, and for PCRE2), their scanners

@@ -244,12 +244,33 @@ static int64_t whole_word(const sl_bpe *b, const uint8_t *p, size_t n)
     return -1;
 }
 
-void sl_bpe_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, sl_ids *out)
+/* The piece cache's key of p[0..n) (1 <= n <= 16): two words that, with
+ * n, give back the bytes (overlapping loads, all inside the piece). */
+static inline void pc_key(const uint8_t *p, size_t n, uint64_t *a, uint64_t *b)
 {
-    if (n == 1 && b->byte_id[p[0]] >= 0 && !b->affix) {
-        sl_ids_push(out, (uint32_t)b->byte_id[p[0]]);
-        return;
+    if (n >= 8) {
+        memcpy(a, p, 8);
+        memcpy(b, p + n - 8, 8);
+    } else if (n >= 4) {
+        uint32_t x, y;
+        memcpy(&x, p, 4);
+        memcpy(&y, p + n - 4, 4);
+        *a = (uint64_t)x | (uint64_t)y << 32;
+        *b = 0;
+    } else {
+        *a = (uint64_t)p[0] | (uint64_t)p[n / 2] << 8 | (uint64_t)p[n - 1] << 16;
+        *b = 0;
     }
+}
+
+static inline size_t pc_slot(uint64_t a, uint64_t b, size_t n)
+{
+    uint64_t x = (a ^ (b << 29 | b >> 35) ^ n) * 0x9E3779B97F4A7C15ULL;
+    return (size_t)(x >> (64 - SL_PCACHE_BITS));
+}
+
+static void piece_slow(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, sl_ids *out)
+{
     if (b->words) { /* HF's BPE with ignore_merges: a whole-piece vocabulary entry first */
         int64_t id = whole_word(b, p, n);
         if (id >= 0) {
@@ -273,6 +294,69 @@ void sl_bpe_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, 
     sl_bpe_encode_piece(b, s, p, n, n >= HEAP_MIN_SYMBOLS, out);
     if (out->n > start) /* (out->v may still be NULL: no pointer arithmetic on it) */
         sl_scache_put(&s->cache, h, (const char *)p, n, out->v + start, out->n - start);
+}
+
+/* A miss of the piece cache: the ids by piece_slow, kept in entry e. */
+static void __attribute__((noinline)) piece_miss(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n,
+                                                 sl_pcache_entry *e, uint64_t ka, uint64_t kb, sl_ids *out)
+{
+    size_t start = out->n;
+    piece_slow(b, s, p, n, out);
+    size_t k = out->n - start;
+    if (k && k <= SL_PCACHE_IDS) {
+        e->a = ka;
+        e->b = kb;
+        e->meta = (uint32_t)(n | k << 8);
+        memcpy(e->ids, out->v + start, k * sizeof *e->ids);
+    }
+}
+
+/* One piece: a byte with a token, a hit of the piece cache (s->pc made),
+ * or piece_slow. */
+static inline __attribute__((always_inline)) void piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n,
+                                                        sl_ids *out)
+{
+    if (n == 1 && b->byte_id[p[0]] >= 0 && !b->affix) {
+        sl_ids_push(out, (uint32_t)b->byte_id[p[0]]);
+        return;
+    }
+    if (n == 0 || n > 16) {
+        piece_slow(b, s, p, n, out);
+        return;
+    }
+    uint64_t ka, kb;
+    pc_key(p, n, &ka, &kb);
+    sl_pcache_entry *e = &s->pc[pc_slot(ka, kb, n)];
+    if ((e->meta & 0xff) == n && e->a == ka && e->b == kb) {
+        if (out->cap - out->n < SL_PCACHE_IDS)
+            sl_ids_grow(out);
+        memcpy(out->v + out->n, e->ids, SL_PCACHE_IDS * sizeof *e->ids); /* (room checked above) */
+        out->n += e->meta >> 8;
+        return;
+    }
+    piece_miss(b, s, p, n, e, ka, kb, out);
+}
+
+static void pc_make(sl_bpe_state *s)
+{
+    if (!s->pc)
+        s->pc = sl_xzalloc_touched((size_t)1 << SL_PCACHE_BITS, sizeof *s->pc);
+}
+
+void sl_bpe_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, sl_ids *out)
+{
+    pc_make(s);
+    piece(b, s, p, n, out);
+}
+
+void sl_bpe_pieces(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t start, const size_t *ends, size_t m,
+                   sl_ids *out)
+{
+    pc_make(s);
+    for (size_t i = 0; i < m; i++) {
+        piece(b, s, p + start, ends[i] - start, out);
+        start = ends[i];
+    }
 }
 
 int32_t *sl_bpe_syms(sl_bpe_state *s, size_t n)

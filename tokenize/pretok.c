@@ -56,6 +56,11 @@ int sl_pretok_compile(sl_bpe *b, sl_err *err)
                  : b->pretok == SL_PRETOK_O200K  ? sl_pretok_scan_o200k
                  : b->pretok == SL_PRETOK_TEKKEN ? sl_pretok_scan_tekken
                                                  : sl_pretok_scan;
+    b->scan_many = b->pretok == SL_PRETOK_LLAMA3   ? sl_pretok_many_llama3
+                   : b->pretok == SL_PRETOK_QWEN2  ? sl_pretok_many_qwen2
+                   : b->pretok == SL_PRETOK_O200K  ? sl_pretok_many_o200k
+                   : b->pretok == SL_PRETOK_TEKKEN ? sl_pretok_many_tekken
+                                                   : sl_pretok_many_gpt2;
     if (b->pretok == SL_PRETOK_O200K || b->pretok == SL_PRETOK_TEKKEN)
         sl_pretok_o200k_init();
     b->re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
@@ -74,6 +79,7 @@ int sl_pretok_compile_regex(sl_bpe *b, const char *pattern, const char *name, sl
     int ec;
     PCRE2_SIZE eo;
     b->scanner = NULL;
+    b->scan_many = NULL;
     b->scan = 0;
     b->use_regex = 1;
     b->re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_UCP | PCRE2_DOLLAR_ENDONLY, &ec,
@@ -139,7 +145,7 @@ int sl_pretok_class(uint32_t cp)
 }
 
 /* Class of the character at p[i] (valid UTF-8) and its length. */
-static int class_at(const uint8_t *p, size_t n, size_t i, size_t *len)
+static inline __attribute__((always_inline)) int class_at(const uint8_t *p, size_t n, size_t i, size_t *len)
 {
     if (p[i] < 0x80) {
         *len = 1;
@@ -154,7 +160,7 @@ static int class_at(const uint8_t *p, size_t n, size_t i, size_t *len)
     return cp < 0x10000 ? bmp_class[cp] : astral_class(cp);
 }
 
-size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos)
+static inline __attribute__((always_inline)) size_t scan_gpt2(const uint8_t *p, size_t n, size_t pos)
 {
     if (p[pos] == '\'' && pos + 1 < n) {
         uint8_t c = p[pos + 1];
@@ -182,6 +188,25 @@ size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos)
         return k;
     return last;
 }
+
+size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos)
+{
+    return scan_gpt2(p, n, pos);
+}
+
+/* The scan_many form of a scanner: its loop with the scanner inlined. */
+#define SL_SCAN_MANY(name, ...)                                                                                        \
+    size_t name(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap)                                      \
+    {                                                                                                                  \
+        size_t m = 0;                                                                                                  \
+        while (m < cap && pos < n) {                                                                                   \
+            pos = __VA_ARGS__;                                                                                         \
+            ends[m++] = pos;                                                                                           \
+        }                                                                                                              \
+        return m;                                                                                                      \
+    }
+
+SL_SCAN_MANY(sl_pretok_many_gpt2, scan_gpt2(p, n, pos))
 
 /* --- the Llama-3 and Qwen2 patterns by hand -------------------------------
  *   (?i:'s|'t|'re|'ve|'m|'ll|'d)   contractions, any case; Oniguruma's case
@@ -235,7 +260,7 @@ static int is_crlf(uint8_t c)
     return c == '\r' || c == '\n';
 }
 
-static size_t scan_cl100k(const uint8_t *p, size_t n, size_t pos, int max_digits)
+static inline __attribute__((always_inline)) size_t scan_cl100k(const uint8_t *p, size_t n, size_t pos, int max_digits)
 {
     size_t e = contraction(p, n, pos), len, len2;
     if (e)
@@ -291,6 +316,9 @@ size_t sl_pretok_scan_qwen2(const uint8_t *p, size_t n, size_t pos)
 {
     return scan_cl100k(p, n, pos, 1);
 }
+
+SL_SCAN_MANY(sl_pretok_many_llama3, scan_cl100k(p, n, pos, 3))
+SL_SCAN_MANY(sl_pretok_many_qwen2, scan_cl100k(p, n, pos, 1))
 
 /* --- Digits(individual_digits) then ByteLevel's GPT-2 regex -----------------
  * StarCoder / StarCoder2, Refact (and Command-R, SmolLM): HF first splits off
@@ -358,6 +386,7 @@ int sl_pretok_compile_digits(sl_bpe *b, sl_err *err)
     int ec;
     PCRE2_SIZE eo;
     b->scanner = sl_pretok_scan_digits;
+    b->scan_many = NULL;
     b->re = pcre2_compile((PCRE2_SPTR)DIGITS_PCRE2, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
     if (!b->re) {
         PCRE2_UCHAR msg[256];
@@ -470,6 +499,7 @@ int sl_pretok_compile_falcon(sl_bpe *b, sl_err *err)
 {
     (void)err;
     b->scanner = sl_pretok_scan_falcon;
+    b->scan_many = NULL;
     b->scan = 1;
     return 0;
 }

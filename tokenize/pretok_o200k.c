@@ -74,7 +74,7 @@ int sl_pretok_o200k_class(uint32_t cp)
     return cp < 0x10000 ? bmp[cp] : astral(cp);
 }
 
-static int cls(const uint8_t *p, size_t n, size_t i, size_t *len)
+static inline __attribute__((always_inline)) int cls(const uint8_t *p, size_t n, size_t i, size_t *len)
 {
     if (p[i] < 0x80) {
         *len = 1;
@@ -167,7 +167,8 @@ static size_t upper_then_lower(const uint8_t *p, size_t n, size_t s)
     return k;
 }
 
-static size_t scan(const uint8_t *p, size_t n, size_t pos, int contractions, int max_digits)
+static inline __attribute__((always_inline)) size_t scan(const uint8_t *p, size_t n, size_t pos, int contractions,
+                                                         int max_digits)
 {
     size_t len, len2;
     int c = cls(p, n, pos, &len);
@@ -222,4 +223,24 @@ size_t sl_pretok_scan_o200k(const uint8_t *p, size_t n, size_t pos)
 size_t sl_pretok_scan_tekken(const uint8_t *p, size_t n, size_t pos)
 {
     return scan(p, n, pos, 0, 1);
+}
+
+size_t sl_pretok_many_o200k(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap)
+{
+    size_t m = 0;
+    while (m < cap && pos < n) {
+        pos = scan(p, n, pos, 1, 3);
+        ends[m++] = pos;
+    }
+    return m;
+}
+
+size_t sl_pretok_many_tekken(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap)
+{
+    size_t m = 0;
+    while (m < cap && pos < n) {
+        pos = scan(p, n, pos, 0, 1);
+        ends[m++] = pos;
+    }
+    return m;
 }
