@@ -262,6 +262,54 @@ static int is_crlf(uint8_t c)
 
 static inline __attribute__((always_inline)) size_t scan_cl100k(const uint8_t *p, size_t n, size_t pos, int max_digits)
 {
+    uint8_t c0 = p[pos];
+    if (c0 < 0x80 && c0 != '\'') { /* ASCII fast paths; anything that reaches a non-ASCII byte goes the general way */
+        int c0l = bmp_class[c0];
+        size_t s = c0l != CL_L && c0l != CL_N && !is_crlf(c0) && pos + 1 < n && p[pos + 1] < 0x80 &&
+                           bmp_class[p[pos + 1]] == CL_L
+                       ? pos + 1
+                       : pos;
+        if (bmp_class[p[s]] == CL_L) { /* [^\r\nLN]?L+ */
+            size_t k = s + 1;
+            while (k < n && p[k] < 0x80 && bmp_class[p[k]] == CL_L)
+                k++;
+            if (k == n || p[k] < 0x80)
+                return k;
+        } else if (c0l == CL_N) { /* N{1,max_digits} */
+            size_t k = pos + 1;
+            while (k < n && k - pos < (size_t)max_digits && p[k] < 0x80 && bmp_class[p[k]] == CL_N)
+                k++;
+            if (k == n || k - pos == (size_t)max_digits || p[k] < 0x80)
+                return k;
+        } else if (pos + 1 == n || p[pos + 1] < 0x80) { /* no letter follows:  ?O+[\r\n]* or whitespace */
+            size_t o = c0 == ' ' && pos + 1 < n && bmp_class[p[pos + 1]] == CL_O ? pos + 1 : pos;
+            if (bmp_class[p[o]] == CL_O) {
+                size_t k = o + 1;
+                while (k < n && p[k] < 0x80 && bmp_class[p[k]] == CL_O)
+                    k++;
+                if (k == n || p[k] < 0x80) {
+                    while (k < n && is_crlf(p[k]))
+                        k++;
+                    return k;
+                }
+            } else if (c0l == CL_S) {
+                size_t k = pos, last = pos, crlf = 0;
+                while (k < n && p[k] < 0x80 && bmp_class[p[k]] == CL_S) {
+                    last = k;
+                    if (is_crlf(p[k]))
+                        crlf = k + 1;
+                    k++;
+                }
+                if (k == n || p[k] < 0x80) {
+                    if (crlf)
+                        return crlf;
+                    if (k == n || last == pos)
+                        return k;
+                    return last;
+                }
+            }
+        }
+    }
     size_t e = contraction(p, n, pos), len, len2;
     if (e)
         return e;

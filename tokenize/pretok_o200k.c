@@ -102,6 +102,11 @@ static int is_letter(int c)
     return c == C_UP || c == C_LO || c == C_LM;
 }
 
+static inline int ascii_letter(uint8_t c)
+{
+    return (uint8_t)((c | 0x20) - 'a') < 26;
+}
+
 /* (?i:...) of one ASCII letter: Rust's simple case folding adds U+017F
  * (long s) to s, nothing to the other letters used here. */
 static size_t fold(const uint8_t *p, size_t n, size_t i, char lower)
@@ -171,6 +176,58 @@ static inline __attribute__((always_inline)) size_t scan(const uint8_t *p, size_
                                                          int max_digits)
 {
     size_t len, len2;
+    uint8_t c0 = p[pos];
+    if (c0 < 0x80) { /* ASCII fast paths; anything that reaches a non-ASCII byte goes the general way */
+        size_t s = pos;
+        if (!ascii_letter(c0) && !(c0 >= '0' && c0 <= '9') && c0 != '\r' && c0 != '\n' && pos + 1 < n &&
+            ascii_letter(p[pos + 1]))
+            s = pos + 1; /* the optional P before the letters */
+        if (ascii_letter(p[s])) {
+            /* U*L+ from s, else U+L*: ASCII letters are Lu or Ll only */
+            size_t k = s;
+            while (k < n && p[k] >= 'A' && p[k] <= 'Z')
+                k++;
+            while (k < n && p[k] >= 'a' && p[k] <= 'z')
+                k++;
+            if (k == n || p[k] < 0x80)
+                return contractions ? contraction(p, n, k) : k;
+        } else if (c0 >= '0' && c0 <= '9') { /* N{1,max_digits} */
+            size_t k = pos + 1;
+            while (k < n && k - pos < (size_t)max_digits && p[k] >= '0' && p[k] <= '9')
+                k++;
+            if (k == n || k - pos == (size_t)max_digits || p[k] < 0x80)
+                return k;
+        } else if (pos + 1 == n || p[pos + 1] < 0x80) {
+            /* c0 is not a letter or digit and no letter follows: other
+             * characters ( ?O+[\r\n/]*) or whitespace */
+            size_t o = c0 == ' ' && pos + 1 < n && bmp[p[pos + 1]] == C_O ? pos + 1 : pos;
+            if (bmp[p[o]] == C_O) {
+                size_t k = o + 1;
+                while (k < n && p[k] < 0x80 && bmp[p[k]] == C_O)
+                    k++;
+                if (k == n || p[k] < 0x80) {
+                    while (k < n && (p[k] == '\r' || p[k] == '\n' || p[k] == '/'))
+                        k++;
+                    return k;
+                }
+            } else if (bmp[c0] == C_S) {
+                size_t k = pos, last = pos, crlf = 0;
+                while (k < n && p[k] < 0x80 && bmp[p[k]] == C_S) {
+                    last = k;
+                    if (p[k] == '\r' || p[k] == '\n')
+                        crlf = k + 1;
+                    k++;
+                }
+                if (k == n || p[k] < 0x80) {
+                    if (crlf)
+                        return crlf;
+                    if (k == n || last == pos)
+                        return k;
+                    return last;
+                }
+            }
+        }
+    }
     int c = cls(p, n, pos, &len);
     /* P? is taken first when it can be: the starts to try, in order */
     size_t starts[2], ns = 0;
