@@ -13,10 +13,10 @@ sl_bpe_state *sl_bpe_state_new(const sl_bpe *b)
     if (b->re)
         s->md = pcre2_match_data_create_from_pattern(b->re, NULL);
     sl_scache_init(&s->cache, b->cache);
-    s->all_special = 1;
+    s->raw_special = s->norm_special = 1;
     for (size_t i = 0; i < b->n_added; i++)
         if (!b->added[i].special)
-            s->all_special = 0;
+            *(b->added[i].normalized ? &s->norm_special : &s->raw_special) = 0;
     return s;
 }
 
@@ -238,7 +238,7 @@ int sl_bpe_encode(const sl_bpe *b, sl_bpe_state *s, const char *text, size_t n, 
             s->mode = (int)mode;
             s->base = pos;
             gap_ctx g = {b, s, out};
-            if (mode == SL_SPECIAL_PLAIN && s->all_special) { /* no added token to split off */
+            if (mode == SL_SPECIAL_PLAIN && s->raw_special) { /* no added token to split off */
                 if (gap_raw(&g, text + pos, v - pos, 0, err))
                     return -1;
             } else if (sl_added_split(b->added, &b->raw_trie, text + pos, v - pos, pos, mode, gap_raw, &g, out, err)) {
@@ -271,7 +271,7 @@ static int gap_raw(void *ctx, const char *p, size_t n, size_t off, sl_err *err)
         tn = s->norm.len;
     }
     (void)off;
-    if (s->mode == SL_SPECIAL_PLAIN && s->all_special)
+    if (s->mode == SL_SPECIAL_PLAIN && s->norm_special)
         return encode_plain(b, s, t, tn, g->out, err);
     return sl_added_split(b->added, &b->norm_trie, t, tn, s->base, (sl_special_mode)s->mode, gap_normalized, g, g->out,
                           err);

@@ -112,8 +112,10 @@ struct sl_bpe_state {
     sl_scache cache; /* piece -> ids (short pieces in the shared b->cache) */
     uint64_t work;   /* merge lookups + heap operations (tests check it stays n log n) */
     int mode;        /* sl_special_mode of the current encode call */
-    int all_special; /* every added token is special: nothing to split in plain mode */
-    size_t base;     /* offset of the current valid-UTF-8 segment in the text */
+    /* every added token of b->raw_trie (raw_special) or b->norm_trie
+     * (norm_special) is special: in plain mode that split finds nothing */
+    int raw_special, norm_special;
+    size_t base; /* offset of the current valid-UTF-8 segment in the text */
     /* scratch */
     sl_buf norm, tmp, piece;
     sl_norm_scratch ns;
