@@ -162,6 +162,24 @@ static inline __attribute__((always_inline)) int class_at(const uint8_t *p, size
 
 static inline __attribute__((always_inline)) size_t scan_gpt2(const uint8_t *p, size_t n, size_t pos)
 {
+    uint8_t c0 = p[pos];
+    size_t j0 = c0 == ' ' && pos + 1 < n ? pos + 1 : pos;
+    if (c0 != '\'' && p[j0] < 0x80) { /* ASCII fast path; a piece that reaches a non-ASCII byte goes the general way */
+        int cl = bmp_class[p[j0]];
+        if (cl != CL_S) { /* ' '? and a run of one class */
+            size_t k = j0 + 1;
+            while (k < n && p[k] < 0x80 && bmp_class[p[k]] == cl)
+                k++;
+            if (k == n || p[k] < 0x80)
+                return k;
+        } else { /* whitespace from pos */
+            size_t k = pos, last = pos;
+            while (k < n && p[k] < 0x80 && bmp_class[p[k]] == CL_S)
+                last = k++;
+            if (k == n || p[k] < 0x80)
+                return k == n || last == pos ? k : last;
+        }
+    }
     if (p[pos] == '\'' && pos + 1 < n) {
         uint8_t c = p[pos + 1];
         if (c == 's' || c == 'd' || c == 'm' || c == 't')

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The fast exact tokenizers of PyPI side by side with sluice tokenize text, one
+# thread each, on the same 50 MB mixed corpus as bench/bpe.sh (bpe_corpus.py),
+# for GPT-2, GPT-NeoX-20B, cl100k_base and o200k_base: CPU seconds (medians of
+# interleaved rounds), the peer/sluice ratio and whether the ids are equal.
+# sluice is timed as a whole process, a peer's encode call alone.
+# The peers live in a virtual environment of their own, made at the first run
+# with pip (PyPI): fastokens, gigatok, tiktoken, riptoken, bpe-openai (which
+# also ships the cl100k_base and o200k_base rank files) and tokenizers.
+# Env: SLUICE_BIN, PEERS_BENCH_VENV (default /work/venv-bench-peers, or
+# $HOME/.cache/sluice-bench-peers where /work is absent), PEERS_BENCH_MB
+# (default 50), PEERS_BENCH_ROUNDS (default 5), PEERS_BENCH_ONLY
+# (gpt2,neox,cl100k,o200k), PEERS_BENCH_HF=1 (HF tokenizers too, one round).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+sluice=${SLUICE_BIN:-$root/build/sluice}
+venv=${PEERS_BENCH_VENV:-}
+if [ -z "$venv" ]; then
+  if [ -d /work ]; then venv=/work/venv-bench-peers; else venv=$HOME/.cache/sluice-bench-peers; fi
+fi
+if [ ! -x "$venv/bin/python" ]; then
+  echo "making the peers' virtual environment $venv (pip, PyPI)"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check fastokens gigatok tiktoken riptoken bpe-openai tokenizers numpy ||
+    echo "some peers did not install; they are skipped"
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sluice-peers-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+isa=$(grep -m1 -o -w -E 'avx512f|avx2' /proc/cpuinfo | sort -r | head -1 || true)
+echo "machine: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p') (family $(lscpu | sed -n 's/^CPU family: *//p') model $(lscpu | sed -n 's/^Model: *//p'), ${isa:-no AVX2}), $(date -u +%Y-%m-%dT%H:%MZ), load $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 "$here/bpe_corpus.py" "$tmp/corpus.jsonl" "${PEERS_BENCH_MB:-50}"
+"$venv/bin/python" "$here/peers_bench.py" "$sluice" "$tmp/corpus.jsonl" "$tmp"

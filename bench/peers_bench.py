@@ -1,0 +1,346 @@
+#!/usr/bin/env python3
+"""One-thread encode of the same corpus by sluice and by the fast exact
+tokenizers on PyPI, per byte-level BPE vocabulary, side by side: CPU seconds
+(medians of interleaved rounds), MB/s of CPU time, and whether each peer's
+ids equal sluice's on every document (sluice's are checked against HF
+tokenizers and tiktoken by the test suite). sluice's figure is its whole
+process (start, tokenizer load, JSON Lines reading, encode, token stream
+writing); a peer's is its encode call alone, on texts already in memory.
+Called by bench/peers.sh.
+usage: peers_bench.py SLUICE CORPUS.jsonl TMPDIR
+
+Vocabularies: GPT-2 (tests/data/bpe/gpt2), GPT-NeoX-20B
+(tests/data/bpe/neox-tokenizer.json), cl100k_base and o200k_base (the rank
+files the bpe-openai package ships), tekken (the file mistral-common ships).
+Env: PEERS_BENCH_ROUNDS (default 5), PEERS_BENCH_ONLY (comma list of
+vocabularies), PEERS_BENCH_HF (1: also HF tokenizers, one round; 40-60 s
+each)."""
+import base64
+import glob
+import gzip
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+# one thread for every peer (rayon, HF, tiktoken's batch pool are not used)
+os.environ.setdefault("RAYON_NUM_THREADS", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..")
+DATA = os.path.join(ROOT, "tests", "data", "bpe")
+sys.path.insert(0, os.path.join(ROOT, "tests", "bpe"))
+
+CL100K = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|"""
+          r"""\s*[\r\n]|\s+(?!\S)|\s""")
+O200K = "|".join([
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""\p{N}{1,3}""", r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""", r"""\s*[\r\n]+""", r"""\s+(?!\S)""", r"""\s+"""])
+LLAMA3 = (r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|"""
+          r"""\s*[\r\n]+|\s+(?!\S)|\s+""")
+R50K = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+
+ROUNDS = max(1, int(os.environ.get("PEERS_BENCH_ROUNDS", "5")))
+
+
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2]
+
+
+def self_cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def child_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def version(mod):
+    try:
+        from importlib import metadata
+        return metadata.version(mod)
+    except Exception:  # noqa: BLE001
+        return "?"
+
+
+def read_ranks(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    ranks = {}
+    with opener(path, "rb") as f:
+        for line in f:
+            if line.strip():
+                tok, r = line.split()
+                ranks[base64.b64decode(tok)] = int(r)
+    return ranks
+
+
+def bytes_to_unicode():
+    bs = list(range(0x21, 0x7F)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return {b: chr(c) for b, c in zip(bs, cs)}
+
+
+def tiktoken_to_json(ranks, pattern, path):
+    """A tokenizer.json for a tiktoken rank file, made the way Llama-3's was
+    (transformers' TikTokenConverter): each token's merges are its splits into
+    two tokens, ordered by the token's rank; Split(pattern) then ByteLevel
+    without its regex; ignore_merges."""
+    b2u = bytes_to_unicode()
+
+    def u(b):
+        return "".join(b2u[x] for x in b)
+    merges = []
+    for tok, r in ranks.items():
+        if len(tok) < 2:
+            continue
+        local = []
+        for i in range(1, len(tok)):
+            a, b = tok[:i], tok[i:]
+            if a in ranks and b in ranks and ranks[a] < r and ranks[b] < r:
+                local.append((ranks[a], ranks[b], a, b))
+        local.sort()
+        merges.extend((r, ra, rb, a, b) for ra, rb, a, b in local)
+    merges.sort()
+    j = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": None,
+         "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+             {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False},
+             {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False}]},
+         "post_processor": None, "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True,
+                                             "use_regex": True},
+         "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+                   "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": True,
+                   "vocab": {u(t): r for t, r in sorted(ranks.items(), key=lambda x: x[1])},
+                   "merges": [[u(a), u(b)] for _, _, _, a, b in merges]}}
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(j, f, ensure_ascii=False)
+
+
+def vocabularies(tmp):
+    """name -> dict(sluice args, ranks/pattern for tiktoken-style peers, tokenizer.json for HF-style peers)."""
+    out = {}
+    gpt2_json = os.path.join(tmp, "gpt2-tokenizer.json")
+    try:
+        from refs import hf_gpt2
+        hf_gpt2(DATA).save(gpt2_json)
+    except ImportError:
+        gpt2_json = None
+    u2b = None
+    try:
+        from refs import _bytes_to_unicode
+        u2b = _bytes_to_unicode()
+    except ImportError:
+        pass
+    gpt2_ranks = None
+    if u2b:
+        vocab = json.load(open(os.path.join(DATA, "gpt2", "vocab.json"), encoding="utf-8"))
+        gpt2_ranks = {bytes(u2b[c] for c in t): i for t, i in vocab.items() if t != "<|endoftext|>"}
+    out["gpt2"] = dict(sluice=[os.path.join(DATA, "gpt2")], json=gpt2_json, ranks=gpt2_ranks, pat=R50K)
+    out["neox"] = dict(sluice=[os.path.join(DATA, "neox-tokenizer.json")],
+                       json=os.path.join(DATA, "neox-tokenizer.json"))
+    data = glob.glob(os.path.join(sys.prefix, "lib/python3*/site-packages/bpe_openai/data"))
+    for name, pat, jpat in (("cl100k", CL100K, LLAMA3), ("o200k", O200K, O200K)):
+        if not data:
+            print("%s skipped: the bpe-openai package (which ships the rank file) is not installed" % name)
+            continue
+        path = os.path.join(tmp, "%s_base.tiktoken" % name)
+        with open(path, "wb") as f:
+            f.write(gzip.open(os.path.join(data[0], "%s_base.tiktoken.gz" % name)).read())
+        ranks = read_ranks(path)
+        js = os.path.join(tmp, "%s-tokenizer.json" % name)
+        tiktoken_to_json(ranks, jpat, js)
+        out[name] = dict(sluice=[path], tiktoken=path, json=js, ranks=ranks, pat=pat, openai="%s_base" % name)
+    return out
+
+
+def sluice_ids(sluice, out):
+    import numpy as np
+    txt = subprocess.run([sluice, "cat", out], check=True, capture_output=True, text=True).stdout
+    return [np.asarray(json.loads(l)["ids"], dtype=np.uint32) for l in txt.splitlines()]
+
+
+def compare(refs, got):
+    """refs: sluice's ids with special tokens' text encoded as text, and (or
+    None) with it parsed (--special parse)."""
+    import numpy as np
+    ref, parsed = refs
+    if len(ref) != len(got):
+        return "no (%d docs vs %d)" % (len(got), len(ref))
+    got = [np.asarray(b, dtype=np.uint32) for b in got]
+    bad = sum(1 for a, b in zip(ref, got) if not np.array_equal(a, b))
+    if bad and parsed is not None and all(np.array_equal(a, b) for a, b in zip(parsed, got)):
+        return "yes (= --special parse: <|endoftext|> in text parsed)"
+    return "yes" if bad == 0 else "no (%d docs differ)" % bad
+
+
+def peers_for(name, v, docs):
+    """[(peer, version, prepare() -> encode(docs) -> per-doc ids)] available for vocabulary v."""
+    peers = []
+    if v.get("json"):
+        try:
+            import fastokens
+
+            def fk(v=v):
+                t = fastokens.Tokenizer.from_file(v["json"])
+                return lambda ds: [e.ids for e in t.encode_batch(ds, split_special_tokens=True)]
+            peers.append(("fastokens", version("fastokens"), fk))
+        except ImportError:
+            pass
+        try:
+            import gigatok
+
+            def gk(v=v):
+                t = gigatok.Tokenizer(v["json"])
+                return lambda ds: [t.encode(d) for d in ds]
+            peers.append(("gigatok", version("gigatok"), gk))
+        except ImportError:
+            pass
+    elif v.get("tiktoken"):
+        try:
+            import fastokens
+
+            def fk(v=v):
+                t = fastokens.Tokenizer.from_tiktoken(v["tiktoken"], pattern=v["pat"], encoding=v["openai"])
+                return lambda ds: [e.ids for e in t.encode_batch(ds, split_special_tokens=True)]
+            peers.append(("fastokens", version("fastokens"), fk))
+        except ImportError:
+            pass
+        try:
+            import gigatok
+
+            def gk(v=v):
+                t = gigatok.Tokenizer.from_tiktoken(v["tiktoken"])
+                return lambda ds: [t.encode(d) for d in ds]
+            peers.append(("gigatok", version("gigatok"), gk))
+        except ImportError:
+            pass
+    if v.get("ranks"):
+        try:
+            import tiktoken
+
+            def tk(v=v):
+                e = tiktoken.Encoding("b_" + name, pat_str=v["pat"], mergeable_ranks=v["ranks"], special_tokens={})
+                return lambda ds: [e.encode_ordinary(d) for d in ds]
+            peers.append(("tiktoken", version("tiktoken"), tk))
+        except ImportError:
+            pass
+        try:
+            import riptoken
+
+            def rk(v=v):
+                e = riptoken.CoreBPE(v["ranks"], {}, v["pat"])
+                return lambda ds: [e.encode_ordinary(d) for d in ds]
+            peers.append(("riptoken", version("riptoken"), rk))
+        except ImportError:
+            pass
+    if v.get("openai"):
+        try:
+            import bpe_openai
+
+            def bk(v=v):
+                e = bpe_openai.get_encoding(v["openai"])
+                return lambda ds: [e.encode_ordinary(d) for d in ds]
+            peers.append(("bpe-openai", version("bpe-openai"), bk))
+        except ImportError:
+            pass
+    if v.get("json") and os.environ.get("PEERS_BENCH_HF") == "1":
+        try:
+            import tokenizers
+
+            def hk(v=v):
+                t = tokenizers.Tokenizer.from_file(v["json"])
+                t.encode_special_tokens = True
+                return lambda ds: [e.ids for e in t.encode_batch(ds, add_special_tokens=False)]
+            peers.append(("HF tokenizers", version("tokenizers"), hk))
+        except ImportError:
+            pass
+    return peers
+
+
+def main():
+    sluice, corpus, tmp = sys.argv[1:4]
+    docs = [json.loads(l)["text"] for l in open(corpus, encoding="utf-8")]
+    mb = sum(len(d.encode("utf-8")) for d in docs) / 1e6
+    print("corpus: %d documents, %.1f MB of text; one thread each; %d rounds, medians of CPU seconds" %
+          (len(docs), mb, ROUNDS))
+    only = [x for x in os.environ.get("PEERS_BENCH_ONLY", "").split(",") if x]
+    out = os.path.join(tmp, "out.tok")
+    table = []
+    for name, v in vocabularies(tmp).items():
+        if only and name not in only:
+            continue
+        empty = os.path.join(tmp, "empty.jsonl")
+        with open(empty, "w") as f:
+            f.write('{"text":""}\n')
+        cmd = [sluice, "tokenize", "text", "-q", "-@", "1", "-t"] + v["sluice"]
+        peers = peers_for(name, v, docs)
+        encs, loads = {}, {}
+        for p, _, prep in peers:
+            c0 = self_cpu()
+            try:
+                encs[p] = prep()
+            except Exception as e:  # noqa: BLE001
+                print("%s %s: cannot load: %s" % (name, p, str(e).splitlines()[0] if str(e) else type(e).__name__))
+                continue
+            loads[p] = self_cpu() - c0
+        times = {"sluice": [], "sluice load": []}
+        ref = None
+        for r in range(ROUNDS):
+            c0 = child_cpu()
+            subprocess.run(cmd + [empty, "-o", out], check=True)
+            times["sluice load"].append(child_cpu() - c0)
+            c0 = child_cpu()
+            subprocess.run(cmd + [corpus, "-o", out], check=True)
+            times["sluice"].append(child_cpu() - c0)
+            if ref is None:
+                ref = sluice_ids(sluice, out)
+                parsed = None
+                if v.get("json") and "--pattern" not in cmd and v["sluice"][0].endswith((".json", "gpt2")):
+                    subprocess.run(cmd + ["--special", "parse", corpus, "-o", out], check=True)
+                    parsed = sluice_ids(sluice, out)
+                ref = (ref, parsed)
+            for p, enc in encs.items():
+                if p == "HF tokenizers" and r > 0:
+                    continue
+                c0 = self_cpu()
+                ids = enc(docs)
+                times.setdefault(p, []).append(self_cpu() - c0)
+                if r == 0:
+                    loads[p] = (loads[p], compare(ref, ids))
+                del ids
+        s = median(times["sluice"])
+        table.append((name, "sluice", "", s, median(times["sluice load"]), "(ref)", s))
+        for p, ver, _ in peers:
+            if p in times:
+                table.append((name, p, ver, median(times[p]), loads[p][0], loads[p][1], s))
+        print_table(table[-1 - len([p for p, _, _ in peers if p in times]):], mb)
+        sys.stdout.flush()
+    print("\nall vocabularies:")
+    print_table(table, mb)
+    print("(sluice: the whole process, start and tokenizer load included; load = the same run on one empty "
+          "document. peer: its encode call alone, texts in memory; load = building the tokenizer. "
+          "peer/sluice > 1: sluice is faster per core)")
+
+
+def print_table(rows, mb):
+    print("%-7s %-14s %-8s %8s %8s %8s %11s  %s" % ("vocab", "tool", "version", "cpu s", "MB/s", "load s",
+                                                   "peer/sluice", "ids equal"))
+    for name, tool, ver, cpu, load, same, s in rows:
+        ratio = "" if tool == "sluice" else "%.2fx" % (cpu / s)
+        print("%-7s %-14s %-8s %8.2f %8.1f %8.2f %11s  %s" % (name, tool, ver, cpu, mb / cpu, load, ratio, same))
+
+
+if __name__ == "__main__":
+    main()
