@@ -25,6 +25,10 @@ if [ ! -x "$venv/bin/python" ]; then
   "$venv/bin/pip" install -q --disable-pip-version-check fastokens gigatok tiktoken riptoken bpe-openai tokenizers numpy ||
     echo "some peers did not install; they are skipped"
 fi
+if ! "$venv/bin/python" -c 'import numpy' 2>/dev/null; then
+  echo "bench/peers.sh skipped: no numpy in $venv (pip could not install the peers)"
+  exit 0
+fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sluice-peers-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 isa=$(grep -m1 -o -w -E 'avx512f|avx2' /proc/cpuinfo | sort -r | head -1 || true)
