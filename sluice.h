@@ -118,6 +118,7 @@ extern "C" {
 #include "shard/megatron_stage.h"
 #include "shard/merge.h"
 #include "shard/mix.h"
+#include "shard/stats.h"
 
 /* checkpoints, Mamba, the score stage (with per-position loss curves and
  * mergeable score summaries), filtering and fastText classifiers */
