@@ -119,6 +119,7 @@ extern "C" {
 #include "shard/merge.h"
 #include "shard/mix.h"
 #include "shard/stats.h"
+#include "shard/verify.h"
 
 /* checkpoints, Mamba, the score stage (with per-position loss curves and
  * mergeable score summaries), filtering and fastText classifiers */

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "cli/cli.h"
+#include "shard/verify.h"
 #include "stream/partition.h"
 
 enum { SL_OPT_PART = 0x10f0, SL_OPT_SKIP_EXISTING = 0x10f1 };
@@ -39,13 +40,11 @@ sl_slice *sl_cli_slices(const sl_cli *cli, const sl_part *p, const char *const *
                         void *ctx, size_t *np);
 
 /* With --skip-existing: 1 when cli->output exists and verifies as what the
- * stage writes (kind: SL_SKIP_TOKENS a token stream read to its trailer,
- * counts and checksum checked; SL_SKIP_LINES JSON Lines ending with a
- * newline; SL_SKIP_SHARDS a shard directory whose manifest, sizes and
- * checksums check), after one line on stderr saying that the stage does
+ * stage writes (kind: SL_SKIP_* = SL_VERIFY_*, checked by the library:
+ * sl_output_verify_existing, shard/verify.h), after one line on stderr saying that the stage does
  * nothing; 0 when the stage must run (a line says why when the output exists
  * but does not verify). */
-enum { SL_SKIP_TOKENS = 1, SL_SKIP_LINES = 2, SL_SKIP_SHARDS = 3 };
+enum { SL_SKIP_TOKENS = SL_VERIFY_TOKENS, SL_SKIP_LINES = SL_VERIFY_LINES, SL_SKIP_SHARDS = SL_VERIFY_SHARDS };
 int sl_cli_skip_existing(const sl_cli *cli, const sl_scale_opts *s, int kind);
 
 /* 1 when dir holds a manifest.json (what --skip-existing may replace). */
