@@ -115,53 +115,18 @@ static void map_message(sl_err *err)
 static const sl_cli_field fields[] = {
     {"max_position", "--max-position"}, {"group_by", "--group-by"}, {"train_length", "--train-length"}, {NULL, NULL}};
 
-/* The curve's JSON to curve_path and its SVG to plot_path (each may be
- * NULL), both or neither (a failed write leaves no file), and the table to
- * stderr unless quiet. */
+/* The curve's files (sl_curve_save), then its table to stderr unless quiet. */
 static int write_curve(const sl_cli *cli, const sl_curve *c, const char *curve_path, const char *plot_path, sl_err *err)
 {
-    const char *path[2] = {curve_path, plot_path};
-    sl_buf b[2] = {{0}};
-    sl_output *o[2] = {NULL, NULL};
-    int rc = 0;
-    if (curve_path)
-        sl_curve_json(&b[0], c);
-    if (plot_path)
-        sl_curve_svg(&b[1], c);
-    for (int i = 0; i < 2 && !rc; i++)
-        if (path[i] && (!(o[i] = sl_output_open(path[i], err)) || sl_output_write(o[i], b[i].data, b[i].len, err) < 0))
-            rc = -1;
-    for (int i = 0; i < 2; i++) {
-        if (o[i] && (rc || sl_output_commit(o[i], err) < 0)) {
-            if (!rc)
-                rc = -1;
-            else
-                sl_output_abort(o[i]);
-        }
-        sl_buf_free(&b[i]);
-    }
-    if (!rc && !cli->quiet) {
+    if (sl_curve_save(c, curve_path, plot_path, err) < 0)
+        return -1;
+    if (!cli->quiet) {
         sl_buf t = {0};
         sl_curve_text(&t, c);
         fwrite(t.data, 1, t.len, stderr);
         sl_buf_free(&t);
     }
-    return rc;
-}
-
-/* The score summary to path, atomically. */
-static int write_summary(const char *path, const sl_score_summary *s, sl_err *err)
-{
-    sl_buf b = {0};
-    sl_score_summary_write(&b, s);
-    sl_output *o = sl_output_open(path, err);
-    int rc = !o || sl_output_write(o, b.data, b.len, err) < 0 ? -1 : 0;
-    if (o && rc)
-        sl_output_abort(o);
-    else if (o && sl_output_commit(o, err) < 0)
-        rc = -1;
-    sl_buf_free(&b);
-    return rc;
+    return 0;
 }
 
 /* --merge-summaries: the merged summary to -o. */
@@ -171,7 +136,7 @@ static int merge_summaries(sl_cli *cli, char **files, int n)
         sl_cli_usage_error(cli, "--merge-summaries needs at least one summary file");
     sl_err err = {{0}};
     sl_score_summary *s = sl_score_summary_load((const char *const *)files, (size_t)n, &err);
-    int rc = !s || write_summary(cli->output ? cli->output : "-", s, &err) < 0;
+    int rc = !s || sl_score_summary_save(s, cli->output ? cli->output : "-", &err) < 0;
     sl_score_summary_free(s);
     return rc ? sl_cli_fail(cli, &err) : 0;
 }
@@ -200,22 +165,8 @@ static int merge_curves(sl_cli *cli, char **files, int n, const char *plot)
     if (n < 1)
         sl_cli_usage_error(cli, "--merge-curves needs at least one curve JSON file");
     sl_err err = {{0}};
-    sl_curve *sum = NULL;
-    int rc = 0;
-    for (int i = 0; i < n && !rc; i++) {
-        char *text = NULL;
-        size_t len;
-        sl_curve *c = NULL;
-        if (sl_read_file(files[i], &text, &len, &err) < 0 || !(c = sl_curve_read(text, len, files[i], &err)))
-            rc = -1;
-        else if (!sum) {
-            sum = c;
-            c = NULL;
-        } else if (sl_curve_merge(sum, c, &err) < 0)
-            rc = sl_err_prefix(&err, "%s", files[i]);
-        free(text);
-        sl_curve_free(c);
-    }
+    sl_curve *sum = sl_curve_load((const char *const *)files, (size_t)n, &err);
+    int rc = sum ? 0 : -1;
     if (!rc)
         rc = write_curve(cli, sum, cli->output, plot, &err);
     sl_curve_free(sum);
@@ -352,7 +303,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     if (!rc && o.curve) /* the curve files and summary, then the output: none of them after an error */
         rc = write_curve(cli, o.curve, curve_path, plot, &err) < 0;
     if (!rc && o.summary)
-        rc = write_summary(summary, o.summary, &err) < 0;
+        rc = sl_score_summary_save(o.summary, summary, &err) < 0;
     sl_curve_free(o.curve);
     sl_score_summary_free(o.summary);
     map_message(&err);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stream/io.h"
 #include "stream/json.h"
 #include "stream/stats.h"
 
@@ -445,4 +446,56 @@ void sl_curve_svg(sl_buf *b, const sl_curve *c)
     sl_lines_svg(b, s, (int)ng, title, "position (tokens of context)", "mean NLL (nats/token)", lines, 2);
     free(v);
     free(s);
+}
+
+sl_curve *sl_curve_load(const char *const *paths, size_t n, sl_err *err)
+{
+    sl_curve *sum = NULL;
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        char *text = NULL;
+        size_t len;
+        sl_curve *c = NULL;
+        if (sl_read_file(paths[i], &text, &len, err) < 0 || !(c = sl_curve_read(text, len, paths[i], err)))
+            rc = -1;
+        else if (!sum) {
+            sum = c;
+            c = NULL;
+        } else if (sl_curve_merge(sum, c, err) < 0)
+            rc = sl_err_prefix(err, "%s", paths[i]);
+        free(text);
+        sl_curve_free(c);
+    }
+    if (rc || !sum) {
+        if (!rc)
+            sl_errf(err, "no curve files");
+        sl_curve_free(sum);
+        return NULL;
+    }
+    return sum;
+}
+
+int sl_curve_save(const sl_curve *c, const char *json_path, const char *svg_path, sl_err *err)
+{
+    const char *path[2] = {json_path, svg_path};
+    sl_buf b[2] = {{0}};
+    sl_output *o[2] = {NULL, NULL};
+    int rc = 0;
+    if (json_path)
+        sl_curve_json(&b[0], c);
+    if (svg_path)
+        sl_curve_svg(&b[1], c);
+    for (int i = 0; i < 2 && !rc; i++)
+        if (path[i] && (!(o[i] = sl_output_open(path[i], err)) || sl_output_write(o[i], b[i].data, b[i].len, err) < 0))
+            rc = -1;
+    for (int i = 0; i < 2; i++) {
+        if (o[i] && (rc || sl_output_commit(o[i], err) < 0)) {
+            if (!rc)
+                rc = -1;
+            else
+                sl_output_abort(o[i]);
+        }
+        sl_buf_free(&b[i]);
+    }
+    return rc;
 }

@@ -105,6 +105,15 @@ int64_t sl_curve_turn_up(const sl_curve_group *g);
 void sl_curve_json(sl_buf *b, const sl_curve *c);
 sl_curve *sl_curve_read(const char *text, size_t len, const char *src, sl_err *err);
 
+/* The sum of the curve JSON files paths[0..n) (n >= 1; sl_curve_merge in
+ * order): `sluice score --merge-curves`. Errors name the file. */
+sl_curve *sl_curve_load(const char *const *paths, size_t n, sl_err *err);
+
+/* Writes the curve's JSON (sl_curve_json) to json_path and its SVG
+ * (sl_curve_svg) to svg_path, each skipped when NULL ("-": standard
+ * output): both files or neither (a failed write leaves no file). */
+int sl_curve_save(const sl_curve *c, const char *json_path, const char *svg_path, sl_err *err);
+
 /* stats-style text, one line per bin per group; and a self-contained SVG:
  * mean NLL against position (log scale), one line per group with its 95%
  * interval, the training length marked. */

@@ -521,3 +521,17 @@ sl_score_summary *sl_score_summary_load(const char *const *paths, size_t n, sl_e
     }
     return acc;
 }
+
+int sl_score_summary_save(const sl_score_summary *s, const char *path, sl_err *err)
+{
+    sl_buf b = {0};
+    sl_score_summary_write(&b, s);
+    sl_output *o = sl_output_open(path, err);
+    int rc = !o || sl_output_write(o, b.data, b.len, err) < 0 ? -1 : 0;
+    if (o && rc)
+        sl_output_abort(o);
+    else if (o && sl_output_commit(o, err) < 0)
+        rc = -1;
+    sl_buf_free(&b);
+    return rc;
+}

@@ -81,6 +81,8 @@ void sl_score_summary_write(sl_buf *b, const sl_score_summary *s);
 sl_score_summary *sl_score_summary_read(const void *data, size_t len, const char *src, sl_err *err);
 /* Reads paths[0..n) and merges them (n >= 1). */
 sl_score_summary *sl_score_summary_load(const char *const *paths, size_t n, sl_err *err);
+/* Writes the canonical bytes to path ("-": standard output), atomically. */
+int sl_score_summary_save(const sl_score_summary *s, const char *path, sl_err *err);
 
 uint64_t sl_score_summary_docs(const sl_score_summary *s);
 /* The names of the fields, sorted; *n set. Pointers stay valid until the
