@@ -99,7 +99,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     ro.quiet = cli->quiet;
     co.threads = sl_cli_threads(cli);
     co.progress = cli->progress;
-    co.batch_bytes = ro.mem_budget / 8;
+    co.batch_bytes = sl_mem_budget_split(ro.mem_budget).work_batch;
     if (sl_cli_skip_existing(cli, &so, SL_SKIP_LINES))
         return 0;
 

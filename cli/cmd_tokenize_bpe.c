@@ -171,8 +171,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     }
     sl_docpipe_opts po = SL_DOCPIPE_OPTS_INIT;
     po.threads = sl_cli_threads(cli);
-    if (ro.mem_budget)
-        po.batch_bytes = ro.mem_budget / 8; /* 8 MiB at the default budget */
+    po.batch_bytes = sl_mem_budget_split(ro.mem_budget).work_batch; /* 8 MiB at the default budget */
     po.progress = "tokenize bpe";
     po.progress_mode = cli->progress;
     sl_docpipe_specials sp = {0};

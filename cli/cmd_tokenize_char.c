@@ -127,8 +127,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     po.prepend = bos ? sl_tokenizer_special(t, SL_TOK_BOS) : -1;
     po.append = eos ? sl_tokenizer_special(t, SL_TOK_EOS) : -1;
     po.threads = sl_cli_threads(cli);
-    if (ro.mem_budget)
-        po.batch_bytes = ro.mem_budget / 8; /* 8 MiB at the default budget */
+    po.batch_bytes = sl_mem_budget_split(ro.mem_budget).work_batch; /* 8 MiB at the default budget */
     po.progress = "tokenize char";
     po.progress_mode = cli->progress;
     int rc;

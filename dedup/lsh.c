@@ -562,7 +562,7 @@ static int sign_all(sl_docreader *r, signer *s, size_t budget, int progress, sl_
         mw[t] = sl_minhash_work_new(s->mh);
     int nperm = s->buckets * s->rows, R = s->rows;
     enum { BATCH = 1024 };
-    size_t batch_limit = sl_docs_batch_cap(budget / 4, 0);
+    size_t batch_limit = sl_docs_batch_cap(sl_mem_budget_split(budget).read_batch, 0);
     item *items = sl_xcalloc(BATCH, sizeof *items);
     for (int i = 0; i < BATCH; i++)
         items[i].sig = sl_xmalloc((size_t)nperm * 8);

@@ -319,7 +319,7 @@ int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_op
     int nthreads = omp_get_max_threads();
     worker *wk = sl_xcalloc((size_t)nthreads, sizeof *wk);
     enum { BATCH = 1024 };
-    size_t batch_limit = sl_docs_batch_cap(budget / 4, 0);
+    size_t batch_limit = sl_docs_batch_cap(sl_mem_budget_split(budget).read_batch, 0);
     item *items = sl_xcalloc(BATCH, sizeof *items);
     sl_htab km;
     sl_htab_init(&km, NULL);

@@ -273,7 +273,7 @@ static void free_item(void *ctx, void *slot)
 int sl_classify_run(const sl_ft_model *m, sl_docreader *r, const sl_classify_opts *o, sl_output *out, uint64_t *docs,
                     sl_err *err)
 {
-    size_t batch_bytes = o->batch_bytes ? o->batch_bytes : (size_t)8 << 20;
+    size_t batch_bytes = o->batch_bytes ? o->batch_bytes : sl_mem_budget_split(0).work_batch;
     int threads = o->threads > 0 ? o->threads : omp_get_max_threads();
     batch_bytes = sl_docs_batch_cap(batch_bytes, threads);
     sl_ft_info info;

@@ -1575,7 +1575,7 @@ sl_arrow *sl_arrow_open(const char *name, sl_pread_fn rd, void *ctx, uint64_t si
     a->size = size;
     a->id_col = -1;
     size_t budget = a->o.mem_budget ? a->o.mem_budget : SL_DOCS_DEFAULT_MEM_BUDGET;
-    a->batch_bytes = sl_docs_batch_cap(budget / 4, 0);
+    a->batch_bytes = sl_docs_batch_cap(sl_mem_budget_split(budget).read_batch, 0);
     if (a->batch_bytes < ((size_t)64 << 10))
         a->batch_bytes = (size_t)64 << 10;
     uint8_t head[8];

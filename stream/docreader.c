@@ -622,6 +622,15 @@ size_t sl_docs_batch_cap(size_t want, int threads)
     return want < cap ? want : cap;
 }
 
+sl_mem_split sl_mem_budget_split(size_t budget)
+{
+    sl_mem_split m;
+    m.budget = budget ? budget : SL_DOCS_DEFAULT_MEM_BUDGET;
+    m.read_batch = m.budget / 4;
+    m.work_batch = m.budget / 8;
+    return m;
+}
+
 sl_docreader *sl_docreader_open(const char *const *paths, size_t n, const sl_docreader_opts *o, sl_err *err)
 {
     sl_docreader *r = sl_xcalloc(1, sizeof *r);
@@ -633,7 +642,7 @@ sl_docreader *sl_docreader_open(const char *const *paths, size_t n, const sl_doc
         r->o.max_doc_bytes = DEFAULT_MAX_DOC;
     if (!r->o.mem_budget)
         r->o.mem_budget = SL_DOCS_DEFAULT_MEM_BUDGET;
-    r->batch_bytes = sl_docs_batch_cap(r->o.mem_budget / 4, 0);
+    r->batch_bytes = sl_docs_batch_cap(sl_mem_budget_split(r->o.mem_budget).read_batch, 0);
     if (r->batch_bytes < MIN_BATCH_BYTES)
         r->batch_bytes = MIN_BATCH_BYTES;
     r->ramp_bytes = r->batch_bytes / 16 > MIN_BATCH_BYTES ? r->batch_bytes / 16 : MIN_BATCH_BYTES;

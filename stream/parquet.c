@@ -925,7 +925,7 @@ sl_pq *sl_pq_open(const char *name, sl_pread_fn rd, void *ctx, uint64_t size, co
     q->size = size;
     q->rg_cur = -1;
     size_t budget = q->o.mem_budget ? q->o.mem_budget : SL_DOCS_DEFAULT_MEM_BUDGET;
-    q->batch_bytes = sl_docs_batch_cap(budget / 4, 0);
+    q->batch_bytes = sl_docs_batch_cap(sl_mem_budget_split(budget).read_batch, 0);
     if (q->batch_bytes < ((size_t)64 << 10))
         q->batch_bytes = (size_t)64 << 10;
     q->max_entries = budget / 8 > ((size_t)1 << 20) ? budget / 8 : ((size_t)1 << 20);

@@ -81,7 +81,7 @@ int sl_read_run(sl_docreader *r, const sl_docreader_opts *o, sl_output *out, int
      * another quarter, the formatted lines about one more), capped per
      * thread as the reader's (sl_docs_batch_cap). */
     enum { BATCH = 1024 };
-    size_t batch_limit = sl_docs_batch_cap((o->mem_budget ? o->mem_budget : SL_DOCS_DEFAULT_MEM_BUDGET) / 4, 0);
+    size_t batch_limit = sl_docs_batch_cap(sl_mem_budget_split(o->mem_budget).read_batch, 0);
     sl_textdoc *docs = sl_xcalloc(BATCH, sizeof *docs);
     sl_buf *lines = sl_xcalloc(BATCH, sizeof *lines);
     sl_buf tmp = {0};
