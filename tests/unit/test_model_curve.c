@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -178,12 +179,88 @@ static void test_read_errors(void **st)
     }
 }
 
+/* sl_curve_save writes the JSON and SVG files (both or neither) and
+ * sl_curve_load adds up curve files: the sum of the files of two halves of
+ * the documents is the curve of all of them (sums of dyadic values, so
+ * exact: the same JSON bytes). */
+static void test_save_and_load(void **st)
+{
+    (void)st;
+    char dir[] = "/tmp/sluice-curve-XXXXXX", pa[64], pb[64], svg[64], bad[128];
+    assert_non_null(mkdtemp(dir));
+    snprintf(pa, sizeof pa, "%s/a.json", dir);
+    snprintf(pb, sizeof pb, "%s/b.json", dir);
+    snprintf(svg, sizeof svg, "%s/a.svg", dir);
+    float lp[200];
+    for (int i = 0; i < 200; i++)
+        lp[i] = -(float)(i % 8) / 4.0f;
+    sl_curve *whole = sl_curve_new("s"), *a = sl_curve_new("s"), *b = sl_curve_new("s");
+    sl_err e = {{0}};
+    for (int d = 0; d < 16; d++) {
+        sl_curve *half = d % 2 ? b : a; /* a sees the groups in the order all does */
+        int64_t n = (d * 29) % 200;
+        const char *name = d % 3 ? "x" : "y";
+        uint64_t bytes = d % 4 ? (uint64_t)n * 4 : 0;
+        sl_curve_add_doc(whole, sl_curve_group_get(whole, name, 1), lp, n, bytes);
+        sl_curve_add_doc(half, sl_curve_group_get(half, name, 1), lp, n, bytes);
+    }
+    assert_int_equal(sl_curve_save(a, pa, svg, &e), 0);
+    assert_int_equal(sl_curve_save(b, pb, NULL, &e), 0);
+    const char *paths[] = {pa, pb};
+    sl_curve *sum = sl_curve_load(paths, 2, &e);
+    assert_non_null(sum);
+    sl_buf x = {0}, y = {0}, s = {0};
+    sl_curve_json(&x, whole);
+    sl_curve_json(&y, sum);
+    assert_int_equal(x.len, y.len);
+    assert_memory_equal(x.data, y.data, x.len);
+    /* the SVG file is the curve's SVG */
+    sl_curve_svg(&s, a);
+    FILE *f = fopen(svg, "rb");
+    assert_non_null(f);
+    char *got = malloc(s.len + 1);
+    assert_int_equal(fread(got, 1, s.len + 1, f), s.len);
+    fclose(f);
+    assert_memory_equal(got, s.data, s.len);
+    free(got);
+    /* a file that is not a curve: an error naming it */
+    const char *wrong[] = {pa, svg};
+    assert_null(sl_curve_load(wrong, 2, &e));
+    assert_non_null(strstr(e.msg, "a.svg"));
+    /* curves of other settings do not add up: the message names the file */
+    sl_curve *other = sl_curve_new("t");
+    char pc[64];
+    snprintf(pc, sizeof pc, "%s/c.json", dir);
+    assert_int_equal(sl_curve_save(other, pc, NULL, &e), 0);
+    const char *mixed[] = {pa, pc};
+    assert_null(sl_curve_load(mixed, 2, &e));
+    assert_non_null(strstr(e.msg, "c.json"));
+    assert_non_null(strstr(e.msg, "`group_by`"));
+    /* the SVG cannot be written: no JSON file either */
+    char pd[64];
+    snprintf(pd, sizeof pd, "%s/d.json", dir);
+    snprintf(bad, sizeof bad, "%s/d.svg", pa); /* under a regular file */
+    assert_int_equal(sl_curve_save(a, pd, bad, &e), -1);
+    assert_null(fopen(pd, "rb"));
+    sl_buf_free(&x);
+    sl_buf_free(&y);
+    sl_buf_free(&s);
+    sl_curve_free(other);
+    sl_curve_free(sum);
+    sl_curve_free(whole);
+    sl_curve_free(a);
+    sl_curve_free(b);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bin_of),      cmocka_unit_test(test_hand_document),
         cmocka_unit_test(test_groups),      cmocka_unit_test(test_merge_and_round_trip),
-        cmocka_unit_test(test_read_errors),
+        cmocka_unit_test(test_read_errors), cmocka_unit_test(test_save_and_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -447,6 +447,47 @@ static void test_bad_files(void **st)
     sl_buf_free(&b);
 }
 
+/* sl_score_summary_save writes the canonical bytes; loading the saved
+ * summaries of two parts gives the bytes of the summary of all values. */
+static void test_save_and_load(void **st)
+{
+    (void)st;
+    char dir[] = "/tmp/sluice-summary-XXXXXX", pa[64], pb[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(pa, sizeof pa, "%s/a.sum", dir);
+    snprintf(pb, sizeof pb, "%s/b.sum", dir);
+    rng_state = 99;
+    sl_score_summary *all = sl_score_summary_new(), *a = sl_score_summary_new(), *b = sl_score_summary_new();
+    for (int i = 0; i < 5000; i++) {
+        double v = draw(i % D_N);
+        put(all, v);
+        put(i < 1700 ? a : b, v);
+    }
+    sl_err e = {{0}};
+    assert_int_equal(sl_score_summary_save(a, pa, &e), 0);
+    assert_int_equal(sl_score_summary_save(b, pb, &e), 0);
+    const char *paths[] = {pb, pa};
+    sl_score_summary *m = sl_score_summary_load(paths, 2, &e);
+    assert_non_null(m);
+    sl_buf x = bytes_of(all), y = bytes_of(m);
+    assert_int_equal(x.len, y.len);
+    assert_memory_equal(x.data, y.data, x.len);
+    /* a path that cannot be written: an error, no file */
+    char bad[96];
+    snprintf(bad, sizeof bad, "%s/c.sum", pa); /* under a regular file */
+    assert_int_equal(sl_score_summary_save(a, bad, &e), -1);
+    assert_non_null(strstr(e.msg, "c.sum"));
+    sl_buf_free(&x);
+    sl_buf_free(&y);
+    sl_score_summary_free(m);
+    sl_score_summary_free(all);
+    sl_score_summary_free(a);
+    sl_score_summary_free(b);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -455,6 +496,7 @@ int main(void)
         cmocka_unit_test(test_filter_decisions),
         cmocka_unit_test(test_counts_and_fields),
         cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_save_and_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
