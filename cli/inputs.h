@@ -3,10 +3,7 @@
 #ifndef SLUICE_CLI_INPUTS_H
 #define SLUICE_CLI_INPUTS_H
 
-#include <stdio.h>
-#include <string.h>
-#include <sys/stat.h>
-
+#include "shard/shard.h"
 #include "stream/progress.h"
 #include "stream/tokstream.h"
 
@@ -28,12 +25,7 @@ static inline void sl_cli_track(sl_progress *pg, const sl_ts_reader *r)
  * part files. */
 static inline int sl_cli_is_shard_dir(const char *path)
 {
-    struct stat st;
-    char m[4096];
-    if (!strcmp(path, "-") || stat(path, &st) || !S_ISDIR(st.st_mode))
-        return 0;
-    snprintf(m, sizeof m, "%s/manifest.json", path);
-    return stat(m, &st) == 0;
+    return sl_shard_has_manifest(path);
 }
 
 #endif

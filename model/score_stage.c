@@ -42,12 +42,7 @@ int sl_score_check(const sl_score_opts *o, sl_err *err)
 
 int sl_score_is_shard_dir(const char *path)
 {
-    struct stat st;
-    char m[4096];
-    if (!strcmp(path, "-") || stat(path, &st) || !S_ISDIR(st.st_mode))
-        return 0;
-    snprintf(m, sizeof m, "%s/manifest.json", path);
-    return stat(m, &st) == 0;
+    return sl_shard_has_manifest(path);
 }
 
 int sl_score_check_tokenizer(const sl_ts_header *h, const sl_model_info *c, const char *model_dir, const char *src,

@@ -817,3 +817,13 @@ void sl_shard_iter_pos(const sl_shard_iter *it, size_t *file, uint64_t *next_rec
     *file = it->file;
     *next_record = it->piece;
 }
+
+int sl_shard_has_manifest(const char *path)
+{
+    struct stat st;
+    char m[4096];
+    if (!strcmp(path, "-") || stat(path, &st) || !S_ISDIR(st.st_mode))
+        return 0;
+    snprintf(m, sizeof m, "%s/manifest.json", path);
+    return stat(m, &st) == 0;
+}

@@ -157,6 +157,9 @@ void sl_shard_writer_abort(sl_shard_writer *w);
  * pieces have no id (NULL). */
 typedef int (*sl_shard_doc_fn)(void *ctx, const sl_shard_docref *d, const char *id, sl_err *err);
 sl_shard *sl_shard_open_docs(const char *dir, int verify, sl_shard_doc_fn fn, void *ctx, sl_err *err);
+/* 1 when path is a shard directory (a directory with a manifest.json), as
+ * opposed to a token stream or a directory of part files. */
+int sl_shard_has_manifest(const char *path);
 
 const char *sl_shard_dir(const sl_shard *s);
 /* The resolved warmup stages of the train split (one stage without warmup). */

@@ -3,7 +3,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "shard/packed.h"
 #include "shard/util.h"
@@ -24,16 +23,6 @@ void sl_len_stats_add(sl_len_stats *s, uint64_t len)
     while (k < 64 && (len >> k))
         k++;
     s->hist[k]++;
-}
-
-int sl_stats_is_shard_dir(const char *path)
-{
-    struct stat st;
-    char m[4096];
-    if (!strcmp(path, "-") || stat(path, &st) || !S_ISDIR(st.st_mode))
-        return 0;
-    snprintf(m, sizeof m, "%s/manifest.json", path);
-    return stat(m, &st) == 0;
 }
 
 /* The name for messages: the path given when there is one input, else the
@@ -288,7 +277,7 @@ int sl_stats_run(const char *const *inputs, size_t n, sl_stats *st, sl_err *err)
     st->inputs = sl_xcalloc(st->n_inputs, sizeof *st->inputs);
     for (size_t i = 0; i < st->n_inputs; i++)
         st->inputs[i] = sl_xstrdup(n ? inputs[i] : "-");
-    if (n == 1 && sl_stats_is_shard_dir(inputs[0]))
+    if (n == 1 && sl_shard_has_manifest(inputs[0]))
         return stats_dir(inputs[0], st, err);
     return stats_stream(inputs, n, st, err);
 }

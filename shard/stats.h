@@ -6,7 +6,7 @@
  * (sl_len_stats); a packed stream (`sluice pack`, shard/packed.h) gives its
  * rows, pieces, document starts, padding and memory positions.
  *
- * A shard directory (exactly one input with a manifest.json) is verified
+ * A shard directory (exactly one input, sl_shard_has_manifest) is verified
  * (checksums) first, then read keeping nothing per document: per split its
  * rows, tokens, padding, pieces and the length of every document (the sum of
  * its pieces in that split and those before it, EOS/BOS included; dropped
@@ -77,10 +77,6 @@ typedef struct sl_stats {
     sl_stats_stage *stages;
     size_t n_stages;
 } sl_stats;
-
-/* 1 when path is a shard directory (a directory with a manifest.json), as
- * opposed to a token stream or a directory of part files. */
-int sl_stats_is_shard_dir(const char *path);
 
 /* Statistics of inputs[0..n): one shard directory, or token streams read as
  * one. *st is filled (free it with sl_stats_free, also after an error). */

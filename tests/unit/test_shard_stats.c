@@ -237,8 +237,9 @@ static void test_shard_directory(void **state)
     assert_int_equal(sl_shard_run(&o, inputs, 1, dir, &ss, &err), 0);
     assert_int_equal(ss.dropped, 0);
     const char *d[] = {dir};
-    assert_int_equal(sl_stats_is_shard_dir(dir), 1);
-    assert_int_equal(sl_stats_is_shard_dir(in), 0);
+    assert_int_equal(sl_shard_has_manifest(dir), 1);
+    assert_int_equal(sl_shard_has_manifest(in), 0);
+    assert_int_equal(sl_shard_has_manifest(tmpdir), 0);
     sl_stats st;
     assert_int_equal(sl_stats_run(d, 1, &st, &err), 0);
     assert_int_equal(st.kind, SL_STATS_SHARDS);
