@@ -1,16 +1,15 @@
 /* `sluice dedup exact|lines|minhash`: option parsing for dedup/dedup.h. */
-#include <errno.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/commands.h"
 #include "cli/doc_opts.h"
 #include "cli/scale_opts.h"
 #include "dedup/dedup.h"
 #include "dedup/lsh.h"
+#include "shard/verify.h"
 #include "stream/docreader.h"
 #include "stream/io.h"
 
@@ -51,14 +50,15 @@ static const sl_cli_field fields[] = {
 /* --skip-existing for a step's file: 1 when it is there and verifies. */
 static int skip_file(const sl_cli *cli, const char *path)
 {
-    struct stat sb;
-    if (stat(path, &sb) != 0) {
-        if (errno != ENOENT)
-            sl_cli_warn(cli, "%s: %s; running the step", path, strerror(errno));
+    sl_err err = {{0}};
+    int v = sl_output_verify_existing_with(path, sl_lsh_verify, &err);
+    if (v == SL_EXISTING_NONE)
+        return 0;
+    if (v == SL_EXISTING_UNKNOWN) {
+        sl_cli_warn(cli, "%s; running the step", err.msg);
         return 0;
     }
-    sl_err err = {{0}};
-    if (sl_lsh_verify(path, &err) < 0) {
+    if (v == SL_EXISTING_BAD) {
         fprintf(stderr, "sluice: %s: --skip-existing: %s does not verify (%s); running the step again\n",
                 cli->cmd->name, path, err.msg);
         return 0;
@@ -87,8 +87,8 @@ static int run_step(sl_cli *cli, int argc, char **argv, sl_dedup_opts *o, sl_doc
     sl_part part = {0, 1};
     int has_part = sl_cli_part(cli, so, &part);
     int nfiles = argc - optind;
-    size_t budget = ro->mem_budget ? ro->mem_budget : SL_DOCS_DEFAULT_MEM_BUDGET;
-    enum { SIG, BUCKETS, CLUSTER, FILTER };
+    size_t budget = sl_mem_budget_split(ro->mem_budget).budget;
+    enum { SIG = SL_LSH_SIGNATURES, BUCKETS = SL_LSH_BUCKETS, CLUSTER = SL_LSH_CLUSTER, FILTER = SL_LSH_FILTER };
     if (step == CLUSTER && has_part)
         sl_cli_usage_error(cli, "--step cluster is one step over all parts: no --part");
     if ((step == BUCKETS || step == CLUSTER) && nfiles)
@@ -103,61 +103,37 @@ static int run_step(sl_cli *cli, int argc, char **argv, sl_dedup_opts *o, sl_doc
         sl_cli_usage_error(cli, "--summary and --plot go with --step cluster (it counts the whole corpus)");
     if (step != FILTER && cli->output && strcmp(cli->output, "-") != 0)
         sl_cli_usage_error(cli, "-o goes with --step filter; the other steps write under %s", dir);
-    size_t cap = strlen(dir) + 64;
-    char *path = sl_xmalloc(cap), *path2 = sl_xmalloc(cap);
-    snprintf(path, cap, "%s/sigs", dir);
-    snprintf(path2, cap, "%s/pairs", dir);
-    char *sigdir = sl_xstrdup(path), *pairdir = sl_xstrdup(path2);
-    if (step == SIG)
-        snprintf(path, cap, "%s/sigs/sig-%05llu-of-%05llu.mhsig", dir, (unsigned long long)part.r,
-                 (unsigned long long)part.n);
-    else if (step == BUCKETS)
-        snprintf(path, cap, "%s/pairs/pairs-%05llu-of-%05llu.mhpair", dir, (unsigned long long)part.r,
-                 (unsigned long long)part.n);
-    else
-        snprintf(path, cap, "%s/clusters.mhclu", dir);
+    char *path = sl_lsh_step_file(dir, step, part.r, part.n);
     sl_err err = {{0}};
     int rc = 0;
     sl_dedup_stats st;
-    memset(&st, 0, sizeof st);
     if (step != FILTER && so->skip_existing && skip_file(cli, path)) {
         rc = 0;
     } else if (step == FILTER && sl_cli_skip_existing(cli, so, SL_SKIP_LINES)) {
         rc = 0;
-    } else if (step == BUCKETS) {
-        rc = sl_lsh_buckets(o, budget, sigdir, part.r, part.n, path, &err);
-    } else if (step == CLUSTER) {
-        rc = sl_lsh_cluster(o, budget, sigdir, pairdir, path, &st, &err);
-        if (rc == 0)
-            rc = sl_dedup_report(o, &st, &err);
     } else {
-        sl_docreader *r;
+        sl_docreader *r = NULL;
+        sl_output *out = NULL;
         const char *const *files = (const char *const *)argv + optind;
-        if (has_part) {
+        if ((step == SIG || step == FILTER) && has_part) {
             size_t np;
             sl_slice *pc = sl_cli_slices(cli, &part, files, (size_t)nfiles, sl_docreader_cut, ro, &np);
             r = sl_docreader_open_slices(pc, np, ro, &err);
             sl_slices_free(pc, np);
-        } else {
+            rc = r ? 0 : -1;
+        } else if (step == SIG || step == FILTER) {
             r = sl_docreader_open(files, nfiles, ro, &err);
+            rc = r ? 0 : -1;
         }
-        if (!r) {
+        if (!rc && step == FILTER && !(out = sl_output_open(cli->output, &err)))
             rc = -1;
-        } else if (step == SIG) {
-            rc = sl_lsh_signatures(r, o, budget, part.r, part.n, path, &err);
-        } else {
-            snprintf(path, cap, "%s/clusters.mhclu", dir);
-            sl_output *out = sl_output_open(cli->output, &err);
-            if (!out)
+        if (!rc)
+            rc = sl_lsh_step(step, o, budget, dir, part.r, part.n, r, out, &st, &err);
+        if (out) {
+            if (rc < 0)
+                sl_output_abort(out);
+            else if (sl_output_commit(out, &err) < 0)
                 rc = -1;
-            else
-                rc = sl_lsh_filter(r, o, path, part.r, part.n, out, &st, &err);
-            if (out) {
-                if (rc < 0)
-                    sl_output_abort(out);
-                else if (sl_output_commit(out, &err) < 0)
-                    rc = -1;
-            }
         }
         if (r) {
             sl_docreader_stats rs = *sl_docreader_stats_get(r);
@@ -167,9 +143,6 @@ static int run_step(sl_cli *cli, int argc, char **argv, sl_dedup_opts *o, sl_doc
         }
     }
     free(path);
-    free(path2);
-    free(sigdir);
-    free(pairdir);
     if (rc < 0) {
         sl_cli_map_fields(&err, fields);
         return sl_cli_doc_fail(cli, &err);

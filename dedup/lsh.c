@@ -1815,3 +1815,43 @@ int sl_lsh_filter(sl_docreader *r, const sl_dedup_opts *o, const char *clusters,
     mh_close(&f);
     return rc < 0 ? -1 : 0;
 }
+
+char *sl_lsh_step_file(const char *dir, int step, uint64_t part, uint64_t nparts)
+{
+    size_t cap = strlen(dir) + 64;
+    char *path = sl_xmalloc(cap);
+    if (step == SL_LSH_SIGNATURES)
+        snprintf(path, cap, "%s/sigs/sig-%05llu-of-%05llu.mhsig", dir, (unsigned long long)part,
+                 (unsigned long long)nparts);
+    else if (step == SL_LSH_BUCKETS)
+        snprintf(path, cap, "%s/pairs/pairs-%05llu-of-%05llu.mhpair", dir, (unsigned long long)part,
+                 (unsigned long long)nparts);
+    else
+        snprintf(path, cap, "%s/clusters.mhclu", dir);
+    return path;
+}
+
+int sl_lsh_step(int step, const sl_dedup_opts *o, size_t budget, const char *dir, uint64_t part, uint64_t nparts,
+                sl_docreader *r, sl_output *out, sl_dedup_stats *st, sl_err *err)
+{
+    memset(st, 0, sizeof *st);
+    size_t cap = strlen(dir) + 64;
+    char *path = sl_lsh_step_file(dir, step, part, nparts), *sigdir = sl_xmalloc(cap), *pairdir = sl_xmalloc(cap);
+    snprintf(sigdir, cap, "%s/sigs", dir);
+    snprintf(pairdir, cap, "%s/pairs", dir);
+    int rc;
+    if (step == SL_LSH_SIGNATURES)
+        rc = sl_lsh_signatures(r, o, budget, part, nparts, path, err);
+    else if (step == SL_LSH_BUCKETS)
+        rc = sl_lsh_buckets(o, budget, sigdir, part, nparts, path, err);
+    else if (step == SL_LSH_CLUSTER) {
+        rc = sl_lsh_cluster(o, budget, sigdir, pairdir, path, st, err);
+        if (rc == 0)
+            rc = sl_dedup_report(o, st, err);
+    } else
+        rc = sl_lsh_filter(r, o, path, part, nparts, out, st, err);
+    free(path);
+    free(sigdir);
+    free(pairdir);
+    return rc;
+}

@@ -58,6 +58,20 @@ int sl_lsh_cluster(const sl_dedup_opts *o, size_t budget, const char *sigdir, co
 int sl_lsh_filter(sl_docreader *r, const sl_dedup_opts *o, const char *clusters, uint64_t part, uint64_t nparts,
                   sl_output *out, sl_dedup_stats *st, sl_err *err);
 
+/* The steps run one at a time, each with its files under one directory
+ * (the layout above). */
+enum { SL_LSH_SIGNATURES = 0, SL_LSH_BUCKETS = 1, SL_LSH_CLUSTER = 2, SL_LSH_FILTER = 3 };
+/* The file of a step under dir (allocated): SL_LSH_SIGNATURES and
+ * SL_LSH_BUCKETS the one part (part of nparts) writes, SL_LSH_CLUSTER the
+ * clusters file it writes, SL_LSH_FILTER the clusters file it reads. */
+char *sl_lsh_step_file(const char *dir, int step, uint64_t part, uint64_t nparts);
+/* Runs one step (SL_LSH_*) with its files under dir: r is the documents of
+ * the part (signatures, filter; NULL otherwise), out the kept documents
+ * (filter; written, not committed), st the counts (cluster: of the whole
+ * corpus, and the summary and plot of o are written; filter: of the part). */
+int sl_lsh_step(int step, const sl_dedup_opts *o, size_t budget, const char *dir, uint64_t part, uint64_t nparts,
+                sl_docreader *r, sl_output *out, sl_dedup_stats *st, sl_err *err);
+
 /* Whether path is a whole file of one of the steps (magic, version, size,
  * checksum): 0, or -1 with err saying why (for --skip-existing). */
 int sl_lsh_verify(const char *path, sl_err *err);

@@ -57,15 +57,32 @@ static int shards_verify(const char *dir, sl_err *err)
     return 0;
 }
 
+/* stat(path) into *st: SL_EXISTING_OK, or what it says when it fails. */
+static int look(const char *path, struct stat *st, sl_err *err)
+{
+    if (stat(path, st) == 0)
+        return SL_EXISTING_OK;
+    if (errno == ENOENT)
+        return SL_EXISTING_NONE;
+    sl_errf(err, "%s: %s", path, strerror(errno));
+    return SL_EXISTING_UNKNOWN;
+}
+
+int sl_output_verify_existing_with(const char *path, sl_verify_fn verify, sl_err *err)
+{
+    struct stat st;
+    int v = look(path, &st, err);
+    if (v != SL_EXISTING_OK)
+        return v;
+    return verify(path, err) < 0 ? SL_EXISTING_BAD : SL_EXISTING_OK;
+}
+
 int sl_output_verify_existing(const char *path, int kind, sl_err *err)
 {
     struct stat st;
-    if (stat(path, &st) != 0) {
-        if (errno == ENOENT)
-            return SL_EXISTING_NONE;
-        sl_errf(err, "%s: %s", path, strerror(errno));
-        return SL_EXISTING_UNKNOWN;
-    }
+    int v = look(path, &st, err);
+    if (v != SL_EXISTING_OK)
+        return v;
     int rc;
     if (kind == SL_VERIFY_SHARDS ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
         rc = sl_errf(err, "%s: not a %s", path, kind == SL_VERIFY_SHARDS ? "directory" : "regular file");

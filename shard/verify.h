@@ -25,5 +25,9 @@ enum {
 
 /* Checks the output at path as kind (SL_VERIFY_*): SL_EXISTING_*. */
 int sl_output_verify_existing(const char *path, int kind, sl_err *err);
+/* The same with the check given: path exists and verify(path) returns 0
+ * (e.g. sl_lsh_verify for the files of dedup's steps). */
+typedef int (*sl_verify_fn)(const char *path, sl_err *err);
+int sl_output_verify_existing_with(const char *path, sl_verify_fn verify, sl_err *err);
 
 #endif

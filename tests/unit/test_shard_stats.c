@@ -278,6 +278,17 @@ static void test_shard_directory(void **state)
     sl_stats_free(&st);
 }
 
+static int says_no(const char *path, sl_err *err)
+{
+    return sl_errf(err, "%s: no", path);
+}
+
+static int says_yes(const char *path, sl_err *err)
+{
+    (void)path, (void)err;
+    return 0;
+}
+
 static void test_verify_existing(void **state)
 {
     (void)state;
@@ -324,6 +335,13 @@ static void test_verify_existing(void **state)
     snprintf(p, sizeof p, "%s/x", tok);
     assert_int_equal(sl_output_verify_existing(p, SL_VERIFY_TOKENS, &err), SL_EXISTING_UNKNOWN);
     assert_non_null(strstr(err.msg, "Not a directory"));
+    /* a check of the caller's */
+    assert_int_equal(sl_output_verify_existing_with(tok, says_yes, &err), SL_EXISTING_OK);
+    assert_int_equal(sl_output_verify_existing_with(tok, says_no, &err), SL_EXISTING_BAD);
+    assert_non_null(strstr(err.msg, "v.tok: no"));
+    assert_int_equal(sl_output_verify_existing_with(p, says_yes, &err), SL_EXISTING_UNKNOWN);
+    snprintf(p, sizeof p, "%s/absent", tmpdir);
+    assert_int_equal(sl_output_verify_existing_with(p, says_no, &err), SL_EXISTING_NONE);
 }
 
 int main(void)
