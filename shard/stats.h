@@ -22,6 +22,10 @@
 #include "stream/buf.h"
 #include "stream/err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Bucket 0: length 0; bucket k (1..64): lengths [2^(k-1), 2^k). */
 #define SL_LEN_BUCKETS 65
 
@@ -86,5 +90,9 @@ void sl_stats_free(sl_stats *st);
 /* st as one pretty-printed JSON object (the output of `sluice stats`,
  * fields in docs/formats.md), ending with a newline. */
 void sl_stats_json(sl_buf *b, const sl_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -13,6 +13,10 @@
 
 #include "stream/err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum { SL_VERIFY_TOKENS = 1, SL_VERIFY_LINES = 2, SL_VERIFY_SHARDS = 3 };
 
 /* What sl_output_verify_existing found. */
@@ -29,5 +33,9 @@ int sl_output_verify_existing(const char *path, int kind, sl_err *err);
  * (e.g. sl_lsh_verify for the files of dedup's steps). */
 typedef int (*sl_verify_fn)(const char *path, sl_err *err);
 int sl_output_verify_existing_with(const char *path, sl_verify_fn verify, sl_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
