@@ -22,18 +22,6 @@ extern "C" {
 /* The default of sl_docreader_opts.mem_budget. */
 #define SL_DOCS_DEFAULT_MEM_BUDGET ((size_t)64 << 20)
 
-/* How a stage divides its memory budget (--mem-budget) among its batches;
- * every reader and stage takes its share from here (before the per-thread
- * cap of sl_docs_batch_cap). */
-typedef struct sl_mem_split {
-    size_t budget;     /* the budget; 0 given: SL_DOCS_DEFAULT_MEM_BUDGET */
-    size_t read_batch; /* a quarter: the text of one batch of documents as read (the JSON Lines, Parquet and Arrow
-                          readers; `read`'s formatting and `dedup`'s batches) */
-    size_t work_batch; /* an eighth: the text of one batch of an encoding pipeline (tokenize's docpipe, classify),
-                          which keeps up to four batches in flight */
-} sl_mem_split;
-sl_mem_split sl_mem_budget_split(size_t budget);
-
 enum { SL_DOCS_AUTO = 0, SL_DOCS_JSONL = 1, SL_DOCS_TEXT = 2 };
 
 /* How documents are read. A zeroed struct ({0}) gives every default. */
@@ -93,6 +81,18 @@ void sl_textdoc_free(sl_textdoc *d);
  * Unigram tokenize, in the kernel). The reader's JSON Lines batches,
  * `read`'s formatting and the tokenizers' document pipeline all use it. */
 size_t sl_docs_batch_cap(size_t want, int threads);
+
+/* How a stage divides its memory budget (--mem-budget) among its batches;
+ * every reader and stage takes its share from here (before the per-thread
+ * cap of sl_docs_batch_cap). */
+typedef struct sl_mem_split {
+    size_t budget;     /* the budget; 0 given: SL_DOCS_DEFAULT_MEM_BUDGET */
+    size_t read_batch; /* a quarter: the text of one batch of documents as read (the JSON Lines, Parquet and Arrow
+                          readers; `read`'s formatting and `dedup`'s batches) */
+    size_t work_batch; /* an eighth: the text of one batch of an encoding pipeline (tokenize's docpipe, classify),
+                          which keeps up to four batches in flight */
+} sl_mem_split;
+sl_mem_split sl_mem_budget_split(size_t budget);
 
 /* The kind tags of a Parquet file's and an Arrow IPC file's pieces
  * (sl_docreader_cut; not a --format). */
