@@ -9,6 +9,8 @@
  * their names, arguments and meaning:
  *
  *   errors        sl_err (stream/err.h): every call that can fail fills one
+ *                 (message, code, field); sl_errcode_name
+ *   messages      sl_log_set/_get (stream/log.h): warnings, notes, progress
  *   buffers       sl_buf, sl_buf_free
  *   files         sl_input_open/_close, sl_output_open/_commit/_abort
  *   documents     sl_docreader_open/_next/_close, sl_textdoc_free
@@ -37,7 +39,10 @@
  *
  * Conventions: names start with sl_ / SL_ (dna_ / DNA_ in dna/); a function
  * that can fail returns -1 or NULL and fills an sl_err whose message names
- * the file and position; nothing exits. A stage runs as
+ * the file and position, whose code says what kind of failure (SL_E_IO,
+ * SL_E_FORMAT, SL_E_OPTION, ...) and whose field names the option at fault;
+ * nothing prints (warnings, notes and progress go to the callback set with
+ * sl_log_set), nothing exits. A stage runs as
  * sl_<stage>_run(opts, inputs, n, out, result, err). Objects are created by
  * _open/_new/_load and released by the matching _close/_free; NULL passed to
  * a release call is a no-op. */
@@ -55,6 +60,7 @@ extern "C" {
 
 /* the stable core (the unstable parts of these headers need SLUICE_UNSTABLE_API) */
 #include "stream/err.h"
+#include "stream/log.h"
 #include "stream/buf.h"
 #include "stream/utf8.h"
 #include "stream/io.h"

@@ -138,8 +138,9 @@ static int run_species(sl_cli *cli, int argc, char **argv)
     sl_output *out = sl_output_open(cli->output, &err);
     int rc = !out || dna_species_run(&o, (const char *const *)argv + optind, (size_t)nsp, out, &err) < 0;
     sl_list_free(nl, (size_t)nn);
-    if (rc && strstr(err.msg, "against the valid and test chromosome lists"))
-        snprintf(strstr(err.msg, "the valid and test"), 40, "--valid-chroms/--test-chroms)");
+    static const sl_cli_field fields[] = {
+        {"valid_chroms", "--valid-chroms"}, {"test_chroms", "--test-chroms"}, {NULL, NULL}};
+    sl_cli_map_fields(&err, fields);
     return sl_cli_finish(cli, out, NULL, rc, &err);
 }
 

@@ -99,21 +99,9 @@ static const char help[] =
     "  sluice score -m mamba-130m/ --to-stream p-3-of-8.tok --summary s-3-of-8.sum -o scored-3-of-8.tok\n";
 
 /* Library messages name option fields; say them as this command's flags. */
-static void map_message(sl_err *err)
-{
-    static const char *const from[] = {"or set force",
-                                       "prepend_eos is set, but the stream has no eos id (give the id in prepend)"};
-    static const char *const to[] = {"or --force",
-                                     "--prepend eos, but the stream has no eos id (give the id: --prepend ID)"};
-    for (size_t i = 0; i < sizeof from / sizeof from[0]; i++) {
-        char *at = strstr(err->msg, from[i]);
-        if (at)
-            snprintf(at, sizeof err->msg - (size_t)(at - err->msg), "%s", to[i]);
-    }
-}
-
-static const sl_cli_field fields[] = {
-    {"max_position", "--max-position"}, {"group_by", "--group-by"}, {"train_length", "--train-length"}, {NULL, NULL}};
+static const sl_cli_field fields[] = {{"max_position", "--max-position"}, {"group_by", "--group-by"},
+                                      {"train_length", "--train-length"}, {"prepend_eos", "--prepend eos"},
+                                      {"prepend", "--prepend"},           {NULL, NULL}};
 
 /* The curve's files (sl_curve_save), then its table to stderr unless quiet. */
 static int write_curve(const sl_cli *cli, const sl_curve *c, const char *curve_path, const char *plot_path, sl_err *err)
@@ -306,7 +294,6 @@ static int run(sl_cli *cli, int argc, char **argv)
         rc = sl_score_summary_save(o.summary, summary, &err) < 0;
     sl_curve_free(o.curve);
     sl_score_summary_free(o.summary);
-    map_message(&err);
     sl_cli_map_fields(&err, fields);
     return sl_cli_finish(cli, out, NULL, rc, &err);
 }

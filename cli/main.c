@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "kernels/backend.h"
 #include "stream/io.h"
+#include "stream/log.h"
 
 static const sl_command *const top[] = {
     &sl_cmd_read,  &sl_cmd_tokenize, &sl_cmd_detokenize, &sl_cmd_cat,    &sl_cmd_head,   &sl_cmd_stats,
@@ -93,8 +94,32 @@ static void default_passive_waiting(char **argv)
     /* no /proc: run on with the library's default */
 }
 
+/* The library's warnings, notes and progress (stream/log.h) on stderr:
+ * "sluice: [STAGE: ][warning: |note: ]MSG"; a progress line redrawn in place
+ * on a terminal, one line each otherwise. One fprintf per message: stderr is
+ * unbuffered, and glibc writes such a call in one piece. */
+static void log_to_stderr(sl_log_level level, const char *stage, const char *msg, void *user)
+{
+    (void)user;
+    const char *sep = stage ? ": " : "";
+    stage = stage ? stage : "";
+    switch (level) {
+    case SL_LOG_PROGRESS:
+    case SL_LOG_PROGRESS_END:
+        if (isatty(2))
+            fprintf(stderr, "\r%s%s%s%s", stage, sep, msg, level == SL_LOG_PROGRESS_END ? "\n" : "\033[K");
+        else
+            fprintf(stderr, "%s%s%s\n", stage, sep, msg);
+        break;
+    case SL_LOG_WARNING: fprintf(stderr, "sluice: %s%swarning: %s\n", stage, sep, msg); break;
+    case SL_LOG_NOTE: fprintf(stderr, "sluice: %s%snote: %s\n", stage, sep, msg); break;
+    default: fprintf(stderr, "sluice: %s%s%s\n", stage, sep, msg); break;
+    }
+}
+
 int main(int argc, char **argv)
 {
+    sl_log_set(log_to_stderr, NULL);
     if (argc >= 2 && argv[1][0] != '-' && strcmp(argv[1], "help"))
         default_passive_waiting(argv);
     /* Large buffers come from mmap and go back to the system when freed:

@@ -27,9 +27,12 @@ int sl_cli_part(const sl_cli *cli, const sl_scale_opts *s, sl_part *p)
 {
     if (!s->part)
         return 0;
+    static const sl_cli_field fields[] = {{"part", "--part"}, {NULL, NULL}};
     sl_err err = {{0}};
-    if (sl_part_parse(s->part, p, &err) < 0)
+    if (sl_part_parse(s->part, p, &err) < 0) {
+        sl_cli_map_fields(&err, fields);
         sl_cli_usage_error(cli, "%s", err.msg);
+    }
     return 1;
 }
 

@@ -14,6 +14,7 @@
 #include "dna/fastx.h"
 #include "dna/twobit.h"
 #include "stream/io.h"
+#include "stream/log.h"
 
 static long input_read(void *ctx, void *buf, size_t n, sl_err *err)
 {
@@ -201,10 +202,8 @@ struct dna_genome {
 static int load_memory(dna_genome *g, sl_input *in, int quiet, sl_err *err)
 {
     if (!quiet)
-        fprintf(stderr,
-                "sluice: note: %s has no usable index (compressed without .gzi, or irregular lines): "
-                "loading it into memory\n",
-                g->path);
+        sl_log(SL_LOG_NOTE, NULL,
+               "%s has no usable index (compressed without .gzi, or irregular lines): loading it into memory", g->path);
     dna_fx *r = dna_fx_open(input_read, in, sl_input_name(in));
     int rc;
     size_t cap = 0;
@@ -251,7 +250,7 @@ dna_genome *dna_genome_open(const char *path, int quiet, sl_err *err)
         g->bgzf = dna_bgzf_open(path, gzi_path.data, &e2);
         bgzf = g->bgzf != NULL;
         if (!bgzf && !quiet)
-            fprintf(stderr, "sluice: note: ignoring the BGZF index: %s\n", e2.msg);
+            sl_log(SL_LOG_NOTE, NULL, "ignoring the BGZF index: %s", e2.msg);
     }
     sl_buf_free(&gzi_path);
     if (plain || bgzf) {

@@ -186,10 +186,10 @@ int dna_species_run(const dna_species_opts *o, const char *const *genomes, size_
             break;
         }
         if (s->n == 0)
-            rc = sl_errf(err,
-                         "%s: no non-empty chromosome belongs to the %s split (chromosomes are matched as NAME or "
-                         "chrNAME against the valid and test chromosome lists)",
-                         genomes[i], dna_split_names[split]);
+            rc = sl_err_set(err, SL_E_MISMATCH, NULL,
+                            "%s: no non-empty chromosome belongs to the %s split (chromosomes are matched as NAME or "
+                            "chrNAME against `valid_chroms`/`test_chroms`)",
+                            genomes[i], dna_split_names[split]);
     }
     sl_list_free(vl, (size_t)nv);
     sl_list_free(tl, (size_t)nt);

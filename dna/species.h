@@ -41,7 +41,7 @@ typedef struct dna_species_opts {
     int by_length;            /* pick a chromosome weighted by its length (default uniformly) */
     int tail_quirk;           /* HyenaDNA's fasta[start:min(end, length - window)] */
     dna_tok_opts tok;         /* the nucleotide tokenizer (dna_tok_opts_default) */
-    int quiet;                /* no notes on stderr (a missing .fai being built) */
+    int quiet;                /* no notes (stream/log.h: a missing .fai being built) */
     int progress;             /* -1 auto (a terminal), 0 off, 1 on */
     uint64_t first, end;      /* write samples [first, end) only (a part, stream/partition.h; default all) */
 } dna_species_opts;

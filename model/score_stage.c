@@ -51,10 +51,10 @@ int sl_score_check_tokenizer(const sl_ts_header *h, const sl_model_info *c, cons
     uint64_t padded = ((uint64_t)h->vocab_size + (uint64_t)c->pad_multiple - 1) / (uint64_t)c->pad_multiple *
                       (uint64_t)c->pad_multiple;
     if ((uint64_t)h->vocab_size > (uint64_t)c->vocab || (padded != (uint64_t)c->vocab && h->vocab_size != c->vocab))
-        return sl_errf(err,
-                       "%s: the stream's vocabulary (%u ids, tokenizer '%s') does not match the model's (%lld, "
-                       "padded %lld): use the model's tokenizer, or set force",
-                       src, h->vocab_size, h->tokenizer, (long long)c->vocab_size, (long long)c->vocab);
+        return sl_err_set(err, SL_E_MISMATCH, "force",
+                          "%s: the stream's vocabulary (%u ids, tokenizer '%s') does not match the model's (%lld, "
+                          "padded %lld): use the model's tokenizer, or `force`",
+                          src, h->vocab_size, h->tokenizer, (long long)c->vocab_size, (long long)c->vocab);
     if (!h->fingerprint[0] || !model_dir)
         return 0;
     size_t n = strlen(model_dir) + 32;
@@ -68,10 +68,10 @@ int sl_score_check_tokenizer(const sl_ts_header *h, const sl_model_info *c, cons
         char fp[72];
         sl_sha256_fingerprint(text, len, fp);
         if (strcmp(fp, h->fingerprint))
-            rc = sl_errf(err,
-                         "%s: the stream's tokenizer fingerprint %s differs from %s (%s): use the model's "
-                         "tokenizer, or set force",
-                         src, h->fingerprint, p, fp);
+            rc = sl_err_set(err, SL_E_MISMATCH, "force",
+                            "%s: the stream's tokenizer fingerprint %s differs from %s (%s): use the model's "
+                            "tokenizer, or `force`",
+                            src, h->fingerprint, p, fp);
         free(text);
     }
     free(p);
@@ -86,7 +86,8 @@ static int prepend_id(const sl_score_opts *o, int64_t eos, const char *src, int6
     if (!o->prepend_eos)
         return 0;
     if (eos < 0)
-        return sl_errf(err, "%s: prepend_eos is set, but the stream has no eos id (give the id in prepend)", src);
+        return sl_err_set(err, SL_E_OPTION, "prepend_eos",
+                          "%s: `prepend_eos`, but the stream has no eos id (give the id: `prepend` ID)", src);
     *id = eos;
     return 0;
 }

@@ -29,6 +29,7 @@
 #include "stream/arrow_ipc.h"
 #include "stream/io.h"
 #include "stream/json.h"
+#include "stream/log.h"
 #include "stream/parquet.h"
 #include "stream/source.h"
 
@@ -146,8 +147,9 @@ static int get_line(sl_docreader *r, const char **p, size_t *n, sl_err *err)
             r->scan = r->end;
             len = r->end - r->start;
             if (len > r->o.max_doc_bytes)
-                return sl_errf(err, "%s:%llu: line longer than `max_doc_bytes` (%zu bytes)", r->name,
-                               (unsigned long long)r->line + 1, r->o.max_doc_bytes);
+                return sl_err_set(err, SL_E_LIMIT, "max_doc_bytes",
+                                  "%s:%llu: line longer than `max_doc_bytes` (%zu bytes)", r->name,
+                                  (unsigned long long)r->line + 1, r->o.max_doc_bytes);
             if (!r->eof) {
                 if (fill(r, err) < 0)
                     return -1;
@@ -157,8 +159,8 @@ static int get_line(sl_docreader *r, const char **p, size_t *n, sl_err *err)
                 return 0;
         }
         if (len > r->o.max_doc_bytes)
-            return sl_errf(err, "%s:%llu: line longer than `max_doc_bytes` (%zu bytes)", r->name,
-                           (unsigned long long)r->line + 1, r->o.max_doc_bytes);
+            return sl_err_set(err, SL_E_LIMIT, "max_doc_bytes", "%s:%llu: line longer than `max_doc_bytes` (%zu bytes)",
+                              r->name, (unsigned long long)r->line + 1, r->o.max_doc_bytes);
         *p = r->buf + r->start;
         r->start = r->scan;
         r->line++;
@@ -185,9 +187,9 @@ static void warn(sl_docreader *r, const sl_err *e)
     if (r->o.quiet)
         return;
     if (r->warnings < MAX_WARNINGS)
-        fprintf(stderr, "sluice: warning: %s (line skipped)\n", e->msg);
+        sl_log(SL_LOG_WARNING, NULL, "%s (line skipped)", e->msg);
     else if (r->warnings == MAX_WARNINGS)
-        fprintf(stderr, "sluice: warning: more lines skipped; further warnings suppressed\n");
+        sl_log(SL_LOG_WARNING, NULL, "more lines skipped; further warnings suppressed");
     r->warnings++;
 }
 
@@ -203,16 +205,18 @@ static int put_text(sl_docreader *r, sl_textdoc *d, const char *s, size_t n, uin
 {
     const char *nul = memchr(s, 0, n);
     if (nul)
-        return sl_errf(err, "%s:%llu: binary data (NUL byte at offset %zu); not text, JSON Lines or a known archive",
-                       r->name, (unsigned long long)(line ? line : line_at(r, (size_t)(nul - s))), (size_t)(nul - s));
+        return sl_err_set(err, SL_E_FORMAT, NULL,
+                          "%s:%llu: binary data (NUL byte at offset %zu); not text, JSON Lines or a known archive",
+                          r->name, (unsigned long long)(line ? line : line_at(r, (size_t)(nul - s))),
+                          (size_t)(nul - s));
     size_t bad = sl_utf8_check(s, n);
     if (bad == n) {
         sl_buf_append(&d->text, s, n);
         return 0;
     }
     if (r->o.invalid_utf8 == SL_UTF8_ERROR)
-        return sl_errf(err, "%s:%llu: invalid UTF-8 (byte %zu of the %s)", r->name,
-                       (unsigned long long)(line ? line : line_at(r, bad)), bad, line ? "line" : "file");
+        return sl_err_set(err, SL_E_FORMAT, NULL, "%s:%llu: invalid UTF-8 (byte %zu of the %s)", r->name,
+                          (unsigned long long)(line ? line : line_at(r, bad)), bad, line ? "line" : "file");
     r->st.invalid_utf8 += sl_utf8_repair(&d->text, s, n, r->o.invalid_utf8);
     return 0;
 }
@@ -245,7 +249,7 @@ static void parse_json_line(const sl_docreader *r, jslot *s, const char *p, size
     if (r->o.invalid_utf8 == SL_UTF8_ERROR) {
         size_t bad = sl_utf8_check(p, n);
         if (bad != n) {
-            sl_errf(err, "%s:%llu: invalid UTF-8 (byte %zu of the line)", r->name, line, bad);
+            sl_err_set(err, SL_E_FORMAT, NULL, "%s:%llu: invalid UTF-8 (byte %zu of the line)", r->name, line, bad);
             s->status = -2;
             return;
         }
@@ -262,13 +266,13 @@ static void parse_json_line(const sl_docreader *r, jslot *s, const char *p, size
     const sl_json *text = root->type == SL_JSON_OBJECT ? sl_json_get(root, r->o.field) : NULL;
     const sl_json *id = root->type == SL_JSON_OBJECT ? sl_json_get(root, "id") : NULL;
     if (root->type != SL_JSON_OBJECT)
-        sl_errf(err, "%s:%llu: not a JSON object", r->name, line);
+        sl_err_set(err, SL_E_FORMAT, NULL, "%s:%llu: not a JSON object", r->name, line);
     else if (!text)
-        sl_errf(err, "%s:%llu: no \"%s\" field", r->name, line, r->o.field);
+        sl_err_set(err, SL_E_FORMAT, NULL, "%s:%llu: no \"%s\" field", r->name, line, r->o.field);
     else if (text->type != SL_JSON_STRING)
-        sl_errf(err, "%s:%llu: field \"%s\" is not a string", r->name, line, r->o.field);
+        sl_err_set(err, SL_E_FORMAT, NULL, "%s:%llu: field \"%s\" is not a string", r->name, line, r->o.field);
     else if (id && id->type != SL_JSON_STRING && id->type != SL_JSON_NUMBER && id->type != SL_JSON_NULL)
-        sl_errf(err, "%s:%llu: field \"id\" is not a string or a number", r->name, line);
+        sl_err_set(err, SL_E_FORMAT, NULL, "%s:%llu: field \"id\" is not a string or a number", r->name, line);
     else
         s->status = 0;
     if (s->status == 0) {
@@ -450,15 +454,15 @@ static int detect(sl_docreader *r, sl_err *err)
         }
         if (r->eof) {
             if (!r->o.quiet)
-                fprintf(stderr, "sluice: warning: %s: empty, no documents\n", r->name);
+                sl_log(SL_LOG_WARNING, NULL, "%s: empty, no documents", r->name);
             r->mode = M_DONE;
             return 0;
         }
         /* Only whitespace so far: keep it (it belongs to a plain-text
          * document), but never more than one document's worth. */
         if (i > r->o.max_doc_bytes)
-            return sl_errf(err, "%s:%llu: line longer than `max_doc_bytes` (%zu bytes)", r->name,
-                           (unsigned long long)line_at(r, i), r->o.max_doc_bytes);
+            return sl_err_set(err, SL_E_LIMIT, "max_doc_bytes", "%s:%llu: line longer than `max_doc_bytes` (%zu bytes)",
+                              r->name, (unsigned long long)line_at(r, i), r->o.max_doc_bytes);
         if (fill(r, err) < 0)
             return -1;
     }
@@ -506,7 +510,7 @@ static int pq_start(sl_docreader *r, sl_err *err)
         r->pq_fd = open(path, O_RDONLY | O_CLOEXEC);
         struct stat st;
         if (r->pq_fd < 0 || fstat(r->pq_fd, &st) != 0)
-            return sl_errf(err, "%s: %s", r->name, strerror(errno));
+            return sl_err_set(err, SL_E_IO, NULL, "%s: %s", r->name, strerror(errno));
         size = (uint64_t)st.st_size;
         if (r->mode == M_ARROW)
             r->ar = sl_arrow_open(r->name, sl_pq_pread_fd, &r->pq_fd, size, &po, err);
@@ -515,10 +519,10 @@ static int pq_start(sl_docreader *r, sl_err *err)
     } else {
         while (!r->eof) {
             if (r->end - r->start > MAX_PARQUET_MEM)
-                return sl_errf(err,
-                               "%s: a%s file over %zu bytes must be read by name (not from a pipe, a "
-                               "compressed file or an archive)",
-                               r->name, r->mode == M_ARROW ? "n Arrow" : " Parquet", MAX_PARQUET_MEM);
+                return sl_err_set(err, SL_E_LIMIT, NULL,
+                                  "%s: a%s file over %zu bytes must be read by name (not from a pipe, a "
+                                  "compressed file or an archive)",
+                                  r->name, r->mode == M_ARROW ? "n Arrow" : " Parquet", MAX_PARQUET_MEM);
             if (fill(r, err) < 0)
                 return -1;
         }
@@ -599,8 +603,9 @@ static int source_next(sl_docreader *r, sl_textdoc *d, sl_err *err)
                 return -1;
         }
         if (r->end - r->start > r->o.max_doc_bytes)
-            return sl_errf(err, "%s: document longer than `max_doc_bytes` (%zu bytes); `lines` splits it", r->name,
-                           r->o.max_doc_bytes);
+            return sl_err_set(err, SL_E_LIMIT, "max_doc_bytes",
+                              "%s: document longer than `max_doc_bytes` (%zu bytes); `lines` splits it", r->name,
+                              r->o.max_doc_bytes);
         doc_reset(r, d);
         if (put_text(r, d, r->buf + r->start, r->end - r->start, 0, err) < 0)
             return -1;

@@ -31,7 +31,7 @@ typedef struct sl_docreader_opts {
     int invalid_utf8;     /* SL_UTF8_REPLACE (default), SL_UTF8_SKIP, SL_UTF8_ERROR */
     int skip_bad_json;    /* 1: report malformed JSON lines and skip; 0: fatal */
     size_t max_doc_bytes; /* 0 = default 64 MiB */
-    int quiet;            /* do not print skipped-line warnings */
+    int quiet;            /* no skipped-line warnings (stream/log.h) */
     int format;           /* SL_DOCS_AUTO (default), SL_DOCS_JSONL or SL_DOCS_TEXT: force the kind of every source */
     size_t mem_budget;    /* 0 = default 64 MiB: JSON Lines are parsed in batches of a quarter of it, at most 2 MiB per
                              thread */

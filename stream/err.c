@@ -6,6 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stream/log.h"
+
+static void set_field(sl_err *err, const char *field)
+{
+    snprintf(err->field, sizeof err->field, "%s", field ? field : "");
+}
+
 int sl_errf(sl_err *err, const char *fmt, ...)
 {
     if (!err)
@@ -14,7 +21,38 @@ int sl_errf(sl_err *err, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     va_end(ap);
+    err->code = SL_E_FAILED;
+    err->field[0] = 0;
     return -1;
+}
+
+int sl_err_set(sl_err *err, sl_errcode code, const char *field, const char *fmt, ...)
+{
+    if (!err)
+        return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+    err->code = code;
+    set_field(err, field);
+    return -1;
+}
+
+int sl_err_tag(sl_err *err, sl_errcode code, const char *field)
+{
+    if (!err)
+        return -1;
+    err->code = code;
+    set_field(err, field);
+    return -1;
+}
+
+const char *sl_errcode_name(sl_errcode code)
+{
+    static const char *const names[] = {"none",     "failed", "io",    "format",      "option",
+                                        "mismatch", "exists", "limit", "unsupported", "nomem"};
+    return (unsigned)code < sizeof names / sizeof names[0] ? names[code] : "unknown";
 }
 
 int sl_err_prefix(sl_err *err, const char *fmt, ...)
@@ -42,7 +80,7 @@ int sl_err_prefix(sl_err *err, const char *fmt, ...)
 
 static void oom(size_t n)
 {
-    fprintf(stderr, "sluice: out of memory (allocating %zu bytes)\n", n);
+    sl_log(SL_LOG_ERROR, NULL, "out of memory (allocating %zu bytes)", n);
     abort();
 }
 

@@ -1,12 +1,25 @@
 /* Error reporting shared by every module.
  *
- * Convention: a function that can fail returns int (0 = success, -1 = failure)
- * or a pointer (NULL = failure) and fills an sl_err. The message is one line
- * of the form "<file>:<line or offset>: what is wrong"; the CLI prefixes it
- * with "sluice: <stage>: " and exits non-zero.
+ * Convention: a function that can fail returns int (0 = success, -1 =
+ * failure) or a pointer (NULL = failure) and fills an sl_err, which holds
+ *   - msg: one line "<file>:<line or offset>: what is wrong", for people.
+ *     Option fields are named in backquotes, never as command-line flags
+ *     ("`seq_len` 12: must be a positive multiple of 8"); the sluice command
+ *     says each as its flag ("--seq-len 12: ...") from a table of its own
+ *     (cli/cli.h: sl_cli_map_fields) and prefixes "sluice: <stage>: ".
+ *   - code: what kind of failure, for programs (sl_errcode below);
+ *     SL_E_FAILED when the call site has not classified it.
+ *   - field: the option field at fault ("part", "prepend_eos", "force"),
+ *     empty when the failure is not about one option. A program can tell
+ *     "this option is wrong" from "this input is bad" without parsing msg.
+ * sl_errf sets msg with code SL_E_FAILED and no field; sl_err_set sets all
+ * three. sl_err_prefix adds context to msg and keeps code and field.
+ * Library code never prints or exits: warnings, notes and progress go to the
+ * callback of stream/log.h; the sl_x* allocators abort on out-of-memory (a
+ * message to that callback first).
  *
- * Stable API (sluice.h): the sl_err structure. The helpers below it are
- * unstable (SLUICE_UNSTABLE_API). */
+ * Stable API (sluice.h): sl_err, sl_errcode and sl_errcode_name. The helpers
+ * that set an error are unstable (SLUICE_UNSTABLE_API). */
 #ifndef SLUICE_STREAM_ERR_H
 #define SLUICE_STREAM_ERR_H
 
@@ -18,15 +31,48 @@ extern "C" {
 
 #define SL_ERR_MAX 1024
 
+#define SL_ERR_FIELD_MAX 48
+
+typedef enum sl_errcode {
+    SL_E_NONE = 0,    /* no error (a zeroed sl_err) */
+    SL_E_FAILED,      /* not classified (sl_errf) */
+    SL_E_IO,          /* a file could not be opened, read, written or renamed (the system's reason in msg) */
+    SL_E_FORMAT,      /* input data is malformed: bad JSON, a corrupt or truncated file, a bad header */
+    SL_E_OPTION,      /* an option value is invalid or options conflict: field names it */
+    SL_E_MISMATCH,    /* inputs valid alone do not fit together (vocabularies, tokenizers, models) */
+    SL_E_EXISTS,      /* the output exists (field: the option that replaces it, "force") */
+    SL_E_LIMIT,       /* a size limit was exceeded (a line over max_doc_bytes) */
+    SL_E_UNSUPPORTED, /* valid input or a request this build does not handle */
+    SL_E_NOMEM,       /* memory could not be had for a size the caller asked for */
+} sl_errcode;
+
+/* One anonymous member, code first: `sl_err e = {{0}}` (the idiom of the
+ * tree) then zeroes all of it without a -Wextra warning. */
 typedef struct sl_err {
-    char msg[SL_ERR_MAX];
+    struct {
+        sl_errcode code;
+        char msg[SL_ERR_MAX];
+        char field[SL_ERR_FIELD_MAX];
+    };
 } sl_err;
+
+/* A short lowercase name of the code ("io", "format", "option", ...). */
+const char *sl_errcode_name(sl_errcode code);
 
 #ifdef SLUICE_UNSTABLE_API
 
-/* Sets the message (printf-style). Always returns -1 so callers can write
- * `return sl_errf(err, "...")`. err may be NULL. */
+/* Sets the message (printf-style), code SL_E_FAILED, no field. Always
+ * returns -1 so callers can write `return sl_errf(err, "...")`. err may be
+ * NULL. */
 int sl_errf(sl_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Sets code, field (NULL or "" for none) and the message; returns -1. */
+int sl_err_set(sl_err *err, sl_errcode code, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Sets code and field of an error whose message is already set (a message
+ * passed up from a callee that did not classify it); returns -1. */
+int sl_err_tag(sl_err *err, sl_errcode code, const char *field);
 
 /* Prepends "prefix: " to an existing message (used to add a file name). */
 int sl_err_prefix(sl_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -36,8 +82,9 @@ int sl_err_prefix(sl_err *err, const char *fmt, ...) __attribute__((format(print
 const char *sl_err_quote(const char *s, size_t n, char *buf, size_t cap);
 #define SL_QUOTE_MAX 160
 
-/* Allocation helpers that never return NULL: on out-of-memory they print a
- * message and abort the process (there is no sensible recovery). */
+/* Allocation helpers that never return NULL: on out-of-memory they pass a
+ * message to the log callback (stream/log.h, level SL_LOG_ERROR) and abort
+ * the process (there is no sensible recovery). */
 void *sl_xmalloc(size_t n);
 void *sl_xcalloc(size_t n, size_t size);
 /* Zeroed like sl_xcalloc, but written now and on a cache line (64-byte)

@@ -16,6 +16,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "stream/log.h"
+
 #define IN_BUF (1u << 20)
 #define PEEK_MAX 4096u
 
@@ -80,7 +82,7 @@ static long src_read(sl_input *in, void *dst, size_t n, sl_err *err)
         }
         if (errno == EINTR)
             continue;
-        return sl_errf(err, "%s: read error: %s", in->name, strerror(errno));
+        return sl_err_set(err, SL_E_IO, NULL, "%s: read error: %s", in->name, strerror(errno));
     }
 }
 
@@ -187,9 +189,10 @@ static int raw_fill(sl_input *in, sl_err *err)
  * the data it covers was decoded: the position is after those bytes). */
 static long dec_fail(sl_input *in, size_t got, const char *what, const char *detail)
 {
-    sl_errf(&in->saved, "%s: %s %s data after %llu decoded bytes (compressed offset %llu)%s%s", in->name, what,
-            comp_name(in->comp), (unsigned long long)(in->decoded + got),
-            (unsigned long long)(in->raw_off - (in->raw_len - in->raw_pos)), detail ? ": " : "", detail ? detail : "");
+    sl_err_set(&in->saved, SL_E_FORMAT, NULL, "%s: %s %s data after %llu decoded bytes (compressed offset %llu)%s%s",
+               in->name, what, comp_name(in->comp), (unsigned long long)(in->decoded + got),
+               (unsigned long long)(in->raw_off - (in->raw_len - in->raw_pos)), detail ? ": " : "",
+               detail ? detail : "");
     return -1;
 }
 
@@ -259,11 +262,11 @@ static long zstd_decode(sl_input *in, unsigned char *dst, size_t cap, sl_err *er
             /* zstd leaves the buffer positions undefined on an error, and
              * a content checksum covers the whole frame: the frame is where
              * the damage is */
-            sl_errf(&in->saved,
-                    "%s: corrupt zstd data in the frame at compressed offset %llu (its data starts at decoded byte "
-                    "%llu): %s",
-                    in->name, (unsigned long long)in->zd_frame_at, (unsigned long long)in->zd_frame_decoded,
-                    ZSTD_getErrorName(ret));
+            sl_err_set(&in->saved, SL_E_FORMAT, NULL,
+                       "%s: corrupt zstd data in the frame at compressed offset %llu (its data starts at decoded byte "
+                       "%llu): %s",
+                       in->name, (unsigned long long)in->zd_frame_at, (unsigned long long)in->zd_frame_decoded,
+                       ZSTD_getErrorName(ret));
             return -1;
         }
         in->raw_pos = ib.pos;
@@ -299,7 +302,7 @@ sl_input *sl_input_open(const char *path, sl_err *err)
     } else {
         in->fd = open(path, O_RDONLY | O_CLOEXEC);
         if (in->fd < 0) {
-            sl_errf(err, "%s: cannot open: %s", path, strerror(errno));
+            sl_err_set(err, SL_E_IO, NULL, "%s: cannot open: %s", path, strerror(errno));
             sl_input_close(in);
             return NULL;
         }
@@ -308,7 +311,7 @@ sl_input *sl_input_open(const char *path, sl_err *err)
     struct stat st;
     if (fstat(in->fd, &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
-            sl_errf(err, "%s: is a directory", path);
+            sl_err_set(err, SL_E_IO, NULL, "%s: is a directory", path);
             sl_input_close(in);
             return NULL;
         }
@@ -504,8 +507,8 @@ int sl_input_read_full(sl_input *in, void *dst, size_t n, sl_err *err)
         return 0;
     if (r == 0 && n > 0)
         return 1;
-    return sl_errf(err, "%s: offset %llu: unexpected end of input (needed %zu bytes, got %ld)", in->name,
-                   (unsigned long long)start, n, r);
+    return sl_err_set(err, SL_E_FORMAT, NULL, "%s: offset %llu: unexpected end of input (needed %zu bytes, got %ld)",
+                      in->name, (unsigned long long)start, n, r);
 }
 
 long sl_input_peek(sl_input *in, void *dst, size_t n, sl_err *err)
@@ -549,8 +552,8 @@ int sl_input_getline(sl_input *in, char **line, size_t *len, size_t *cap, size_t
         unsigned char *nl = memchr(s, '\n', avail);
         size_t k = nl ? (size_t)(nl - s) : avail;
         if (max_len && n + k > max_len)
-            return sl_errf(err, "%s: offset %llu: line longer than %zu bytes", in->name,
-                           (unsigned long long)(in->offset - n), max_len);
+            return sl_err_set(err, SL_E_LIMIT, NULL, "%s: offset %llu: line longer than %zu bytes", in->name,
+                              (unsigned long long)(in->offset - n), max_len);
         if (n + k + 1 > *cap) {
             size_t c = *cap ? *cap : 256;
             while (c < n + k + 1)
@@ -656,7 +659,7 @@ int sl_read_file(const char *path, char **data, size_t *len, sl_err *err)
  *
  * A process killed with SIGKILL (or a machine that lost power) cannot clean
  * up; the next process writing NAME finds NAME.tmp.* or NAME.old.* whose
- * lock nobody holds, removes it and says so on stderr. The lock, not the
+ * lock nobody holds, removes it and says so (stream/log.h). The lock, not the
  * pid, tells a dead owner from a live one: pids repeat (in a container the
  * stage is often pid 1, run after run), and a writer on another host of a
  * shared file system has a pid that means nothing here. The pid in the name
@@ -861,15 +864,18 @@ int sl_output_check(const char *path, int dir, int force, sl_err *err)
         sl_stale_temps_clean(p);
     if (stat(p, &st) == 0) {
         if (dir == 1 && !force)
-            rc = sl_errf(err, "%s: already exists (`force` replaces it)", p);
+            rc = sl_err_set(err, SL_E_EXISTS, "force", "%s: already exists (`force` replaces it)", p);
         else if (dir == 2 && !S_ISDIR(st.st_mode))
-            rc = sl_errf(err, "%s: not a directory", p);
+            rc = sl_err_set(err, SL_E_IO, NULL, "%s: not a directory", p);
         else if (dir == 2)
-            rc = access(p, W_OK | X_OK) ? sl_errf(err, "%s: cannot write into it: %s", p, strerror(errno)) : 0;
+            rc = access(p, W_OK | X_OK)
+                     ? sl_err_set(err, SL_E_IO, NULL, "%s: cannot write into it: %s", p, strerror(errno))
+                     : 0;
         else if (!dir && S_ISDIR(st.st_mode))
-            rc = sl_errf(err, "%s: is a directory", p);
+            rc = sl_err_set(err, SL_E_IO, NULL, "%s: is a directory", p);
         else if (!dir && !S_ISREG(st.st_mode))
-            rc = access(p, W_OK) ? sl_errf(err, "%s: cannot open for writing: %s", p, strerror(errno)) : 0;
+            rc = access(p, W_OK) ? sl_err_set(err, SL_E_IO, NULL, "%s: cannot open for writing: %s", p, strerror(errno))
+                                 : 0;
         if (rc || dir == 2 || (!dir && !S_ISREG(st.st_mode)))
             goto done; /* written in place (a device, a FIFO, into a directory): the parent does not matter */
     }
@@ -885,14 +891,14 @@ int sl_output_check(const char *path, int dir, int force, sl_err *err)
         }
         if (stat(p, &st) == 0) {
             if (!S_ISDIR(st.st_mode))
-                rc = sl_errf(err, "%s: cannot create %s: %s is not a directory", path,
-                             dir ? "the directory" : "the file", p);
+                rc = sl_err_set(err, SL_E_IO, NULL, "%s: cannot create %s: %s is not a directory", path,
+                                dir ? "the directory" : "the file", p);
             else if (access(p, W_OK | X_OK))
-                rc = sl_errf(err, "%s: cannot write into %s: %s", path, p, strerror(errno));
+                rc = sl_err_set(err, SL_E_IO, NULL, "%s: cannot write into %s: %s", path, p, strerror(errno));
             break;
         }
         if (errno != ENOENT && errno != ENOTDIR) {
-            rc = sl_errf(err, "%s: %s: %s", path, p, strerror(errno));
+            rc = sl_err_set(err, SL_E_IO, NULL, "%s: %s: %s", path, p, strerror(errno));
             break;
         }
         if (!strcmp(p, ".") || !strcmp(p, "/"))
@@ -937,7 +943,7 @@ static int make_parents(const char *path, char ***created, sl_err *err)
             (*created)[n++] = sl_xstrdup(p);
             (*created)[n] = NULL;
         } else if (errno != EEXIST) {
-            sl_errf(err, "%s: cannot create directory %s: %s", path, p, strerror(errno));
+            sl_err_set(err, SL_E_IO, NULL, "%s: cannot create directory %s: %s", path, p, strerror(errno));
             free(p);
             remove_parents(*created);
             free_parents(*created);
@@ -1070,8 +1076,8 @@ void sl_stale_temps_clean(const char *path)
                 unlink(full);
             removed = 1;
             if (!io_quiet || !*io_quiet)
-                fprintf(stderr, "sluice: %s: removed stale temporary %s%s (left by process %ld, which is gone)\n",
-                        io_stage, full, S_ISDIR(st.st_mode) ? "/" : "", pid);
+                sl_log(SL_LOG_INFO, io_stage, "removed stale temporary %s%s (left by process %ld, which is gone)", full,
+                       S_ISDIR(st.st_mode) ? "/" : "", pid);
         }
         if (fd >= 0)
             close(fd);
@@ -1140,13 +1146,13 @@ sl_output *sl_output_open(const char *path, sl_err *err)
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         if (S_ISDIR(st.st_mode)) {
-            sl_errf(err, "%s: is a directory", path);
+            sl_err_set(err, SL_E_IO, NULL, "%s: is a directory", path);
             out_free(o);
             return NULL;
         }
         o->fd = open(path, O_WRONLY | O_CLOEXEC);
         if (o->fd < 0) {
-            sl_errf(err, "%s: cannot open for writing: %s", path, strerror(errno));
+            sl_err_set(err, SL_E_IO, NULL, "%s: cannot open for writing: %s", path, strerror(errno));
             out_free(o);
             return NULL;
         }
@@ -1178,7 +1184,7 @@ sl_output *sl_output_open(const char *path, sl_err *err)
         if (o->fd >= 0)
             close(o->fd);
         if (e != EEXIST || tries == 1000) {
-            sl_errf(err, "%s: cannot create: %s", path, strerror(e));
+            sl_err_set(err, SL_E_IO, NULL, "%s: cannot create: %s", path, strerror(e));
             remove_parents(o->reg.parents);
             signals_release(&held);
             out_free(o);
@@ -1210,7 +1216,7 @@ static int flush_out(sl_output *o, sl_err *err)
             if (errno == EINTR)
                 continue;
             o->failed = 1;
-            return sl_errf(err, "%s: write failed: %s", o->path, strerror(errno));
+            return sl_err_set(err, SL_E_IO, NULL, "%s: write failed: %s", o->path, strerror(errno));
         }
         off += (size_t)w;
     }
@@ -1221,7 +1227,7 @@ static int flush_out(sl_output *o, sl_err *err)
 int sl_output_write(sl_output *o, const void *p, size_t n, sl_err *err)
 {
     if (o->failed)
-        return sl_errf(err, "%s: write failed earlier", o->path);
+        return sl_err_set(err, SL_E_IO, NULL, "%s: write failed earlier", o->path);
     const unsigned char *s = p;
     while (n) {
         if (o->len == OUT_BUF && flush_out(o, err))
@@ -1279,7 +1285,7 @@ int sl_output_commit(sl_output *o, sl_err *err)
     }
     if (!o->tmp) { /* stdout, or a device/FIFO written in place */
         if (o->direct && close(o->fd) != 0) {
-            sl_errf(err, "%s: close failed: %s", o->path, strerror(errno));
+            sl_err_set(err, SL_E_IO, NULL, "%s: close failed: %s", o->path, strerror(errno));
             out_free(o);
             return -1;
         }
@@ -1287,14 +1293,14 @@ int sl_output_commit(sl_output *o, sl_err *err)
         return 0;
     }
     if (fsync(o->fd) != 0 && errno != EINVAL) {
-        sl_errf(err, "%s: fsync failed: %s", o->path, strerror(errno));
+        sl_err_set(err, SL_E_IO, NULL, "%s: fsync failed: %s", o->path, strerror(errno));
         sl_output_abort(o);
         return -1;
     }
     /* rename while the lock is held: a stale-temporary sweep by another
      * process never sees this file unlocked */
     if (rename(o->tmp, o->path) != 0) {
-        sl_errf(err, "%s: cannot rename %s into place: %s", o->path, o->tmp, strerror(errno));
+        sl_err_set(err, SL_E_IO, NULL, "%s: cannot rename %s into place: %s", o->path, o->tmp, strerror(errno));
         sl_output_abort(o);
         return -1;
     }
@@ -1302,7 +1308,7 @@ int sl_output_commit(sl_output *o, sl_err *err)
     int rc = close(o->fd);
     o->fd = -1;
     if (rc != 0) {
-        sl_errf(err, "%s: close failed: %s", o->path, strerror(errno));
+        sl_err_set(err, SL_E_IO, NULL, "%s: close failed: %s", o->path, strerror(errno));
         unlink(o->path);
         remove_parents(o->reg.parents);
         out_free(o);
@@ -1372,7 +1378,7 @@ sl_outdir *sl_outdir_open(const char *dir, int force, sl_err *err)
     sl_stale_temps_clean(d->path); /* also when the run stops here: what a killed one left goes */
     struct stat st;
     if (stat(d->path, &st) == 0 && !force) {
-        sl_errf(err, "%s: already exists (`force` replaces it)", d->path);
+        sl_err_set(err, SL_E_EXISTS, "force", "%s: already exists (`force` replaces it)", d->path);
         outdir_free(d);
         return NULL;
     }
@@ -1412,7 +1418,7 @@ sl_outdir *sl_outdir_open(const char *dir, int force, sl_err *err)
             close(d->lock_fd);
         d->lock_fd = -1;
         if (e != EEXIST || tries == 1000) {
-            sl_errf(err, "%s: cannot create directory: %s", d->tmp, strerror(e));
+            sl_err_set(err, SL_E_IO, NULL, "%s: cannot create directory: %s", d->tmp, strerror(e));
             remove_parents(d->reg.parents);
             signals_release(&held);
             outdir_free(d);
@@ -1463,8 +1469,8 @@ static char *move_aside(const char *path, int is_dir, int *lock_fd, sl_err *err)
         if (rc == 0)
             return old;
         if (errno != EEXIST || tries == 1000) {
-            sl_errf(err, "%s: cannot move the existing %s aside: %s", path, is_dir ? "directory" : "file",
-                    strerror(errno));
+            sl_err_set(err, SL_E_IO, NULL, "%s: cannot move the existing %s aside: %s", path,
+                       is_dir ? "directory" : "file", strerror(errno));
             if (*lock_fd >= 0)
                 close(*lock_fd);
             *lock_fd = -1;
@@ -1491,7 +1497,7 @@ int sl_outdir_commit(sl_outdir *d, sl_err *err)
         return -1;
     }
     if (rename(d->tmp, d->path)) {
-        sl_errf(err, "%s: cannot rename %s into place: %s", d->path, d->tmp, strerror(errno));
+        sl_err_set(err, SL_E_IO, NULL, "%s: cannot rename %s into place: %s", d->path, d->tmp, strerror(errno));
         if (old)
             rename(old, d->path);
         if (old_fd >= 0)

@@ -52,7 +52,7 @@ typedef struct parser {
 
 static int perr(parser *p, const char *what)
 {
-    return sl_errf(p->err, "offset %zu: %s", p->i, what);
+    return sl_err_set(p->err, SL_E_FORMAT, NULL, "offset %zu: %s", p->i, what);
 }
 
 static void skip_ws(parser *p)

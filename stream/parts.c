@@ -1,4 +1,4 @@
-/* Part files and the --part spec (stream/parts.h). */
+/* Part files and the part spec (stream/parts.h). */
 #include "stream/parts.h"
 
 #include <dirent.h>
@@ -162,16 +162,17 @@ static int env_u64(const char *name, uint64_t *v, sl_err *err)
 {
     const char *s = getenv(name);
     if (!s || !*s)
-        return sl_errf(err,
-                       "--part slurm: %s is not set: not inside a Slurm job array (submit with sbatch "
-                       "--array, or give --part R/N)",
-                       name);
+        return sl_err_set(err, SL_E_OPTION, "part",
+                          "`part` slurm: %s is not set: not inside a Slurm job array (submit with sbatch "
+                          "--array, or give `part` R/N)",
+                          name);
     char *end;
     errno = 0;
     unsigned long long x = strtoull(s, &end, 10);
     if (errno || *end || *s == '-') {
         char q[SL_QUOTE_MAX];
-        return sl_errf(err, "--part slurm: %s='%s' is not a number", name, sl_err_quote(s, strlen(s), q, sizeof q));
+        return sl_err_set(err, SL_E_OPTION, "part", "`part` slurm: %s='%s' is not a number", name,
+                          sl_err_quote(s, strlen(s), q, sizeof q));
     }
     *v = x;
     return 0;
@@ -189,14 +190,15 @@ int sl_part_parse(const char *spec, sl_part *p, sl_err *err)
         if (mx && *mx && env_u64("SLURM_ARRAY_TASK_MAX", &max, err))
             return -1;
         if (count == 0 || id < min || id - min >= count)
-            return sl_errf(err, "--part slurm: task %llu is not in the array %llu..%llu+%llu", (unsigned long long)id,
-                           (unsigned long long)min, (unsigned long long)min, (unsigned long long)count);
+            return sl_err_set(err, SL_E_OPTION, "part", "`part` slurm: task %llu is not in the array %llu..%llu+%llu",
+                              (unsigned long long)id, (unsigned long long)min, (unsigned long long)min,
+                              (unsigned long long)count);
         if (mx && *mx && max - min + 1 != count)
-            return sl_errf(err,
-                           "--part slurm: the array %llu-%llu has %llu tasks, not a contiguous range with "
-                           "step 1 (submit --array=0-%llu)",
-                           (unsigned long long)min, (unsigned long long)max, (unsigned long long)count,
-                           (unsigned long long)(count - 1));
+            return sl_err_set(err, SL_E_OPTION, "part",
+                              "`part` slurm: the array %llu-%llu has %llu tasks, not a contiguous range with "
+                              "step 1 (submit --array=0-%llu)",
+                              (unsigned long long)min, (unsigned long long)max, (unsigned long long)count,
+                              (unsigned long long)(count - 1));
         p->r = id - min;
         p->n = count;
         return 0;
@@ -206,16 +208,17 @@ int sl_part_parse(const char *spec, sl_part *p, sl_err *err)
     char qs[SL_QUOTE_MAX]; /* the spec in messages: one line whatever it holds */
     const char *q = sl_err_quote(spec, strlen(spec), qs, sizeof qs);
     if (!sl || sl == spec || !sl[1])
-        return sl_errf(err, "--part '%s': expected R/N (part R of N, 0 <= R < N) or 'slurm'", q);
+        return sl_err_set(err, SL_E_OPTION, "part", "`part` '%s': expected R/N (part R of N, 0 <= R < N) or 'slurm'",
+                          q);
     errno = 0;
     unsigned long long r = strtoull(spec, &end, 10);
     if (errno || end != sl || *spec == '-')
-        return sl_errf(err, "--part '%s': R is not a number", q);
+        return sl_err_set(err, SL_E_OPTION, "part", "`part` '%s': R is not a number", q);
     unsigned long long n = strtoull(sl + 1, &end, 10);
     if (errno || *end || sl[1] == '-')
-        return sl_errf(err, "--part '%s': N is not a number", q);
+        return sl_err_set(err, SL_E_OPTION, "part", "`part` '%s': N is not a number", q);
     if (n == 0 || r >= n)
-        return sl_errf(err, "--part '%s': needs 0 <= R < N", q);
+        return sl_err_set(err, SL_E_OPTION, "part", "`part` '%s': needs 0 <= R < N", q);
     p->r = r;
     p->n = n;
     return 0;

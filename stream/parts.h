@@ -1,5 +1,5 @@
 /* Parts: how the outputs of a partitioned run are named and found again, and
- * which part of the work a process does (--part R/N).
+ * which part of the work a process does (part R of N: "R/N").
  *
  * A part file's name holds "<R>-of-<N>" (decimal, any zero padding), e.g.
  * "part-00003-of-00008.tok" or "tokens-3-of-8.tok": the last "-of-" with

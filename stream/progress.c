@@ -1,4 +1,4 @@
-/* Progress on stderr (stream/progress.h). */
+/* Progress lines for the log callback (stream/progress.h). */
 #include "stream/progress.h"
 
 #include <stdatomic.h>
@@ -10,6 +10,7 @@
 
 #include "stream/err.h"
 #include "stream/io.h"
+#include "stream/log.h"
 
 struct sl_progress {
     char stage[64], unit[16];
@@ -29,7 +30,7 @@ static int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Seconds between plain lines when stderr is not a terminal. */
+/* Seconds between lines when stderr is not a terminal. */
 static int64_t plain_interval_ns(void)
 {
     const char *s = getenv("SLUICE_PROGRESS_INTERVAL");
@@ -128,12 +129,8 @@ static void draw(sl_progress *p, int final)
     }
     if (final)
         snprintf(eta, sizeof eta, "  in %.1f s", secs);
-    if (p->tty)
-        fprintf(stderr, "\r%s: %llu %s  %s  %s%s%s", p->stage, (unsigned long long)items, p->unit, amount, rate, eta,
-                final ? "\n" : "\033[K");
-    else
-        fprintf(stderr, "%s: %llu %s  %s  %s%s\n", p->stage, (unsigned long long)items, p->unit, amount, rate, eta);
-    fflush(stderr);
+    sl_log(final ? SL_LOG_PROGRESS_END : SL_LOG_PROGRESS, p->stage, "%llu %s  %s  %s%s", (unsigned long long)items,
+           p->unit, amount, rate, eta);
 }
 
 static void tick(sl_progress *p)

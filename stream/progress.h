@@ -1,16 +1,16 @@
-/* Progress on stderr, one implementation for every stage:
+/* Progress lines, one implementation for every stage:
  *   "tokenize bpe: 12,345 docs  4.2M tokens  1.1M tokens/s  45%  ETA 0:12"
  *   "read: 1,024 docs  1.2 GB  45.6 MB/s  12%  ETA 3:05"
- * Shown when enabled (mode -1: stderr is a terminal; 1: --progress; 0: off).
- * On a terminal the line is redrawn in place at most every 200 ms; when
- * stderr is not a terminal (a Slurm log, a file) plain newline-terminated
- * lines are written every SLUICE_PROGRESS_INTERVAL seconds (default 5), no
- * carriage returns or escape codes. sl_progress_done prints a final summary
- * line when enabled. The rate is in the stage's natural unit: tokens/s when
- * the stage counts tokens (sl_progress_add_tokens), bytes/s otherwise.
- * Percent and ETA appear whenever the amount of input is known: the tracked
- * input file's position, a position callback (several inputs), or a total
- * set with sl_progress_set_total. The update calls are thread-safe. */
+ * Each goes to the log callback (stream/log.h) as an SL_LOG_PROGRESS message
+ * with the stage as its stage and the rest as its text; sl_progress_done
+ * sends a final summary line (SL_LOG_PROGRESS_END). Shown when enabled (mode
+ * -1: file descriptor 2 is a terminal; 1: --progress; 0: off). When fd 2 is
+ * a terminal a line comes at most every 200 ms (the sluice command redraws
+ * it in place); else every SLUICE_PROGRESS_INTERVAL seconds (default 5; the
+ * command writes plain newline-terminated lines, for a Slurm log or a file). The rate is in the stage's natural unit:
+ * tokens/s when the stage counts tokens (sl_progress_add_tokens), bytes/s otherwise. Percent and ETA appear whenever
+ * the amount of input is known: the tracked input file's position, a position callback (several inputs), or a total set
+ * with sl_progress_set_total. The update calls are thread-safe. */
 #ifndef SLUICE_STREAM_PROGRESS_H
 #define SLUICE_STREAM_PROGRESS_H
 

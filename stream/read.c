@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "stream/json.h"
+#include "stream/log.h"
 #include "stream/progress.h"
 
 /* With another text field, an input field called "text" would clash with the
@@ -39,8 +40,8 @@ static void drop_text_field(const sl_docreader_opts *opts, sl_textdoc *d, sl_buf
     sl_buf_clear(&d->meta);
     sl_buf_append(&d->meta, tmp->data, tmp->len);
     if (!*warned && !opts->quiet)
-        fprintf(stderr, "sluice: read: warning: %s:%llu: input field \"text\" dropped: \"text\" is the --field value\n",
-                d->source, (unsigned long long)d->line);
+        sl_log(SL_LOG_WARNING, "read", "%s:%llu: input field \"text\" dropped: \"text\" is the --field value",
+               d->source, (unsigned long long)d->line);
     *warned = 1;
 }
 

@@ -19,7 +19,8 @@ extern "C" {
  * consumer on standard output has seen them). o are the options r was
  * opened with: with a field other than "text", an input field named "text"
  * would clash with the output's and is dropped from the metadata (one
- * warning on stderr unless o->quiet). progress: sl_progress mode. */
+ * warning to the log callback, stream/log.h, unless o->quiet). progress:
+ * sl_progress mode. */
 /* Appends d's output line, {"id":...,"text":...,<the other fields>}\n, to b. */
 void sl_read_put_doc(sl_buf *b, const sl_textdoc *d);
 

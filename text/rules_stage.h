@@ -44,7 +44,7 @@ int sl_rules_run(const sl_rules *r, sl_docreader *rd, const sl_rules_stage_opts 
 /* The counts as JSON: documents, kept, dropped, and per rule its
  * parameters, the documents it dropped and why. */
 void sl_rules_stats_json(const sl_rules *r, const sl_rules_stats *st, int annotate, sl_buf *b);
-/* One line of text for stderr. */
+/* One line of text (the CLI prints it on stderr). */
 void sl_rules_stats_text(const sl_rules *r, const sl_rules_stats *st, int annotate, sl_buf *b);
 
 #endif

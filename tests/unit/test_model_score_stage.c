@@ -275,7 +275,9 @@ static void test_messages(void **st)
     const char *in[] = {tok};
     o.prepend_eos = 1;
     assert_null(score_to(&o, in, 1, out, &err));
-    assert_non_null(strstr(err.msg, "msg.tok: prepend_eos is set, but the stream has no eos id"));
+    assert_non_null(strstr(err.msg, "msg.tok: `prepend_eos`, but the stream has no eos id"));
+    assert_int_equal(err.code, SL_E_OPTION);
+    assert_string_equal(err.field, "prepend_eos");
     assert_null(strstr(err.msg, "--"));
     opts(&o);
     o.per_token = o.to_stream = 1;
@@ -286,7 +288,9 @@ static void test_messages(void **st)
     o.model_dir = fixture("ssm_f32"); /* vocab 77 (80 padded): the stream's 64 does not fit */
     assert_null(score_to(&o, in, 1, out, &err));
     assert_non_null(strstr(err.msg, "does not match the model's (77, padded 80)"));
-    assert_non_null(strstr(err.msg, "set force"));
+    assert_non_null(strstr(err.msg, "or `force`"));
+    assert_int_equal(err.code, SL_E_MISMATCH);
+    assert_string_equal(err.field, "force");
     assert_null(strstr(err.msg, "--"));
     o.force = 1;
     char *text = score_to(&o, in, 1, out, &err);
