@@ -18,7 +18,7 @@ sl_backend *sl_backend_open(const char *name, int threads, sl_err *err)
         if (!*end && dev < 1024)
             return sl_backend_cuda((int)dev, err);
     }
-    sl_errf(err, "unknown device '%s' (expected cpu, cuda, cuda:N or auto)", name);
+    sl_err_set(err, SL_E_OPTION, "device", "unknown device '%s' (expected cpu, cuda, cuda:N or auto)", name);
     return NULL;
 }
 

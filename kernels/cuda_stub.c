@@ -8,7 +8,8 @@
 sl_backend *sl_backend_cuda(int device, sl_err *err)
 {
     (void)device;
-    sl_errf(err, "cuda: this sluice was built without CUDA (rebuild with 'make CUDA=1' where nvcc is installed)");
+    sl_err_set(err, SL_E_UNSUPPORTED, "device",
+               "cuda: this sluice was built without CUDA (rebuild with 'make CUDA=1' where nvcc is installed)");
     return NULL;
 }
 
@@ -26,7 +27,7 @@ int sl_cuda_set_tf32(sl_backend *b, int on)
 void *sl_cuda_host_alloc(sl_backend *b, size_t bytes, sl_err *err)
 {
     (void)b, (void)bytes;
-    sl_errf(err, "cuda: this sluice was built without CUDA");
+    sl_err_set(err, SL_E_UNSUPPORTED, NULL, "cuda: this sluice was built without CUDA");
     return NULL;
 }
 

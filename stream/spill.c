@@ -240,8 +240,9 @@ int sl_spill_add(sl_spill *s, const void *rec, size_t len, sl_err *err)
     if (s->o.rec_size && len != s->o.rec_size)
         return sl_errf(err, "%s: a record of %zu bytes (all have %zu)", s->purpose, len, s->o.rec_size);
     if (len > s->o.budget / 4 || len > UINT32_MAX)
-        return sl_errf(err, "%s: a record of %zu bytes is larger than a quarter of the memory budget (%zu bytes)",
-                       s->purpose, len, s->o.budget);
+        return sl_err_set(err, SL_E_LIMIT, "mem_budget",
+                          "%s: a record of %zu bytes is larger than a quarter of the memory budget (%zu bytes)",
+                          s->purpose, len, s->o.budget);
     if (s->alen + len + (s->n + 1) * 2 * sizeof(ent) > s->hold && write_run(s, err))
         return -1;
     if (s->alen + len > s->acap) {

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "kernels/backend.h"
 #include "stream/docreader.h"
 #include "stream/err.h"
 #include "stream/io.h"
@@ -138,6 +139,21 @@ static void test_bad_json(void **st)
     assert_string_equal(err.field, "max_doc_bytes");
     sl_docreader_close(r);
     sl_textdoc_free(&d);
+}
+
+static void test_device(void **st)
+{
+    (void)st;
+    sl_err err = {{0}};
+    assert_null(sl_backend_open("gpu", 1, &err));
+    assert_int_equal(err.code, SL_E_OPTION);
+    assert_string_equal(err.field, "device");
+    assert_non_null(strstr(err.msg, "unknown device 'gpu'"));
+#ifndef SLUICE_CUDA
+    assert_null(sl_backend_open("cuda", 1, &err));
+    assert_int_equal(err.code, SL_E_UNSUPPORTED);
+    assert_string_equal(err.field, "device");
+#endif
 }
 
 static void test_errf_and_prefix(void **st)
@@ -276,6 +292,7 @@ static void test_log_silent_without_callback(void **st)
 #define OOM_TEST 1
 #endif
 
+#if OOM_TEST
 /* Passes an SL_LOG_ERROR message on to the pipe *user: "LEVEL MSG". */
 static void oom_writer(sl_log_level level, const char *stage, const char *msg, void *user)
 {
@@ -285,6 +302,7 @@ static void oom_writer(sl_log_level level, const char *stage, const char *msg, v
     if (write(*(int *)user, b, (size_t)n) < 0)
         _exit(3);
 }
+#endif
 
 /* Out of memory in sl_xmalloc: the message goes to the callback, then the
  * process aborts (in a child; not under ASan, whose allocator stops first). */
@@ -326,6 +344,7 @@ int main(void)
         cmocka_unit_test(test_part_spec),
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_bad_json),
+        cmocka_unit_test(test_device),
         cmocka_unit_test(test_errf_and_prefix),
         cmocka_unit_test(test_log_silent_without_callback),
         cmocka_unit_test(test_oom_goes_to_callback),
