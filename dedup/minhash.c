@@ -101,15 +101,19 @@ void sl_np_randint_u64(sl_mt19937 *s, uint64_t low, uint64_t high, size_t n, uin
 sl_minhash *sl_minhash_new(const sl_minhash_config *c, sl_err *err)
 {
     if (c->ngram < 1 || c->ngram > 1000)
-        return sl_errf(err, "`ngram` %d: must be 1..1000", c->ngram), NULL;
+        return sl_err_set(err, SL_E_OPTION, "ngram", "`ngram` %d: must be 1..1000", c->ngram), NULL;
     if (c->buckets < 1 || c->buckets > 1024)
-        return sl_errf(err, "`buckets` %d: must be 1..1024", c->buckets), NULL;
+        return sl_err_set(err, SL_E_OPTION, "buckets", "`buckets` %d: must be 1..1024", c->buckets), NULL;
     if (c->rows < 1 || c->rows > 1024 || c->buckets * c->rows > 65536)
-        return sl_errf(err, "`rows` %d: must be 1..1024, and buckets x rows at most 65536", c->rows), NULL;
+        return sl_err_set(err, SL_E_OPTION, "rows", "`rows` %d: must be 1..1024, and buckets x rows at most 65536",
+                          c->rows),
+               NULL;
     if (c->seed > UINT32_MAX)
-        return sl_errf(err, "`seed` %llu: must be below 2^32 (numpy's RandomState)", (unsigned long long)c->seed), NULL;
+        return sl_err_set(err, SL_E_OPTION, "seed", "`seed` %llu: must be below 2^32 (numpy's RandomState)",
+                          (unsigned long long)c->seed),
+               NULL;
     if (c->hash < 0 || c->hash > 3)
-        return sl_errf(err, "`hash` %d: unknown", c->hash), NULL;
+        return sl_err_set(err, SL_E_OPTION, "hash", "`hash` %d: unknown", c->hash), NULL;
     sl_wordtok *tok = sl_wordtok_new(c->language ? c->language : "en", err);
     if (!tok)
         return NULL;

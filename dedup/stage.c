@@ -309,7 +309,7 @@ int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_op
 {
     memset(st, 0, sizeof *st);
     if (o->mode == SL_DEDUP_LINES && o->annotate)
-        return sl_errf(err, "`annotate`: not for line deduplication");
+        return sl_err_set(err, SL_E_OPTION, "annotate", "`annotate`: not for line deduplication");
     size_t budget = ro->mem_budget ? ro->mem_budget : SL_DOCS_DEFAULT_MEM_BUDGET;
     if (o->mode == SL_DEDUP_MINHASH) {
         if (sl_lsh_dedup(r, o, budget, out, st, err) < 0)

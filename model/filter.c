@@ -63,11 +63,13 @@ int sl_filter_opts_check(const sl_filter_opts *o, sl_err *err)
     if (o->bins < 1 || o->bins > 1000)
         return sl_errf(err, "bins: %d is not in 1..1000", o->bins);
     if (o->n_cutoffs_from && !sl_filter_needs_dist(o))
-        return sl_errf(err, "`cutoffs_from` needs a percentile selection (`pct_lo/pct_hi` or `bucket`)");
+        return sl_err_set(err, SL_E_OPTION, "cutoffs_from",
+                          "`cutoffs_from` needs a percentile selection (`pct_lo/pct_hi` or `bucket`)");
     if (o->n_in &&
         (!isnan(o->min) || !isnan(o->max) || !isnan(o->pct_lo) || o->bucket >= 0 || o->n_scores || o->n_cutoffs_from))
-        return sl_errf(err, "`in` (a categorical keep) excludes `min`, `max`, `pct_lo/pct_hi`, `bucket`, `scores` "
-                            "and `cutoffs_from`");
+        return sl_err_set(err, SL_E_OPTION, "in",
+                          "`in` (a categorical keep) excludes `min`, `max`, `pct_lo/pct_hi`, `bucket`, `scores` "
+                          "and `cutoffs_from`");
     if (o->n_in && builtin_field(o->field))
         return sl_errf(err, "field %s is a count, not a category", o->field);
     if (o->n_scores && builtin_field(o->field))

@@ -33,8 +33,9 @@ int sl_score_check(const sl_score_opts *o, sl_err *err)
     if (o->chunk < 1 || o->batch_tokens < 1 || o->max_tokens < 0 || o->long_context < 0)
         return sl_errf(err, "chunk and batch_tokens must be >= 1, max_tokens and long_context >= 0");
     if (o->max_position < 0 || o->max_position == 1)
-        return sl_errf(err, "`max_position` %lld: must be >= 2 (positions start at 1) or 0 (no limit)",
-                       (long long)o->max_position);
+        return sl_err_set(err, SL_E_OPTION, "max_position",
+                          "`max_position` %lld: must be >= 2 (positions start at 1) or 0 (no limit)",
+                          (long long)o->max_position);
     if (!o->prepend_eos && o->prepend > (int64_t)UINT32_MAX)
         return sl_errf(err, "prepend = %lld is not a token id", (long long)o->prepend);
     return 0;

@@ -56,7 +56,7 @@ int sl_cat_shard_run(const char *dir, long stage, const char *output, sl_err *er
     size_t n_stages = wu->n;
     if (stage >= (long)n_stages) {
         sl_shard_close(s);
-        sl_errf(err, "`stage` %ld: the shard has %zu stage(s)", stage, n_stages);
+        sl_err_set(err, SL_E_OPTION, "stage", "`stage` %ld: the shard has %zu stage(s)", stage, n_stages);
         return SL_SHARD_CAT_NO_STAGE;
     }
     if (stage < 0)

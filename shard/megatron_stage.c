@@ -47,7 +47,7 @@ int sl_export_megatron_run(const sl_export_megatron_opts *o, const char *const *
     int missing = o->eos_mode < 0 && e != SL_TS_NO_ID && h->doc_eos == e;
     int keep = o->eos_mode == SL_EOS_KEEP;
     if (e != SL_TS_NO_ID && (uint64_t)e >= h->vocab_size) {
-        sl_errf(err, "`eos` %lld: not below the vocab size %u", (long long)e, h->vocab_size);
+        sl_err_set(err, SL_E_OPTION, "eos", "`eos` %lld: not below the vocab size %u", (long long)e, h->vocab_size);
         goto done;
     }
     if (h->vocab_size > (uint64_t)INT32_MAX + 1) {

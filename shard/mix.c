@@ -72,19 +72,19 @@ static int bucket(uint64_t n)
 sl_mix *sl_mix_new(const sl_mix_opts *o, const sl_mix_source *src, size_t n, sl_err *err)
 {
     if (n == 0) {
-        sl_errf(err, "`source`: at least one source is needed");
+        sl_err_set(err, SL_E_OPTION, "source", "`source`: at least one source is needed");
         return NULL;
     }
     if (o->tokens == 0) {
-        sl_errf(err, "`tokens` 0: the budget must be positive");
+        sl_err_set(err, SL_E_OPTION, "tokens", "`tokens` 0: the budget must be positive");
         return NULL;
     }
     if (!(o->max_epochs > 0) || o->max_epochs > MAX_COPIES) {
-        sl_errf(err, "`max_epochs` %g: must be in (0, %d]", o->max_epochs, MAX_COPIES);
+        sl_err_set(err, SL_E_OPTION, "max_epochs", "`max_epochs` %g: must be in (0, %d]", o->max_epochs, MAX_COPIES);
         return NULL;
     }
     if (o->policy == SL_MIX_UPSAMPLE && (!(o->factor > 0) || !isfinite(o->factor))) {
-        sl_errf(err, "`factor` %g: must be positive", o->factor);
+        sl_err_set(err, SL_E_OPTION, "factor", "`factor` %g: must be positive", o->factor);
         return NULL;
     }
     if (o->policy == SL_MIX_TARGET) {
@@ -92,19 +92,20 @@ sl_mix *sl_mix_new(const sl_mix_opts *o, const sl_mix_source *src, size_t n, sl_
         for (size_t b = 0; b < o->n_bins; b++) {
             const sl_mix_bin *x = &o->bins[b];
             if (x->hi <= x->lo || !(x->share >= 0) || !isfinite(x->share) || (b && x->lo < o->bins[b - 1].hi)) {
-                sl_errf(err, "`length_target` bin %zu: needs lo < hi, bins sorted and disjoint, share >= 0", b);
+                sl_err_set(err, SL_E_OPTION, "length_target",
+                           "`length_target` bin %zu: needs lo < hi, bins sorted and disjoint, share >= 0", b);
                 return NULL;
             }
             sum += x->share;
         }
         if (!(sum > 0)) {
-            sl_errf(err, "`length_target`: the shares add up to 0");
+            sl_err_set(err, SL_E_OPTION, "length_target", "`length_target`: the shares add up to 0");
             return NULL;
         }
     }
     for (size_t i = 0; i < n; i++) {
         if (!src[i].name || !*src[i].name || !src[i].path || !*src[i].path) {
-            sl_errf(err, "`source` %zu: needs a name and a path", i + 1);
+            sl_err_set(err, SL_E_OPTION, "source", "`source` %zu: needs a name and a path", i + 1);
             return NULL;
         }
         if (!(src[i].weight > 0) || !isfinite(src[i].weight)) {

@@ -70,7 +70,8 @@ int sl_long_mode_parse(const char *name)
 int sl_pack_check_seq_len(int64_t seq_len, sl_err *err)
 {
     if (seq_len <= 0 || seq_len % 8 || seq_len > (1ll << 31))
-        return sl_errf(err, "`seq_len` %lld: must be a positive multiple of 8", (long long)seq_len);
+        return sl_err_set(err, SL_E_OPTION, "seq_len", "`seq_len` %lld: must be a positive multiple of 8",
+                          (long long)seq_len);
     return 0;
 }
 
@@ -80,21 +81,22 @@ int sl_pack_opts_check(const sl_pack_opts *o, sl_err *err)
         return -1;
     if (o->mem_tokens) {
         if (o->layout != SL_LAYOUT_RECURRENT)
-            return sl_errf(err, "`mem_tokens` applies to `layout` recurrent");
+            return sl_err_set(err, SL_E_OPTION, "mem_tokens", "`mem_tokens` applies to `layout` recurrent");
         if (o->mem_id < 0 || o->mem_id > (int64_t)UINT32_MAX)
-            return sl_errf(err, "`mem_tokens` %u needs `mem_id`", o->mem_tokens);
+            return sl_err_set(err, SL_E_OPTION, "mem_tokens", "`mem_tokens` %u needs `mem_id`", o->mem_tokens);
         uint64_t m = (uint64_t)o->mem_tokens * (o->mem_write ? 2u : 1u);
         if (m >= o->seq_len)
-            return sl_errf(err, "`mem_tokens` %u%s leaves no room for data in rows of `seq_len` %u", o->mem_tokens,
-                           o->mem_write ? " (read and write)" : "", o->seq_len);
+            return sl_err_set(err, SL_E_OPTION, "mem_tokens",
+                              "`mem_tokens` %u%s leaves no room for data in rows of `seq_len` %u", o->mem_tokens,
+                              o->mem_write ? " (read and write)" : "", o->seq_len);
     } else if (o->mem_write) {
-        return sl_errf(err, "`mem_write` needs `mem_tokens` K");
+        return sl_err_set(err, SL_E_OPTION, "mem_write", "`mem_write` needs `mem_tokens` K");
     }
     if (o->layout == SL_LAYOUT_RECURRENT) {
         if (o->batch == 0)
-            return sl_errf(err, "`layout` recurrent needs `batch` B (B > 0)");
+            return sl_err_set(err, SL_E_OPTION, "layout", "`layout` recurrent needs `batch` B (B > 0)");
         if (o->no_split)
-            return sl_errf(err, "`no_split` cannot be combined with `layout` recurrent");
+            return sl_err_set(err, SL_E_OPTION, "no_split", "`no_split` cannot be combined with `layout` recurrent");
     }
     const int64_t ids[3] = {o->eos, o->bos, o->pad};
     for (int i = 0; i < 3; i++)

@@ -26,28 +26,33 @@ int sl_pack_user_check(const sl_pack_user *u, sl_err *err)
     if (u->seq_len >= 0 && sl_pack_check_seq_len(u->seq_len, err))
         return -1;
     if (u->no_eos && u->eos >= 0)
-        return sl_errf(err, "`eos` and `no_eos` exclude each other");
+        return sl_err_set(err, SL_E_OPTION, "eos", "`eos` and `no_eos` exclude each other");
     if (u->no_eos && u->eos_mode >= 0 && u->eos_mode != SL_PACK_EOS_NONE)
-        return sl_errf(err, "`eos` %s and `no_eos` exclude each other", u->eos_mode == SL_EOS_KEEP ? "keep" : "append");
+        return sl_err_set(err, SL_E_OPTION, "eos", "`eos` %s and `no_eos` exclude each other",
+                          u->eos_mode == SL_EOS_KEEP ? "keep" : "append");
     if (u->eos_mode == SL_PACK_EOS_NONE && u->eos >= 0)
-        return sl_errf(err, "`eos` none and `eos` ID exclude each other");
+        return sl_err_set(err, SL_E_OPTION, "eos", "`eos` none and `eos` ID exclude each other");
     if (u->long_mode >= 0 && !u->no_split)
-        return sl_errf(err, "`long_mode` applies only with `no_split` (split mode always continues long documents)");
+        return sl_err_set(err, SL_E_OPTION, "long_mode",
+                          "`long_mode` applies only with `no_split` (split mode always continues long documents)");
     if (u->warmup && u->layout == SL_LAYOUT_RECURRENT)
-        return sl_errf(err, "`warmup` cannot be combined with `layout` recurrent");
+        return sl_err_set(err, SL_E_OPTION, "warmup", "`warmup` cannot be combined with `layout` recurrent");
     if (u->layout == SL_LAYOUT_RECURRENT && u->batch <= 0)
-        return sl_errf(err, "`layout` recurrent needs `batch` B");
+        return sl_err_set(err, SL_E_OPTION, "layout", "`layout` recurrent needs `batch` B");
     if ((u->mem_tokens >= 0 || u->mem_id >= 0 || u->mem_write) && u->layout != SL_LAYOUT_RECURRENT)
-        return sl_errf(err, "`mem_tokens` (memory-token slots) applies to `layout` recurrent");
+        return sl_err_set(err, SL_E_OPTION, "mem_tokens",
+                          "`mem_tokens` (memory-token slots) applies to `layout` recurrent");
     if (u->mem_tokens == 0)
-        return sl_errf(err, "`mem_tokens` 0: must be positive");
+        return sl_err_set(err, SL_E_OPTION, "mem_tokens", "`mem_tokens` 0: must be positive");
     if (u->mem_tokens > 0 && u->mem_id < 0)
-        return sl_errf(err, "`mem_tokens` %lld needs `mem_id` ID (the token id of a memory position)",
-                       (long long)u->mem_tokens);
+        return sl_err_set(err, SL_E_OPTION, "mem_tokens",
+                          "`mem_tokens` %lld needs `mem_id` ID (the token id of a memory position)",
+                          (long long)u->mem_tokens);
     if ((u->mem_id >= 0 || u->mem_write) && u->mem_tokens < 0)
         return sl_errf(err, "`%s` needs `mem_tokens` K", u->mem_id >= 0 ? "mem_id" : "mem_write");
     if (u->batch > 0 && u->layout != SL_LAYOUT_RECURRENT)
-        return sl_errf(err, "`batch` applies to `layout` recurrent (use `warmup` ...,batch=B for stage batches)");
+        return sl_err_set(err, SL_E_OPTION, "batch",
+                          "`batch` applies to `layout` recurrent (use `warmup` ...,batch=B for stage batches)");
     return 0;
 }
 
@@ -77,11 +82,12 @@ int sl_pack_resolve(const sl_pack_user *u, const sl_ts_header *h, sl_pack_opts *
         uint32_t mx = w.max_len;
         sl_warmup_free(&w);
         if (u->seq_len >= 0 && (uint64_t)u->seq_len != mx)
-            return sl_errf(err, "`seq_len` %lld differs from the longest `warmup` stage %u", (long long)u->seq_len, mx);
+            return sl_err_set(err, SL_E_OPTION, "seq_len", "`seq_len` %lld differs from the longest `warmup` stage %u",
+                              (long long)u->seq_len, mx);
         o->seq_len = mx;
     } else {
         if (u->seq_len < 0)
-            return sl_errf(err, "`seq_len` L is required (or `warmup` SPEC)");
+            return sl_err_set(err, SL_E_OPTION, "seq_len", "`seq_len` L is required (or `warmup` SPEC)");
         o->seq_len = (uint32_t)u->seq_len;
     }
     if (check_id("eos", o->eos, h->vocab_size, err) || check_id("bos", o->bos, h->vocab_size, err) ||

@@ -53,8 +53,9 @@ static int get_double(const char **p, double *v)
 static int check_len(const char *spec, const char *at, uint64_t len, sl_err *err)
 {
     if (len == 0 || len % 8 || len > (1u << 31))
-        return sl_errf(err, "`warmup` '%s': offset %d: length %llu must be a positive multiple of 8", spec,
-                       (int)(at - spec), (unsigned long long)len);
+        return sl_err_set(err, SL_E_OPTION, "warmup",
+                          "`warmup` '%s': offset %d: length %llu must be a positive multiple of 8", spec,
+                          (int)(at - spec), (unsigned long long)len);
     return 0;
 }
 
@@ -66,8 +67,9 @@ static int parse_stages(const char *spec, const char *p, sl_warmup *w, sl_err *e
         uint64_t len, batch;
         double amount;
         if (get_u64(&p, &len) || *p++ != 'x' || get_u64(&p, &batch) || *p++ != '@' || get_double(&p, &amount))
-            return sl_errf(err, "`warmup` '%s': offset %d: expected LENxBATCH@AMOUNT(steps|tokens|epochs)", spec,
-                           (int)(at - spec));
+            return sl_err_set(err, SL_E_OPTION, "warmup",
+                              "`warmup` '%s': offset %d: expected LENxBATCH@AMOUNT(steps|tokens|epochs)", spec,
+                              (int)(at - spec));
         int kind;
         if (!strncmp(p, "steps", 5)) {
             kind = SL_AMOUNT_STEPS;
@@ -79,22 +81,25 @@ static int parse_stages(const char *spec, const char *p, sl_warmup *w, sl_err *e
             kind = SL_AMOUNT_EPOCHS;
             p += 6;
         } else {
-            return sl_errf(err, "`warmup` '%s': offset %d: amount must end in steps, tokens or epochs", spec,
-                           (int)(p - spec));
+            return sl_err_set(err, SL_E_OPTION, "warmup",
+                              "`warmup` '%s': offset %d: amount must end in steps, tokens or epochs", spec,
+                              (int)(p - spec));
         }
         if (check_len(spec, at, len, err))
             return -1;
         if (batch == 0 || batch > (1ull << 40))
-            return sl_errf(err, "`warmup` '%s': offset %d: batch must be positive", spec, (int)(at - spec));
+            return sl_err_set(err, SL_E_OPTION, "warmup", "`warmup` '%s': offset %d: batch must be positive", spec,
+                              (int)(at - spec));
         if (w->n >= MAX_STAGES)
-            return sl_errf(err, "`warmup` '%s': more than %d stages", spec, MAX_STAGES);
+            return sl_err_set(err, SL_E_OPTION, "warmup", "`warmup` '%s': more than %d stages", spec, MAX_STAGES);
         push(w, (uint32_t)len, batch, kind, amount);
         if (len > w->max_len)
             w->max_len = (uint32_t)len;
         if (*p == 0)
             return 0;
         if (*p++ != ',')
-            return sl_errf(err, "`warmup` '%s': offset %d: expected ',' between stages", spec, (int)(p - 1 - spec));
+            return sl_err_set(err, SL_E_OPTION, "warmup", "`warmup` '%s': offset %d: expected ',' between stages", spec,
+                              (int)(p - 1 - spec));
     }
 }
 
@@ -117,20 +122,21 @@ int sl_warmup_parse(const char *spec, sl_warmup *w, sl_err *err)
         kind = 2;
         p += 5;
     } else {
-        sl_errf(err, "`warmup` '%s': must start with double:, linear:, root: or stages:", spec);
+        sl_err_set(err, SL_E_OPTION, "warmup",
+                   "`warmup` '%s': must start with double:, linear:, root: or stages:", spec);
         goto out;
     }
     uint64_t lo, hi;
     const char *at = p;
     if (get_u64(&p, &lo) || strncmp(p, "..", 2) || (p += 2, get_u64(&p, &hi))) {
-        sl_errf(err, "`warmup` '%s': offset %d: expected MIN..MAX", spec, (int)(at - spec));
+        sl_err_set(err, SL_E_OPTION, "warmup", "`warmup` '%s': offset %d: expected MIN..MAX", spec, (int)(at - spec));
         goto out;
     }
     if (check_len(spec, at, lo, err) || check_len(spec, at, hi, err))
         goto out;
     if (lo > hi) {
-        sl_errf(err, "`warmup` '%s': MIN %llu is larger than MAX %llu", spec, (unsigned long long)lo,
-                (unsigned long long)hi);
+        sl_err_set(err, SL_E_OPTION, "warmup", "`warmup` '%s': MIN %llu is larger than MAX %llu", spec,
+                   (unsigned long long)lo, (unsigned long long)hi);
         goto out;
     }
     int amount_kind = SL_AMOUNT_EPOCHS, have_amount = 0;
@@ -141,7 +147,8 @@ int sl_warmup_parse(const char *spec, sl_warmup *w, sl_err *err)
         const char *key = p;
         const char *eq = strchr(p, '=');
         if (!eq) {
-            sl_errf(err, "`warmup` '%s': offset %d: expected KEY=VALUE", spec, (int)(key - spec));
+            sl_err_set(err, SL_E_OPTION, "warmup", "`warmup` '%s': offset %d: expected KEY=VALUE", spec,
+                       (int)(key - spec));
             goto out;
         }
         size_t kl = (size_t)(eq - key);
@@ -167,17 +174,18 @@ int sl_warmup_parse(const char *spec, sl_warmup *w, sl_err *err)
         } else if (kl == 6 && !strncmp(key, "degree", 6) && kind == 2) {
             bad = get_u64(&p, &degree) || degree == 0 || degree > 64;
         } else {
-            sl_errf(err, "`warmup` '%s': offset %d: unknown key '%.*s'", spec, (int)(key - spec), (int)kl, key);
+            sl_err_set(err, SL_E_OPTION, "warmup", "`warmup` '%s': offset %d: unknown key '%.*s'", spec,
+                       (int)(key - spec), (int)kl, key);
             goto out;
         }
         if (bad || (*p && *p != ',')) {
-            sl_errf(err, "`warmup` '%s': offset %d: bad value for '%.*s'%s", spec, (int)(eq + 1 - spec), (int)kl, key,
-                    !strncmp(key, "tps", 3) ? " (a multiple of MAX)" : "");
+            sl_err_set(err, SL_E_OPTION, "warmup", "`warmup` '%s': offset %d: bad value for '%.*s'%s", spec,
+                       (int)(eq + 1 - spec), (int)kl, key, !strncmp(key, "tps", 3) ? " (a multiple of MAX)" : "");
             goto out;
         }
     }
     if (*p) {
-        sl_errf(err, "`warmup` '%s': offset %d: unexpected '%c'", spec, (int)(p - spec), *p);
+        sl_err_set(err, SL_E_OPTION, "warmup", "`warmup` '%s': offset %d: unexpected '%c'", spec, (int)(p - spec), *p);
         goto out;
     }
     uint64_t T = tps ? tps : batch * hi;
@@ -187,8 +195,8 @@ int sl_warmup_parse(const char *spec, sl_warmup *w, sl_err *err)
         while (l < hi)
             l *= 2;
         if (l != hi) {
-            sl_errf(err, "`warmup` '%s': MAX %llu is not MIN %llu times a power of two", spec, (unsigned long long)hi,
-                    (unsigned long long)lo);
+            sl_err_set(err, SL_E_OPTION, "warmup", "`warmup` '%s': MAX %llu is not MIN %llu times a power of two", spec,
+                       (unsigned long long)hi, (unsigned long long)lo);
             goto out;
         }
         for (l = lo; l <= hi; l *= 2)
@@ -198,11 +206,11 @@ int sl_warmup_parse(const char *spec, sl_warmup *w, sl_err *err)
     }
     /* linear / root: DeepSpeed fixed_linear / fixed_root over N steps. */
     if (!have_amount || amount_kind != SL_AMOUNT_STEPS || amount < 1) {
-        sl_errf(err, "`warmup` '%s': linear and root need steps=N (N > 0)", spec);
+        sl_err_set(err, SL_E_OPTION, "warmup", "`warmup` '%s': linear and root need steps=N (N > 0)", spec);
         goto out;
     }
     if (amount > 1e7) { /* the schedule is built step by step */
-        sl_errf(err, "`warmup` '%s': steps=%.0f is too large", spec, amount);
+        sl_err_set(err, SL_E_OPTION, "warmup", "`warmup` '%s': steps=%.0f is too large", spec, amount);
         goto out;
     }
     uint64_t N = (uint64_t)amount;
@@ -218,7 +226,7 @@ int sl_warmup_parse(const char *spec, sl_warmup *w, sl_err *err)
             l = lo;
         if (l != prev) {
             if (w->n >= MAX_STAGES) {
-                sl_errf(err, "`warmup` '%s': more than %d stages", spec, MAX_STAGES);
+                sl_err_set(err, SL_E_OPTION, "warmup", "`warmup` '%s': more than %d stages", spec, MAX_STAGES);
                 goto out;
             }
             push(w, (uint32_t)l, T / l, SL_AMOUNT_STEPS, 0);

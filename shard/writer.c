@@ -100,8 +100,8 @@ sl_shard_writer *sl_shard_writer_open(const char *dir, const sl_shard_info *info
         if (sl_warmup_parse(info->warmup, &w->warmup, err))
             goto fail;
         if (w->warmup.max_len != info->seq_len) {
-            sl_errf(err, "`warmup` '%s': longest stage %u differs from `seq_len` %u", info->warmup, w->warmup.max_len,
-                    info->seq_len);
+            sl_err_set(err, SL_E_OPTION, "warmup", "`warmup` '%s': longest stage %u differs from `seq_len` %u",
+                       info->warmup, w->warmup.max_len, info->seq_len);
             goto fail;
         }
     } else {

@@ -198,7 +198,7 @@ static long find_special(const sl_wordtok *t, const char *s, size_t n)
 sl_wordtok *sl_wordtok_new(const char *lang, sl_err *err)
 {
     if (strcmp(lang, "en")) {
-        sl_errf(err, "`language` %s: no word tokenizer for it (there is: en)", lang);
+        sl_err_set(err, SL_E_OPTION, "language", "`language` %s: no word tokenizer for it (there is: en)", lang);
         return NULL;
     }
     sl_wordtok *t = sl_xcalloc(1, sizeof *t);

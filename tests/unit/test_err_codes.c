@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "kernels/backend.h"
+#include "shard/warmup.h"
 #include "stream/docreader.h"
 #include "stream/err.h"
 #include "stream/io.h"
@@ -74,6 +75,12 @@ static void test_part_spec(void **st)
     assert_int_equal(err.code, SL_E_OPTION);
     assert_string_equal(err.field, "part");
     assert_null(strstr(err.msg, "--part"));
+    /* another option parser: the warmup schedule */
+    sl_warmup w;
+    assert_int_equal(sl_warmup_parse("double:1024..100", &w, &err), -1);
+    assert_int_equal(err.code, SL_E_OPTION);
+    assert_string_equal(err.field, "warmup");
+    assert_memory_equal(err.msg, "`warmup` 'double:1024..100': ", 29);
     unsetenv("SLURM_ARRAY_TASK_ID");
     assert_int_equal(sl_part_parse("slurm", &p, &err), -1);
     assert_int_equal(err.code, SL_E_OPTION);
