@@ -28,22 +28,23 @@
 #include "stream/log.h"
 #include "stream/parts.h"
 #include "stream/progress.h"
+#include "tests/unit/support.h"
 
-static char tmpdir[64];
+static char *tmpdir;
 
 static int setup(void **st)
 {
     (void)st;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/sluice-err-unit-XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
+    tmpdir = sl_test_tmpdir("sluice-err-unit-");
+    return tmpdir ? 0 : -1;
 }
 
 static int teardown(void **st)
 {
     (void)st;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    sl_test_rmtree(tmpdir);
+    free(tmpdir);
+    return 0;
 }
 
 static const char *put(const char *name, const char *text)
