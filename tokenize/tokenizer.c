@@ -118,7 +118,7 @@ static sl_tokenizer *load_family(const char *path, const sl_tokenizer_opts *o, s
 sl_tokenizer *sl_tokenizer_load(const char *path, const sl_tokenizer_opts *o, sl_err *err)
 {
     sl_tokenizer *t = load_family(path, o, err);
-    if (t && o && o->add_special) {
+    if (t && o && o->add_special && !t->post_known) {
         sl_postproc pp;
         if (sl_postproc_from_file(&pp, path, t->vocab_size, err)) {
             sl_tokenizer_free(t);

@@ -83,6 +83,9 @@ struct sl_tokenizer {
      * sl_tokenizer_opts.add_special; postproc.h), set by tokenizer.c */
     uint32_t *add_pre, *add_post;
     size_t n_add_pre, n_add_post;
+    /* 1 when the family's load read the post-processor (add_pre/add_post
+     * set with add_special): tokenizer.c does not read it again */
+    int post_known;
     /* the special added tokens' texts (what --special parse turns into ids),
      * for sl_tokenizer_find_special; set by sl_tokenizer_set_specials */
     sl_trie spec_trie;

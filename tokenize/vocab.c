@@ -74,6 +74,33 @@ int sl_vocab_load(sl_vocab *v, const sl_json *vocab, const char *name, sl_err *e
     return 0;
 }
 
+void sl_vocab_init(sl_vocab *v, uint32_t n_ids, size_t n_entries)
+{
+    memset(v, 0, sizeof *v);
+    v->n_ids = n_ids;
+    v->off = sl_xcalloc(n_ids ? n_ids : 1, sizeof *v->off);
+    v->len = sl_xmalloc((n_ids ? n_ids : 1) * sizeof *v->len);
+    for (uint32_t i = 0; i < n_ids; i++)
+        v->len[i] = UINT32_MAX;
+    size_t cap = 16;
+    while (cap < 2 * n_entries + 16)
+        cap *= 2;
+    v->slot = sl_xcalloc(cap, sizeof *v->slot);
+    v->mask = cap - 1;
+}
+
+void sl_vocab_put_last(sl_vocab *v, uint32_t id, const char *s, size_t n)
+{
+    set_string(v, id, s, n);
+    if (n > v->max_len)
+        v->max_len = n;
+    uint64_t h = XXH3_64bits(s, n) & v->mask;
+    for (; v->slot[h].id1; h = (h + 1) & v->mask)
+        if (v->slot[h].len == n && !memcmp(v->pool.data + v->slot[h].off, s, n))
+            break;
+    v->slot[h] = (struct sl_vocab_slot){id + 1, v->off[id], v->len[id]};
+}
+
 void sl_vocab_set(sl_vocab *v, uint32_t id, const char *s, size_t n)
 {
     if (id >= v->n_ids) {
