@@ -12,6 +12,7 @@
 #include "stream/err.h"
 #include "stream/json.h"
 #include "tokenize/tokenizer.h"
+#include "tokenize/trie.h"
 
 typedef struct sl_added {
     uint32_t id;
@@ -27,25 +28,6 @@ typedef struct sl_added {
  * (*n entries; match left NULL). `name` (the file) starts messages. */
 int sl_added_parse(const sl_json *list, const char *name, sl_added **out, size_t *n, sl_err *err);
 void sl_added_free(sl_added *a, size_t n);
-
-/* A literal-string trie for added tokens (leftmost-longest matching). */
-typedef struct sl_trie_node {
-    int32_t first_child, next_sibling;
-    int32_t token; /* the caller's index of the token, or -1 */
-    uint8_t byte;
-} sl_trie_node;
-
-typedef struct sl_trie {
-    sl_trie_node *nodes;
-    size_t n, cap;
-    uint8_t first[256]; /* 1 when some token starts with that byte */
-} sl_trie;
-
-/* Adds s[0..n) (n > 0) as token; of two equal strings the first added wins. */
-void sl_trie_add(sl_trie *t, const char *s, size_t n, int32_t token);
-/* Longest token matching at text[pos..n) or -1; *len set. */
-int32_t sl_trie_longest(const sl_trie *t, const char *text, size_t n, size_t pos, size_t *len);
-void sl_trie_free(sl_trie *t);
 
 /* A stretch of text between added tokens: t[0..n), at byte offset `off` of
  * the text given to sl_added_split. Returns 0, or -1 with err set. */

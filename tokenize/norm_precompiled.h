@@ -17,7 +17,7 @@
 
 #include "stream/buf.h"
 #include "stream/err.h"
-#include "tokenize/added.h"
+#include "tokenize/trie.h"
 
 typedef struct sl_charsmap {
     uint32_t *units;
