@@ -118,6 +118,16 @@ static sl_tokenizer *load_family(const char *path, const sl_tokenizer_opts *o, s
 sl_tokenizer *sl_tokenizer_load(const char *path, const sl_tokenizer_opts *o, sl_err *err)
 {
     sl_tokenizer *t = load_family(path, o, err);
+    if (t && o && o->add_special && !t->post_known &&
+        (t->family == &sl_tok_family_spm || t->family == &sl_tok_family_tiktoken)) {
+        /* (their files are not tokenizer.json: nothing to read again) */
+        sl_errf(err,
+                "%s: %s has no post-processor, so there are no special tokens to add (put BOS/EOS around each "
+                "text instead: --prepend-bos/--append-eos)",
+                path, t->family == &sl_tok_family_spm ? "a SentencePiece .model" : "a tiktoken or tekken file");
+        sl_tokenizer_free(t);
+        return NULL;
+    }
     if (t && o && o->add_special && !t->post_known) {
         sl_postproc pp;
         if (sl_postproc_from_file(&pp, path, t->vocab_size, err)) {

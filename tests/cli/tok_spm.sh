@@ -66,3 +66,8 @@ open(sys.argv[3], 'wb').write(data)
 PY
 expect_fail 1 "bad.model:offset [0-9]+: charsmap trie size" -- "$SLUICE" tokenize bpe -t "$T/bad.model" "$T/one.jsonl" -o "$T/z.tok"
 no_file "$T/z.tok"
+# --add-special-tokens: a .model has no post-processor (SentencePiece adds
+# BOS/EOS only when asked, as --prepend-bos/--append-eos do): a one-line error
+# naming the file, not a JSON syntax error from reading it as tokenizer.json
+expect_fail 1 "mistral-v1.model: a SentencePiece .model has no post-processor.*--prepend-bos" -- "$SLUICE" tokenize bpe -t "$D/mistral-v1.model" --add-special-tokens "$T/one.jsonl" -o "$T/z.tok"
+no_file "$T/z.tok"
