@@ -250,3 +250,92 @@ sl_tokenizer *sl_tokjson_load(sl_tok_src *src, const sl_tokenizer_opts *o, sl_er
         return NULL;
     return fn(src->json, src->json_len, src->json_path, o, err);
 }
+
+/* --- the SentencePiece-style BPE family's probe ----------------------------- */
+static const char *type_of(const sl_json *v)
+{
+    const char *t = v && v->type == SL_JSON_OBJECT ? sl_json_get_str(v, "type") : NULL;
+    return t ? t : "?";
+}
+
+/* 1 when a pre_tokenizer or decoder value is or contains ByteLevel. */
+static int has_byte_level(const sl_json *v, const char *list_key)
+{
+    if (!strcmp(type_of(v), "ByteLevel"))
+        return 1;
+    const sl_json *list = v && v->type == SL_JSON_OBJECT ? sl_json_get(v, list_key) : NULL;
+    for (size_t i = 0; list && list->type == SL_JSON_ARRAY && i < list->n; i++)
+        if (has_byte_level(list->kids[i], list_key))
+            return 1;
+    return 0;
+}
+
+/* The decision on the parsed document: model.type is "BPE" and neither the
+ * pre-tokenizer nor the decoder is byte-level. */
+static int sp_mine(const sl_json *root)
+{
+    const sl_json *model = root && root->type == SL_JSON_OBJECT ? sl_json_get(root, "model") : NULL;
+    const char *mt = model && model->type == SL_JSON_OBJECT ? sl_json_get_str(model, "type") : NULL;
+    return mt && !strcmp(mt, "BPE") && !has_byte_level(sl_json_get(root, "pre_tokenizer"), "pretokenizers") &&
+           !has_byte_level(sl_json_get(root, "decoder"), "decoders");
+}
+
+/* ---- a cheap first look: every byte-level tokenizer.json (GPT-2, GPT-NeoX,
+ * Llama-3, Qwen2) is probed here before its own family loads it, and
+ * parsing all of it (a 2.5 MB vocabulary and merge list) only to read three
+ * small values cost about a third of the load. The skim (json_skim.h) steps
+ * over values without building them and parses only the three it needs. On
+ * anything unexpected it gives up (-1) and the whole file is parsed as
+ * before, so the answer is always that of the full parse. */
+
+/* 1 or 0 as sp_mine would say on the whole file, or -1 when the skim cannot
+ * tell. */
+static int sp_skim(const char *text, const sl_tokjson_spans *sp)
+{
+    if (!sp->model.len || text[sp->model.at] != '{')
+        return 0; /* no model object: not BPE */
+    if (!sp->type.len)
+        return 0;
+    /* a small document of the three values, parsed as the full parse would */
+    sl_buf b = {0};
+    sl_buf_append(&b, "{\"model\":{\"type\":", 17);
+    sl_buf_append(&b, text + sp->type.at, sp->type.len);
+    if (sp->pre_tokenizer.len) {
+        sl_buf_append(&b, "},\"pre_tokenizer\":", 18);
+        sl_buf_append(&b, text + sp->pre_tokenizer.at, sp->pre_tokenizer.len);
+    } else {
+        sl_buf_append(&b, "}", 1);
+    }
+    if (sp->decoder.len) {
+        sl_buf_append(&b, ",\"decoder\":", 11);
+        sl_buf_append(&b, text + sp->decoder.at, sp->decoder.len);
+    }
+    sl_buf_append(&b, "}", 1);
+    sl_err e = {{0}};
+    sl_json_doc *doc = sl_json_parse(b.data, b.len, NULL, &e);
+    int mine = doc ? sp_mine(sl_json_root(doc)) : -1;
+    sl_json_free(doc);
+    sl_buf_free(&b);
+    return mine;
+}
+
+/* See json_skim.h: the SentencePiece-style BPE family's probe. */
+int sl_tokjson_probe_spbpe(sl_tok_src *src)
+{
+    const char *text;
+    size_t len;
+    if (!sl_tokjson_head_is_object(src) || sl_tok_src_json(src, &text, &len))
+        return 0;
+    const sl_tokjson_spans *sp = sl_tok_src_skim(src);
+    int mine = sp ? sp_skim(text, sp) : -1;
+    if (mine < 0) {
+        /* the skim could not tell: the whole file decides (also whether it
+         * is valid JSON at all; when the skim says yes, the load's parse
+         * reports a file that is not) */
+        sl_err e = {{0}};
+        sl_json_doc *doc = sl_json_parse(text, len, NULL, &e);
+        mine = doc ? sp_mine(sl_json_root(doc)) : 0;
+        sl_json_free(doc);
+    }
+    return mine;
+}

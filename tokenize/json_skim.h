@@ -39,6 +39,11 @@ int sl_tokjson_head_is_object(const sl_tok_src *src);
  * of src has a model.type among types (NULL-terminated), as the full parse
  * would say (the skim first, once for all the probes). */
 int sl_tokjson_probe_model(sl_tok_src *src, const char *const *types);
+/* The SentencePiece-style BPE family's probe (tok_spbpe.c): a tokenizer.json
+ * whose model.type is BPE and whose pre-tokenizer and decoder are not
+ * byte-level (the skim of three small values first; every byte-level file
+ * is probed here before its own family loads it). */
+int sl_tokjson_probe_spbpe(sl_tok_src *src);
 /* A family's load: the tokenizer.json of src (read once) handed to
  * load_mem (the name it gets is the file's path). */
 typedef sl_tokenizer *(*sl_tokjson_load_mem_fn)(const char *text, size_t len, const char *name,

@@ -19,10 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <xxhash.h>
 
-#include "stream/io.h"
 #include "stream/json.h"
 #include "tokenize/bpe_internal.h"
 #include "tokenize/hf_pipeline.h"
@@ -70,11 +67,6 @@ static const char *tok_str(const spbpe *m, uint32_t id)
     return m->vocab.pool.data + m->vocab.off[id];
 }
 
-static int64_t vocab_find(const spbpe *m, const char *s, size_t n)
-{
-    return sl_vocab_find(&m->vocab, s, n);
-}
-
 static void free_spbpe(void *impl)
 {
     spbpe *m = impl;
@@ -92,15 +84,6 @@ static void free_spbpe(void *impl)
 
 /* --- loading ------------------------------------------------------------- */
 #define META "\xE2\x96\x81" /* U+2581 */
-
-/* 1 when s has U+2581 right after another character. */
-static int space_after_char(const char *s, size_t n)
-{
-    for (const char *p = s; (p = memmem(p, n - (size_t)(p - s), META, 3)); p += 3)
-        if (p > s && !(p - s >= 3 && !memcmp(p - 3, META, 3)))
-            return 1;
-    return 0;
-}
 
 /* 1 when id is one of the <0xXX> byte-fallback tokens. */
 static int is_byte_token(const spbpe *m, int64_t id)
@@ -141,24 +124,24 @@ static int load_model(spbpe *m, const sl_json *model, sl_err *err)
         return -1;
     for (int c = 0; c < 128; c++) {
         char ch = (char)c;
-        m->ascii_id[c] = (int32_t)vocab_find(m, &ch, 1);
+        m->ascii_id[c] = (int32_t)sl_vocab_find(&m->vocab, &ch, 1);
     }
     for (int b = 0; b < 256; b++) {
         char code[8];
         snprintf(code, sizeof code, "<0x%02X>", b);
-        m->byte_id[b] = m->byte_fallback ? (int32_t)vocab_find(m, code, 6) : -1;
+        m->byte_id[b] = m->byte_fallback ? (int32_t)sl_vocab_find(&m->vocab, code, 6) : -1;
     }
     m->unk_id = -1;
     const sl_json *unk = sl_json_get(model, "unk_token");
     if (!sl_hf_is_null(unk)) {
         if (unk->type != SL_JSON_STRING)
             return sl_errf(err, "%s: model.unk_token is not a string", m->name);
-        if ((m->unk_id = vocab_find(m, unk->str, unk->str_len)) < 0)
+        if ((m->unk_id = sl_vocab_find(&m->vocab, unk->str, unk->str_len)) < 0)
             return sl_errf(err, "%s: model.unk_token '%.60s' is not in the vocab", m->name, unk->str);
     }
 
     /* (with affixes a piece's first character is special: no cutting) */
-    m->ws_cut = !m->prefix && !m->suffix && vocab_find(m, META, 3) >= 0 &&
+    m->ws_cut = !m->prefix && !m->suffix && sl_vocab_find(&m->vocab, META, 3) >= 0 &&
                 !(m->unk_id >= 0 && m->vocab.len[m->unk_id] >= 3 &&
                   !memcmp(tok_str(m, (uint32_t)m->unk_id) + m->vocab.len[m->unk_id] - 3, META, 3));
     const sl_json *merges = sl_json_get(model, "merges");
@@ -191,7 +174,7 @@ static int load_model(spbpe *m, const sl_json *model, sl_err *err)
             sl_buf_free(&cat);
             return sl_errf(err, "%s:offset %zu: a merge must be \"a b\" or [\"a\", \"b\"]", m->name, x->offset);
         }
-        int64_t a = vocab_find(m, l, ln), b = vocab_find(m, r, rn);
+        int64_t a = sl_vocab_find(&m->vocab, l, ln), b = sl_vocab_find(&m->vocab, r, rn);
         /* HF: the merged token is a + b without b's continuing-subword
          * prefix (its first prefix_len bytes, whatever they are) */
         if (rn < m->prefix_len) {
@@ -202,7 +185,7 @@ static int load_model(spbpe *m, const sl_json *model, sl_err *err)
         sl_buf_clear(&cat);
         sl_buf_append(&cat, l, ln);
         sl_buf_append(&cat, r + m->prefix_len, rn - m->prefix_len);
-        int64_t c = vocab_find(m, cat.data, cat.len);
+        int64_t c = sl_vocab_find(&m->vocab, cat.data, cat.len);
         if (a < 0 || b < 0 || c < 0) {
             sl_errf(err, "%s:merge %zu: '%.*s' is not in the vocab", m->name, i,
                     (int)(a < 0   ? ln
@@ -219,7 +202,7 @@ static int load_model(spbpe *m, const sl_json *model, sl_err *err)
         if (a == m->unk_id || b == m->unk_id || is_byte_token(m, a) || is_byte_token(m, b))
             sl_joins_free(&m->joins); /* a byte-fallback or unk symbol merges: no cutting */
         sl_joins_add_junction(&m->joins, l, ln, r, rn);
-        if (m->ws_cut && space_after_char(cat.data, cat.len))
+        if (m->ws_cut && sl_joins_word(cat.data, cat.len) < cat.len /* U+2581 after a character */)
             m->ws_cut = 0;
     }
     sl_buf_free(&cat);
@@ -250,9 +233,9 @@ static void model_segment(const spbpe *m, sp_state *s, const char *p, size_t n)
             if (m->suffix && i + cl == n)
                 sl_buf_append(a, m->suffix, m->suffix_len);
             c = a->data, cn = a->len;
-            id = vocab_find(m, c, cn);
+            id = sl_vocab_find(&m->vocab, c, cn);
         } else {
-            id = (uint8_t)p[i] < 128 && cl == 1 ? m->ascii_id[(uint8_t)p[i]] : vocab_find(m, p + i, cl);
+            id = (uint8_t)p[i] < 128 && cl == 1 ? m->ascii_id[(uint8_t)p[i]] : sl_vocab_find(&m->vocab, p + i, cl);
         }
         if (id >= 0) {
             if (unk >= 0)
@@ -314,7 +297,7 @@ static void model_piece(const spbpe *m, sp_state *s, const char *p, size_t n)
     if (n == 0)
         return;
     if (m->ignore_merges) {
-        int64_t id = vocab_find(m, p, n);
+        int64_t id = sl_vocab_find(&m->vocab, p, n);
         if (id >= 0) {
             sl_ids_push(s->out, (uint32_t)id);
             return;
@@ -401,89 +384,6 @@ static const sl_hf_model sp_model = {
 };
 
 /* --- the family ---------------------------------------------------------- */
-/* 1 when a pre_tokenizer or decoder value is or contains ByteLevel. */
-static int has_byte_level(const sl_json *v, const char *list_key)
-{
-    if (!strcmp(sl_hf_type_of(v), "ByteLevel"))
-        return 1;
-    const sl_json *list = v && v->type == SL_JSON_OBJECT ? sl_json_get(v, list_key) : NULL;
-    for (size_t i = 0; list && list->type == SL_JSON_ARRAY && i < list->n; i++)
-        if (has_byte_level(list->kids[i], list_key))
-            return 1;
-    return 0;
-}
-
-/* The decision on the parsed document: model.type is "BPE" and neither the
- * pre-tokenizer nor the decoder is byte-level. */
-static int sp_mine(const sl_json *root)
-{
-    const sl_json *model = root && root->type == SL_JSON_OBJECT ? sl_json_get(root, "model") : NULL;
-    const char *mt = model && model->type == SL_JSON_OBJECT ? sl_json_get_str(model, "type") : NULL;
-    return mt && !strcmp(mt, "BPE") && !has_byte_level(sl_json_get(root, "pre_tokenizer"), "pretokenizers") &&
-           !has_byte_level(sl_json_get(root, "decoder"), "decoders");
-}
-
-/* ---- a cheap first look: every byte-level tokenizer.json (GPT-2, GPT-NeoX,
- * Llama-3, Qwen2) is probed here before its own family loads it, and
- * parsing all of it (a 2.5 MB vocabulary and merge list) only to read three
- * small values cost about a third of the load. The skim (json_skim.h) steps
- * over values without building them and parses only the three it needs. On
- * anything unexpected it gives up (-1) and the whole file is parsed as
- * before, so the answer is always that of the full parse. */
-
-/* 1 or 0 as sp_mine would say on the whole file, or -1 when the skim cannot
- * tell. */
-static int sp_skim(const char *text, const sl_tokjson_spans *sp)
-{
-    if (!sp->model.len || text[sp->model.at] != '{')
-        return 0; /* no model object: not BPE */
-    if (!sp->type.len)
-        return 0;
-    /* a small document of the three values, parsed as the full parse would */
-    sl_buf b = {0};
-    sl_buf_append(&b, "{\"model\":{\"type\":", 17);
-    sl_buf_append(&b, text + sp->type.at, sp->type.len);
-    if (sp->pre_tokenizer.len) {
-        sl_buf_append(&b, "},\"pre_tokenizer\":", 18);
-        sl_buf_append(&b, text + sp->pre_tokenizer.at, sp->pre_tokenizer.len);
-    } else {
-        sl_buf_append(&b, "}", 1);
-    }
-    if (sp->decoder.len) {
-        sl_buf_append(&b, ",\"decoder\":", 11);
-        sl_buf_append(&b, text + sp->decoder.at, sp->decoder.len);
-    }
-    sl_buf_append(&b, "}", 1);
-    sl_err e = {{0}};
-    sl_json_doc *doc = sl_json_parse(b.data, b.len, NULL, &e);
-    int mine = doc ? sp_mine(sl_json_root(doc)) : -1;
-    sl_json_free(doc);
-    sl_buf_free(&b);
-    return mine;
-}
-
-/* A tokenizer.json whose model is BPE and whose pre-tokenizer and decoder
- * are not byte-level is this family's. */
-static int sp_probe(sl_tok_src *src)
-{
-    const char *text;
-    size_t len;
-    if (!sl_tokjson_head_is_object(src) || sl_tok_src_json(src, &text, &len))
-        return 0;
-    const sl_tokjson_spans *sp = sl_tok_src_skim(src);
-    int mine = sp ? sp_skim(text, sp) : -1;
-    if (mine < 0) {
-        /* the skim could not tell: the whole file decides (also whether it
-         * is valid JSON at all; when the skim says yes, the load's parse
-         * reports a file that is not) */
-        sl_err e = {{0}};
-        sl_json_doc *doc = sl_json_parse(text, len, NULL, &e);
-        mine = doc ? sp_mine(sl_json_root(doc)) : 0;
-        sl_json_free(doc);
-    }
-    return mine;
-}
-
 sl_tokenizer *sl_tok_spbpe_load_mem(const char *text, size_t len, const char *name, const sl_tokenizer_opts *o,
                                     sl_err *err)
 {
@@ -495,4 +395,4 @@ static sl_tokenizer *sp_load(sl_tok_src *src, const sl_tokenizer_opts *o, sl_err
     return sl_tokjson_load(src, o, err, sl_tok_spbpe_load_mem);
 }
 
-const sl_tok_family sl_tok_family_spbpe = {"spbpe", sp_probe, sp_load, NULL, NULL};
+const sl_tok_family sl_tok_family_spbpe = {"spbpe", sl_tokjson_probe_spbpe, sp_load, NULL, NULL};

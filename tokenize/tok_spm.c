@@ -95,15 +95,6 @@ static int piece_byte(const char *p, size_t n)
 
 #define META "\xE2\x96\x81" /* U+2581 */
 
-/* 1 when s has U+2581 right after another character. */
-static int space_after_char(const char *s, size_t n)
-{
-    for (const char *p = s; (p = memmem(p, n - (size_t)(p - s), META, 3)); p += 3)
-        if (p > s && !(p - s >= 3 && !memcmp(p - 3, META, 3)))
-            return 1;
-    return 0;
-}
-
 static spm *load_model(const uint8_t *data, size_t len, const char *name, sl_err *err)
 {
     spm *s = sl_xcalloc(1, sizeof *s);
@@ -201,7 +192,7 @@ static spm *load_model(const uint8_t *data, size_t len, const char *name, sl_err
             if (p->type == SL_SPM_UNUSED)
                 s->bpe_cut = 0;
             else if (p->type == SL_SPM_NORMAL || p->type == SL_SPM_USER_DEFINED)
-                s->bpe_cut = !space_after_char(p->s, p->len);
+                s->bpe_cut = sl_joins_word(p->s, p->len) == p->len /* no U+2581 after a character */;
         }
         if (s->bpe_cut) {
             s->cache = sl_scache_shared_new();
