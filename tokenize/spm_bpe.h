@@ -37,4 +37,10 @@ void sl_spm_bpe_scratch_free(sl_spm_bpe_scratch *sc);
 void sl_spm_bpe_encode(const sl_spm_proto *m, const sl_spm_vocab *v, const sl_trie *user, sl_spm_bpe_scratch *sc,
                        const char *s, size_t n, int64_t unk_id, sl_uni_scratch *out);
 
+/* spm_decode.c: the text of ids[0..n) appended to out (byte_val: per id,
+ * the byte of a BYTE piece, else -1); an id out of range is an error
+ * naming `name`. */
+int sl_spm_decode(const sl_spm_proto *m, const sl_spm_vocab *v, const int16_t *byte_val, const char *name,
+                  const uint32_t *ids, size_t n, sl_buf *out, sl_err *err);
+
 #endif
