@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "stream/utf8.h"
-#include "tokenize/normalize.h"
+#include "tokenize/normalizers/normalize.h"
 
 int sl_added_parse(const sl_json *list, const char *name, sl_added **out, size_t *n, sl_err *err)
 {

@@ -7,10 +7,11 @@
 
 #include "stream/utf8.h"
 #include "tokenize/added.h"
-#include "tokenize/decoders.h"
-#include "tokenize/normalize.h"
-#include "tokenize/postproc.h"
-#include "tokenize/pretokenizer.h"
+#include "tokenize/decoders/decoders.h"
+#include "tokenize/json_skim.h"
+#include "tokenize/normalizers/normalize.h"
+#include "tokenize/processors/postproc.h"
+#include "tokenize/pre_tokenizers/pretokenizer.h"
 #include "tokenize/sha256.h"
 
 /* How the pre-tokenizer runs. */
@@ -154,12 +155,9 @@ static int finish_added(pipe *p, sl_err *err)
 
 static pipe *load_json(const sl_hf_model *ad, const char *text, size_t len, const char *name, sl_err *err)
 {
-    sl_json_opts jo = {.invalid_utf8 = SL_UTF8_ERROR};
-    sl_json_doc *doc = sl_json_parse(text, len, &jo, err);
-    if (!doc) {
-        sl_err_prefix(err, "%s", name);
+    sl_json_doc *doc = sl_tokjson_parse(text, len, name, err);
+    if (!doc)
         return NULL;
-    }
     pipe *p = sl_xcalloc(1, sizeof *p);
     p->ad = ad;
     p->name = sl_xstrdup(name);
@@ -200,27 +198,6 @@ static int piece(pstate *s, const char *q, size_t n, sl_err *err)
     return s->p->ad->encode(s->p->model, s->model, q, n, s->out, err);
 }
 
-/* s with every occurrence of a replaced by b, appended to out. */
-static void replace_all(const char *s, size_t n, const char *a, size_t an, const char *b, size_t bn, sl_buf *out)
-{
-    size_t i = 0, done = 0;
-    while (i + an <= n) {
-        const char *hit = memchr(s + i, a[0], n - i - an + 1);
-        if (!hit)
-            break;
-        i = (size_t)(hit - s);
-        if (!memcmp(hit, a, an)) {
-            sl_buf_append(out, s + done, i - done);
-            sl_buf_append(out, b, bn);
-            i += an;
-            done = i;
-        } else {
-            i++;
-        }
-    }
-    sl_buf_append(out, s + done, n - done);
-}
-
 static int each_piece(void *ctx, const char *q, size_t n, sl_err *err)
 {
     return piece(ctx, q, n, err);
@@ -240,7 +217,15 @@ static int metaspace(pstate *s, const char *q, size_t n, size_t off, sl_err *err
     if (prepend && !(n >= p->ms_rep_len && !memcmp(q, p->ms_rep, p->ms_rep_len)) &&
         !(n && q[0] == ' ')) /* a leading space becomes the replacement */
         sl_buf_append(b, p->ms_rep, p->ms_rep_len);
-    replace_all(q, n, " ", 1, p->ms_rep, p->ms_rep_len, b);
+    for (size_t i = 0; i < n;) { /* spaces become the replacement */
+        const char *sp = memchr(q + i, ' ', n - i);
+        size_t k = sp ? (size_t)(sp - q) : n;
+        sl_buf_append(b, q + i, k - i);
+        if (!sp)
+            break;
+        sl_buf_append(b, p->ms_rep, p->ms_rep_len);
+        i = k + 1;
+    }
     if (!p->ms_split)
         return piece(s, b->data, b->len, err);
     size_t start = 0;
@@ -388,13 +373,8 @@ sl_tokenizer *sl_hf_load_mem(const sl_hf_model *ad, const sl_tok_family *fam, co
     pipe *p = load_json(ad, text, len, name, err);
     if (!p)
         return NULL;
-    sl_sha256 h;
-    uint8_t d[32];
-    sl_sha256_init(&h);
-    sl_sha256_update(&h, text, len);
-    sl_sha256_final(&h, d);
     sl_tokenizer *t = sl_tokenizer_new(fam, &ops, p);
-    sl_sha256_hex(d, t->fingerprint);
+    sl_sha256_fingerprint(text, len, t->fingerprint);
     if (o)
         t->special_mode = o->special;
     t->vocab_size = p->vocab->n_ids;

@@ -16,7 +16,7 @@
  * (vocab.h), where an added token's string (normalized when it is
  * normalized, as HF 0.23) replaces the model's.
  *
- * Adding a model: a file beside the others (model_*.c / tok_*.c) that
+ * Adding a model: a file in models/ beside the others that
  * defines an sl_hf_model, and a family entry in tokenizer.c. Internal. */
 #ifndef SLUICE_TOKENIZE_HF_PIPELINE_H
 #define SLUICE_TOKENIZE_HF_PIPELINE_H

@@ -339,3 +339,12 @@ int sl_tokjson_probe_spbpe(sl_tok_src *src)
     }
     return mine;
 }
+
+sl_json_doc *sl_tokjson_parse(const char *text, size_t len, const char *name, sl_err *err)
+{
+    sl_json_opts jo = {.invalid_utf8 = SL_UTF8_ERROR};
+    sl_json_doc *doc = sl_json_parse(text, len, &jo, err);
+    if (!doc)
+        sl_err_prefix(err, "%s", name);
+    return doc;
+}

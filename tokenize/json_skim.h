@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "stream/err.h"
+#include "stream/json.h"
 #include "tokenize/tokenizer.h"
 #include "tokenize/tokenizer_impl.h"
 
@@ -26,6 +27,9 @@ int sl_tokjson_skim(const char *text, size_t len, sl_tokjson_spans *sp);
 
 /* --- what the tokenizer.json families share ------------------------------ */
 
+/* The parse of a tokenizer file's JSON (invalid UTF-8 is an error), or NULL
+ * with the message starting with name. */
+sl_json_doc *sl_tokjson_parse(const char *text, size_t len, const char *name, sl_err *err);
 /* The tokenizer.json of src (read at the first call): 0 with its text, or
  * -1 when it cannot be read (a probe then says no; the load reports it). */
 int sl_tok_src_json(sl_tok_src *src, const char **text, size_t *len);

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "stream/io.h"
-#include "tokenize/postproc.h"
+#include "tokenize/processors/postproc.h"
 #include "tokenize/tokenizer_impl.h"
 
 /* Probed in this order; the last one (the Hugging Face / GPT-2 loader)

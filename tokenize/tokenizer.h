@@ -60,7 +60,7 @@ typedef struct sl_tokenizer_opts {
     const char *family;
     sl_special_mode special; /* literal special tokens in the text */
     int pcre2;               /* pre-tokenize with PCRE2 rather than the hand-written scanners */
-    /* tiktoken rank files (tokenize/tiktoken.h): the pattern (a name or a
+    /* tiktoken rank files (tokenize/models/tiktoken.h): the pattern (a name or a
      * regex) and the special tokens "NAME=ID,..."; NULL: from the header */
     const char *pattern, *specials;
     /* the stream being decoded, whose header may record them; or NULL */

@@ -1,7 +1,7 @@
 /* What a tokenizer family implements behind tokenize/tokenizer.h (not a
  * public interface).
  *
- * A family is one file, tokenize/tok_<family>.c, defining an
+ * A family is one file, tokenize/models/tok_<family>.c, defining an
  * sl_tok_family: how to recognise its files (probe), how to load them, and
  * the operations of a loaded tokenizer. tokenizer.c lists the families in
  * the order they are probed; adding one (SentencePiece .model, tiktoken

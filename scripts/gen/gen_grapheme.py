@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes tokenize/grapheme_table.h, the properties the extended grapheme
+"""Writes tokenize/tables/grapheme_table.h, the properties the extended grapheme
 cluster rules of UAX #29 consult, from the Unicode Character Database files
 of the version Hugging Face `tokenizers` segments with.
 
@@ -25,7 +25,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "..", "..", "tokenize", "grapheme_table.h")
+OUT = os.path.join(HERE, "..", "..", "tokenize", "tables", "grapheme_table.h")
 VERSION = "17.0.0"
 SHA256 = {  # of graphemeu 0.10.0's copies
     "GraphemeBreakProperty.txt": "d6b51d1d2ae5c33b451b7ed994b48f1f4dc62b2272a5831e7fd418514a6bae89",

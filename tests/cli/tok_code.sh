@@ -1,5 +1,5 @@
 # The SentencePiece BPE families on source-code-like text, where they cut
-# stretches most (tokenize/joins.h: indentation runs, identifiers joined by
+# stretches most (tokenize/models/joins.h: indentation runs, identifiers joined by
 # punctuation, runs of one character, mixed scripts): ids equal the
 # sentencepiece library's for the .model file and HF tokenizers' for the
 # tokenizer.json (tests/data/spm/code.jsonl, made by make_code_fixture.py),

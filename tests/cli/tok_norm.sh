@@ -1,4 +1,4 @@
-# The one normalizer engine (tokenize/normalize.c) in every tokenizer.json
+# The one normalizer engine (tokenize/normalizers/normalize.c) in every tokenizer.json
 # family: Unigram (uni-*), SentencePiece-style BPE (sp-*), byte-level BPE
 # (bl-*) and WordPiece (wp-*) files with NFC, NFD, NFKC, NFKD, Lowercase,
 # Strip, StripAccents, Replace (string and regex), Prepend, Precompiled (a

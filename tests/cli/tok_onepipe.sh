@@ -1,4 +1,4 @@
-# The shared pre-tokenizers (tokenize/pretokenizer.c, Metaspace included) and
+# The shared pre-tokenizers (tokenize/pre_tokenizers/pretokenizer.c, Metaspace included) and
 # post-processors (postproc.c) in the SentencePiece-style BPE, Unigram and
 # WordPiece/WordLevel families (tests/data/onepipe/make_fixtures.py: small
 # models trained by HF `tokenizers` 0.23.3): Unigram under WhitespaceSplit +

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tokenize/bpe_internal.h"
+#include "tokenize/models/bpe_internal.h"
 
 #include <unistd.h>
 

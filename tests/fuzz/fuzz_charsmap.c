@@ -1,5 +1,5 @@
 /* libFuzzer target: SentencePiece precompiled charsmaps
- * (tokenize/norm_precompiled.c) on arbitrary bytes. Parsing checks every
+ * (tokenize/normalizers/norm_precompiled.c) on arbitrary bytes. Parsing checks every
  * reachable trie node, so a charsmap that parses must then normalize any
  * text, SentencePiece's way and Hugging Face's, without reading outside the
  * trie or the strings. Seed: tests/fuzz/corpus/charsmap (the charsmap
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tokenize/norm_precompiled.h"
+#include "tokenize/normalizers/norm_precompiled.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

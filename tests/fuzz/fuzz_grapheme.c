@@ -1,4 +1,4 @@
-/* libFuzzer target: grapheme cluster boundaries (tokenize/grapheme.h) on
+/* libFuzzer target: grapheme cluster boundaries (tokenize/normalizers/grapheme.h) on
  * arbitrary bytes, valid UTF-8 or not. Each cluster ends after its start
  * and inside the text, and stepping through it by characters (a byte that
  * is not well-formed UTF-8 counting as one) lands on its end: a boundary
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "stream/utf8.h"
-#include "tokenize/grapheme.h"
+#include "tokenize/normalizers/grapheme.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

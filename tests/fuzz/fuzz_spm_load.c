@@ -1,4 +1,4 @@
-/* libFuzzer target: SentencePiece .model files (tokenize/sp_proto.c and the
+/* libFuzzer target: SentencePiece .model files (tokenize/models/sp_proto.c and the
  * spm family) on arbitrary bytes. The protobuf reader must return a model
  * or a one-line error naming the offset, never read out of bounds; a file
  * that loads must encode sample texts (ids below the vocab size) and
@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "tokenize/sp_proto.h"
+#include "tokenize/models/sp_proto.h"
 #include "tokenize/tokenizer.h"
 
 static void exercise(sl_tokenizer *t)

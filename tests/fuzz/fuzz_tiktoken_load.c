@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tokenize/tiktoken.h"
+#include "tokenize/models/tiktoken.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

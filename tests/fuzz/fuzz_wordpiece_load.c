@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tokenize/hf_regex.h"
+#include "tokenize/pre_tokenizers/hf_regex.h"
 #include "tokenize/tokenizer_impl.h"
 
 static void on_match(void *ctx, size_t a, size_t b)

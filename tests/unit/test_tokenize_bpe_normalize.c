@@ -2,7 +2,7 @@
  * tests/data/bpe/hf-nf.txt holds HF's NFC and NFKC of each code point X alone
  * and of 'a' X U+0316 (reordering, composition) wherever they change the
  * text, and hf-lower.txt HF's Lowercase of each code point it changes (both
- * probed from HF by tests/bpe/gen_classes.py). For all 1,112,064 scalar
+ * probed from HF by scripts/gen/gen_pretok_classes.py). For all 1,112,064 scalar
  * values, sluice must give exactly HF's result (the input itself when the
  * fixture has no line). HF's normalization tables are Unicode 9.0 and its
  * lowercase Unicode 16.0; ICU 72 knows 15.0: this is what pins the filter
@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "stream/io.h"
-#include "tokenize/bpe_internal.h"
+#include "tokenize/models/bpe_internal.h"
 
 static char *path(const char *rel)
 {

@@ -2,7 +2,7 @@
  * the PCRE2 GPT-2 pattern:
  *  - the character class of every Unicode scalar value (letter / number /
  *    whitespace / other) equals HF's (tests/data/bpe/hf-classes.txt, probed
- *    from HF's pre-tokenizer by tests/bpe/gen_classes.py), and equals what
+ *    from HF's pre-tokenizer by scripts/gen/gen_pretok_classes.py), and equals what
  *    PCRE2 10.42 matches with \p{L}, \p{N} and [\t-\r\x{85}\p{Z}] for every
  *    character PCRE2 knows (Unicode <= 14.0);
  *  - the piece boundaries are identical on the test corpus, the llama.cpp
@@ -23,9 +23,9 @@
 #include <unicode/uchar.h>
 
 #include "stream/io.h"
-#include "tokenize/bpe_internal.h"
+#include "tokenize/models/bpe_internal.h"
 
-int sl_pretok_class(uint32_t cp); /* tokenize/pretok.c */
+int sl_pretok_class(uint32_t cp); /* tokenize/pre_tokenizers/pretok.c */
 
 /* Assigned in Unicode 14.0 or earlier (ICU's age property). */
 static int known_to_pcre2(uint32_t cp)

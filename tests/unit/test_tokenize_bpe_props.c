@@ -25,7 +25,7 @@
 
 #include "stream/io.h"
 #include "stream/json.h"
-#include "tokenize/bpe_internal.h"
+#include "tokenize/models/bpe_internal.h"
 #include "tokenize/sha256.h"
 
 static char *path(const char *rel)

@@ -28,7 +28,7 @@
 
 #include "stream/io.h"
 #include "stream/json.h"
-#include "tokenize/bpe_internal.h"
+#include "tokenize/models/bpe_internal.h"
 
 static const char *path(const char *rel)
 {

@@ -1,4 +1,4 @@
-/* Extended grapheme clusters (tokenize/grapheme.c) against the Unicode
+/* Extended grapheme clusters (tokenize/normalizers/grapheme.c) against the Unicode
  * 17.0.0 GraphemeBreakTest.txt (tests/data/unicode, from the UCD files that
  * scripts/gen/gen_grapheme.py reads): every line's boundaries, found by
  * walking sl_grapheme_end from the start, are the ones the line marks with
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "tokenize/grapheme.h"
+#include "tokenize/normalizers/grapheme.h"
 
 static size_t put_utf8(char *o, uint32_t c)
 {

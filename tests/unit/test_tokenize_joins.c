@@ -1,4 +1,4 @@
-/* Cutting BPE where no merge joins (tokenize/joins.h) and the stretch cache
+/* Cutting BPE where no merge joins (tokenize/models/joins.h) and the stretch cache
  * (tokenize/scache.h):
  * - the junction filter: cuts between characters whose pair was not added,
  *   none where it was, none next to an invalid byte; multi-byte characters;
@@ -24,7 +24,7 @@
 
 #include "stream/buf.h"
 #include "stream/rng.h"
-#include "tokenize/joins.h"
+#include "tokenize/models/joins.h"
 #include "tokenize/scache.h"
 #include "tokenize/tokenizer.h"
 #include "tokenize/tokenizer_impl.h"

@@ -1,4 +1,4 @@
-/* The SentencePiece-style BPE family (tokenize/tok_spbpe.c) against Hugging
+/* The SentencePiece-style BPE family (tokenize/models/tok_spbpe.c) against Hugging
  * Face tokenizers 0.23.3, on fixtures made by tests/data/tok/make_fixtures.py:
  * - mistral-v1.json: Mistral-7B v0.1's SentencePiece model (mistral-common)
  *   converted by transformers' LlamaTokenizerFast (Llama-2 configuration:

@@ -1,4 +1,4 @@
-/* The SentencePiece family (tokenize/tok_spm.c: .model files) against the
+/* The SentencePiece family (tokenize/models/tok_spm.c: .model files) against the
  * `sentencepiece` library 0.2.3, on fixtures made by
  * tests/data/spm/make_fixtures.py:
  * - mistral-v1.model, mistral-v3.model: the real Mistral-7B v0.1 (Llama-2
@@ -26,7 +26,7 @@
 
 #include "stream/io.h"
 #include "stream/json.h"
-#include "tokenize/norm_precompiled.h"
+#include "tokenize/normalizers/norm_precompiled.h"
 #include "tokenize/tokenizer.h"
 
 static const char *path(const char *rel)

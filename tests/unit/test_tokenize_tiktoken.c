@@ -1,9 +1,9 @@
-/* The tiktoken family (tokenize/tok_tiktoken.c) and its o200k / tekken
- * scanner (tokenize/pretok_o200k.c):
+/* The tiktoken family (tokenize/models/tok_tiktoken.c) and its o200k / tekken
+ * scanner (tokenize/pre_tokenizers/pretok_o200k.c):
  *  - the scanner's classes of every code point PCRE2 knows (Unicode <= 14.0)
  *    equal what PCRE2 matches with the pattern's own classes (\p{Lu}\p{Lt},
  *    \p{Ll}, \p{Lm}\p{Lo}, \p{M}, \p{N}, whitespace); the table itself was
- *    generated from tiktoken (tests/data/tiktoken/gen_classes.py), which
+ *    generated from tiktoken (scripts/gen/gen_o200k_classes.py), which
  *    covers the later characters;
  *  - the scanners split exactly as the patterns through PCRE2 on every such
  *    code point in 12 contexts (after capitals, before lower case, after a
@@ -31,7 +31,7 @@
 
 #include "stream/io.h"
 #include "stream/json.h"
-#include "tokenize/bpe_internal.h"
+#include "tokenize/models/bpe_internal.h"
 #include "tokenize/tokenizer.h"
 
 static const char *path(const char *rel)

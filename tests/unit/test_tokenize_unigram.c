@@ -1,4 +1,4 @@
-/* The Unigram tokenizer.json family (tokenize/tok_unigram.c) against
+/* The Unigram tokenizer.json family (tokenize/models/tok_unigram.c) against
  * Hugging Face tokenizers 0.22.2, on fixtures made by
  * tests/data/spm/make_fixtures.py: the tiny Unigram SentencePiece models
  * uni-bf / uni-unk (nmt_nfkc charsmap, byte_fallback on / off) converted by
@@ -23,7 +23,7 @@
 
 #include "stream/io.h"
 #include "stream/json.h"
-#include "tokenize/norm_precompiled.h"
+#include "tokenize/normalizers/norm_precompiled.h"
 #include "tokenize/tokenizer.h"
 
 static const char *path(const char *rel)

@@ -1,4 +1,4 @@
-/* The Unigram lattice (tokenize/unigram.c: a double array, a branchless
+/* The Unigram lattice (tokenize/models/unigram.c: a double array, a branchless
  * update, scores set ahead only as far as a piece reaches, the path read
  * back in one pass) against a plain statement of the same Viterbi: every
  * piece compared as a string at every character start, candidates taken in
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "tokenize/unigram.h"
+#include "tokenize/models/unigram.h"
 
 #define MAXP 64
 

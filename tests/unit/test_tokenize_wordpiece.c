@@ -1,4 +1,4 @@
-/* The WordPiece / WordLevel family (tokenize/tok_wordpiece.c) and the
+/* The WordPiece / WordLevel family (tokenize/models/tok_wordpiece.c) and the
  * components it runs, against Hugging Face tokenizers 0.23.3 on fixtures made
  * by tests/data/tok/make_wp_fixtures.py:
  * - components.jsonl: 19 normalizers (BertNormalizer in three settings,
@@ -26,8 +26,8 @@
 
 #include "stream/io.h"
 #include "stream/json.h"
-#include "tokenize/normalize.h"
-#include "tokenize/pretokenizer.h"
+#include "tokenize/normalizers/normalize.h"
+#include "tokenize/pre_tokenizers/pretokenizer.h"
 #include "tokenize/tokenizer_impl.h"
 
 static const char *path(const char *rel)

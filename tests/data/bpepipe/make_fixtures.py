@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Builds the fixtures of the general pre-tokenizer pipeline of the byte-level
-BPE family (tokenize/bpe_load.c, bpe_encode.c; tests/cli/tok_bpe_pipeline.sh).
+BPE family (tokenize/models/bpe_load.c, bpe_encode.c; tests/cli/tok_bpe_pipeline.sh).
 
     python3 -m venv A && A/bin/pip install "transformers<5" tiktoken mistral-common
     A/bin/python tests/data/bpepipe/make_fixtures.py convert

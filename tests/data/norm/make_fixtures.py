@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Builds the fixtures of the shared normalizer engine (tokenize/normalize.c)
+"""Builds the fixtures of the shared normalizer engine (tokenize/normalizers/normalize.c)
 across the tokenizer.json families: every normalizer of HF's list in a
 Unigram, a SentencePiece-style BPE and a byte-level BPE file, with HF's ids
 and decodes as the expected values.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Builds the fixtures of the shared pre-tokenizer and post-processor
 components in the SentencePiece-style BPE, Unigram and WordPiece families
-(tokenize/pretokenizer.c, postproc.c, tok_spbpe.c, tok_unigram.c,
+(tokenize/pre_tokenizers/pretokenizer.c, postproc.c, tok_spbpe.c, tok_unigram.c,
 tok_wordpiece.c; tests/cli/tok_onepipe.sh).
 
     python3 -m venv V && V/bin/pip install tokenizers==0.23.3

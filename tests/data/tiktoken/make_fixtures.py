@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Builds the fixtures of the tiktoken family (tokenize/tok_tiktoken.c).
+"""Builds the fixtures of the tiktoken family (tokenize/models/tok_tiktoken.c).
 
     python3 -m venv V && V/bin/pip install tiktoken==0.14.0 mistral-common==1.13.1
     V/bin/python tests/data/tiktoken/make_fixtures.py

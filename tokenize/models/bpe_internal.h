@@ -1,0 +1,203 @@
+/* Internals of the BPE tokenizer shared by its .c files (not a public
+ * interface). */
+#ifndef SLUICE_TOKENIZE_BPE_INTERNAL_H
+#define SLUICE_TOKENIZE_BPE_INTERNAL_H
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdint.h>
+
+#include "stream/utf8.h"
+#include "tokenize/added.h"
+#include "tokenize/bpe.h"
+#include "tokenize/decoders/decoders.h"
+#include "tokenize/normalizers/normalize.h"
+#include "tokenize/pre_tokenizers/pretokenizer.h"
+#include "tokenize/scache.h"
+
+/* Pair -> merge table (open addressing). */
+typedef struct sl_merge_slot {
+    uint64_t key; /* (left id << 32) | right id; UINT64_MAX = empty */
+    uint32_t rank, id;
+} sl_merge_slot;
+
+struct sl_bpe {
+    char *name;
+    char fingerprint[72];
+    uint32_t vocab_size;
+    /* the short-piece table the threads share (scache.h); NULL where the
+     * model is only a merge table (tok_spbpe.c) */
+    sl_scache_shared *cache;
+    /* id -> bytes for decoding; tok_len[i] == UINT32_MAX when id i is unused */
+    uint32_t *tok_off, *tok_len;
+    char *pool;
+    size_t pool_len, pool_cap;
+    /* id -> token text as written in the vocab (byte-level form), for lookups */
+    uint32_t *txt_off;
+    char *txt_pool;
+    int32_t byte_id[256]; /* id of each single byte, -1 when none */
+    sl_merge_slot *merges;
+    uint64_t merge_mask;
+    size_t n_merges;
+    sl_normalizer norm;
+    int add_prefix_space, use_regex;
+    /* the pattern of the regex split (use_regex): SL_PRETOK_GPT2 (ByteLevel's
+     * own), or that of a Split step before a ByteLevel without regex:
+     * SL_PRETOK_LLAMA3, SL_PRETOK_QWEN2 */
+    int pretok;
+    size_t (*scanner)(const uint8_t *p, size_t n, size_t pos);
+    /* the same scanner over many pieces: the ends of up to cap pieces from
+     * pos (pos < n), their count returned; NULL: call scanner per piece */
+    size_t (*scan_many)(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
+    /* ignore_merges: a piece that is a model vocabulary entry is that id.
+     * Entries by their bytes (open addressing, id + 1, 0 = empty). */
+    int ignore_merges;
+    uint32_t *words;
+    uint64_t words_mask;
+    sl_added *added;
+    size_t n_added;
+    sl_trie raw_trie, norm_trie; /* added tokens matched before / after normalization */
+    pcre2_code *re;
+    int jit;
+    int scan; /* pre-tokenize with sl_pretok_scan instead of PCRE2 */
+    /* text the pattern does not match is dropped (tiktoken with a pattern
+     * of the user's), not made a piece of its own */
+    int drop_gaps;
+    /* The general pre-tokenizer (general = 1), for a Sequence that is none of
+     * the fast forms above: the steps before its ByteLevel step on the
+     * normalized text, the ByteLevel step (add_prefix_space, and with
+     * bl_regex the GPT-2 split by sl_pretok_scan), then the steps after it on
+     * the byte-level text (u2b maps its characters back to bytes). */
+    int general, bl_regex;
+    sl_pretokenizer pre_before, pre_after;
+    uint32_t b2u[256];
+    int16_t u2b[512];
+    /* continuing_subword_prefix / end_of_word_suffix (affix = 1): the id of
+     * each byte's initial symbol when it is not the first of its piece
+     * (prefixed), the last and also the first (suffixed), the last and not
+     * the first (both); -1 when the vocab has none (dropped, as HF does
+     * without unk). byte_id is the first-and-not-last form. */
+    int affix;
+    size_t prefix_len;
+    /* unk_token: the id a byte without an initial symbol becomes (-1: none,
+     * the byte is dropped); fuse_unk: a run of them is one */
+    int32_t unk_id;
+    int fuse_unk;
+    int32_t byte_id_cont[256], byte_id_end[256], byte_id_both[256];
+    /* a decoder chain other than ByteLevel (dec_chain = 1): each id's token
+     * string as HF's decoder sees it (the vocab text, or an added token's
+     * content in its normalized form) */
+    int dec_chain;
+    sl_decoder dec;
+    uint32_t *dec_off, *dec_len;
+    char *dec_pool;
+};
+
+/* The piece cache of one thread (bpe_merge.c): pieces of at most 16 bytes
+ * whose ids are at most SL_PCACHE_IDS, direct-mapped, one cache line each,
+ * in front of the shared stretch cache (no atomics, no key bytes to compare
+ * one by one: the key is two words). */
+#define SL_PCACHE_BITS 14
+#define SL_PCACHE_IDS 11
+typedef struct sl_pcache_entry {
+    uint64_t a, b;
+    uint32_t meta; /* piece length | id count << 8; 0: empty */
+    uint32_t ids[SL_PCACHE_IDS];
+} sl_pcache_entry;
+
+struct sl_bpe_state {
+    const sl_bpe *bpe;
+    sl_pcache_entry *pc; /* 1 << SL_PCACHE_BITS entries, made at first use */
+    pcre2_match_data *md;
+    sl_scache cache; /* piece -> ids (short pieces in the shared b->cache) */
+    uint64_t work;   /* merge lookups + heap operations (tests check it stays n log n) */
+    int mode;        /* sl_special_mode of the current encode call */
+    /* every added token of b->raw_trie (raw_special) or b->norm_trie
+     * (norm_special) is special: in plain mode that split finds nothing */
+    int raw_special, norm_special;
+    size_t base; /* offset of the current valid-UTF-8 segment in the text */
+    /* scratch */
+    sl_buf norm, tmp, piece;
+    sl_norm_scratch ns;
+    sl_pretok_scratch ps1, ps2; /* general pre-tokenizer: before and after ByteLevel */
+    sl_buf gp, bl, bl2;
+    int32_t *sym, *prev, *next;
+    size_t sym_cap;
+    uint64_t *heap;
+    size_t heap_cap;
+};
+
+/* bpe_load.c: GPT-2's bytes_to_unicode() and its inverse (-1: none). */
+void sl_bpe_byte_level_tables(uint32_t b2u[256], int16_t u2b[512]);
+
+/* bpe_merge.c */
+int sl_merge_lookup(const sl_bpe *b, uint32_t left, uint32_t right, uint32_t *rank, uint32_t *id);
+void sl_merge_insert(sl_bpe *b, uint32_t left, uint32_t right, uint32_t rank, uint32_t id);
+void sl_merge_table_init(sl_bpe *b, size_t n);
+
+/* pretok.c */
+enum { SL_PRETOK_GPT2 = 0, SL_PRETOK_LLAMA3 = 1, SL_PRETOK_QWEN2 = 2, SL_PRETOK_O200K = 3, SL_PRETOK_TEKKEN = 4 };
+/* The Split patterns as tokenizer.json files write them: Llama-3's (which
+ * is tiktoken cl100k's) and Qwen2's (the same with single digits). */
+extern const char sl_pretok_llama3_pattern[], sl_pretok_qwen2_pattern[];
+int sl_pretok_compile(sl_bpe *b, sl_err *err);
+/* Another pattern (tiktoken's Rust regex syntax, which PCRE2 reads for the
+ * patterns in use): compiled with PCRE2 (UTF, UCP, $ only at the end, JIT);
+ * no scanner. The error names `name` and the offset in the pattern. */
+int sl_pretok_compile_regex(sl_bpe *b, const char *pattern, const char *name, sl_err *err);
+/* The hand-written GPT-2 pre-tokenizer: end of the piece that starts at
+ * pos (p valid UTF-8, pos < n). Same split as the PCRE2 pattern. */
+size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos);
+/* The same for the Llama-3 and Qwen2 patterns. */
+size_t sl_pretok_scan_llama3(const uint8_t *p, size_t n, size_t pos);
+/* The scan_many forms of the scanners (see struct sl_bpe). */
+size_t sl_pretok_many_gpt2(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
+size_t sl_pretok_many_llama3(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
+size_t sl_pretok_many_qwen2(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
+size_t sl_pretok_many_o200k(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
+size_t sl_pretok_many_tekken(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
+/* bpe_merge.c: the BPE of the pieces p[start..ends[0]), p[ends[0]..ends[1]),
+ * ... (m of them), appended to out. */
+void sl_bpe_pieces(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t start, const size_t *ends, size_t m,
+                   sl_ids *out);
+size_t sl_pretok_scan_qwen2(const uint8_t *p, size_t n, size_t pos);
+/* pretok_o200k.c: tiktoken's o200k pattern and Mistral's tekken pattern
+ * (as written by tiktoken and tekken files, and for PCRE2), their scanners
+ * and character classes (0 other, 1 Lu/Lt, 2 Ll, 3 Lm/Lo, 4 M, 5 N, 6 space) */
+extern const char sl_pretok_o200k_pattern[], sl_pretok_tekken_pattern[];
+extern const char sl_pretok_o200k_pcre2[], sl_pretok_tekken_pcre2[];
+size_t sl_pretok_scan_o200k(const uint8_t *p, size_t n, size_t pos);
+size_t sl_pretok_scan_tekken(const uint8_t *p, size_t n, size_t pos);
+void sl_pretok_o200k_init(void);
+int sl_pretok_o200k_class(uint32_t cp);
+/* Its character class of a code point: 1 letter, 2 number, 3 space, 4 other. */
+int sl_pretok_class(uint32_t cp);
+/* Digits(individual_digits) then ByteLevel with its regex (StarCoder,
+ * Refact): every number a piece, GPT-2's pattern between them. */
+enum { SL_PRETOK_GPT2_DIGITS = 16 };
+int sl_pretok_compile_digits(sl_bpe *b, sl_err *err);
+size_t sl_pretok_scan_digits(const uint8_t *p, size_t n, size_t pos);
+/* Falcon's Punctuation(contiguous), ByteLevel, Digits, Split [0-9]{3}. */
+enum { SL_PRETOK_FALCON = 17 };
+int sl_pretok_compile_falcon(sl_bpe *b, sl_err *err);
+size_t sl_pretok_scan_falcon(const uint8_t *p, size_t n, size_t pos);
+
+/* The merge step on symbols given as ids, for families that make their
+ * initial symbols themselves (tok_spbpe.c): sl_bpe_syms returns room for n
+ * ids in s, which sl_bpe_merge_syms merges by b's merge table (ranks), the
+ * result appended to out. Only b's merge table is used. */
+int32_t *sl_bpe_syms(sl_bpe_state *s, size_t n);
+void sl_bpe_merge_syms(const sl_bpe *b, sl_bpe_state *s, size_t n, sl_ids *out);
+
+/* Test hooks (tests/unit/test_bpe_*.c, tests/fuzz/fuzz_bpe_encode.c):
+ * work done by this state so far (merge-table lookups and heap operations),
+ * to check that long pieces stay O(n log n); */
+uint64_t sl_bpe_state_work(const sl_bpe_state *s);
+
+/* the BPE of one pre-token (bytes), by the heap algorithm (heap = 1) or the
+ * simple scan (heap = 0); */
+void sl_bpe_encode_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, int heap, sl_ids *out);
+/* the regex pre-tokenization of text as piece end offsets. */
+int sl_bpe_pretokenize(const sl_bpe *b, sl_bpe_state *s, const char *text, size_t n, sl_ids *ends);
+
+#endif

@@ -1,0 +1,57 @@
+/* What the files that load a byte-level BPE tokenizer share (bpe_vocab.c,
+ * bpe_load.c, bpe_pretok_load.c, bpe_files.c). Internal. */
+#ifndef SLUICE_TOKENIZE_BPE_LOAD_H
+#define SLUICE_TOKENIZE_BPE_LOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stream/buf.h"
+#include "stream/err.h"
+#include "stream/json.h"
+#include "tokenize/models/bpe_internal.h"
+
+/* A string -> id table used only while loading (open addressing). */
+typedef struct {
+    const char *s;
+    uint32_t n; /* keys are shorter than 4 GiB: the token pools take 32-bit offsets */
+    uint32_t id;
+} sl_bpe_slot;
+
+typedef struct {
+    sl_bpe_slot *slots;
+    size_t mask;
+} sl_bpe_map;
+
+void sl_bpe_map_init(sl_bpe_map *m, size_t n);
+/* The slot of s[0..n): its entry, or the empty slot where it would go. */
+sl_bpe_slot *sl_bpe_map_find(sl_bpe_map *m, const char *s, size_t n);
+
+/* 1 when every character of s is in the byte alphabet; the bytes in out. */
+int sl_bpe_byte_level_only(const char *s, size_t n, sl_buf *out);
+
+/* An empty model named name (regex split on, no unk). */
+sl_bpe *sl_bpe_new(const char *name);
+/* Fills ids, the byte table and map (text -> id) from a JSON vocab object;
+ * the vocab texts are kept in txt for lookups. */
+int sl_bpe_load_vocab(sl_bpe *b, const sl_json *vocab, uint32_t extra_max, sl_bpe_map *map, sl_buf *txt, sl_err *err);
+/* Adds the merge of l and r at rank; where/pos name it in messages. */
+int sl_bpe_add_merge(sl_bpe *b, sl_bpe_map *map, const char *l, size_t ln, const char *r, size_t rn, size_t rank,
+                     const char *where, size_t pos, sl_err *err);
+/* After the vocab and the merges: the added tokens' decode bytes and
+ * tries, txt taken over, the pre-tokenizer compiled. */
+int sl_bpe_finish(sl_bpe *b, sl_buf *txt, sl_err *err);
+
+/* The start of a load from JSON text: its parse (NULL with err set) and an
+ * empty model named name in *b. */
+sl_json_doc *sl_bpe_load_begin(const char *text, size_t len, const char *name, sl_bpe **b, sl_err *err);
+/* Frees what a load that failed made: the model, the map, the texts, the
+ * parsed file. */
+void sl_bpe_load_abort(sl_bpe *b, sl_bpe_map *map, sl_buf *txt, sl_json_doc *doc);
+
+/* bpe_pretok_load.c: a tokenizer.json's pre_tokenizer value. */
+int sl_bpe_load_pre_tokenizer(sl_bpe *b, const sl_json *p, sl_err *err);
+/* bpe_load.c: a tokenizer.json's bytes (no fingerprint yet). */
+sl_bpe *sl_bpe_load_json(const char *text, size_t len, const char *name, sl_err *err);
+
+#endif

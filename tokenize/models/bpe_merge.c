@@ -1,0 +1,376 @@
+/* The BPE merge step for one pre-token: repeatedly merge the adjacent pair
+ * with the lowest merge rank, the leftmost one on ties. That is the order
+ * HF's Word::merge_all pops its priority queue in (key (rank, position)),
+ * so the results are identical.
+ *
+ * Two implementations of the same rule:
+ *  - short pieces (the vast majority): a scan over a small array, O(n^2)
+ *    but with n a handful of symbols it beats any bookkeeping;
+ *  - long pieces (runs of one character, base64, minified code): a binary
+ *    heap of candidate pairs plus a doubly linked list of symbols,
+ *    O(n log n). Stale heap entries are skipped when popped.
+ * A unit test checks both give the same ids on many pieces. */
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "tokenize/models/bpe_internal.h"
+
+#define EMPTY UINT64_MAX
+#define HEAP_MIN_SYMBOLS 48
+
+static uint64_t mix(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    return k;
+}
+
+void sl_merge_table_init(sl_bpe *b, size_t n)
+{
+    size_t cap = 16;
+    while (cap < 2 * n + 16)
+        cap *= 2;
+    free(b->merges);
+    b->merges = sl_xmalloc(cap * sizeof *b->merges);
+    for (size_t i = 0; i < cap; i++)
+        b->merges[i].key = EMPTY;
+    b->merge_mask = cap - 1;
+    b->n_merges = 0;
+}
+
+void sl_merge_insert(sl_bpe *b, uint32_t left, uint32_t right, uint32_t rank, uint32_t id)
+{
+    uint64_t key = (uint64_t)left << 32 | right;
+    uint64_t i = mix(key) & b->merge_mask;
+    while (b->merges[i].key != EMPTY && b->merges[i].key != key)
+        i = (i + 1) & b->merge_mask;
+    if (b->merges[i].key == EMPTY)
+        b->n_merges++;
+    b->merges[i] = (sl_merge_slot){key, rank, id};
+}
+
+int sl_merge_lookup(const sl_bpe *b, uint32_t left, uint32_t right, uint32_t *rank, uint32_t *id)
+{
+    if (!b->merges)
+        return 0;
+    uint64_t key = (uint64_t)left << 32 | right;
+    uint64_t i = mix(key) & b->merge_mask;
+    for (;;) {
+        const sl_merge_slot *s = &b->merges[i];
+        if (s->key == key) {
+            *rank = s->rank;
+            *id = s->id;
+            return 1;
+        }
+        if (s->key == EMPTY)
+            return 0;
+        i = (i + 1) & b->merge_mask;
+    }
+}
+
+static void reserve_syms(sl_bpe_state *s, size_t n)
+{
+    if (n <= s->sym_cap)
+        return;
+    size_t cap = s->sym_cap ? s->sym_cap : 256;
+    while (cap < n)
+        cap *= 2;
+    s->sym = sl_xrealloc(s->sym, cap * sizeof *s->sym);
+    s->prev = sl_xrealloc(s->prev, cap * sizeof *s->prev);
+    s->next = sl_xrealloc(s->next, cap * sizeof *s->next);
+    s->sym_cap = cap;
+}
+
+/* Simple scan over a compact array; the rank of each adjacent pair is kept
+ * (in the prev/next arrays, unused by the scan) and only the two pairs
+ * around a merge are looked up again. */
+static void merge_scan(const sl_bpe *b, sl_bpe_state *s, size_t n, sl_ids *out)
+{
+    int32_t *sym = s->sym;
+    uint32_t *rank = (uint32_t *)s->prev, *nid = (uint32_t *)s->next;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (!sl_merge_lookup(b, (uint32_t)sym[i], (uint32_t)sym[i + 1], &rank[i], &nid[i]))
+            rank[i] = UINT32_MAX;
+    while (n > 1) {
+        uint32_t best = UINT32_MAX;
+        size_t at = 0;
+        s->work += n;
+        for (size_t i = 0; i + 1 < n; i++)
+            if (rank[i] < best)
+                best = rank[i], at = i;
+        if (best == UINT32_MAX)
+            break;
+        sym[at] = (int32_t)nid[at];
+        memmove(sym + at + 1, sym + at + 2, (n - at - 2) * sizeof *sym);
+        memmove(rank + at + 1, rank + at + 2, (n - at - 2) * sizeof *rank);
+        memmove(nid + at + 1, nid + at + 2, (n - at - 2) * sizeof *nid);
+        n--;
+        if (at + 1 < n && !sl_merge_lookup(b, (uint32_t)sym[at], (uint32_t)sym[at + 1], &rank[at], &nid[at]))
+            rank[at] = UINT32_MAX;
+        if (at > 0 && !sl_merge_lookup(b, (uint32_t)sym[at - 1], (uint32_t)sym[at], &rank[at - 1], &nid[at - 1]))
+            rank[at - 1] = UINT32_MAX;
+    }
+    for (size_t i = 0; i < n; i++)
+        sl_ids_push(out, (uint32_t)sym[i]);
+}
+
+/* Heap entries pack (rank << 32 | position): the minimum is the lowest
+ * rank, then the leftmost position, as required. */
+static void heap_push(sl_bpe_state *s, size_t *hn, uint64_t v)
+{
+    s->work++;
+    if (*hn == s->heap_cap) {
+        s->heap_cap = s->heap_cap ? 2 * s->heap_cap : 1024;
+        s->heap = sl_xrealloc(s->heap, s->heap_cap * sizeof *s->heap);
+    }
+    uint64_t *h = s->heap;
+    size_t i = (*hn)++;
+    while (i > 0 && h[(i - 1) / 2] > v) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = v;
+}
+
+static uint64_t heap_pop(sl_bpe_state *s, size_t *hn)
+{
+    s->work++;
+    uint64_t *h = s->heap;
+    uint64_t top = h[0], v = h[--*hn];
+    size_t i = 0, n = *hn;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && h[c + 1] < h[c])
+            c++;
+        if (h[c] >= v)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (n)
+        h[i] = v;
+    return top;
+}
+
+static void push_pair(const sl_bpe *b, sl_bpe_state *s, size_t *hn, int32_t pos)
+{
+    int32_t nx = s->next[pos];
+    uint32_t r, id;
+    s->work++;
+    if (nx >= 0 && sl_merge_lookup(b, (uint32_t)s->sym[pos], (uint32_t)s->sym[nx], &r, &id))
+        heap_push(s, hn, (uint64_t)r << 32 | (uint32_t)pos);
+}
+
+static void merge_heap(const sl_bpe *b, sl_bpe_state *s, size_t n, sl_ids *out)
+{
+    int32_t *sym = s->sym, *prev = s->prev, *next = s->next;
+    for (size_t i = 0; i < n; i++) {
+        prev[i] = (int32_t)i - 1;
+        next[i] = i + 1 < n ? (int32_t)i + 1 : -1;
+    }
+    size_t hn = 0;
+    for (size_t i = 0; i + 1 < n; i++)
+        push_pair(b, s, &hn, (int32_t)i);
+    while (hn) {
+        uint64_t top = heap_pop(s, &hn);
+        uint32_t rank = (uint32_t)(top >> 32);
+        int32_t pos = (int32_t)(uint32_t)top;
+        int32_t nx = next[pos];
+        uint32_t r, id;
+        /* Stale when the symbol was merged away (sym < 0) or its pair changed. */
+        if (sym[pos] < 0 || nx < 0 || !sl_merge_lookup(b, (uint32_t)sym[pos], (uint32_t)sym[nx], &r, &id) || r != rank)
+            continue;
+        sym[pos] = (int32_t)id;
+        sym[nx] = -1;
+        next[pos] = next[nx];
+        if (next[nx] >= 0)
+            prev[next[nx]] = pos;
+        if (prev[pos] >= 0)
+            push_pair(b, s, &hn, prev[pos]);
+        push_pair(b, s, &hn, pos);
+    }
+    for (int32_t i = 0; i >= 0; i = next[i])
+        sl_ids_push(out, (uint32_t)sym[i]);
+}
+
+void sl_bpe_encode_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, int heap, sl_ids *out)
+{
+    reserve_syms(s, n + 1);
+    size_t k = 0;
+    if (b->affix || b->unk_id >= 0) { /* HF's initial symbols: prefix on all but the first byte, suffix on the last */
+        int in_unk = 0;
+        for (size_t i = 0; i < n; i++) {
+            int32_t id = !b->affix   ? b->byte_id[p[i]]
+                         : i + 1 < n ? (i ? b->byte_id_cont : b->byte_id)[p[i]]
+                                     : (i ? b->byte_id_both : b->byte_id_end)[p[i]];
+            if (id < 0 && b->unk_id >= 0) { /* the unk token; one for a run of them with fuse_unk */
+                if (in_unk && b->fuse_unk)
+                    continue;
+                id = b->unk_id;
+                in_unk = 1;
+            } else {
+                in_unk = 0;
+            }
+            if (id >= 0)
+                s->sym[k++] = id;
+        }
+    } else {
+        for (size_t i = 0; i < n; i++)
+            if (b->byte_id[p[i]] >= 0) /* a byte without a token is dropped, as HF does without unk */
+                s->sym[k++] = b->byte_id[p[i]];
+    }
+    if (k == 0)
+        return;
+    if (heap)
+        merge_heap(b, s, k, out);
+    else
+        merge_scan(b, s, k, out);
+}
+
+/* Encodes one pre-token through the stretch cache (scache.h). */
+void sl_bpe_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, sl_ids *out);
+/* ignore_merges: the id of the vocabulary entry whose bytes are p[0..n), or -1. */
+static int64_t whole_word(const sl_bpe *b, const uint8_t *p, size_t n)
+{
+    for (uint64_t h = XXH3_64bits(p, n) & b->words_mask; b->words[h]; h = (h + 1) & b->words_mask) {
+        uint32_t id = b->words[h] - 1;
+        if (b->tok_len[id] == n && !memcmp(b->pool + b->tok_off[id], p, n))
+            return id;
+    }
+    return -1;
+}
+
+/* The piece cache's key of p[0..n) (1 <= n <= 16): two words that, with
+ * n, give back the bytes (overlapping loads, all inside the piece). */
+static inline void pc_key(const uint8_t *p, size_t n, uint64_t *a, uint64_t *b)
+{
+    if (n >= 8) {
+        memcpy(a, p, 8);
+        memcpy(b, p + n - 8, 8);
+    } else if (n >= 4) {
+        uint32_t x, y;
+        memcpy(&x, p, 4);
+        memcpy(&y, p + n - 4, 4);
+        *a = (uint64_t)x | (uint64_t)y << 32;
+        *b = 0;
+    } else {
+        *a = (uint64_t)p[0] | (uint64_t)p[n / 2] << 8 | (uint64_t)p[n - 1] << 16;
+        *b = 0;
+    }
+}
+
+static inline size_t pc_slot(uint64_t a, uint64_t b, size_t n)
+{
+    uint64_t x = (a ^ (b << 29 | b >> 35) ^ n) * 0x9E3779B97F4A7C15ULL;
+    return (size_t)(x >> (64 - SL_PCACHE_BITS));
+}
+
+static void piece_slow(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, sl_ids *out)
+{
+    if (b->words) { /* HF's BPE with ignore_merges: a whole-piece vocabulary entry first */
+        int64_t id = whole_word(b, p, n);
+        if (id >= 0) {
+            sl_ids_push(out, (uint32_t)id);
+            return;
+        }
+    }
+    if (n > SL_SCACHE_KEY) {
+        sl_bpe_encode_piece(b, s, p, n, n >= HEAP_MIN_SYMBOLS, out);
+        return;
+    }
+    uint64_t h = sl_scache_hash((const char *)p, n);
+    size_t nv;
+    const uint32_t *v = sl_scache_get(&s->cache, h, (const char *)p, n, &nv);
+    if (v) {
+        for (size_t i = 0; i < nv; i++)
+            sl_ids_push(out, v[i]);
+        return;
+    }
+    size_t start = out->n;
+    sl_bpe_encode_piece(b, s, p, n, n >= HEAP_MIN_SYMBOLS, out);
+    if (out->n > start) /* (out->v may still be NULL: no pointer arithmetic on it) */
+        sl_scache_put(&s->cache, h, (const char *)p, n, out->v + start, out->n - start);
+}
+
+/* A miss of the piece cache: the ids by piece_slow, kept in entry e. */
+static void __attribute__((noinline)) piece_miss(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n,
+                                                 sl_pcache_entry *e, uint64_t ka, uint64_t kb, sl_ids *out)
+{
+    size_t start = out->n;
+    piece_slow(b, s, p, n, out);
+    size_t k = out->n - start;
+    if (k && k <= SL_PCACHE_IDS) {
+        e->a = ka;
+        e->b = kb;
+        e->meta = (uint32_t)(n | k << 8);
+        memcpy(e->ids, out->v + start, k * sizeof *e->ids);
+    }
+}
+
+/* One piece: a byte with a token, a hit of the piece cache (s->pc made),
+ * or piece_slow. */
+static inline __attribute__((always_inline)) void piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n,
+                                                        sl_ids *out)
+{
+    if (n == 1 && b->byte_id[p[0]] >= 0 && !b->affix) {
+        sl_ids_push(out, (uint32_t)b->byte_id[p[0]]);
+        return;
+    }
+    if (n == 0 || n > 16) {
+        piece_slow(b, s, p, n, out);
+        return;
+    }
+    uint64_t ka, kb;
+    pc_key(p, n, &ka, &kb);
+    sl_pcache_entry *e = &s->pc[pc_slot(ka, kb, n)];
+    if ((e->meta & 0xff) == n && e->a == ka && e->b == kb) {
+        if (out->cap - out->n < SL_PCACHE_IDS)
+            sl_ids_grow(out);
+        memcpy(out->v + out->n, e->ids, SL_PCACHE_IDS * sizeof *e->ids); /* (room checked above) */
+        out->n += e->meta >> 8;
+        return;
+    }
+    piece_miss(b, s, p, n, e, ka, kb, out);
+}
+
+static void pc_make(sl_bpe_state *s)
+{
+    if (!s->pc)
+        s->pc = sl_xzalloc_touched((size_t)1 << SL_PCACHE_BITS, sizeof *s->pc);
+}
+
+void sl_bpe_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, sl_ids *out)
+{
+    pc_make(s);
+    piece(b, s, p, n, out);
+}
+
+void sl_bpe_pieces(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t start, const size_t *ends, size_t m,
+                   sl_ids *out)
+{
+    pc_make(s);
+    for (size_t i = 0; i < m; i++) {
+        piece(b, s, p + start, ends[i] - start, out);
+        start = ends[i];
+    }
+}
+
+int32_t *sl_bpe_syms(sl_bpe_state *s, size_t n)
+{
+    reserve_syms(s, n + 1);
+    return s->sym;
+}
+
+void sl_bpe_merge_syms(const sl_bpe *b, sl_bpe_state *s, size_t n, sl_ids *out)
+{
+    if (n == 0)
+        return;
+    if (n >= HEAP_MIN_SYMBOLS)
+        merge_heap(b, s, n, out);
+    else
+        merge_scan(b, s, n, out);
+}

@@ -1,0 +1,366 @@
+/* Building the byte-level BPE of a tiktoken or tekken vocabulary
+ * (tiktoken_impl.h): ids and bytes, the whole-token table, the merges
+ * derived from the ranks, the rank file's base64 lines, and the special
+ * tokens. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "tokenize/models/tiktoken_impl.h"
+
+void sl_tt_free_specials(special *sp, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(sp[i].name);
+    free(sp);
+}
+
+/* ids 0..n_ids-1, none with bytes yet */
+void sl_tt_alloc_ids(sl_bpe *b, uint32_t n_ids)
+{
+    b->vocab_size = n_ids;
+    b->tok_off = sl_xcalloc(n_ids ? n_ids : 1, sizeof *b->tok_off);
+    b->tok_len = sl_xmalloc((n_ids ? n_ids : 1) * sizeof *b->tok_len);
+    b->txt_off = sl_xmalloc((n_ids ? n_ids : 1) * sizeof *b->txt_off);
+    for (uint32_t i = 0; i < n_ids; i++)
+        b->tok_len[i] = b->txt_off[i] = UINT32_MAX;
+}
+
+void sl_tt_set_bytes(sl_bpe *b, uint32_t id, const char *s, size_t n)
+{
+    if (b->pool_len + n + 1 > b->pool_cap) {
+        b->pool_cap = 2 * (b->pool_len + n + 1) + 4096;
+        b->pool = sl_xrealloc(b->pool, b->pool_cap);
+    }
+    b->tok_off[id] = (uint32_t)b->pool_len;
+    b->tok_len[id] = (uint32_t)n;
+    if (n)
+        memcpy(b->pool + b->pool_len, s, n);
+    b->pool_len += n;
+}
+
+/* The ordinary token whose bytes are s[0..n), or -1 (words table: id + 1). */
+int64_t sl_tt_find_bytes(const sl_bpe *b, const char *s, size_t n)
+{
+    for (uint64_t h = XXH3_64bits(s, n) & b->words_mask; b->words[h]; h = (h + 1) & b->words_mask) {
+        uint32_t id = b->words[h] - 1;
+        if (b->tok_len[id] == n && !memcmp(b->pool + b->tok_off[id], s, n))
+            return id;
+    }
+    return -1;
+}
+
+/* One ordinary token: bytes, and into the words table unless the bytes are
+ * there already (returns that id then). */
+int64_t sl_tt_add_token(sl_bpe *b, uint32_t id, const char *s, size_t n)
+{
+    int64_t old = sl_tt_find_bytes(b, s, n);
+    if (old >= 0)
+        return old;
+    sl_tt_set_bytes(b, id, s, n);
+    uint64_t h = XXH3_64bits(s, n) & b->words_mask;
+    while (b->words[h])
+        h = (h + 1) & b->words_mask;
+    b->words[h] = id + 1;
+    return -1;
+}
+
+void sl_tt_words_init(sl_bpe *b, size_t n)
+{
+    size_t cap = 16;
+    while (cap < 2 * n + 16)
+        cap *= 2;
+    b->words = sl_xcalloc(cap, sizeof *b->words);
+    b->words_mask = cap - 1;
+}
+
+/* The merge table: every split of every token into two tokens (found
+ * once, then inserted into a table of the right size). */
+void sl_tt_build_merges(sl_bpe *b, uint32_t first, uint32_t n_ranks)
+{
+    struct m {
+        uint32_t l, r, rank, id;
+    } *ms = NULL;
+    size_t n = 0, cap = 0;
+    for (uint32_t r = 0; r < n_ranks; r++) {
+        uint32_t id = first + r, len = b->tok_len[id];
+        const char *s = b->pool + b->tok_off[id];
+        for (uint32_t k = 1; k < len; k++) {
+            int64_t l = sl_tt_find_bytes(b, s, k), rt = l >= 0 ? sl_tt_find_bytes(b, s + k, len - k) : -1;
+            if (rt < 0)
+                continue;
+            if (n == cap) {
+                cap = cap ? 2 * cap : 4096;
+                ms = sl_xrealloc(ms, cap * sizeof *ms);
+            }
+            ms[n++] = (struct m){(uint32_t)l, (uint32_t)rt, r, id};
+        }
+    }
+    sl_merge_table_init(b, n);
+    for (size_t i = 0; i < n; i++)
+        sl_merge_insert(b, ms[i].l, ms[i].r, ms[i].rank, ms[i].id);
+    free(ms);
+}
+
+/* "file:LINE" of a byte offset */
+size_t sl_tt_line_of(const char *text, size_t off)
+{
+    size_t line = 1;
+    for (size_t i = 0; i < off; i++)
+        line += text[i] == '\n';
+    return line;
+}
+
+int sl_tt_b64_val(unsigned char c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+/* Strict base64 (padded, canonical) of s[0..n) into out; -1 when invalid. */
+int sl_tt_b64_decode(const char *s, size_t n, sl_buf *out)
+{
+    sl_buf_clear(out);
+    if (n == 0 || n % 4)
+        return -1;
+    for (size_t i = 0; i < n; i += 4) {
+        int v[4], pad = 0;
+        for (int k = 0; k < 4; k++) {
+            unsigned char c = (unsigned char)s[i + k];
+            if (c == '=' && i + 4 == n && k >= 2) {
+                v[k] = 0;
+                pad++;
+                continue;
+            }
+            if (pad || (v[k] = sl_tt_b64_val(c)) < 0)
+                return -1;
+        }
+        uint32_t w = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 | (uint32_t)v[3];
+        char bytes[3] = {(char)(w >> 16), (char)(w >> 8), (char)w};
+        if ((pad == 2 && (w & 0xFFFF)) || (pad == 1 && (w & 0xFF)))
+            return -1; /* bits beyond the data: not canonical */
+        sl_buf_append(out, bytes, (size_t)(3 - pad));
+    }
+    return 0;
+}
+
+/* A token spelled as padding alone ("=", as Whisper's multilingual.tiktoken
+ * has at rank 50256): Python's base64.b64decode, which tiktoken reads rank
+ * files with, makes it the empty byte string. Such a token is never the
+ * result of encoding and decodes to nothing. */
+static int is_empty_b64(const char *s, size_t n)
+{
+    if (n == 0 || n > 4)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != '=')
+            return 0;
+    return 1;
+}
+
+/* The ordinary tokens of a rank file into b (ids = ranks); *n_ranks set. */
+int sl_tt_load_ranks(sl_bpe *b, const char *text, size_t len, const char *name, uint32_t *n_ranks, sl_err *err)
+{
+    /* parse and check every line; then the ranks; then the tokens */
+    size_t lines = 0;
+    for (size_t i = 0; i < len; i++)
+        lines += text[i] == '\n';
+    lines++;
+    uint32_t *rank_line = NULL; /* rank -> its line */
+    int64_t max_rank = -1;
+    sl_buf tok = {0};
+    struct entry {
+        uint32_t rank, len; /* len = base64 length */
+        size_t off, line;
+    } *ent = sl_xmalloc(lines * sizeof *ent);
+    size_t ne = 0, line = 0;
+    int rc = -1;
+    for (size_t pos = 0; pos < len;) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t end = nl ? (size_t)(nl - text) : len, e = end;
+        line++;
+        if (e > pos && text[e - 1] == '\r')
+            e--;
+        if (e == pos) { /* an empty line: skipped, as tiktoken does */
+            pos = end + 1;
+            continue;
+        }
+        const char *sp = memchr(text + pos, ' ', e - pos);
+        if (!sp) {
+            sl_errf(err, "%s:%zu: expected a base64 token, a space and a rank", name, line);
+            goto out;
+        }
+        size_t blen = (size_t)(sp - (text + pos));
+        if (!is_empty_b64(text + pos, blen) && sl_tt_b64_decode(text + pos, blen, &tok)) {
+            sl_errf(err, "%s:%zu: '%.*s' is not base64", name, line, (int)(blen > 60 ? 60 : blen), text + pos);
+            goto out;
+        }
+        uint64_t r = 0;
+        size_t k = (size_t)(sp - text) + 1;
+        if (k == e) {
+            sl_errf(err, "%s:%zu: no rank after the token", name, line);
+            goto out;
+        }
+        for (; k < e; k++) {
+            if (text[k] < '0' || text[k] > '9' || r > 0x7FFFFFFF) {
+                sl_errf(err, "%s:%zu: rank '%.*s' is not an integer below 2^31", name, line,
+                        (int)(e - (size_t)(sp - text) - 1 > 40 ? 40 : e - (size_t)(sp - text) - 1), sp + 1);
+                goto out;
+            }
+            r = r * 10 + (uint64_t)(text[k] - '0');
+        }
+        if (r > 0x7FFFFFFF) {
+            sl_errf(err, "%s:%zu: rank %llu is not below 2^31", name, line, (unsigned long long)r);
+            goto out;
+        }
+        ent[ne++] = (struct entry){(uint32_t)r, (uint32_t)blen, pos, line};
+        if ((int64_t)r > max_rank)
+            max_rank = (int64_t)r;
+        pos = end + 1;
+    }
+    if (ne == 0) {
+        sl_errf(err, "%s: no tokens (a rank file has a base64 token and a rank on each line)", name);
+        goto out;
+    }
+    /* ranks 0..ne-1, each once: a duplicate names both lines, else the
+     * first missing rank is named */
+    rank_line = sl_xcalloc(ne, sizeof *rank_line);
+    for (size_t i = 0; i < ne; i++) {
+        uint32_t r = ent[i].rank;
+        if (r >= ne)
+            continue;
+        if (rank_line[r]) {
+            sl_errf(err, "%s:%zu: rank %u is given twice (also on line %u)", name, ent[i].line, r, rank_line[r]);
+            goto out;
+        }
+        rank_line[r] = (uint32_t)ent[i].line;
+    }
+    for (uint32_t r = 0; r < ne; r++)
+        if (!rank_line[r]) {
+            sl_errf(err, "%s: rank %u is missing (the ranks of %zu tokens must be 0..%zu; the largest is %lld)", name,
+                    r, ne, ne - 1, (long long)max_rank);
+            goto out;
+        }
+    sl_tt_alloc_ids(b, (uint32_t)ne);
+    sl_tt_words_init(b, ne);
+    for (size_t i = 0; i < ne; i++) {
+        if (is_empty_b64(text + ent[i].off, ent[i].len))
+            sl_buf_clear(&tok);
+        else
+            sl_tt_b64_decode(text + ent[i].off, ent[i].len, &tok);
+        int64_t old = sl_tt_add_token(b, ent[i].rank, tok.data, tok.len);
+        if (old >= 0) {
+            sl_errf(err, "%s:%zu: the token of rank %u is also rank %lld (line %u)", name, ent[i].line, ent[i].rank,
+                    (long long)old, rank_line[old]);
+            goto out;
+        }
+    }
+    *n_ranks = (uint32_t)ne;
+    rc = 0;
+out:
+    free(ent);
+    free(rank_line);
+    sl_buf_free(&tok);
+    return rc;
+}
+
+/* Parses "NAME=ID,NAME=ID" (the last '=' of each item splits it). */
+int sl_tt_parse_specials(const char *spec, const char *name, special **out, size_t *n, sl_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    if (!spec || !*spec)
+        return 0;
+    size_t cap = 1;
+    for (const char *p = spec; *p; p++)
+        cap += *p == ',';
+    special *sp = sl_xcalloc(cap, sizeof *sp);
+    size_t k = 0;
+    for (const char *p = spec;;) {
+        const char *c = strchr(p, ','), *end = c ? c : p + strlen(p), *eq = NULL;
+        for (const char *q = p; q < end; q++)
+            if (*q == '=')
+                eq = q;
+        uint64_t id = 0;
+        int ok = eq && eq > p && eq + 1 < end;
+        for (const char *q = eq ? eq + 1 : end; ok && q < end; q++) {
+            ok = *q >= '0' && *q <= '9' && id <= 0x7FFFFFFF;
+            id = id * 10 + (uint64_t)(*q - '0');
+        }
+        if (!ok || id > 0x7FFFFFFF) {
+            sl_tt_free_specials(sp, k);
+            return sl_errf(err, "%s: special tokens: '%.*s' is not NAME=ID (an id below 2^31)", name, (int)(end - p),
+                           p);
+        }
+        sp[k].name = sl_xstrndup(p, (size_t)(eq - p));
+        sp[k].len = (size_t)(eq - p);
+        sp[k].id = (uint32_t)id;
+        for (size_t j = 0; j < k; j++) {
+            int same_name = sp[j].len == sp[k].len && !memcmp(sp[j].name, sp[k].name, sp[k].len);
+            if (same_name || sp[j].id == sp[k].id) {
+                if (same_name)
+                    sl_errf(err, "%s: special tokens: name '%s' is given twice", name, sp[k].name);
+                else
+                    sl_errf(err, "%s: special tokens: id %u is given twice ('%s' and '%s')", name, sp[k].id, sp[j].name,
+                            sp[k].name);
+                sl_tt_free_specials(sp, k + 1);
+                return -1;
+            }
+        }
+        k++;
+        if (!c)
+            break;
+        p = c + 1;
+    }
+    *out = sp;
+    *n = k;
+    return 0;
+}
+
+/* Gives the special tokens their ids (beyond the ordinary ones when
+ * needed), bytes and trie entries. */
+int sl_tt_add_specials(tiktoken *t, const char *name, sl_err *err)
+{
+    sl_bpe *b = t->b;
+    uint32_t max_id = b->vocab_size;
+    for (size_t i = 0; i < t->n_sp; i++) {
+        uint32_t id = t->sp[i].id;
+        if (id >= t->offset && id < t->offset + t->n_ranks)
+            return sl_errf(err, "%s: special token '%s' has id %u, the id of an ordinary token (rank %u)", name,
+                           t->sp[i].name, id, id - t->offset);
+        if (id + 1 > max_id)
+            max_id = id + 1;
+    }
+    if (max_id > b->vocab_size) {
+        if ((uint64_t)max_id > (uint64_t)b->vocab_size + 16 * 1024 * 1024)
+            return sl_errf(err, "%s: special token id %u is far beyond the %u ordinary tokens", name, max_id - 1,
+                           b->vocab_size);
+        b->tok_off = sl_xrealloc(b->tok_off, max_id * sizeof *b->tok_off);
+        b->tok_len = sl_xrealloc(b->tok_len, max_id * sizeof *b->tok_len);
+        b->txt_off = sl_xrealloc(b->txt_off, max_id * sizeof *b->txt_off);
+        for (uint32_t i = b->vocab_size; i < max_id; i++)
+            b->tok_len[i] = b->txt_off[i] = UINT32_MAX, b->tok_off[i] = 0;
+        b->vocab_size = max_id;
+    }
+    b->added = sl_xcalloc(t->n_sp ? t->n_sp : 1, sizeof *b->added);
+    b->n_added = t->n_sp;
+    for (size_t i = 0; i < t->n_sp; i++) {
+        sl_added *a = &b->added[i];
+        a->id = t->sp[i].id;
+        a->content = sl_xstrndup(t->sp[i].name, t->sp[i].len);
+        a->len = t->sp[i].len;
+        a->match = sl_xstrndup(t->sp[i].name, t->sp[i].len);
+        a->match_len = t->sp[i].len;
+        a->special = 1;
+        sl_tt_set_bytes(b, a->id, a->content, a->len);
+        if (a->len)
+            sl_trie_add(&b->raw_trie, a->match, a->match_len, (int32_t)i);
+    }
+    return 0;
+}

@@ -1,0 +1,301 @@
+/* Unigram Viterbi (unigram.h), written from SentencePiece's description of
+ * its optimized encoder: the best path ending at each byte position is kept
+ * (score, start, id); from each character start, every vocabulary piece
+ * that is a prefix of the rest extends the best path ending there, and
+ * when no single-character piece matches, the unk piece covers the
+ * character. The vocabulary is a byte trie whose edges live in one
+ * open-addressing table keyed by (node, byte). */
+#include "tokenize/models/unigram.h"
+#include "tokenize/models/unigram_impl.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stream/err.h"
+
+#define UNK_PENALTY 10.0
+/* SentencePiece (0.2.3) keeps path scores in float but takes the score of
+ * the path so far off every score ahead once its magnitude passes 1e5
+ * (kScoreResetThreshold), so that a long document's sums keep float's
+ * precision; without that, paths 180k characters in differ in the last bit
+ * and a tie goes the other way. */
+#define RESET_AT 100000.0f
+
+static inline uint32_t h32(uint32_t k)
+{
+    k ^= k >> 16;
+    k *= 0x7feb352dU;
+    k ^= k >> 15;
+    k *= 0x846ca68bU;
+    k ^= k >> 16;
+    return k;
+}
+
+static inline int64_t child_of(const sl_unigram *u, uint32_t node, uint8_t c)
+{
+    uint32_t key = (node << 8 | c) + 1;
+    for (size_t h = h32(key) & u->mask;; h = (h + 1) & u->mask) {
+        if (u->edges[h].key1 == key)
+            return u->edges[h].child;
+        if (!u->edges[h].key1)
+            return -1;
+    }
+}
+
+static void grow_edges(sl_unigram *u)
+{
+    size_t cap = u->mask ? 2 * (u->mask + 1) : 1024;
+    edge *e = sl_xcalloc(cap, sizeof *e);
+    for (size_t i = 0; u->mask && i <= u->mask; i++) {
+        if (!u->edges[i].key1)
+            continue;
+        size_t h = h32(u->edges[i].key1) & (cap - 1);
+        while (e[h].key1)
+            h = (h + 1) & (cap - 1);
+        e[h] = u->edges[i];
+    }
+    free(u->edges);
+    u->edges = e;
+    u->mask = cap - 1;
+}
+
+static uint32_t new_node(sl_unigram *u)
+{
+    if (u->n_nodes == u->node_cap) {
+        u->node_cap = u->node_cap ? 2 * u->node_cap : 1024;
+        u->value = sl_xrealloc(u->value, u->node_cap * sizeof *u->value);
+    }
+    u->value[u->n_nodes] = -1;
+    return (uint32_t)u->n_nodes++;
+}
+
+sl_unigram *sl_unigram_new(uint32_t n_ids, int hf)
+{
+    sl_unigram *u = sl_xcalloc(1, sizeof *u);
+    u->n_ids = n_ids;
+    u->score = sl_xcalloc(n_ids ? n_ids : 1, sizeof *u->score);
+    u->kind = sl_xcalloc(n_ids ? n_ids : 1, 1);
+    u->len = sl_xcalloc(n_ids ? n_ids : 1, sizeof *u->len);
+    u->hf = hf;
+    u->unk_id = -1;
+    grow_edges(u);
+    new_node(u);
+    return u;
+}
+
+void sl_unigram_add(sl_unigram *u, uint32_t id, const char *s, size_t len, double score, int kind)
+{
+    u->score[id] = score;
+    u->kind[id] = (uint8_t)kind;
+    u->len[id] = (uint32_t)len;
+    if (len > u->max_len)
+        u->max_len = len;
+    uint32_t node = 0;
+    for (size_t i = 0; i < len; i++) {
+        int64_t c = child_of(u, node, (uint8_t)s[i]);
+        if (c < 0) {
+            if (2 * (u->n_edges + 1) > u->mask + 1)
+                grow_edges(u);
+            uint32_t nn = new_node(u);
+            uint32_t key = (node << 8 | (uint8_t)s[i]) + 1;
+            size_t h = h32(key) & u->mask;
+            while (u->edges[h].key1)
+                h = (h + 1) & u->mask;
+            u->edges[h] = (edge){key, nn};
+            u->n_edges++;
+            c = nn;
+        }
+        node = (uint32_t)c;
+    }
+    if (u->value[node] < 0)
+        u->value[node] = id;
+}
+
+/* A piece's score as the lattice adds it (a user-defined piece of len
+ * bytes: SentencePiece 0.2.3's GetUserDefinedScore, 0.1 per byte after the
+ * first, in float, so that one long user-defined piece beats its parts). */
+static double lattice_score(const sl_unigram *u, int64_t id, size_t len)
+{
+    return u->kind[id] == SL_UNI_USER ? (double)(float)(0.1 * (double)(len - 1)) : u->score[id];
+}
+
+/* The cells from base/check/val, with each piece's score. */
+static void build_cells(sl_unigram *u)
+{
+    size_t n = u->da_n;
+    free(u->cell);
+    free(u->dscore);
+    u->cell = sl_xmalloc((n + 256) * sizeof *u->cell);
+    u->dscore = sl_xmalloc((n + 256) * sizeof *u->dscore);
+    for (size_t q = 0; q < n + 256; q++) {
+        u->cell[q] = (cell){q < n ? u->base[q] : 0, q < n ? u->check[q] : -1, -1, -INFINITY};
+        u->dscore[q] = -INFINITY;
+    }
+    for (size_t q = 0; q < n; q++) {
+        int64_t id = u->val[q];
+        if (id < 0 || u->kind[id] == SL_UNI_UNUSED)
+            continue;
+        double sc = lattice_score(u, id, u->len[id]);
+        u->cell[q].id = (int32_t)id;
+        u->cell[q].fscore = (float)sc;
+        u->dscore[q] = sc;
+    }
+    free(u->base); /* (built again by a later sl_unigram_set) */
+    free(u->check);
+    free(u->val);
+    u->base = u->check = u->val = NULL;
+}
+
+void sl_unigram_set(sl_unigram *u, int64_t unk_id, double min_score)
+{
+    if (!u->base)
+        sl_unigram_build_da(u);
+    u->unk_id = unk_id;
+    u->min_score = min_score;
+    build_cells(u);
+}
+
+void sl_unigram_free(sl_unigram *u)
+{
+    if (!u)
+        return;
+    free(u->edges);
+    free(u->value);
+    free(u->base);
+    free(u->check);
+    free(u->val);
+    free(u->cell);
+    free(u->dscore);
+    free(u->score);
+    free(u->len);
+    free(u->kind);
+    free(u);
+}
+
+void sl_uni_scratch_free(sl_uni_scratch *sc)
+{
+    free(sc->best);
+    free(sc->pieces);
+    memset(sc, 0, sizeof *sc);
+}
+
+int64_t sl_unigram_find(const sl_unigram *u, const char *s, size_t n)
+{
+    int64_t best = -1;
+    uint32_t node = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t c = child_of(u, node, (uint8_t)s[i]);
+        if (c < 0)
+            break;
+        node = (uint32_t)c;
+        if (u->value[node] >= 0)
+            best = u->value[node];
+    }
+    return best;
+}
+
+/* SentencePiece's OneCharLen: the length the lead byte announces. */
+static size_t one_char_len(uint8_t c)
+{
+    return "\1\1\1\1\1\1\1\1\1\1\1\1\2\2\3\4"[c >> 4];
+}
+
+/* How the best path reaches a position: the start of its last piece and
+ * the piece's id, packed in one word (start low, id high) so that a better
+ * candidate replaces it with a conditional move. */
+static inline uint64_t back_of(size_t start, int64_t id)
+{
+    return (uint32_t)start | (uint64_t)(uint32_t)id << 32;
+}
+
+/* The lattice in one arithmetic, T the stored score type. score[k] is the
+ * best path's score to byte k, -inf while none reaches it; the entries
+ * ahead of the walk are set to -inf only as far as a piece can reach
+ * (hi), so a long document costs no separate pass. A candidate replaces
+ * the entry only when strictly better: ties keep the earliest start. */
+#define VITERBI(T, SCORE, RESET)                                                                                       \
+    do {                                                                                                               \
+        T *score = sc->best;                                                                                           \
+        uint64_t *back = (uint64_t *)((char *)sc->best + back_off);                                                    \
+        const cell *cells = u->cell;                                                                                   \
+        const size_t reach = u->max_len > 4 ? u->max_len : 4;                                                          \
+        size_t hi = 0;                                                                                                 \
+        score[0] = 0;                                                                                                  \
+        const T unk_score = (T)(u->min_score - UNK_PENALTY); /* float in SentencePiece */                              \
+        for (size_t at = 0; at < n;) {                                                                                 \
+            for (size_t lim = at + reach < n ? at + reach : n; hi < lim;)                                              \
+                score[++hi] = -INFINITY;                                                                               \
+            T till = score[at];                                                                                        \
+            if (RESET && (till < -RESET_AT || till > RESET_AT)) {                                                      \
+                /* every entry from here on less till: -inf stays -inf */                                              \
+                for (size_t i = at; i <= hi; i++)                                                                      \
+                    score[i] -= till;                                                                                  \
+                till = 0;                                                                                              \
+            }                                                                                                          \
+            size_t ml = one_char_len((uint8_t)s[at]);                                                                  \
+            if (ml > n - at)                                                                                           \
+                ml = n - at;                                                                                           \
+            int single = 0;                                                                                            \
+            size_t node = 0;                                                                                           \
+            for (size_t k = at; k < n; k++) {                                                                          \
+                /* q < da_n + 256 always: the cells past da_n are nobody's child */                                    \
+                size_t q = (size_t)cells[node].base + (uint8_t)s[k];                                                   \
+                if (cells[q].check != (int32_t)node)                                                                   \
+                    break;                                                                                             \
+                node = q;                                                                                              \
+                int32_t id = cells[q].id;                                                                              \
+                T old = score[k + 1];                                                                                  \
+                T cand = SCORE(q) + till;               /* float arithmetic in SentencePiece (measured) */             \
+                uint64_t win = -(uint64_t)(cand > old); /* a mask: no branch to mispredict */                          \
+                score[k + 1] = cand > old ? cand : old;                                                                \
+                back[k + 1] = (back_of(at, id) & win) | (back[k + 1] & ~win);                                          \
+                single |= (k + 1 - at == ml) & (id >= 0);                                                              \
+            }                                                                                                          \
+            if (!single) {                                                                                             \
+                T cand = unk_score + till; /* in T: SentencePiece adds two floats here */                              \
+                if (cand > score[at + ml]) {                                                                           \
+                    score[at + ml] = cand;                                                                             \
+                    back[at + ml] = back_of(at, u->unk_id);                                                            \
+                }                                                                                                      \
+            }                                                                                                          \
+            at += ml;                                                                                                  \
+        }                                                                                                              \
+    } while (0)
+
+void sl_unigram_encode(const sl_unigram *u, sl_uni_scratch *sc, const char *s, size_t n)
+{
+    sc->n = 0;
+    if (!n)
+        return;
+    size_t ssz = u->hf ? sizeof(double) : sizeof(float);
+    size_t back_off = ((n + 1) * ssz + 63) & ~(size_t)63;
+    size_t need = back_off + (n + 1) * sizeof(uint64_t);
+    if (need > sc->cap) {
+        free(sc->best);
+        sc->cap = need + need / 2;
+        sc->best = sl_xmalloc(sc->cap);
+    }
+#define FSCORE(q) cells[q].fscore
+#define DSCORE(q) u->dscore[q]
+    if (u->hf)
+        VITERBI(double, DSCORE, 0);
+    else
+        VITERBI(float, FSCORE, 1);
+#undef FSCORE
+#undef DSCORE
+    /* the path, last piece first, then turned around */
+    const uint64_t *back = (const uint64_t *)((char *)sc->best + back_off);
+    for (size_t end = n; end > 0;) {
+        uint64_t b = back[end];
+        uint32_t start = (uint32_t)b;
+        sl_uni_push(sc, start, (uint32_t)end, (int32_t)(b >> 32));
+        end = start;
+    }
+    for (size_t i = 0, j = sc->n - 1; i < j; i++, j--) {
+        sl_uni_piece t = sc->pieces[i];
+        sc->pieces[i] = sc->pieces[j];
+        sc->pieces[j] = t;
+    }
+}

@@ -1,0 +1,52 @@
+/* The insides of the Unigram lattice (unigram.c, unigram_da.c). Internal. */
+#ifndef SLUICE_TOKENIZE_UNIGRAM_IMPL_H
+#define SLUICE_TOKENIZE_UNIGRAM_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tokenize/models/unigram.h"
+
+typedef struct edge {
+    uint32_t key1; /* (node << 8 | byte) + 1; 0 = empty */
+    uint32_t child;
+} edge;
+
+/* A position of the double array: the child of position p for byte c is
+ * q = cell[p].base + c when cell[q].check == p; id: the piece ending at q
+ * that takes part in the lattice (not unused), or -1; fscore its score as
+ * the lattice adds it in float (SentencePiece's: a user-defined piece's
+ * bonus folded in), dscore[q] in double; both scores are -inf where id is
+ * -1, so such a step's candidate never wins and the walk needs no branch
+ * on it. One 16-byte cell per step of the walk instead of five arrays. */
+typedef struct cell {
+    int32_t base, check, id;
+    float fscore;
+} cell;
+
+struct sl_unigram {
+    /* the lattice's trie as a double array (built by sl_unigram_set; base,
+     * check, val while building, then cell and dscore) */
+    int32_t *base, *check, *val;
+    cell *cell;
+    double *dscore;
+    size_t da_n;
+    edge *edges;
+    size_t n_edges, mask;
+    int64_t *value; /* per trie node: id or -1 */
+    size_t n_nodes, node_cap;
+    uint32_t n_ids;
+    double *score;
+    uint32_t *len;  /* per id: the piece's length in bytes */
+    size_t max_len; /* the longest string added, in bytes (the trie's depth) */
+    uint8_t *kind;
+    int hf;
+    int64_t unk_id;
+    double min_score;
+};
+
+/* unigram_da.c: the hash trie (edges, value) as a double array (base,
+ * check, val, da_n). */
+void sl_unigram_build_da(sl_unigram *u);
+
+#endif

@@ -1,0 +1,303 @@
+/* The o200k pattern (tiktoken's o200k_base) and Mistral's tekken pattern
+ * (the same without contractions and with single digits), scanned by hand:
+ *   P?U*L+C? | P?U+L*C?   a word: an optional character P that is not CR,
+ *                         LF, a letter or a number (so a mark or a space can
+ *                         be P), then letters where U = [Lu Lt Lm Lo M] and
+ *                         L = [Ll Lm Lo M]: "upper-case" letters followed by
+ *                         "lower-case" ones (CamelCase splits before each
+ *                         capital); C = (?i:'s|'t|'re|'ve|'m|'ll|'d), o200k only
+ *   N{1,3}                up to three digits (tekken: one)
+ *    ?O+[\r\n/]*          other characters (not whitespace, letter or number;
+ *                         marks are other here), then CR, LF and '/'
+ *   S*[\r\n]+             whitespace up to its last CR/LF
+ *   S+(?!\S) | S+         whitespace, as in GPT-2's pattern
+ * tried in that order at each position, with the backtracking the regex
+ * engine does: for the first word form, U* gives back characters until L+
+ * can match, so U*L+ ends after the L-run that follows the longest U-run or,
+ * when none follows, right after the last character of the U-run that is
+ * also in L. The character classes come from a table generated from tiktoken
+ * itself (pretok_o200k_classes.h; scripts/gen/gen_o200k_classes.py), whose
+ * letter, number and space classes equal HF's table (pretok_classes.h).
+ * tests/cli/tok_tiktoken.sh checks the split against tiktoken's ids. */
+#include "tokenize/models/bpe_internal.h"
+#include "tokenize/tables/pretok_o200k_classes.h"
+
+enum { C_O = 0, C_UP = 1, C_LO = 2, C_LM = 3, C_M = 4, C_N = 5, C_S = 6 };
+
+/* the patterns as tiktoken and Mistral's tekken files write them */
+#define O200K_WORDS "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+"
+#define O200K_WORDS2 "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*"
+#define CONTR "(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+const char sl_pretok_o200k_pattern[] = O200K_WORDS CONTR
+    "|" O200K_WORDS2 CONTR "|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+const char sl_pretok_tekken_pattern[] =
+    O200K_WORDS "|" O200K_WORDS2 "|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+/* for PCRE2: whitespace spelled out as in pretok.c (Oniguruma's and Rust's
+ * \s, which PCRE2's is not) */
+#define WS "\\t-\\r\\x{85}\\p{Z}"
+const char sl_pretok_o200k_pcre2[] =
+    O200K_WORDS CONTR "|" O200K_WORDS2 CONTR "|\\p{N}{1,3}| ?[^" WS "\\p{L}\\p{N}]+[\\r\\n/]*|[" WS "]*[\\r\\n]+|[" WS
+                      "]+(?![^" WS "])|[" WS "]+";
+const char sl_pretok_tekken_pcre2[] = O200K_WORDS "|" O200K_WORDS2 "|\\p{N}| ?[^" WS "\\p{L}\\p{N}]+[\\r\\n/]*|[" WS
+                                                  "]*[\\r\\n]+|[" WS "]+(?![^" WS "])|[" WS "]+";
+
+static uint8_t bmp[0x10000];
+static int bmp_ready;
+
+static int astral(uint32_t cp)
+{
+    size_t lo = 0, hi = sizeof o200k_ranges / sizeof *o200k_ranges;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (cp < o200k_ranges[mid].first)
+            hi = mid;
+        else if (cp > o200k_ranges[mid].last)
+            lo = mid + 1;
+        else
+            return o200k_ranges[mid].cls;
+    }
+    return C_O;
+}
+
+void sl_pretok_o200k_init(void)
+{
+    if (bmp_ready)
+        return;
+    for (uint32_t c = 0; c < 0x10000; c++)
+        bmp[c] = (uint8_t)astral(c);
+    bmp_ready = 1;
+}
+
+int sl_pretok_o200k_class(uint32_t cp)
+{
+    sl_pretok_o200k_init();
+    return cp < 0x10000 ? bmp[cp] : astral(cp);
+}
+
+static inline __attribute__((always_inline)) int cls(const uint8_t *p, size_t n, size_t i, size_t *len)
+{
+    if (p[i] < 0x80) {
+        *len = 1;
+        return bmp[p[i]];
+    }
+    uint32_t cp;
+    *len = sl_utf8_seq(p + i, n - i, &cp);
+    if (!*len) { /* not expected: callers pass valid UTF-8 */
+        *len = 1;
+        return C_O;
+    }
+    return cp < 0x10000 ? bmp[cp] : astral(cp);
+}
+
+static int in_u(int c)
+{
+    return c == C_UP || c == C_LM || c == C_M;
+}
+static int in_l(int c)
+{
+    return c == C_LO || c == C_LM || c == C_M;
+}
+static int is_letter(int c)
+{
+    return c == C_UP || c == C_LO || c == C_LM;
+}
+
+static inline int ascii_letter(uint8_t c)
+{
+    return (uint8_t)((c | 0x20) - 'a') < 26;
+}
+
+/* (?i:...) of one ASCII letter: Rust's simple case folding adds U+017F
+ * (long s) to s, nothing to the other letters used here. */
+static size_t fold(const uint8_t *p, size_t n, size_t i, char lower)
+{
+    if (i >= n)
+        return 0;
+    if (p[i] == (uint8_t)lower || p[i] == (uint8_t)(lower - 32))
+        return 1;
+    if (lower == 's' && i + 1 < n && p[i] == 0xC5 && p[i + 1] == 0xBF)
+        return 2;
+    return 0;
+}
+
+/* End of (?i:'s|'t|'re|'ve|'m|'ll|'d) at i, or i. */
+static size_t contraction(const uint8_t *p, size_t n, size_t i)
+{
+    if (i >= n || p[i] != '\'')
+        return i;
+    size_t j = i + 1, a, b;
+    if ((a = fold(p, n, j, 's')) || (a = fold(p, n, j, 't')))
+        return j + a;
+    if ((a = fold(p, n, j, 'r')) && (b = fold(p, n, j + a, 'e')))
+        return j + a + b;
+    if ((a = fold(p, n, j, 'v')) && (b = fold(p, n, j + a, 'e')))
+        return j + a + b;
+    if ((a = fold(p, n, j, 'm')))
+        return j + a;
+    if ((a = fold(p, n, j, 'l')) && (b = fold(p, n, j + a, 'l')))
+        return j + a + b;
+    if ((a = fold(p, n, j, 'd')))
+        return j + a;
+    return i;
+}
+
+/* U*L+ from s: its end, or 0 when it does not match. */
+static size_t upper_lower(const uint8_t *p, size_t n, size_t s)
+{
+    size_t k = s, len, last_l = 0, last_len = 0;
+    int c = C_O;
+    while (k < n && in_u(c = cls(p, n, k, &len))) {
+        if (in_l(c))
+            last_l = k + 1, last_len = len;
+        k += len;
+    }
+    if (k < n && in_l(c)) { /* the L-run after the U-run */
+        while (k < n && in_l(cls(p, n, k, &len)))
+            k += len;
+        return k;
+    }
+    return last_l ? last_l - 1 + last_len : 0; /* U* gives back down to its last L character */
+}
+
+/* U+L* from s: its end, or 0. */
+static size_t upper_then_lower(const uint8_t *p, size_t n, size_t s)
+{
+    size_t k = s, len;
+    while (k < n && in_u(cls(p, n, k, &len)))
+        k += len;
+    if (k == s)
+        return 0;
+    while (k < n && in_l(cls(p, n, k, &len)))
+        k += len;
+    return k;
+}
+
+static inline __attribute__((always_inline)) size_t scan(const uint8_t *p, size_t n, size_t pos, int contractions,
+                                                         int max_digits)
+{
+    size_t len, len2;
+    uint8_t c0 = p[pos];
+    if (c0 < 0x80) { /* ASCII fast paths; anything that reaches a non-ASCII byte goes the general way */
+        size_t s = pos;
+        if (!ascii_letter(c0) && !(c0 >= '0' && c0 <= '9') && c0 != '\r' && c0 != '\n' && pos + 1 < n &&
+            ascii_letter(p[pos + 1]))
+            s = pos + 1; /* the optional P before the letters */
+        if (ascii_letter(p[s])) {
+            /* U*L+ from s, else U+L*: ASCII letters are Lu or Ll only */
+            size_t k = s;
+            while (k < n && p[k] >= 'A' && p[k] <= 'Z')
+                k++;
+            while (k < n && p[k] >= 'a' && p[k] <= 'z')
+                k++;
+            if (k == n || p[k] < 0x80)
+                return contractions ? contraction(p, n, k) : k;
+        } else if (c0 >= '0' && c0 <= '9') { /* N{1,max_digits} */
+            size_t k = pos + 1;
+            while (k < n && k - pos < (size_t)max_digits && p[k] >= '0' && p[k] <= '9')
+                k++;
+            if (k == n || k - pos == (size_t)max_digits || p[k] < 0x80)
+                return k;
+        } else if (pos + 1 == n || p[pos + 1] < 0x80) {
+            /* c0 is not a letter or digit and no letter follows: other
+             * characters ( ?O+[\r\n/]*) or whitespace */
+            size_t o = c0 == ' ' && pos + 1 < n && bmp[p[pos + 1]] == C_O ? pos + 1 : pos;
+            if (bmp[p[o]] == C_O) {
+                size_t k = o + 1;
+                while (k < n && p[k] < 0x80 && bmp[p[k]] == C_O)
+                    k++;
+                if (k == n || p[k] < 0x80) {
+                    while (k < n && (p[k] == '\r' || p[k] == '\n' || p[k] == '/'))
+                        k++;
+                    return k;
+                }
+            } else if (bmp[c0] == C_S) {
+                size_t k = pos, last = pos, crlf = 0;
+                while (k < n && p[k] < 0x80 && bmp[p[k]] == C_S) {
+                    last = k;
+                    if (p[k] == '\r' || p[k] == '\n')
+                        crlf = k + 1;
+                    k++;
+                }
+                if (k == n || p[k] < 0x80) {
+                    if (crlf)
+                        return crlf;
+                    if (k == n || last == pos)
+                        return k;
+                    return last;
+                }
+            }
+        }
+    }
+    int c = cls(p, n, pos, &len);
+    /* P? is taken first when it can be: the starts to try, in order */
+    size_t starts[2], ns = 0;
+    if (!is_letter(c) && c != C_N && p[pos] != '\r' && p[pos] != '\n' && pos + len < n)
+        starts[ns++] = pos + len;
+    starts[ns++] = pos;
+    for (int form = 0; form < 2; form++)
+        for (size_t i = 0; i < ns; i++) {
+            size_t e = form == 0 ? upper_lower(p, n, starts[i]) : upper_then_lower(p, n, starts[i]);
+            if (e)
+                return contractions ? contraction(p, n, e) : e;
+        }
+    if (c == C_N) { /* N{1,max_digits} */
+        size_t k = pos + len;
+        for (int d = 1; d < max_digits && k < n && cls(p, n, k, &len2) == C_N; d++)
+            k += len2;
+        return k;
+    }
+    /*  ?O+[\r\n/]* (marks count as O here) */
+    size_t o = p[pos] == ' ' && pos + 1 < n ? pos + 1 : pos;
+    int oc = cls(p, n, o, &len2);
+    if (oc == C_O || oc == C_M) {
+        size_t k = o;
+        while (k < n && ((oc = cls(p, n, k, &len2)) == C_O || oc == C_M))
+            k += len2;
+        while (k < n && (p[k] == '\r' || p[k] == '\n' || p[k] == '/'))
+            k++;
+        return k;
+    }
+    /* whitespace from pos (c == C_S) */
+    size_t k = pos, last = pos, crlf = 0;
+    while (k < n && cls(p, n, k, &len2) == C_S) {
+        last = k;
+        if (p[k] == '\r' || p[k] == '\n')
+            crlf = k + 1;
+        k += len2;
+    }
+    if (crlf)
+        return crlf;
+    if (k == n || last == pos)
+        return k;
+    return last;
+}
+
+size_t sl_pretok_scan_o200k(const uint8_t *p, size_t n, size_t pos)
+{
+    return scan(p, n, pos, 1, 3);
+}
+
+size_t sl_pretok_scan_tekken(const uint8_t *p, size_t n, size_t pos)
+{
+    return scan(p, n, pos, 0, 1);
+}
+
+size_t sl_pretok_many_o200k(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap)
+{
+    size_t m = 0;
+    while (m < cap && pos < n) {
+        pos = scan(p, n, pos, 1, 3);
+        ends[m++] = pos;
+    }
+    return m;
+}
+
+size_t sl_pretok_many_tekken(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap)
+{
+    size_t m = 0;
+    while (m < cap && pos < n) {
+        pos = scan(p, n, pos, 0, 1);
+        ends[m++] = pos;
+    }
+    return m;
+}
