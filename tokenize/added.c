@@ -8,6 +8,7 @@
 
 #include "stream/utf8.h"
 #include "tokenize/normalizers/normalize.h"
+#include "tokenize/tokenizer_impl.h"
 
 int sl_added_parse(const sl_json *list, const char *name, sl_added **out, size_t *n, sl_err *err)
 {
@@ -118,4 +119,25 @@ int sl_added_split(const sl_added *added, const sl_trie *trie, const char *t, si
     if (n > done)
         return gap(ctx, t + done, n - done, done, err);
     return 0;
+}
+
+/* (tokenizer_impl.h) */
+void sl_tokenizer_set_specials(sl_tokenizer *t, const sl_added *a, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!a[i].special || !a[i].len)
+            continue;
+        if (!t->n_spec) {
+            t->spec_prefix = a[i].len < sizeof t->spec_pre ? a[i].len : sizeof t->spec_pre;
+            memcpy(t->spec_pre, a[i].content, t->spec_prefix);
+        }
+        size_t p = 0;
+        while (p < t->spec_prefix && p < a[i].len && a[i].content[p] == t->spec_pre[p])
+            p++;
+        t->spec_prefix = p;
+        t->spec_text = sl_xrealloc(t->spec_text, (t->n_spec + 1) * sizeof *t->spec_text);
+        t->spec_text[t->n_spec] = sl_xstrndup(a[i].content, a[i].len);
+        sl_trie_add(&t->spec_trie, a[i].content, a[i].len, (int32_t)t->n_spec);
+        t->n_spec++;
+    }
 }

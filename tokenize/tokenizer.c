@@ -58,26 +58,6 @@ sl_tokenizer *sl_tokenizer_new(const sl_tok_family *f, const sl_tok_ops *ops, vo
     return t;
 }
 
-void sl_tokenizer_set_specials(sl_tokenizer *t, const sl_added *a, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (!a[i].special || !a[i].len)
-            continue;
-        if (!t->n_spec) {
-            t->spec_prefix = a[i].len < sizeof t->spec_pre ? a[i].len : sizeof t->spec_pre;
-            memcpy(t->spec_pre, a[i].content, t->spec_prefix);
-        }
-        size_t p = 0;
-        while (p < t->spec_prefix && p < a[i].len && a[i].content[p] == t->spec_pre[p])
-            p++;
-        t->spec_prefix = p;
-        t->spec_text = sl_xrealloc(t->spec_text, (t->n_spec + 1) * sizeof *t->spec_text);
-        t->spec_text[t->n_spec] = sl_xstrndup(a[i].content, a[i].len);
-        sl_trie_add(&t->spec_trie, a[i].content, a[i].len, (int32_t)t->n_spec);
-        t->n_spec++;
-    }
-}
-
 /* The positions where a special token can start are found with memchr of
  * the first byte of the text they all start with ("<|" of <|endoftext|> and
  * Llama-3's, "[" of [CLS]), then that text is compared, so the look costs

@@ -10,8 +10,8 @@
 #ifndef SLUICE_TOKENIZE_TOKENIZER_IMPL_H
 #define SLUICE_TOKENIZE_TOKENIZER_IMPL_H
 
-#include "tokenize/added.h"
 #include "tokenize/tokenizer.h"
+#include "tokenize/trie.h"
 
 typedef struct sl_tok_ops {
     void (*free)(void *impl);
@@ -99,7 +99,8 @@ struct sl_tokenizer {
 sl_tokenizer *sl_tokenizer_new(const sl_tok_family *f, const sl_tok_ops *ops, void *impl);
 /* The families whose added tokens --special applies to give them here (the
  * ones with `special` set are kept, copied) for sl_tokenizer_find_special. */
-void sl_tokenizer_set_specials(sl_tokenizer *t, const sl_added *a, size_t n);
+struct sl_added;
+void sl_tokenizer_set_specials(sl_tokenizer *t, const struct sl_added *a, size_t n);
 
 extern const sl_tok_family sl_tok_family_char, sl_tok_family_bpe;
 /* SentencePiece-style BPE in a tokenizer.json (tok_spbpe.c): Llama-2, Mistral */
