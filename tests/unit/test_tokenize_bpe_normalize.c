@@ -6,7 +6,7 @@
  * values, sluice must give exactly HF's result (the input itself when the
  * fixture has no line). HF's normalization tables are Unicode 9.0 and its
  * lowercase Unicode 16.0; ICU 72 knows 15.0: this is what pins the filter
- * and the table in tokenize/normalize.c. */
+ * and the table in tokenize/normalizers/normalize.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
