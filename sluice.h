@@ -8,9 +8,9 @@
  * each documented where it is declared. Within a 0.x minor version they keep
  * their names, arguments and meaning:
  *
- *   errors        sl_err (stream/err.h): every call that can fail fills one
+ *   errors        sl_err (base/err.h): every call that can fail fills one
  *                 (message, code, field); sl_errcode_name
- *   messages      sl_log_set/_get (stream/log.h): warnings, notes, progress
+ *   messages      sl_log_set/_get (base/log.h): warnings, notes, progress
  *   buffers       sl_buf, sl_buf_free
  *   files         sl_input_open/_close, sl_output_open/_commit/_abort
  *   documents     sl_docreader_open/_next/_close, sl_textdoc_free
@@ -59,10 +59,10 @@ extern "C" {
 #endif
 
 /* the stable core (the unstable parts of these headers need SLUICE_UNSTABLE_API) */
-#include "stream/err.h"
-#include "stream/log.h"
-#include "stream/buf.h"
-#include "stream/utf8.h"
+#include "base/err.h"
+#include "base/log.h"
+#include "base/buf.h"
+#include "base/utf8.h"
 #include "stream/io.h"
 #include "stream/docreader.h"
 #include "stream/tokstream.h"
@@ -79,7 +79,7 @@ extern "C" {
 /* the unstable API, in the order of the pipeline */
 #ifdef SLUICE_UNSTABLE_API
 /* base: errors, buffers, UTF-8, JSON, input and atomic output, progress, statistics */
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/source.h"
 #include "stream/parts.h"
 #include "stream/partition.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "stream/err.h"
+#include "base/err.h"
 
 size_t sl_clips_plan(size_t n, size_t clip_len, size_t overlap, int drop_last, sl_clip **out)
 {

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/err.h"
+#include "base/err.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -10,7 +10,7 @@
 #include "audio/quantize.h"
 #include "audio/wavwrite.h"
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/progress.h"
 #include "stream/tokstream.h"
 

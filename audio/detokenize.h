@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "stream/err.h"
+#include "base/err.h"
 
 #ifdef __cplusplus
 extern "C" {

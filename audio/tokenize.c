@@ -16,7 +16,7 @@
 #include "audio/decode.h"
 #include "audio/quantize.h"
 #include "stream/batch.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/progress.h"
 #include "stream/tokstream.h"
 

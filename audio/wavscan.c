@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "stream/byteorder.h"
+#include "base/byteorder.h"
 
 /* A chunk id for messages: printable ASCII or escaped bytes. */
 static void show_id(const uint8_t *p, char out[20])

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/err.h"
+#include "base/err.h"
 
 typedef struct sl_wavscan {
     int is_wav;        /* 1 when the bytes are RIFF/WAVE */

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "stream/byteorder.h"
+#include "base/byteorder.h"
 
 static void put16(sl_buf *b, unsigned v)
 {

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "stream/buf.h"
+#include "base/buf.h"
 
 #ifdef __cplusplus
 extern "C" {

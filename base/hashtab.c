@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "stream/err.h"
+#include "base/err.h"
 
 void sl_htab_init(sl_htab *h, const void *ctx)
 {

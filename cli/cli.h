@@ -18,7 +18,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "stream/err.h"
+#include "base/err.h"
 
 typedef struct sl_cli sl_cli;
 typedef struct sl_command sl_command;

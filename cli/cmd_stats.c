@@ -3,7 +3,7 @@
 #include "cli/commands.h"
 #include "cli/inputs.h"
 #include "shard/stats.h"
-#include "stream/buf.h"
+#include "base/buf.h"
 #include "stream/io.h"
 
 static const char help[] = "Prints one JSON object:\n"

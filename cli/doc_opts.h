@@ -6,7 +6,7 @@
 
 #include "cli/cli.h"
 #include "stream/docreader.h"
-#include "stream/json.h"
+#include "base/json.h"
 
 enum {
     SL_DO_INVALID = SL_OPT_FIRST_FREE,

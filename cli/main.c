@@ -11,7 +11,7 @@
 #include "cli/commands.h"
 #include "kernels/backend.h"
 #include "stream/io.h"
-#include "stream/log.h"
+#include "base/log.h"
 
 static const sl_command *const top[] = {
     &sl_cmd_read,  &sl_cmd_tokenize, &sl_cmd_detokenize, &sl_cmd_cat,    &sl_cmd_head,   &sl_cmd_stats,
@@ -94,7 +94,7 @@ static void default_passive_waiting(char **argv)
     /* no /proc: run on with the library's default */
 }
 
-/* The library's warnings, notes and progress (stream/log.h) on stderr:
+/* The library's warnings, notes and progress (base/log.h) on stderr:
  * "sluice: [STAGE: ][warning: |note: ]MSG"; a progress line redrawn in place
  * on a terminal, one line each otherwise. One fprintf per message: stderr is
  * unbuffered, and glibc writes such a call in one piece. */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "shard/stage.h"
-#include "stream/err.h"
+#include "base/err.h"
 
 int sl_cli_pack_option(const sl_cli *cli, int opt, sl_pack_user *u)
 {

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "shard/verify.h"
-#include "stream/buf.h"
+#include "base/buf.h"
 #include "stream/source.h"
 
 int sl_cli_scale_option(sl_scale_opts *s, int c, const char *arg)

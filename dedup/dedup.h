@@ -19,7 +19,7 @@
 
 #include "dedup/minhash.h"
 #include "stream/docreader.h"
-#include "stream/err.h"
+#include "base/err.h"
 #include "stream/io.h"
 
 enum { SL_DEDUP_EXACT = 0, SL_DEDUP_LINES = 1, SL_DEDUP_MINHASH = 2 };

@@ -23,8 +23,8 @@
 
 #include "dedup/spool.h"
 #include "dedup/xsort.h"
-#include "stream/byteorder.h"
-#include "stream/json.h"
+#include "base/byteorder.h"
+#include "base/json.h"
 #include "stream/parts.h"
 #include "stream/progress.h"
 #include "stream/read.h"

@@ -1,6 +1,6 @@
 /* MinHash signatures as datatrove 0.10.1 computes them (dedup/minhash.h). */
 #include "dedup/minhash.h"
-#include "stream/byteorder.h"
+#include "base/byteorder.h"
 
 #include <stdlib.h>
 #include <string.h>

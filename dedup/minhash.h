@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/buf.h"
-#include "stream/err.h"
+#include "base/buf.h"
+#include "base/err.h"
 
 enum { SL_MH_XXHASH64 = 0, SL_MH_XXHASH32 = 1, SL_MH_SHA1_64 = 2, SL_MH_SHA1_32 = 3 };
 

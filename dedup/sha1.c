@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "dedup/minhash.h"
-#include "stream/byteorder.h"
+#include "base/byteorder.h"
 
 static uint32_t rol(uint32_t x, int n)
 {

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "stream/err.h"
+#include "base/err.h"
 
 /* A new unnamed file open for writing and reading; NULL with err. */
 FILE *sl_spool_new(const char *what, sl_err *err);

@@ -18,10 +18,10 @@
 #include "dedup/lsh.h"
 #include "dedup/spool.h"
 #include "stream/stats.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/progress.h"
 #include "stream/read.h"
-#include "stream/utf8.h"
+#include "base/utf8.h"
 #include "text/textnorm.h"
 
 typedef struct {

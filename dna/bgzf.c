@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "stream/byteorder.h"
+#include "base/byteorder.h"
 #include "stream/io.h"
 
 #define BGZF_MAX_BLOCK 65536

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "stream/batch.h"
-#include "stream/byteorder.h"
-#include "stream/rng.h"
+#include "base/byteorder.h"
+#include "base/rng.h"
 
 /* A batch ends at 8 MB of bases or 256 documents: small enough that the
  * jobs' buffers stay in cache for short reads (4096 documents per batch

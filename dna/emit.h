@@ -17,8 +17,8 @@
 #include <stdint.h>
 
 #include "dna/nuctok.h"
-#include "stream/buf.h"
-#include "stream/err.h"
+#include "base/buf.h"
+#include "base/err.h"
 #include "stream/progress.h"
 #include "stream/tokstream.h"
 

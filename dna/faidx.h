@@ -14,8 +14,8 @@
 #include <stdint.h>
 
 #include "dna/fastx.h"
-#include "stream/buf.h"
-#include "stream/err.h"
+#include "base/buf.h"
+#include "base/err.h"
 
 typedef struct dna_fai_rec {
     char *name;

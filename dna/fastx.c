@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/tokstream.h"
 
 enum { ST_START, ST_SEQ, ST_NEXT, ST_END };

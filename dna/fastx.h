@@ -25,8 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/buf.h"
-#include "stream/err.h"
+#include "base/buf.h"
+#include "base/err.h"
 
 enum { DNA_FMT_UNKNOWN = 0, DNA_FMT_FASTA = 1, DNA_FMT_FASTQ = 2 };
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream/err.h"
-#include "stream/json.h"
+#include "base/err.h"
+#include "base/json.h"
 
 static const char *const char_vocab[DNA_CHAR_VOCAB] = {"[CLS]", "[SEP]", "[BOS]", "[MASK]", "[PAD]", "[RESERVED]",
                                                        "[UNK]", "A",     "C",     "G",      "T",     "N"};

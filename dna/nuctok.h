@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/buf.h"
+#include "base/buf.h"
 
 #ifdef __cplusplus
 extern "C" {

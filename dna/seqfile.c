@@ -14,7 +14,7 @@
 #include "dna/fastx.h"
 #include "dna/twobit.h"
 #include "stream/io.h"
-#include "stream/log.h"
+#include "base/log.h"
 
 static long input_read(void *ctx, void *buf, size_t n, sl_err *err)
 {

@@ -10,9 +10,9 @@
 
 #include "dna/emit.h"
 #include "dna/seqfile.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/progress.h"
-#include "stream/rng.h"
+#include "base/rng.h"
 #include "stream/tokstream.h"
 
 const char *const dna_split_names[3] = {"train", "valid", "test"};

@@ -6,7 +6,7 @@
  * chromosome as in HyenaDNA's species_dir/<species>/chr<N>.fna[.gz] layout.
  * For each sample: a species uniformly, then one of its chromosomes of the
  * chosen split uniformly (or weighted by length), then a start uniformly in
- * [0, length - window], drawn from one stream/rng.h generator seeded with
+ * [0, length - window], drawn from one base/rng.h generator seeded with
  * `seed`. Each sample is a document with id SPECIES:CHROM:START-END and
  * metadata {"label":INDEX,"species":NAME,"chrom":..,"start":..,"end":..};
  * the header's extra object lists the species. The output does not depend on
@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "dna/nuctok.h"
-#include "stream/err.h"
+#include "base/err.h"
 #include "stream/io.h"
 
 #ifdef __cplusplus
@@ -41,7 +41,7 @@ typedef struct dna_species_opts {
     int by_length;            /* pick a chromosome weighted by its length (default uniformly) */
     int tail_quirk;           /* HyenaDNA's fasta[start:min(end, length - window)] */
     dna_tok_opts tok;         /* the nucleotide tokenizer (dna_tok_opts_default) */
-    int quiet;                /* no notes (stream/log.h: a missing .fai being built) */
+    int quiet;                /* no notes (base/log.h: a missing .fai being built) */
     int progress;             /* -1 auto (a terminal), 0 off, 1 on */
     uint64_t first, end;      /* write samples [first, end) only (a part, stream/partition.h; default all) */
 } dna_species_opts;

@@ -10,7 +10,7 @@
 #include "dna/bed.h"
 #include "dna/seqfile.h"
 #include "dna/window.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/progress.h"
 #include "stream/tokstream.h"
 

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "dna/emit.h"
-#include "stream/err.h"
+#include "base/err.h"
 #include "stream/io.h"
 #include "stream/partition.h"
 
@@ -26,7 +26,7 @@ typedef struct dna_tokenize_opts {
     const char *split;       /* only intervals of this split */
     const char *split_file;  /* chromosome -> split map */
     int split_col, bed_mode; /* BED column of the split (0: none); DNA_BED_* */
-    int quiet;               /* no notes (stream/log.h: a missing index) */
+    int quiet;               /* no notes (base/log.h: a missing index) */
     int progress;            /* sl_progress mode */
     /* --part: files[i] is slices[i]'s file, read whole or, for a cut FASTQ,
      * its byte range (stream/partition.h); NULL: every file whole */

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "stream/byteorder.h"
+#include "base/byteorder.h"
 
 #define TWOBIT_MAGIC 0x1A412743u
 

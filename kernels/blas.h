@@ -10,7 +10,7 @@
 
 #include <cblas.h>
 
-#include "stream/err.h"
+#include "base/err.h"
 
 typedef __typeof__(cblas_sgemm) sl_sgemm_fn;
 

@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "kernels/backend.h"
-#include "stream/err.h"
+#include "base/err.h"
 
 typedef enum { SL_DT_F32 = 0, SL_DT_F16 = 1, SL_DT_BF16 = 2 } sl_dtype;
 

@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "stream/batch.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/progress.h"
-#include "stream/utf8.h"
+#include "base/utf8.h"
 
 #define MAX_BATCH_DOCS 4096
 /* A batch of less text is classified by the thread that writes it. */

@@ -24,7 +24,7 @@
 
 #include "model/fasttext.h"
 #include "stream/docreader.h"
-#include "stream/err.h"
+#include "base/err.h"
 #include "stream/io.h"
 
 #ifdef __cplusplus

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/stats.h"
 
 static void add_group(sl_curve *c, const char *name, size_t len)

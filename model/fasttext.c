@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "base/hashtab.h"
-#include "stream/buf.h"
+#include "base/buf.h"
 #include "stream/io.h"
 
 #define FT_MAGIC 793712314

@@ -12,7 +12,7 @@
 
 #include "base/hashtab.h"
 
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/spill.h"
 #include "stream/progress.h"
 #include "stream/stats.h"

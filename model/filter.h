@@ -23,8 +23,8 @@
 #include <stdint.h>
 
 #include "model/summary.h"
-#include "stream/buf.h"
-#include "stream/err.h"
+#include "base/buf.h"
+#include "base/err.h"
 #include "stream/io.h"
 #include "stream/tokstream.h"
 
@@ -67,7 +67,7 @@ typedef struct sl_filter_opts {
     const char *const *in;
     size_t n_in;
     const char *tmpdir; /* where a first pass over standard input spools it; NULL = $TMPDIR, else /tmp */
-    int progress;       /* progress lines (stream/log.h): -1 auto (a terminal), 0 off, 1 on */
+    int progress;       /* progress lines (base/log.h): -1 auto (a terminal), 0 off, 1 on */
 } sl_filter_opts;
 
 /* Defaults: field ppl, no bounds, no bucket, cuts 30/60, 20 bins. */

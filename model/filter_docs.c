@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "model/filter.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/progress.h"
 #include "stream/stats.h"
 

@@ -20,7 +20,7 @@
 
 #include "kernels/backend.h"
 #include "model/model.h"
-#include "stream/err.h"
+#include "base/err.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -34,7 +34,7 @@
 
 #include "model/model_impl.h"
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 
 typedef sl_mamba2_config m2cfg;
 

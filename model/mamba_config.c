@@ -13,7 +13,7 @@
 
 #include "model/mamba.h"
 #include "model/model_impl.h"
-#include "stream/json.h"
+#include "base/json.h"
 
 /* Reads an integer from the first key present; 1 found, 0 absent, -1 error. */
 static int get_int2(const sl_json *o1, const char *k1, const sl_json *o2, const char *k2, int64_t *out,

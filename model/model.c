@@ -13,7 +13,7 @@
 
 #include "model/model_impl.h"
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 
 struct sl_model {
     const sl_model_ops *ops;

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "kernels/backend.h"
-#include "stream/err.h"
+#include "base/err.h"
 
 #ifdef __cplusplus
 extern "C" {

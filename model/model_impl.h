@@ -6,7 +6,7 @@
 #include "kernels/kernels.h"
 #include "model/model.h"
 #include "model/tensors.h"
-#include "stream/json.h"
+#include "base/json.h"
 
 typedef struct sl_model_ops {
     void (*free)(void *model);

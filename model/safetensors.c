@@ -6,8 +6,8 @@
 #include <sys/mman.h>
 
 #include "model/model_impl.h"
-#include "stream/json.h"
-#include "stream/byteorder.h"
+#include "base/json.h"
+#include "base/byteorder.h"
 
 struct sl_st_file {
     char *name;

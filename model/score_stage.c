@@ -10,7 +10,7 @@
 
 #include "model/score.h"
 #include "shard/shard.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/progress.h"
 #include "tokenize/sha256.h"
 

@@ -33,7 +33,7 @@
 #include "model/curve.h"
 #include "model/model.h"
 #include "model/summary.h"
-#include "stream/err.h"
+#include "base/err.h"
 #include "stream/io.h"
 #include "stream/tokstream.h"
 

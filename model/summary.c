@@ -7,7 +7,7 @@
 #include <xxhash.h>
 
 #include "base/hashtab.h"
-#include "stream/byteorder.h"
+#include "base/byteorder.h"
 #include "stream/io.h"
 
 #define SHIFT (52 - SL_SUMMARY_BITS)

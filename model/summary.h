@@ -51,8 +51,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/buf.h"
-#include "stream/err.h"
+#include "base/buf.h"
+#include "base/err.h"
 
 #ifdef __cplusplus
 extern "C" {

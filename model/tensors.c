@@ -9,7 +9,7 @@
 #include "model/model_impl.h"
 #include "model/tensors_impl.h"
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 
 /* In the order they are tried: safetensors first, as transformers does. */
 static const sl_tensors_fmt *const formats[] = {&sl_tensors_safetensors, &sl_tensors_pytorch};

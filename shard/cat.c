@@ -6,9 +6,9 @@
 
 #include "shard/shard.h"
 #include "shard/view.h"
-#include "stream/buf.h"
+#include "base/buf.h"
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 
 typedef struct {
     sl_output *out;

@@ -9,7 +9,7 @@
 #ifndef SLUICE_SHARD_CAT_H
 #define SLUICE_SHARD_CAT_H
 
-#include "stream/err.h"
+#include "base/err.h"
 
 #ifdef __cplusplus
 extern "C" {

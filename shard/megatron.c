@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "stream/byteorder.h"
-#include "stream/buf.h"
+#include "base/byteorder.h"
+#include "base/buf.h"
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/spill.h"
 
 int sl_mega_dtype_for_vocab(uint64_t vocab_size)

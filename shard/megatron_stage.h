@@ -11,7 +11,7 @@
 
 #include "shard/meta.h"
 #include "stream/tokstream.h"
-#include "stream/err.h"
+#include "base/err.h"
 
 #ifdef __cplusplus
 extern "C" {

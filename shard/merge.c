@@ -14,10 +14,10 @@
 #include "shard/meta.h"
 #include "shard/shard.h"
 #include "shard/shard_internal.h"
-#include "stream/buf.h"
-#include "stream/byteorder.h"
+#include "base/buf.h"
+#include "base/byteorder.h"
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/parts.h"
 #include "stream/spill.h"
 

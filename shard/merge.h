@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "shard/stage.h"
-#include "stream/err.h"
+#include "base/err.h"
 
 #ifdef __cplusplus
 extern "C" {

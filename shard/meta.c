@@ -8,10 +8,10 @@
 #include "base/hashtab.h"
 
 #include "shard/pack.h"
-#include "stream/byteorder.h"
-#include "stream/json.h"
+#include "base/byteorder.h"
+#include "base/json.h"
 #include "stream/spill.h"
-#include "stream/utf8.h"
+#include "base/utf8.h"
 
 int sl_meta_sel_parse(sl_meta_sel *sel, int mode, const char *list, sl_err *err)
 {

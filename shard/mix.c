@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/progress.h"
-#include "stream/rng.h"
+#include "base/rng.h"
 #include "stream/spill.h"
 #include "stream/stats.h"
 

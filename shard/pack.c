@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream/buf.h"
+#include "base/buf.h"
 
 /* A piece while its row is being filled: the id lives in the row's arena,
  * whose buffer may move, so it is kept as an offset until the row is emitted. */

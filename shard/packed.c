@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "shard/warmup.h"
-#include "stream/json.h"
+#include "base/json.h"
 
 int sl_pack_user_any(const sl_pack_user *u)
 {

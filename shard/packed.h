@@ -5,7 +5,7 @@
 #define SLUICE_SHARD_PACKED_H
 
 #include "shard/pack.h"
-#include "stream/buf.h"
+#include "base/buf.h"
 #include "stream/tokstream.h"
 
 #ifdef __cplusplus

@@ -14,11 +14,11 @@
 
 #include "shard/meta.h"
 #include "shard/shard_internal.h"
-#include "stream/byteorder.h"
+#include "base/byteorder.h"
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/tokstream.h"
-#include "stream/utf8.h"
+#include "base/utf8.h"
 
 static char *path_in(const char *dir, const char *name)
 {

@@ -8,8 +8,8 @@
 #include <stdio.h>
 
 #include "shard/pack.h"
-#include "stream/buf.h"
-#include "stream/err.h"
+#include "base/buf.h"
+#include "base/err.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -20,7 +20,7 @@
 
 #include "shard/meta.h"
 #include "shard/packed.h"
-#include "stream/err.h"
+#include "base/err.h"
 #include "stream/io.h"
 
 #ifdef __cplusplus

@@ -6,7 +6,7 @@
 
 #include "shard/packed.h"
 #include "shard/util.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/spill.h"
 #include "stream/tokstream.h"
 

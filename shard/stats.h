@@ -19,8 +19,8 @@
 #include <stdint.h>
 
 #include "shard/shard.h"
-#include "stream/buf.h"
-#include "stream/err.h"
+#include "base/buf.h"
+#include "base/err.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -2,7 +2,7 @@
 #ifndef SLUICE_SHARD_UTIL_H
 #define SLUICE_SHARD_UTIL_H
 
-#include "stream/err.h"
+#include "base/err.h"
 
 /* Removes a directory that holds only regular files (no-op when absent). */
 void sl_shard_rmdir(const char *dir);

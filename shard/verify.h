@@ -11,7 +11,7 @@
 #ifndef SLUICE_SHARD_VERIFY_H
 #define SLUICE_SHARD_VERIFY_H
 
-#include "stream/err.h"
+#include "base/err.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -16,11 +16,11 @@
 #include "shard/meta.h"
 #include "shard/shard.h"
 #include "shard/util.h"
-#include "stream/buf.h"
-#include "stream/byteorder.h"
+#include "base/buf.h"
+#include "base/byteorder.h"
 #include "stream/io.h"
-#include "stream/json.h"
-#include "stream/rng.h"
+#include "base/json.h"
+#include "base/rng.h"
 #include "stream/tokstream.h"
 
 const char *const sl_shard_split_names[SL_SPLIT_N] = {"train", "val"};

@@ -14,7 +14,7 @@
  * writing a row only reads inside its buffers; dictionary indices are
  * checked as they are used. */
 #include "stream/arrow_ipc.h"
-#include "stream/byteorder.h"
+#include "base/byteorder.h"
 
 #include <omp.h>
 
@@ -28,9 +28,9 @@
 #include <sys/stat.h>
 #include <zstd.h>
 
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/pyjson.h"
-#include "stream/utf8.h"
+#include "base/utf8.h"
 
 #define MAX_META ((uint32_t)64 << 20) /* a message's metadata */
 #define MAX_DEPTH 64                  /* nesting of the schema */

@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #include "stream/docreader.h"
-#include "stream/err.h"
+#include "base/err.h"
 #include "stream/parquet.h"
 
 typedef struct sl_arrow sl_arrow;

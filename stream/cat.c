@@ -2,7 +2,7 @@
 #include "stream/cat.h"
 
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/progress.h"
 
 void sl_cat_put_header(sl_buf *b, const sl_ts_header *h, const char *name)

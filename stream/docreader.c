@@ -28,8 +28,8 @@
 
 #include "stream/arrow_ipc.h"
 #include "stream/io.h"
-#include "stream/json.h"
-#include "stream/log.h"
+#include "base/json.h"
+#include "base/log.h"
 #include "stream/parquet.h"
 #include "stream/source.h"
 

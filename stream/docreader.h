@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/buf.h"
-#include "stream/err.h"
-#include "stream/utf8.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/utf8.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,7 +31,7 @@ typedef struct sl_docreader_opts {
     int invalid_utf8;     /* SL_UTF8_REPLACE (default), SL_UTF8_SKIP, SL_UTF8_ERROR */
     int skip_bad_json;    /* 1: report malformed JSON lines and skip; 0: fatal */
     size_t max_doc_bytes; /* 0 = default 64 MiB */
-    int quiet;            /* no skipped-line warnings (stream/log.h) */
+    int quiet;            /* no skipped-line warnings (base/log.h) */
     int format;           /* SL_DOCS_AUTO (default), SL_DOCS_JSONL or SL_DOCS_TEXT: force the kind of every source */
     size_t mem_budget;    /* 0 = default 64 MiB: JSON Lines are parsed in batches of a quarter of it, at most 2 MiB per
                              thread */

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/tokstream.h"
 
 /* 1 when the header's extra object has "packed" (docs/shards.md 2.1). */

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/err.h"
+#include "base/err.h"
 #include "stream/io.h"
 
 typedef struct sl_head_opts {

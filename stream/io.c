@@ -16,7 +16,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "stream/log.h"
+#include "base/log.h"
 
 #define IN_BUF (1u << 20)
 #define PEEK_MAX 4096u
@@ -659,7 +659,7 @@ int sl_read_file(const char *path, char **data, size_t *len, sl_err *err)
  *
  * A process killed with SIGKILL (or a machine that lost power) cannot clean
  * up; the next process writing NAME finds NAME.tmp.* or NAME.old.* whose
- * lock nobody holds, removes it and says so (stream/log.h). The lock, not the
+ * lock nobody holds, removes it and says so (base/log.h). The lock, not the
  * pid, tells a dead owner from a live one: pids repeat (in a container the
  * stage is often pid 1, run after run), and a writer on another host of a
  * shared file system has a pid that means nothing here. The pid in the name

@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "stream/err.h"
+#include "base/err.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -130,7 +130,7 @@ void sl_outdir_abort(sl_outdir *d);              /* frees d; NULL is a no-op */
 /* Removes "<path>.tmp.<pid>[.<n>]" and "<path>.old.<pid>[.<n>]" files and
  * directories beside path whose lock nobody holds (their writer is gone,
  * even when a process of the same pid runs), with an SL_LOG_INFO message
- * (stream/log.h) for each (sl_output_open and sl_outdir_open call it). */
+ * (base/log.h) for each (sl_output_open and sl_outdir_open call it). */
 void sl_stale_temps_clean(const char *path);
 /* Names the stage of those messages; *quiet (when not NULL) silences them. */
 void sl_io_set_reporter(const char *stage, const int *quiet);

@@ -20,10 +20,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/parquet_col.h"
 #include "stream/pyjson.h"
-#include "stream/utf8.h"
+#include "base/utf8.h"
 
 #define MAX_FOOTER ((uint64_t)1 << 30)
 #define MAX_SCHEMA_DEPTH 100

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "stream/docreader.h"
-#include "stream/err.h"
+#include "base/err.h"
 
 typedef struct sl_pq_opts {
     const char *field; /* text column; default "text" */

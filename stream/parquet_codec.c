@@ -1,6 +1,6 @@
 /* Parquet page decompression (see parquet_codec.h). */
 #include "stream/parquet_codec.h"
-#include "stream/byteorder.h"
+#include "base/byteorder.h"
 
 #include <brotli/decode.h>
 #include <lz4.h>

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/err.h"
+#include "base/err.h"
 
 /* 1 when codec (PQ_* of parquet_meta.h) can be decoded. */
 int pq_codec_supported(int codec);

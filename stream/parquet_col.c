@@ -6,7 +6,7 @@
  * deciding), values as many as the levels taken say, straight into the
  * batch. Nothing is materialised per page beyond its decompressed bytes. */
 #include "stream/parquet_col.h"
-#include "stream/byteorder.h"
+#include "base/byteorder.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/buf.h"
-#include "stream/err.h"
+#include "base/buf.h"
+#include "base/err.h"
 #include "stream/parquet.h"
 #include "stream/parquet_enc.h"
 #include "stream/parquet_meta.h"

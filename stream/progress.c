@@ -8,9 +8,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "stream/err.h"
+#include "base/err.h"
 #include "stream/io.h"
-#include "stream/log.h"
+#include "base/log.h"
 
 struct sl_progress {
     char stage[64], unit[16];

@@ -1,7 +1,7 @@
 /* Progress lines, one implementation for every stage:
  *   "tokenize bpe: 12,345 docs  4.2M tokens  1.1M tokens/s  45%  ETA 0:12"
  *   "read: 1,024 docs  1.2 GB  45.6 MB/s  12%  ETA 3:05"
- * Each goes to the log callback (stream/log.h) as an SL_LOG_PROGRESS message
+ * Each goes to the log callback (base/log.h) as an SL_LOG_PROGRESS message
  * with the stage as its stage and the rest as its text; sl_progress_done
  * sends a final summary line (SL_LOG_PROGRESS_END). Shown when enabled (mode
  * -1: file descriptor 2 is a terminal; 1: --progress; 0: off). When fd 2 is

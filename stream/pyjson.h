@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "stream/buf.h"
+#include "base/buf.h"
 
 void sl_pyjson_float(sl_buf *b, double v);
 void sl_pyjson_i64(sl_buf *b, int64_t v);

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream/json.h"
-#include "stream/log.h"
+#include "base/json.h"
+#include "base/log.h"
 #include "stream/progress.h"
 
 /* With another text field, an input field called "text" would clash with the

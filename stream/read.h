@@ -7,7 +7,7 @@
 #define SLUICE_STREAM_READ_H
 
 #include "stream/docreader.h"
-#include "stream/err.h"
+#include "base/err.h"
 #include "stream/io.h"
 
 #ifdef __cplusplus
@@ -19,7 +19,7 @@ extern "C" {
  * consumer on standard output has seen them). o are the options r was
  * opened with: with a field other than "text", an input field named "text"
  * would clash with the output's and is dropped from the metadata (one
- * warning to the log callback, stream/log.h, unless o->quiet). progress:
+ * warning to the log callback, base/log.h, unless o->quiet). progress:
  * sl_progress mode. */
 /* Appends d's output line, {"id":...,"text":...,<the other fields>}\n, to b. */
 void sl_read_put_doc(sl_buf *b, const sl_textdoc *d);

@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "stream/arrow_ipc.h"
-#include "stream/buf.h"
+#include "base/buf.h"
 
 /* Largest archive member held in memory (see the note above). */
 #define SNIFF_BYTES 4096

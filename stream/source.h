@@ -6,7 +6,7 @@
 #ifndef SLUICE_STREAM_SOURCE_H
 #define SLUICE_STREAM_SOURCE_H
 
-#include "stream/err.h"
+#include "base/err.h"
 #include "stream/io.h"
 #include "stream/partition.h"
 

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "stream/byteorder.h"
+#include "base/byteorder.h"
 
 #define SL_SPILL_READ ((size_t)256 << 10) /* read buffer per run, when the budget allows */
 

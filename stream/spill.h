@@ -39,7 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/err.h"
+#include "base/err.h"
 
 /* < 0, 0, > 0 as a sorts before, with, or after b. */
 typedef int (*sl_spill_cmp)(const void *a, size_t alen, const void *b, size_t blen, void *ctx);

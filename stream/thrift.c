@@ -1,6 +1,6 @@
 /* Thrift compact protocol reader (see thrift.h). */
 #include "stream/thrift.h"
-#include "stream/byteorder.h"
+#include "base/byteorder.h"
 
 #include <string.h>
 

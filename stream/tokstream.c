@@ -7,8 +7,8 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "stream/byteorder.h"
-#include "stream/json.h"
+#include "base/byteorder.h"
+#include "base/json.h"
 #include "stream/parts.h"
 
 #define TS_END_MAGIC "SLTSEND\n"

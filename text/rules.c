@@ -13,8 +13,8 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "stream/json.h"
-#include "stream/utf8.h"
+#include "base/json.h"
+#include "base/utf8.h"
 #include "text/rules_tables.h"
 #include "text/sentsplit.h"
 #include "text/textnorm.h"

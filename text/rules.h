@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/buf.h"
-#include "stream/err.h"
+#include "base/buf.h"
+#include "base/err.h"
 
 enum { SL_RULE_GOPHER_QUALITY, SL_RULE_GOPHER_REPETITION, SL_RULE_C4, SL_RULE_FINEWEB, SL_RULE_KINDS };
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "stream/batch.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/progress.h"
 #include "stream/read.h"
 

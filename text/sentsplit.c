@@ -4,8 +4,8 @@
 
 #include <stdlib.h>
 
-#include "stream/buf.h"
-#include "stream/utf8.h"
+#include "base/buf.h"
+#include "base/utf8.h"
 #include "text/sentsplit_en_tables.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream/err.h"
-#include "stream/utf8.h"
+#include "base/err.h"
+#include "base/utf8.h"
 #include "text/textnorm_tables.h"
 
 enum {

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/buf.h"
+#include "base/buf.h"
 
 /* Scratch space reused across calls (zero-initialise; free with
  * sl_textnorm_free); one per thread. */

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "base/hashtab.h"
-#include "stream/buf.h"
-#include "stream/utf8.h"
+#include "base/buf.h"
+#include "base/utf8.h"
 #include "text/textnorm.h"
 #include "text/wordtok_en_tables.h"
 

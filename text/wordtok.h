@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/err.h"
+#include "base/err.h"
 
 typedef struct sl_wordtok sl_wordtok; /* compiled rules: read-only, shared by threads */
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream/utf8.h"
+#include "base/utf8.h"
 #include "tokenize/normalizers/normalize.h"
 #include "tokenize/tokenizer_impl.h"
 

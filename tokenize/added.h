@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/err.h"
-#include "stream/json.h"
+#include "base/err.h"
+#include "base/json.h"
 #include "tokenize/tokenizer.h"
 #include "tokenize/trie.h"
 

@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/buf.h"
-#include "stream/err.h"
+#include "base/buf.h"
+#include "base/err.h"
 #include "tokenize/tokenizer.h"
 
 #ifdef __cplusplus

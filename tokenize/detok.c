@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/progress.h"
 #include "stream/tokstream.h"
-#include "stream/utf8.h"
+#include "base/utf8.h"
 
 /* Leaves out the header's special ids. */
 static void drop_specials(sl_doc *d, const sl_ts_header *h)

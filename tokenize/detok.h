@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "stream/err.h"
+#include "base/err.h"
 #include "tokenize/tokenizer.h"
 
 #ifdef __cplusplus

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream/utf8.h"
+#include "base/utf8.h"
 #include "tokenize/added.h"
 #include "tokenize/decoders/decoders.h"
 #include "tokenize/json_skim.h"

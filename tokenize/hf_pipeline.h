@@ -24,8 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/err.h"
-#include "stream/json.h"
+#include "base/err.h"
+#include "base/json.h"
 #include "tokenize/tokenizer_impl.h"
 #include "tokenize/vocab.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/progress.h"
 
 static int ids_line(const char *src, uint64_t lineno, const char *line, size_t len, const char *field, sl_doc *d,

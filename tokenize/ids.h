@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/err.h"
+#include "base/err.h"
 #include "stream/partition.h"
 #include "stream/tokstream.h"
 

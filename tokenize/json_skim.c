@@ -4,9 +4,9 @@
 
 #include "tokenize/json_skim.h"
 
-#include "stream/buf.h"
+#include "base/buf.h"
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 
 static void skim_ws(const char *s, size_t n, size_t *i)
 {

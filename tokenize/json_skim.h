@@ -9,8 +9,8 @@
 
 #include <stddef.h>
 
-#include "stream/err.h"
-#include "stream/json.h"
+#include "base/err.h"
+#include "base/json.h"
 #include "tokenize/tokenizer.h"
 #include "tokenize/tokenizer_impl.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "stream/err.h"
+#include "base/err.h"
 
 uint64_t sl_scache_hash(const char *k, size_t n)
 {

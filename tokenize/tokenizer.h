@@ -23,8 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/buf.h"
-#include "stream/err.h"
+#include "base/buf.h"
+#include "base/err.h"
 #include "stream/tokstream.h"
 
 #ifdef __cplusplus

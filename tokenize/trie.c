@@ -7,7 +7,7 @@
 
 #include <stdlib.h>
 
-#include "stream/err.h"
+#include "base/err.h"
 
 static int32_t new_node(sl_trie *t, uint8_t byte)
 {

@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/buf.h"
-#include "stream/err.h"
-#include "stream/json.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/json.h"
 
 typedef struct sl_vocab {
     uint32_t n_ids;      /* ids are below this */

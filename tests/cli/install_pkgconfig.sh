@@ -17,7 +17,7 @@ inc=$T/root/usr/include/sluice
 [ -f "$inc/sluice.h" ] && [ -f "$T/root/usr/lib/libsluice.a" ] && [ -f "$T/root/usr/lib/pkgconfig/sluice.pc" ] \
   && [ -x "$T/root/usr/bin/sluice" ] || fail "installed tree incomplete: $(cd "$T/root" && find . -type f | head)"
 # internal headers stay out: the operator table, the BPE internals and test hooks, byte order, RNG
-for h in kernels/kernels.h tokenize/models/bpe_internal.h stream/byteorder.h stream/rng.h shard/util.h shard/shard_internal.h; do
+for h in kernels/kernels.h tokenize/models/bpe_internal.h base/byteorder.h base/rng.h shard/util.h shard/shard_internal.h; do
   [ ! -e "$inc/$h" ] || fail "internal header $h was installed"
 done
 # no installed header reaches for the source tree: every include is <...>

@@ -35,7 +35,7 @@
 #include "model/model.h"
 #include "model/score.h"
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "tests/cuda/random_model.h"
 #include "tests/cuda/round_backend.h"
 

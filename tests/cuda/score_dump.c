@@ -20,7 +20,7 @@
 #include "model/model.h"
 #include "model/score.h"
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 
 static int usage(FILE *f)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "stream/arrow_ipc.h"
-#include "stream/json.h"
+#include "base/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

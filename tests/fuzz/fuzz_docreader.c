@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "stream/docreader.h"
-#include "stream/json.h"
+#include "base/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

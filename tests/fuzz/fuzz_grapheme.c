@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "stream/utf8.h"
+#include "base/utf8.h"
 #include "tokenize/normalizers/grapheme.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

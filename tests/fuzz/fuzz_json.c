@@ -1,4 +1,4 @@
-/* libFuzzer target: the JSON parser (stream/json.c).
+/* libFuzzer target: the JSON parser (base/json.c).
  * Any input must parse or fail with a message, never crash; a parsed value
  * re-serialized by sl_json_put_value must parse again to the same text
  * (the writer's output is a fixed point). The first byte picks the
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream/json.h"
+#include "base/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/parquet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream/buf.h"
-#include "stream/utf8.h"
+#include "base/buf.h"
+#include "base/utf8.h"
 #include "text/rules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

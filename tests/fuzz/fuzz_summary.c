@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "model/summary.h"
-#include "stream/byteorder.h"
+#include "base/byteorder.h"
 #include <xxhash.h>
 
 static void one(const uint8_t *data, size_t size);

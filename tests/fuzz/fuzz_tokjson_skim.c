@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream/json.h"
+#include "base/json.h"
 #include "tokenize/json_skim.h"
 
 static void same_value(const char *text, sl_skim_span sp, const sl_json *parent, const char *key)

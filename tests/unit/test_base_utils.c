@@ -1,4 +1,4 @@
-/* Base utilities (stream/byteorder.h, stream/rng.h, stream/utf8.h) against
+/* Base utilities (base/byteorder.h, base/rng.h, base/utf8.h) against
  * independent evidence:
  * - byte order: byte strings whose values follow from the definition;
  * - RNG: tests/data/base/rng_vectors.tsv, written from the published
@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream/byteorder.h"
-#include "stream/rng.h"
-#include "stream/utf8.h"
+#include "base/byteorder.h"
+#include "base/rng.h"
+#include "base/utf8.h"
 
 static void test_byteorder(void **st)
 {

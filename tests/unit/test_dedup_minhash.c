@@ -19,7 +19,7 @@
 
 #include "dedup/minhash.h"
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 
 static char *path(const char *rel)
 {

@@ -30,7 +30,7 @@
 #include "dna/twobit.h"
 #include "dna/window.h"
 #include "stream/io.h"
-#include "stream/rng.h"
+#include "base/rng.h"
 
 static const char *path_of(const char *rel)
 {

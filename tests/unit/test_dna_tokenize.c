@@ -23,8 +23,8 @@
 
 #include "dna/nuctok.h"
 #include "stream/io.h"
-#include "stream/json.h"
-#include "stream/rng.h"
+#include "base/json.h"
+#include "base/rng.h"
 
 static const char *path_of(const char *rel)
 {

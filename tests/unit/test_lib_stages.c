@@ -27,7 +27,7 @@
 #include "shard/megatron_stage.h"
 #include "stream/cat.h"
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/tokstream.h"
 #include "tokenize/ids.h"
 

@@ -19,7 +19,7 @@
 #include "model/mamba.h"
 #include "model/model.h"
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 
 /* json.dumps({"a": float("inf"), "b": float("-inf"), "c": float("nan"), "d": [0.0, float("inf")]}) */
 static const char py[] = "{\"a\": Infinity, \"b\": -Infinity, \"c\": NaN, \"d\": [0.0, Infinity]}";

@@ -28,7 +28,7 @@
 #include "model/classify.h"
 #include "model/fasttext.h"
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 
 static const char *const models[] = {"lid.176.ftz",       "topic-hs.bin",  "topic-hs.ftz",
                                      "topic-softmax.bin", "topic-ova.bin", "topic-ns.ftz"};

@@ -25,7 +25,7 @@
 #include "model/safetensors.h"
 #include "model/score.h"
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 
 typedef struct doc {
     char id[16];

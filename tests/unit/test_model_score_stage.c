@@ -20,7 +20,7 @@
 
 #include "model/score_stage.h"
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "stream/tokstream.h"
 
 static char tmpdir[64];

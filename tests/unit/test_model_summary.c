@@ -18,7 +18,7 @@
 
 #include "model/filter.h"
 #include "model/summary.h"
-#include "stream/byteorder.h"
+#include "base/byteorder.h"
 #include "stream/stats.h"
 
 static uint64_t rng_state;

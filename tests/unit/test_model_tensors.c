@@ -20,7 +20,7 @@
 #include "model/safetensors.h"
 #include "model/tensors.h"
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 
 static const char *fixture(const char *name)
 {

@@ -19,7 +19,7 @@
 #include "shard/pack.h"
 #include "shard/shard.h"
 #include "shard/util.h"
-#include "stream/rng.h"
+#include "base/rng.h"
 
 #define L 16
 #define NDOCS 60

@@ -25,7 +25,7 @@
 
 #include "shard/pack.h"
 #include "shard/packed.h"
-#include "stream/rng.h"
+#include "base/rng.h"
 
 #define PAD 7
 #define MEM 5

@@ -12,7 +12,7 @@
 
 #include "shard/pack.h"
 #include "shard/view.h"
-#include "stream/rng.h"
+#include "base/rng.h"
 
 #define L 64
 #define NDOCS 40

@@ -16,7 +16,7 @@
 #include "tests/unit/support.h"
 
 #include "stream/docreader.h"
-#include "stream/json.h"
+#include "base/json.h"
 
 static char tmpdir[64];
 

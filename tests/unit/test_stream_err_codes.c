@@ -1,4 +1,4 @@
-/* The error model (stream/err.h) and the log callback (stream/log.h):
+/* The error model (base/err.h) and the log callback (base/log.h):
  * real failures of library calls carry the code and option field their
  * documentation gives (a bad part spec, a missing file, malformed JSON, a
  * line over max_doc_bytes); sl_errf and sl_err_prefix keep the older
@@ -22,10 +22,10 @@
 #include "kernels/backend.h"
 #include "shard/warmup.h"
 #include "stream/docreader.h"
-#include "stream/err.h"
+#include "base/err.h"
 #include "stream/io.h"
-#include "stream/json.h"
-#include "stream/log.h"
+#include "base/json.h"
+#include "base/log.h"
 #include "stream/parts.h"
 #include "stream/progress.h"
 #include "tests/unit/support.h"

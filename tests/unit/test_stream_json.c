@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "stream/json.h"
+#include "base/json.h"
 
 static sl_json_doc *P(const char *s, sl_err *e)
 {

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "stream/docreader.h"
-#include "stream/json.h"
+#include "base/json.h"
 
 typedef struct {
     sl_buf in, rep, ign;

@@ -16,8 +16,8 @@
 #include "tests/unit/support.h"
 
 #include "stream/io.h"
-#include "stream/json.h"
-#include "stream/utf8.h"
+#include "base/json.h"
+#include "base/utf8.h"
 #include "text/textnorm.h"
 
 static char *path(const char *rel)

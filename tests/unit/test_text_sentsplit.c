@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "text/sentsplit.h"
 
 static size_t cps(const char *s, size_t n)

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "text/wordtok.h"
 
 static const char *fixture(void)

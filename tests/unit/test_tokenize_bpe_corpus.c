@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "tokenize/bpe.h"
 
 static char *path(const char *rel)

@@ -24,7 +24,7 @@
 #include <cmocka.h>
 
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "tokenize/models/bpe_internal.h"
 #include "tokenize/sha256.h"
 

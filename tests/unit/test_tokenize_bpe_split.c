@@ -27,7 +27,7 @@
 #include <cmocka.h>
 
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "tokenize/models/bpe_internal.h"
 
 static const char *path(const char *rel)

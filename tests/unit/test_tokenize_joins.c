@@ -22,8 +22,8 @@
 #include <cmocka.h>
 #include <omp.h>
 
-#include "stream/buf.h"
-#include "stream/rng.h"
+#include "base/buf.h"
+#include "base/rng.h"
 #include "tokenize/models/joins.h"
 #include "tokenize/scache.h"
 #include "tokenize/tokenizer.h"

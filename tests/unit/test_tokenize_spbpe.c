@@ -30,7 +30,7 @@
 #include <cmocka.h>
 
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "tokenize/tokenizer.h"
 
 static const char *path(const char *rel)

@@ -30,7 +30,7 @@
 #include <unicode/uchar.h>
 
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "tokenize/models/bpe_internal.h"
 #include "tokenize/tokenizer.h"
 

@@ -22,7 +22,7 @@
 #include <cmocka.h>
 
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "tokenize/chartok.h"
 #include "tokenize/detok.h"
 #include "tokenize/docpipe.h"

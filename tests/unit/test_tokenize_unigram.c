@@ -22,7 +22,7 @@
 #include <cmocka.h>
 
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "tokenize/normalizers/norm_precompiled.h"
 #include "tokenize/tokenizer.h"
 

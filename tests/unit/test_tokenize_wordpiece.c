@@ -25,7 +25,7 @@
 #include <cmocka.h>
 
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "tokenize/normalizers/normalize.h"
 #include "tokenize/pre_tokenizers/pretokenizer.h"
 #include "tokenize/tokenizer_impl.h"

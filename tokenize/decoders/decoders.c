@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream/utf8.h"
+#include "base/utf8.h"
 
 void sl_toklist_push(sl_toklist *l, const char *s, size_t n)
 {

@@ -11,9 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/buf.h"
-#include "stream/err.h"
-#include "stream/json.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/json.h"
 
 enum {
     SL_DEC_REPLACE = 1,

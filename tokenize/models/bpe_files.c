@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "tokenize/json_skim.h"
 #include "tokenize/models/bpe_load.h"
 #include "tokenize/sha256.h"

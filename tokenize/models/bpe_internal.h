@@ -7,7 +7,7 @@
 #include <pcre2.h>
 #include <stdint.h>
 
-#include "stream/utf8.h"
+#include "base/utf8.h"
 #include "tokenize/added.h"
 #include "tokenize/bpe.h"
 #include "tokenize/decoders/decoders.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "stream/json.h"
+#include "base/json.h"
 #include "tokenize/json_skim.h"
 #include "tokenize/models/bpe_load.h"
 #include "tokenize/hf_pipeline.h"

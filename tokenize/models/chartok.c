@@ -7,7 +7,7 @@
 
 #include "stream/docreader.h"
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "tokenize/json_skim.h"
 #include "tokenize/models/bpe_internal.h"
 

@@ -3,8 +3,8 @@
 
 #include <stdlib.h>
 
-#include "stream/err.h"
-#include "stream/utf8.h"
+#include "base/err.h"
+#include "base/utf8.h"
 
 void sl_joins_init(sl_joins *j)
 {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream/utf8.h"
+#include "base/utf8.h"
 #include "tokenize/models/models.h"
 
 int sl_vocab_model_unk(sl_vocab_model *m, const sl_json *model, const char *def, const char *name, sl_err *err);

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/err.h"
+#include "base/err.h"
 
 /* ModelProto.SentencePiece.Type */
 enum { SL_SPM_NORMAL = 1, SL_SPM_UNKNOWN, SL_SPM_CONTROL, SL_SPM_USER_DEFINED, SL_SPM_UNUSED, SL_SPM_BYTE };

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream/json.h"
+#include "base/json.h"
 #include "tokenize/models/bpe_internal.h"
 #include "tokenize/hf_pipeline.h"
 #include "tokenize/models/joins.h"

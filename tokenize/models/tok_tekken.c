@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream/json.h"
+#include "base/json.h"
 #include "tokenize/models/tiktoken_impl.h"
 
 /* Mistral's special tokens of tekken files without a special_tokens list

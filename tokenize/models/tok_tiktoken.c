@@ -19,7 +19,7 @@
 #include <xxhash.h>
 
 #include "stream/io.h"
-#include "stream/json.h"
+#include "base/json.h"
 #include "tokenize/models/bpe_internal.h"
 #include "tokenize/sha256.h"
 #include "tokenize/models/tiktoken.h"

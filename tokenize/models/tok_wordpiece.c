@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream/json.h"
+#include "base/json.h"
 #include "tokenize/hf_pipeline.h"
 #include "tokenize/json_skim.h"
 #include "tokenize/models/models.h"

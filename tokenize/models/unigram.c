@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream/err.h"
+#include "base/err.h"
 
 #define UNK_PENALTY 10.0
 /* SentencePiece (0.2.3) keeps path scores in float but takes the score of

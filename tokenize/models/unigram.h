@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/err.h"
+#include "base/err.h"
 
 /* How a piece takes part in the lattice. */
 enum { SL_UNI_NORMAL = 1, SL_UNI_USER, SL_UNI_UNUSED };

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream/err.h"
+#include "base/err.h"
 #include "tokenize/models/unigram_impl.h"
 
 /* Free cells of the double array under construction: a doubly linked list

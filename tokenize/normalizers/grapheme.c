@@ -5,7 +5,7 @@
  * conjunct, GB11's emoji ZWJ sequence, GB12/13's regional indicator pairs). */
 #include "tokenize/normalizers/grapheme.h"
 
-#include "stream/utf8.h"
+#include "base/utf8.h"
 #include "tokenize/tables/grapheme_table.h"
 
 #define N_RANGES (sizeof grapheme_ranges / sizeof *grapheme_ranges)

@@ -9,7 +9,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include "stream/utf8.h"
+#include "base/utf8.h"
 #include "tokenize/normalizers/grapheme.h"
 
 static uint32_t u_offset(uint32_t u)

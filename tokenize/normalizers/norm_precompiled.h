@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/buf.h"
-#include "stream/err.h"
+#include "base/buf.h"
+#include "base/err.h"
 #include "tokenize/trie.h"
 
 typedef struct sl_charsmap {

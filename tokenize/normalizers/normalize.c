@@ -38,7 +38,7 @@
 #include <unicode/uset.h>
 #include <unicode/ustring.h>
 
-#include "stream/utf8.h"
+#include "base/utf8.h"
 #include "tokenize/normalizers/hf_classes.h"
 
 static const char *type_of(const sl_json *v)

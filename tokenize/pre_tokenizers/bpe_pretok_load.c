@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "stream/json.h"
+#include "base/json.h"
 #include "tokenize/models/bpe_load.h"
 #include "tokenize/hf_pipeline.h"
 

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream/buf.h"
-#include "stream/utf8.h"
+#include "base/buf.h"
+#include "base/utf8.h"
 
 struct sl_hf_regex {
     pcre2_code *code;

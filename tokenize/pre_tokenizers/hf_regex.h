@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "stream/err.h"
+#include "base/err.h"
 
 typedef struct sl_hf_regex sl_hf_regex;
 

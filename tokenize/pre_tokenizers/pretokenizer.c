@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream/buf.h"
-#include "stream/utf8.h"
+#include "base/buf.h"
+#include "base/utf8.h"
 #include "tokenize/decoders/decoders.h"
 #include "tokenize/normalizers/hf_classes.h"
 

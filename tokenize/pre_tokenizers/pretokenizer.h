@@ -15,9 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/buf.h"
-#include "stream/err.h"
-#include "stream/json.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/json.h"
 #include "tokenize/pre_tokenizers/hf_regex.h"
 
 enum {

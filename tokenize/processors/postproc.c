@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "stream/buf.h"
+#include "base/buf.h"
 #include "stream/io.h"
 
 static const char *type_of(const sl_json *v)

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/err.h"
-#include "stream/json.h"
+#include "base/err.h"
+#include "base/json.h"
 
 typedef struct sl_postproc {
     uint32_t *pre, *post;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference vectors for stream/rng.h, written from the published algorithms
+"""Reference vectors for base/rng.h, written from the published algorithms
 with Python's exact integers (no sluice code involved):
 
 - SplitMix64: Steele, Lea, Flood, OOPSLA 2014; constants of Vigna's

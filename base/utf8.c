@@ -1,5 +1,5 @@
 /* UTF-8 validation and repair; see utf8.h. */
-#include "stream/utf8.h"
+#include "base/utf8.h"
 
 #include <string.h>
 

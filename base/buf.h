@@ -3,8 +3,8 @@
  * Stable API (sluice.h): the sl_buf structure and sl_buf_free. A zeroed
  * sl_buf ({0}) is empty; calls that append to one (sl_tokenizer_decode)
  * grow it with malloc, and the caller frees it with sl_buf_free. */
-#ifndef SLUICE_STREAM_BUF_H
-#define SLUICE_STREAM_BUF_H
+#ifndef SLUICE_BASE_BUF_H
+#define SLUICE_BASE_BUF_H
 
 #include <stddef.h>
 #include <stdint.h>

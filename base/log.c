@@ -1,10 +1,10 @@
-/* The message callback (stream/log.h). */
-#include "stream/log.h"
+/* The message callback (base/log.h). */
+#include "base/log.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "stream/err.h"
+#include "base/err.h"
 
 static sl_log_fn log_fn;
 static void *log_user;

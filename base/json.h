@@ -10,16 +10,16 @@
  * like Python). Nesting depth is limited (SL_JSON_MAX_DEPTH) so a hostile
  * input cannot overflow the stack. All nodes live in one arena freed by
  * sl_json_free. */
-#ifndef SLUICE_STREAM_JSON_H
-#define SLUICE_STREAM_JSON_H
+#ifndef SLUICE_BASE_JSON_H
+#define SLUICE_BASE_JSON_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "stream/buf.h"
-#include "stream/err.h"
-#include "stream/utf8.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/utf8.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -4,8 +4,8 @@
  * on bytes and never on the host's representation: the same code is right on
  * any host, and compilers turn each into a single load or store (plus a byte
  * swap for big-endian) where the target allows. */
-#ifndef SLUICE_STREAM_BYTEORDER_H
-#define SLUICE_STREAM_BYTEORDER_H
+#ifndef SLUICE_BASE_BYTEORDER_H
+#define SLUICE_BASE_BYTEORDER_H
 
 #include <stdint.h>
 

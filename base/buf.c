@@ -1,11 +1,11 @@
-#include "stream/buf.h"
+#include "base/buf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream/err.h"
+#include "base/err.h"
 
 void sl_buf_reserve(sl_buf *b, size_t extra)
 {

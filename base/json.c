@@ -1,5 +1,5 @@
 /* JSON parser (DOM, arena-allocated) and writer helpers. See json.h. */
-#include "stream/json.h"
+#include "base/json.h"
 
 #include <limits.h>
 #include <math.h>

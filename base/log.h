@@ -16,8 +16,8 @@
  * time per call but not serialized between threads.
  *
  * Stable API (sluice.h): all but sl_log, which the library calls. */
-#ifndef SLUICE_STREAM_LOG_H
-#define SLUICE_STREAM_LOG_H
+#ifndef SLUICE_BASE_LOG_H
+#define SLUICE_BASE_LOG_H
 
 #ifdef __cplusplus
 extern "C" {

@@ -15,13 +15,13 @@
  * sl_errf sets msg with code SL_E_FAILED and no field; sl_err_set sets all
  * three. sl_err_prefix adds context to msg and keeps code and field.
  * Library code never prints or exits: warnings, notes and progress go to the
- * callback of stream/log.h; the sl_x* allocators abort on out-of-memory (a
+ * callback of base/log.h; the sl_x* allocators abort on out-of-memory (a
  * message to that callback first).
  *
  * Stable API (sluice.h): sl_err, sl_errcode and sl_errcode_name. The helpers
  * that set an error are unstable (SLUICE_UNSTABLE_API). */
-#ifndef SLUICE_STREAM_ERR_H
-#define SLUICE_STREAM_ERR_H
+#ifndef SLUICE_BASE_ERR_H
+#define SLUICE_BASE_ERR_H
 
 #include <stddef.h>
 
@@ -83,7 +83,7 @@ const char *sl_err_quote(const char *s, size_t n, char *buf, size_t cap);
 #define SL_QUOTE_MAX 160
 
 /* Allocation helpers that never return NULL: on out-of-memory they pass a
- * message to the log callback (stream/log.h, level SL_LOG_ERROR) and abort
+ * message to the log callback (base/log.h, level SL_LOG_ERROR) and abort
  * the process (there is no sensible recovery). */
 void *sl_xmalloc(size_t n);
 void *sl_xcalloc(size_t n, size_t size);

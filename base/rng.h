@@ -16,8 +16,8 @@
  * multiply-shift (what shard shuffles used in 0.1.0) except with negligible
  * probability. docs/formats.md ("Random draws") specifies all of this and
  * records what it changed. */
-#ifndef SLUICE_STREAM_RNG_H
-#define SLUICE_STREAM_RNG_H
+#ifndef SLUICE_BASE_RNG_H
+#define SLUICE_BASE_RNG_H
 
 #include <stdint.h>
 

@@ -1,4 +1,4 @@
-#include "stream/err.h"
+#include "base/err.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stream/log.h"
+#include "base/log.h"
 
 static void set_field(sl_err *err, const char *field)
 {

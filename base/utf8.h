@@ -4,13 +4,13 @@
  *
  * Well-formed means Unicode's Table 3-7 (section 3.9): no overlong forms, no
  * surrogates (U+D800..U+DFFF), nothing above U+10FFFF. */
-#ifndef SLUICE_STREAM_UTF8_H
-#define SLUICE_STREAM_UTF8_H
+#ifndef SLUICE_BASE_UTF8_H
+#define SLUICE_BASE_UTF8_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stream/buf.h"
+#include "base/buf.h"
 
 #ifdef __cplusplus
 extern "C" {
