@@ -4,8 +4,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "base/err.h"
-
 static sl_log_fn log_fn;
 static void *log_user;
 
