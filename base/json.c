@@ -7,6 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 /* ---- arena ---------------------------------------------------------- */
 
 typedef struct arena_block {
@@ -75,28 +79,6 @@ static sl_json *node(parser *p, sl_json_type t)
     return v;
 }
 
-static int hex4(parser *p, unsigned *out)
-{
-    if (p->n - p->i < 4)
-        return perr(p, "truncated \\u escape");
-    unsigned v = 0;
-    for (int k = 0; k < 4; k++) {
-        char c = p->s[p->i + k];
-        v <<= 4;
-        if (c >= '0' && c <= '9')
-            v |= (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f')
-            v |= (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F')
-            v |= (unsigned)(c - 'A' + 10);
-        else
-            return perr(p, "bad hex digit in \\u escape");
-    }
-    p->i += 4;
-    *out = v;
-    return 0;
-}
-
 /* The bytes of x (little-endian) that end a run of a string's plain bytes
  * ('"', '\\', below 0x20) have their top bit set in the result; bytes
  * after the first such byte may be set too (a borrow), the first is exact. */
@@ -107,133 +89,217 @@ static inline uint64_t string_end8(uint64_t x)
     return (((q - ones) & ~q) | ((b - ones) & ~b) | ((x - ones * 0x20) & ~x)) & tops;
 }
 
-/* Parses a string at p->i (which is at '"'). */
-static sl_json *parse_string(parser *p)
+static int hexval(char c)
 {
-    sl_json *v = node(p, SL_JSON_STRING);
-    p->i++;
-    sl_buf *b = &p->tmp;
-    sl_buf_clear(b);
-    /* The decoded string is no longer than the rest of the input (an
-     * escape never grows), except where invalid UTF-8 is repaired (that
-     * path reserves for itself): runs and escapes are written in place. */
-    sl_buf_reserve(b, p->n - p->i);
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* The four hex digits at s[*i]: 0 with *i past them, else the error code
+ * with *i where the error is. */
+static int str_hex4(const char *s, size_t n, size_t *i, unsigned *out)
+{
+    if (n - *i < 4)
+        return SL_JSTR_U_TRUNC;
+    unsigned v = 0;
+    for (int k = 0; k < 4; k++) {
+        int h = hexval(s[*i + k]);
+        if (h < 0)
+            return SL_JSTR_U_HEX;
+        v = v << 4 | (unsigned)h;
+    }
+    *i += 4;
+    *out = v;
+    return 0;
+}
+
+int sl_json_str_decode(const char *s, size_t n, size_t *pos, sl_buf *b, int mode, size_t *invalid, int *changed)
+{
+    size_t i = *pos;
+    int chg = 0;
+    sl_buf_reserve(b, 16);
     for (;;) {
-        /* copy a run of plain bytes */
-        size_t start = p->i;
-        uint64_t high = 0; /* the bytes of the run or-ed together */
-        int end = 0;
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        while (p->n - p->i >= 8) { /* 8 bytes at a time */
-            uint64_t x, m;
-            memcpy(&x, p->s + p->i, 8);
-            if ((m = string_end8(x))) {
-                unsigned k = (unsigned)__builtin_ctzll(m) >> 3; /* the first such byte */
-                high |= k ? x & (~(uint64_t)0 >> (64 - 8 * k)) : 0;
-                p->i += k;
-                end = 1;
-                break;
+        /* a run of plain bytes, stored at the end of b as it is scanned
+         * (b->len moves past it once it is known to be valid UTF-8) */
+        size_t start = i;
+        char *dst = b->data + b->len;
+        size_t room = b->cap - b->len - 1;
+        unsigned high = 0; /* top bits of the run's bytes */
+#if defined(__SSE2__)
+        const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\'), vc = _mm_set1_epi8(0x1F);
+        while (n - i >= 16) {
+            if (i - start + 16 > room) {
+                sl_buf_reserve(b, i - start + 16 + (n - i < 4096 ? n - i : 4096));
+                dst = b->data + b->len;
+                room = b->cap - b->len - 1;
             }
-            high |= x;
-            p->i += 8;
+            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+            _mm_storeu_si128((__m128i *)(void *)(dst + (i - start)), x);
+            __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, vq), _mm_cmpeq_epi8(x, vb)),
+                                        _mm_cmpeq_epi8(_mm_min_epu8(x, vc), x));
+            unsigned m = (unsigned)_mm_movemask_epi8(stop), t = (unsigned)_mm_movemask_epi8(x);
+            if (m) {
+                unsigned k = (unsigned)__builtin_ctz(m);
+                high |= t & ((1u << k) - 1);
+                i += k;
+                goto run_end;
+            }
+            high |= t;
+            i += 16;
+        }
+#elif __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        while (n - i >= 8) {
+            if (i - start + 8 > room) {
+                sl_buf_reserve(b, i - start + 8 + (n - i < 4096 ? n - i : 4096));
+                dst = b->data + b->len;
+                room = b->cap - b->len - 1;
+            }
+            uint64_t x, m;
+            memcpy(&x, s + i, 8);
+            memcpy(dst + (i - start), &x, 8);
+            if ((m = string_end8(x))) {
+                unsigned k = (unsigned)__builtin_ctzll(m) >> 3;
+                high |= k && (x & (~(uint64_t)0 >> (64 - 8 * k)) & 0x8080808080808080u);
+                i += k;
+                goto run_end;
+            }
+            high |= !!(x & 0x8080808080808080u);
+            i += 8;
         }
 #endif
-        while (!end && p->i < p->n) {
-            unsigned char c = (unsigned char)p->s[p->i];
+        while (i < n) {
+            unsigned char c = (unsigned char)s[i];
             if (c == '"' || c == '\\' || c < 0x20)
                 break;
-            high |= c;
-            p->i++;
+            if (i - start + 1 > room) {
+                sl_buf_reserve(b, i - start + 1 + (n - i < 4096 ? n - i : 4096));
+                dst = b->data + b->len;
+                room = b->cap - b->len - 1;
+            }
+            dst[i - start] = (char)c;
+            high |= c & 0x80;
+            i++;
         }
-        if (p->i > start) {
-            const char *run = p->s + start;
-            size_t rn = p->i - start;
-            size_t bad = !(high & 0x8080808080808080u) ? rn : sl_utf8_check(run, rn);
+        goto run_end; /* (the label is also reached from the vector loops) */
+    run_end:
+        if (i > start) {
+            const char *run = s + start;
+            size_t rn = i - start;
+            size_t bad = !high ? rn : sl_utf8_check(run, rn);
             if (bad == rn) {
-                memcpy(b->data + b->len, run, rn);
                 b->len += rn;
             } else {
-                int mode = p->opts ? p->opts->invalid_utf8 : SL_UTF8_REPLACE;
                 if (mode == SL_UTF8_ERROR) {
-                    p->i = start + bad;
-                    perr(p, "invalid UTF-8 in string");
-                    return NULL;
+                    *pos = start + bad;
+                    return SL_JSTR_UTF8;
                 }
-                size_t c = sl_utf8_repair(b, run, rn, mode);
-                if (p->opts)
-                    p->opts->invalid_count += c;
-                sl_buf_reserve(b, p->n - p->i); /* a repair can grow the text */
+                *invalid += sl_utf8_repair(b, run, rn, mode);
+                chg = 1;
             }
         }
-        if (p->i >= p->n) {
-            perr(p, "unterminated string");
-            return NULL;
+        if (i >= n) {
+            *pos = i;
+            return SL_JSTR_UNTERMINATED;
         }
-        unsigned char c = (unsigned char)p->s[p->i];
+        unsigned char c = (unsigned char)s[i];
         if (c == '"') {
-            p->i++;
+            i++;
             break;
         }
         if (c < 0x20) {
-            perr(p, "control character in string");
-            return NULL;
+            *pos = i;
+            return SL_JSTR_CONTROL;
         }
         /* escape */
-        p->i++;
-        if (p->i >= p->n) {
-            perr(p, "unterminated string");
-            return NULL;
+        i++;
+        if (i >= n) {
+            *pos = i;
+            return SL_JSTR_UNTERMINATED;
         }
-        char e = p->s[p->i++];
-        switch (e) { /* (the room is there: the escape took two bytes of input) */
-        case '"': b->data[b->len++] = '"'; break;
-        case '\\': b->data[b->len++] = '\\'; break;
-        case '/': b->data[b->len++] = '/'; break;
-        case 'b': b->data[b->len++] = '\b'; break;
-        case 'f': b->data[b->len++] = '\f'; break;
-        case 'n': b->data[b->len++] = '\n'; break;
-        case 'r': b->data[b->len++] = '\r'; break;
-        case 't': b->data[b->len++] = '\t'; break;
+        chg = 1;
+        char e = s[i++], out;
+        switch (e) {
+        case '"': out = '"'; break;
+        case '\\': out = '\\'; break;
+        case '/': out = '/'; break;
+        case 'b': out = '\b'; break;
+        case 'f': out = '\f'; break;
+        case 'n': out = '\n'; break;
+        case 'r': out = '\r'; break;
+        case 't': out = '\t'; break;
         case 'u': {
             unsigned cp;
-            if (hex4(p, &cp))
-                return NULL;
+            int rc = str_hex4(s, n, &i, &cp);
+            if (rc) {
+                *pos = i;
+                return rc;
+            }
             if (cp >= 0xD800 && cp <= 0xDBFF) {
                 /* high surrogate: needs a following \uDC00-DFFF */
-                if (p->n - p->i >= 6 && p->s[p->i] == '\\' && p->s[p->i + 1] == 'u') {
-                    size_t save = p->i;
-                    p->i += 2;
+                if (n - i >= 6 && s[i] == '\\' && s[i + 1] == 'u') {
+                    size_t save = i;
+                    i += 2;
                     unsigned lo;
-                    if (hex4(p, &lo))
-                        return NULL;
+                    if ((rc = str_hex4(s, n, &i, &lo))) {
+                        *pos = i;
+                        return rc;
+                    }
                     if (lo >= 0xDC00 && lo <= 0xDFFF) {
                         cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
                     } else {
-                        p->i = save;
+                        i = save;
                         cp = 0xFFFD;
                     }
                 } else {
                     cp = 0xFFFD;
                 }
-                if (cp == 0xFFFD && p->opts)
-                    p->opts->invalid_count++;
+                if (cp == 0xFFFD)
+                    (*invalid)++;
             } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
                 cp = 0xFFFD;
-                if (p->opts)
-                    p->opts->invalid_count++;
+                (*invalid)++;
             }
             sl_utf8_put(b, cp);
-            break;
+            continue;
         }
-        default:
-            p->i--;
-            perr(p, "bad escape in string");
-            return NULL;
+        default: *pos = i - 1; return SL_JSTR_ESCAPE;
         }
+        sl_buf_putc(b, out);
+    }
+    b->data[b->len] = 0;
+    *pos = i;
+    if (changed)
+        *changed = chg;
+    return 0;
+}
+
+/* Parses a string at p->i (which is at '"'). */
+static sl_json *parse_string(parser *p)
+{
+    static const char *const what[] = {
+        [SL_JSTR_UNTERMINATED] = "unterminated string", [SL_JSTR_CONTROL] = "control character in string",
+        [SL_JSTR_ESCAPE] = "bad escape in string",      [SL_JSTR_UTF8] = "invalid UTF-8 in string",
+        [SL_JSTR_U_TRUNC] = "truncated \\u escape",     [SL_JSTR_U_HEX] = "bad hex digit in \\u escape",
+    };
+    sl_json *v = node(p, SL_JSON_STRING);
+    sl_buf *b = &p->tmp;
+    sl_buf_clear(b);
+    size_t i = p->i + 1, count = 0;
+    int rc = sl_json_str_decode(p->s, p->n, &i, b, p->opts ? p->opts->invalid_utf8 : SL_UTF8_REPLACE, &count, NULL);
+    if (p->opts)
+        p->opts->invalid_count += count;
+    p->i = i;
+    if (rc) {
+        perr(p, what[rc]);
+        return NULL;
     }
     char *s = arena_alloc(p->doc, b->len + 1);
-    memcpy(s, b->data ? b->data : "", b->len);
-    s[b->len] = 0;
+    memcpy(s, b->data, b->len + 1);
     v->str = s;
     v->str_len = b->len;
     return v;
@@ -534,6 +600,168 @@ void sl_json_free(sl_json_doc *doc)
         b = n;
     }
     free(doc);
+}
+
+/* ---- compact copy of a value without a tree -------------------------- */
+
+/* The end of the number at s[i] as parse_number reads it, or 0. */
+static size_t number_end(const char *s, size_t n, size_t i)
+{
+    if (i < n && s[i] == '-')
+        i++;
+    if (i >= n)
+        return 0;
+    if (s[i] == '0')
+        i++;
+    else if (s[i] >= '1' && s[i] <= '9')
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+    else
+        return 0;
+    if (i < n && s[i] == '.') {
+        size_t d = ++i;
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == d)
+            return 0;
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-'))
+            i++;
+        size_t d = i;
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+        if (i == d)
+            return 0;
+    }
+    return i;
+}
+
+static size_t ws_end(const char *s, size_t n, size_t i)
+{
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+        i++;
+    return i;
+}
+
+typedef struct canon {
+    const char *s;
+    size_t n;
+    sl_buf *out, *tmp;
+    int mode;
+    size_t *invalid;
+} canon;
+
+/* A string at c->s[*i] ('"') written as sl_json_put_str writes its decoding. */
+static int canon_string(canon *c, size_t *i, int is_key)
+{
+    size_t at = c->out->len, p = *i + 1;
+    int changed;
+    sl_buf_putc(c->out, '"');
+    if (sl_json_str_decode(c->s, c->n, &p, c->out, c->mode, c->invalid, &changed))
+        return -1;
+    const char *d = c->out->data + at + 1;
+    size_t dn = c->out->len - at - 1;
+    if (is_key && dn == 9 && !memcmp(d, "__float__", 9))
+        return -1; /* a tagged non-finite float (tagged_float): the tree's way */
+    if (changed) { /* escapes or repairs: written again, escaped as the writer escapes */
+        sl_buf_clear(c->tmp);
+        sl_buf_append(c->tmp, d, dn);
+        c->out->len = at;
+        sl_json_put_str(c->out, c->tmp->data, c->tmp->len);
+    } else {
+        sl_buf_putc(c->out, '"');
+    }
+    *i = p;
+    return 0;
+}
+
+static int canon_value(canon *c, size_t *pi, int depth)
+{
+    const char *s = c->s;
+    size_t n = c->n, i = ws_end(s, n, *pi);
+    if (i >= n)
+        return -1;
+    switch (s[i]) {
+    case '"':
+        if (canon_string(c, &i, 0))
+            return -1;
+        break;
+    case '{':
+    case '[': {
+        int obj = s[i] == '{';
+        if (depth >= 64)
+            return -1; /* deep nesting: the tree's way (its depth limit and message) */
+        sl_buf_putc(c->out, s[i]);
+        i = ws_end(s, n, i + 1);
+        if (i < n && s[i] == (obj ? '}' : ']')) {
+            i++;
+        } else {
+            for (;;) {
+                if (obj) {
+                    i = ws_end(s, n, i);
+                    if (i >= n || s[i] != '"' || canon_string(c, &i, 1))
+                        return -1;
+                    i = ws_end(s, n, i);
+                    if (i >= n || s[i] != ':')
+                        return -1;
+                    i++;
+                    sl_buf_putc(c->out, ':');
+                }
+                if (canon_value(c, &i, depth + 1))
+                    return -1;
+                i = ws_end(s, n, i);
+                if (i >= n)
+                    return -1;
+                if (s[i] == ',') {
+                    sl_buf_putc(c->out, ',');
+                    i++;
+                    continue;
+                }
+                if (s[i] != (obj ? '}' : ']'))
+                    return -1;
+                i++;
+                break;
+            }
+        }
+        sl_buf_putc(c->out, obj ? '}' : ']');
+        break;
+    }
+    case 't':
+    case 'f':
+    case 'n': {
+        const char *w = s[i] == 't' ? "true" : s[i] == 'f' ? "false" : "null";
+        size_t wn = strlen(w);
+        if (n - i < wn || memcmp(s + i, w, wn))
+            return -1;
+        sl_buf_append(c->out, w, wn);
+        i += wn;
+        break;
+    }
+    default: {
+        size_t e = 0;
+        for (int k = 0; k < 3 && !e; k++) {
+            size_t wn = strlen(nonfinite_words[k]);
+            if (n - i >= wn && !memcmp(s + i, nonfinite_words[k], wn))
+                e = i + wn;
+        }
+        if (!e && (s[i] == '-' || (s[i] >= '0' && s[i] <= '9')))
+            e = number_end(s, n, i);
+        if (!e)
+            return -1;
+        sl_buf_append(c->out, s + i, e - i);
+        i = e;
+    }
+    }
+    *pi = i;
+    return 0;
+}
+
+int sl_json_put_canon(sl_buf *out, const char *s, size_t n, size_t *pos, sl_buf *tmp, int invalid_utf8, size_t *invalid)
+{
+    canon c = {.s = s, .n = n, .out = out, .tmp = tmp, .mode = invalid_utf8, .invalid = invalid};
+    return canon_value(&c, pos, 0);
 }
 
 /* ---- lookup --------------------------------------------------------- */

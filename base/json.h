@@ -72,6 +72,30 @@ sl_json_doc *sl_json_parse(const char *text, size_t len, sl_json_opts *opts, sl_
 sl_json *sl_json_root(sl_json_doc *doc);
 void sl_json_free(sl_json_doc *doc);
 
+/* ---- reading without a tree (JSON Lines) ---- */
+
+/* Error codes of sl_json_str_decode. */
+enum { SL_JSTR_UNTERMINATED = 1, SL_JSTR_CONTROL, SL_JSTR_ESCAPE, SL_JSTR_UTF8, SL_JSTR_U_TRUNC, SL_JSTR_U_HEX };
+
+/* Decodes the JSON string whose text starts at s[*pos] (just after its
+ * opening '"') and appends it to b as sl_json_parse decodes strings
+ * (invalid_utf8 an SL_UTF8_* mode; *invalid counts the repaired sequences
+ * and lone surrogates). Returns 0 with *pos just after the closing '"' and
+ * *changed (when not NULL) 1 if an escape or a repair made the decoding
+ * differ from the raw bytes; else an SL_JSTR_* code with *pos at the fault,
+ * b's contents past its old length unspecified. One pass: runs of plain
+ * bytes are found 16 bytes at a time and stored as they are scanned. */
+int sl_json_str_decode(const char *s, size_t n, size_t *pos, sl_buf *b, int invalid_utf8, size_t *invalid,
+                       int *changed);
+/* Appends to out the value at s[*pos] (leading whitespace skipped) written
+ * as sl_json_put_value writes it after an sl_json_parse with nonfinite on
+ * (compact, strings re-escaped, numbers as their source text); tmp is
+ * scratch. Returns 0 with *pos after the value, or -1 (out's contents past
+ * its old length unspecified) when the value is malformed or one left to
+ * the tree: nesting deeper than 64, an object with a "__float__" key. */
+int sl_json_put_canon(sl_buf *out, const char *s, size_t n, size_t *pos, sl_buf *tmp, int invalid_utf8,
+                      size_t *invalid);
+
 /* Lookup helpers; return NULL when absent or of another type. */
 sl_json *sl_json_get(const sl_json *obj, const char *key);
 const char *sl_json_get_str(const sl_json *obj, const char *key);       /* NUL-terminated */

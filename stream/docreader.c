@@ -230,9 +230,126 @@ struct jslot {
     size_t invalid; /* invalid UTF-8 sequences repaired */
     uint64_t line;
     sl_err err;
+    sl_buf tmp; /* scratch of fast_json_line */
 };
 
-static void parse_json_line(const sl_docreader *r, jslot *s, const char *p, size_t n)
+/* The one-pass reading of a JSON Lines object: the text field's string is
+ * decoded straight into d->text, "id" into d->id, the other fields written
+ * compactly into d->meta as they are met, with no tree and no allocation
+ * beyond the document's buffers. Returns 1 when the line is read; 0 when it
+ * is left to the tree (parse_json_line's way, which then reads it again):
+ * malformed JSON (so that every error is the tree's, word for word), a
+ * missing or non-string text field, an "id" that is neither a string, a
+ * number nor null, the text field or "id" given twice, a "__float__" key,
+ * nesting deeper than 64, and the text field named "id". */
+static int fast_json_line(const sl_docreader *r, jslot *s, const char *p, size_t n)
+{
+    sl_textdoc *d = &s->d;
+    sl_buf *tmp = &s->tmp;
+    const char *field = r->o.field;
+    size_t flen = strlen(field), invalid = 0;
+    int mode = r->o.invalid_utf8, has_text = 0, has_id = 0, first = 1;
+    if (flen == 2 && !memcmp(field, "id", 2))
+        return 0;
+    size_t i = 0;
+    while (i < n && is_ws(p[i]))
+        i++;
+    if (i >= n || p[i] != '{')
+        return 0;
+    sl_buf_putc(&d->meta, '{');
+    for (i++;;) {
+        while (i < n && is_ws(p[i]))
+            i++;
+        if (i >= n || p[i] != '"')
+            return 0; /* (an empty object has no text field) */
+        int changed;
+        sl_buf_clear(tmp);
+        i++;
+        if (sl_json_str_decode(p, n, &i, tmp, mode, &invalid, &changed))
+            return 0;
+        while (i < n && is_ws(p[i]))
+            i++;
+        if (i >= n || p[i] != ':')
+            return 0;
+        i++;
+        while (i < n && is_ws(p[i]))
+            i++;
+        if (i >= n)
+            return 0;
+        if (tmp->len == flen && !memcmp(tmp->data, field, flen)) {
+            if (has_text || p[i] != '"')
+                return 0;
+            has_text = 1;
+            /* the text is at most the rest of the line: no growing */
+            sl_buf_reserve(&d->text, n - i + 16);
+            i++;
+            if (sl_json_str_decode(p, n, &i, &d->text, mode, &invalid, NULL))
+                return 0;
+        } else if (tmp->len == 2 && !memcmp(tmp->data, "id", 2)) {
+            if (has_id)
+                return 0;
+            has_id = 1;
+            char c = p[i];
+            if (c == '"') {
+                i++;
+                if (sl_json_str_decode(p, n, &i, &d->id, mode, &invalid, NULL))
+                    return 0;
+                d->id_is_string = 1;
+            } else if (c == 'n') {
+                if (n - i < 4 || memcmp(p + i, "null", 4))
+                    return 0;
+                i += 4;
+                s->gen_id = 1;
+            } else if (c == '-' || c == 'I' || c == 'N' || (c >= '0' && c <= '9')) {
+                if (sl_json_put_canon(&d->id, p, n, &i, tmp, mode, &invalid))
+                    return 0;
+                d->id_is_string = 0;
+            } else {
+                return 0;
+            }
+        } else {
+            if (tmp->len == 9 && !memcmp(tmp->data, "__float__", 9))
+                return 0;
+            if (!first)
+                sl_buf_putc(&d->meta, ',');
+            first = 0;
+            if (changed) {
+                sl_json_put_str(&d->meta, tmp->data, tmp->len);
+            } else {
+                sl_buf_putc(&d->meta, '"');
+                sl_buf_append(&d->meta, tmp->data, tmp->len);
+                sl_buf_putc(&d->meta, '"');
+            }
+            sl_buf_putc(&d->meta, ':');
+            if (sl_json_put_canon(&d->meta, p, n, &i, tmp, mode, &invalid))
+                return 0;
+        }
+        while (i < n && is_ws(p[i]))
+            i++;
+        if (i >= n)
+            return 0;
+        if (p[i] == ',') {
+            i++;
+            continue;
+        }
+        if (p[i] != '}')
+            return 0;
+        i++;
+        break;
+    }
+    while (i < n && is_ws(p[i]))
+        i++;
+    if (i != n || !has_text)
+        return 0;
+    sl_buf_putc(&d->meta, '}');
+    if (!has_id)
+        s->gen_id = 1;
+    s->invalid = invalid;
+    s->status = 0;
+    return 1;
+}
+
+static void parse_json_line(const sl_docreader *r, jslot *s, const char *p, size_t n, int dom)
 {
     sl_textdoc *d = &s->d;
     sl_err *err = &s->err;
@@ -242,6 +359,7 @@ static void parse_json_line(const sl_docreader *r, jslot *s, const char *p, size
     fit_buf(&d->id, n);
     fit_buf(&d->text, n);
     fit_buf(&d->meta, n);
+    fit_buf(&s->tmp, n);
     d->id_is_string = 1;
     s->gen_id = 0;
     s->invalid = 0;
@@ -254,6 +372,13 @@ static void parse_json_line(const sl_docreader *r, jslot *s, const char *p, size
             return;
         }
     }
+    if (!dom && fast_json_line(r, s, p, n))
+        return;
+    sl_buf_clear(&d->id);
+    sl_buf_clear(&d->text);
+    sl_buf_clear(&d->meta);
+    d->id_is_string = 1;
+    s->gen_id = 0;
     /* NaN, Infinity and -Infinity are numbers, as Python's json reads and writes
      * them (sluice read writes them for Parquet and Arrow floats) */
     sl_json_opts jo = {.invalid_utf8 = r->o.invalid_utf8, .nonfinite = 1};
@@ -304,6 +429,25 @@ static void parse_json_line(const sl_docreader *r, jslot *s, const char *p, size
     sl_json_free(jd);
 }
 
+int sl_docreader_json_line(const sl_docreader_opts *o, const char *line, size_t n, int dom, sl_textdoc *d, int *gen_id,
+                           size_t *invalid, sl_err *err)
+{
+    sl_docreader r = {.o = *o, .name = "line"};
+    if (!r.o.field || !r.o.field[0])
+        r.o.field = "text";
+    jslot s = {.line = 1};
+    sl_textdoc_swap(&s.d, d);
+    parse_json_line(&r, &s, line, n, dom);
+    sl_textdoc_swap(&s.d, d);
+    d->id_is_string = s.d.id_is_string;
+    sl_buf_free(&s.tmp);
+    *gen_id = s.gen_id;
+    *invalid = s.invalid;
+    if (s.status)
+        *err = s.err;
+    return s.status ? -1 : 0;
+}
+
 /* ---- JSON Lines in parallel batches --------------------------------------
  * Parsing dominates the cost of reading JSON Lines, so lines are gathered in
  * batches (copied out of the read buffer, which moves) and parsed by OpenMP
@@ -352,12 +496,13 @@ static int batch_fill(sl_docreader *r)
     size_t count = b->n;
 #pragma omp parallel for schedule(dynamic, 8) if (count > 16)
     for (size_t i = 0; i < count; i++)
-        parse_json_line(cr, &b->slots[i], b->data.data + b->off[i], b->len[i]);
+        parse_json_line(cr, &b->slots[i], b->data.data + b->off[i], b->len[i], 0);
     /* slots this batch does not use keep no large buffer */
     for (size_t i = count; i < b->cap; i++) {
         fit_buf(&b->slots[i].d.id, 0);
         fit_buf(&b->slots[i].d.text, 0);
         fit_buf(&b->slots[i].d.meta, 0);
+        fit_buf(&b->slots[i].tmp, 0);
     }
     return b->n > 0 || b->has_pending;
 }
@@ -730,8 +875,10 @@ void sl_docreader_close(sl_docreader *r)
     sl_sources_close(r->src);
     free(r->name);
     free(r->buf);
-    for (size_t i = 0; i < r->batch.cap; i++)
+    for (size_t i = 0; i < r->batch.cap; i++) {
         sl_textdoc_free(&r->batch.slots[i].d);
+        sl_buf_free(&r->batch.slots[i].tmp);
+    }
     free(r->batch.slots);
     free(r->batch.off);
     free(r->batch.len);

@@ -115,6 +115,13 @@ int sl_docreader_position(void *reader, double *done, double *total);
 /* Exchanges the id, text and metadata buffers of a and b (a batch slot hands
  * its document over without copying; the caller sets the other fields). */
 void sl_textdoc_swap(sl_textdoc *a, sl_textdoc *b);
+/* One JSON Lines line read as the reader reads it (source "line", line 1):
+ * d's buffers filled, *gen_id 1 when the id is to be generated, *invalid
+ * the repaired sequences; -1 with err for a bad line. dom 1: only through
+ * the parsed tree (the reference of the one-pass reading; for the tests
+ * and the fuzz target). */
+int sl_docreader_json_line(const sl_docreader_opts *o, const char *line, size_t n, int dom, sl_textdoc *d, int *gen_id,
+                           size_t *invalid, sl_err *err);
 #endif /* SLUICE_UNSTABLE_API */
 
 #ifdef __cplusplus

@@ -440,15 +440,92 @@ static void test_sources_in_order_and_missing_file(void **st)
     assert_string_equal(err.msg, want2);
 }
 
+/* The one-pass JSON Lines reading against the parsed tree's (the reference):
+ * the same documents (text, id, metadata, counts) and the same error, word
+ * for word, on seed lines and on every truncation and one-byte change or
+ * insertion of them, in the three invalid-UTF-8 modes and two field names. */
+static void line_both(const sl_docreader_opts *o, const char *p, size_t n)
+{
+    sl_textdoc a = {0}, b = {0};
+    sl_err ea = {{0}}, eb = {{0}};
+    int ga = 0, gb = 0;
+    size_t ia = 0, ib = 0;
+    int ra = sl_docreader_json_line(o, p, n, 0, &a, &ga, &ia, &ea);
+    int rb = sl_docreader_json_line(o, p, n, 1, &b, &gb, &ib, &eb);
+    if (ra != rb || (ra && strcmp(ea.msg, eb.msg)) ||
+        (!ra && (ga != gb || ia != ib || a.id_is_string != b.id_is_string || a.text.len != b.text.len ||
+                 (a.text.len && memcmp(a.text.data, b.text.data, a.text.len)) || a.id.len != b.id.len ||
+                 (a.id.len && memcmp(a.id.data, b.id.data, a.id.len)) || a.meta.len != b.meta.len ||
+                 (a.meta.len && memcmp(a.meta.data, b.meta.data, a.meta.len))))) {
+        fprintf(stderr, "line [%.*s] mode %d field %s: fast %d [%s] meta [%s], tree %d [%s] meta [%s]\n", (int)n, p,
+                o->invalid_utf8, o->field, ra, ea.msg, a.meta.data ? a.meta.data : "", rb, eb.msg,
+                b.meta.data ? b.meta.data : "");
+        fail();
+    }
+    sl_textdoc_free(&a);
+    sl_textdoc_free(&b);
+}
+
+static void test_jsonl_one_pass_equals_tree(void **st)
+{
+    (void)st;
+    static const char *const seeds[] = {
+        "{\"id\": \"b0\", \"text\": \"A plain line of text that is longer than sixteen bytes.\"}",
+        "{\"text\":\"esc \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u00e9 \\u20ac \\ud83d\\ude00 \\ud800 x \\udc00 "
+        "\\ud800\\u0041 "
+        "end of a long string with escapes\",\"id\":7}",
+        "{ \"a\" : [1, -2.5e+3, 0, true, false, null, {\"b\": \"c\\u0001\\/d\"}, []], \"text\" : \"t\" , \"z\": {} }",
+        "{\"text\":\"caf\xc3\xa9 \xe2\x82\xac \xff bad \xc3 \xed\xa0\x80 multilingual \xe4\xb8\xad\xe6\x96\x87 text\","
+        "\"meta\":\"\xfe raw \xe2\x82\",\"k\\u00e9y\":\"v\"}",
+        "{\"id\": -Infinity, \"text\": \"\", \"x\": NaN, \"y\": Infinity, \"w\": 1E5}",
+        "{\"id\": null, \"text\": \"nul id\", \"n\": {\"__float__\": \"NaN\"}}",
+        "{\"text\": \"a\", \"text\": \"b\", \"id\": \"1\", \"id\": 2}",
+        "{\"__float__\": \"Infinity\"}",
+        "{\"body\": \"other field\", \"text\": 5, \"id\": true}",
+        "{\"text\": \"0123456789abcdef0123456789abcdef\\\"0123456789abcdef\\\\\", \"deep\": [[[[[[[[[]]]]]]]]]}\r",
+        "[\"text\"]",
+        "  {\"text\":\"x\"}  ",
+    };
+    static const char subst[] = "\"\\{}[],: un0e-.\x80\xff\x01NI\t";
+    const char *fields[] = {"text", "body"};
+    char buf[512];
+    for (size_t s = 0; s < sizeof seeds / sizeof *seeds; s++) {
+        size_t n = strlen(seeds[s]);
+        for (int mode = 0; mode < 3; mode++)
+            for (int f = 0; f < 2; f++) {
+                sl_docreader_opts o = {.field = fields[f], .invalid_utf8 = mode};
+                for (size_t cut = 0; cut <= n; cut++)
+                    line_both(&o, seeds[s], cut);
+                for (size_t i = 0; i < n; i++)
+                    for (size_t k = 0; k < sizeof subst - 1; k++) {
+                        memcpy(buf, seeds[s], n);
+                        buf[i] = subst[k];
+                        line_both(&o, buf, n);
+                        memcpy(buf, seeds[s], i);
+                        buf[i] = subst[k];
+                        memcpy(buf + i + 1, seeds[s] + i, n - i);
+                        line_both(&o, buf, n + 1);
+                    }
+            }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_jsonl_ids_and_fields),    cmocka_unit_test(test_jsonl_field_option_crlf_blank_bom),
-        cmocka_unit_test(test_jsonl_bad_lines_fatal),   cmocka_unit_test(test_jsonl_bad_lines_skipped),
-        cmocka_unit_test(test_plain_text_whole_file),   cmocka_unit_test(test_plain_text_lines),
-        cmocka_unit_test(test_empty_and_blank_sources), cmocka_unit_test(test_binary_data_rejected),
-        cmocka_unit_test(test_max_doc_bytes),           cmocka_unit_test(test_lines_across_chunks),
-        cmocka_unit_test(test_jsonl_batches),           cmocka_unit_test(test_sources_in_order_and_missing_file),
+        cmocka_unit_test(test_jsonl_ids_and_fields),
+        cmocka_unit_test(test_jsonl_field_option_crlf_blank_bom),
+        cmocka_unit_test(test_jsonl_bad_lines_fatal),
+        cmocka_unit_test(test_jsonl_bad_lines_skipped),
+        cmocka_unit_test(test_plain_text_whole_file),
+        cmocka_unit_test(test_plain_text_lines),
+        cmocka_unit_test(test_empty_and_blank_sources),
+        cmocka_unit_test(test_binary_data_rejected),
+        cmocka_unit_test(test_max_doc_bytes),
+        cmocka_unit_test(test_lines_across_chunks),
+        cmocka_unit_test(test_jsonl_batches),
+        cmocka_unit_test(test_sources_in_order_and_missing_file),
+        cmocka_unit_test(test_jsonl_one_pass_equals_tree),
     };
     return cmocka_run_group_tests_name("read_docreader", tests, setup, teardown);
 }
