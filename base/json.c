@@ -118,11 +118,125 @@ static int str_hex4(const char *s, size_t n, size_t *i, unsigned *out)
     return 0;
 }
 
+#if defined(__SSE2__)
+/* The four hex digits at s[0..4) as a number, or -1. */
+static inline long hex4_at(const char *s)
+{
+    int a = hexval(s[0]), b = hexval(s[1]), c = hexval(s[2]), d = hexval(s[3]);
+    return (a | b | c | d) < 0 ? -1 : (long)a << 12 | b << 8 | c << 4 | d;
+}
+
+/* The usual string in one loop: plain bytes 16 at a time, escapes decoded
+ * in place without ending the run, and the UTF-8 of the whole decoding
+ * checked once at the end when a byte had its top bit set (an escape
+ * writes whole sequences, so the decoding is valid exactly when every run
+ * of raw bytes is). Returns 0 (*pos, *changed set), or -1 with b as it was
+ * for anything else (invalid UTF-8, a lone surrogate, a malformed string):
+ * sl_json_str_decode then reads the string run by run. */
+static int str_decode_fast(const char *s, size_t n, size_t *pos, sl_buf *b, int *changed)
+{
+    size_t i = *pos, len0 = b->len;
+    unsigned high = 0;
+    int chg = 0;
+    char *dst = b->data + b->len, *lim = b->data + b->cap - 1;
+    const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\'), vc = _mm_set1_epi8(0x1F);
+    for (;;) {
+        if (lim - dst < 32) { /* 16 stored, or up to 15 and an escape's 4 */
+            b->len = (size_t)(dst - b->data);
+            sl_buf_reserve(b, 32 + (n - i < 4096 ? n - i : 4096));
+            dst = b->data + b->len;
+            lim = b->data + b->cap - 1;
+        }
+        if (n - i >= 16) {
+            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+            _mm_storeu_si128((__m128i *)(void *)dst, x);
+            __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, vq), _mm_cmpeq_epi8(x, vb)),
+                                        _mm_cmpeq_epi8(_mm_min_epu8(x, vc), x));
+            unsigned m = (unsigned)_mm_movemask_epi8(stop), t = (unsigned)_mm_movemask_epi8(x);
+            if (!m) {
+                high |= t;
+                i += 16;
+                dst += 16;
+                continue;
+            }
+            unsigned k = (unsigned)__builtin_ctz(m);
+            high |= t & ((1u << k) - 1);
+            i += k;
+            dst += k;
+        } else {
+            for (; i < n; i++) {
+                unsigned char c = (unsigned char)s[i];
+                if (c == '"' || c == '\\' || c < 0x20)
+                    break;
+                high |= c & 0x80;
+                *dst++ = (char)c;
+            }
+            if (i >= n)
+                goto careful;
+        }
+        char c = s[i];
+        if (c == '"') {
+            i++;
+            break;
+        }
+        if (c != '\\' || n - i < 2)
+            goto careful;
+        chg = 1;
+        switch (s[i + 1]) {
+        case '"': *dst++ = '"'; break;
+        case '\\': *dst++ = '\\'; break;
+        case '/': *dst++ = '/'; break;
+        case 'b': *dst++ = '\b'; break;
+        case 'f': *dst++ = '\f'; break;
+        case 'n': *dst++ = '\n'; break;
+        case 'r': *dst++ = '\r'; break;
+        case 't': *dst++ = '\t'; break;
+        case 'u': {
+            long cp = n - i >= 6 ? hex4_at(s + i + 2) : -1;
+            if (cp < 0 || (cp >= 0xDC00 && cp <= 0xDFFF))
+                goto careful;
+            if (cp >= 0xD800 && cp <= 0xDBFF) {
+                long lo = n - i >= 12 && s[i + 6] == '\\' && s[i + 7] == 'u' ? hex4_at(s + i + 8) : -1;
+                if (lo < 0xDC00 || lo > 0xDFFF)
+                    goto careful;
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                i += 6;
+            }
+            dst += sl_utf8_encode(dst, (uint32_t)cp);
+            i += 4;
+            break;
+        }
+        default: goto careful;
+        }
+        i += 2;
+    }
+    if (high && sl_utf8_check(b->data + len0, (size_t)(dst - b->data) - len0) != (size_t)(dst - b->data) - len0)
+        goto careful;
+    b->len = (size_t)(dst - b->data);
+    b->data[b->len] = 0;
+    *pos = i;
+    if (changed)
+        *changed = chg;
+    return 0;
+careful:
+    b->len = len0;
+    return -1;
+}
+#endif
+
 int sl_json_str_decode(const char *s, size_t n, size_t *pos, sl_buf *b, int mode, size_t *invalid, int *changed)
 {
+    sl_buf_reserve(b, 16);
+    int careful = mode & SL_JSTR_CAREFUL;
+    mode &= ~SL_JSTR_CAREFUL;
+#if defined(__SSE2__)
+    if (!careful && !str_decode_fast(s, n, pos, b, changed))
+        return 0;
+#else
+    (void)careful;
+#endif
     size_t i = *pos;
     int chg = 0;
-    sl_buf_reserve(b, 16);
     for (;;) {
         /* a run of plain bytes, stored at the end of b as it is scanned
          * (b->len moves past it once it is known to be valid UTF-8) */

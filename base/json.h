@@ -76,6 +76,9 @@ void sl_json_free(sl_json_doc *doc);
 
 /* Error codes of sl_json_str_decode. */
 enum { SL_JSTR_UNTERMINATED = 1, SL_JSTR_CONTROL, SL_JSTR_ESCAPE, SL_JSTR_UTF8, SL_JSTR_U_TRUNC, SL_JSTR_U_HEX };
+/* Or-ed into an invalid-UTF-8 mode (sl_json_str_decode, sl_json_opts): only
+ * the run-by-run way, the reference of the one-loop way (tests). */
+#define SL_JSTR_CAREFUL 0x100
 
 /* Decodes the JSON string whose text starts at s[*pos] (just after its
  * opening '"') and appends it to b as sl_json_parse decodes strings

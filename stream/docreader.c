@@ -381,7 +381,7 @@ static void parse_json_line(const sl_docreader *r, jslot *s, const char *p, size
     s->gen_id = 0;
     /* NaN, Infinity and -Infinity are numbers, as Python's json reads and writes
      * them (sluice read writes them for Parquet and Arrow floats) */
-    sl_json_opts jo = {.invalid_utf8 = r->o.invalid_utf8, .nonfinite = 1};
+    sl_json_opts jo = {.invalid_utf8 = r->o.invalid_utf8 | (dom ? SL_JSTR_CAREFUL : 0), .nonfinite = 1};
     sl_json_doc *jd = sl_json_parse(p, n, &jo, err);
     if (!jd) {
         sl_err_prefix(err, "%s:%llu", r->name, line);

@@ -118,8 +118,8 @@ void sl_textdoc_swap(sl_textdoc *a, sl_textdoc *b);
 /* One JSON Lines line read as the reader reads it (source "line", line 1):
  * d's buffers filled, *gen_id 1 when the id is to be generated, *invalid
  * the repaired sequences; -1 with err for a bad line. dom 1: only through
- * the parsed tree (the reference of the one-pass reading; for the tests
- * and the fuzz target). */
+ * the parsed tree, its strings decoded run by run (SL_JSTR_CAREFUL) (the reference of the one-pass reading; for the
+ * tests and the fuzz target). */
 int sl_docreader_json_line(const sl_docreader_opts *o, const char *line, size_t n, int dom, sl_textdoc *d, int *gen_id,
                            size_t *invalid, sl_err *err);
 #endif /* SLUICE_UNSTABLE_API */

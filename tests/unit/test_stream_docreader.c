@@ -485,6 +485,12 @@ static void test_jsonl_one_pass_equals_tree(void **st)
         "{\"text\": \"0123456789abcdef0123456789abcdef\\\"0123456789abcdef\\\\\", \"deep\": [[[[[[[[[]]]]]]]]]}\r",
         "[\"text\"]",
         "  {\"text\":\"x\"}  ",
+        "{\"text\": \"\\u4e2d\\u6587 \\ud83d\\ude00 ascii-escaped text, as json.dumps writes it by default: "
+        "\\u00e9t\\u00e9 \\uD83D\\uDE00\\u0000\\u001f end\", \"id\": \"\\u0041\\n\"}",
+        "{\"text\": \"0123456789abcde\\n0123456789abcdef\\t0123456789abcdefg\\\"\xc3\xa9"
+        "0123456789abcd\\u00e9"
+        "0123456789abcdef\xe2\x82\xac"
+        "0123456789abcdef\xf0\x9f\x98\x80\"}",
     };
     static const char subst[] = "\"\\{}[],: un0e-.\x80\xff\x01NI\t";
     const char *fields[] = {"text", "body"};
