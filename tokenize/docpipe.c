@@ -137,8 +137,11 @@ static int fill_item(void *ctx, void *slot, uint64_t *cost, sl_err *err)
     int got = sl_docreader_next(p->r, &it->doc, err);
     if (got <= 0)
         return got;
-    free(it->source);
-    it->source = sl_xstrdup(it->doc.source ? it->doc.source : "-");
+    const char *name = it->doc.source ? it->doc.source : "-";
+    if (!it->source || strcmp(it->source, name)) { /* a copy per source, not per document */
+        free(it->source);
+        it->source = sl_xstrdup(name);
+    }
     *cost = it->doc.text.len;
     return 1;
 }
