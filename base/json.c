@@ -79,6 +79,7 @@ static sl_json *node(parser *p, sl_json_type t)
     return v;
 }
 
+#if !defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 /* The bytes of x (little-endian) that end a run of a string's plain bytes
  * ('"', '\\', below 0x20) have their top bit set in the result; bytes
  * after the first such byte may be set too (a borrow), the first is exact. */
@@ -88,6 +89,7 @@ static inline uint64_t string_end8(uint64_t x)
     uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
     return (((q - ones) & ~q) | ((b - ones) & ~b) | ((x - ones * 0x20) & ~x)) & tops;
 }
+#endif
 
 static int hexval(char c)
 {
