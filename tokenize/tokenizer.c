@@ -8,7 +8,6 @@
 #include <sys/stat.h>
 
 #include "stream/io.h"
-#include "tokenize/processors/postproc.h"
 #include "tokenize/tokenizer_impl.h"
 
 /* Probed in this order; the last one (the Hugging Face / GPT-2 loader)
@@ -94,7 +93,8 @@ const char *sl_tokenizer_find_special(const sl_tokenizer *t, const char *text, s
 static sl_tokenizer *load_family(const char *path, const sl_tokenizer_opts *o, sl_err *err);
 
 /* The family's tokenizer, and with o->add_special the ids of the file's
- * post-processor around each text's. */
+ * post-processor around each text's (read by the family's load, from its one
+ * parse of the file). */
 sl_tokenizer *sl_tokenizer_load(const char *path, const sl_tokenizer_opts *o, sl_err *err)
 {
     sl_tokenizer *t = load_family(path, o, err);
@@ -109,13 +109,12 @@ sl_tokenizer *sl_tokenizer_load(const char *path, const sl_tokenizer_opts *o, sl
         return NULL;
     }
     if (t && o && o->add_special && !t->post_known) {
-        sl_postproc pp;
-        if (sl_postproc_from_file(&pp, path, t->vocab_size, err)) {
-            sl_tokenizer_free(t);
-            return NULL;
-        }
-        t->add_pre = pp.pre, t->n_add_pre = pp.n_pre;
-        t->add_post = pp.post, t->n_add_post = pp.n_post;
+        /* every tokenizer.json load keeps its post-processor (post_known):
+         * what is left is no tokenizer.json (GPT-2's vocab.json + merges.txt,
+         * a character vocabulary) */
+        sl_errf(err, "%s: adding special tokens needs a tokenizer.json with a post_processor; this is none", path);
+        sl_tokenizer_free(t);
+        return NULL;
     }
     return t;
 }

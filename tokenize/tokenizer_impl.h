@@ -80,11 +80,12 @@ struct sl_tokenizer {
     char fingerprint[72];
     char *extra; /* header "extra" JSON, or NULL */
     /* ids put around each text's ids (the file's post-processor, with
-     * sl_tokenizer_opts.add_special; postproc.h), set by tokenizer.c */
+     * sl_tokenizer_opts.add_special; postproc.h), set by the family's load */
     uint32_t *add_pre, *add_post;
     size_t n_add_pre, n_add_post;
     /* 1 when the family's load read the post-processor (add_pre/add_post
-     * set with add_special): tokenizer.c does not read it again */
+     * set with add_special); 0: the file has none (tokenizer.c refuses
+     * add_special) */
     int post_known;
     /* the special added tokens' texts (what --special parse turns into ids),
      * for sl_tokenizer_find_special; set by sl_tokenizer_set_specials */

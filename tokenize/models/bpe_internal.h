@@ -13,6 +13,7 @@
 #include "tokenize/decoders/decoders.h"
 #include "tokenize/normalizers/normalize.h"
 #include "tokenize/pre_tokenizers/pretokenizer.h"
+#include "tokenize/processors/postproc.h"
 #include "tokenize/scache.h"
 
 /* Pair -> merge table (open addressing). */
@@ -91,6 +92,11 @@ struct sl_bpe {
     sl_decoder dec;
     uint32_t *dec_off, *dec_len;
     char *dec_pool;
+    /* the tokenizer.json's post-processor (post_known = 1; a vocab.json +
+     * merges.txt pair has none), handed to the tokenizer for
+     * --add-special-tokens (tok_bpe.c), so the file is parsed once */
+    int post_known;
+    sl_postproc post;
 };
 
 /* The piece cache of one thread (bpe_merge.c): pieces of at most 16 bytes

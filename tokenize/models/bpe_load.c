@@ -1,8 +1,8 @@
 /* Loading a byte-level BPE tokenizer from a Hugging Face tokenizer.json
  * (bpe_load.h): the model object (vocab, merges, affixes, unk, options),
  * the normalizer, the pre-tokenizer (bpe_pretok_load.c), the decoder, the
- * added tokens, and the post-processor (checked here; read with
- * --add-special-tokens by tokenizer.c). The GPT-2 vocab.json + merges.txt
+ * added tokens, and the post-processor (kept in the sl_bpe; tok_bpe.c gives
+ * it to the tokenizer with --add-special-tokens). The GPT-2 vocab.json + merges.txt
  * pair and the paths are bpe_files.c's. */
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +12,6 @@
 #include "tokenize/json_skim.h"
 #include "tokenize/models/bpe_load.h"
 #include "tokenize/hf_pipeline.h"
-#include "tokenize/processors/postproc.h"
 
 /* continuing_subword_prefix / end_of_word_suffix: the initial symbols of
  * each byte with them, as HF's BPE makes a word's symbols (prefix on every
@@ -213,12 +212,11 @@ sl_bpe *sl_bpe_load_json(const char *text, size_t len, const char *name, sl_err 
         int fu = 0;
         b->fuse_unk = sl_json_get_bool(model, "fuse_unk", &fu) == 0 && fu;
     }
-    /* a post-processor acts only with --add-special-tokens (tokenizer.c),
-     * but one sluice cannot run is refused either way */
-    sl_postproc pp;
-    if (sl_postproc_load(&pp, sl_json_get(root, "post_processor"), b->vocab_size, name, err))
+    /* a post-processor acts only with --add-special-tokens (tok_bpe.c
+     * hands it on), but one sluice cannot run is refused either way */
+    if (sl_postproc_load(&b->post, sl_json_get(root, "post_processor"), b->vocab_size, name, err))
         goto fail;
-    sl_postproc_free(&pp);
+    b->post_known = 1;
     if (b->ignore_merges)
         build_words(b, sl_json_get(model, "vocab"));
     free(map.slots);

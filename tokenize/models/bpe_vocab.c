@@ -281,6 +281,7 @@ void sl_bpe_free(sl_bpe *b)
     free(b->dec_len);
     free(b->dec_pool);
     sl_decoder_free(&b->dec);
+    sl_postproc_free(&b->post);
     sl_pretokenizer_free(&b->pre_before);
     sl_pretokenizer_free(&b->pre_after);
     sl_added_free(b->added, b->n_added);

@@ -49,6 +49,13 @@ sl_tokenizer *sl_bpe_tokenizer(sl_bpe *b, const char *path, const sl_tokenizer_o
         sl_bpe_set_scanner(b, !o->pcre2);
     }
     t->vocab_size = sl_bpe_vocab_size(b);
+    if (b->post_known && o && o->add_special) { /* the post-processor of the one parse */
+        t->add_pre = b->post.pre, t->n_add_pre = b->post.n_pre;
+        t->add_post = b->post.post, t->n_add_post = b->post.n_post;
+        b->post.pre = b->post.post = NULL;
+        b->post.n_pre = b->post.n_post = 0;
+    }
+    t->post_known = b->post_known;
     sl_tokenizer_set_specials(t, b->added, b->n_added);
     t->special[SL_TOK_EOS] = sl_bpe_token_id(b, "<|endoftext|>");
     if (t->special[SL_TOK_EOS] < 0) /* Llama-3 */

@@ -5,10 +5,8 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/buf.h"
-#include "stream/io.h"
 
 static const char *type_of(const sl_json *v)
 {
@@ -154,34 +152,4 @@ void sl_postproc_free(sl_postproc *pp)
     free(pp->pre);
     free(pp->post);
     memset(pp, 0, sizeof *pp);
-}
-
-int sl_postproc_from_file(sl_postproc *pp, const char *path, uint32_t vocab_size, sl_err *err)
-{
-    memset(pp, 0, sizeof *pp);
-    struct stat st;
-    sl_buf p = {0};
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        sl_buf_printf(&p, "%s/tokenizer.json", path);
-    else
-        sl_buf_printf(&p, "%s", path);
-    char *text = NULL;
-    size_t len;
-    int rc = -1;
-    if (sl_read_file(p.data, &text, &len, err) == 0) {
-        sl_json_doc *doc = sl_json_parse(text, len, NULL, err);
-        const sl_json *root = doc ? sl_json_root(doc) : NULL;
-        if (!doc)
-            sl_err_prefix(err, "%s", p.data);
-        else if (root->type != SL_JSON_OBJECT || !sl_json_get(root, "model") ||
-                 sl_json_get(root, "model")->type != SL_JSON_OBJECT)
-            sl_errf(err, "%s: adding special tokens needs a tokenizer.json with a post_processor; this is none",
-                    p.data);
-        else
-            rc = sl_postproc_load(pp, sl_json_get(root, "post_processor"), vocab_size, p.data, err);
-        sl_json_free(doc);
-    }
-    free(text);
-    sl_buf_free(&p);
-    return rc;
 }

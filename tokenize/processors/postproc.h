@@ -22,9 +22,6 @@ typedef struct sl_postproc {
 /* Reads a "post_processor" value (null: nothing added). Ids must be below
  * vocab_size. Anything else is refused naming it; `name` starts messages. */
 int sl_postproc_load(sl_postproc *pp, const sl_json *v, uint32_t vocab_size, const char *name, sl_err *err);
-/* The post_processor of the tokenizer.json at path (a file, or a directory
- * holding tokenizer.json); refused when path is no tokenizer.json. */
-int sl_postproc_from_file(sl_postproc *pp, const char *path, uint32_t vocab_size, sl_err *err);
 void sl_postproc_free(sl_postproc *pp);
 
 #endif
