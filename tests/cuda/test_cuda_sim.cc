@@ -133,7 +133,7 @@ static void scan_case(int64_t L, int64_t D, int N, bool gate, bool resets, int p
                               resets ? rs.data() + t0 : nullptr,
                               y[k].data() + t0 * D,
                               D};
-            sl_err err = {{0}};
+            sl_err err = {};
             if (k == 0)
                 sim_scan(a);
             else if (k == 1)
@@ -176,7 +176,7 @@ static void ssd_case(int64_t L, int H, int P, int G, int N, bool gate, bool rese
             a.B = bc.data() + t0 * ldbc, a.C = bc.data() + t0 * ldbc + (int64_t)G * N, a.ldbc = ldbc;
             a.z = gate ? z.data() + t0 * D : nullptr, a.ldz = D, a.state = st[k].data();
             a.reset = resets ? rs.data() + t0 : nullptr, a.y = y[k].data() + t0 * D, a.ldy = D;
-            sl_err err = {{0}};
+            sl_err err = {};
             if (k == 0) {
                 ssd_params p = {a.L,    a.H,       a.P,   a.G,     a.N,      a.x,      a.ldx, a.dt,
                                 a.lddt, a.dt_bias, a.A,   a.Dskip, a.dt_min, a.dt_max, a.B,   a.C,
@@ -226,7 +226,7 @@ static void conv_case(int64_t L, int64_t D, int K, bool resets, int pieces)
                               resets ? rs.data() + t0 : nullptr,
                               out[k].data() + t0 * D,
                               D};
-            sl_err err = {{0}};
+            sl_err err = {};
             if (k == 0) { /* as conv.cu launches it */
                 conv_params p = {a.L, a.D, a.K, a.x, a.ldx, a.w, a.bias, a.state, a.reset, a.out, a.ldout};
                 if (a.L > 0) {
@@ -258,7 +258,7 @@ static void norm_case(int64_t L, int64_t D, int mode, int64_t group = 0)
         res[k] = res0;
         sl_norm_args a = {
             L, D, mode == 2 ? nullptr : x.data(), res[k].data(), mode == 1, w.data(), 1e-5f, out[k].data(), group};
-        sl_err err = {{0}};
+        sl_err err = {};
         if (k == 0)
             sim_launch((unsigned)(L * (group ? D / group : 1)), kRowT, [&] { norm_kernel(a); });
         else if (k == 1)
@@ -284,7 +284,7 @@ static void logsoftmax_case(int64_t T, int64_t V, int64_t ld)
     for (int k = 0; k < 3; k++) {
         lp[k].assign((size_t)T, 1.0f);
         sl_logsoftmax_args a = {T, V, lg.data(), ld, tg.data(), lp[k].data()};
-        sl_err err = {{0}};
+        sl_err err = {};
         if (k == 0)
             sim_launch((unsigned)T, kRowT, [&] { logsoftmax_kernel(a); });
         else if (k == 1)
@@ -354,7 +354,7 @@ static void small_kernels()
 
 int main()
 {
-    sl_err err = {{0}};
+    sl_err err = {};
     cpu = sl_backend_cpu(1, &err);
     if (!cpu)
         return fprintf(stderr, "%s\n", err.msg), 1;
