@@ -95,3 +95,21 @@ void sl_test_rmtree(const char *dir)
     }
     rmdir(dir);
 }
+
+int sl_test_tmpdir_into(char *buf, size_t cap, const char *tag)
+{
+    char *d = sl_test_tmpdir(tag);
+    int ok = d && (size_t)snprintf(buf, cap, "%s", d) < cap;
+    free(d);
+    return ok ? 0 : -1;
+}
+
+int sl_test_sh(const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    return system(cmd);
+}

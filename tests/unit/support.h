@@ -20,5 +20,11 @@ char *sl_test_slurp(const char *path, size_t *len);
 char *sl_test_tmpdir(const char *tag);
 /* Removes dir and everything under it (not following symbolic links). */
 void sl_test_rmtree(const char *dir);
+/* Writes a new directory made by sl_test_tmpdir(tag) into buf (cap bytes):
+ * 0, or -1 when it cannot be made or does not fit (a cmocka setup's
+ * return value). */
+int sl_test_tmpdir_into(char *buf, size_t cap, const char *tag);
+/* Runs printf(fmt, ...) with system(); returns what system() returns. */
+int sl_test_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

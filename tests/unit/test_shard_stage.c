@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/support.h"
+
 #include "shard/stage.h"
 #include "stream/io.h"
 #include "stream/tokstream.h"
@@ -51,16 +53,6 @@ static void write_stream(const char *path, int n, int dup)
     sl_ts_header_free(&h);
 }
 
-static int sh(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    return system(cmd);
-}
-
 static const char *bin(void)
 {
     const char *b = getenv("SLUICE_BIN");
@@ -94,13 +86,14 @@ static void test_shard_equals_cli(void **state)
     assert_int_equal(sl_shard_run(&o, inputs, 1, a, &st, &err), 0);
     assert_int_equal(st.docs, 200);
     assert_int_equal(st.dup_ids, 0);
-    assert_int_equal(sh("'%s' shard -q --seq-len 256 --warmup double:64..256 --val-fraction 0.2 --shuffle --seed 7 "
-                        "--max-file-bytes 4096 --keep-fields label '%s' -o '%s'",
-                        bin(), in, b),
-                     0);
-    assert_int_equal(sh("diff -r '%s' '%s' >/dev/null", a, b), 0);
+    assert_int_equal(
+        sl_test_sh("'%s' shard -q --seq-len 256 --warmup double:64..256 --val-fraction 0.2 --shuffle --seed 7 "
+                   "--max-file-bytes 4096 --keep-fields label '%s' -o '%s'",
+                   bin(), in, b),
+        0);
+    assert_int_equal(sl_test_sh("diff -r '%s' '%s' >/dev/null", a, b), 0);
     /* the directory really has several files and a val split */
-    assert_int_equal(sh("test -f '%s/train-00001.tokens' && test -f '%s/val-00000.tokens'", a, a), 0);
+    assert_int_equal(sl_test_sh("test -f '%s/train-00001.tokens' && test -f '%s/val-00000.tokens'", a, a), 0);
     sl_meta_sel_free(&o.fields);
 }
 
@@ -129,8 +122,9 @@ static void test_pack_equals_cli(void **state)
     assert_true(st.dropped > 0);      /* documents over 64 tokens */
     assert_int_equal(st.dup_ids, 50); /* the second copy repeats every id */
     assert_string_equal(st.first_dup, "doc0");
-    assert_int_equal(sh("'%s' pack -q --seq-len 64 --no-split --long drop '%s' '%s' -o '%s'", bin(), in, in, b), 0);
-    assert_int_equal(sh("cmp -s '%s' '%s'", a, b), 0);
+    assert_int_equal(sl_test_sh("'%s' pack -q --seq-len 64 --no-split --long drop '%s' '%s' -o '%s'", bin(), in, in, b),
+                     0);
+    assert_int_equal(sl_test_sh("cmp -s '%s' '%s'", a, b), 0);
 }
 
 static void test_errors_name_fields(void **state)
@@ -166,7 +160,7 @@ static void test_errors_name_fields(void **state)
     assert_non_null(strstr(err.msg, ": document 9: duplicate id 'doc3' (`unique_ids`)"));
     assert_null(strstr(err.msg, "--"));
     /* the failed run left the earlier directory as it was */
-    assert_int_equal(sh("test -f '%s/manifest.json'", d), 0);
+    assert_int_equal(sl_test_sh("test -f '%s/manifest.json'", d), 0);
 }
 
 int main(void)
@@ -180,6 +174,6 @@ int main(void)
         cmocka_unit_test(test_errors_name_fields),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    sh("rm -rf '%s'", tmpdir);
+    sl_test_sh("rm -rf '%s'", tmpdir);
     return rc;
 }

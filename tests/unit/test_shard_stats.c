@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/support.h"
+
 #include "shard/shard.h"
 #include "shard/stage.h"
 #include "shard/stats.h"
@@ -55,16 +57,6 @@ static void write_stream(const char *path, int first, int n)
     assert_int_equal(sl_ts_writer_finish(w, &err), 0);
     assert_int_equal(sl_output_commit(out, &err), 0);
     sl_ts_header_free(&h);
-}
-
-static int sh(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    return system(cmd);
 }
 
 /* The expected length statistics of documents [first, first + n), with
@@ -304,15 +296,16 @@ static void test_verify_existing(void **state)
     /* a whole token stream, and the same cut short */
     write_stream(tok, 0, 30);
     assert_int_equal(sl_output_verify_existing(tok, SL_VERIFY_TOKENS, &err), SL_EXISTING_OK);
-    assert_int_equal(sh("head -c $(( $(stat -c %%s '%s') - 9 )) '%s' > '%s'", tok, tok, cut), 0);
+    assert_int_equal(sl_test_sh("head -c $(( $(stat -c %%s '%s') - 9 )) '%s' > '%s'", tok, tok, cut), 0);
     assert_int_equal(sl_output_verify_existing(cut, SL_VERIFY_TOKENS, &err), SL_EXISTING_BAD);
     assert_non_null(strstr(err.msg, "v-cut.tok"));
     /* JSON Lines: whole, empty, cut in a line */
-    assert_int_equal(sh("printf '{\"a\":1}\\n{\"a\":2}\\n' > '%s' && printf '{\"a\":1}\\n{\"a\"' > '%s'", jl, part), 0);
+    assert_int_equal(
+        sl_test_sh("printf '{\"a\":1}\\n{\"a\":2}\\n' > '%s' && printf '{\"a\":1}\\n{\"a\"' > '%s'", jl, part), 0);
     assert_int_equal(sl_output_verify_existing(jl, SL_VERIFY_LINES, &err), SL_EXISTING_OK);
     assert_int_equal(sl_output_verify_existing(part, SL_VERIFY_LINES, &err), SL_EXISTING_BAD);
     assert_non_null(strstr(err.msg, "the last line is not complete"));
-    assert_int_equal(sh(": > '%s'", part), 0);
+    assert_int_equal(sl_test_sh(": > '%s'", part), 0);
     assert_int_equal(sl_output_verify_existing(part, SL_VERIFY_LINES, &err), SL_EXISTING_OK);
     /* a shard directory, then one of its files damaged */
     sl_stage_opts o;
@@ -328,7 +321,8 @@ static void test_verify_existing(void **state)
     assert_non_null(strstr(err.msg, "not a regular file"));
     assert_int_equal(sl_output_verify_existing(tok, SL_VERIFY_SHARDS, &err), SL_EXISTING_BAD);
     assert_non_null(strstr(err.msg, "not a directory"));
-    assert_int_equal(sh("printf 'XY' | dd of='%s/train-00000.tokens' bs=1 seek=10 conv=notrunc 2>/dev/null", dir), 0);
+    assert_int_equal(
+        sl_test_sh("printf 'XY' | dd of='%s/train-00000.tokens' bs=1 seek=10 conv=notrunc 2>/dev/null", dir), 0);
     assert_int_equal(sl_output_verify_existing(dir, SL_VERIFY_SHARDS, &err), SL_EXISTING_BAD);
     assert_non_null(strstr(err.msg, "train-00000.tokens"));
     /* cannot be looked at: a path through a regular file */
@@ -355,6 +349,6 @@ int main(void)
         cmocka_unit_test(test_verify_existing),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    sh("rm -rf '%s'", tmpdir);
+    sl_test_sh("rm -rf '%s'", tmpdir);
     return rc;
 }

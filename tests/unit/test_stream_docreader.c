@@ -23,10 +23,7 @@ static char tmpdir[64];
 static int setup(void **st)
 {
     (void)st;
-    char *d = sl_test_tmpdir("sluice-read-unit");
-    int ok = d && (size_t)snprintf(tmpdir, sizeof tmpdir, "%s", d) < sizeof tmpdir;
-    free(d);
-    return ok ? 0 : -1;
+    return sl_test_tmpdir_into(tmpdir, sizeof tmpdir, "sluice-read-unit");
 }
 
 static int teardown(void **st)

@@ -24,10 +24,7 @@ static char tmpdir[64];
 static int setup(void **st)
 {
     (void)st;
-    char *d = sl_test_tmpdir("sluice-read-src");
-    int ok = d && (size_t)snprintf(tmpdir, sizeof tmpdir, "%s", d) < sizeof tmpdir;
-    free(d);
-    return ok ? 0 : -1;
+    return sl_test_tmpdir_into(tmpdir, sizeof tmpdir, "sluice-read-src");
 }
 
 static int teardown(void **st)

@@ -26,25 +26,16 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "tests/unit/support.h"
+#include "tests/unit/support_tokenize.h"
+
 #include "stream/io.h"
 #include "base/json.h"
 #include "tokenize/models/bpe_internal.h"
 
 static const char *path(const char *rel)
 {
-    const char *src = getenv("SLUICE_SRC");
-    static char buf[4096];
-    snprintf(buf, sizeof buf, "%s/tests/data/bpe/%s", src ? src : ".", rel);
-    return buf;
-}
-
-static char *slurp(const char *rel, size_t *n)
-{
-    sl_err e = {{0}};
-    char *t;
-    if (sl_read_file(path(rel), &t, n, &e))
-        fail_msg("%s", e.msg);
-    return t;
+    return sl_test_path("tests/data/bpe/%s", rel);
 }
 
 static const char *name = "llama3"; /* the fixture set */
@@ -69,7 +60,7 @@ static sl_bpe *load(void)
 static sl_buf replaced(const char *from, const char *to)
 {
     size_t n;
-    char *json = slurp(fixture("%s-tiny-tokenizer.json"), &n);
+    char *json = sl_tt_slurp(path(fixture("%s-tiny-tokenizer.json")), &n);
     char *at = strstr(json, from);
     if (!at)
         fail_msg("fixture lacks %s", from);
@@ -81,23 +72,11 @@ static sl_buf replaced(const char *from, const char *to)
     return b;
 }
 
-static int ids_equal(const sl_ids *got, const sl_json *arr)
-{
-    if (!arr || arr->type != SL_JSON_ARRAY || arr->n != got->n)
-        return 0;
-    for (size_t i = 0; i < arr->n; i++) {
-        int64_t v;
-        if (!sl_json_is_int(arr->kids[i], &v) || v != got->v[i])
-            return 0;
-    }
-    return 1;
-}
-
 /* Calls fn on each line of a fixture as parsed JSON. */
 static size_t each_line(const char *rel, void (*fn)(const sl_json *o, void *ctx), void *ctx)
 {
     size_t n, lines = 0;
-    char *t = slurp(rel, &n);
+    char *t = sl_tt_slurp(path(rel), &n);
     sl_err e = {{0}};
     for (char *p = t; p < t + n;) {
         char *nl = memchr(p, '\n', (size_t)(t + n - p));
@@ -128,10 +107,10 @@ static void check_split(const sl_json *o, void *c)
     sl_ids ends = {0}, ids = {0};
     sl_err e = {{0}};
     assert_int_equal(sl_bpe_pretokenize(x->b, x->s, text->str, text->str_len, &ends), 0);
-    if (!ids_equal(&ends, sl_json_get(o, "ends")) && x->bad_split++ < 5)
+    if (!sl_tt_ids_equal(&ends, sl_json_get(o, "ends")) && x->bad_split++ < 5)
         fprintf(stderr, "split of '%s' differs from HF\n", text->str);
     assert_int_equal(sl_bpe_encode(x->b, x->s, text->str, text->str_len, SL_SPECIAL_PARSE, &ids, &e), 0);
-    if (!ids_equal(&ids, sl_json_get(o, "ids")) && x->bad_ids++ < 5)
+    if (!sl_tt_ids_equal(&ids, sl_json_get(o, "ids")) && x->bad_ids++ < 5)
         fprintf(stderr, "ids of '%s' differ from HF\n", text->str);
     sl_ids_free(&ends);
     sl_ids_free(&ids);
@@ -182,11 +161,11 @@ static void check_doc(const sl_json *want, void *c)
     sl_ids ids = {0};
     sl_buf dec = {0};
     assert_int_equal(sl_bpe_encode(x->b, x->s, text->str, text->str_len, SL_SPECIAL_PLAIN, &ids, &e), 0);
-    if (!ids_equal(&ids, sl_json_get(want, "plain")) && x->bad++ < 5)
+    if (!sl_tt_ids_equal(&ids, sl_json_get(want, "plain")) && x->bad++ < 5)
         fprintf(stderr, "plain %s differs from HF\n", id);
     ids.n = 0;
     assert_int_equal(sl_bpe_encode(x->b, x->s, text->str, text->str_len, SL_SPECIAL_PARSE, &ids, &e), 0);
-    if (!ids_equal(&ids, sl_json_get(want, "parse")) && x->bad++ < 5)
+    if (!sl_tt_ids_equal(&ids, sl_json_get(want, "parse")) && x->bad++ < 5)
         fprintf(stderr, "parse %s differs from HF\n", id);
     x->whole_words += count_whole_words(&ids);
     assert_int_equal(sl_bpe_decode(x->b, ids.v, ids.n, &dec, &e), 0);
@@ -215,7 +194,7 @@ static void test_corpus(void **state)
     assert_int_equal(x.b->pretok, !strcmp(name, "llama3") ? SL_PRETOK_LLAMA3 : SL_PRETOK_QWEN2);
     x.s = sl_bpe_state_new(x.b);
     x.ms = sl_bpe_state_new(x.merging);
-    char *corpus = slurp("corpus.jsonl", &cn);
+    char *corpus = sl_tt_slurp(path("corpus.jsonl"), &cn);
     x.corpus = corpus;
     x.end = corpus + cn;
     assert_true(each_line(fixture("expected-%s.jsonl"), check_doc, &x) > 150);
@@ -274,7 +253,7 @@ static void check_split_ids(const sl_json *o, void *c)
     sl_ids ids = {0};
     sl_err e = {{0}};
     assert_int_equal(sl_bpe_encode(x->b, x->s, text->str, text->str_len, SL_SPECIAL_PARSE, &ids, &e), 0);
-    if (!ids_equal(&ids, sl_json_get(o, "ids")) && x->bad_ids++ < 5)
+    if (!sl_tt_ids_equal(&ids, sl_json_get(o, "ids")) && x->bad_ids++ < 5)
         fprintf(stderr, "general path: ids of '%s' differ from HF\n", text->str);
     sl_ids_free(&ids);
 }
@@ -294,7 +273,7 @@ static void test_general(void)
     corpus_ctx y = {.b = x.b, .merging = load_nested()};
     y.s = sl_bpe_state_new(y.b);
     y.ms = sl_bpe_state_new(y.merging);
-    char *corpus = slurp("corpus.jsonl", &cn);
+    char *corpus = sl_tt_slurp(path("corpus.jsonl"), &cn);
     y.corpus = corpus;
     y.end = corpus + cn;
     assert_true(each_line(fixture("expected-%s.jsonl"), check_doc, &y) > 150);

@@ -29,62 +29,23 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "tests/unit/support.h"
+#include "tests/unit/support_tokenize.h"
+
 #include "stream/io.h"
 #include "base/json.h"
 #include "tokenize/tokenizer.h"
 
 static const char *path(const char *rel)
 {
-    const char *src = getenv("SLUICE_SRC");
-    static char buf[4096];
-    snprintf(buf, sizeof buf, "%s/tests/data/tok/%s", src ? src : ".", rel);
-    return buf;
-}
-
-static char *slurp(const char *rel, size_t *n)
-{
-    sl_err e = {{0}};
-    char *t;
-    if (sl_read_file(path(rel), &t, n, &e))
-        fail_msg("%s", e.msg);
-    return t;
+    return sl_test_path("tests/data/tok/%s", rel);
 }
 
 static sl_tokenizer *load(const char *file, sl_special_mode mode)
 {
     sl_tokenizer_opts o = SL_TOKENIZER_OPTS_INIT;
     o.special = mode;
-    sl_err e = {{0}};
-    sl_tokenizer *t = sl_tokenizer_load(path(file), &o, &e);
-    if (!t)
-        fail_msg("%s", e.msg);
-    assert_string_equal(sl_tokenizer_family(t), "spbpe");
-    return t;
-}
-
-static int ids_equal(const sl_ids *got, const sl_json *arr)
-{
-    if (!arr || arr->type != SL_JSON_ARRAY || arr->n != got->n)
-        return 0;
-    for (size_t i = 0; i < arr->n; i++) {
-        int64_t v;
-        if (!sl_json_is_int(arr->kids[i], &v) || v != got->v[i])
-            return 0;
-    }
-    return 1;
-}
-
-/* The next line of *p (advanced) as parsed JSON. */
-static sl_json_doc *next_line(char **p, const char *end)
-{
-    char *nl = memchr(*p, '\n', (size_t)(end - *p));
-    assert_non_null(nl);
-    sl_err e = {{0}};
-    sl_json_doc *d = sl_json_parse(*p, (size_t)(nl - *p), NULL, &e);
-    if (!d)
-        fail_msg("%s", e.msg);
-    *p = nl + 1;
-    return d;
+    return sl_tt_load(path(file), &o, "spbpe");
 }
 
 static void check_set(const char *name, size_t *n_unk)
@@ -95,25 +56,25 @@ static void check_set(const char *name, size_t *n_unk)
     sl_tokenizer *parse = load(file, SL_SPECIAL_PARSE), *plain = load(file, SL_SPECIAL_PLAIN);
     sl_tok_state *sp = sl_tok_state_new(parse), *sl = sl_tok_state_new(plain);
     size_t tn, en;
-    char *texts = slurp("texts.jsonl", &tn), *want = slurp(exp, &en);
+    char *texts = sl_tt_slurp(path("texts.jsonl"), &tn), *want = sl_tt_slurp(path(exp), &en);
     char *tp = texts, *wp = want;
     size_t lines = 0, bad = 0;
     int64_t unk = sl_tokenizer_special(parse, SL_TOK_UNK);
     while (tp < texts + tn) {
-        sl_json_doc *td = next_line(&tp, texts + tn), *wd = next_line(&wp, want + en);
+        sl_json_doc *td = sl_tt_next_line(&tp, texts + tn), *wd = sl_tt_next_line(&wp, want + en);
         const sl_json *text = sl_json_get(sl_json_root(td), "text"), *w = sl_json_root(wd);
         const sl_json *wplain = sl_json_get(w, "plain");
         sl_ids ids = {0};
         sl_buf dec = {0};
         sl_err e = {{0}};
         assert_int_equal(sl_tokenizer_encode(plain, sl, text->str, text->str_len, &ids, &e), 0);
-        if (!ids_equal(&ids, wplain ? wplain : sl_json_get(w, "parse")) && bad++ < 5)
+        if (!sl_tt_ids_equal(&ids, wplain ? wplain : sl_json_get(w, "parse")) && bad++ < 5)
             fprintf(stderr, "%s: plain ids of text %zu differ from HF\n", name, lines);
         for (size_t i = 0; i < ids.n; i++) /* as plain text, a literal <unk> is not the unk id */
             *n_unk += ids.v[i] == (uint32_t)unk;
         ids.n = 0;
         assert_int_equal(sl_tokenizer_encode(parse, sp, text->str, text->str_len, &ids, &e), 0);
-        if (!ids_equal(&ids, sl_json_get(w, "parse")) && bad++ < 5)
+        if (!sl_tt_ids_equal(&ids, sl_json_get(w, "parse")) && bad++ < 5)
             fprintf(stderr, "%s: ids of text %zu differ from HF\n", name, lines);
         assert_int_equal(sl_tokenizer_decode(parse, ids.v, ids.n, &dec, &e), 0);
         const sl_json *hd = sl_json_get(w, "decoded");
@@ -144,7 +105,7 @@ static void test_whole_pieces(void **state)
 {
     (void)state;
     size_t n;
-    char *json = slurp("unk-small.json", &n);
+    char *json = sl_tt_slurp(path("unk-small.json"), &n);
     sl_buf b = {0};
     for (char *p = json, *at; p < json + n; p = at + 7) {
         at = strstr(p, "\"<unk>\"");
@@ -170,14 +131,14 @@ static void test_whole_pieces(void **state)
     assert_int_equal(sl_tokenizer_token_id(t, "<unk>\xE2\x96\x81"), sl_tokenizer_special(t, SL_TOK_UNK));
     sl_tok_state *s = sl_tok_state_new(t);
     size_t tn, en, bad = 0, lines = 0;
-    char *texts = slurp("texts.jsonl", &tn), *want = slurp("expected-unk-small.jsonl", &en);
+    char *texts = sl_tt_slurp(path("texts.jsonl"), &tn), *want = sl_tt_slurp(path("expected-unk-small.jsonl"), &en);
     for (char *tp = texts, *wp = want; tp < texts + tn; lines++) {
-        sl_json_doc *td = next_line(&tp, texts + tn), *wd = next_line(&wp, want + en);
+        sl_json_doc *td = sl_tt_next_line(&tp, texts + tn), *wd = sl_tt_next_line(&wp, want + en);
         const sl_json *text = sl_json_get(sl_json_root(td), "text"), *w = sl_json_root(wd);
         const sl_json *wplain = sl_json_get(w, "plain");
         sl_ids ids = {0};
         assert_int_equal(sl_tokenizer_encode(t, s, text->str, text->str_len, &ids, &e), 0);
-        if (!ids_equal(&ids, wplain ? wplain : sl_json_get(w, "parse")) && bad++ < 5)
+        if (!sl_tt_ids_equal(&ids, wplain ? wplain : sl_json_get(w, "parse")) && bad++ < 5)
             fprintf(stderr, "whole pieces: plain ids of text %zu differ from HF\n", lines);
         sl_ids_free(&ids);
         sl_json_free(td);
@@ -201,36 +162,9 @@ static void check_decodes(const char *name)
     snprintf(file, sizeof file, "%s.json", name);
     snprintf(fix, sizeof fix, "decode-%s.jsonl", name);
     sl_tokenizer *t = load(file, SL_SPECIAL_PLAIN);
-    size_t n, lines = 0, bad = 0;
-    char *text = slurp(fix, &n);
-    for (char *p = text; p < text + n; lines++) {
-        sl_json_doc *d = next_line(&p, text + n);
-        const sl_json *arr = sl_json_get(sl_json_root(d), "ids"), *want = sl_json_get(sl_json_root(d), "decoded");
-        uint32_t ids[64];
-        assert_true(arr->n <= 64);
-        for (size_t i = 0; i < arr->n; i++) {
-            int64_t v;
-            assert_true(sl_json_is_int(arr->kids[i], &v));
-            ids[i] = (uint32_t)v;
-        }
-        sl_buf out = {0};
-        sl_err e = {{0}};
-        assert_int_equal(sl_tokenizer_decode(t, ids, arr->n, &out, &e), 0);
-        if ((out.len != want->str_len || memcmp(out.data ? out.data : "", want->str, out.len)) && bad++ < 5)
-            fprintf(stderr, "%s: decode of id list %zu differs from HF\n", name, lines);
-        sl_buf_free(&out);
-        sl_json_free(d);
-    }
-    assert_int_equal(lines, 1000);
-    assert_int_equal(bad, 0);
+    sl_tt_check_decodes(t, name, path(fix), "HF", 1000);
     /* an id outside the vocabulary is an error naming its position */
-    uint32_t outside[2] = {5, sl_tokenizer_vocab_size(t)};
-    sl_buf out = {0};
-    sl_err e = {{0}};
-    assert_int_not_equal(sl_tokenizer_decode(t, outside, 2, &out, &e), 0);
-    assert_non_null(strstr(e.msg, "token 1: id"));
-    sl_buf_free(&out);
-    free(text);
+    sl_tt_check_outside_id(t);
     sl_tokenizer_free(t);
 }
 
@@ -283,7 +217,7 @@ static void test_unk(void **state)
 static const char *variant(const char *src, const char *from, const char *to, char *tmp)
 {
     size_t n;
-    char *json = slurp(src, &n);
+    char *json = sl_tt_slurp(path(src), &n);
     char *at = strstr(json, from);
     if (!at)
         fail_msg("fixture lacks %s", from);

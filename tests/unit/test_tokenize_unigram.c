@@ -21,6 +21,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "tests/unit/support.h"
+#include "tests/unit/support_tokenize.h"
+
 #include "stream/io.h"
 #include "base/json.h"
 #include "tokenize/normalizers/norm_precompiled.h"
@@ -28,19 +31,7 @@
 
 static const char *path(const char *rel)
 {
-    const char *src = getenv("SLUICE_SRC");
-    static char buf[4096];
-    snprintf(buf, sizeof buf, "%s/tests/data/spm/%s", src ? src : ".", rel);
-    return buf;
-}
-
-static char *slurp(const char *rel, size_t *n)
-{
-    sl_err e = {{0}};
-    char *t;
-    if (sl_read_file(path(rel), &t, n, &e))
-        fail_msg("%s", e.msg);
-    return t;
+    return sl_test_path("tests/data/spm/%s", rel);
 }
 
 static sl_special_mode g_mode = SL_SPECIAL_PARSE;
@@ -49,40 +40,7 @@ static sl_tokenizer *load(const char *file)
 {
     sl_tokenizer_opts o = SL_TOKENIZER_OPTS_INIT;
     o.special = g_mode;
-    sl_err e = {{0}};
-    sl_tokenizer *t = sl_tokenizer_load(path(file), &o, &e);
-    if (!t)
-        fail_msg("%s", e.msg);
-    return t;
-}
-
-static int ids_equal(const sl_ids *got, const sl_json *arr)
-{
-    if (!arr || arr->type != SL_JSON_ARRAY || arr->n != got->n)
-        return 0;
-    for (size_t i = 0; i < arr->n; i++) {
-        int64_t v;
-        if (!sl_json_is_int(arr->kids[i], &v) || v != got->v[i])
-            return 0;
-    }
-    return 1;
-}
-
-static sl_json_doc *next_line(char **p, const char *end)
-{
-    char *nl = memchr(*p, '\n', (size_t)(end - *p));
-    assert_non_null(nl);
-    sl_err e = {{0}};
-    sl_json_doc *d = sl_json_parse(*p, (size_t)(nl - *p), NULL, &e);
-    if (!d)
-        fail_msg("%s", e.msg);
-    *p = nl + 1;
-    return d;
-}
-
-static int str_equal(const sl_buf *b, const sl_json *s)
-{
-    return s && s->type == SL_JSON_STRING && b->len == s->str_len && !memcmp(b->data ? b->data : "", s->str, b->len);
+    return sl_tt_load(path(file), &o, NULL);
 }
 
 /* texts.jsonl against want (one {"ids", "decoded"} per text); returns the
@@ -91,37 +49,7 @@ static size_t check_texts(const char *file, const char *want_file, const char *f
 {
     sl_tokenizer *t = load(file);
     assert_string_equal(sl_tokenizer_family(t), family);
-    sl_tok_state *st = sl_tok_state_new(t);
-    size_t tn, wn;
-    char *texts = slurp("texts.jsonl", &tn), *want = slurp(want_file, &wn);
-    char *tp = texts, *wp = want;
-    size_t lines = 0, bad = 0;
-    while (tp < texts + tn) {
-        sl_json_doc *td = next_line(&tp, texts + tn), *wd = next_line(&wp, want + wn);
-        const sl_json *text = sl_json_get(sl_json_root(td), "text"), *w = sl_json_root(wd);
-        sl_ids ids = {0};
-        sl_buf dec = {0};
-        sl_err e = {{0}};
-        assert_int_equal(sl_tokenizer_encode(t, st, text->str, text->str_len, &ids, &e), 0);
-        const sl_json *want_ids = sl_json_get(w, "ids");
-        if (g_mode == SL_SPECIAL_PLAIN && sl_json_get(w, "plain"))
-            want_ids = sl_json_get(w, "plain");
-        if (!ids_equal(&ids, want_ids) && bad++ < 5)
-            fprintf(stderr, "%s: ids of text %zu differ from the reference\n", file, lines);
-        assert_int_equal(sl_tokenizer_decode(t, ids.v, ids.n, &dec, &e), 0);
-        if (g_mode == SL_SPECIAL_PARSE && !str_equal(&dec, sl_json_get(w, "decoded")) && bad++ < 5)
-            fprintf(stderr, "%s: decode of text %zu differs from the reference\n", file, lines);
-        sl_ids_free(&ids);
-        sl_buf_free(&dec);
-        sl_json_free(td);
-        sl_json_free(wd);
-        lines++;
-    }
-    assert_ptr_equal(wp, want + wn);
-    assert_int_equal(bad, 0);
-    free(texts);
-    free(want);
-    sl_tok_state_free(st);
+    size_t lines = sl_tt_check_texts(t, file, path("texts.jsonl"), path(want_file), g_mode == SL_SPECIAL_PLAIN);
     sl_tokenizer_free(t);
     return lines;
 }
@@ -129,31 +57,7 @@ static size_t check_texts(const char *file, const char *want_file, const char *f
 static void check_decodes(const char *file, const char *want_file)
 {
     sl_tokenizer *t = load(file);
-    size_t wn;
-    char *want = slurp(want_file, &wn), *wp = want;
-    size_t lines = 0, bad = 0;
-    while (wp < want + wn) {
-        sl_json_doc *wd = next_line(&wp, want + wn);
-        const sl_json *arr = sl_json_get(sl_json_root(wd), "ids");
-        uint32_t ids[64];
-        assert_true(arr->n <= 64);
-        for (size_t i = 0; i < arr->n; i++) {
-            int64_t v;
-            assert_true(sl_json_is_int(arr->kids[i], &v));
-            ids[i] = (uint32_t)v;
-        }
-        sl_buf dec = {0};
-        sl_err e = {{0}};
-        assert_int_equal(sl_tokenizer_decode(t, ids, arr->n, &dec, &e), 0);
-        if (!str_equal(&dec, sl_json_get(sl_json_root(wd), "decoded")) && bad++ < 5)
-            fprintf(stderr, "%s: decode of id list %zu differs from HF\n", file, lines);
-        sl_buf_free(&dec);
-        sl_json_free(wd);
-        lines++;
-    }
-    assert_int_equal(lines, 300);
-    assert_int_equal(bad, 0);
-    free(want);
+    sl_tt_check_decodes(t, file, path(want_file), "HF", 300);
     sl_tokenizer_free(t);
 }
 
@@ -195,7 +99,7 @@ static void test_t5_like(void **state)
 static void refused(const char *from, const char *to, const char *msg)
 {
     size_t n;
-    char *text = slurp("uni-unk.json", &n);
+    char *text = sl_tt_slurp(path("uni-unk.json"), &n);
     char *at = strstr(text, from);
     assert_non_null(at);
     sl_buf b = {0};

@@ -24,6 +24,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "tests/unit/support.h"
+#include "tests/unit/support_tokenize.h"
+
 #include "stream/io.h"
 #include "base/json.h"
 #include "tokenize/normalizers/normalize.h"
@@ -32,31 +35,7 @@
 
 static const char *path(const char *rel)
 {
-    const char *src = getenv("SLUICE_SRC");
-    static char buf[4096];
-    snprintf(buf, sizeof buf, "%s/tests/data/tok/%s", src ? src : ".", rel);
-    return buf;
-}
-
-static char *slurp(const char *rel, size_t *n)
-{
-    sl_err e = {{0}};
-    char *t;
-    if (sl_read_file(path(rel), &t, n, &e))
-        fail_msg("%s", e.msg);
-    return t;
-}
-
-static sl_json_doc *next_line(char **p, const char *end)
-{
-    char *nl = memchr(*p, '\n', (size_t)(end - *p));
-    assert_non_null(nl);
-    sl_err e = {{0}};
-    sl_json_doc *d = sl_json_parse(*p, (size_t)(nl - *p), NULL, &e);
-    if (!d)
-        fail_msg("%s", e.msg);
-    *p = nl + 1;
-    return d;
+    return sl_test_path("tests/data/tok/%s", rel);
 }
 
 static int str_is(const sl_json *j, const char *s, size_t n)
@@ -68,8 +47,8 @@ static void test_components(void **state)
 {
     (void)state;
     size_t n;
-    char *text = slurp("components.jsonl", &n), *p = text, *end = text + n;
-    sl_json_doc *td = next_line(&p, end);
+    char *text = sl_tt_slurp(path("components.jsonl"), &n), *p = text, *end = text + n;
+    sl_json_doc *td = sl_tt_next_line(&p, end);
     const sl_json *texts = sl_json_get(sl_json_root(td), "texts");
     assert_true(texts && texts->n > 250);
     size_t n_norm = 0, n_pre = 0, bad = 0;
@@ -77,7 +56,7 @@ static void test_components(void **state)
     sl_pretok_scratch ps = {0};
     sl_buf out = {0};
     while (p < end) {
-        sl_json_doc *d = next_line(&p, end);
+        sl_json_doc *d = sl_tt_next_line(&p, end);
         const sl_json *root = sl_json_root(d), *cfg, *want = sl_json_get(root, "out");
         sl_err e = {{0}};
         assert_int_equal(want->n, texts->n);
@@ -129,12 +108,7 @@ static sl_tokenizer *load(const char *file, int add_special)
 {
     sl_tokenizer_opts o = SL_TOKENIZER_OPTS_INIT;
     o.add_special = add_special;
-    sl_err e = {{0}};
-    sl_tokenizer *t = sl_tokenizer_load(path(file), &o, &e);
-    if (!t)
-        fail_msg("%s", e.msg);
-    assert_string_equal(sl_tokenizer_family(t), "wordpiece");
-    return t;
+    return sl_tt_load(path(file), &o, "wordpiece");
 }
 
 static void check_decodes(const char *name)
@@ -143,36 +117,8 @@ static void check_decodes(const char *name)
     snprintf(file, sizeof file, "%s.json", name);
     snprintf(fix, sizeof fix, "decode-%s.jsonl", name);
     sl_tokenizer *t = load(file, 0);
-    size_t n, lines = 0, bad = 0;
-    char *text = slurp(fix, &n);
-    for (char *p = text; p < text + n; lines++) {
-        sl_json_doc *d = next_line(&p, text + n);
-        const sl_json *arr = sl_json_get(sl_json_root(d), "ids"), *want = sl_json_get(sl_json_root(d), "decoded");
-        uint32_t ids[64];
-        assert_true(arr->n <= 64);
-        for (size_t i = 0; i < arr->n; i++) {
-            int64_t v;
-            assert_true(sl_json_is_int(arr->kids[i], &v));
-            ids[i] = (uint32_t)v;
-        }
-        sl_buf out = {0};
-        sl_err e = {{0}};
-        assert_int_equal(sl_tokenizer_decode(t, ids, arr->n, &out, &e), 0);
-        if (!str_is(want, out.data ? out.data : "", out.len) && bad++ < 5)
-            fprintf(stderr, "%s: decode of id list %zu: '%.*s', HF '%s'\n", name, lines, (int)out.len,
-                    out.data ? out.data : "", want->str);
-        sl_buf_free(&out);
-        sl_json_free(d);
-    }
-    assert_int_equal(lines, 300);
-    assert_int_equal(bad, 0);
-    uint32_t outside[2] = {5, sl_tokenizer_vocab_size(t)};
-    sl_buf out = {0};
-    sl_err e = {{0}};
-    assert_int_not_equal(sl_tokenizer_decode(t, outside, 2, &out, &e), 0);
-    assert_non_null(strstr(e.msg, "token 1: id"));
-    sl_buf_free(&out);
-    free(text);
+    sl_tt_check_decodes(t, name, path(fix), "HF", 300);
+    sl_tt_check_outside_id(t);
     sl_tokenizer_free(t);
 }
 
