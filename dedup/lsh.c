@@ -1153,11 +1153,16 @@ static int file_entries_next(void *ctx, entry *e, sl_err *err)
 
 /* --- the whole dedup in one process --------------------------------------- */
 
-static int signer_init(signer *s, const sl_dedup_opts *o, size_t budget, sl_minhash *mh, sl_err *err)
+static void signer_free(signer *s);
+
+/* Sets up everything the signing pass needs, its MinHash included; on failure
+ * nothing is left to free. */
+static int signer_init(signer *s, const sl_dedup_opts *o, size_t budget, sl_err *err)
 {
     memset(s, 0, sizeof *s);
     s->o = o;
-    s->mh = mh;
+    if (!(s->mh = sl_minhash_new(&o->mh, err)))
+        return -1;
     s->rows = o->mh.rows;
     s->buckets = o->mh.buckets;
     s->jacc = o->jaccard_on;
@@ -1174,6 +1179,7 @@ static int signer_init(signer *s, const sl_dedup_opts *o, size_t budget, sl_minh
                 close(a);
             free(s->shd), free(s->shi);
             s->shd = s->shi = NULL;
+            signer_free(s);
             return -1;
         }
         wr_init(s->shd, NULL, a, "shingle sets", 0);
@@ -1197,19 +1203,16 @@ static void signer_free(signer *s)
             free(w[i]);
         }
     s->shd = s->shi = NULL;
+    sl_minhash_free(s->mh);
+    s->mh = NULL;
 }
 
 int sl_lsh_dedup(sl_docreader *r, const sl_dedup_opts *o, size_t budget, sl_output *out, sl_dedup_stats *st,
                  sl_err *err)
 {
-    sl_minhash *mh = sl_minhash_new(&o->mh, err);
-    if (!mh)
-        return -1;
     signer s;
-    if (signer_init(&s, o, budget, mh, err) < 0) {
-        sl_minhash_free(mh);
+    if (signer_init(&s, o, budget, err) < 0)
         return -1;
-    }
     int R = o->mh.rows, rc = 0;
     int idfd = sl_spool_fd("document ids", err);
     wr ids;
@@ -1280,7 +1283,6 @@ int sl_lsh_dedup(sl_docreader *r, const sl_dedup_opts *o, size_t budget, sl_outp
     if (s.spool)
         fclose(s.spool);
     signer_free(&s);
-    sl_minhash_free(mh);
     return rc < 0 ? -1 : 0;
 }
 
@@ -1312,14 +1314,9 @@ static int write_header(wr *w, const hdr *h, sl_err *err)
 int sl_lsh_signatures(sl_docreader *r, const sl_dedup_opts *o, size_t budget, uint64_t part, uint64_t nparts,
                       const char *path, sl_err *err)
 {
-    sl_minhash *mh = sl_minhash_new(&o->mh, err);
-    if (!mh)
-        return -1;
     signer s;
-    if (signer_init(&s, o, budget, mh, err) < 0) {
-        sl_minhash_free(mh);
+    if (signer_init(&s, o, budget, err) < 0)
         return -1;
-    }
     int R = o->mh.rows, rc = 0;
     sl_output *out = sl_output_open(path, err);
     wr w;
@@ -1369,7 +1366,6 @@ int sl_lsh_signatures(sl_docreader *r, const sl_dedup_opts *o, size_t budget, ui
     }
     wr_free(&w);
     signer_free(&s);
-    sl_minhash_free(mh);
     return rc < 0 ? -1 : 0;
 }
 
