@@ -100,7 +100,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     co.threads = sl_cli_threads(cli);
     co.progress = cli->progress;
     co.batch_bytes = sl_mem_budget_split(ro.mem_budget).work_batch;
-    if (sl_cli_skip_existing(cli, &so, SL_SKIP_LINES))
+    if (sl_cli_skip_existing(cli, &so, SL_VERIFY_LINES))
         return 0;
 
     sl_err err = {{0}};

@@ -109,7 +109,7 @@ static int run_step(sl_cli *cli, int argc, char **argv, sl_dedup_opts *o, sl_doc
     sl_dedup_stats st;
     if (step != FILTER && so->skip_existing && skip_file(cli, path)) {
         rc = 0;
-    } else if (step == FILTER && sl_cli_skip_existing(cli, so, SL_SKIP_LINES)) {
+    } else if (step == FILTER && sl_cli_skip_existing(cli, so, SL_VERIFY_LINES)) {
         rc = 0;
     } else {
         sl_docreader *r = NULL;

@@ -127,7 +127,7 @@ static int run_species(sl_cli *cli, int argc, char **argv)
     sl_part part;
     if (sl_cli_part(cli, &so, &part))
         sl_part_range(&part, o.samples, &o.first, &o.end);
-    if (sl_cli_skip_existing(cli, &so, SL_SKIP_TOKENS)) {
+    if (sl_cli_skip_existing(cli, &so, SL_VERIFY_TOKENS)) {
         for (int i = 0; i < nn; i++)
             free(nl[i]);
         free(nl);

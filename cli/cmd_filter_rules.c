@@ -73,7 +73,7 @@ int sl_filter_rules_main(sl_cli *cli, int argc, char **argv)
     o.field = ro.field;
     o.progress = cli->progress;
     o.threads = sl_cli_threads(cli);
-    if (sl_cli_skip_existing(cli, &so, SL_SKIP_LINES)) {
+    if (sl_cli_skip_existing(cli, &so, SL_VERIFY_LINES)) {
         sl_rules_free(rules);
         return 0;
     }

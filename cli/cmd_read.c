@@ -73,7 +73,7 @@ static int run(sl_cli *cli, int argc, char **argv)
             sl_cli_common(cli, c, argv[optind - 1]);
     }
     o.quiet = cli->quiet;
-    if (sl_cli_skip_existing(cli, &so, SL_SKIP_LINES))
+    if (sl_cli_skip_existing(cli, &so, SL_VERIFY_LINES))
         return 0;
     sl_cli_check_output(cli, cli->output, SL_OUT_FILE, 0);
 

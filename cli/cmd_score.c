@@ -271,7 +271,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     if (summary && (!strcmp(summary, "-") || (cli->output && !strcmp(summary, cli->output))))
         sl_cli_usage_error(cli, "--summary needs a file of its own (not standard output, not -o)");
     if (summary_verifies(cli, &so, summary) &&
-        sl_cli_skip_existing(cli, &so, o.to_stream ? SL_SKIP_TOKENS : SL_SKIP_LINES))
+        sl_cli_skip_existing(cli, &so, o.to_stream ? SL_VERIFY_TOKENS : SL_VERIFY_LINES))
         return 0;
     sl_cli_check_output(cli, cli->output, SL_OUT_FILE, 0);
     sl_cli_check_output(cli, summary, SL_OUT_FILE, 0);

@@ -92,7 +92,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         sl_cli_usage_error(cli, "needs -o DIR (a shard directory cannot go to standard output)");
     sl_cli_stage_check(cli, &o);
     o.progress = cli->progress;
-    if (sl_cli_skip_existing(cli, &so, SL_SKIP_SHARDS)) {
+    if (sl_cli_skip_existing(cli, &so, SL_VERIFY_SHARDS)) {
         sl_meta_sel_free(&o.fields);
         return 0;
     }

@@ -123,7 +123,7 @@ static int run_ids(sl_cli *cli, int argc, char **argv)
         o.slices = pieces;
     }
     int rc = 0;
-    if (!sl_cli_skip_existing(cli, &so, SL_SKIP_TOKENS) && (sl_cli_check_output(cli, cli->output, SL_OUT_FILE, 0), 1))
+    if (!sl_cli_skip_existing(cli, &so, SL_VERIFY_TOKENS) && (sl_cli_check_output(cli, cli->output, SL_OUT_FILE, 0), 1))
         rc = sl_ids_run(&o, files, nfiles, cli->output, &err);
     sl_slices_free(pieces, o.n_slices);
     if (rc)

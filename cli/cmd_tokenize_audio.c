@@ -176,7 +176,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     o.warn_ctx = cli;
 
     sl_cli_part(cli, &so, &o.scale); /* o.scale stays {0, 0} without --part R/N */
-    if (sl_cli_skip_existing(cli, &so, SL_SKIP_TOKENS))
+    if (sl_cli_skip_existing(cli, &so, SL_VERIFY_TOKENS))
         return 0;
     sl_cli_check_output(cli, cli->output, SL_OUT_FILE, 0);
     sl_err err = {{0}};

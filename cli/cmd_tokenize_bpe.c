@@ -153,7 +153,7 @@ static int run(sl_cli *cli, int argc, char **argv)
     ro.quiet = cli->quiet;
     sl_part part;
     int parted = sl_cli_part(cli, &so, &part);
-    if (sl_cli_skip_existing(cli, &so, SL_SKIP_TOKENS))
+    if (sl_cli_skip_existing(cli, &so, SL_VERIFY_TOKENS))
         return 0;
     sl_cli_check_output(cli, cli->output, SL_OUT_FILE, 0);
 

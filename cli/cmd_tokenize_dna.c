@@ -249,7 +249,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         nfiles = (int)npieces;
         o.slices = pieces;
     }
-    int skip = sl_cli_skip_existing(cli, &so, SL_SKIP_TOKENS);
+    int skip = sl_cli_skip_existing(cli, &so, SL_VERIFY_TOKENS);
     if (!skip)
         sl_cli_check_output(cli, cli->output, SL_OUT_FILE, 0);
 

@@ -40,11 +40,10 @@ sl_slice *sl_cli_slices(const sl_cli *cli, const sl_part *p, const char *const *
                         void *ctx, size_t *np);
 
 /* With --skip-existing: 1 when cli->output exists and verifies as what the
- * stage writes (kind: SL_SKIP_* = SL_VERIFY_*, checked by the library:
+ * stage writes (kind: SL_VERIFY_*, checked by the library:
  * sl_output_verify_existing, shard/verify.h), after one line on stderr saying that the stage does
  * nothing; 0 when the stage must run (a line says why when the output exists
  * but does not verify). */
-enum { SL_SKIP_TOKENS = SL_VERIFY_TOKENS, SL_SKIP_LINES = SL_VERIFY_LINES, SL_SKIP_SHARDS = SL_VERIFY_SHARDS };
 int sl_cli_skip_existing(const sl_cli *cli, const sl_scale_opts *s, int kind);
 
 /* 1 when dir holds a manifest.json (what --skip-existing may replace). */
