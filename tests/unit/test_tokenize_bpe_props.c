@@ -6,6 +6,8 @@
  *    must stay below 40 per input byte, where the quadratic scan would need
  *    ~n^2/2;
  *  - the heap merge and the simple scan give identical ids on many pieces;
+ *  - the per-thread piece caches (one id, up to 11, 12 to 16) give the ids
+ *    of the uncached merge on pieces met again and again;
  *  - the tiny tokenizer.json (NFKC+Lowercase, add_prefix_space, pair-form
  *    merges, lstrip/rstrip/single_word added tokens) matches HF on the corpus;
  *  - unsupported tokenizer.json features are refused with their name;
@@ -148,6 +150,57 @@ static void test_heap_equals_scan(void **st)
             sl_ids_free(&h);
             sl_ids_free(&sc);
         }
+        sl_bpe_state_free(s);
+        sl_bpe_free(b);
+    }
+}
+
+/* sl_bpe_piece answers from the per-thread caches once a piece was seen:
+ * pieces of 1 to 20 bytes (runs of spaces, of '=' and of 3-byte characters
+ * give 12 to 16 ids in GPT-2, words one or a few), each encoded several
+ * times, always give the ids of the uncached merge. */
+static void test_piece_caches(void **st)
+{
+    (void)st;
+    const char *alphabet[] = {" ", " ", "=", "\xe4\xb8\xad", "e", "t", "\xc3\xa9", "x", "0", "\n"};
+    const char *toks[] = {"gpt2", "neox-tokenizer.json"};
+    for (int k = 0; k < 2; k++) {
+        sl_bpe *b = load(toks[k]);
+        sl_bpe_state *s = sl_bpe_state_new(b);
+        char pieces[64][24];
+        size_t lens[64];
+        size_t wide = 0;
+        for (int i = 0; i < 64; i++) {
+            size_t n = 0, want = 1 + next_rand() % 20;
+            const char *a = alphabet[next_rand() % (sizeof alphabet / sizeof *alphabet)];
+            int run = next_rand() % 2; /* half: runs of one unit */
+            while (n + 3 <= want || n == 0) {
+                if (!run)
+                    a = alphabet[next_rand() % (sizeof alphabet / sizeof *alphabet)];
+                memcpy(pieces[i] + n, a, strlen(a));
+                n += strlen(a);
+            }
+            lens[i] = n;
+        }
+        /* and for certain: 12 and 16 spaces, 13 tabs (one id per byte in GPT-2) */
+        const char *fixed[] = {"            ", "                ", "\t\t\t\t\t\t\t\t\t\t\t\t\t"};
+        for (int i = 0; i < 3; i++) {
+            lens[i] = strlen(fixed[i]);
+            memcpy(pieces[i], fixed[i], lens[i]);
+        }
+        for (int iter = 0; iter < 2000; iter++) {
+            int i = (int)(next_rand() % 64);
+            sl_ids got = {0}, want = {0};
+            sl_bpe_piece(b, s, (const uint8_t *)pieces[i], lens[i], &got);
+            sl_bpe_encode_piece(b, s, (const uint8_t *)pieces[i], lens[i], 0, &want);
+            assert_int_equal(got.n, want.n);
+            assert_memory_equal(got.v, want.v, got.n * sizeof *got.v);
+            wide += lens[i] <= 16 && got.n > 11;
+            sl_ids_free(&got);
+            sl_ids_free(&want);
+        }
+        if (k == 0)
+            assert_true(wide > 0); /* the 12-16 id table was used */
         sl_bpe_state_free(s);
         sl_bpe_free(b);
     }
@@ -456,8 +509,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sha256),           cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_decode_chain),     cmocka_unit_test(test_invalid_utf8_and_specials),
-        cmocka_unit_test(test_heap_equals_scan), cmocka_unit_test(test_tiny_tokenizer),
-        cmocka_unit_test(test_long_runs),
+        cmocka_unit_test(test_heap_equals_scan), cmocka_unit_test(test_piece_caches),
+        cmocka_unit_test(test_tiny_tokenizer),   cmocka_unit_test(test_long_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,8 +4,6 @@
 
 #include "tokenize/models/bpe_internal.h"
 
-void sl_bpe_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, sl_ids *out);
-
 sl_bpe_state *sl_bpe_state_new(const sl_bpe *b)
 {
     sl_bpe_state *s = sl_xcalloc(1, sizeof *s);
@@ -28,6 +26,7 @@ void sl_bpe_state_free(sl_bpe_state *s)
         pcre2_match_data_free(s->md);
     sl_scache_free(&s->cache);
     free(s->pc);
+    free(s->pw);
     sl_buf_free(&s->norm);
     sl_buf_free(&s->tmp);
     sl_buf_free(&s->piece);

@@ -110,10 +110,23 @@ typedef struct sl_pcache_entry {
     uint32_t meta; /* piece length | id count << 8; 0: empty */
     uint32_t ids[SL_PCACHE_IDS];
 } sl_pcache_entry;
+/* The pieces of the piece cache's kind with more ids (12 to 16: runs of
+ * spaces, of symbols, of multi-byte characters in a vocabulary without
+ * tokens for them), in a smaller table beside it, two cache lines each.
+ * A piece of at most 16 bytes has at most 16 ids (one per byte at most). */
+#define SL_PWIDE_BITS 10
+#define SL_PWIDE_IDS 16
+typedef struct sl_pwide_entry {
+    uint64_t a, b;
+    uint32_t meta;
+    uint32_t ids[SL_PWIDE_IDS];
+    uint32_t pad[11];
+} sl_pwide_entry;
 
 struct sl_bpe_state {
     const sl_bpe *bpe;
     sl_pcache_entry *pc; /* 1 << SL_PCACHE_BITS entries, made at first use */
+    sl_pwide_entry *pw;  /* 1 << SL_PWIDE_BITS entries, made with pc */
     pcre2_match_data *md;
     sl_scache cache; /* piece -> ids (short pieces in the shared b->cache) */
     uint64_t work;   /* merge lookups + heap operations (tests check it stays n log n) */
@@ -203,6 +216,8 @@ uint64_t sl_bpe_state_work(const sl_bpe_state *s);
 /* the BPE of one pre-token (bytes), by the heap algorithm (heap = 1) or the
  * simple scan (heap = 0); */
 void sl_bpe_encode_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, int heap, sl_ids *out);
+/* the ids of one pre-token through the per-thread caches (bpe_merge.c); */
+void sl_bpe_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, sl_ids *out);
 /* the regex pre-tokenization of text as piece end offsets. */
 int sl_bpe_pretokenize(const sl_bpe *b, sl_bpe_state *s, const char *text, size_t n, sl_ids *ends);
 

@@ -232,7 +232,6 @@ void sl_bpe_encode_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, siz
 }
 
 /* Encodes one pre-token through the stretch cache (scache.h). */
-void sl_bpe_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, sl_ids *out);
 /* ignore_merges: the id of the vocabulary entry whose bytes are p[0..n), or -1. */
 static int64_t whole_word(const sl_bpe *b, const uint8_t *p, size_t n)
 {
@@ -296,10 +295,17 @@ static void piece_slow(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_
         sl_scache_put(&s->cache, h, (const char *)p, n, out->v + start, out->n - start);
 }
 
-/* A miss of the piece cache: the ids by piece_slow, kept in entry e. */
+/* A miss of the piece cache: the wide table's entry, or the ids by
+ * piece_slow, kept in entry e (up to SL_PCACHE_IDS ids) or in the wide
+ * table. */
 static void __attribute__((noinline)) piece_miss(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n,
                                                  sl_pcache_entry *e, uint64_t ka, uint64_t kb, sl_ids *out)
 {
+    sl_pwide_entry *w = &s->pw[pc_slot(ka, kb, n) & (((size_t)1 << SL_PWIDE_BITS) - 1)];
+    if ((w->meta & 0xff) == n && w->a == ka && w->b == kb) {
+        sl_ids_append(out, w->ids, w->meta >> 8);
+        return;
+    }
     size_t start = out->n;
     piece_slow(b, s, p, n, out);
     size_t k = out->n - start;
@@ -308,11 +314,16 @@ static void __attribute__((noinline)) piece_miss(const sl_bpe *b, sl_bpe_state *
         e->b = kb;
         e->meta = (uint32_t)(n | k << 8);
         memcpy(e->ids, out->v + start, k * sizeof *e->ids);
+    } else if (k > SL_PCACHE_IDS && k <= SL_PWIDE_IDS) {
+        w->a = ka;
+        w->b = kb;
+        w->meta = (uint32_t)(n | k << 8);
+        memcpy(w->ids, out->v + start, k * sizeof *w->ids);
     }
 }
 
 /* One piece: a byte with a token, a hit of the piece cache (s->pc made),
- * or piece_slow. */
+ * or piece_miss. */
 static inline __attribute__((always_inline)) void piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n,
                                                         sl_ids *out)
 {
@@ -339,8 +350,10 @@ static inline __attribute__((always_inline)) void piece(const sl_bpe *b, sl_bpe_
 
 static void pc_make(sl_bpe_state *s)
 {
-    if (!s->pc)
+    if (!s->pc) {
         s->pc = sl_xzalloc_touched((size_t)1 << SL_PCACHE_BITS, sizeof *s->pc);
+        s->pw = sl_xzalloc_touched((size_t)1 << SL_PWIDE_BITS, sizeof *s->pw);
+    }
 }
 
 void sl_bpe_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, sl_ids *out)
