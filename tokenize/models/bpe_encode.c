@@ -34,6 +34,8 @@ void sl_bpe_state_free(sl_bpe_state *s)
     free(s->prev);
     free(s->next);
     free(s->heap);
+    free(s->memo);
+    free(s->cat);
     sl_norm_scratch_free(&s->ns);
     sl_pretok_scratch_free(&s->ps1);
     sl_pretok_scratch_free(&s->ps2);

@@ -40,6 +40,12 @@ struct sl_bpe {
     sl_merge_slot *merges;
     uint64_t merge_mask;
     size_t n_merges;
+    /* tiktoken's rule instead of a merge table (lazy_merges = 1): the pair
+     * (l, r) merges into the token whose bytes are bytes(l) + bytes(r) (the
+     * words table), at rank id - rank0; none when longer than max_len, the
+     * longest token. Found on demand, remembered in sl_bpe_state.memo. */
+    int lazy_merges;
+    uint32_t rank0, max_len;
     sl_normalizer norm;
     int add_prefix_space, use_regex;
     /* the pattern of the regex split (use_regex): SL_PRETOK_GPT2 (ByteLevel's
@@ -144,7 +150,13 @@ struct sl_bpe_state {
     size_t sym_cap;
     uint64_t *heap;
     size_t heap_cap;
+    /* lazy_merges: pair -> (rank, id) of the lookups so far, direct-mapped,
+     * 1 << SL_MEMO_BITS slots (rank UINT32_MAX: no merge), made at first
+     * use; cat: room for max_len bytes */
+    sl_merge_slot *memo;
+    char *cat;
 };
+#define SL_MEMO_BITS 15
 
 /* bpe_load.c: GPT-2's bytes_to_unicode() and its inverse (-1: none). */
 void sl_bpe_byte_level_tables(uint32_t b2u[256], int16_t u2b[512]);

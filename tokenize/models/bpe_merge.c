@@ -70,6 +70,53 @@ int sl_merge_lookup(const sl_bpe *b, uint32_t left, uint32_t right, uint32_t *ra
     }
 }
 
+static int64_t whole_word(const sl_bpe *b, const uint8_t *p, size_t n);
+
+/* lazy_merges: the merge of (left, right) by tiktoken's rule, through the
+ * thread's memo. */
+static int __attribute__((noinline))
+memo_miss(const sl_bpe *b, sl_bpe_state *s, sl_merge_slot *e, uint64_t key, uint32_t *rank, uint32_t *id)
+{
+    uint32_t left = (uint32_t)(key >> 32), right = (uint32_t)key;
+    uint32_t nl = b->tok_len[left], nr = b->tok_len[right];
+    int64_t t = -1;
+    if ((uint64_t)nl + nr <= b->max_len) {
+        memcpy(s->cat, b->pool + b->tok_off[left], nl);
+        memcpy(s->cat + nl, b->pool + b->tok_off[right], nr);
+        t = whole_word(b, (const uint8_t *)s->cat, (size_t)nl + nr);
+    }
+    e->key = key;
+    e->id = t >= 0 ? (uint32_t)t : 0;
+    e->rank = t >= 0 ? (uint32_t)t - b->rank0 : UINT32_MAX;
+    *rank = e->rank;
+    *id = e->id;
+    return t >= 0;
+}
+
+static inline int merge_find(const sl_bpe *b, sl_bpe_state *s, uint32_t left, uint32_t right, uint32_t *rank,
+                             uint32_t *id)
+{
+    if (!b->lazy_merges)
+        return sl_merge_lookup(b, left, right, rank, id);
+    uint64_t key = (uint64_t)left << 32 | right;
+    sl_merge_slot *e = &s->memo[mix(key) & (((uint64_t)1 << SL_MEMO_BITS) - 1)];
+    if (e->key != key)
+        return memo_miss(b, s, e, key, rank, id);
+    *rank = e->rank;
+    *id = e->id;
+    return e->rank != UINT32_MAX;
+}
+
+static void memo_make(const sl_bpe *b, sl_bpe_state *s)
+{
+    if (!b->lazy_merges || s->memo)
+        return;
+    s->memo = sl_xmalloc(((size_t)1 << SL_MEMO_BITS) * sizeof *s->memo);
+    for (size_t i = 0; i < (size_t)1 << SL_MEMO_BITS; i++)
+        s->memo[i].key = EMPTY;
+    s->cat = sl_xmalloc(b->max_len + 1);
+}
+
 static void reserve_syms(sl_bpe_state *s, size_t n)
 {
     if (n <= s->sym_cap)
@@ -90,8 +137,9 @@ static void merge_scan(const sl_bpe *b, sl_bpe_state *s, size_t n, sl_ids *out)
 {
     int32_t *sym = s->sym;
     uint32_t *rank = (uint32_t *)s->prev, *nid = (uint32_t *)s->next;
+    memo_make(b, s);
     for (size_t i = 0; i + 1 < n; i++)
-        if (!sl_merge_lookup(b, (uint32_t)sym[i], (uint32_t)sym[i + 1], &rank[i], &nid[i]))
+        if (!merge_find(b, s, (uint32_t)sym[i], (uint32_t)sym[i + 1], &rank[i], &nid[i]))
             rank[i] = UINT32_MAX;
     while (n > 1) {
         uint32_t best = UINT32_MAX;
@@ -107,9 +155,9 @@ static void merge_scan(const sl_bpe *b, sl_bpe_state *s, size_t n, sl_ids *out)
         memmove(rank + at + 1, rank + at + 2, (n - at - 2) * sizeof *rank);
         memmove(nid + at + 1, nid + at + 2, (n - at - 2) * sizeof *nid);
         n--;
-        if (at + 1 < n && !sl_merge_lookup(b, (uint32_t)sym[at], (uint32_t)sym[at + 1], &rank[at], &nid[at]))
+        if (at + 1 < n && !merge_find(b, s, (uint32_t)sym[at], (uint32_t)sym[at + 1], &rank[at], &nid[at]))
             rank[at] = UINT32_MAX;
-        if (at > 0 && !sl_merge_lookup(b, (uint32_t)sym[at - 1], (uint32_t)sym[at], &rank[at - 1], &nid[at - 1]))
+        if (at > 0 && !merge_find(b, s, (uint32_t)sym[at - 1], (uint32_t)sym[at], &rank[at - 1], &nid[at - 1]))
             rank[at - 1] = UINT32_MAX;
     }
     for (size_t i = 0; i < n; i++)
@@ -161,13 +209,14 @@ static void push_pair(const sl_bpe *b, sl_bpe_state *s, size_t *hn, int32_t pos)
     int32_t nx = s->next[pos];
     uint32_t r, id;
     s->work++;
-    if (nx >= 0 && sl_merge_lookup(b, (uint32_t)s->sym[pos], (uint32_t)s->sym[nx], &r, &id))
+    if (nx >= 0 && merge_find(b, s, (uint32_t)s->sym[pos], (uint32_t)s->sym[nx], &r, &id))
         heap_push(s, hn, (uint64_t)r << 32 | (uint32_t)pos);
 }
 
 static void merge_heap(const sl_bpe *b, sl_bpe_state *s, size_t n, sl_ids *out)
 {
     int32_t *sym = s->sym, *prev = s->prev, *next = s->next;
+    memo_make(b, s);
     for (size_t i = 0; i < n; i++) {
         prev[i] = (int32_t)i - 1;
         next[i] = i + 1 < n ? (int32_t)i + 1 : -1;
@@ -182,7 +231,7 @@ static void merge_heap(const sl_bpe *b, sl_bpe_state *s, size_t n, sl_ids *out)
         int32_t nx = next[pos];
         uint32_t r, id;
         /* Stale when the symbol was merged away (sym < 0) or its pair changed. */
-        if (sym[pos] < 0 || nx < 0 || !sl_merge_lookup(b, (uint32_t)sym[pos], (uint32_t)sym[nx], &r, &id) || r != rank)
+        if (sym[pos] < 0 || nx < 0 || !merge_find(b, s, (uint32_t)sym[pos], (uint32_t)sym[nx], &r, &id) || r != rank)
             continue;
         sym[pos] = (int32_t)id;
         sym[nx] = -1;

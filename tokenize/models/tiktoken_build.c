@@ -51,19 +51,34 @@ int64_t sl_tt_find_bytes(const sl_bpe *b, const char *s, size_t n)
     return -1;
 }
 
+/* Id `id` is pool[off..off+n), put into the words table unless its bytes
+ * are there already (returns that id then). */
+static int64_t words_put(sl_bpe *b, uint32_t id, uint32_t off, uint32_t n)
+{
+    const char *s = b->pool + off;
+    uint64_t h = XXH3_64bits(s, n) & b->words_mask;
+    for (; b->words[h]; h = (h + 1) & b->words_mask) {
+        uint32_t old = b->words[h] - 1;
+        if (b->tok_len[old] == n && !memcmp(b->pool + b->tok_off[old], s, n))
+            return old;
+    }
+    b->tok_off[id] = off;
+    b->tok_len[id] = n;
+    b->words[h] = id + 1;
+    return -1;
+}
+
 /* One ordinary token: bytes, and into the words table unless the bytes are
  * there already (returns that id then). */
 int64_t sl_tt_add_token(sl_bpe *b, uint32_t id, const char *s, size_t n)
 {
-    int64_t old = sl_tt_find_bytes(b, s, n);
-    if (old >= 0)
-        return old;
+    size_t at = b->pool_len;
     sl_tt_set_bytes(b, id, s, n);
-    uint64_t h = XXH3_64bits(s, n) & b->words_mask;
-    while (b->words[h])
-        h = (h + 1) & b->words_mask;
-    b->words[h] = id + 1;
-    return -1;
+    b->tok_len[id] = UINT32_MAX;
+    int64_t old = words_put(b, id, (uint32_t)at, (uint32_t)n);
+    if (old >= 0)
+        b->pool_len = at;
+    return old;
 }
 
 void sl_tt_words_init(sl_bpe *b, size_t n)
@@ -75,32 +90,19 @@ void sl_tt_words_init(sl_bpe *b, size_t n)
     b->words_mask = cap - 1;
 }
 
-/* The merge table: every split of every token into two tokens (found
- * once, then inserted into a table of the right size). */
-void sl_tt_build_merges(sl_bpe *b, uint32_t first, uint32_t n_ranks)
+/* The merges: tiktoken's rule, answered on demand (bpe_merge.c,
+ * lazy_merges): the pair (l, r) merges into the token whose bytes are
+ * bytes(l) + bytes(r), at its rank. Deriving the table of every split of
+ * every token instead (1.3M splits for o200k) was most of the load. */
+void sl_tt_set_merges(sl_bpe *b, uint32_t first, uint32_t n_ranks)
 {
-    struct m {
-        uint32_t l, r, rank, id;
-    } *ms = NULL;
-    size_t n = 0, cap = 0;
-    for (uint32_t r = 0; r < n_ranks; r++) {
-        uint32_t id = first + r, len = b->tok_len[id];
-        const char *s = b->pool + b->tok_off[id];
-        for (uint32_t k = 1; k < len; k++) {
-            int64_t l = sl_tt_find_bytes(b, s, k), rt = l >= 0 ? sl_tt_find_bytes(b, s + k, len - k) : -1;
-            if (rt < 0)
-                continue;
-            if (n == cap) {
-                cap = cap ? 2 * cap : 4096;
-                ms = sl_xrealloc(ms, cap * sizeof *ms);
-            }
-            ms[n++] = (struct m){(uint32_t)l, (uint32_t)rt, r, id};
-        }
-    }
-    sl_merge_table_init(b, n);
-    for (size_t i = 0; i < n; i++)
-        sl_merge_insert(b, ms[i].l, ms[i].r, ms[i].rank, ms[i].id);
-    free(ms);
+    uint32_t max_len = 0;
+    for (uint32_t r = 0; r < n_ranks; r++)
+        if (b->tok_len[first + r] > max_len)
+            max_len = b->tok_len[first + r];
+    b->lazy_merges = 1;
+    b->rank0 = first;
+    b->max_len = max_len;
 }
 
 /* "file:LINE" of a byte offset */
@@ -112,41 +114,64 @@ size_t sl_tt_line_of(const char *text, size_t off)
     return line;
 }
 
+/* base64 character -> value, -1 for the others */
+static const int8_t B64[256] = {
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 62, -1, -1, -1, 63, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61,
+    -1, -1, -1, -1, -1, -1, -1, 0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+    22, 23, 24, 25, -1, -1, -1, -1, -1, -1, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44,
+    45, 46, 47, 48, 49, 50, 51, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+    -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+
 int sl_tt_b64_val(unsigned char c)
 {
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    return c == '+' ? 62 : c == '/' ? 63 : -1;
+    return B64[c];
+}
+
+/* Strict base64 (padded, canonical) of s[0..n) into out, which has room
+ * for 3 * n / 4 bytes: the length, or -1 when invalid. */
+static ptrdiff_t b64_into(const char *s, size_t n, char *out)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    if (n == 0 || n % 4)
+        return -1;
+    char *o = out;
+    for (size_t i = 0; i + 4 < n; i += 4, o += 3) {
+        int32_t a = B64[u[i]], b = B64[u[i + 1]], c = B64[u[i + 2]], d = B64[u[i + 3]];
+        if ((a | b | c | d) < 0)
+            return -1;
+        uint32_t w = (uint32_t)a << 18 | (uint32_t)b << 12 | (uint32_t)c << 6 | (uint32_t)d;
+        o[0] = (char)(w >> 16);
+        o[1] = (char)(w >> 8);
+        o[2] = (char)w;
+    }
+    /* the last four: padding only there, as "x=" or "==" */
+    const unsigned char *q = u + n - 4;
+    int pad = q[3] != '=' ? 0 : q[2] == '=' ? 2 : 1;
+    int32_t a = B64[q[0]], b = B64[q[1]], c = pad == 2 ? 0 : B64[q[2]], d = pad ? 0 : B64[q[3]];
+    if ((a | b | c | d) < 0)
+        return -1;
+    uint32_t w = (uint32_t)a << 18 | (uint32_t)b << 12 | (uint32_t)c << 6 | (uint32_t)d;
+    if ((pad == 2 && (w & 0xFFFF)) || (pad == 1 && (w & 0xFF)))
+        return -1; /* bits beyond the data: not canonical */
+    char last[3] = {(char)(w >> 16), (char)(w >> 8), (char)w};
+    memcpy(o, last, (size_t)(3 - pad));
+    return o + 3 - pad - out;
 }
 
 /* Strict base64 (padded, canonical) of s[0..n) into out; -1 when invalid. */
 int sl_tt_b64_decode(const char *s, size_t n, sl_buf *out)
 {
     sl_buf_clear(out);
-    if (n == 0 || n % 4)
+    sl_buf_reserve(out, n / 4 * 3 + 3);
+    ptrdiff_t k = b64_into(s, n, out->data);
+    if (k < 0)
         return -1;
-    for (size_t i = 0; i < n; i += 4) {
-        int v[4], pad = 0;
-        for (int k = 0; k < 4; k++) {
-            unsigned char c = (unsigned char)s[i + k];
-            if (c == '=' && i + 4 == n && k >= 2) {
-                v[k] = 0;
-                pad++;
-                continue;
-            }
-            if (pad || (v[k] = sl_tt_b64_val(c)) < 0)
-                return -1;
-        }
-        uint32_t w = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 | (uint32_t)v[3];
-        char bytes[3] = {(char)(w >> 16), (char)(w >> 8), (char)w};
-        if ((pad == 2 && (w & 0xFFFF)) || (pad == 1 && (w & 0xFF)))
-            return -1; /* bits beyond the data: not canonical */
-        sl_buf_append(out, bytes, (size_t)(3 - pad));
-    }
+    out->len = (size_t)k;
+    out->data[k] = 0;
     return 0;
 }
 
@@ -164,23 +189,28 @@ static int is_empty_b64(const char *s, size_t n)
     return 1;
 }
 
-/* The ordinary tokens of a rank file into b (ids = ranks); *n_ranks set. */
+/* The ordinary tokens of a rank file into b (ids = ranks); *n_ranks set.
+ * Each line's base64 is decoded once, straight into the pool. */
 int sl_tt_load_ranks(sl_bpe *b, const char *text, size_t len, const char *name, uint32_t *n_ranks, sl_err *err)
 {
     /* parse and check every line; then the ranks; then the tokens */
-    size_t lines = 0;
-    for (size_t i = 0; i < len; i++)
-        lines += text[i] == '\n';
-    lines++;
+    size_t lines = 1;
+    for (const char *p = text, *end = text + len; (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+        lines++;
     uint32_t *rank_line = NULL; /* rank -> its line */
     int64_t max_rank = -1;
-    sl_buf tok = {0};
     struct entry {
-        uint32_t rank, len; /* len = base64 length */
-        size_t off, line;
+        uint32_t rank, len, off, line; /* the token: pool[off..off+len) */
     } *ent = sl_xmalloc(lines * sizeof *ent);
     size_t ne = 0, line = 0;
-    int rc = -1;
+    int rc = -1, in_order = 1;
+    if (len > UINT32_MAX) {
+        sl_errf(err, "%s: a rank file of %zu bytes is beyond 4 GiB", name, len);
+        goto out;
+    }
+    b->pool_cap = len / 4 * 3 + 4096; /* the tokens take at most 3/4 of the base64 */
+    b->pool = sl_xmalloc(b->pool_cap);
+    b->pool_len = 0;
     for (size_t pos = 0; pos < len;) {
         const char *nl = memchr(text + pos, '\n', len - pos);
         size_t end = nl ? (size_t)(nl - text) : len, e = end;
@@ -197,7 +227,8 @@ int sl_tt_load_ranks(sl_bpe *b, const char *text, size_t len, const char *name, 
             goto out;
         }
         size_t blen = (size_t)(sp - (text + pos));
-        if (!is_empty_b64(text + pos, blen) && sl_tt_b64_decode(text + pos, blen, &tok)) {
+        ptrdiff_t n = is_empty_b64(text + pos, blen) ? 0 : b64_into(text + pos, blen, b->pool + b->pool_len);
+        if (n < 0) {
             sl_errf(err, "%s:%zu: '%.*s' is not base64", name, line, (int)(blen > 60 ? 60 : blen), text + pos);
             goto out;
         }
@@ -219,7 +250,9 @@ int sl_tt_load_ranks(sl_bpe *b, const char *text, size_t len, const char *name, 
             sl_errf(err, "%s:%zu: rank %llu is not below 2^31", name, line, (unsigned long long)r);
             goto out;
         }
-        ent[ne++] = (struct entry){(uint32_t)r, (uint32_t)blen, pos, line};
+        in_order &= r == ne;
+        ent[ne++] = (struct entry){(uint32_t)r, (uint32_t)n, (uint32_t)b->pool_len, (uint32_t)line};
+        b->pool_len += (size_t)n;
         if ((int64_t)r > max_rank)
             max_rank = (int64_t)r;
         pos = end + 1;
@@ -228,20 +261,21 @@ int sl_tt_load_ranks(sl_bpe *b, const char *text, size_t len, const char *name, 
         sl_errf(err, "%s: no tokens (a rank file has a base64 token and a rank on each line)", name);
         goto out;
     }
-    /* ranks 0..ne-1, each once: a duplicate names both lines, else the
-     * first missing rank is named */
+    /* ranks 0..ne-1, each once (so when they come in order): a duplicate
+     * names both lines, else the first missing rank is named */
     rank_line = sl_xcalloc(ne, sizeof *rank_line);
     for (size_t i = 0; i < ne; i++) {
         uint32_t r = ent[i].rank;
         if (r >= ne)
             continue;
         if (rank_line[r]) {
-            sl_errf(err, "%s:%zu: rank %u is given twice (also on line %u)", name, ent[i].line, r, rank_line[r]);
+            sl_errf(err, "%s:%zu: rank %u is given twice (also on line %u)", name, (size_t)ent[i].line, r,
+                    rank_line[r]);
             goto out;
         }
-        rank_line[r] = (uint32_t)ent[i].line;
+        rank_line[r] = ent[i].line;
     }
-    for (uint32_t r = 0; r < ne; r++)
+    for (uint32_t r = 0; r < ne && !in_order; r++)
         if (!rank_line[r]) {
             sl_errf(err, "%s: rank %u is missing (the ranks of %zu tokens must be 0..%zu; the largest is %lld)", name,
                     r, ne, ne - 1, (long long)max_rank);
@@ -250,14 +284,10 @@ int sl_tt_load_ranks(sl_bpe *b, const char *text, size_t len, const char *name, 
     sl_tt_alloc_ids(b, (uint32_t)ne);
     sl_tt_words_init(b, ne);
     for (size_t i = 0; i < ne; i++) {
-        if (is_empty_b64(text + ent[i].off, ent[i].len))
-            sl_buf_clear(&tok);
-        else
-            sl_tt_b64_decode(text + ent[i].off, ent[i].len, &tok);
-        int64_t old = sl_tt_add_token(b, ent[i].rank, tok.data, tok.len);
+        int64_t old = words_put(b, ent[i].rank, ent[i].off, ent[i].len);
         if (old >= 0) {
-            sl_errf(err, "%s:%zu: the token of rank %u is also rank %lld (line %u)", name, ent[i].line, ent[i].rank,
-                    (long long)old, rank_line[old]);
+            sl_errf(err, "%s:%zu: the token of rank %u is also rank %lld (line %u)", name, (size_t)ent[i].line,
+                    ent[i].rank, (long long)old, rank_line[old]);
             goto out;
         }
     }
@@ -266,7 +296,6 @@ int sl_tt_load_ranks(sl_bpe *b, const char *text, size_t len, const char *name, 
 out:
     free(ent);
     free(rank_line);
-    sl_buf_free(&tok);
     return rc;
 }
 

@@ -32,7 +32,7 @@ void sl_tt_set_bytes(sl_bpe *b, uint32_t id, const char *s, size_t n);
 int64_t sl_tt_find_bytes(const sl_bpe *b, const char *s, size_t n);
 int64_t sl_tt_add_token(sl_bpe *b, uint32_t id, const char *s, size_t n);
 void sl_tt_words_init(sl_bpe *b, size_t n);
-void sl_tt_build_merges(sl_bpe *b, uint32_t first, uint32_t n_ranks);
+void sl_tt_set_merges(sl_bpe *b, uint32_t first, uint32_t n_ranks);
 size_t sl_tt_line_of(const char *text, size_t off);
 /* the value of a base64 character, or -1 */
 int sl_tt_b64_val(unsigned char c);

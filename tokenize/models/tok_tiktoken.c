@@ -9,10 +9,11 @@
  * t and every split of its bytes into two tokens (l, r), the merge
  * (l, r) -> t at rank rank(t): the symbols are always tokens, and the pair
  * (l, r) can merge exactly when bytes(l) + bytes(r) is a token. So the
- * loader builds an sl_bpe (merge table, whole-piece table as ignore_merges
- * uses it, the pattern's scanner or PCRE2) and bpe_encode.c / bpe_merge.c
- * encode. Special tokens are added tokens (added.h), matched in the raw text
- * by the special mode. */
+ * loader builds an sl_bpe (whole-piece table as ignore_merges uses it, the
+ * pattern's scanner or PCRE2) whose merge table is that rule itself, a
+ * lookup of bytes(l) + bytes(r) made when an encode first needs the pair
+ * (lazy_merges), and bpe_encode.c / bpe_merge.c encode. Special tokens
+ * are added tokens (added.h), matched in the raw text by the special mode. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,7 +114,7 @@ static int finish_vocab(tiktoken *t, const char *name, sl_err *err)
             return sl_errf(err, "%s: no token for the byte 0x%02X (every single byte needs one)", name, i);
         b->byte_id[i] = (int32_t)id;
     }
-    sl_tt_build_merges(b, t->offset, t->n_ranks);
+    sl_tt_set_merges(b, t->offset, t->n_ranks);
     return 0;
 }
 
