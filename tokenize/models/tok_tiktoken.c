@@ -118,12 +118,11 @@ static int finish_vocab(tiktoken *t, const char *name, sl_err *err)
     return 0;
 }
 
-static void fingerprint(const char *data, size_t n, const char *pattern, const special *sp, size_t n_sp, char out[72])
+/* of_data: the hash state after the file's bytes (hashed once per load) */
+static void fingerprint(const sl_sha256 *of_data, const char *pattern, const special *sp, size_t n_sp, char out[72])
 {
-    sl_sha256 h;
+    sl_sha256 h = *of_data;
     uint8_t d[32];
-    sl_sha256_init(&h);
-    sl_sha256_update(&h, data, n);
     if (pattern) { /* a rank file: the pattern and special tokens are part of the tokenizer */
         sl_buf extra = {0};
         sl_buf_printf(&extra, "\n#pattern %s\n#special", pattern);
@@ -194,6 +193,9 @@ sl_tokenizer *sl_tiktoken_load_mem(const char *data, size_t n, const char *name,
     const char *pattern = o->pattern, *specials = o->specials, *canon = NULL;
     int tekken = is_tekken(data, n);
     char fp[72];
+    sl_sha256 of_data;
+    sl_sha256_init(&of_data);
+    sl_sha256_update(&of_data, data, n);
     if (tekken) {
         if (o->pattern || (o->specials && *o->specials)) {
             sl_errf(err, "%s: a tekken file has its own pattern and special tokens; none may be given", name);
@@ -209,7 +211,7 @@ sl_tokenizer *sl_tiktoken_load_mem(const char *data, size_t n, const char *name,
             specials = hdr_specials;
         }
         if (!pattern) {
-            fingerprint(data, n, NULL, NULL, 0, fp);
+            fingerprint(&of_data, NULL, NULL, 0, fp);
             for (size_t i = 0; i < sizeof known_files / sizeof *known_files; i++)
                 if (!strcmp(fp + 7, known_files[i].sha256)) {
                     pattern = known_files[i].pattern;
@@ -231,7 +233,7 @@ sl_tokenizer *sl_tiktoken_load_mem(const char *data, size_t n, const char *name,
         goto fail;
     if (t->n_sp)
         qsort(t->sp, t->n_sp, sizeof *t->sp, cmp_special); /* the fingerprint's order */
-    fingerprint(data, n, tekken ? NULL : canon, t->sp, t->n_sp, fp);
+    fingerprint(&of_data, tekken ? NULL : canon, t->sp, t->n_sp, fp);
 
     sl_tokenizer *tk = sl_tokenizer_new(&sl_tok_family_tiktoken, &ops, t);
     tk->special_mode = o->special;
