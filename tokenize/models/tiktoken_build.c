@@ -53,10 +53,10 @@ int64_t sl_tt_find_bytes(const sl_bpe *b, const char *s, size_t n)
 
 /* Id `id` is pool[off..off+n), put into the words table unless its bytes
  * are there already (returns that id then). */
-static int64_t words_put(sl_bpe *b, uint32_t id, uint32_t off, uint32_t n)
+static int64_t words_put(sl_bpe *b, uint32_t id, uint32_t off, uint32_t n, uint64_t hash)
 {
     const char *s = b->pool + off;
-    uint64_t h = XXH3_64bits(s, n) & b->words_mask;
+    uint64_t h = hash & b->words_mask;
     for (; b->words[h]; h = (h + 1) & b->words_mask) {
         uint32_t old = b->words[h] - 1;
         if (b->tok_len[old] == n && !memcmp(b->pool + b->tok_off[old], s, n))
@@ -75,7 +75,7 @@ int64_t sl_tt_add_token(sl_bpe *b, uint32_t id, const char *s, size_t n)
     size_t at = b->pool_len;
     sl_tt_set_bytes(b, id, s, n);
     b->tok_len[id] = UINT32_MAX;
-    int64_t old = words_put(b, id, (uint32_t)at, (uint32_t)n);
+    int64_t old = words_put(b, id, (uint32_t)at, (uint32_t)n, XXH3_64bits(s, n));
     if (old >= 0)
         b->pool_len = at;
     return old;
@@ -189,73 +189,122 @@ static int is_empty_b64(const char *s, size_t n)
     return 1;
 }
 
+/* The common line, "BASE64 RANK\n" (or its end at the file's end) with
+ * fewer than 10 digits, in one pass: its bytes decoded into out, their
+ * count returned, *rank and *next (where the next line starts) set; -1
+ * for anything else, which the careful parse then takes (or names). */
+static ptrdiff_t fast_line(const char *text, size_t len, size_t pos, char *out, uint32_t *rank, size_t *next)
+{
+    const unsigned char *p = (const unsigned char *)text + pos, *start = p, *end = (const unsigned char *)text + len;
+    char *o = out;
+    for (; end - p >= 4; p += 4, o += 3) {
+        int32_t a = B64[p[0]], b = B64[p[1]], c = B64[p[2]], d = B64[p[3]];
+        if ((a | b | c | d) < 0)
+            break;
+        uint32_t w = (uint32_t)a << 18 | (uint32_t)b << 12 | (uint32_t)c << 6 | (uint32_t)d;
+        o[0] = (char)(w >> 16);
+        o[1] = (char)(w >> 8);
+        o[2] = (char)w;
+    }
+    if (end - p >= 4 && p[3] == '=') { /* "xx==" or "xxx=" */
+        int pad = p[2] == '=' ? 2 : 1;
+        int32_t a = B64[p[0]], b = B64[p[1]], c = pad == 2 ? 0 : B64[p[2]];
+        if ((a | b | c) < 0)
+            return -1;
+        uint32_t w = (uint32_t)a << 18 | (uint32_t)b << 12 | (uint32_t)c << 6;
+        if (w & (pad == 2 ? 0xFFFF : 0xFF))
+            return -1;
+        o[0] = (char)(w >> 16);
+        o[1] = (char)(w >> 8);
+        o += 3 - pad;
+        p += 4;
+    }
+    if (p == start || p == end || *p != ' ')
+        return -1;
+    const unsigned char *d0 = ++p;
+    uint32_t r = 0;
+    for (; p < end && (unsigned)(*p - '0') < 10 && p - d0 < 9; p++)
+        r = r * 10 + (uint32_t)(*p - '0');
+    if (p == d0 || (p < end && *p != '\n'))
+        return -1;
+    *rank = r;
+    *next = (size_t)(p - (const unsigned char *)text) + 1;
+    return o - out;
+}
+
 /* The ordinary tokens of a rank file into b (ids = ranks); *n_ranks set.
  * Each line's base64 is decoded once, straight into the pool. */
 int sl_tt_load_ranks(sl_bpe *b, const char *text, size_t len, const char *name, uint32_t *n_ranks, sl_err *err)
 {
     /* parse and check every line; then the ranks; then the tokens */
-    size_t lines = 1;
-    for (const char *p = text, *end = text + len; (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
-        lines++;
     uint32_t *rank_line = NULL; /* rank -> its line */
     int64_t max_rank = -1;
     struct entry {
         uint32_t rank, len, off, line; /* the token: pool[off..off+len) */
-    } *ent = sl_xmalloc(lines * sizeof *ent);
+        uint32_t hash;                 /* its XXH3, low bits (the words table's slot) */
+    } *ent = NULL;
     size_t ne = 0, line = 0;
     int rc = -1, in_order = 1;
     if (len > UINT32_MAX) {
         sl_errf(err, "%s: a rank file of %zu bytes is beyond 4 GiB", name, len);
         goto out;
     }
-    b->pool_cap = len / 4 * 3 + 4096; /* the tokens take at most 3/4 of the base64 */
+    /* a line with a token takes at least 4 bytes ("= 0\n"); the tokens at
+     * most 3/4 of the base64 */
+    ent = sl_xmalloc((len / 4 + 1) * sizeof *ent);
+    b->pool_cap = len / 4 * 3 + 4096;
     b->pool = sl_xmalloc(b->pool_cap);
     b->pool_len = 0;
-    for (size_t pos = 0; pos < len;) {
-        const char *nl = memchr(text + pos, '\n', len - pos);
-        size_t end = nl ? (size_t)(nl - text) : len, e = end;
+    for (size_t pos = 0, next; pos < len; pos = next) {
+        char *out = b->pool + b->pool_len;
+        uint32_t r;
+        ptrdiff_t n = fast_line(text, len, pos, out, &r, &next);
         line++;
-        if (e > pos && text[e - 1] == '\r')
-            e--;
-        if (e == pos) { /* an empty line: skipped, as tiktoken does */
-            pos = end + 1;
-            continue;
-        }
-        const char *sp = memchr(text + pos, ' ', e - pos);
-        if (!sp) {
-            sl_errf(err, "%s:%zu: expected a base64 token, a space and a rank", name, line);
-            goto out;
-        }
-        size_t blen = (size_t)(sp - (text + pos));
-        ptrdiff_t n = is_empty_b64(text + pos, blen) ? 0 : b64_into(text + pos, blen, b->pool + b->pool_len);
         if (n < 0) {
-            sl_errf(err, "%s:%zu: '%.*s' is not base64", name, line, (int)(blen > 60 ? 60 : blen), text + pos);
-            goto out;
-        }
-        uint64_t r = 0;
-        size_t k = (size_t)(sp - text) + 1;
-        if (k == e) {
-            sl_errf(err, "%s:%zu: no rank after the token", name, line);
-            goto out;
-        }
-        for (; k < e; k++) {
-            if (text[k] < '0' || text[k] > '9' || r > 0x7FFFFFFF) {
-                sl_errf(err, "%s:%zu: rank '%.*s' is not an integer below 2^31", name, line,
-                        (int)(e - (size_t)(sp - text) - 1 > 40 ? 40 : e - (size_t)(sp - text) - 1), sp + 1);
+            const char *nl = memchr(text + pos, '\n', len - pos);
+            size_t end = nl ? (size_t)(nl - text) : len, e = end;
+            next = end + 1;
+            if (e > pos && text[e - 1] == '\r')
+                e--;
+            if (e == pos) /* an empty line: skipped, as tiktoken does */
+                continue;
+            const char *sp = memchr(text + pos, ' ', e - pos);
+            if (!sp) {
+                sl_errf(err, "%s:%zu: expected a base64 token, a space and a rank", name, line);
                 goto out;
             }
-            r = r * 10 + (uint64_t)(text[k] - '0');
-        }
-        if (r > 0x7FFFFFFF) {
-            sl_errf(err, "%s:%zu: rank %llu is not below 2^31", name, line, (unsigned long long)r);
-            goto out;
+            size_t blen = (size_t)(sp - (text + pos));
+            n = is_empty_b64(text + pos, blen) ? 0 : b64_into(text + pos, blen, out);
+            if (n < 0) {
+                sl_errf(err, "%s:%zu: '%.*s' is not base64", name, line, (int)(blen > 60 ? 60 : blen), text + pos);
+                goto out;
+            }
+            uint64_t r64 = 0;
+            size_t k = (size_t)(sp - text) + 1;
+            if (k == e) {
+                sl_errf(err, "%s:%zu: no rank after the token", name, line);
+                goto out;
+            }
+            for (; k < e; k++) {
+                if (text[k] < '0' || text[k] > '9' || r64 > 0x7FFFFFFF) {
+                    sl_errf(err, "%s:%zu: rank '%.*s' is not an integer below 2^31", name, line,
+                            (int)(e - (size_t)(sp - text) - 1 > 40 ? 40 : e - (size_t)(sp - text) - 1), sp + 1);
+                    goto out;
+                }
+                r64 = r64 * 10 + (uint64_t)(text[k] - '0');
+            }
+            if (r64 > 0x7FFFFFFF) {
+                sl_errf(err, "%s:%zu: rank %llu is not below 2^31", name, line, (unsigned long long)r64);
+                goto out;
+            }
+            r = (uint32_t)r64;
         }
         in_order &= r == ne;
-        ent[ne++] = (struct entry){(uint32_t)r, (uint32_t)n, (uint32_t)b->pool_len, (uint32_t)line};
+        ent[ne++] = (struct entry){r, (uint32_t)n, (uint32_t)b->pool_len, (uint32_t)line,
+                                   (uint32_t)XXH3_64bits(out, (size_t)n)};
         b->pool_len += (size_t)n;
         if ((int64_t)r > max_rank)
             max_rank = (int64_t)r;
-        pos = end + 1;
     }
     if (ne == 0) {
         sl_errf(err, "%s: no tokens (a rank file has a base64 token and a rank on each line)", name);
@@ -263,31 +312,35 @@ int sl_tt_load_ranks(sl_bpe *b, const char *text, size_t len, const char *name, 
     }
     /* ranks 0..ne-1, each once (so when they come in order): a duplicate
      * names both lines, else the first missing rank is named */
-    rank_line = sl_xcalloc(ne, sizeof *rank_line);
-    for (size_t i = 0; i < ne; i++) {
-        uint32_t r = ent[i].rank;
-        if (r >= ne)
-            continue;
-        if (rank_line[r]) {
-            sl_errf(err, "%s:%zu: rank %u is given twice (also on line %u)", name, (size_t)ent[i].line, r,
-                    rank_line[r]);
-            goto out;
+    if (!in_order) {
+        rank_line = sl_xcalloc(ne, sizeof *rank_line);
+        for (size_t i = 0; i < ne; i++) {
+            uint32_t r = ent[i].rank;
+            if (r >= ne)
+                continue;
+            if (rank_line[r]) {
+                sl_errf(err, "%s:%zu: rank %u is given twice (also on line %u)", name, (size_t)ent[i].line, r,
+                        rank_line[r]);
+                goto out;
+            }
+            rank_line[r] = ent[i].line;
         }
-        rank_line[r] = ent[i].line;
+        for (uint32_t r = 0; r < ne; r++)
+            if (!rank_line[r]) {
+                sl_errf(err, "%s: rank %u is missing (the ranks of %zu tokens must be 0..%zu; the largest is %lld)",
+                        name, r, ne, ne - 1, (long long)max_rank);
+                goto out;
+            }
     }
-    for (uint32_t r = 0; r < ne && !in_order; r++)
-        if (!rank_line[r]) {
-            sl_errf(err, "%s: rank %u is missing (the ranks of %zu tokens must be 0..%zu; the largest is %lld)", name,
-                    r, ne, ne - 1, (long long)max_rank);
-            goto out;
-        }
     sl_tt_alloc_ids(b, (uint32_t)ne);
     sl_tt_words_init(b, ne);
     for (size_t i = 0; i < ne; i++) {
-        int64_t old = words_put(b, ent[i].rank, ent[i].off, ent[i].len);
+        if (i + 16 < ne) /* the slots are random: ask for them ahead */
+            __builtin_prefetch(&b->words[ent[i + 16].hash & b->words_mask]);
+        int64_t old = words_put(b, ent[i].rank, ent[i].off, ent[i].len, ent[i].hash);
         if (old >= 0) {
             sl_errf(err, "%s:%zu: the token of rank %u is also rank %lld (line %u)", name, (size_t)ent[i].line,
-                    ent[i].rank, (long long)old, rank_line[old]);
+                    ent[i].rank, (long long)old, rank_line ? rank_line[old] : ent[old].line);
             goto out;
         }
     }
