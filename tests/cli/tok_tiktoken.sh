@@ -43,6 +43,11 @@ for p in gpt2 cl100k qwen2 o200k tekken; do
   "$SLUICE" tokenize bpe -t "$RANKS" --pattern $p --pretokenizer pcre2 "$T/docs.jsonl" | "$SLUICE" cat > "$T/pcre.jsonl"
   check $p "$T/pcre.jsonl" unicode14
 done
+# the same ranks in another order, with CRLF line ends and an empty line
+# (the careful line parse, not the one-pass one; ranks out of order): the same ids
+tac "$RANKS" | awk 'NR == 100 { print "" } { printf "%s\r\n", $0 }' > "$T/reordered.tiktoken"
+"$SLUICE" tokenize bpe -t "$T/reordered.tiktoken" --pattern cl100k "$T/docs.jsonl" | "$SLUICE" cat > "$T/reordered.jsonl"
+check cl100k "$T/reordered.jsonl"
 # llama3 is cl100k's split (the same ids and fingerprint), and so is the pattern written out
 "$SLUICE" tokenize bpe -t "$RANKS" --pattern llama3 "$T/docs.jsonl" | cmp - "$T/cl100k.tok" || fail "llama3 != cl100k"
 CL100K="'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++\$|\s*[\r\n]|\s+(?!\S)|\s"
@@ -113,6 +118,9 @@ sed '10d' "$RANKS" > "$T/gap.tiktoken"
 bad "$T/gap.tiktoken" "gap.tiktoken: rank 9 is missing" --pattern gpt2
 sed '300s/.*/AA== 299/' "$RANKS" > "$T/twice.tiktoken"
 bad "$T/twice.tiktoken" "twice.tiktoken:300: the token of rank 299 is also rank 0 \(line 1\)" --pattern gpt2
+n=$(wc -l < "$T/reordered.tiktoken") # rank 0 on its last line; line 300 holds rank n - 300
+sed '300s/.*/AA== '$((n - 300))'\r/' "$T/reordered.tiktoken" > "$T/twice2.tiktoken"
+bad "$T/twice2.tiktoken" "twice2.tiktoken:$n: the token of rank 0 is also rank $((n - 300)) \(line 300\)" --pattern gpt2
 sed '3s/ 2$/ x/' "$RANKS" > "$T/rank.tiktoken"
 bad "$T/rank.tiktoken" "rank.tiktoken:3: rank 'x' is not an integer" --pattern gpt2
 sed '3d' "$RANKS" | awk '{ print $1, NR - 1 }' > "$T/nobyte.tiktoken"

@@ -232,26 +232,44 @@ static ptrdiff_t fast_line(const char *text, size_t len, size_t pos, char *out, 
     return o - out;
 }
 
+/* The line numbers of the n tokens of a rank file (its lines that are not
+ * empty), for the messages about ranks. */
+static uint32_t *token_lines(const char *text, size_t len, size_t n)
+{
+    uint32_t *lines = sl_xmalloc((n ? n : 1) * sizeof *lines), line = 0;
+    size_t k = 0;
+    for (size_t pos = 0; pos < len && k < n;) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t end = nl ? (size_t)(nl - text) : len, e = end;
+        line++;
+        if (e > pos && text[e - 1] == '\r')
+            e--;
+        if (e > pos)
+            lines[k++] = line;
+        pos = end + 1;
+    }
+    return lines;
+}
+
 /* The ordinary tokens of a rank file into b (ids = ranks); *n_ranks set.
- * Each line's base64 is decoded once, straight into the pool. */
+ * Each line's base64 is decoded once, straight into the pool; a token is
+ * its length there (its offset the sum of those before) and, only when the
+ * ranks are not in order, its rank. */
 int sl_tt_load_ranks(sl_bpe *b, const char *text, size_t len, const char *name, uint32_t *n_ranks, sl_err *err)
 {
     /* parse and check every line; then the ranks; then the tokens */
-    uint32_t *rank_line = NULL; /* rank -> its line */
+    uint32_t *rank_line = NULL, *tlen = NULL, *trank = NULL, *tline = NULL;
     int64_t max_rank = -1;
-    struct entry {
-        uint32_t rank, len, off, line; /* the token: pool[off..off+len) */
-        uint32_t hash;                 /* its XXH3, low bits (the words table's slot) */
-    } *ent = NULL;
     size_t ne = 0, line = 0;
-    int rc = -1, in_order = 1;
+    int rc = -1;
     if (len > UINT32_MAX) {
         sl_errf(err, "%s: a rank file of %zu bytes is beyond 4 GiB", name, len);
         goto out;
     }
     /* a line with a token takes at least 4 bytes ("= 0\n"); the tokens at
      * most 3/4 of the base64 */
-    ent = sl_xmalloc((len / 4 + 1) * sizeof *ent);
+    size_t cap = len / 4 + 1;
+    tlen = sl_xmalloc(cap * sizeof *tlen);
     b->pool_cap = len / 4 * 3 + 4096;
     b->pool = sl_xmalloc(b->pool_cap);
     b->pool_len = 0;
@@ -299,9 +317,14 @@ int sl_tt_load_ranks(sl_bpe *b, const char *text, size_t len, const char *name, 
             }
             r = (uint32_t)r64;
         }
-        in_order &= r == ne;
-        ent[ne++] = (struct entry){r, (uint32_t)n, (uint32_t)b->pool_len, (uint32_t)line,
-                                   (uint32_t)XXH3_64bits(out, (size_t)n)};
+        if (r != ne && !trank) { /* the first rank out of order */
+            trank = sl_xmalloc(cap * sizeof *trank);
+            for (size_t i = 0; i < ne; i++)
+                trank[i] = (uint32_t)i;
+        }
+        if (trank)
+            trank[ne] = r;
+        tlen[ne++] = (uint32_t)n;
         b->pool_len += (size_t)n;
         if ((int64_t)r > max_rank)
             max_rank = (int64_t)r;
@@ -312,18 +335,18 @@ int sl_tt_load_ranks(sl_bpe *b, const char *text, size_t len, const char *name, 
     }
     /* ranks 0..ne-1, each once (so when they come in order): a duplicate
      * names both lines, else the first missing rank is named */
-    if (!in_order) {
+    if (trank) {
+        tline = token_lines(text, len, ne);
         rank_line = sl_xcalloc(ne, sizeof *rank_line);
         for (size_t i = 0; i < ne; i++) {
-            uint32_t r = ent[i].rank;
+            uint32_t r = trank[i];
             if (r >= ne)
                 continue;
             if (rank_line[r]) {
-                sl_errf(err, "%s:%zu: rank %u is given twice (also on line %u)", name, (size_t)ent[i].line, r,
-                        rank_line[r]);
+                sl_errf(err, "%s:%u: rank %u is given twice (also on line %u)", name, tline[i], r, rank_line[r]);
                 goto out;
             }
-            rank_line[r] = ent[i].line;
+            rank_line[r] = tline[i];
         }
         for (uint32_t r = 0; r < ne; r++)
             if (!rank_line[r]) {
@@ -334,20 +357,35 @@ int sl_tt_load_ranks(sl_bpe *b, const char *text, size_t len, const char *name, 
     }
     sl_tt_alloc_ids(b, (uint32_t)ne);
     sl_tt_words_init(b, ne);
+    /* into the words table in line order; the slots are random, so each is
+     * hashed and asked for AHEAD tokens before it is needed */
+    enum { AHEAD = 16 };
+    uint32_t hash[AHEAD], off = 0, ahead_off = 0;
+    size_t ahead = 0;
     for (size_t i = 0; i < ne; i++) {
-        if (i + 16 < ne) /* the slots are random: ask for them ahead */
-            __builtin_prefetch(&b->words[ent[i + 16].hash & b->words_mask]);
-        int64_t old = words_put(b, ent[i].rank, ent[i].off, ent[i].len, ent[i].hash);
+        for (; ahead < ne && ahead < i + AHEAD; ahead++) {
+            uint64_t h = XXH3_64bits(b->pool + ahead_off, tlen[ahead]);
+            hash[ahead % AHEAD] = (uint32_t)h;
+            __builtin_prefetch(&b->words[h & b->words_mask]);
+            ahead_off += tlen[ahead];
+        }
+        uint32_t id = trank ? trank[i] : (uint32_t)i;
+        int64_t old = words_put(b, id, off, tlen[i], hash[i % AHEAD]);
         if (old >= 0) {
-            sl_errf(err, "%s:%zu: the token of rank %u is also rank %lld (line %u)", name, (size_t)ent[i].line,
-                    ent[i].rank, (long long)old, rank_line ? rank_line[old] : ent[old].line);
+            if (!tline)
+                tline = token_lines(text, len, ne);
+            sl_errf(err, "%s:%u: the token of rank %u is also rank %lld (line %u)", name, tline[i], id,
+                    (long long)old, rank_line ? rank_line[old] : tline[old]);
             goto out;
         }
+        off += tlen[i];
     }
     *n_ranks = (uint32_t)ne;
     rc = 0;
 out:
-    free(ent);
+    free(tlen);
+    free(trank);
+    free(tline);
     free(rank_line);
     return rc;
 }
