@@ -374,8 +374,8 @@ int sl_tt_load_ranks(sl_bpe *b, const char *text, size_t len, const char *name, 
         if (old >= 0) {
             if (!tline)
                 tline = token_lines(text, len, ne);
-            sl_errf(err, "%s:%u: the token of rank %u is also rank %lld (line %u)", name, tline[i], id,
-                    (long long)old, rank_line ? rank_line[old] : tline[old]);
+            sl_errf(err, "%s:%u: the token of rank %u is also rank %lld (line %u)", name, tline[i], id, (long long)old,
+                    rank_line ? rank_line[old] : tline[old]);
             goto out;
         }
         off += tlen[i];
