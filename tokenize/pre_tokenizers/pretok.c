@@ -133,8 +133,20 @@ static void init_classes(void)
 {
     if (bmp_class['a'])
         return;
-    for (uint32_t c = 0; c < 0x10000; c++)
-        bmp_class[c] = (uint8_t)astral_class(c);
+    /* the ranges are sorted and apart: each written once over CL_O, with
+     * 'a' (the mark of a table made) written last */
+    memset(bmp_class, CL_O, 'a');
+    memset(bmp_class + 'a' + 1, CL_O, sizeof bmp_class - 'a' - 1);
+    for (size_t i = 0; i < sizeof pretok_ranges / sizeof *pretok_ranges && pretok_ranges[i].first < 0x10000; i++) {
+        uint32_t first = pretok_ranges[i].first, last = pretok_ranges[i].last < 0xFFFF ? pretok_ranges[i].last : 0xFFFF;
+        if (first <= 'a' && 'a' <= last) {
+            memset(bmp_class + first, pretok_ranges[i].cls, 'a' - first);
+            first = 'a' + 1;
+        }
+        if (first <= last)
+            memset(bmp_class + first, pretok_ranges[i].cls, last - first + 1);
+    }
+    __atomic_store_n(&bmp_class['a'], (uint8_t)astral_class('a'), __ATOMIC_RELEASE);
 }
 
 int sl_pretok_class(uint32_t cp)

@@ -19,6 +19,8 @@
  * itself (pretok_o200k_classes.h; scripts/gen/gen_o200k_classes.py), whose
  * letter, number and space classes equal HF's table (pretok_classes.h).
  * tests/cli/tok_tiktoken.sh checks the split against tiktoken's ids. */
+#include <string.h>
+
 #include "tokenize/models/bpe_internal.h"
 #include "tokenize/tables/pretok_o200k_classes.h"
 
@@ -63,9 +65,12 @@ void sl_pretok_o200k_init(void)
 {
     if (bmp_ready)
         return;
-    for (uint32_t c = 0; c < 0x10000; c++)
-        bmp[c] = (uint8_t)astral(c);
-    bmp_ready = 1;
+    /* the ranges are sorted and apart: each written once (the rest is C_O, 0) */
+    for (size_t i = 0; i < sizeof o200k_ranges / sizeof *o200k_ranges && o200k_ranges[i].first < 0x10000; i++) {
+        uint32_t last = o200k_ranges[i].last < 0xFFFF ? o200k_ranges[i].last : 0xFFFF;
+        memset(bmp + o200k_ranges[i].first, o200k_ranges[i].cls, last - o200k_ranges[i].first + 1);
+    }
+    __atomic_store_n(&bmp_ready, 1, __ATOMIC_RELEASE);
 }
 
 int sl_pretok_o200k_class(uint32_t cp)
