@@ -74,7 +74,7 @@ int64_t sl_tt_add_token(sl_bpe *b, uint32_t id, const char *s, size_t n)
 {
     size_t at = b->pool_len;
     sl_tt_set_bytes(b, id, s, n);
-    b->tok_len[id] = UINT32_MAX;
+    b->tok_len[id] = UINT32_MAX; /* unused until words_put takes it */
     int64_t old = words_put(b, id, (uint32_t)at, (uint32_t)n, XXH3_64bits(s, n));
     if (old >= 0)
         b->pool_len = at;
