@@ -106,6 +106,7 @@ int sl_pretok_compile_regex(sl_bpe *b, const char *pattern, const char *name, sl
  * 15.0, so only a table gives HF's split for every code point.
  * test_tokenize_bpe_pretok checks the scanner against that table and against the
  * PCRE2 pattern (on the code points PCRE2 knows). */
+#include "tokenize/pre_tokenizers/pretok_scan.h"
 #include "tokenize/tables/pretok_classes.h"
 
 enum { CL_L = 1, CL_N = 2, CL_S = 3, CL_O = 4 };
@@ -157,41 +158,42 @@ int sl_pretok_class(uint32_t cp)
 }
 
 /* Class of the character at p[i] (valid UTF-8) and its length. */
-static inline __attribute__((always_inline)) int class_at(const uint8_t *p, size_t n, size_t i, size_t *len)
+#define class_at(p, n, i, len) pt_class_at(bmp_class, astral_class, CL_O, p, n, i, len)
+
+/* The ASCII fast path of scan_gpt2 (pretok_scan.h): the end of the piece
+ * at pos, or 0 when the general way must take it. */
+static inline __attribute__((always_inline)) size_t fast_gpt2(const uint8_t *p, size_t n, size_t pos)
 {
-    if (p[i] < 0x80) {
-        *len = 1;
-        return bmp_class[p[i]];
+    if (pos + 1 >= n)
+        return 0;
+    unsigned t0 = sl_pf[p[pos]], t1 = sl_pf[p[pos + 1]];
+    if (t0 & (PF_X | PF_APOS))
+        return 0;
+    if (p[pos] == ' ') {
+        if (t1 & PF_X)
+            return 0;
+        if (!(t1 & PF_SP)) /* ' '? and a run of the next character's class */
+            t0 = t1;
     }
-    uint32_t cp;
-    *len = sl_utf8_seq(p + i, n - i, &cp);
-    if (!*len) { /* not expected: callers pass valid UTF-8 */
-        *len = 1;
-        return CL_O;
+    size_t k;
+    if (t0 & PF_L)
+        k = pf_run(p, n, pos + 1, PF_L);
+    else if (t0 & PF_OTH)
+        k = pf_run(p, n, pos + 1, PF_OTH);
+    else if (t0 & PF_DIG)
+        k = pf_run(p, n, pos + 1, PF_DIG);
+    else { /* whitespace from pos: S+(?!\S) | S+ */
+        k = pf_run(p, n, pos + 1, PF_SP);
+        if (k < n && p[k] >= 0x80)
+            return 0;
+        return k == n || k - pos == 1 ? k : k - 1;
     }
-    return cp < 0x10000 ? bmp_class[cp] : astral_class(cp);
+    return k < n && p[k] >= 0x80 ? 0 : k;
 }
 
-static inline __attribute__((always_inline)) size_t scan_gpt2(const uint8_t *p, size_t n, size_t pos)
+/* The general way: any UTF-8. */
+static __attribute__((noinline)) size_t scan_gpt2(const uint8_t *p, size_t n, size_t pos)
 {
-    uint8_t c0 = p[pos];
-    size_t j0 = c0 == ' ' && pos + 1 < n ? pos + 1 : pos;
-    if (c0 != '\'' && p[j0] < 0x80) { /* ASCII fast path; a piece that reaches a non-ASCII byte goes the general way */
-        int cl = bmp_class[p[j0]];
-        if (cl != CL_S) { /* ' '? and a run of one class */
-            size_t k = j0 + 1;
-            while (k < n && p[k] < 0x80 && bmp_class[p[k]] == cl)
-                k++;
-            if (k == n || p[k] < 0x80)
-                return k;
-        } else { /* whitespace from pos */
-            size_t k = pos, last = pos;
-            while (k < n && p[k] < 0x80 && bmp_class[p[k]] == CL_S)
-                last = k++;
-            if (k == n || p[k] < 0x80)
-                return k == n || last == pos ? k : last;
-        }
-    }
     if (p[pos] == '\'' && pos + 1 < n) {
         uint8_t c = p[pos + 1];
         if (c == 's' || c == 'd' || c == 'm' || c == 't')
@@ -219,9 +221,15 @@ static inline __attribute__((always_inline)) size_t scan_gpt2(const uint8_t *p, 
     return last;
 }
 
+static inline __attribute__((always_inline)) size_t piece_gpt2(const uint8_t *p, size_t n, size_t pos)
+{
+    size_t e = fast_gpt2(p, n, pos);
+    return e ? e : scan_gpt2(p, n, pos);
+}
+
 size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos)
 {
-    return scan_gpt2(p, n, pos);
+    return piece_gpt2(p, n, pos);
 }
 
 /* The scan_many form of a scanner: its loop with the scanner inlined. */
@@ -236,7 +244,7 @@ size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos)
         return m;                                                                                                      \
     }
 
-SL_SCAN_MANY(sl_pretok_many_gpt2, scan_gpt2(p, n, pos))
+SL_SCAN_MANY(sl_pretok_many_gpt2, piece_gpt2(p, n, pos))
 
 /* --- the Llama-3 and Qwen2 patterns by hand -------------------------------
  *   (?i:'s|'t|'re|'ve|'m|'ll|'d)   contractions, any case; Oniguruma's case
@@ -290,56 +298,8 @@ static int is_crlf(uint8_t c)
     return c == '\r' || c == '\n';
 }
 
-static inline __attribute__((always_inline)) size_t scan_cl100k(const uint8_t *p, size_t n, size_t pos, int max_digits)
+static __attribute__((noinline)) size_t scan_cl100k(const uint8_t *p, size_t n, size_t pos, int max_digits)
 {
-    uint8_t c0 = p[pos];
-    if (c0 < 0x80 && c0 != '\'') { /* ASCII fast paths; anything that reaches a non-ASCII byte goes the general way */
-        int c0l = bmp_class[c0];
-        size_t s = c0l != CL_L && c0l != CL_N && !is_crlf(c0) && pos + 1 < n && p[pos + 1] < 0x80 &&
-                           bmp_class[p[pos + 1]] == CL_L
-                       ? pos + 1
-                       : pos;
-        if (bmp_class[p[s]] == CL_L) { /* [^\r\nLN]?L+ */
-            size_t k = s + 1;
-            while (k < n && p[k] < 0x80 && bmp_class[p[k]] == CL_L)
-                k++;
-            if (k == n || p[k] < 0x80)
-                return k;
-        } else if (c0l == CL_N) { /* N{1,max_digits} */
-            size_t k = pos + 1;
-            while (k < n && k - pos < (size_t)max_digits && p[k] < 0x80 && bmp_class[p[k]] == CL_N)
-                k++;
-            if (k == n || k - pos == (size_t)max_digits || p[k] < 0x80)
-                return k;
-        } else if (pos + 1 == n || p[pos + 1] < 0x80) { /* no letter follows:  ?O+[\r\n]* or whitespace */
-            size_t o = c0 == ' ' && pos + 1 < n && bmp_class[p[pos + 1]] == CL_O ? pos + 1 : pos;
-            if (bmp_class[p[o]] == CL_O) {
-                size_t k = o + 1;
-                while (k < n && p[k] < 0x80 && bmp_class[p[k]] == CL_O)
-                    k++;
-                if (k == n || p[k] < 0x80) {
-                    while (k < n && is_crlf(p[k]))
-                        k++;
-                    return k;
-                }
-            } else if (c0l == CL_S) {
-                size_t k = pos, last = pos, crlf = 0;
-                while (k < n && p[k] < 0x80 && bmp_class[p[k]] == CL_S) {
-                    last = k;
-                    if (is_crlf(p[k]))
-                        crlf = k + 1;
-                    k++;
-                }
-                if (k == n || p[k] < 0x80) {
-                    if (crlf)
-                        return crlf;
-                    if (k == n || last == pos)
-                        return k;
-                    return last;
-                }
-            }
-        }
-    }
     size_t e = contraction(p, n, pos), len, len2;
     if (e)
         return e;
@@ -385,18 +345,26 @@ static inline __attribute__((always_inline)) size_t scan_cl100k(const uint8_t *p
     return last;
 }
 
+/* The fast path (pretok_scan.h), else the general way. */
+static inline __attribute__((always_inline)) size_t piece_cl100k(const uint8_t *p, size_t n, size_t pos,
+                                                                int max_digits)
+{
+    size_t e = pt_fast_cl100k(p, n, pos, max_digits, 0, 0);
+    return e ? e : scan_cl100k(p, n, pos, max_digits);
+}
+
 size_t sl_pretok_scan_llama3(const uint8_t *p, size_t n, size_t pos)
 {
-    return scan_cl100k(p, n, pos, 3);
+    return piece_cl100k(p, n, pos, 3);
 }
 
 size_t sl_pretok_scan_qwen2(const uint8_t *p, size_t n, size_t pos)
 {
-    return scan_cl100k(p, n, pos, 1);
+    return piece_cl100k(p, n, pos, 1);
 }
 
-SL_SCAN_MANY(sl_pretok_many_llama3, scan_cl100k(p, n, pos, 3))
-SL_SCAN_MANY(sl_pretok_many_qwen2, scan_cl100k(p, n, pos, 1))
+SL_SCAN_MANY(sl_pretok_many_llama3, piece_cl100k(p, n, pos, 3))
+SL_SCAN_MANY(sl_pretok_many_qwen2, piece_cl100k(p, n, pos, 1))
 
 /* --- Digits(individual_digits) then ByteLevel's GPT-2 regex -----------------
  * StarCoder / StarCoder2, Refact (and Command-R, SmolLM): HF first splits off

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "tokenize/models/bpe_internal.h"
+#include "tokenize/pre_tokenizers/pretok_scan.h"
 #include "tokenize/tables/pretok_o200k_classes.h"
 
 enum { C_O = 0, C_UP = 1, C_LO = 2, C_LM = 3, C_M = 4, C_N = 5, C_S = 6 };
@@ -79,20 +80,7 @@ int sl_pretok_o200k_class(uint32_t cp)
     return cp < 0x10000 ? bmp[cp] : astral(cp);
 }
 
-static inline __attribute__((always_inline)) int cls(const uint8_t *p, size_t n, size_t i, size_t *len)
-{
-    if (p[i] < 0x80) {
-        *len = 1;
-        return bmp[p[i]];
-    }
-    uint32_t cp;
-    *len = sl_utf8_seq(p + i, n - i, &cp);
-    if (!*len) { /* not expected: callers pass valid UTF-8 */
-        *len = 1;
-        return C_O;
-    }
-    return cp < 0x10000 ? bmp[cp] : astral(cp);
-}
+#define cls(p, n, i, len) pt_class_at(bmp, astral, C_O, p, n, i, len)
 
 static int in_u(int c)
 {
@@ -105,11 +93,6 @@ static int in_l(int c)
 static int is_letter(int c)
 {
     return c == C_UP || c == C_LO || c == C_LM;
-}
-
-static inline int ascii_letter(uint8_t c)
-{
-    return (uint8_t)((c | 0x20) - 'a') < 26;
 }
 
 /* (?i:...) of one ASCII letter: Rust's simple case folding adds U+017F
@@ -177,62 +160,11 @@ static size_t upper_then_lower(const uint8_t *p, size_t n, size_t s)
     return k;
 }
 
-static inline __attribute__((always_inline)) size_t scan(const uint8_t *p, size_t n, size_t pos, int contractions,
-                                                         int max_digits)
+/* The general way: any UTF-8. */
+static __attribute__((noinline)) size_t scan_any(const uint8_t *p, size_t n, size_t pos, int contractions,
+                                                 int max_digits)
 {
     size_t len, len2;
-    uint8_t c0 = p[pos];
-    if (c0 < 0x80) { /* ASCII fast paths; anything that reaches a non-ASCII byte goes the general way */
-        size_t s = pos;
-        if (!ascii_letter(c0) && !(c0 >= '0' && c0 <= '9') && c0 != '\r' && c0 != '\n' && pos + 1 < n &&
-            ascii_letter(p[pos + 1]))
-            s = pos + 1; /* the optional P before the letters */
-        if (ascii_letter(p[s])) {
-            /* U*L+ from s, else U+L*: ASCII letters are Lu or Ll only */
-            size_t k = s;
-            while (k < n && p[k] >= 'A' && p[k] <= 'Z')
-                k++;
-            while (k < n && p[k] >= 'a' && p[k] <= 'z')
-                k++;
-            if (k == n || p[k] < 0x80)
-                return contractions ? contraction(p, n, k) : k;
-        } else if (c0 >= '0' && c0 <= '9') { /* N{1,max_digits} */
-            size_t k = pos + 1;
-            while (k < n && k - pos < (size_t)max_digits && p[k] >= '0' && p[k] <= '9')
-                k++;
-            if (k == n || k - pos == (size_t)max_digits || p[k] < 0x80)
-                return k;
-        } else if (pos + 1 == n || p[pos + 1] < 0x80) {
-            /* c0 is not a letter or digit and no letter follows: other
-             * characters ( ?O+[\r\n/]*) or whitespace */
-            size_t o = c0 == ' ' && pos + 1 < n && bmp[p[pos + 1]] == C_O ? pos + 1 : pos;
-            if (bmp[p[o]] == C_O) {
-                size_t k = o + 1;
-                while (k < n && p[k] < 0x80 && bmp[p[k]] == C_O)
-                    k++;
-                if (k == n || p[k] < 0x80) {
-                    while (k < n && (p[k] == '\r' || p[k] == '\n' || p[k] == '/'))
-                        k++;
-                    return k;
-                }
-            } else if (bmp[c0] == C_S) {
-                size_t k = pos, last = pos, crlf = 0;
-                while (k < n && p[k] < 0x80 && bmp[p[k]] == C_S) {
-                    last = k;
-                    if (p[k] == '\r' || p[k] == '\n')
-                        crlf = k + 1;
-                    k++;
-                }
-                if (k == n || p[k] < 0x80) {
-                    if (crlf)
-                        return crlf;
-                    if (k == n || last == pos)
-                        return k;
-                    return last;
-                }
-            }
-        }
-    }
     int c = cls(p, n, pos, &len);
     /* P? is taken first when it can be: the starts to try, in order */
     size_t starts[2], ns = 0;
@@ -275,6 +207,14 @@ static inline __attribute__((always_inline)) size_t scan(const uint8_t *p, size_
     if (k == n || last == pos)
         return k;
     return last;
+}
+
+/* The fast path (pretok_scan.h), else the general way. */
+static inline __attribute__((always_inline)) size_t scan(const uint8_t *p, size_t n, size_t pos, int contractions,
+                                                         int max_digits)
+{
+    size_t e = pt_fast_cl100k(p, n, pos, max_digits, 1, contractions);
+    return e ? e : scan_any(p, n, pos, contractions, max_digits);
 }
 
 size_t sl_pretok_scan_o200k(const uint8_t *p, size_t n, size_t pos)

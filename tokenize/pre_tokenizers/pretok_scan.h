@@ -1,0 +1,179 @@
+/* Helpers shared by the hand-written pre-tokenizer scanners (pretok.c,
+ * pretok_o200k.c). Internal.
+ *
+ * The scanners' fast paths handle pieces made of ASCII bytes: a 256-entry
+ * table gives each byte's flags (the ASCII classes, which every scanner's
+ * class table agrees on: [a-z] lower-case letters, [A-Z] upper-case
+ * letters, [0-9] numbers, \t-\r and ' ' whitespace, the rest other; bytes
+ * >= 0x80 only PF_X), and the end of a run of one class is found 16 bytes
+ * at a time with SSE2 (x86-64's baseline, so no runtime check) or a byte
+ * loop elsewhere. A piece that reaches a byte >= 0x80 is left to the
+ * general scanner, which decodes UTF-8 and looks the class up. */
+#ifndef SLUICE_TOKENIZE_PRETOK_SCAN_H
+#define SLUICE_TOKENIZE_PRETOK_SCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "base/utf8.h"
+
+enum {
+    PF_LO = 1,   /* a-z */
+    PF_UP = 2,   /* A-Z */
+    PF_DIG = 4,  /* 0-9 */
+    PF_SP = 8,   /* \t-\r and ' ' */
+    PF_OTH = 16, /* any other ASCII byte */
+    PF_CRLF = 32, /* \r, \n (also PF_SP) */
+    PF_APOS = 64, /* ' (also PF_OTH) */
+    PF_X = 128,   /* >= 0x80 */
+    PF_L = PF_LO | PF_UP,
+};
+
+#define PF_(c)                                                                                                         \
+    ((c) >= 0x80                   ? PF_X                                                                              \
+     : (c) >= 'a' && (c) <= 'z'    ? PF_LO                                                                             \
+     : (c) >= 'A' && (c) <= 'Z'    ? PF_UP                                                                             \
+     : (c) >= '0' && (c) <= '9'    ? PF_DIG                                                                            \
+     : (c) == '\r' || (c) == '\n'  ? PF_SP | PF_CRLF                                                                   \
+     : ((c) >= '\t' && (c) <= '\r') || (c) == ' ' ? PF_SP                                                              \
+     : (c) == '\''                 ? PF_OTH | PF_APOS                                                                  \
+                                   : PF_OTH)
+#define PF4_(c) PF_(c), PF_((c) + 1), PF_((c) + 2), PF_((c) + 3)
+#define PF16_(c) PF4_(c), PF4_((c) + 4), PF4_((c) + 8), PF4_((c) + 12)
+#define PF64_(c) PF16_(c), PF16_((c) + 16), PF16_((c) + 32), PF16_((c) + 48)
+static const uint8_t sl_pf[256] = {PF64_(0), PF64_(64), PF64_(128), PF64_(192)};
+#undef PF_
+#undef PF4_
+#undef PF16_
+#undef PF64_
+
+#if defined(__SSE2__)
+/* 0xFF in each byte of c whose flags meet k (a set of PF_LO, PF_UP,
+ * PF_DIG, PF_SP, PF_OTH), else 0. */
+static inline __attribute__((always_inline)) __m128i pf_in(__m128i c, unsigned k)
+{
+    const __m128i lo = _mm_cmpgt_epi8(_mm_set1_epi8(-102), _mm_add_epi8(c, _mm_set1_epi8(0x1F)));
+    const __m128i up = _mm_cmpgt_epi8(_mm_set1_epi8(-102), _mm_add_epi8(c, _mm_set1_epi8(0x3F)));
+    const __m128i dig = _mm_cmpgt_epi8(_mm_set1_epi8(-118), _mm_add_epi8(c, _mm_set1_epi8(0x50)));
+    const __m128i sp = _mm_or_si128(_mm_cmpeq_epi8(c, _mm_set1_epi8(' ')),
+                                    _mm_cmpgt_epi8(_mm_set1_epi8(-123), _mm_add_epi8(c, _mm_set1_epi8(0x77))));
+    __m128i r = _mm_setzero_si128();
+    if (k & PF_LO)
+        r = _mm_or_si128(r, lo);
+    if (k & PF_UP)
+        r = _mm_or_si128(r, up);
+    if (k & PF_DIG)
+        r = _mm_or_si128(r, dig);
+    if (k & PF_SP)
+        r = _mm_or_si128(r, sp);
+    if (k & PF_OTH) { /* ASCII and none of the others */
+        __m128i any = _mm_or_si128(_mm_or_si128(lo, up), _mm_or_si128(dig, sp));
+        r = _mm_or_si128(r, _mm_andnot_si128(any, _mm_cmpgt_epi8(c, _mm_set1_epi8(-1))));
+    }
+    return r;
+}
+#endif
+
+/* The first k >= i (i <= n) whose byte's flags miss kset (a compile-time
+ * set of PF_LO, PF_UP, PF_DIG, PF_SP, PF_OTH), or n. */
+static inline __attribute__((always_inline)) size_t pf_run(const uint8_t *p, size_t n, size_t i, unsigned kset)
+{
+#if defined(__SSE2__)
+    while (i + 16 <= n) {
+        unsigned m = (unsigned)_mm_movemask_epi8(pf_in(_mm_loadu_si128((const __m128i *)(p + i)), kset));
+        if (m != 0xFFFF)
+            return i + (size_t)__builtin_ctz(~m);
+        i += 16;
+    }
+#endif
+    while (i < n && (sl_pf[p[i]] & kset))
+        i++;
+    return i;
+}
+
+/* The class of the character at p[i] (valid UTF-8) in a scanner's table
+ * (bmp for the Basic Multilingual Plane, astral above it) and its length;
+ * a byte that starts no valid sequence (not expected) is `other`. */
+static inline __attribute__((always_inline)) int pt_class_at(const uint8_t *bmp, int (*astral)(uint32_t), int other,
+                                                             const uint8_t *p, size_t n, size_t i, size_t *len)
+{
+    if (p[i] < 0x80) {
+        *len = 1;
+        return bmp[p[i]];
+    }
+    uint32_t cp;
+    *len = sl_utf8_seq(p + i, n - i, &cp);
+    if (!*len) {
+        *len = 1;
+        return other;
+    }
+    return cp < 0x10000 ? bmp[cp] : astral(cp);
+}
+
+/* End of a whitespace piece of the Llama-3 / o200k patterns from pos, when
+ * p[pos..k) is ASCII whitespace and k == n or p[k] is ASCII and not
+ * whitespace: S*[\r\n]+ up to the last CR/LF, else S+(?!\S) | S+. */
+static inline __attribute__((always_inline)) size_t pt_ws_end(const uint8_t *p, size_t n, size_t pos, size_t k)
+{
+    for (size_t i = k; i > pos; i--)
+        if (sl_pf[p[i - 1]] & PF_CRLF)
+            return i;
+    return k == n || k - pos == 1 ? k : k - 1;
+}
+
+/* The fast path of the Llama-3 / Qwen2 (letters = 0) and o200k / tekken
+ * (letters = 1: [A-Z]*[a-z]* words, then the contraction when
+ * contractions, and '/' after other characters) scanners at pos: the end of
+ * the piece, or 0 when it needs the general scanner (a byte >= 0x80 or an
+ * apostrophe where it matters, or the last byte of the text). */
+static inline __attribute__((always_inline)) size_t pt_fast_cl100k(const uint8_t *p, size_t n, size_t pos,
+                                                                  int max_digits, int o200k, int contractions)
+{
+    if (pos + 1 >= n)
+        return 0;
+    unsigned t0 = sl_pf[p[pos]], t1 = sl_pf[p[pos + 1]];
+    if (t0 & (PF_X | PF_APOS))
+        return 0;
+    size_t k;
+    if ((t0 | t1) & PF_L && !(t0 & (PF_DIG | PF_CRLF))) { /* [^\r\nLN]?L+ */
+        size_t s = pos + !(t0 & PF_L);
+        if (o200k) { /* U*L+ | U+L* */
+            k = pf_run(p, n, s, PF_UP);
+            k = pf_run(p, n, k, PF_LO);
+        } else {
+            k = pf_run(p, n, s + 1, PF_L);
+        }
+        if (k < n && (p[k] >= 0x80 || (contractions && p[k] == '\'')))
+            return 0;
+        return k;
+    }
+    if (t0 & PF_DIG) { /* N{1,max_digits} */
+        k = pos + 1;
+        while (k < n && k - pos < (size_t)max_digits && (sl_pf[p[k]] & PF_DIG))
+            k++;
+        if (k < n && k - pos < (size_t)max_digits && p[k] >= 0x80)
+            return 0;
+        return k;
+    }
+    if (t1 & PF_X)
+        return 0;
+    if ((t0 & PF_OTH) || (p[pos] == ' ' && (t1 & PF_OTH))) { /*  ?O+[\r\n]* (o200k: [\r\n/]*) */
+        k = pf_run(p, n, pos + 1, PF_OTH);
+        if (k < n && p[k] >= 0x80)
+            return 0;
+        while (k < n && ((sl_pf[p[k]] & PF_CRLF) || (o200k && p[k] == '/')))
+            k++;
+        return k;
+    }
+    /* whitespace */
+    k = pf_run(p, n, pos + 1, PF_SP);
+    if (k < n && p[k] >= 0x80)
+        return 0;
+    return pt_ws_end(p, n, pos, k);
+}
+
+#endif
