@@ -244,7 +244,48 @@ size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos)
         return m;                                                                                                      \
     }
 
-SL_SCAN_MANY(sl_pretok_many_gpt2, piece_gpt2(p, n, pos))
+/* The piece starts of a window of ASCII text (pretok_scan.h), GPT-2's
+ * pattern: a start where the class (letter, number, whitespace, other)
+ * changes, except after a space that the next piece takes (' ' before a
+ * letter, number or other character: the space is the start); at the last
+ * whitespace character before a non-space (S+(?!\S) leaves it); and a
+ * contraction at an apostrophe that starts a piece is a piece of its own. */
+#define GPT2_STARTS(w, p, n, wb, st)                                                                                   \
+    do {                                                                                                               \
+        uint64_t L_ = w.up | w.lo, N_ = w.dig, W_ = w.sp, O_ = w.v & ~(L_ | N_ | W_);                                  \
+        uint64_t B_ = (L_ & ~(L_ << 1)) | (N_ & ~(N_ << 1)) | (O_ & ~(O_ << 1)) | (W_ & ~(W_ << 1));                   \
+        uint64_t J_ = w.spc & ((L_ | N_ | O_) >> 1);                                                                   \
+        uint64_t E_ = W_ & ~((W_ | ~w.v) >> 1);                                                                        \
+        st = (B_ | E_) & ~(J_ << 1);                                                                                   \
+        for (uint64_t a_ = w.apos & st & ~(uint64_t)1; a_; a_ &= a_ - 1)                                               \
+            st = gpt2_contraction(p, n, wb, (unsigned)__builtin_ctzll(a_), st);                                        \
+    } while (0)
+
+/* st with the contraction at the apostrophe wb + s (a piece start), if one
+ * is there: no start inside it, one after it. */
+static inline uint64_t gpt2_contraction(const uint8_t *p, size_t n, size_t wb, unsigned s, uint64_t st)
+{
+    size_t i = wb + s;
+    unsigned len = 0;
+    if (i + 1 < n) {
+        uint8_t c = p[i + 1];
+        if (c == 's' || c == 'd' || c == 'm' || c == 't')
+            len = 2;
+        else if (i + 2 < n &&
+                 ((c == 'l' && p[i + 2] == 'l') || (c == 'v' && p[i + 2] == 'e') || (c == 'r' && p[i + 2] == 'e')))
+            len = 3;
+    }
+    for (unsigned k = 1; k < len && s + k < 64; k++)
+        st &= ~((uint64_t)1 << (s + k));
+    if (len && s + len < 64)
+        st |= (uint64_t)1 << (s + len);
+    return st;
+}
+
+size_t sl_pretok_many_gpt2(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap)
+{
+    PT_MANY(GPT2_STARTS, piece_gpt2)
+}
 
 /* --- the Llama-3 and Qwen2 patterns by hand -------------------------------
  *   (?i:'s|'t|'re|'ve|'m|'ll|'d)   contractions, any case; Oniguruma's case
@@ -346,8 +387,7 @@ static __attribute__((noinline)) size_t scan_cl100k(const uint8_t *p, size_t n, 
 }
 
 /* The fast path (pretok_scan.h), else the general way. */
-static inline __attribute__((always_inline)) size_t piece_cl100k(const uint8_t *p, size_t n, size_t pos,
-                                                                int max_digits)
+static inline __attribute__((always_inline)) size_t piece_cl100k(const uint8_t *p, size_t n, size_t pos, int max_digits)
 {
     size_t e = pt_fast_cl100k(p, n, pos, max_digits, 0, 0);
     return e ? e : scan_cl100k(p, n, pos, max_digits);

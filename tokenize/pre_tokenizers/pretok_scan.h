@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -22,11 +23,11 @@
 #include "base/utf8.h"
 
 enum {
-    PF_LO = 1,   /* a-z */
-    PF_UP = 2,   /* A-Z */
-    PF_DIG = 4,  /* 0-9 */
-    PF_SP = 8,   /* \t-\r and ' ' */
-    PF_OTH = 16, /* any other ASCII byte */
+    PF_LO = 1,    /* a-z */
+    PF_UP = 2,    /* A-Z */
+    PF_DIG = 4,   /* 0-9 */
+    PF_SP = 8,    /* \t-\r and ' ' */
+    PF_OTH = 16,  /* any other ASCII byte */
     PF_CRLF = 32, /* \r, \n (also PF_SP) */
     PF_APOS = 64, /* ' (also PF_OTH) */
     PF_X = 128,   /* >= 0x80 */
@@ -34,14 +35,14 @@ enum {
 };
 
 #define PF_(c)                                                                                                         \
-    ((c) >= 0x80                   ? PF_X                                                                              \
-     : (c) >= 'a' && (c) <= 'z'    ? PF_LO                                                                             \
-     : (c) >= 'A' && (c) <= 'Z'    ? PF_UP                                                                             \
-     : (c) >= '0' && (c) <= '9'    ? PF_DIG                                                                            \
-     : (c) == '\r' || (c) == '\n'  ? PF_SP | PF_CRLF                                                                   \
+    ((c) >= 0x80                                  ? PF_X                                                               \
+     : (c) >= 'a' && (c) <= 'z'                   ? PF_LO                                                              \
+     : (c) >= 'A' && (c) <= 'Z'                   ? PF_UP                                                              \
+     : (c) >= '0' && (c) <= '9'                   ? PF_DIG                                                             \
+     : (c) == '\r' || (c) == '\n'                 ? PF_SP | PF_CRLF                                                    \
      : ((c) >= '\t' && (c) <= '\r') || (c) == ' ' ? PF_SP                                                              \
-     : (c) == '\''                 ? PF_OTH | PF_APOS                                                                  \
-                                   : PF_OTH)
+     : (c) == '\''                                ? PF_OTH | PF_APOS                                                   \
+                                                  : PF_OTH)
 #define PF4_(c) PF_(c), PF_((c) + 1), PF_((c) + 2), PF_((c) + 3)
 #define PF16_(c) PF4_(c), PF4_((c) + 4), PF4_((c) + 8), PF4_((c) + 12)
 #define PF64_(c) PF16_(c), PF16_((c) + 16), PF16_((c) + 32), PF16_((c) + 48)
@@ -95,6 +96,129 @@ static inline __attribute__((always_inline)) size_t pf_run(const uint8_t *p, siz
     return i;
 }
 
+/* --- whole windows at once ---------------------------------------------
+ * The piece starts of ASCII text follow from the classes of each byte and
+ * its neighbours, so they can be found 64 bytes at a time with bit
+ * operations on class masks (bit i for byte wb + i) instead of piece by
+ * piece, whose serial dependence (each piece starts where the last ended)
+ * would keep the processor waiting. A window is classified with SSE2; its
+ * first PT_CTX bytes are context for the rules (the previous piece's
+ * bytes), its last PT_AHEAD bytes lookahead; the starts in between are
+ * final. Bytes before `lo` (where a scan starts: the start of a piece, as
+ * at the start of the text) and from n on are in no class and not valid. */
+enum { PT_CTX = 4, PT_AHEAD = 2, PT_STEP = 64 - PT_CTX - PT_AHEAD };
+
+typedef struct pt_win {
+    uint64_t v;                    /* valid: lo <= wb + i < n */
+    uint64_t up, lo, dig, sp, spc; /* A-Z, a-z, 0-9, \t-\r and ' ', ' ' */
+    uint64_t crlf, apos, slash, x; /* \r \n, ', /, >= 0x80 */
+} pt_win;
+
+static inline __attribute__((always_inline)) void pt_win_load(pt_win *w, const uint8_t *p, size_t n, size_t lo,
+                                                              size_t wb)
+{
+    uint8_t tmp[64];
+    const uint8_t *q;
+    /* wb may be below lo (even "negative": wb + PT_CTX = lo); lo < n */
+    ptrdiff_t d = (ptrdiff_t)(lo - wb);
+    size_t first = d > 0 ? (size_t)d : 0;    /* bits below: not valid (< 64) */
+    size_t last = n - wb < 64 ? n - wb : 64; /* bits from here: past the end */
+    if (first || last < 64) {
+        memset(tmp, 0x80, sizeof tmp);
+        memcpy(tmp + first, p + (wb + first), last - first);
+        q = tmp;
+    } else {
+        q = p + wb;
+    }
+    w->v = (last == 64 ? ~(uint64_t)0 : ((uint64_t)1 << last) - 1) & ~(((uint64_t)1 << first) - 1);
+#if defined(__SSE2__)
+    uint64_t up = 0, lw = 0, dig = 0, sp = 0, spc = 0, crlf = 0, apos = 0, slash = 0, x = 0;
+    for (int i = 0; i < 4; i++) {
+        __m128i c = _mm_loadu_si128((const __m128i *)(q + 16 * i));
+        int sh = 16 * i;
+        __m128i is_spc = _mm_cmpeq_epi8(c, _mm_set1_epi8(' '));
+        lw |= (uint64_t)(unsigned)_mm_movemask_epi8(
+                  _mm_cmpgt_epi8(_mm_set1_epi8(-102), _mm_add_epi8(c, _mm_set1_epi8(0x1F))))
+              << sh;
+        up |= (uint64_t)(unsigned)_mm_movemask_epi8(
+                  _mm_cmpgt_epi8(_mm_set1_epi8(-102), _mm_add_epi8(c, _mm_set1_epi8(0x3F))))
+              << sh;
+        dig |= (uint64_t)(unsigned)_mm_movemask_epi8(
+                   _mm_cmpgt_epi8(_mm_set1_epi8(-118), _mm_add_epi8(c, _mm_set1_epi8(0x50))))
+               << sh;
+        sp |= (uint64_t)(unsigned)_mm_movemask_epi8(
+                  _mm_or_si128(is_spc, _mm_cmpgt_epi8(_mm_set1_epi8(-123), _mm_add_epi8(c, _mm_set1_epi8(0x77)))))
+              << sh;
+        spc |= (uint64_t)(unsigned)_mm_movemask_epi8(is_spc) << sh;
+        crlf |= (uint64_t)(unsigned)_mm_movemask_epi8(
+                    _mm_or_si128(_mm_cmpeq_epi8(c, _mm_set1_epi8('\r')), _mm_cmpeq_epi8(c, _mm_set1_epi8('\n'))))
+                << sh;
+        apos |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(c, _mm_set1_epi8('\''))) << sh;
+        slash |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(c, _mm_set1_epi8('/'))) << sh;
+        x |= (uint64_t)(unsigned)_mm_movemask_epi8(c) << sh;
+    }
+    w->up = up, w->lo = lw, w->dig = dig, w->sp = sp, w->spc = spc, w->crlf = crlf, w->apos = apos, w->slash = slash;
+    w->x = x & w->v;
+#else
+    uint64_t m[10] = {0};
+    for (int i = 0; i < 64; i++) {
+        unsigned t = sl_pf[q[i]];
+        uint64_t b = (uint64_t)1 << i;
+        m[0] |= t & PF_UP ? b : 0;
+        m[1] |= t & PF_LO ? b : 0;
+        m[2] |= t & PF_DIG ? b : 0;
+        m[3] |= t & PF_SP ? b : 0;
+        m[4] |= q[i] == ' ' ? b : 0;
+        m[5] |= t & PF_CRLF ? b : 0;
+        m[6] |= t & PF_APOS ? b : 0;
+        m[7] |= q[i] == '/' ? b : 0;
+        m[8] |= t & PF_X ? b : 0;
+    }
+    w->up = m[0], w->lo = m[1], w->dig = m[2], w->sp = m[3], w->spc = m[4], w->crlf = m[5], w->apos = m[6];
+    w->slash = m[7], w->x = m[8] & w->v;
+#endif
+}
+
+/* The window driver: the ends of up to cap pieces from pos (a piece start)
+ * into ends, their count returned. STARTS(w, p, n, wb, st) sets the piece
+ * starts of window w (at wb, none of its valid bytes >= 0x80) in uint64_t
+ * st, exact in bits PT_CTX .. 63 - PT_AHEAD (up to 63 when the window
+ * reaches the end of the text); PIECE(p, n, pos) is the one-piece scanner,
+ * for windows with bytes >= 0x80. */
+#define PT_MANY(STARTS, PIECE)                                                                                         \
+    size_t m = 0, lo = pos, wb = pos - PT_CTX;                                                                         \
+    while (m < cap && pos < n) {                                                                                       \
+        pt_win w;                                                                                                      \
+        pt_win_load(&w, p, n, lo, wb);                                                                                 \
+        if (w.x) { /* piece by piece past the last byte >= 0x80, then a new start */                                   \
+            size_t last = wb + 63 - (size_t)__builtin_clzll(w.x);                                                      \
+            while (m < cap && pos <= last)                                                                             \
+                ends[m++] = pos = PIECE(p, n, pos);                                                                    \
+            lo = pos, wb = pos - PT_CTX;                                                                               \
+            continue;                                                                                                  \
+        }                                                                                                              \
+        uint64_t st;                                                                                                   \
+        STARTS(w, p, n, wb, st);                                                                                       \
+        int end = n - wb <= 64 - PT_AHEAD; /* the window holds the rest of the text */                                 \
+        uint64_t fin = (end ? ~(uint64_t)0 : ~(uint64_t)0 >> PT_AHEAD) & ~(uint64_t)0 << PT_CTX;                       \
+        if (pos - wb < 64) /* only after pos (pos - wb < 63) */                                                        \
+            fin &= ~(((uint64_t)2 << (pos - wb)) - 1);                                                                 \
+        st &= fin & w.v;                                                                                               \
+        while (st) {                                                                                                   \
+            if (m == cap)                                                                                              \
+                return m;                                                                                              \
+            ends[m++] = pos = wb + (size_t)__builtin_ctzll(st);                                                        \
+            st &= st - 1;                                                                                              \
+        }                                                                                                              \
+        if (end) {                                                                                                     \
+            if (m < cap)                                                                                               \
+                ends[m++] = pos = n;                                                                                   \
+            return m;                                                                                                  \
+        }                                                                                                              \
+        wb += PT_STEP;                                                                                                 \
+    }                                                                                                                  \
+    return m;
+
 /* The class of the character at p[i] (valid UTF-8) in a scanner's table
  * (bmp for the Basic Multilingual Plane, astral above it) and its length;
  * a byte that starts no valid sequence (not expected) is `other`. */
@@ -131,7 +255,7 @@ static inline __attribute__((always_inline)) size_t pt_ws_end(const uint8_t *p, 
  * the piece, or 0 when it needs the general scanner (a byte >= 0x80 or an
  * apostrophe where it matters, or the last byte of the text). */
 static inline __attribute__((always_inline)) size_t pt_fast_cl100k(const uint8_t *p, size_t n, size_t pos,
-                                                                  int max_digits, int o200k, int contractions)
+                                                                   int max_digits, int o200k, int contractions)
 {
     if (pos + 1 >= n)
         return 0;
