@@ -180,35 +180,60 @@ static inline __attribute__((always_inline)) void pt_win_load(pt_win *w, const u
 }
 
 /* The window driver: the ends of up to cap pieces from pos (a piece start)
- * into ends, their count returned. STARTS(w, p, n, wb, st) sets the piece
- * starts of window w (at wb, none of its valid bytes >= 0x80) in uint64_t
- * st, exact in bits PT_CTX .. 63 - PT_AHEAD (up to 63 when the window
- * reaches the end of the text); PIECE(p, n, pos) is the one-piece scanner,
- * for windows with bytes >= 0x80. */
+ * into ends, their count returned. STARTS(w, p, n, wb, st, hd) sets the
+ * piece starts of window w (at wb, none of its valid bytes >= 0x80) in
+ * uint64_t st, exact in bits PT_CTX .. 63 - PT_AHEAD (up to 63 when the
+ * window reaches the end of the text) except in and up to two bytes after
+ * the "hard" bits it sets in uint64_t hd; PIECE(p, n, pos) is the one-piece
+ * scanner, which takes over from the last start before a hard bit to two
+ * bytes past it, and in windows with bytes >= 0x80. */
 #define PT_MANY(STARTS, PIECE)                                                                                         \
     size_t m = 0, lo = pos, wb = pos - PT_CTX;                                                                         \
     while (m < cap && pos < n) {                                                                                       \
         pt_win w;                                                                                                      \
         pt_win_load(&w, p, n, lo, wb);                                                                                 \
-        if (w.x) { /* piece by piece past the last byte >= 0x80, then a new start */                                   \
+        if (w.x) { /* piece by piece past the last byte >= 0x80, then a new start */                                  \
             size_t last = wb + 63 - (size_t)__builtin_clzll(w.x);                                                      \
             while (m < cap && pos <= last)                                                                             \
                 ends[m++] = pos = PIECE(p, n, pos);                                                                    \
             lo = pos, wb = pos - PT_CTX;                                                                               \
             continue;                                                                                                  \
         }                                                                                                              \
-        uint64_t st;                                                                                                   \
-        STARTS(w, p, n, wb, st);                                                                                       \
+        uint64_t st, hd;                                                                                               \
+        STARTS(w, p, n, wb, st, hd);                                                                                   \
         int end = n - wb <= 64 - PT_AHEAD; /* the window holds the rest of the text */                                 \
-        uint64_t fin = (end ? ~(uint64_t)0 : ~(uint64_t)0 >> PT_AHEAD) & ~(uint64_t)0 << PT_CTX;                       \
+        uint64_t fin = (end ? ~(uint64_t)0 : ~(uint64_t)0 >> PT_AHEAD) & ~(uint64_t)0 << PT_CTX & w.v;                 \
         if (pos - wb < 64) /* only after pos (pos - wb < 63) */                                                        \
             fin &= ~(((uint64_t)2 << (pos - wb)) - 1);                                                                 \
-        st &= fin & w.v;                                                                                               \
-        while (st) {                                                                                                   \
+        st &= fin;                                                                                                     \
+        hd &= fin;                                                                                                     \
+        int restart = 0;                                                                                               \
+        while (st | hd) {                                                                                              \
             if (m == cap)                                                                                              \
                 return m;                                                                                              \
+            if (hd && (!st || (hd & -hd) <= (st & -st))) { /* a hard bit first (or no start left) */                 \
+                unsigned h = (unsigned)__builtin_ctzll(hd);                                                            \
+                uint64_t rest = ~hd >> h;                                                                              \
+                size_t stop = wb + (rest ? h + (unsigned)__builtin_ctzll(rest) - 1 : 63) + 2;                          \
+                while (m < cap && pos < n && pos <= stop)                                                              \
+                    ends[m++] = pos = PIECE(p, n, pos);                                                                \
+                if (m == cap || pos >= n)                                                                              \
+                    return m;                                                                                          \
+                if (pos - wb >= 64 - PT_AHEAD) {                                                                       \
+                    restart = 1;                                                                                       \
+                    break;                                                                                             \
+                }                                                                                                      \
+                uint64_t after = ~(((uint64_t)2 << (pos - wb)) - 1);                                                   \
+                st &= after;                                                                                           \
+                hd &= after;                                                                                           \
+                continue;                                                                                              \
+            }                                                                                                          \
             ends[m++] = pos = wb + (size_t)__builtin_ctzll(st);                                                        \
             st &= st - 1;                                                                                              \
+        }                                                                                                              \
+        if (restart) {                                                                                                 \
+            lo = pos, wb = pos - PT_CTX;                                                                               \
+            continue;                                                                                                  \
         }                                                                                                              \
         if (end) {                                                                                                     \
             if (m < cap)                                                                                               \
