@@ -250,7 +250,7 @@ size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos)
  * letter, number or other character: the space is the start); at the last
  * whitespace character before a non-space (S+(?!\S) leaves it); and a
  * contraction at an apostrophe that starts a piece is a piece of its own. */
-#define GPT2_STARTS(w, p, n, wb, st, hd)                                                                                \
+#define GPT2_STARTS(w, p, n, wb, st, hd)                                                                               \
     do {                                                                                                               \
         uint64_t L_ = w.up | w.lo, N_ = w.dig, W_ = w.sp, O_ = w.v & ~(L_ | N_ | W_);                                  \
         uint64_t B_ = (L_ & ~(L_ << 1)) | (N_ & ~(N_ << 1)) | (O_ & ~(O_ << 1)) | (W_ & ~(W_ << 1));                   \
@@ -259,29 +259,9 @@ size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos)
         st = (B_ | E_) & ~(J_ << 1);                                                                                   \
         hd = 0;                                                                                                        \
         for (uint64_t a_ = w.apos & st & ~(uint64_t)1; a_; a_ &= a_ - 1)                                               \
-            st = gpt2_contraction(p, n, wb, (unsigned)__builtin_ctzll(a_), st);                                        \
+            st = pt_piece_bits(st, (unsigned)__builtin_ctzll(a_),                                                      \
+                               pt_contraction_len(p, n, wb + (unsigned)__builtin_ctzll(a_), 0), 1);                    \
     } while (0)
-
-/* st with the contraction at the apostrophe wb + s (a piece start), if one
- * is there: no start inside it, one after it. */
-static inline uint64_t gpt2_contraction(const uint8_t *p, size_t n, size_t wb, unsigned s, uint64_t st)
-{
-    size_t i = wb + s;
-    unsigned len = 0;
-    if (i + 1 < n) {
-        uint8_t c = p[i + 1];
-        if (c == 's' || c == 'd' || c == 'm' || c == 't')
-            len = 2;
-        else if (i + 2 < n &&
-                 ((c == 'l' && p[i + 2] == 'l') || (c == 'v' && p[i + 2] == 'e') || (c == 'r' && p[i + 2] == 'e')))
-            len = 3;
-    }
-    for (unsigned k = 1; k < len && s + k < 64; k++)
-        st &= ~((uint64_t)1 << (s + k));
-    if (len && s + len < 64)
-        st |= (uint64_t)1 << (s + len);
-    return st;
-}
 
 size_t sl_pretok_many_gpt2(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap)
 {
@@ -410,50 +390,19 @@ size_t sl_pretok_scan_qwen2(const uint8_t *p, size_t n, size_t pos)
  *    than CR/LF, or after an "other" character that starts a piece, which
  *    [^\r\nLN]?L+ takes;
  *  - the first of a run of other characters, unless after a space ( ?O+);
- *  - the first digit of a run (Qwen2: each);
- *  - a one-character whitespace run, unless a CR/LF after other characters
- *    (O+[\r\n]* takes it);
- *  - and a contraction at an apostrophe that starts a piece.
- * Hard (left to the one-piece scanner): whitespace runs of two or more,
- * digits after the third of a run. */
+ *  - digits: pt_digit_starts; whitespace: pt_ws_starts;
+ *  - and a contraction at an apostrophe that starts a piece. */
 #define CL100K_STARTS(w, p, n, wb, st, hd, max_digits)                                                                 \
     do {                                                                                                               \
-        uint64_t L_ = w.up | w.lo, N_ = w.dig, W_ = w.sp, O_ = w.v & ~(L_ | N_ | W_);                                   \
+        uint64_t L_ = w.up | w.lo, N_ = w.dig, W_ = w.sp, O_ = w.v & ~(L_ | N_ | W_);                                  \
         uint64_t Os_ = O_ & ~(O_ << 1) & ~(w.spc << 1);                                                                \
         uint64_t SL_ = L_ & ~(L_ << 1) & ~(((W_ & ~w.crlf) | Os_) << 1);                                               \
-        uint64_t SN_ = max_digits == 1 ? N_ : N_ & ~(N_ << 1);                                                         \
-        uint64_t SW_ = W_ & ~(W_ << 1) & ~(w.crlf & (O_ << 1));                                                        \
-        st = SL_ | Os_ | SN_ | SW_;                                                                                    \
-        hd = W_ & (W_ << 1);                                                                                           \
-        if (max_digits != 1)                                                                                           \
-            hd |= N_ & (N_ << 1) & (N_ << 2) & (N_ << 3);                                                              \
+        hd = 0;                                                                                                        \
+        st = SL_ | Os_ | pt_digit_starts(N_, max_digits, &hd) | pt_ws_starts(&w, W_, O_, &hd);                         \
         for (uint64_t a_ = w.apos & Os_ & ~(uint64_t)1; a_; a_ &= a_ - 1)                                              \
-            st = cl100k_contraction(p, n, wb, (unsigned)__builtin_ctzll(a_), st);                                      \
+            st = pt_piece_bits(st, (unsigned)__builtin_ctzll(a_),                                                      \
+                               pt_contraction_len(p, n, wb + (unsigned)__builtin_ctzll(a_), 1), 1);                    \
     } while (0)
-
-/* st with the contraction (any case) at the apostrophe wb + s (a piece
- * start), if one is there: no start inside it, one after it. U+017F (long
- * s) is not ASCII: windows with it are scanned piece by piece. */
-static inline uint64_t cl100k_contraction(const uint8_t *p, size_t n, size_t wb, unsigned s, uint64_t st)
-{
-    size_t i = wb + s;
-    unsigned len = 0;
-    if (i + 1 < n) {
-        uint8_t c = p[i + 1] | 0x20;
-        if (c == 's' || c == 'd' || c == 'm' || c == 't')
-            len = 2;
-        else if (i + 2 < n) {
-            uint8_t c2 = p[i + 2] | 0x20;
-            if ((c == 'l' && c2 == 'l') || (c == 'v' && c2 == 'e') || (c == 'r' && c2 == 'e'))
-                len = 3;
-        }
-    }
-    for (unsigned k = 1; k < len && s + k < 64; k++)
-        st &= ~((uint64_t)1 << (s + k));
-    if (len && s + len < 64)
-        st |= (uint64_t)1 << (s + len);
-    return st;
-}
 
 #define LLAMA3_STARTS(w, p, n, wb, st, hd) CL100K_STARTS(w, p, n, wb, st, hd, 3)
 #define QWEN2_STARTS(w, p, n, wb, st, hd) CL100K_STARTS(w, p, n, wb, st, hd, 1)
@@ -466,10 +415,8 @@ static size_t piece_qwen2(const uint8_t *p, size_t n, size_t pos)
     return piece_cl100k(p, n, pos, 1);
 }
 
-size_t sl_pretok_many_llama3(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap)
-{
-    PT_MANY(LLAMA3_STARTS, piece_llama3)
-}
+size_t sl_pretok_many_llama3(const uint8_t *p, size_t n, size_t pos, size_t *ends,
+                             size_t cap){PT_MANY(LLAMA3_STARTS, piece_llama3)}
 
 size_t sl_pretok_many_qwen2(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap)
 {

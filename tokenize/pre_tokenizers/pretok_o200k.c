@@ -227,22 +227,41 @@ size_t sl_pretok_scan_tekken(const uint8_t *p, size_t n, size_t pos)
     return scan(p, n, pos, 0, 1);
 }
 
-size_t sl_pretok_many_o200k(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap)
+/* The piece starts of a window of ASCII text (pretok_scan.h): as the
+ * Llama-3 pattern's (CL100K_STARTS in pretok.c), and also before a capital
+ * after a small letter (U*L+ | U+L*); with contractions, one right after a
+ * letter belongs to the word (no start at it, one after it). Hard: '/'
+ * after the CR/LF that O+[\r\n/]* takes. */
+#define O200K_STARTS(w, p, n, wb, st, hd, contractions, max_digits)                                                    \
+    do {                                                                                                               \
+        uint64_t L_ = w.up | w.lo, N_ = w.dig, W_ = w.sp, O_ = w.v & ~(L_ | N_ | W_);                                  \
+        uint64_t Os_ = O_ & ~(O_ << 1) & ~(w.spc << 1);                                                                \
+        uint64_t SL_ = (L_ & ~(L_ << 1) & ~(((W_ & ~w.crlf) | Os_) << 1)) | (w.up & (w.lo << 1));                      \
+        hd = 0;                                                                                                        \
+        st = SL_ | Os_ | pt_digit_starts(N_, max_digits, &hd) | pt_ws_starts(&w, W_, O_, &hd);                         \
+        uint64_t C_ = w.crlf;                                                                                          \
+        hd |= w.slash & ((((C_ + (C_ & (O_ << 1))) ^ C_) & C_) << 1);                                                  \
+        if (contractions)                                                                                              \
+            for (uint64_t a_ = w.apos & (L_ << 1); a_; a_ &= a_ - 1)                                                   \
+                st = pt_piece_bits(st, (unsigned)__builtin_ctzll(a_),                                                  \
+                                   pt_contraction_len(p, n, wb + (unsigned)__builtin_ctzll(a_), 1), 0);                \
+    } while (0)
+
+#define O200K_W(w, p, n, wb, st, hd) O200K_STARTS(w, p, n, wb, st, hd, 1, 3)
+#define TEKKEN_W(w, p, n, wb, st, hd) O200K_STARTS(w, p, n, wb, st, hd, 0, 1)
+static size_t piece_o200k(const uint8_t *p, size_t n, size_t pos)
 {
-    size_t m = 0;
-    while (m < cap && pos < n) {
-        pos = scan(p, n, pos, 1, 3);
-        ends[m++] = pos;
-    }
-    return m;
+    return scan(p, n, pos, 1, 3);
 }
+static size_t piece_tekken(const uint8_t *p, size_t n, size_t pos)
+{
+    return scan(p, n, pos, 0, 1);
+}
+
+size_t sl_pretok_many_o200k(const uint8_t *p, size_t n, size_t pos, size_t *ends,
+                            size_t cap){PT_MANY(O200K_W, piece_o200k)}
 
 size_t sl_pretok_many_tekken(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap)
 {
-    size_t m = 0;
-    while (m < cap && pos < n) {
-        pos = scan(p, n, pos, 0, 1);
-        ends[m++] = pos;
-    }
-    return m;
+    PT_MANY(TEKKEN_W, piece_tekken)
 }

@@ -192,7 +192,7 @@ static inline __attribute__((always_inline)) void pt_win_load(pt_win *w, const u
     while (m < cap && pos < n) {                                                                                       \
         pt_win w;                                                                                                      \
         pt_win_load(&w, p, n, lo, wb);                                                                                 \
-        if (w.x) { /* piece by piece past the last byte >= 0x80, then a new start */                                  \
+        if (w.x) { /* piece by piece past the last byte >= 0x80, then a new start */                                   \
             size_t last = wb + 63 - (size_t)__builtin_clzll(w.x);                                                      \
             while (m < cap && pos <= last)                                                                             \
                 ends[m++] = pos = PIECE(p, n, pos);                                                                    \
@@ -211,7 +211,7 @@ static inline __attribute__((always_inline)) void pt_win_load(pt_win *w, const u
         while (st | hd) {                                                                                              \
             if (m == cap)                                                                                              \
                 return m;                                                                                              \
-            if (hd && (!st || (hd & -hd) <= (st & -st))) { /* a hard bit first (or no start left) */                 \
+            if (hd && (!st || (hd & -hd) <= (st & -st))) { /* a hard bit first (or no start left) */                   \
                 unsigned h = (unsigned)__builtin_ctzll(hd);                                                            \
                 uint64_t rest = ~hd >> h;                                                                              \
                 size_t stop = wb + (rest ? h + (unsigned)__builtin_ctzll(rest) - 1 : 63) + 2;                          \
@@ -243,6 +243,78 @@ static inline __attribute__((always_inline)) void pt_win_load(pt_win *w, const u
         wb += PT_STEP;                                                                                                 \
     }                                                                                                                  \
     return m;
+
+/* The run of ones in x that holds bit 0 and the one that holds bit 63 (the
+ * runs a window cannot see whole). */
+static inline uint64_t pt_edge_runs(uint64_t x)
+{
+    uint64_t r = x & 1 ? (x ^ (x + 1)) & x : 0;
+    if (x >> 63) {
+        uint64_t z = ~x;
+        r |= z ? ~(uint64_t)0 << (64 - __builtin_clzll(z)) : ~(uint64_t)0;
+    }
+    return r;
+}
+
+/* The piece starts in whitespace of the Llama-3 / o200k patterns, given
+ * the window's whitespace W and other characters O (and CR/LF in w): in a
+ * whitespace run [a, r) a start at a, unless CR/LF that the O+[\r\n]* before
+ * takes (then after them); after the last CR/LF of the run (\s*[\r\n]+);
+ * at r - 1 when r < n and that is not CR/LF (\s+(?!\S) leaves it). Runs
+ * the window does not see whole go to *hd. */
+static inline __attribute__((always_inline)) uint64_t pt_ws_starts(const pt_win *w, uint64_t W, uint64_t O,
+                                                                   uint64_t *hd)
+{
+    uint64_t C = w->crlf;
+    uint64_t absorbed = ((C + (C & (O << 1))) ^ C) & C; /* CR/LF runs right after O */
+    /* y: whitespace with a CR/LF at or after it in its run */
+    uint64_t y = C, g = W & (W >> 1);
+    for (int k = 1; k < 64; k <<= 1) {
+        y |= (y >> k) & g;
+        g &= g >> k;
+    }
+    *hd |= pt_edge_runs(W);
+    return (W & ~(W << 1) & ~absorbed) | (W & ~C & (absorbed << 1)) | (W & ~y & (y << 1)) |
+           (W & ~C & ~((W | ~w->v) >> 1));
+}
+
+/* Digit starts with runs cut every max_digits (1 or 3) digits. */
+static inline __attribute__((always_inline)) uint64_t pt_digit_starts(uint64_t N, int max_digits, uint64_t *hd)
+{
+    if (max_digits == 1)
+        return N;
+    uint64_t x = N & ~(N << 1), st = x, n3 = N & (N << 1) & (N << 2);
+    while ((x = (x << 3) & n3))
+        st |= x;
+    *hd |= N & 1 ? (N ^ (N + 1)) & N : 0; /* a run from before the window: where its threes fall is unknown */
+    return st;
+}
+
+/* Length of the contraction 's 't 're 've 'm 'll 'd at the apostrophe
+ * p[i] (any case when fold), or 0. */
+static inline unsigned pt_contraction_len(const uint8_t *p, size_t n, size_t i, int fold)
+{
+    if (i + 1 >= n)
+        return 0;
+    uint8_t c = p[i + 1] | (fold ? 0x20 : 0);
+    if (c == 's' || c == 'd' || c == 'm' || c == 't')
+        return 2;
+    if (i + 2 >= n)
+        return 0;
+    uint8_t c2 = p[i + 2] | (fold ? 0x20 : 0);
+    return (c == 'l' && c2 == 'l') || (c == 'v' && c2 == 'e') || (c == 'r' && c2 == 'e') ? 3 : 0;
+}
+
+/* st with the bits from s + from to s + len - 1 cleared and s + len set
+ * (those below 64): a piece [s, s + len), or the end of one at s + len. */
+static inline uint64_t pt_piece_bits(uint64_t st, unsigned s, unsigned len, unsigned from)
+{
+    for (unsigned k = from; k < len && s + k < 64; k++)
+        st &= ~((uint64_t)1 << (s + k));
+    if (len && s + len < 64)
+        st |= (uint64_t)1 << (s + len);
+    return st;
+}
 
 /* The class of the character at p[i] (valid UTF-8) in a scanner's table
  * (bmp for the Basic Multilingual Plane, astral above it) and its length;
