@@ -182,6 +182,8 @@ size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos);
 /* The same for the Llama-3 and Qwen2 patterns. */
 size_t sl_pretok_scan_llama3(const uint8_t *p, size_t n, size_t pos);
 /* The scan_many forms of the scanners (see struct sl_bpe). */
+/* The GPT-2, Llama-3 and Qwen2 patterns for PCRE2 (pretok.c; UTF mode). */
+extern const char sl_pretok_gpt2_pcre2[], sl_pretok_llama3_pcre2[], sl_pretok_qwen2_pcre2[];
 size_t sl_pretok_many_gpt2(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
 size_t sl_pretok_many_llama3(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
 size_t sl_pretok_many_qwen2(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);

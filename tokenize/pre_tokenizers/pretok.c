@@ -10,7 +10,7 @@
 #include "tokenize/pre_tokenizers/hf_regex.h"
 
 #define WS "\\t-\\r\\x{85}\\p{Z}"
-static const char PATTERN[] =
+const char sl_pretok_gpt2_pcre2[] =
     "'(?:[sdmt]|ll|ve|re)| ?\\p{L}+| ?\\p{N}+| ?[^" WS "\\p{L}\\p{N}]+|[" WS "]+(?![^" WS "])|[" WS "]+";
 
 /* Llama-3's (= cl100k's) and Qwen2's patterns, in the Oniguruma syntax of
@@ -22,10 +22,10 @@ const char sl_pretok_llama3_pattern[] =
 const char sl_pretok_qwen2_pattern[] =
     "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|"
     "\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
-static const char QWEN2_PCRE2[] = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^" WS
-                                  "\\p{L}\\p{N}]+[\\r\\n]*|[" WS "]*[\\r\\n]+|[" WS "]+(?![^" WS "])|[" WS "]+";
-static const char LLAMA3_PCRE2[] = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^" WS
-                                   "\\p{L}\\p{N}]+[\\r\\n]*|[" WS "]*[\\r\\n]+|[" WS "]+(?![^" WS "])|[" WS "]+";
+const char sl_pretok_qwen2_pcre2[] = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^" WS
+                                     "\\p{L}\\p{N}]+[\\r\\n]*|[" WS "]*[\\r\\n]+|[" WS "]+(?![^" WS "])|[" WS "]+";
+const char sl_pretok_llama3_pcre2[] = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^" WS
+                                      "\\p{L}\\p{N}]+[\\r\\n]*|[" WS "]*[\\r\\n]+|[" WS "]+(?![^" WS "])|[" WS "]+";
 
 static void init_classes(void);
 
@@ -46,11 +46,11 @@ int sl_pretok_compile(sl_bpe *b, sl_err *err)
         return 0;
     int ec;
     PCRE2_SIZE eo;
-    const char *pat = b->pretok == SL_PRETOK_LLAMA3   ? LLAMA3_PCRE2
-                      : b->pretok == SL_PRETOK_QWEN2  ? QWEN2_PCRE2
+    const char *pat = b->pretok == SL_PRETOK_LLAMA3   ? sl_pretok_llama3_pcre2
+                      : b->pretok == SL_PRETOK_QWEN2  ? sl_pretok_qwen2_pcre2
                       : b->pretok == SL_PRETOK_O200K  ? sl_pretok_o200k_pcre2
                       : b->pretok == SL_PRETOK_TEKKEN ? sl_pretok_tekken_pcre2
-                                                      : PATTERN;
+                                                      : sl_pretok_gpt2_pcre2;
     b->scanner = b->pretok == SL_PRETOK_LLAMA3   ? sl_pretok_scan_llama3
                  : b->pretok == SL_PRETOK_QWEN2  ? sl_pretok_scan_qwen2
                  : b->pretok == SL_PRETOK_O200K  ? sl_pretok_scan_o200k

@@ -230,8 +230,9 @@ size_t sl_pretok_scan_tekken(const uint8_t *p, size_t n, size_t pos)
 /* The piece starts of a window of ASCII text (pretok_scan.h): as the
  * Llama-3 pattern's (CL100K_STARTS in pretok.c), and also before a capital
  * after a small letter (U*L+ | U+L*); with contractions, one right after a
- * letter belongs to the word (no start at it, one after it). Hard: '/'
- * after the CR/LF that O+[\r\n/]* takes. */
+ * letter belongs to the word (no start at it, one after it). Hard: the
+ * [\r\n/] run from a '/' after the CR/LF that O+[\r\n/]* takes (the rules
+ * would see the '/' as other characters of their own). */
 #define O200K_STARTS(w, p, n, wb, st, hd, contractions, max_digits)                                                    \
     do {                                                                                                               \
         uint64_t L_ = w.up | w.lo, N_ = w.dig, W_ = w.sp, O_ = w.v & ~(L_ | N_ | W_);                                  \
@@ -239,12 +240,22 @@ size_t sl_pretok_scan_tekken(const uint8_t *p, size_t n, size_t pos)
         uint64_t SL_ = (L_ & ~(L_ << 1) & ~(((W_ & ~w.crlf) | Os_) << 1)) | (w.up & (w.lo << 1));                      \
         hd = 0;                                                                                                        \
         st = SL_ | Os_ | pt_digit_starts(N_, max_digits, &hd) | pt_ws_starts(&w, W_, O_, &hd);                         \
-        uint64_t C_ = w.crlf;                                                                                          \
-        hd |= w.slash & ((((C_ + (C_ & (O_ << 1))) ^ C_) & C_) << 1);                                                  \
-        if (contractions)                                                                                              \
-            for (uint64_t a_ = w.apos & (L_ << 1); a_; a_ &= a_ - 1)                                                   \
-                st = pt_piece_bits(st, (unsigned)__builtin_ctzll(a_),                                                  \
-                                   pt_contraction_len(p, n, wb + (unsigned)__builtin_ctzll(a_), 1), 0);                \
+        uint64_t C_ = w.crlf, ab_ = ((C_ + (C_ & (O_ << 1))) ^ C_) & C_;                                               \
+        uint64_t r_ = (C_ | w.slash) & ~ab_, s1_ = w.slash & (ab_ << 1);                                               \
+        hd |= ((r_ + s1_) ^ r_) & r_;  /* [\r\n/]* on from a '/' after the CR/LF that O+ takes */                      \
+        if (contractions) {            /* not right after another contraction: a start there */                        \
+            unsigned e_ = 64, u_ = 64; /* the end of the last one; of the last one after an unknown */                 \
+            for (uint64_t a_ = w.apos & (L_ << 1); a_; a_ &= a_ - 1) {                                                 \
+                unsigned s_ = (unsigned)__builtin_ctzll(a_), len_ = pt_contraction_len(p, n, wb + s_, 1);              \
+                if (s_ < 4 || s_ == u_) { /* one before the window may end here: hard */                               \
+                    hd |= (((uint64_t)2 << (len_ ? len_ - 1 : 0)) - 1) << s_;                                          \
+                    u_ = len_ ? s_ + len_ : 64;                                                                        \
+                } else if (s_ != e_ && len_) {                                                                         \
+                    st = pt_piece_bits(st, s_, len_, 0);                                                               \
+                    e_ = s_ + len_;                                                                                    \
+                }                                                                                                      \
+            }                                                                                                          \
+        }                                                                                                              \
     } while (0)
 
 #define O200K_W(w, p, n, wb, st, hd) O200K_STARTS(w, p, n, wb, st, hd, 1, 3)

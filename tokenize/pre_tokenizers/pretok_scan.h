@@ -183,10 +183,12 @@ static inline __attribute__((always_inline)) void pt_win_load(pt_win *w, const u
  * into ends, their count returned. STARTS(w, p, n, wb, st, hd) sets the
  * piece starts of window w (at wb, none of its valid bytes >= 0x80) in
  * uint64_t st, exact in bits PT_CTX .. 63 - PT_AHEAD (up to 63 when the
- * window reaches the end of the text) except in and up to two bytes after
- * the "hard" bits it sets in uint64_t hd; PIECE(p, n, pos) is the one-piece
- * scanner, which takes over from the last start before a hard bit to two
- * bytes past it, and in windows with bytes >= 0x80. */
+ * window reaches the end of the text) except at and up to two bytes after
+ * the "hard" bits it sets in uint64_t hd. PIECE(p, n, pos) is the one-piece
+ * scanner: it takes the pieces from the last start before a byte that is
+ * not exact until the next start after all of them, the rest of a window
+ * whose last bytes are hard (the next starts anew), and windows with bytes
+ * >= 0x80. */
 #define PT_MANY(STARTS, PIECE)                                                                                         \
     size_t m = 0, lo = pos, wb = pos - PT_CTX;                                                                         \
     while (m < cap && pos < n) {                                                                                       \
@@ -203,42 +205,42 @@ static inline __attribute__((always_inline)) void pt_win_load(pt_win *w, const u
         STARTS(w, p, n, wb, st, hd);                                                                                   \
         int end = n - wb <= 64 - PT_AHEAD; /* the window holds the rest of the text */                                 \
         uint64_t fin = (end ? ~(uint64_t)0 : ~(uint64_t)0 >> PT_AHEAD) & ~(uint64_t)0 << PT_CTX & w.v;                 \
-        if (pos - wb < 64) /* only after pos (pos - wb < 63) */                                                        \
+        if ((ptrdiff_t)(pos - wb) >= 0) /* only after pos (pos - wb < 63) */                                           \
             fin &= ~(((uint64_t)2 << (pos - wb)) - 1);                                                                 \
         st &= fin;                                                                                                     \
-        hd &= fin;                                                                                                     \
-        int restart = 0;                                                                                               \
-        while (st | hd) {                                                                                              \
+        uint64_t inexact = (hd | hd << 1 | hd << 2) & fin;                                                             \
+        int fresh = !end && hd >> (61 - PT_AHEAD) != 0;                                                                \
+        while (st | inexact) {                                                                                         \
             if (m == cap)                                                                                              \
                 return m;                                                                                              \
-            if (hd && (!st || (hd & -hd) <= (st & -st))) { /* a hard bit first (or no start left) */                   \
-                unsigned h = (unsigned)__builtin_ctzll(hd);                                                            \
-                uint64_t rest = ~hd >> h;                                                                              \
-                size_t stop = wb + (rest ? h + (unsigned)__builtin_ctzll(rest) - 1 : 63) + 2;                          \
-                while (m < cap && pos < n && pos <= stop)                                                              \
-                    ends[m++] = pos = PIECE(p, n, pos);                                                                \
-                if (m == cap || pos >= n)                                                                              \
+            if (inexact && (!st || (inexact & -inexact) <= (st & -st))) {                                              \
+                ends[m++] = pos = PIECE(p, n, pos);                                                                    \
+                if (pos >= n)                                                                                          \
                     return m;                                                                                          \
-                if (pos - wb >= 64 - PT_AHEAD) {                                                                       \
-                    restart = 1;                                                                                       \
+                if ((ptrdiff_t)(pos - wb) >= 64 - PT_AHEAD) {                                                          \
+                    fresh = 1;                                                                                         \
                     break;                                                                                             \
                 }                                                                                                      \
-                uint64_t after = ~(((uint64_t)2 << (pos - wb)) - 1);                                                   \
-                st &= after;                                                                                           \
-                hd &= after;                                                                                           \
+                if ((ptrdiff_t)(pos - wb) >= 0) {                                                                      \
+                    uint64_t after = ~(((uint64_t)2 << (pos - wb)) - 1);                                               \
+                    st &= after;                                                                                       \
+                    inexact &= after;                                                                                  \
+                }                                                                                                      \
                 continue;                                                                                              \
             }                                                                                                          \
             ends[m++] = pos = wb + (size_t)__builtin_ctzll(st);                                                        \
             st &= st - 1;                                                                                              \
         }                                                                                                              \
-        if (restart) {                                                                                                 \
-            lo = pos, wb = pos - PT_CTX;                                                                               \
-            continue;                                                                                                  \
-        }                                                                                                              \
-        if (end) {                                                                                                     \
+        if (end && !fresh) {                                                                                           \
             if (m < cap)                                                                                               \
                 ends[m++] = pos = n;                                                                                   \
             return m;                                                                                                  \
+        }                                                                                                              \
+        if (fresh) { /* hard bytes at the end: to past this window piece by piece, then a new start */                 \
+            while (m < cap && pos < n && (ptrdiff_t)(pos - wb) < 64 - PT_AHEAD)                                        \
+                ends[m++] = pos = PIECE(p, n, pos);                                                                    \
+            lo = pos, wb = pos - PT_CTX;                                                                               \
+            continue;                                                                                                  \
         }                                                                                                              \
         wb += PT_STEP;                                                                                                 \
     }                                                                                                                  \
