@@ -121,9 +121,9 @@ static inline __attribute__((always_inline)) void pt_win_load(pt_win *w, const u
     const uint8_t *q;
     /* wb may be below lo (even "negative": wb + PT_CTX = lo); lo < n */
     ptrdiff_t d = (ptrdiff_t)(lo - wb);
-    size_t first = d > 0 ? (size_t)d : 0;    /* bits below: not valid (< 64) */
-    size_t last = n - wb < 64 ? n - wb : 64; /* bits from here: past the end */
-    if (first || last < 64) {
+    size_t first = d > 0 ? (size_t)d : 0;            /* bits below: not valid (< 64) */
+    size_t last = n - wb < 64 ? n - wb : 64;         /* bits from here: past the end */
+    if (last < 64 || (first && (ptrdiff_t)wb < 0)) { /* bytes outside p[0..n): a copy */
         memset(tmp, 0x80, sizeof tmp);
         memcpy(tmp + first, p + (wb + first), last - first);
         q = tmp;
@@ -157,8 +157,9 @@ static inline __attribute__((always_inline)) void pt_win_load(pt_win *w, const u
         slash |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(c, _mm_set1_epi8('/'))) << sh;
         x |= (uint64_t)(unsigned)_mm_movemask_epi8(c) << sh;
     }
-    w->up = up, w->lo = lw, w->dig = dig, w->sp = sp, w->spc = spc, w->crlf = crlf, w->apos = apos, w->slash = slash;
-    w->x = x & w->v;
+    uint64_t v = w->v; /* bytes before lo are in no class */
+    w->up = up & v, w->lo = lw & v, w->dig = dig & v, w->sp = sp & v, w->spc = spc & v, w->crlf = crlf & v;
+    w->apos = apos & v, w->slash = slash & v, w->x = x & v;
 #else
     uint64_t m[10] = {0};
     for (int i = 0; i < 64; i++) {
@@ -174,8 +175,9 @@ static inline __attribute__((always_inline)) void pt_win_load(pt_win *w, const u
         m[7] |= q[i] == '/' ? b : 0;
         m[8] |= t & PF_X ? b : 0;
     }
-    w->up = m[0], w->lo = m[1], w->dig = m[2], w->sp = m[3], w->spc = m[4], w->crlf = m[5], w->apos = m[6];
-    w->slash = m[7], w->x = m[8] & w->v;
+    uint64_t v = w->v;
+    w->up = m[0] & v, w->lo = m[1] & v, w->dig = m[2] & v, w->sp = m[3] & v, w->spc = m[4] & v, w->crlf = m[5] & v;
+    w->apos = m[6] & v, w->slash = m[7] & v, w->x = m[8] & v;
 #endif
 }
 
@@ -210,6 +212,11 @@ static inline __attribute__((always_inline)) void pt_win_load(pt_win *w, const u
         st &= fin;                                                                                                     \
         uint64_t inexact = (hd | hd << 1 | hd << 2) & fin;                                                             \
         int fresh = !end && hd >> (61 - PT_AHEAD) != 0;                                                                \
+        if (!inexact) /* the common case: every start exact */                                                         \
+            while (st && m < cap) {                                                                                    \
+                ends[m++] = pos = wb + (size_t)__builtin_ctzll(st);                                                    \
+                st &= st - 1;                                                                                          \
+            }                                                                                                          \
         while (st | inexact) {                                                                                         \
             if (m == cap)                                                                                              \
                 return m;                                                                                              \
@@ -270,8 +277,8 @@ static inline __attribute__((always_inline)) uint64_t pt_ws_starts(const pt_win 
     uint64_t C = w->crlf;
     uint64_t absorbed = ((C + (C & (O << 1))) ^ C) & C; /* CR/LF runs right after O */
     /* y: whitespace with a CR/LF at or after it in its run */
-    uint64_t y = C, g = W & (W >> 1);
-    for (int k = 1; k < 64; k <<= 1) {
+    uint64_t y = C, g = C ? W & (W >> 1) : 0;
+    for (int k = 1; g; k <<= 1) { /* g: whitespace with k more after it */
         y |= (y >> k) & g;
         g &= g >> k;
     }
