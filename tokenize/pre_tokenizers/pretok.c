@@ -398,7 +398,7 @@ size_t sl_pretok_scan_qwen2(const uint8_t *p, size_t n, size_t pos)
         uint64_t Os_ = O_ & ~(O_ << 1) & ~(w.spc << 1);                                                                \
         uint64_t SL_ = L_ & ~(L_ << 1) & ~(((W_ & ~w.crlf) | Os_) << 1);                                               \
         hd = 0;                                                                                                        \
-        st = SL_ | Os_ | pt_digit_starts(N_, max_digits, &hd) | pt_ws_starts(&w, W_, O_, &hd);                         \
+        st = SL_ | Os_ | pt_digit_starts(N_, max_digits, &hd) | pt_ws_starts(&w, W_, O_, &hd, p, n, wb);               \
         for (uint64_t a_ = w.apos & Os_ & ~(uint64_t)1; a_; a_ &= a_ - 1)                                              \
             st = pt_piece_bits(st, (unsigned)__builtin_ctzll(a_),                                                      \
                                pt_contraction_len(p, n, wb + (unsigned)__builtin_ctzll(a_), 1), 1);                    \

@@ -239,7 +239,7 @@ size_t sl_pretok_scan_tekken(const uint8_t *p, size_t n, size_t pos)
         uint64_t Os_ = O_ & ~(O_ << 1) & ~(w.spc << 1);                                                                \
         uint64_t SL_ = (L_ & ~(L_ << 1) & ~(((W_ & ~w.crlf) | Os_) << 1)) | (w.up & (w.lo << 1));                      \
         hd = 0;                                                                                                        \
-        st = SL_ | Os_ | pt_digit_starts(N_, max_digits, &hd) | pt_ws_starts(&w, W_, O_, &hd);                         \
+        st = SL_ | Os_ | pt_digit_starts(N_, max_digits, &hd) | pt_ws_starts(&w, W_, O_, &hd, p, n, wb);               \
         uint64_t C_ = w.crlf, ab_ = ((C_ + (C_ & (O_ << 1))) ^ C_) & C_;                                               \
         uint64_t r_ = (C_ | w.slash) & ~ab_, s1_ = w.slash & (ab_ << 1);                                               \
         hd |= ((r_ + s1_) ^ r_) & r_;  /* [\r\n/]* on from a '/' after the CR/LF that O+ takes */                      \

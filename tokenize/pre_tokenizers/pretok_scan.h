@@ -253,36 +253,48 @@ static inline __attribute__((always_inline)) void pt_win_load(pt_win *w, const u
     }                                                                                                                  \
     return m;
 
-/* The run of ones in x that holds bit 0 and the one that holds bit 63 (the
- * runs a window cannot see whole). */
-static inline uint64_t pt_edge_runs(uint64_t x)
+/* The run of ones in x that holds bit 0, and the one that holds bit 63. */
+static inline uint64_t pt_low_run(uint64_t x)
 {
-    uint64_t r = x & 1 ? (x ^ (x + 1)) & x : 0;
-    if (x >> 63) {
-        uint64_t z = ~x;
-        r |= z ? ~(uint64_t)0 << (64 - __builtin_clzll(z)) : ~(uint64_t)0;
-    }
-    return r;
+    return x & 1 ? (x ^ (x + 1)) & x : 0;
+}
+static inline uint64_t pt_top_run(uint64_t x)
+{
+    uint64_t z = ~x;
+    return !(x >> 63) ? 0 : z ? ~(uint64_t)0 << (64 - __builtin_clzll(z)) : ~(uint64_t)0;
 }
 
 /* The piece starts in whitespace of the Llama-3 / o200k patterns, given
  * the window's whitespace W and other characters O (and CR/LF in w): in a
  * whitespace run [a, r) a start at a, unless CR/LF that the O+[\r\n]* before
  * takes (then after them); after the last CR/LF of the run (\s*[\r\n]+);
- * at r - 1 when r < n and that is not CR/LF (\s+(?!\S) leaves it). Runs
- * the window does not see whole go to *hd. */
+ * at r - 1 when r < n and that is not CR/LF (\s+(?!\S) leaves it). */
 static inline __attribute__((always_inline)) uint64_t pt_ws_starts(const pt_win *w, uint64_t W, uint64_t O,
-                                                                   uint64_t *hd)
+                                                                   uint64_t *hd, const uint8_t *p, size_t n, size_t wb)
 {
-    uint64_t C = w->crlf;
+    uint64_t C = w->crlf, Cy = C;
+    /* the runs the window does not see whole: one from before it is exact
+     * unless it starts with CR/LF there (O+ may take them); in one that goes
+     * on after it with CR/LF, the last CR/LF is after the window */
+    uint64_t top = pt_top_run(W);
+    if (top & C) {
+        size_t k = wb + 64;
+        while (k < n && (sl_pf[p[k]] & (PF_SP | PF_CRLF)) == PF_SP)
+            k++;
+        if (k < n && p[k] >= 0x80)
+            *hd |= top; /* Unicode whitespace may go on */
+        else if (k < n && (sl_pf[p[k]] & PF_CRLF))
+            Cy |= (uint64_t)1 << 63;
+    }
+    if (C & 1)
+        *hd |= pt_low_run(W);
     uint64_t absorbed = ((C + (C & (O << 1))) ^ C) & C; /* CR/LF runs right after O */
     /* y: whitespace with a CR/LF at or after it in its run */
-    uint64_t y = C, g = C ? W & (W >> 1) : 0;
+    uint64_t y = Cy, g = Cy ? W & (W >> 1) : 0;
     for (int k = 1; g; k <<= 1) { /* g: whitespace with k more after it */
         y |= (y >> k) & g;
         g &= g >> k;
     }
-    *hd |= pt_edge_runs(W);
     return (W & ~(W << 1) & ~absorbed) | (W & ~C & (absorbed << 1)) | (W & ~y & (y << 1)) |
            (W & ~C & ~((W | ~w->v) >> 1));
 }
