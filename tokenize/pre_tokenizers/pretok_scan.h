@@ -290,13 +290,22 @@ static inline __attribute__((always_inline)) uint64_t pt_ws_starts(const pt_win 
         *hd |= pt_low_run(W);
     uint64_t absorbed = ((C + (C & (O << 1))) ^ C) & C; /* CR/LF runs right after O */
     /* y: whitespace with a CR/LF at or after it in its run */
-    uint64_t y = Cy, g = Cy ? W & (W >> 1) : 0;
-    for (int k = 1; g; k <<= 1) { /* g: whitespace with k more after it */
-        y |= (y >> k) & g;
-        g &= g >> k;
+    /* after the last CR/LF of a run: right after CR/LF, where the
+     * whitespace that follows is not followed by more CR/LF (the common
+     * case: then every such place); else smear down, per run, whether a
+     * CR/LF comes: y */
+    uint64_t S = W & ~C, after = S & (C << 1), last;
+    if (Cy == C && !((S + after) & ~S & C)) {
+        last = after;
+    } else {
+        uint64_t y = Cy, g = W & (W >> 1);
+        for (int k = 1; g; k <<= 1) { /* g: whitespace with k more after it */
+            y |= (y >> k) & g;
+            g &= g >> k;
+        }
+        last = W & ~y & (y << 1);
     }
-    return (W & ~(W << 1) & ~absorbed) | (W & ~C & (absorbed << 1)) | (W & ~y & (y << 1)) |
-           (W & ~C & ~((W | ~w->v) >> 1));
+    return (W & ~(W << 1) & ~absorbed) | (W & ~C & (absorbed << 1)) | last | (W & ~C & ~((W | ~w->v) >> 1));
 }
 
 /* Digit starts with runs cut every max_digits (1 or 3) digits. */
