@@ -137,7 +137,7 @@ static void init_classes(void)
     /* the ranges are sorted and apart: each written once over CL_O, with
      * 'a' (the mark of a table made) written last */
     memset(bmp_class, CL_O, 'a');
-    memset(bmp_class + 'a' + 1, CL_O, sizeof bmp_class - 'a' - 1);
+    memset(&bmp_class['a' + 1], CL_O, sizeof bmp_class - 'a' - 1);
     for (size_t i = 0; i < sizeof pretok_ranges / sizeof *pretok_ranges && pretok_ranges[i].first < 0x10000; i++) {
         uint32_t first = pretok_ranges[i].first, last = pretok_ranges[i].last < 0xFFFF ? pretok_ranges[i].last : 0xFFFF;
         if (first <= 'a' && 'a' <= last) {
