@@ -57,9 +57,11 @@ struct sl_bpe {
      * pos (pos < n), their count returned; NULL: call scanner per piece */
     size_t (*scan_many)(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
     /* ignore_merges: a piece that is a model vocabulary entry is that id.
-     * Entries by their bytes (open addressing, id + 1, 0 = empty). */
+     * Entries by their bytes (open addressing by XXH3, sl_words_slot: the
+     * hash's top half beside id + 1, so a probe of another entry is told
+     * apart without loading its bytes; 0 = empty). */
     int ignore_merges;
-    uint32_t *words;
+    uint64_t *words;
     uint64_t words_mask;
     sl_added *added;
     size_t n_added;
@@ -157,6 +159,17 @@ struct sl_bpe_state {
     char *cat;
 };
 #define SL_MEMO_BITS 15
+
+/* A words-table slot of id for bytes of hash h, and whether slot w may
+ * hold bytes of hash h (then compare the bytes). */
+static inline uint64_t sl_words_slot(uint64_t h, uint32_t id)
+{
+    return (h & 0xFFFFFFFF00000000ULL) | ((uint64_t)id + 1);
+}
+static inline int sl_words_may_be(uint64_t w, uint64_t h)
+{
+    return (w >> 32) == (h >> 32);
+}
 
 /* bpe_load.c: GPT-2's bytes_to_unicode() and its inverse (-1: none). */
 void sl_bpe_byte_level_tables(uint32_t b2u[256], int16_t u2b[512]);

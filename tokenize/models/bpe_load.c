@@ -114,10 +114,10 @@ static void build_words(sl_bpe *b, const sl_json *vocab)
         sl_buf_clear(&tmp);
         if (!sl_bpe_byte_level_only(k->str, k->str_len, &tmp))
             continue;
-        uint64_t h = XXH3_64bits(tmp.data ? tmp.data : "", tmp.len) & b->words_mask;
+        uint64_t hash = XXH3_64bits(tmp.data ? tmp.data : "", tmp.len), h = hash & b->words_mask;
         while (b->words[h])
             h = (h + 1) & b->words_mask;
-        b->words[h] = (uint32_t)id + 1;
+        b->words[h] = sl_words_slot(hash, (uint32_t)id);
     }
     sl_buf_free(&tmp);
 }

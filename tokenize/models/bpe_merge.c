@@ -284,9 +284,10 @@ void sl_bpe_encode_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, siz
 /* ignore_merges: the id of the vocabulary entry whose bytes are p[0..n), or -1. */
 static int64_t whole_word(const sl_bpe *b, const uint8_t *p, size_t n)
 {
-    for (uint64_t h = XXH3_64bits(p, n) & b->words_mask; b->words[h]; h = (h + 1) & b->words_mask) {
-        uint32_t id = b->words[h] - 1;
-        if (b->tok_len[id] == n && !memcmp(b->pool + b->tok_off[id], p, n))
+    uint64_t hash = XXH3_64bits(p, n);
+    for (uint64_t h = hash & b->words_mask; b->words[h]; h = (h + 1) & b->words_mask) {
+        uint32_t id = (uint32_t)b->words[h] - 1;
+        if (sl_words_may_be(b->words[h], hash) && b->tok_len[id] == n && !memcmp(b->pool + b->tok_off[id], p, n))
             return id;
     }
     return -1;

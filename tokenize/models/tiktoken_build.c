@@ -43,9 +43,10 @@ void sl_tt_set_bytes(sl_bpe *b, uint32_t id, const char *s, size_t n)
 /* The ordinary token whose bytes are s[0..n), or -1 (words table: id + 1). */
 int64_t sl_tt_find_bytes(const sl_bpe *b, const char *s, size_t n)
 {
-    for (uint64_t h = XXH3_64bits(s, n) & b->words_mask; b->words[h]; h = (h + 1) & b->words_mask) {
-        uint32_t id = b->words[h] - 1;
-        if (b->tok_len[id] == n && !memcmp(b->pool + b->tok_off[id], s, n))
+    uint64_t hash = XXH3_64bits(s, n);
+    for (uint64_t h = hash & b->words_mask; b->words[h]; h = (h + 1) & b->words_mask) {
+        uint32_t id = (uint32_t)b->words[h] - 1;
+        if (sl_words_may_be(b->words[h], hash) && b->tok_len[id] == n && !memcmp(b->pool + b->tok_off[id], s, n))
             return id;
     }
     return -1;
@@ -58,13 +59,13 @@ static int64_t words_put(sl_bpe *b, uint32_t id, uint32_t off, uint32_t n, uint6
     const char *s = b->pool + off;
     uint64_t h = hash & b->words_mask;
     for (; b->words[h]; h = (h + 1) & b->words_mask) {
-        uint32_t old = b->words[h] - 1;
-        if (b->tok_len[old] == n && !memcmp(b->pool + b->tok_off[old], s, n))
+        uint32_t old = (uint32_t)b->words[h] - 1;
+        if (sl_words_may_be(b->words[h], hash) && b->tok_len[old] == n && !memcmp(b->pool + b->tok_off[old], s, n))
             return old;
     }
     b->tok_off[id] = off;
     b->tok_len[id] = n;
-    b->words[h] = id + 1;
+    b->words[h] = sl_words_slot(hash, id);
     return -1;
 }
 
@@ -360,12 +361,13 @@ int sl_tt_load_ranks(sl_bpe *b, const char *text, size_t len, const char *name, 
     /* into the words table in line order; the slots are random, so each is
      * hashed and asked for AHEAD tokens before it is needed */
     enum { AHEAD = 16 };
-    uint32_t hash[AHEAD], off = 0, ahead_off = 0;
+    uint64_t hash[AHEAD];
+    uint32_t off = 0, ahead_off = 0;
     size_t ahead = 0;
     for (size_t i = 0; i < ne; i++) {
         for (; ahead < ne && ahead < i + AHEAD; ahead++) {
             uint64_t h = XXH3_64bits(b->pool + ahead_off, tlen[ahead]);
-            hash[ahead % AHEAD] = (uint32_t)h;
+            hash[ahead % AHEAD] = h;
             __builtin_prefetch(&b->words[h & b->words_mask]);
             ahead_off += tlen[ahead];
         }
