@@ -140,3 +140,13 @@ void sl_tt_check_outside_id(sl_tokenizer *t)
     assert_non_null(strstr(e.msg, "token 1: id"));
     sl_buf_free(&out);
 }
+
+pcre2_code *sl_tt_pcre2_compile(const char *pat)
+{
+    int ec;
+    PCRE2_SIZE eo;
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
+    assert_non_null(re);
+    pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+    return re;
+}

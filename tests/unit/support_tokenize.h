@@ -8,6 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifndef PCRE2_CODE_UNIT_WIDTH
+#define PCRE2_CODE_UNIT_WIDTH 8
+#endif
+#include <pcre2.h>
+
 #include "base/json.h"
 #include "tokenize/tokenizer.h"
 
@@ -39,5 +44,9 @@ size_t sl_tt_check_texts(sl_tokenizer *t, const char *label, const char *texts_p
 void sl_tt_check_decodes(sl_tokenizer *t, const char *label, const char *want_path, const char *ref, size_t want_lines);
 /* An id outside t's vocabulary fails to decode, naming its position. */
 void sl_tt_check_outside_id(sl_tokenizer *t);
+
+/* pat compiled by PCRE2 (UTF, JIT where it can); fails the test when it
+ * does not compile. */
+pcre2_code *sl_tt_pcre2_compile(const char *pat);
 
 #endif

@@ -23,20 +23,11 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "tests/unit/support_tokenize.h"
 #include "tokenize/models/bpe_internal.h"
 
 typedef size_t (*many_fn)(const uint8_t *, size_t, size_t, size_t *, size_t);
 typedef size_t (*one_fn)(const uint8_t *, size_t, size_t);
-
-static pcre2_code *compile(const char *pat)
-{
-    int ec;
-    PCRE2_SIZE eo;
-    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
-    assert_non_null(re);
-    pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
-    return re;
-}
 
 static uint64_t rng = 0x9E3779B97F4A7C15ULL;
 static unsigned rnd(unsigned k)
@@ -172,7 +163,7 @@ static void test_many_vs_pcre2(void **st)
     enum { NS = sizeof sc / sizeof *sc, ROOM = 1400 };
     pcre2_code *re[NS];
     for (size_t s = 0; s < NS; s++)
-        re[s] = compile(sc[s].pat);
+        re[s] = sl_tt_pcre2_compile(sc[s].pat);
     pcre2_match_data *md = pcre2_match_data_create(4, NULL);
     char *t = malloc(ROOM);
     size_t *want = malloc(ROOM * sizeof *want), *got = malloc(ROOM * sizeof *got);

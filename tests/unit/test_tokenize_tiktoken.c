@@ -31,6 +31,7 @@
 
 #include "stream/io.h"
 #include "base/json.h"
+#include "tests/unit/support_tokenize.h"
 #include "tokenize/models/bpe_internal.h"
 #include "tokenize/tokenizer.h"
 
@@ -47,16 +48,6 @@ static int known_to_pcre2(uint32_t cp)
     UVersionInfo age;
     u_charAge((UChar32)cp, age);
     return age[0] != 0 && age[0] <= 14;
-}
-
-static pcre2_code *compile(const char *pat)
-{
-    int ec;
-    PCRE2_SIZE eo;
-    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
-    assert_non_null(re);
-    pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
-    return re;
 }
 
 static int matches(pcre2_code *re, pcre2_match_data *md, const char *s, size_t n)
@@ -85,7 +76,7 @@ static void test_classes(void **st)
                                            "\\p{N}", "[\\t-\\r\\x{85}\\p{Z}]"};
     pcre2_code *re[7] = {0};
     for (int k = 1; k < 7; k++)
-        re[k] = compile(cls_pat[k]);
+        re[k] = sl_tt_pcre2_compile(cls_pat[k]);
     pcre2_match_data *md = pcre2_match_data_create(4, NULL);
     size_t checked = 0;
     for (uint32_t cp = 0; cp < 0x110000; cp++) {
@@ -133,7 +124,8 @@ static void same_split(size_t (*scan)(const uint8_t *, size_t, size_t), pcre2_co
 static void test_same_pieces(void **st)
 {
     (void)st;
-    pcre2_code *o200k = compile(sl_pretok_o200k_pcre2), *tekken = compile(sl_pretok_tekken_pcre2);
+    pcre2_code *o200k = sl_tt_pcre2_compile(sl_pretok_o200k_pcre2),
+               *tekken = sl_tt_pcre2_compile(sl_pretok_tekken_pcre2);
     pcre2_match_data *md = pcre2_match_data_create(4, NULL);
     static const char *const ctx[][2] = {
         {"AB", "cd"}, {"ab", "CD"}, {" ", "x"},  {"x", "'s"},   {"\xcc\x81", "a"}, {"", "\xcc\x81"},
