@@ -170,6 +170,9 @@ static inline int sl_words_may_be(uint64_t w, uint64_t h)
 {
     return (w >> 32) == (h >> 32);
 }
+/* bpe_merge.c: the id of the vocabulary entry of the words table whose
+ * bytes are bytes[0..n) (ignore_merges, tiktoken's ordinary tokens), or -1. */
+int64_t sl_bpe_find_word(const sl_bpe *b, const void *bytes, size_t n);
 
 /* bpe_load.c: GPT-2's bytes_to_unicode() and its inverse (-1: none). */
 void sl_bpe_byte_level_tables(uint32_t b2u[256], int16_t u2b[512]);

@@ -70,8 +70,6 @@ int sl_merge_lookup(const sl_bpe *b, uint32_t left, uint32_t right, uint32_t *ra
     }
 }
 
-static int64_t whole_word(const sl_bpe *b, const uint8_t *p, size_t n);
-
 /* lazy_merges: the merge of (left, right) by tiktoken's rule, through the
  * thread's memo. */
 static int __attribute__((noinline))
@@ -83,7 +81,7 @@ memo_miss(const sl_bpe *b, sl_bpe_state *s, sl_merge_slot *e, uint64_t key, uint
     if ((uint64_t)nl + nr <= b->max_len) {
         memcpy(s->cat, b->pool + b->tok_off[left], nl);
         memcpy(s->cat + nl, b->pool + b->tok_off[right], nr);
-        t = whole_word(b, (const uint8_t *)s->cat, (size_t)nl + nr);
+        t = sl_bpe_find_word(b, (const uint8_t *)s->cat, (size_t)nl + nr);
     }
     e->key = key;
     e->id = t >= 0 ? (uint32_t)t : 0;
@@ -280,10 +278,9 @@ void sl_bpe_encode_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, siz
         merge_scan(b, s, k, out);
 }
 
-/* Encodes one pre-token through the stretch cache (scache.h). */
-/* ignore_merges: the id of the vocabulary entry whose bytes are p[0..n), or -1. */
-static int64_t whole_word(const sl_bpe *b, const uint8_t *p, size_t n)
+int64_t sl_bpe_find_word(const sl_bpe *b, const void *bytes, size_t n)
 {
+    const char *p = bytes;
     uint64_t hash = XXH3_64bits(p, n);
     for (uint64_t h = hash & b->words_mask; b->words[h]; h = (h + 1) & b->words_mask) {
         uint32_t id = (uint32_t)b->words[h] - 1;
@@ -321,7 +318,7 @@ static inline size_t pc_slot(uint64_t a, uint64_t b, size_t n)
 static void piece_slow(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, sl_ids *out)
 {
     if (b->words) { /* HF's BPE with ignore_merges: a whole-piece vocabulary entry first */
-        int64_t id = whole_word(b, p, n);
+        int64_t id = sl_bpe_find_word(b, p, n);
         if (id >= 0) {
             sl_ids_push(out, (uint32_t)id);
             return;

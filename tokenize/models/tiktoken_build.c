@@ -40,18 +40,6 @@ void sl_tt_set_bytes(sl_bpe *b, uint32_t id, const char *s, size_t n)
     b->pool_len += n;
 }
 
-/* The ordinary token whose bytes are s[0..n), or -1 (words table: id + 1). */
-int64_t sl_tt_find_bytes(const sl_bpe *b, const char *s, size_t n)
-{
-    uint64_t hash = XXH3_64bits(s, n);
-    for (uint64_t h = hash & b->words_mask; b->words[h]; h = (h + 1) & b->words_mask) {
-        uint32_t id = (uint32_t)b->words[h] - 1;
-        if (sl_words_may_be(b->words[h], hash) && b->tok_len[id] == n && !memcmp(b->pool + b->tok_off[id], s, n))
-            return id;
-    }
-    return -1;
-}
-
 /* Id `id` is pool[off..off+n), put into the words table unless its bytes
  * are there already (returns that id then). */
 static int64_t words_put(sl_bpe *b, uint32_t id, uint32_t off, uint32_t n, uint64_t hash)

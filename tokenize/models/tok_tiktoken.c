@@ -109,7 +109,7 @@ static int finish_vocab(tiktoken *t, const char *name, sl_err *err)
     sl_bpe *b = t->b;
     for (int i = 0; i < 256; i++) {
         char c = (char)i;
-        int64_t id = sl_tt_find_bytes(b, &c, 1);
+        int64_t id = sl_bpe_find_word(b, &c, 1);
         if (id < 0)
             return sl_errf(err, "%s: no token for the byte 0x%02X (every single byte needs one)", name, i);
         b->byte_id[i] = (int32_t)id;
@@ -312,7 +312,7 @@ static int64_t tt_token_id(const sl_tokenizer *tk, const char *text)
     for (size_t i = 0; i < t->n_sp; i++)
         if (t->sp[i].len == n && !memcmp(t->sp[i].name, text, n))
             return t->sp[i].id;
-    return sl_tt_find_bytes(t->b, text, n);
+    return sl_bpe_find_word(t->b, text, n);
 }
 
 static const sl_tok_ops ops = {tt_free, tt_state_new, tt_state_free, tt_encode, tt_decode, tt_token_id};
