@@ -18,6 +18,7 @@ each)."""
 import base64
 import glob
 import gzip
+import importlib
 import json
 import os
 import resource
@@ -82,15 +83,9 @@ def read_ranks(path):
 
 
 def bytes_to_unicode():
-    bs = list(range(0x21, 0x7F)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
-    cs = bs[:]
-    n = 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return {b: chr(c) for b, c in zip(bs, cs)}
+    """GPT-2's byte -> character map (the inverse of tests/bpe/refs.py's)."""
+    from refs import _bytes_to_unicode
+    return {b: c for c, b in _bytes_to_unicode().items()}
 
 
 def tiktoken_to_json(ranks, pattern, path):
@@ -188,86 +183,45 @@ def compare(refs, got):
 def peers_for(name, v, docs):
     """[(peer, version, prepare() -> encode(docs) -> per-doc ids)] available for vocabulary v."""
     peers = []
+
+    def add(label, module, dist, make):
+        """The peer when its module imports; make(module) builds it and returns encode."""
+        try:
+            mod = importlib.import_module(module)
+        except ImportError:
+            return
+        peers.append((label, version(dist), lambda: make(mod)))
+
+    def batch_ids(t, **kw):
+        return lambda ds: [e.ids for e in t.encode_batch(ds, **kw)]
+
+    def per_doc(encode):
+        return lambda ds: [encode(d) for d in ds]
+
     if v.get("json"):
-        try:
-            import fastokens
-
-            def fk(v=v):
-                t = fastokens.Tokenizer.from_file(v["json"])
-                return lambda ds: [e.ids for e in t.encode_batch(ds, split_special_tokens=True)]
-            peers.append(("fastokens", version("fastokens"), fk))
-        except ImportError:
-            pass
-        try:
-            import gigatok
-
-            def gk(v=v):
-                t = gigatok.Tokenizer(v["json"])
-                return lambda ds: [t.encode(d) for d in ds]
-            peers.append(("gigatok", version("gigatok"), gk))
-        except ImportError:
-            pass
+        add("fastokens", "fastokens", "fastokens",
+            lambda m: batch_ids(m.Tokenizer.from_file(v["json"]), split_special_tokens=True))
+        add("gigatok", "gigatok", "gigatok", lambda m: per_doc(m.Tokenizer(v["json"]).encode))
     elif v.get("tiktoken"):
-        try:
-            import fastokens
-
-            def fk(v=v):
-                t = fastokens.Tokenizer.from_tiktoken(v["tiktoken"], pattern=v["pat"], encoding=v["openai"])
-                return lambda ds: [e.ids for e in t.encode_batch(ds, split_special_tokens=True)]
-            peers.append(("fastokens", version("fastokens"), fk))
-        except ImportError:
-            pass
-        try:
-            import gigatok
-
-            def gk(v=v):
-                t = gigatok.Tokenizer.from_tiktoken(v["tiktoken"])
-                return lambda ds: [t.encode(d) for d in ds]
-            peers.append(("gigatok", version("gigatok"), gk))
-        except ImportError:
-            pass
+        add("fastokens", "fastokens", "fastokens",
+            lambda m: batch_ids(m.Tokenizer.from_tiktoken(v["tiktoken"], pattern=v["pat"], encoding=v["openai"]),
+                                split_special_tokens=True))
+        add("gigatok", "gigatok", "gigatok", lambda m: per_doc(m.Tokenizer.from_tiktoken(v["tiktoken"]).encode))
     if v.get("ranks"):
-        try:
-            import tiktoken
-
-            def tk(v=v):
-                e = tiktoken.Encoding("b_" + name, pat_str=v["pat"], mergeable_ranks=v["ranks"], special_tokens={})
-                return lambda ds: [e.encode_ordinary(d) for d in ds]
-            peers.append(("tiktoken", version("tiktoken"), tk))
-        except ImportError:
-            pass
-        try:
-            import riptoken
-
-            def rk(v=v):
-                e = riptoken.CoreBPE(v["ranks"], {}, v["pat"])
-                return lambda ds: [e.encode_ordinary(d) for d in ds]
-            peers.append(("riptoken", version("riptoken"), rk))
-        except ImportError:
-            pass
+        add("tiktoken", "tiktoken", "tiktoken",
+            lambda m: per_doc(m.Encoding("b_" + name, pat_str=v["pat"], mergeable_ranks=v["ranks"],
+                                         special_tokens={}).encode_ordinary))
+        add("riptoken", "riptoken", "riptoken", lambda m: per_doc(m.CoreBPE(v["ranks"], {}, v["pat"]).encode_ordinary))
     if v.get("openai"):
-        try:
-            import bpe_openai
-
-            def bk(v=v):
-                e = bpe_openai.get_encoding(v["openai"])
-                return lambda ds: [e.encode_ordinary(d) for d in ds]
-            peers.append(("bpe-openai", version("bpe-openai"), bk))
-        except ImportError:
-            pass
+        add("bpe-openai", "bpe_openai", "bpe-openai", lambda m: per_doc(m.get_encoding(v["openai"]).encode_ordinary))
     if v.get("json") and os.environ.get("PEERS_BENCH_HF") == "1":
-        try:
-            import tokenizers
 
-            def hk(v=v):
-                t = tokenizers.Tokenizer.from_file(v["json"])
-                t.encode_special_tokens = True
-                return lambda ds: [e.ids for e in t.encode_batch(ds, add_special_tokens=False)]
-            peers.append(("HF tokenizers", version("tokenizers"), hk))
-        except ImportError:
-            pass
+        def hf(m):
+            t = m.Tokenizer.from_file(v["json"])
+            t.encode_special_tokens = True
+            return batch_ids(t, add_special_tokens=False)
+        add("HF tokenizers", "tokenizers", "tokenizers", hf)
     return peers
-
 
 def main():
     sluice, corpus, tmp = sys.argv[1:4]
