@@ -41,19 +41,6 @@ static sl_bpe *with_normalizer(const char *type)
     return b;
 }
 
-static size_t utf8(uint32_t cp, char *u)
-{
-    if (cp < 0x80)
-        return u[0] = (char)cp, 1;
-    if (cp < 0x800)
-        return u[0] = (char)(0xC0 | cp >> 6), u[1] = (char)(0x80 | (cp & 63)), 2;
-    if (cp < 0x10000)
-        return u[0] = (char)(0xE0 | cp >> 12), u[1] = (char)(0x80 | ((cp >> 6) & 63)), u[2] = (char)(0x80 | (cp & 63)),
-               3;
-    return u[0] = (char)(0xF0 | cp >> 18), u[1] = (char)(0x80 | ((cp >> 12) & 63)),
-           u[2] = (char)(0x80 | ((cp >> 6) & 63)), u[3] = (char)(0x80 | (cp & 63)), 4;
-}
-
 /* Expected results: per code point and probe, an index into lines (or -1). */
 typedef struct {
     int32_t *idx; /* [cp * 2 + probe] */
@@ -127,7 +114,7 @@ static void check_all(const char *type, const char *file, const char *form, int 
             size_t n = 0;
             if (probe)
                 in[n++] = 'a';
-            n += utf8(cp, in + n);
+            n += sl_utf8_encode(in + n, cp);
             if (probe)
                 in[n++] = (char)0xCC, in[n++] = (char)0x96; /* U+0316 */
             assert_int_equal(sl_normalize(&b->norm, &s, in, n, &out, &e), 0);

@@ -68,19 +68,6 @@ static pcre2_code *re(const char *pat)
     return c;
 }
 
-static size_t utf8(uint32_t cp, char *u)
-{
-    if (cp < 0x80)
-        return u[0] = (char)cp, 1;
-    if (cp < 0x800)
-        return u[0] = (char)(0xC0 | cp >> 6), u[1] = (char)(0x80 | (cp & 63)), 2;
-    if (cp < 0x10000)
-        return u[0] = (char)(0xE0 | cp >> 12), u[1] = (char)(0x80 | ((cp >> 6) & 63)), u[2] = (char)(0x80 | (cp & 63)),
-               3;
-    return u[0] = (char)(0xF0 | cp >> 18), u[1] = (char)(0x80 | ((cp >> 12) & 63)),
-           u[2] = (char)(0x80 | ((cp >> 6) & 63)), u[3] = (char)(0x80 | (cp & 63)), 4;
-}
-
 /* HF's class of every code point, from tests/data/bpe/hf-classes.txt. */
 static char *hf_classes(void)
 {
@@ -114,7 +101,7 @@ static void test_classes_every_code_point(void **st)
         if (sl_pretok_class(cp) != hf[cp] && diff_hf++ < 10)
             fprintf(stderr, "U+%04X: scanner class %d, HF %d\n", cp, sl_pretok_class(cp), hf[cp]);
         char u[4];
-        size_t n = utf8(cp, u);
+        size_t n = sl_utf8_encode(u, cp);
         int p = pcre2_match(L, (PCRE2_SPTR)u, n, 0, 0, md, NULL) >= 0   ? 1
                 : pcre2_match(N, (PCRE2_SPTR)u, n, 0, 0, md, NULL) >= 0 ? 2
                 : pcre2_match(S, (PCRE2_SPTR)u, n, 0, 0, md, NULL) >= 0 ? 3
