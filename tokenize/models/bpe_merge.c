@@ -349,7 +349,9 @@ static void __attribute__((noinline)) piece_miss(const sl_bpe *b, sl_bpe_state *
                                                  sl_pcache_entry *e, uint64_t ka, uint64_t kb, sl_ids *out)
 {
     sl_pwide_entry *w = &s->pw[pc_slot(ka, kb, n) & (((size_t)1 << SL_PWIDE_BITS) - 1)];
-    if ((w->meta & 0xff) == n && w->a == ka && w->b == kb) {
+    /* (a piece has at most one id a byte: one of at most SL_PCACHE_IDS
+     * bytes is never in the wide table, and its line is not loaded) */
+    if (n > SL_PCACHE_IDS && (w->meta & 0xff) == n && w->a == ka && w->b == kb) {
         sl_ids_append(out, w->ids, w->meta >> 8);
         return;
     }
