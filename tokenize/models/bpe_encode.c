@@ -33,6 +33,7 @@ void sl_bpe_state_free(sl_bpe_state *s)
     free(s->sym);
     free(s->prev);
     free(s->next);
+    free(s->link);
     free(s->heap);
     free(s->memo);
     free(s->cat);

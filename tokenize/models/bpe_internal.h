@@ -149,6 +149,7 @@ struct sl_bpe_state {
     sl_pretok_scratch ps1, ps2; /* general pre-tokenizer: before and after ByteLevel */
     sl_buf gp, bl, bl2;
     int32_t *sym, *prev, *next;
+    uint32_t *link; /* 2 * sym_cap: merge_scan's links */
     size_t sym_cap;
     uint64_t *heap;
     size_t heap_cap;

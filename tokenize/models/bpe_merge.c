@@ -51,10 +51,8 @@ void sl_merge_insert(sl_bpe *b, uint32_t left, uint32_t right, uint32_t rank, ui
     b->merges[i] = (sl_merge_slot){key, rank, id};
 }
 
-int sl_merge_lookup(const sl_bpe *b, uint32_t left, uint32_t right, uint32_t *rank, uint32_t *id)
+static inline int merge_lookup(const sl_bpe *b, uint32_t left, uint32_t right, uint32_t *rank, uint32_t *id)
 {
-    if (!b->merges)
-        return 0;
     uint64_t key = (uint64_t)left << 32 | right;
     uint64_t i = mix(key) & b->merge_mask;
     for (;;) {
@@ -68,6 +66,11 @@ int sl_merge_lookup(const sl_bpe *b, uint32_t left, uint32_t right, uint32_t *ra
             return 0;
         i = (i + 1) & b->merge_mask;
     }
+}
+
+int sl_merge_lookup(const sl_bpe *b, uint32_t left, uint32_t right, uint32_t *rank, uint32_t *id)
+{
+    return b->merges && merge_lookup(b, left, right, rank, id);
 }
 
 /* lazy_merges: the merge of (left, right) by tiktoken's rule, through the
@@ -95,7 +98,7 @@ static inline int merge_find(const sl_bpe *b, sl_bpe_state *s, uint32_t left, ui
                              uint32_t *id)
 {
     if (!b->lazy_merges)
-        return sl_merge_lookup(b, left, right, rank, id);
+        return b->merges && merge_lookup(b, left, right, rank, id);
     uint64_t key = (uint64_t)left << 32 | right;
     sl_merge_slot *e = &s->memo[mix(key) & (((uint64_t)1 << SL_MEMO_BITS) - 1)];
     if (e->key != key)
@@ -125,40 +128,58 @@ static void reserve_syms(sl_bpe_state *s, size_t n)
     s->sym = sl_xrealloc(s->sym, cap * sizeof *s->sym);
     s->prev = sl_xrealloc(s->prev, cap * sizeof *s->prev);
     s->next = sl_xrealloc(s->next, cap * sizeof *s->next);
+    s->link = sl_xrealloc(s->link, 2 * cap * sizeof *s->link);
     s->sym_cap = cap;
 }
 
-/* Simple scan over a compact array; the rank of each adjacent pair is kept
- * (in the prev/next arrays, unused by the scan) and only the two pairs
- * around a merge are looked up again. */
+/* Simple scan over the symbols where they stand: pair i is symbol i and
+ * the next one alive (nxt), its rank in rank[i] (UINT32_MAX: none, or
+ * symbol i merged away), the id it merges into in nid[i]. A merge marks
+ * its right symbol dead and looks up only the two pairs around it, so
+ * nothing moves; the leftmost lowest rank over all positions is the
+ * leftmost lowest among the live pairs, as positions keep their order.
+ * The links are in s->link (nxt) and after them (prv). */
 static void merge_scan(const sl_bpe *b, sl_bpe_state *s, size_t n, sl_ids *out)
 {
     int32_t *sym = s->sym;
     uint32_t *rank = (uint32_t *)s->prev, *nid = (uint32_t *)s->next;
+    uint32_t *nxt = s->link, *prv = s->link + s->sym_cap;
     memo_make(b, s);
-    for (size_t i = 0; i + 1 < n; i++)
-        if (!merge_find(b, s, (uint32_t)sym[i], (uint32_t)sym[i + 1], &rank[i], &nid[i]))
+    for (size_t i = 0; i < n; i++) {
+        nxt[i] = (uint32_t)(i + 1);
+        prv[i] = (uint32_t)(i - 1);
+        if (i + 1 == n || !merge_find(b, s, (uint32_t)sym[i], (uint32_t)sym[i + 1], &rank[i], &nid[i]))
             rank[i] = UINT32_MAX;
-    while (n > 1) {
-        uint32_t best = UINT32_MAX;
-        size_t at = 0;
-        s->work += n;
-        for (size_t i = 0; i + 1 < n; i++)
-            if (rank[i] < best)
-                best = rank[i], at = i;
-        if (best == UINT32_MAX)
-            break;
-        sym[at] = (int32_t)nid[at];
-        memmove(sym + at + 1, sym + at + 2, (n - at - 2) * sizeof *sym);
-        memmove(rank + at + 1, rank + at + 2, (n - at - 2) * sizeof *rank);
-        memmove(nid + at + 1, nid + at + 2, (n - at - 2) * sizeof *nid);
-        n--;
-        if (at + 1 < n && !merge_find(b, s, (uint32_t)sym[at], (uint32_t)sym[at + 1], &rank[at], &nid[at]))
-            rank[at] = UINT32_MAX;
-        if (at > 0 && !merge_find(b, s, (uint32_t)sym[at - 1], (uint32_t)sym[at], &rank[at - 1], &nid[at - 1]))
-            rank[at - 1] = UINT32_MAX;
     }
-    for (size_t i = 0; i < n; i++)
+    for (;;) {
+        /* the lowest (rank, position), without a branch a position:
+         * which one wins is what the predictor cannot know */
+        uint64_t best = UINT64_MAX;
+        s->work += n;
+        for (size_t i = 0; i + 1 < n; i++) {
+            uint64_t v = (uint64_t)rank[i] << 32 | i;
+            best = v < best ? v : best;
+        }
+        if (best >> 32 == UINT32_MAX)
+            break;
+        size_t at = (uint32_t)best, j = nxt[at], k = nxt[j];
+        sym[at] = (int32_t)nid[at];
+        rank[j] = UINT32_MAX;
+        nxt[at] = (uint32_t)k;
+        if (k < n) {
+            prv[k] = (uint32_t)at;
+            if (!merge_find(b, s, (uint32_t)sym[at], (uint32_t)sym[k], &rank[at], &nid[at]))
+                rank[at] = UINT32_MAX;
+        } else {
+            rank[at] = UINT32_MAX;
+        }
+        if (at > 0) {
+            size_t p = prv[at];
+            if (!merge_find(b, s, (uint32_t)sym[p], (uint32_t)sym[at], &rank[p], &nid[p]))
+                rank[p] = UINT32_MAX;
+        }
+    }
+    for (size_t i = 0; i < n; i = nxt[i])
         sl_ids_push(out, (uint32_t)sym[i]);
 }
 
