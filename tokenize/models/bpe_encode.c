@@ -66,7 +66,7 @@ static void regex_pieces(const sl_bpe *b, sl_bpe_state *s, const char *p, size_t
                 for (size_t i = 0; i < m; i++)
                     sl_ids_push(out, (uint32_t)ends[i]);
             else
-                sl_bpe_pieces(b, s, (const uint8_t *)p, pos, ends, m, out);
+                sl_bpe_pieces(b, s, (const uint8_t *)p, n, pos, ends, m, out);
             pos = ends[m - 1];
         }
         return;

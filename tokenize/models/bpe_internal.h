@@ -207,9 +207,9 @@ size_t sl_pretok_many_qwen2(const uint8_t *p, size_t n, size_t pos, size_t *ends
 size_t sl_pretok_many_o200k(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
 size_t sl_pretok_many_tekken(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
 /* bpe_merge.c: the BPE of the pieces p[start..ends[0]), p[ends[0]..ends[1]),
- * ... (m of them), appended to out. */
-void sl_bpe_pieces(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t start, const size_t *ends, size_t m,
-                   sl_ids *out);
+ * ... (m of them) of the text p[0..n), appended to out. */
+void sl_bpe_pieces(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, size_t start, const size_t *ends,
+                   size_t m, sl_ids *out);
 size_t sl_pretok_scan_qwen2(const uint8_t *p, size_t n, size_t pos);
 /* pretok_o200k.c: tiktoken's o200k pattern and Mistral's tekken pattern
  * (as written by tiktoken and tekken files, and for PCRE2), their scanners

@@ -311,23 +311,26 @@ int64_t sl_bpe_find_word(const sl_bpe *b, const void *bytes, size_t n)
     return -1;
 }
 
-/* The piece cache's key of p[0..n) (1 <= n <= 16): two words that, with
- * n, give back the bytes (overlapping loads, all inside the piece). */
-static inline void pc_key(const uint8_t *p, size_t n, uint64_t *a, uint64_t *b)
+/* The piece cache's key of p[0..n) (1 <= n <= 16): its bytes in two
+ * words, zero after the end. Pieces come in every length at random, so it
+ * is made without a branch on n: two loads of 8 bytes, masked, where
+ * 16 bytes can be read from p (room), else from a copy. */
+static const uint64_t pc_mask_a[17] = {
+    0,          0xFF,       0xFFFF,     0xFFFFFF,   0xFFFFFFFF, 0xFFFFFFFFFF, 0xFFFFFFFFFFFF, 0xFFFFFFFFFFFFFF,
+    UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX,   UINT64_MAX,     UINT64_MAX,
+    UINT64_MAX};
+
+static inline void pc_key(const uint8_t *p, size_t n, int room, uint64_t *a, uint64_t *b)
 {
-    if (n >= 8) {
-        memcpy(a, p, 8);
-        memcpy(b, p + n - 8, 8);
-    } else if (n >= 4) {
-        uint32_t x, y;
-        memcpy(&x, p, 4);
-        memcpy(&y, p + n - 4, 4);
-        *a = (uint64_t)x | (uint64_t)y << 32;
-        *b = 0;
-    } else {
-        *a = (uint64_t)p[0] | (uint64_t)p[n / 2] << 8 | (uint64_t)p[n - 1] << 16;
-        *b = 0;
+    uint8_t tmp[16] = {0};
+    if (!room) {
+        memcpy(tmp, p, n);
+        p = tmp;
     }
+    memcpy(a, p, 8);
+    memcpy(b, p + 8, 8);
+    *a &= pc_mask_a[n];
+    *b &= pc_mask_a[n > 8 ? n - 8 : 0];
 }
 
 static inline size_t pc_slot(uint64_t a, uint64_t b, size_t n)
@@ -395,7 +398,7 @@ static void __attribute__((noinline)) piece_miss(const sl_bpe *b, sl_bpe_state *
 /* One piece: a byte with a token, a hit of the piece cache (s->pc made),
  * or piece_miss. */
 static inline __attribute__((always_inline)) void piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n,
-                                                        sl_ids *out)
+                                                        int room, sl_ids *out)
 {
     if (n == 1 && b->byte_id[p[0]] >= 0 && !b->affix) {
         sl_ids_push(out, (uint32_t)b->byte_id[p[0]]);
@@ -406,7 +409,7 @@ static inline __attribute__((always_inline)) void piece(const sl_bpe *b, sl_bpe_
         return;
     }
     uint64_t ka, kb;
-    pc_key(p, n, &ka, &kb);
+    pc_key(p, n, room, &ka, &kb);
     sl_pcache_entry *e = &s->pc[pc_slot(ka, kb, n)];
     if ((e->meta & 0xff) == n && e->a == ka && e->b == kb) {
         if (out->cap - out->n < SL_PCACHE_IDS)
@@ -429,15 +432,15 @@ static void pc_make(sl_bpe_state *s)
 void sl_bpe_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, sl_ids *out)
 {
     pc_make(s);
-    piece(b, s, p, n, out);
+    piece(b, s, p, n, 0, out);
 }
 
-void sl_bpe_pieces(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t start, const size_t *ends, size_t m,
-                   sl_ids *out)
+void sl_bpe_pieces(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, size_t start, const size_t *ends,
+                   size_t m, sl_ids *out)
 {
     pc_make(s);
     for (size_t i = 0; i < m; i++) {
-        piece(b, s, p + start, ends[i] - start, out);
+        piece(b, s, p + start, ends[i] - start, start + 16 <= n, out);
         start = ends[i];
     }
 }
