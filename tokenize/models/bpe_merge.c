@@ -395,15 +395,12 @@ static void __attribute__((noinline)) piece_miss(const sl_bpe *b, sl_bpe_state *
     }
 }
 
-/* One piece: a byte with a token, a hit of the piece cache (s->pc made),
- * or piece_miss. */
+/* One piece: a hit of the piece cache (s->pc made), or piece_miss. A
+ * piece of one byte takes the same way: a branch of its own on the
+ * length, which pieces take at random, cost more than the lookup. */
 static inline __attribute__((always_inline)) void piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n,
                                                         int room, sl_ids *out)
 {
-    if (n == 1 && b->byte_id[p[0]] >= 0 && !b->affix) {
-        sl_ids_push(out, (uint32_t)b->byte_id[p[0]]);
-        return;
-    }
     if (n == 0 || n > 16) {
         piece_slow(b, s, p, n, out);
         return;
