@@ -8,6 +8,11 @@
 
 #include "base/log.h"
 
+#include <sys/mman.h>
+
+/* sl_xzalloc_touched: tables from this size on are laid on 2 MiB pages */
+#define HUGE_MIN ((size_t)2 << 20)
+
 static void set_field(sl_err *err, const char *field)
 {
     snprintf(err->field, sizeof err->field, "%s", field ? field : "");
@@ -107,9 +112,18 @@ void *sl_xzalloc_touched(size_t n, size_t size)
     size_t bytes = (n * size + 63) & ~(size_t)63; /* aligned_alloc wants a multiple of the alignment */
     if (bytes < n * size)
         oom(SIZE_MAX);
-    void *p = aligned_alloc(64, bytes ? bytes : 64);
+    size_t align = 64;
+    if (bytes >= HUGE_MIN) { /* whole 2 MiB pages the kernel may back with huge pages */
+        align = (size_t)2 << 20;
+        bytes = (bytes + align - 1) & ~(align - 1);
+    }
+    void *p = aligned_alloc(align, bytes ? bytes : 64);
     if (!p)
         oom(n * size);
+#ifdef MADV_HUGEPAGE
+    if (align > 64)
+        (void)madvise(p, bytes, MADV_HUGEPAGE); /* a hint: no huge pages is fine */
+#endif
     memset(p, 0, bytes);
     return p;
 }

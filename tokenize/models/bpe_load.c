@@ -104,7 +104,7 @@ static void build_words(sl_bpe *b, const sl_json *vocab)
     size_t cap = 16;
     while (cap < 2 * vocab->n + 16)
         cap *= 2;
-    b->words = sl_xcalloc(cap, sizeof *b->words);
+    b->words = sl_xzalloc_touched(cap, sizeof *b->words);
     b->words_mask = cap - 1;
     sl_buf tmp = {0};
     for (size_t i = 0; i < vocab->n; i++) {

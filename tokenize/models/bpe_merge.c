@@ -33,7 +33,7 @@ void sl_merge_table_init(sl_bpe *b, size_t n)
     while (cap < 2 * n + 16)
         cap *= 2;
     free(b->merges);
-    b->merges = sl_xmalloc(cap * sizeof *b->merges);
+    b->merges = sl_xzalloc_touched(cap, sizeof *b->merges);
     for (size_t i = 0; i < cap; i++)
         b->merges[i].key = EMPTY;
     b->merge_mask = cap - 1;

@@ -75,7 +75,7 @@ void sl_tt_words_init(sl_bpe *b, size_t n)
     size_t cap = 16;
     while (cap < 2 * n + 16)
         cap *= 2;
-    b->words = sl_xcalloc(cap, sizeof *b->words);
+    b->words = sl_xzalloc_touched(cap, sizeof *b->words);
     b->words_mask = cap - 1;
 }
 
