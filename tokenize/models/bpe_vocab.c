@@ -80,7 +80,7 @@ void sl_bpe_map_init(sl_bpe_map *m, size_t n)
     size_t cap = 16;
     while (cap < 2 * n + 16)
         cap *= 2;
-    m->slots = sl_xcalloc(cap, sizeof *m->slots);
+    m->slots = sl_xzalloc_touched(cap, sizeof *m->slots);
     m->mask = cap - 1;
 }
 
