@@ -69,8 +69,7 @@ int sl_added_split(const sl_added *added, const sl_trie *trie, const char *t, si
 {
     size_t done = 0, i = 0;
     while (i < n && trie->n) {
-        while (i < n && !trie->first[(uint8_t)t[i]]) /* no token starts here */
-            i++;
+        i = sl_trie_next(trie, t, n, i); /* no token starts before */
         if (i == n)
             break;
         size_t len = 0;

@@ -6,6 +6,9 @@
 #include "tokenize/trie.h"
 
 #include <stdlib.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "base/err.h"
 
@@ -45,7 +48,80 @@ void sl_trie_add(sl_trie *t, const char *s, size_t n, int32_t token)
     /* Two added tokens with the same text: the first one listed wins. */
     if (t->nodes[cur].token < 0)
         t->nodes[cur].token = token;
-    t->first[(uint8_t)s[0]] = 1;
+    uint8_t c = (uint8_t)s[0];
+    if (!t->first[c]) {
+        if (t->n_first < 4)
+            t->firsts[t->n_first] = c;
+        if (t->n_first < 5)
+            t->n_first++;
+    }
+    t->first[c] = 1;
+    if (n == 1) {
+        t->n_second = 5;
+    } else if (t->n_second < 5) {
+        uint8_t d = (uint8_t)s[1];
+        int seen = 0;
+        for (int k = 0; k < t->n_second; k++)
+            seen |= t->seconds[k] == d;
+        if (!seen && t->n_second < 4)
+            t->seconds[t->n_second] = d;
+        if (!seen)
+            t->n_second++;
+    }
+    if (!t->pair)
+        t->pair = sl_xcalloc((size_t)1 << 10, sizeof *t->pair);
+    if (n == 1) /* c alone: whatever follows */
+        for (int k = 0; k < 4; k++)
+            t->pair[c << 2 | k] = ~(uint64_t)0;
+    else
+        t->pair[c << 2 | (uint8_t)s[1] >> 6] |= (uint64_t)1 << ((uint8_t)s[1] & 63);
+}
+
+static inline int pair_may(const sl_trie *t, const char *text, size_t n, size_t i)
+{
+    uint8_t c = (uint8_t)text[i];
+    if (i + 1 == n)
+        return t->first[c];
+    uint8_t d = (uint8_t)text[i + 1];
+    return (int)(t->pair[c << 2 | d >> 6] >> (d & 63) & 1);
+}
+
+size_t sl_trie_next(const sl_trie *t, const char *text, size_t n, size_t pos)
+{
+    if (t->n == 0)
+        return n;
+    size_t i = pos;
+#if defined(__SSE2__)
+    if (t->n_first <= 4) {
+        /* candidates: a first byte, followed by a second one where every
+         * token has two bytes and their second bytes are few */
+        __m128i f[4], g[4];
+        int two = t->n_second <= 4;
+        for (int k = 0; k < 4; k++) {
+            f[k] = _mm_set1_epi8((char)t->firsts[k < t->n_first ? k : 0]);
+            g[k] = _mm_set1_epi8((char)t->seconds[two && k < t->n_second ? k : 0]);
+        }
+        for (; i + 17 <= n; i += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(text + i));
+            __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, f[0]), _mm_cmpeq_epi8(v, f[1])),
+                                     _mm_or_si128(_mm_cmpeq_epi8(v, f[2]), _mm_cmpeq_epi8(v, f[3])));
+            if (two) {
+                __m128i w = _mm_loadu_si128((const __m128i *)(const void *)(text + i + 1));
+                m = _mm_and_si128(m, _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, g[0]), _mm_cmpeq_epi8(w, g[1])),
+                                                  _mm_or_si128(_mm_cmpeq_epi8(w, g[2]), _mm_cmpeq_epi8(w, g[3]))));
+            }
+            for (unsigned bits = (unsigned)_mm_movemask_epi8(m); bits; bits &= bits - 1) {
+                size_t j = i + (size_t)__builtin_ctz(bits);
+                if (pair_may(t, text, n, j))
+                    return j;
+            }
+        }
+    }
+#endif
+    for (; i < n; i++)
+        if (t->first[(uint8_t)text[i]] && pair_may(t, text, n, i))
+            return i;
+    return n;
 }
 
 int32_t sl_trie_longest(const sl_trie *t, const char *text, size_t n, size_t pos, size_t *len)
@@ -68,6 +144,8 @@ int32_t sl_trie_longest(const sl_trie *t, const char *text, size_t n, size_t pos
 void sl_trie_free(sl_trie *t)
 {
     free(t->nodes);
+    free(t->pair);
     t->nodes = NULL;
+    t->pair = NULL;
     t->n = t->cap = 0;
 }
