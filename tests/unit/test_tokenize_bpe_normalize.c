@@ -16,6 +16,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <unicode/unorm2.h>
+#include <unicode/ustring.h>
+
+#include "base/rng.h"
 #include "stream/io.h"
 #include "tokenize/models/bpe_internal.h"
 
@@ -152,12 +156,85 @@ static void test_lowercase(void **st)
     check_all("Lowercase", "hf-lower.txt", NULL, 1);
 }
 
+/* ICU's normal form of a whole string, in one call (the reference for the
+ * stretch-by-stretch normalization, on characters Unicode 9.0 has, where
+ * HF's filter changes nothing). */
+static size_t icu_whole(const char *form, const char *in, size_t n, char *out, size_t cap)
+{
+    UErrorCode e = U_ZERO_ERROR;
+    const UNormalizer2 *nf = !strcmp(form, "NFC") ? unorm2_getNFCInstance(&e) : unorm2_getNFKCInstance(&e);
+    UChar a[1024], b[4096];
+    int32_t len, got, need;
+    u_strFromUTF8(a, 1024, &len, in, (int32_t)n, &e);
+    got = unorm2_normalize(nf, a, len, b, 4096, &e);
+    u_strToUTF8(out, (int32_t)cap, &need, b, got, &e);
+    assert_false(U_FAILURE(e));
+    return (size_t)need;
+}
+
+/* Random strings of characters that combine, reorder, compose across each
+ * other or decompose (marks, Hangul jamo, compatibility forms) between
+ * ASCII and Latin-1: the normalizer hands ICU only the stretches that can
+ * change, so its result must be ICU's on the whole string. */
+static void test_stretches(void **st)
+{
+    (void)st;
+    static const char *const alpha[] = {"a",
+                                        "e",
+                                        " ",
+                                        "Z",
+                                        "\xC3\xA9" /* é */,
+                                        "\xC2\xA0" /* NBSP: NFKC changes it */,
+                                        "\xC2\xBD" /* ½ */,
+                                        "\xCC\x81" /* U+0301 */,
+                                        "\xCC\x96" /* U+0316 */,
+                                        "\xCC\xA3" /* U+0323 */,
+                                        "\xCD\x82" /* U+0342 */,
+                                        "\xE1\x84\x80" /* U+1100 L */,
+                                        "\xE1\x85\xA1" /* U+1161 V */,
+                                        "\xE1\x86\xA8" /* U+11A8 T */,
+                                        "\xEA\xB0\x80" /* U+AC00 LV */,
+                                        "\xE2\x80\x99" /* right quote */,
+                                        "\xE2\x84\xAB" /* Angstrom */,
+                                        "\xEF\xAC\x81" /* fi */,
+                                        "\xE2\x91\xA0" /* circled 1 */,
+                                        "\xE1\xBA\x9B" /* U+1E9B */,
+                                        "\xE4\xB8\xAD" /* CJK */,
+                                        "\xCE\xA9" /* Omega */,
+                                        "\xCD\x85" /* ypogegrammeni */};
+    const char *forms[] = {"NFC", "NFKC"};
+    uint64_t rng = 9;
+    for (int f = 0; f < 2; f++) {
+        sl_bpe *b = with_normalizer(forms[f]);
+        sl_norm_scratch s = {0};
+        sl_buf out = {0};
+        sl_err e = {{0}};
+        for (int iter = 0; iter < 20000; iter++) {
+            char in[256], want[1024];
+            size_t n = 0, k = sl_rng_below(&rng, 24);
+            for (size_t i = 0; i < k; i++) {
+                const char *c = alpha[sl_rng_below(&rng, sizeof alpha / sizeof *alpha)];
+                memcpy(in + n, c, strlen(c));
+                n += strlen(c);
+            }
+            size_t wl = icu_whole(forms[f], in, n, want, sizeof want);
+            assert_int_equal(sl_normalize(&b->norm, &s, in, n, &out, &e), 0);
+            if (out.len != wl || memcmp(out.data, want, wl))
+                fail_msg("%s of '%.*s' differs from ICU on the whole string", forms[f], (int)n, in);
+        }
+        sl_buf_free(&out);
+        sl_norm_scratch_free(&s);
+        sl_bpe_free(b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nfc),
         cmocka_unit_test(test_nfkc),
         cmocka_unit_test(test_lowercase),
+        cmocka_unit_test(test_stretches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
