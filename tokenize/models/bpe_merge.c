@@ -152,7 +152,7 @@ static void merge_scan(const sl_bpe *b, sl_bpe_state *s, size_t n, sl_ids *out)
             rank[i] = UINT32_MAX;
     }
     for (;;) {
-        /* the lowest (rank, position), without a branch a position:
+        /* the lowest (rank, position), with no branch per position:
          * which one wins is what the predictor cannot know */
         uint64_t best = UINT64_MAX;
         s->work += n;
