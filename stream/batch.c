@@ -271,17 +271,19 @@ static int write_batch(sl_batcher *b, batch *t, sl_err *err)
 int sl_batcher_run(sl_batcher *b, sl_batch_fill_fn fill, sl_err *err)
 {
     int cur = 0, done = 0, rc = 0;
-    if (b->enc_threads < 2) { /* one thread: one batch, filled, encoded, written in turn */
-        batch *t = &b->b[0];
-        while (!done) {
-            if (fill_batch(b, t, fill, &done, err))
-                return -1;
-            for (size_t i = 0; i < t->n; i++)
-                b->ops.encode(b->ctx, 0, slot(b, t, i));
-            if (write_batch(b, t, err))
+    if (b->enc_threads < 2) {
+        /* one thread: each item is encoded and written as soon as it is
+         * filled, in one slot, while its text and ids are still in cache
+         * (a batch only serves the threads of a team) */
+        void *s = slot(b, &b->b[0], 0);
+        uint64_t cost;
+        int got;
+        while ((got = fill(b->ctx, s, &cost, err)) > 0) {
+            b->ops.encode(b->ctx, 0, s);
+            if (b->ops.write(b->ctx, s, err) < 0)
                 return -1;
         }
-        return 0;
+        return got;
     }
     for (int k = 1; k < 3; k++)
         if (!b->b[k].slots)

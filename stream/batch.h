@@ -68,7 +68,9 @@ int sl_batcher_flush(sl_batcher *b, sl_err *err);
  * fills the next one while the others encode this one, then joins them:
  * reading (JSON parsing, decompression) and writing no longer hold the
  * encoding up. The three batches in flight get a third of max_items and
- * max_cost each, so memory stays that of one batch. Not with async. 0, or -1 with err from a failed fill or write
+ * max_cost each, so memory stays that of one batch. With one thread each
+ * item is encoded and written as soon as it is filled (one slot, still in
+ * cache). Not with async. 0, or -1 with err from a failed fill or write
  * (nothing after it is written). */
 typedef int (*sl_batch_fill_fn)(void *ctx, void *slot, uint64_t *cost, sl_err *err);
 int sl_batcher_run(sl_batcher *b, sl_batch_fill_fn fill, sl_err *err);
