@@ -479,6 +479,16 @@ long sl_input_read(sl_input *in, void *dst, size_t n, sl_err *err)
     size_t got = 0;
     unsigned char *d = dst;
     while (got < n) {
+        if (in->buf_pos == in->buf_len && n - got >= IN_BUF) {
+            /* a buffer's worth or more: decoded straight into dst, not copied */
+            long r = decode_into(in, d + got, n - got, err);
+            if (r < 0)
+                return -1;
+            if (r == 0)
+                break;
+            got += (size_t)r;
+            continue;
+        }
         if (in->buf_pos == in->buf_len) {
             int r = refill(in, err);
             if (r < 0)
