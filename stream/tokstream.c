@@ -143,6 +143,37 @@ static int any_ge(const uint32_t *t, size_t n, uint32_t v)
     return bad != 0;
 }
 
+/* Narrows t[0, k) to `width` bytes each into p, and returns 1 when some
+ * t[i] >= v (any_ge's test, in the same pass). */
+static int narrow(unsigned char *p, const uint32_t *t, size_t k, size_t width, uint32_t v)
+{
+    const int32_t vb = (int32_t)(v ^ 0x80000000u);
+    uint32_t bad = 0;
+    /* little-endian host assumed by the fast paths (checked at compile time) */
+    if (width == 1) {
+#pragma omp simd reduction(| : bad)
+        for (size_t j = 0; j < k; j++) {
+            p[j] = (unsigned char)t[j];
+            bad |= (uint32_t)((int32_t)(t[j] ^ 0x80000000u) >= vb);
+        }
+    } else if (width == 2) {
+        uint16_t *q = (uint16_t *)(void *)p;
+#pragma omp simd reduction(| : bad)
+        for (size_t j = 0; j < k; j++) {
+            q[j] = (uint16_t)t[j];
+            bad |= (uint32_t)((int32_t)(t[j] ^ 0x80000000u) >= vb);
+        }
+    } else {
+        uint32_t *q = (uint32_t *)(void *)p;
+#pragma omp simd reduction(| : bad)
+        for (size_t j = 0; j < k; j++) {
+            q[j] = t[j];
+            bad |= (uint32_t)((int32_t)(t[j] ^ 0x80000000u) >= vb);
+        }
+    }
+    return bad != 0;
+}
+
 /* ---- writer ------------------------------------------------------------- */
 
 struct sl_ts_writer {
@@ -267,38 +298,28 @@ int sl_ts_write_doc(sl_ts_writer *w, const sl_doc *d, sl_err *err)
     if (ml >= SL_TS_MAX_META_LEN)
         return sl_errf(err, "document '%s': metadata of %zu bytes is too long",
                        sl_err_quote(d->id, d->id_len, q, sizeof q), ml);
-    /* Range check without branches (vectorizes); find the culprit only on failure. */
-    const uint32_t *tk = d->tokens;
-    if (any_ge(tk, d->n_tokens, w->h.vocab_size))
-        for (size_t i = 0; i < d->n_tokens; i++)
-            if (tk[i] >= w->h.vocab_size)
-                return sl_errf(err, "document '%s' token %zu: id %u is not below the vocab size %u",
-                               sl_err_quote(d->id, d->id_len, q, sizeof q), i, tk[i], w->h.vocab_size);
-    if (write_rec_head(w, d, ml, d->n_tokens, err))
-        return -1;
-    size_t width = w->h.width;
+    size_t width = w->h.width, n = d->n_tokens;
     if (w->tmp_cap < TOK_CHUNK * 4) {
         w->tmp_cap = TOK_CHUNK * 4;
         w->tmp = sl_xrealloc(w->tmp, w->tmp_cap);
     }
-    for (size_t i = 0; i < d->n_tokens; i += TOK_CHUNK) {
-        size_t k = d->n_tokens - i < TOK_CHUNK ? d->n_tokens - i : TOK_CHUNK;
-        const uint32_t *t = d->tokens + i;
-        unsigned char *p = w->tmp;
-        /* little-endian host assumed by the fast paths (checked at compile time) */
-        if (width == 1) {
-#pragma omp simd
-            for (size_t j = 0; j < k; j++)
-                p[j] = (unsigned char)t[j];
-        } else if (width == 2) {
-            uint16_t *q = (uint16_t *)(void *)p;
-#pragma omp simd
-            for (size_t j = 0; j < k; j++)
-                q[j] = (uint16_t)t[j];
-        } else {
-            memcpy(p, t, k * 4);
-        }
-        if (wr(w, p, k * width, err))
+    /* Range check without branches (vectorizes), before anything is written:
+     * on the first chunk as it is narrowed, on the rest (a document of more
+     * than TOK_CHUNK ids) by itself; find the culprit only on failure. */
+    const uint32_t *tk = d->tokens;
+    size_t k0 = n < TOK_CHUNK ? n : TOK_CHUNK;
+    if (narrow(w->tmp, tk, k0, width, w->h.vocab_size) || (n > k0 && any_ge(tk + k0, n - k0, w->h.vocab_size)))
+        for (size_t i = 0; i < n; i++)
+            if (tk[i] >= w->h.vocab_size)
+                return sl_errf(err, "document '%s' token %zu: id %u is not below the vocab size %u",
+                               sl_err_quote(d->id, d->id_len, q, sizeof q), i, tk[i], w->h.vocab_size);
+    if (write_rec_head(w, d, ml, n, err))
+        return -1;
+    for (size_t i = 0; i < n; i += TOK_CHUNK) {
+        size_t k = n - i < TOK_CHUNK ? n - i : TOK_CHUNK;
+        if (i)
+            narrow(w->tmp, tk + i, k, width, w->h.vocab_size);
+        if (wr(w, w->tmp, k * width, err))
             return -1;
     }
     w->count++;

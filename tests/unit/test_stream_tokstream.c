@@ -214,6 +214,61 @@ static void test_writer_rejects_out_of_vocab(void **st)
     sl_doc_free(&d);
 }
 
+/* A refused document leaves nothing behind, wherever its bad id is (the
+ * first id, the last of a long document's first 2^18, one past them, the
+ * very last), at every width: the stream written around it reads back as
+ * the good documents alone, byte for byte as a stream of only those. */
+static void test_writer_refusal_writes_nothing(void **st)
+{
+    (void)st;
+    static const uint32_t vocabs[] = {200, 50000, 100000};
+    const size_t n = ((size_t)1 << 18) + 7;
+    const size_t at[] = {0, ((size_t)1 << 18) - 1, (size_t)1 << 18, n - 1};
+    for (size_t v = 0; v < sizeof vocabs / sizeof *vocabs; v++) {
+        sl_ts_header h;
+        sl_ts_header_init(&h, SL_MOD_IDS, vocabs[v]);
+        sl_doc good[2] = {{0}, {0}}, bad = {0};
+        for (int i = 0; i < 2; i++) {
+            sl_doc_set_id(&good[i], i ? "b" : "a", 1);
+            for (size_t j = 0; j < n; j++)
+                sl_doc_push(&good[i], rnd() % vocabs[v]);
+        }
+        blob want = write_stream(&h, good, 2);
+        for (size_t a = 0; a < sizeof at / sizeof *at; a++) {
+            char path[] = "/tmp/sluice-ts-XXXXXX";
+            int fd = mkstemp(path);
+            assert_true(fd >= 0);
+            close(fd);
+            sl_err e;
+            sl_output *o = sl_output_open(path, &e);
+            sl_ts_writer *w = sl_ts_writer_open(o, &h, &e);
+            sl_doc_clear(&bad);
+            sl_doc_set_id(&bad, "x", 1);
+            for (size_t j = 0; j < n; j++)
+                sl_doc_push(&bad, j == at[a] ? vocabs[v] + (uint32_t)j : rnd() % vocabs[v]);
+            assert_int_equal(sl_ts_write_doc(w, &good[0], &e), 0);
+            assert_int_equal(sl_ts_write_doc(w, &bad, &e), -1);
+            char msg[64];
+            snprintf(msg, sizeof msg, "token %zu: id %u is not below", at[a], vocabs[v] + (uint32_t)at[a]);
+            assert_non_null(strstr(e.msg, msg));
+            assert_int_equal(sl_ts_write_doc(w, &good[1], &e), 0);
+            assert_int_equal(sl_ts_writer_finish(w, &e), 0);
+            assert_int_equal(sl_output_commit(o, &e), 0);
+            blob got;
+            assert_int_equal(sl_read_file(path, &got.data, &got.len, &e), 0);
+            unlink(path);
+            assert_int_equal(got.len, want.len);
+            assert_memory_equal(got.data, want.data, want.len);
+            free(got.data);
+        }
+        free(want.data);
+        sl_doc_free(&good[0]);
+        sl_doc_free(&good[1]);
+        sl_doc_free(&bad);
+        sl_ts_header_free(&h);
+    }
+}
+
 static void test_not_a_stream(void **st)
 {
     (void)st;
@@ -309,6 +364,7 @@ int main(void)
         cmocka_unit_test(test_every_bit_flip_detected),
         cmocka_unit_test(test_trailing_garbage_rejected),
         cmocka_unit_test(test_writer_rejects_out_of_vocab),
+        cmocka_unit_test(test_writer_refusal_writes_nothing),
         cmocka_unit_test(test_not_a_stream),
         cmocka_unit_test(test_write_raw_same_bytes),
     };
