@@ -128,6 +128,11 @@ static inline long hex4_at(const char *s)
     return (a | b | c | d) < 0 ? -1 : (long)a << 12 | b << 8 | c << 4 | d;
 }
 
+/* What the one-character escapes (a backslash and the index) stand for; 0
+ * for every other character. */
+static const char unescape[256] = {
+    ['"'] = '"', ['\\'] = '\\', ['/'] = '/', ['b'] = '\b', ['f'] = '\f', ['n'] = '\n', ['r'] = '\r', ['t'] = '\t'};
+
 /* The usual string in one loop: plain bytes 16 at a time, escapes decoded
  * in place without ending the run, and the UTF-8 of the whole decoding
  * checked once at the end when a byte had its top bit set (an escape
@@ -184,16 +189,10 @@ static int str_decode_fast(const char *s, size_t n, size_t *pos, sl_buf *b, int 
         if (c != '\\' || n - i < 2)
             goto careful;
         chg = 1;
-        switch (s[i + 1]) {
-        case '"': *dst++ = '"'; break;
-        case '\\': *dst++ = '\\'; break;
-        case '/': *dst++ = '/'; break;
-        case 'b': *dst++ = '\b'; break;
-        case 'f': *dst++ = '\f'; break;
-        case 'n': *dst++ = '\n'; break;
-        case 'r': *dst++ = '\r'; break;
-        case 't': *dst++ = '\t'; break;
-        case 'u': {
+        char e = unescape[(unsigned char)s[i + 1]];
+        if (e) {
+            *dst++ = e;
+        } else if (s[i + 1] == 'u') {
             long cp = n - i >= 6 ? hex4_at(s + i + 2) : -1;
             if (cp < 0 || (cp >= 0xDC00 && cp <= 0xDFFF))
                 goto careful;
@@ -206,9 +205,8 @@ static int str_decode_fast(const char *s, size_t n, size_t *pos, sl_buf *b, int 
             }
             dst += sl_utf8_encode(dst, (uint32_t)cp);
             i += 4;
-            break;
-        }
-        default: goto careful;
+        } else {
+            goto careful;
         }
         i += 2;
     }
