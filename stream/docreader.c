@@ -464,8 +464,16 @@ static int batch_fill(sl_docreader *r)
     fit_buf(&b->data, r->batch_bytes);
     const char *p;
     size_t n;
-    size_t want = r->ramp_bytes;
-    r->ramp_bytes = want < r->batch_bytes / 2 ? 2 * want : r->batch_bytes;
+    /* A batch is as large as a parse in parallel wants it. When the parse
+     * below gets no more than one thread (one thread, or the reader runs
+     * inside a team, as in the tokenize pipeline), each batch is
+     * MIN_BATCH_BYTES, so that a document's line and text are still in
+     * cache when parsed and when used. */
+    size_t want = MIN_BATCH_BYTES;
+    if (omp_get_max_threads() > 1 && omp_get_active_level() < omp_get_max_active_levels()) {
+        want = r->ramp_bytes;
+        r->ramp_bytes = want < r->batch_bytes / 2 ? 2 * want : r->batch_bytes;
+    }
     while (b->n < BATCH_LINES && b->data.len < want) {
         int rc = get_line(r, &p, &n, &b->pending);
         if (rc < 0) {
