@@ -451,7 +451,8 @@ int sl_docreader_json_line(const sl_docreader_opts *o, const char *line, size_t 
 /* ---- JSON Lines in parallel batches --------------------------------------
  * Parsing dominates the cost of reading JSON Lines, so lines are gathered in
  * batches (copied out of the read buffer, which moves) and parsed by OpenMP
- * threads into slots; the slots are then handed out strictly in line order,
+ * threads into slots (by one thread: each line as it is read, where it
+ * lies); the slots are then handed out strictly in line order,
  * and ids, counts, warnings and errors are settled at that point, so the
  * result is the same for any number of threads. A read error met while
  * gathering (a line too long, corrupt input) is held back until the lines
@@ -461,20 +462,22 @@ static int batch_fill(sl_docreader *r)
 {
     sl_batch *b = &r->batch;
     b->n = b->next = 0;
-    fit_buf(&b->data, r->batch_bytes);
     const char *p;
-    size_t n;
-    /* A batch is as large as a parse in parallel wants it. When the parse
-     * below gets no more than one thread (one thread, or the reader runs
-     * inside a team, as in the tokenize pipeline), each batch is
-     * MIN_BATCH_BYTES, so that a document's line and text are still in
-     * cache when parsed and when used. */
+    size_t n, bytes = 0;
+    /* A batch is as large as a parse in parallel wants it, its lines copied
+     * out of the read buffer (which moves) for the team. When the parse gets
+     * no more than one thread (one thread, or the reader runs inside a team,
+     * as in the tokenize pipeline), each line is parsed where it lies as it
+     * is read, and a batch is MIN_BATCH_BYTES, so that a document's text is
+     * still in cache when it is used. */
+    int team = omp_get_max_threads() > 1 && omp_get_active_level() < omp_get_max_active_levels();
     size_t want = MIN_BATCH_BYTES;
-    if (omp_get_max_threads() > 1 && omp_get_active_level() < omp_get_max_active_levels()) {
+    if (team) {
         want = r->ramp_bytes;
         r->ramp_bytes = want < r->batch_bytes / 2 ? 2 * want : r->batch_bytes;
     }
-    while (b->n < BATCH_LINES && b->data.len < want) {
+    fit_buf(&b->data, team ? r->batch_bytes : 0);
+    while (b->n < BATCH_LINES && bytes < want) {
         int rc = get_line(r, &p, &n, &b->pending);
         if (rc < 0) {
             b->has_pending = 1;
@@ -494,19 +497,24 @@ static int batch_fill(sl_docreader *r)
             b->len = sl_xrealloc(b->len, b->cap * sizeof *b->len);
             memset(b->slots + b->n, 0, (b->cap - b->n) * sizeof *b->slots);
         }
-        b->off[b->n] = b->data.len;
-        b->len[b->n] = n;
         b->slots[b->n].line = r->line;
-        sl_buf_append(&b->data, p, n);
+        if (team) {
+            b->off[b->n] = b->data.len;
+            b->len[b->n] = n;
+            sl_buf_append(&b->data, p, n);
+        } else {
+            parse_json_line(r, &b->slots[b->n], p, n, 0);
+        }
+        bytes += n;
         b->n++;
     }
     const sl_docreader *cr = r;
-    size_t count = b->n;
+    size_t count = team ? b->n : 0;
 #pragma omp parallel for schedule(dynamic, 8) if (count > 16)
     for (size_t i = 0; i < count; i++)
         parse_json_line(cr, &b->slots[i], b->data.data + b->off[i], b->len[i], 0);
     /* slots this batch does not use keep no large buffer */
-    for (size_t i = count; i < b->cap; i++) {
+    for (size_t i = b->n; i < b->cap; i++) {
         fit_buf(&b->slots[i].d.id, 0);
         fit_buf(&b->slots[i].d.text, 0);
         fit_buf(&b->slots[i].d.meta, 0);
