@@ -27,27 +27,43 @@ typedef struct {
     size_t len;
 } blob;
 
-/* Writes docs to a temporary file and returns its bytes. */
-static blob write_stream(const sl_ts_header *h, sl_doc *docs, int n)
+/* A writer of header h into a new temporary file (its name in path, a
+ * "/tmp/sluice-ts-XXXXXX" to fill), *o its output. */
+static sl_ts_writer *open_writer(const sl_ts_header *h, char *path, sl_output **o)
 {
-    char path[] = "/tmp/sluice-ts-XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     close(fd);
-    unlink(path);
     sl_err e;
-    sl_output *o = sl_output_open(path, &e);
-    assert_non_null(o);
-    sl_ts_writer *w = sl_ts_writer_open(o, h, &e);
+    *o = sl_output_open(path, &e);
+    assert_non_null(*o);
+    sl_ts_writer *w = sl_ts_writer_open(*o, h, &e);
     assert_non_null(w);
-    for (int i = 0; i < n; i++)
-        assert_int_equal(sl_ts_write_doc(w, &docs[i], &e), 0);
+    return w;
+}
+
+/* Finishes w, commits o and returns the file's bytes (the file removed). */
+static blob finish_read(sl_ts_writer *w, sl_output *o, const char *path)
+{
+    sl_err e;
     assert_int_equal(sl_ts_writer_finish(w, &e), 0);
     assert_int_equal(sl_output_commit(o, &e), 0);
     blob b;
     assert_int_equal(sl_read_file(path, &b.data, &b.len, &e), 0);
     unlink(path);
     return b;
+}
+
+/* Writes docs to a temporary file and returns its bytes. */
+static blob write_stream(const sl_ts_header *h, sl_doc *docs, int n)
+{
+    char path[] = "/tmp/sluice-ts-XXXXXX";
+    sl_output *o;
+    sl_ts_writer *w = open_writer(h, path, &o);
+    sl_err e;
+    for (int i = 0; i < n; i++)
+        assert_int_equal(sl_ts_write_doc(w, &docs[i], &e), 0);
+    return finish_read(w, o, path);
 }
 
 /* Reads a stream from memory; returns the number of docs or -1 on error. */
@@ -236,12 +252,9 @@ static void test_writer_refusal_writes_nothing(void **st)
         blob want = write_stream(&h, good, 2);
         for (size_t a = 0; a < sizeof at / sizeof *at; a++) {
             char path[] = "/tmp/sluice-ts-XXXXXX";
-            int fd = mkstemp(path);
-            assert_true(fd >= 0);
-            close(fd);
+            sl_output *o;
+            sl_ts_writer *w = open_writer(&h, path, &o);
             sl_err e;
-            sl_output *o = sl_output_open(path, &e);
-            sl_ts_writer *w = sl_ts_writer_open(o, &h, &e);
             sl_doc_clear(&bad);
             sl_doc_set_id(&bad, "x", 1);
             for (size_t j = 0; j < n; j++)
@@ -252,11 +265,7 @@ static void test_writer_refusal_writes_nothing(void **st)
             snprintf(msg, sizeof msg, "token %zu: id %u is not below", at[a], vocabs[v] + (uint32_t)at[a]);
             assert_non_null(strstr(e.msg, msg));
             assert_int_equal(sl_ts_write_doc(w, &good[1], &e), 0);
-            assert_int_equal(sl_ts_writer_finish(w, &e), 0);
-            assert_int_equal(sl_output_commit(o, &e), 0);
-            blob got;
-            assert_int_equal(sl_read_file(path, &got.data, &got.len, &e), 0);
-            unlink(path);
+            blob got = finish_read(w, o, path);
             assert_int_equal(got.len, want.len);
             assert_memory_equal(got.data, want.data, want.len);
             free(got.data);
@@ -295,14 +304,9 @@ static void test_write_raw_same_bytes(void **st)
         blob ref = write_stream(&h, docs, 6);
 
         char path[] = "/tmp/sluice-ts-raw-XXXXXX";
-        int fd = mkstemp(path);
-        assert_true(fd >= 0);
-        close(fd);
+        sl_output *o;
+        sl_ts_writer *w = open_writer(&h, path, &o);
         sl_err e;
-        sl_output *o = sl_output_open(path, &e);
-        assert_non_null(o);
-        sl_ts_writer *w = sl_ts_writer_open(o, &h, &e);
-        assert_non_null(w);
         size_t width = sl_ts_writer_width(w);
         assert_int_equal(width, h.width);
         for (int i = 0; i < 6; i++) {
@@ -323,11 +327,7 @@ static void test_write_raw_same_bytes(void **st)
             sl_doc_free(&meta);
         }
         assert_int_equal(sl_ts_writer_count(w), 6);
-        assert_int_equal(sl_ts_writer_finish(w, &e), 0);
-        assert_int_equal(sl_output_commit(o, &e), 0);
-        blob raw;
-        assert_int_equal(sl_read_file(path, &raw.data, &raw.len, &e), 0);
-        unlink(path);
+        blob raw = finish_read(w, o, path);
         assert_int_equal(raw.len, ref.len);
         assert_memory_equal(raw.data, ref.data, ref.len);
         assert_int_equal(read_stream(raw.data, raw.len, NULL, 0, &e), 6);
