@@ -171,15 +171,20 @@ static inline int sl_words_may_be(uint64_t w, uint64_t h)
 {
     return (w >> 32) == (h >> 32);
 }
-/* bpe_merge.c: the id of the vocabulary entry of the words table whose
- * bytes are bytes[0..n) (ignore_merges, tiktoken's ordinary tokens), or -1. */
+/* bpe_merge.c: the words table made empty, with room for n entries; */
+void sl_words_init(sl_bpe *b, size_t n);
+/* entry id put into it for bytes[0..n) (hash: their XXH3), unless an entry
+ * has these bytes already: its id is returned then, else -1 (entries are
+ * compared by their bytes in the pool, tok_off and tok_len); */
+int64_t sl_words_put(sl_bpe *b, uint32_t id, const void *bytes, size_t n, uint64_t hash);
+/* the id of the vocabulary entry of the words table whose bytes are
+ * bytes[0..n) (ignore_merges, tiktoken's ordinary tokens), or -1. */
 int64_t sl_bpe_find_word(const sl_bpe *b, const void *bytes, size_t n);
 
 /* bpe_load.c: GPT-2's bytes_to_unicode() and its inverse (-1: none). */
 void sl_bpe_byte_level_tables(uint32_t b2u[256], int16_t u2b[512]);
 
 /* bpe_merge.c */
-int sl_merge_lookup(const sl_bpe *b, uint32_t left, uint32_t right, uint32_t *rank, uint32_t *id);
 void sl_merge_insert(sl_bpe *b, uint32_t left, uint32_t right, uint32_t rank, uint32_t id);
 void sl_merge_table_init(sl_bpe *b, size_t n);
 

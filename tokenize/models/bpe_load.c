@@ -101,11 +101,7 @@ static int load_merges_json(sl_bpe *b, const sl_json *merges, sl_bpe_map *map, s
  * that form, so no other entry can match it. */
 static void build_words(sl_bpe *b, const sl_json *vocab)
 {
-    size_t cap = 16;
-    while (cap < 2 * vocab->n + 16)
-        cap *= 2;
-    b->words = sl_xzalloc_touched(cap, sizeof *b->words);
-    b->words_mask = cap - 1;
+    sl_words_init(b, vocab->n);
     sl_buf tmp = {0};
     for (size_t i = 0; i < vocab->n; i++) {
         int64_t id;
@@ -114,10 +110,8 @@ static void build_words(sl_bpe *b, const sl_json *vocab)
         sl_buf_clear(&tmp);
         if (!sl_bpe_byte_level_only(k->str, k->str_len, &tmp))
             continue;
-        uint64_t hash = XXH3_64bits(tmp.data ? tmp.data : "", tmp.len), h = hash & b->words_mask;
-        while (b->words[h])
-            h = (h + 1) & b->words_mask;
-        b->words[h] = sl_words_slot(hash, (uint32_t)id);
+        const char *t = tmp.data ? tmp.data : "";
+        sl_words_put(b, (uint32_t)id, t, tmp.len, XXH3_64bits(t, tmp.len));
     }
     sl_buf_free(&tmp);
 }

@@ -68,11 +68,6 @@ static inline int merge_lookup(const sl_bpe *b, uint32_t left, uint32_t right, u
     }
 }
 
-int sl_merge_lookup(const sl_bpe *b, uint32_t left, uint32_t right, uint32_t *rank, uint32_t *id)
-{
-    return b->merges && merge_lookup(b, left, right, rank, id);
-}
-
 /* lazy_merges: the merge of (left, right) by tiktoken's rule, through the
  * thread's memo. */
 static int __attribute__((noinline))
@@ -299,16 +294,41 @@ void sl_bpe_encode_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, siz
         merge_scan(b, s, k, out);
 }
 
-int64_t sl_bpe_find_word(const sl_bpe *b, const void *bytes, size_t n)
+void sl_words_init(sl_bpe *b, size_t n)
 {
-    const char *p = bytes;
-    uint64_t hash = XXH3_64bits(p, n);
-    for (uint64_t h = hash & b->words_mask; b->words[h]; h = (h + 1) & b->words_mask) {
+    size_t cap = 16;
+    while (cap < 2 * n + 16)
+        cap *= 2;
+    b->words = sl_xzalloc_touched(cap, sizeof *b->words);
+    b->words_mask = cap - 1;
+}
+
+/* The words-table slot of the entry whose bytes are p[0..n) (XXH3 hash),
+ * or the empty slot where it would go. */
+static inline uint64_t *word_slot(const sl_bpe *b, const char *p, size_t n, uint64_t hash)
+{
+    uint64_t h = hash & b->words_mask;
+    for (; b->words[h]; h = (h + 1) & b->words_mask) {
         uint32_t id = (uint32_t)b->words[h] - 1;
         if (sl_words_may_be(b->words[h], hash) && b->tok_len[id] == n && !memcmp(b->pool + b->tok_off[id], p, n))
-            return id;
+            break;
     }
+    return &b->words[h];
+}
+
+int64_t sl_words_put(sl_bpe *b, uint32_t id, const void *bytes, size_t n, uint64_t hash)
+{
+    uint64_t *w = word_slot(b, bytes, n, hash);
+    if (*w)
+        return (uint32_t)*w - 1;
+    *w = sl_words_slot(hash, id);
     return -1;
+}
+
+int64_t sl_bpe_find_word(const sl_bpe *b, const void *bytes, size_t n)
+{
+    uint64_t w = *word_slot(b, bytes, n, XXH3_64bits(bytes, n));
+    return w ? (int64_t)(uint32_t)w - 1 : -1;
 }
 
 /* The piece cache's key of p[0..n) (1 <= n <= 16): its bytes in two

@@ -44,17 +44,12 @@ void sl_tt_set_bytes(sl_bpe *b, uint32_t id, const char *s, size_t n)
  * are there already (returns that id then). */
 static int64_t words_put(sl_bpe *b, uint32_t id, uint32_t off, uint32_t n, uint64_t hash)
 {
-    const char *s = b->pool + off;
-    uint64_t h = hash & b->words_mask;
-    for (; b->words[h]; h = (h + 1) & b->words_mask) {
-        uint32_t old = (uint32_t)b->words[h] - 1;
-        if (sl_words_may_be(b->words[h], hash) && b->tok_len[old] == n && !memcmp(b->pool + b->tok_off[old], s, n))
-            return old;
+    int64_t old = sl_words_put(b, id, b->pool + off, n, hash);
+    if (old < 0) {
+        b->tok_off[id] = off;
+        b->tok_len[id] = n;
     }
-    b->tok_off[id] = off;
-    b->tok_len[id] = n;
-    b->words[h] = sl_words_slot(hash, id);
-    return -1;
+    return old;
 }
 
 /* One ordinary token: bytes, and into the words table unless the bytes are
@@ -68,15 +63,6 @@ int64_t sl_tt_add_token(sl_bpe *b, uint32_t id, const char *s, size_t n)
     if (old >= 0)
         b->pool_len = at;
     return old;
-}
-
-void sl_tt_words_init(sl_bpe *b, size_t n)
-{
-    size_t cap = 16;
-    while (cap < 2 * n + 16)
-        cap *= 2;
-    b->words = sl_xzalloc_touched(cap, sizeof *b->words);
-    b->words_mask = cap - 1;
 }
 
 /* The merges: tiktoken's rule, answered on demand (bpe_merge.c,
@@ -345,7 +331,7 @@ int sl_tt_load_ranks(sl_bpe *b, const char *text, size_t len, const char *name, 
             }
     }
     sl_tt_alloc_ids(b, (uint32_t)ne);
-    sl_tt_words_init(b, ne);
+    sl_words_init(b, ne);
     /* into the words table in line order; the slots are random, so each is
      * hashed and asked for AHEAD tokens before it is needed */
     enum { AHEAD = 16 };

@@ -30,7 +30,6 @@ void sl_tt_free_specials(special *sp, size_t n);
 void sl_tt_alloc_ids(sl_bpe *b, uint32_t n_ids);
 void sl_tt_set_bytes(sl_bpe *b, uint32_t id, const char *s, size_t n);
 int64_t sl_tt_add_token(sl_bpe *b, uint32_t id, const char *s, size_t n);
-void sl_tt_words_init(sl_bpe *b, size_t n);
 void sl_tt_set_merges(sl_bpe *b, uint32_t first, uint32_t n_ranks);
 size_t sl_tt_line_of(const char *text, size_t off);
 /* the value of a base64 character, or -1 */

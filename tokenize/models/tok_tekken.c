@@ -112,7 +112,7 @@ int sl_tt_load_tekken(tiktoken *t, const char *text, size_t len, const char *nam
     }
     sl_bpe *b = t->b;
     sl_tt_alloc_ids(b, (uint32_t)vsize);
-    sl_tt_words_init(b, t->n_ranks);
+    sl_words_init(b, t->n_ranks);
     sl_buf tok = {0};
     for (uint32_t r = 0; r < t->n_ranks; r++) {
         const sl_json *e = vocab->kids[r];
