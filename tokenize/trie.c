@@ -30,6 +30,18 @@ static int32_t child(const sl_trie *t, int32_t node, uint8_t byte)
     return -1;
 }
 
+/* Byte c into a set of at most 4 bytes (set, *count; *count 5: more). */
+static void set_add(uint8_t set[4], uint8_t *count, uint8_t c)
+{
+    for (int k = 0; k < *count && k < 4; k++)
+        if (set[k] == c)
+            return;
+    if (*count < 4)
+        set[*count] = c;
+    if (*count < 5)
+        (*count)++;
+}
+
 void sl_trie_add(sl_trie *t, const char *s, size_t n, int32_t token)
 {
     if (t->n == 0)
@@ -49,25 +61,12 @@ void sl_trie_add(sl_trie *t, const char *s, size_t n, int32_t token)
     if (t->nodes[cur].token < 0)
         t->nodes[cur].token = token;
     uint8_t c = (uint8_t)s[0];
-    if (!t->first[c]) {
-        if (t->n_first < 4)
-            t->firsts[t->n_first] = c;
-        if (t->n_first < 5)
-            t->n_first++;
-    }
     t->first[c] = 1;
-    if (n == 1) {
+    set_add(t->firsts, &t->n_first, c);
+    if (n == 1)
         t->n_second = 5;
-    } else if (t->n_second < 5) {
-        uint8_t d = (uint8_t)s[1];
-        int seen = 0;
-        for (int k = 0; k < t->n_second; k++)
-            seen |= t->seconds[k] == d;
-        if (!seen && t->n_second < 4)
-            t->seconds[t->n_second] = d;
-        if (!seen)
-            t->n_second++;
-    }
+    else
+        set_add(t->seconds, &t->n_second, (uint8_t)s[1]);
     if (!t->pair)
         t->pair = sl_xcalloc((size_t)1 << 10, sizeof *t->pair);
     if (n == 1) /* c alone: whatever follows */
@@ -86,6 +85,16 @@ static inline int pair_may(const sl_trie *t, const char *text, size_t n, size_t 
     return (int)(t->pair[c << 2 | d >> 6] >> (d & 63) & 1);
 }
 
+#if defined(__SSE2__)
+/* 0xFF in each byte of v that is one of the 4 bytes of set (each repeated
+ * in its vector) */
+static inline __m128i eq_any(__m128i v, const __m128i set[4])
+{
+    return _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, set[0]), _mm_cmpeq_epi8(v, set[1])),
+                        _mm_or_si128(_mm_cmpeq_epi8(v, set[2]), _mm_cmpeq_epi8(v, set[3])));
+}
+#endif
+
 size_t sl_trie_next(const sl_trie *t, const char *text, size_t n, size_t pos)
 {
     if (t->n == 0)
@@ -102,14 +111,9 @@ size_t sl_trie_next(const sl_trie *t, const char *text, size_t n, size_t pos)
             g[k] = _mm_set1_epi8((char)t->seconds[two && k < t->n_second ? k : 0]);
         }
         for (; i + 17 <= n; i += 16) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(text + i));
-            __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, f[0]), _mm_cmpeq_epi8(v, f[1])),
-                                     _mm_or_si128(_mm_cmpeq_epi8(v, f[2]), _mm_cmpeq_epi8(v, f[3])));
-            if (two) {
-                __m128i w = _mm_loadu_si128((const __m128i *)(const void *)(text + i + 1));
-                m = _mm_and_si128(m, _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, g[0]), _mm_cmpeq_epi8(w, g[1])),
-                                                  _mm_or_si128(_mm_cmpeq_epi8(w, g[2]), _mm_cmpeq_epi8(w, g[3]))));
-            }
+            __m128i m = eq_any(_mm_loadu_si128((const __m128i *)(const void *)(text + i)), f);
+            if (two)
+                m = _mm_and_si128(m, eq_any(_mm_loadu_si128((const __m128i *)(const void *)(text + i + 1)), g));
             for (unsigned bits = (unsigned)_mm_movemask_epi8(m); bits; bits &= bits - 1) {
                 size_t j = i + (size_t)__builtin_ctz(bits);
                 if (pair_may(t, text, n, j))
