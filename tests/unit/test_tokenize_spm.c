@@ -29,7 +29,9 @@
 
 #include "stream/io.h"
 #include "base/json.h"
+#include "base/rng.h"
 #include "tokenize/normalizers/norm_precompiled.h"
+#include "tokenize/trie.h"
 #include "tokenize/tokenizer.h"
 
 static const char *path(const char *rel)
@@ -282,9 +284,118 @@ static void test_malformed(void **state)
     sl_buf_free(&f);
 }
 
+/* The normalizer's 16-byte way for stretches of plain ASCII gives the bytes
+ * of its one-at-a-time way: random strings of words, runs of spaces, a
+ * charsmap rule (A -> a), the first bytes of user-defined pieces (stops),
+ * non-ASCII right after ASCII (a combining accent: NFKC joins them),
+ * control bytes, for each NormalizerSpec
+ * setting; then the same through the uni-bf model (nmt_nfkc charsmap,
+ * user-defined pieces), by ids. */
+static void test_norm_fast(void **state)
+{
+    (void)state;
+    static const char *const parts[] = {"hello",
+                                        "World",
+                                        " ",
+                                        "  ",
+                                        "   ",
+                                        "A",
+                                        "Ab",
+                                        "<",
+                                        "<mask>",
+                                        "@",
+                                        "@@",
+                                        "\xC3\xA9",
+                                        "\xE2\x96\x81",
+                                        "\xEF\xBD\xB1",
+                                        "\t",
+                                        "\n",
+                                        "\x01",
+                                        "~",
+                                        "0123456789",
+                                        "x",
+                                        "\x7F",
+                                        "\xEF\xBC\xA1",
+                                        "#",
+                                        "$",
+                                        "\xCC\x81",
+                                        "e\xCC\x81"};
+    const size_t n_parts = sizeof parts / sizeof *parts;
+    uint8_t cmb[4 + 4 * 0x43 + 2];
+    size_t cmn = one_rule_charsmap(cmb);
+    sl_charsmap c;
+    sl_err e = {{0}};
+    assert_int_equal(sl_charsmap_parse(&c, cmb, cmn, "x", 0, &e), 0);
+    sl_trie user = {0};
+    sl_trie_add(&user, "<mask>", 6, 1);
+    sl_trie_add(&user, "@@", 2, 2);
+    sl_trie_add(&user, "#", 1, 3);
+    sl_trie_add(&user, "$x", 2, 4);
+    sl_trie five = {0}; /* five stops: too many for the fast way, which is then not taken */
+    const char *five_first[] = {"!", "%", "&", "*", "+"};
+    for (int i = 0; i < 5; i++)
+        sl_trie_add(&five, five_first[i], 1, i);
+    sl_buf text = {0}, fast = {0}, slow = {0};
+    uint64_t rng = 12345;
+    size_t compared = 0, long_ones = 0;
+    for (int cfg = 0; cfg < 64; cfg++) {
+        sl_spm_norm nz = {(cfg & 1) ? &c : NULL, (cfg & 2) ? ((cfg & 32) ? &five : &user) : NULL,
+                          (cfg >> 2) & 1,        (cfg >> 3) & 1,
+                          (cfg >> 4) & 1,        0};
+        for (int k = 0; k < 300; k++) {
+            sl_buf_clear(&text);
+            size_t m = 1 + sl_splitmix64(&rng) % 40;
+            for (size_t i = 0; i < m; i++)
+                sl_buf_puts(&text, parts[sl_splitmix64(&rng) % n_parts]);
+            sl_spm_norm_fast = 1;
+            sl_spm_normalize(&nz, text.data, text.len, &fast);
+            sl_spm_norm_fast = 0;
+            sl_spm_normalize(&nz, text.data, text.len, &slow);
+            sl_spm_norm_fast = 1;
+            if (fast.len != slow.len || memcmp(fast.data, slow.data, fast.len))
+                fail_msg("config %d: '%s' normalizes to %zu bytes the fast way, %zu the slow way", cfg, text.data,
+                         fast.len, slow.len);
+            compared++;
+            long_ones += text.len > 16;
+        }
+    }
+    assert_true(compared == 64 * 300 && long_ones > compared / 2);
+    sl_buf_free(&text);
+    sl_buf_free(&fast);
+    sl_buf_free(&slow);
+    sl_trie_free(&user);
+    sl_trie_free(&five);
+    sl_charsmap_free(&c);
+
+    /* the whole model: the same ids either way */
+    sl_tokenizer *t = load("uni-bf.model");
+    sl_tok_state *st = sl_tok_state_new(t);
+    sl_ids a = {0}, b = {0};
+    for (int k = 0; k < 2000; k++) {
+        sl_buf_clear(&text);
+        size_t m = 1 + sl_splitmix64(&rng) % 40;
+        for (size_t i = 0; i < m; i++)
+            sl_buf_puts(&text, parts[sl_splitmix64(&rng) % n_parts]);
+        a.n = b.n = 0;
+        sl_spm_norm_fast = 1;
+        assert_int_equal(sl_tokenizer_encode(t, st, text.data, text.len, &a, &e), 0);
+        sl_spm_norm_fast = 0;
+        assert_int_equal(sl_tokenizer_encode(t, st, text.data, text.len, &b, &e), 0);
+        sl_spm_norm_fast = 1;
+        assert_int_equal(a.n, b.n);
+        assert_memory_equal(a.v, b.v, a.n * sizeof *a.v);
+    }
+    sl_ids_free(&a);
+    sl_ids_free(&b);
+    sl_buf_free(&text);
+    sl_tok_state_free(st);
+    sl_tokenizer_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_mistral), cmocka_unit_test(test_trained),
-                                       cmocka_unit_test(test_charsmap), cmocka_unit_test(test_malformed)};
+                                       cmocka_unit_test(test_charsmap), cmocka_unit_test(test_norm_fast),
+                                       cmocka_unit_test(test_malformed)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

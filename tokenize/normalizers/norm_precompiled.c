@@ -7,6 +7,7 @@
  * the unit at q ^ offset(unit[q]). */
 #include "tokenize/normalizers/norm_precompiled.h"
 
+#include <emmintrin.h>
 #include <stdlib.h>
 #include <string.h>
 #include "base/utf8.h"
@@ -197,6 +198,58 @@ static size_t norm_prefix(const sl_spm_norm *nz, const char *s, size_t n, const 
     return k;
 }
 
+/* The stretch at s[0..n) of printable ASCII without a rule and spaces
+ * with none (fast: every byte 0x21..0x7E but the 4 stops is plain, and so
+ * is the space),
+ * written straight to out 16 bytes at a time, as the loop below would
+ * write it; it stops at any other byte, 16 bytes before the end, or after
+ * FAST_CHUNK bytes (the room it reserves: a space may become 3 bytes). The
+ * bytes it took are returned. */
+#define FAST_CHUNK 4096
+int sl_spm_norm_fast = 1;
+static size_t fast_stretch(const sl_spm_norm *nz, const char *s, size_t n, const uint8_t stop[4], sl_buf *out,
+                           int *prev_space)
+{
+    const __m128i st0 = _mm_set1_epi8((char)stop[0]), st1 = _mm_set1_epi8((char)stop[1]);
+    const __m128i st2 = _mm_set1_epi8((char)stop[2]), st3 = _mm_set1_epi8((char)stop[3]);
+    sl_buf_reserve(out, 3 * FAST_CHUNK + 32);
+    char *o = out->data + out->len;
+    const char *s0 = s, *end = s + (n < FAST_CHUNK + 16 ? n - 16 : FAST_CHUNK);
+    int ps = *prev_space, cm = nz->cm != NULL;
+    while (s < end) {
+        __m128i v = _mm_loadu_si128((const __m128i *)s);
+        __m128i ok = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(0x20)), _mm_cmplt_epi8(v, _mm_set1_epi8(0x7F)));
+        __m128i no = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, st0), _mm_cmpeq_epi8(v, st1)),
+                                  _mm_or_si128(_mm_cmpeq_epi8(v, st2), _mm_cmpeq_epi8(v, st3)));
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_andnot_si128(no, ok));
+        _mm_storeu_si128((__m128i *)o, v);
+        size_t r = (size_t)__builtin_ctz(~m); /* at most 16; s[16] is there */
+        if (r && cm && (uint8_t)s[r] >= 0x80) /* a rule may join the last one to what follows */
+            r--;
+        if (r) {
+            o += r, s += r;
+            ps = 0;
+            continue;
+        }
+        if (s[0] != ' ' || (cm && (uint8_t)s[1] >= 0x80))
+            break;
+        if (!ps) {
+            if (nz->escape_whitespaces) {
+                memcpy(o, SPACE_SYMBOL, 3);
+                o += 3;
+            } else {
+                *o++ = ' ';
+            }
+        }
+        ps = nz->remove_extra_whitespaces;
+        s++;
+    }
+    out->len = (size_t)(o - out->data);
+    out->data[out->len] = 0;
+    *prev_space = ps;
+    return (size_t)(s - s0);
+}
+
 static void put_space(const sl_spm_norm *nz, sl_buf *out)
 {
     if (nz->escape_whitespaces)
@@ -233,7 +286,26 @@ void sl_spm_normalize(const sl_spm_norm *nz, const char *s, size_t n, sl_buf *ou
     /* a space with no rule and no user-defined piece: its effect inline */
     int plain_sp =
         !(nz->user && nz->user->first[' ']) && !(nz->cm && (!nz->cm->ascii_fast[' '] || nz->cm->ascii_rep[' ']));
+    /* the fast way takes up to 4 printable bytes that are not plain (the
+     * first bytes of user-defined pieces, say) as stops */
+    uint8_t stop[4];
+    int n_stop = 0, fast = plain_sp && sl_spm_norm_fast;
+    for (int c = 0x21; c < 0x7F && fast; c++)
+        if (!plain[c]) {
+            if (n_stop < 4)
+                stop[n_stop++] = (uint8_t)c;
+            else
+                fast = 0;
+        }
+    for (int i = n_stop; i < 4; i++)
+        stop[i] = n_stop ? stop[0] : ' ';
     while (n) {
+        if (fast && n > 16) {
+            size_t k = fast_stretch(nz, s, n, stop, out, &prev_space);
+            s += k, n -= k;
+            if (k)
+                continue;
+        }
         if (s[0] == ' ' && plain_sp && (!nz->cm || n == 1 || (uint8_t)s[1] < 0x80)) {
             if (!prev_space)
                 put_space(nz, out);

@@ -52,6 +52,10 @@ typedef struct sl_spm_norm {
 
 /* Normalizes s[0..n) into out (cleared first) as SentencePiece does. */
 void sl_spm_normalize(const sl_spm_norm *nz, const char *s, size_t n, sl_buf *out);
+/* Test hook: 0 makes sl_spm_normalize take every byte its one-at-a-time
+ * way, without the 16-byte way for stretches of plain ASCII (1, the
+ * default); both must give the same bytes (test_tokenize_spm). */
+extern int sl_spm_norm_fast;
 
 /* Hugging Face's Precompiled normalizer on s[0..n) (valid UTF-8), appended
  * to out. Returns 0, or -1 with err when ICU fails. */
