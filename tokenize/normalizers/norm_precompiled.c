@@ -7,7 +7,9 @@
  * the unit at q ^ offset(unit[q]). */
 #include "tokenize/normalizers/norm_precompiled.h"
 
+#if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include "base/utf8.h"
@@ -198,15 +200,16 @@ static size_t norm_prefix(const sl_spm_norm *nz, const char *s, size_t n, const 
     return k;
 }
 
-/* The stretch at s[0..n) of printable ASCII without a rule and spaces
- * with none (fast: every byte 0x21..0x7E but the 4 stops is plain, and so
- * is the space),
- * written straight to out 16 bytes at a time, as the loop below would
- * write it; it stops at any other byte, 16 bytes before the end, or after
- * FAST_CHUNK bytes (the room it reserves: a space may become 3 bytes). The
- * bytes it took are returned. */
-#define FAST_CHUNK 4096
 int sl_spm_norm_fast = 1;
+
+#if defined(__SSE2__)
+/* The stretch at s[0..n) of printable ASCII without a rule and spaces with
+ * none (fast: every byte 0x21..0x7E but the 4 stops is plain, and so is
+ * the space), written straight to out 16 bytes at a time, as the loop
+ * below would write it; it stops at any other byte, 16 bytes before the
+ * end, or after FAST_CHUNK bytes (the room it reserves: a space may become
+ * 3 bytes). The bytes it took are returned. */
+#define FAST_CHUNK 4096
 static size_t fast_stretch(const sl_spm_norm *nz, const char *s, size_t n, const uint8_t stop[4], sl_buf *out,
                            int *prev_space)
 {
@@ -250,6 +253,8 @@ static size_t fast_stretch(const sl_spm_norm *nz, const char *s, size_t n, const
     return (size_t)(s - s0);
 }
 
+#endif
+
 static void put_space(const sl_spm_norm *nz, sl_buf *out)
 {
     if (nz->escape_whitespaces)
@@ -289,7 +294,12 @@ void sl_spm_normalize(const sl_spm_norm *nz, const char *s, size_t n, sl_buf *ou
     /* the fast way takes up to 4 printable bytes that are not plain (the
      * first bytes of user-defined pieces, say) as stops */
     uint8_t stop[4];
+#if defined(__SSE2__)
     int n_stop = 0, fast = plain_sp && sl_spm_norm_fast;
+#else
+    int n_stop = 0, fast = 0; /* (no 16-byte way without SSE2) */
+    (void)stop;
+#endif
     for (int c = 0x21; c < 0x7F && fast; c++)
         if (!plain[c]) {
             if (n_stop < 4)
@@ -300,12 +310,14 @@ void sl_spm_normalize(const sl_spm_norm *nz, const char *s, size_t n, sl_buf *ou
     for (int i = n_stop; i < 4; i++)
         stop[i] = n_stop ? stop[0] : ' ';
     while (n) {
+#if defined(__SSE2__)
         if (fast && n > 16) {
             size_t k = fast_stretch(nz, s, n, stop, out, &prev_space);
             s += k, n -= k;
             if (k)
                 continue;
         }
+#endif
         if (s[0] == ' ' && plain_sp && (!nz->cm || n == 1 || (uint8_t)s[1] < 0x80)) {
             if (!prev_space)
                 put_space(nz, out);
