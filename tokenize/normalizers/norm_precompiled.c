@@ -218,13 +218,40 @@ static size_t fast_stretch(const sl_spm_norm *nz, const char *s, size_t n, const
     sl_buf_reserve(out, 3 * FAST_CHUNK + 32);
     char *o = out->data + out->len;
     const char *s0 = s, *end = s + (n < FAST_CHUNK + 16 ? n - 16 : FAST_CHUNK);
-    int ps = *prev_space, cm = nz->cm != NULL;
+    int ps = *prev_space, cm = nz->cm != NULL, rx = nz->remove_extra_whitespaces, esc = nz->escape_whitespaces;
+    const char *wend = s0 + n - 32; /* whole blocks up to here: they read 32 bytes */
     while (s < end) {
         __m128i v = _mm_loadu_si128((const __m128i *)s);
         __m128i ok = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(0x20)), _mm_cmplt_epi8(v, _mm_set1_epi8(0x7F)));
         __m128i no = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, st0), _mm_cmpeq_epi8(v, st1)),
                                   _mm_or_si128(_mm_cmpeq_epi8(v, st2), _mm_cmpeq_epi8(v, st3)));
         unsigned m = (unsigned)_mm_movemask_epi8(_mm_andnot_si128(no, ok));
+        unsigned sp = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')));
+        /* A whole block of such bytes and single spaces (none to drop: no
+         * two in a row, none after a space just written) and no non-ASCII
+         * byte after it: the stretches between its spaces, each space
+         * written as it becomes. */
+        if ((m | sp) == 0xFFFF && s <= wend && !(cm && (uint8_t)s[16] >= 0x80) &&
+            !(rx && (sp & (sp << 1 | (unsigned)ps)))) {
+            unsigned from = 0;
+            for (unsigned t = sp; t; t &= t - 1) {
+                unsigned j = (unsigned)__builtin_ctz(t);
+                _mm_storeu_si128((__m128i *)o, _mm_loadu_si128((const __m128i *)(s + from)));
+                o += j - from;
+                if (esc) {
+                    memcpy(o, SPACE_SYMBOL, 3);
+                    o += 3;
+                } else {
+                    *o++ = ' ';
+                }
+                from = j + 1;
+            }
+            _mm_storeu_si128((__m128i *)o, _mm_loadu_si128((const __m128i *)(s + from)));
+            o += 16 - from;
+            ps = rx && sp >> 15;
+            s += 16;
+            continue;
+        }
         _mm_storeu_si128((__m128i *)o, v);
         size_t r = (size_t)__builtin_ctz(~m); /* at most 16; s[16] is there */
         if (r && cm && (uint8_t)s[r] >= 0x80) /* a rule may join the last one to what follows */
