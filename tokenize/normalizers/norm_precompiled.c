@@ -49,25 +49,47 @@ static int check_trie(const sl_charsmap *cm, const char *name, size_t base, sl_e
     seen[root] = 1;
     while (sp) {
         size_t p = stack[--sp];
-        for (uint32_t c = 1; c < 256; c++) {
-            size_t q = p ^ c;
-            if (q >= n || u_label(cm->units[q]) != c)
-                continue;
-            size_t r = q ^ u_offset(cm->units[q]);
-            if (r >= n) {
-                rc = sl_errf(err, "%s:offset %zu: charsmap trie unit %zu points outside the trie", name,
-                             base + 4 + 4 * q, q);
-                goto done;
+        /* the children of p are the units q of its block of 256 (q = p ^ c)
+         * whose label is c: tested 4 at a time where SSE2 is */
+        size_t q = p & ~(size_t)255, lim = q + 256 < n ? q + 256 : n;
+        while (q < lim) {
+            uint32_t hits;
+            size_t step;
+#if defined(__SSE2__)
+            if (q + 4 <= lim) {
+                __m128i u = _mm_loadu_si128((const __m128i *)(const void *)(cm->units + q));
+                __m128i want = _mm_xor_si128(_mm_setr_epi32(0, 1, 2, 3), _mm_set1_epi32((int)((q ^ p) & 255)));
+                __m128i eq = _mm_cmpeq_epi32(_mm_and_si128(u, _mm_set1_epi32((int)0x800000FF)), want);
+                hits = (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(eq));
+                step = 4;
+            } else
+#endif
+            {
+                hits = u_label(cm->units[q]) == ((q ^ p) & 255);
+                step = 1;
             }
-            if (u_has_leaf(cm->units[q]) && u_value(cm->units[r]) >= cm->norm_len) {
-                rc = sl_errf(err, "%s:offset %zu: charsmap value %u is outside the %zu bytes of replacement strings",
-                             name, base + 4 + 4 * r, u_value(cm->units[r]), cm->norm_len);
-                goto done;
+            for (; hits; hits &= hits - 1) {
+                size_t qq = q + (size_t)__builtin_ctz(hits);
+                if (qq == p) /* c = 0 is no child */
+                    continue;
+                size_t r = qq ^ u_offset(cm->units[qq]);
+                if (r >= n) {
+                    rc = sl_errf(err, "%s:offset %zu: charsmap trie unit %zu points outside the trie", name,
+                                 base + 4 + 4 * qq, qq);
+                    goto done;
+                }
+                if (u_has_leaf(cm->units[qq]) && u_value(cm->units[r]) >= cm->norm_len) {
+                    rc =
+                        sl_errf(err, "%s:offset %zu: charsmap value %u is outside the %zu bytes of replacement strings",
+                                name, base + 4 + 4 * r, u_value(cm->units[r]), cm->norm_len);
+                    goto done;
+                }
+                if (!seen[r]) {
+                    seen[r] = 1;
+                    stack[sp++] = r;
+                }
             }
-            if (!seen[r]) {
-                seen[r] = 1;
-                stack[sp++] = r;
-            }
+            q += step;
         }
     }
 done:
