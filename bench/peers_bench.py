@@ -214,6 +214,8 @@ def peers_for(name, v, docs):
         add("riptoken", "riptoken", "riptoken", lambda m: per_doc(m.CoreBPE(v["ranks"], {}, v["pat"]).encode_ordinary))
     if v.get("openai"):
         add("bpe-openai", "bpe_openai", "bpe-openai", lambda m: per_doc(m.get_encoding(v["openai"]).encode_ordinary))
+        # quicktok (C++; its own hand-written pre-tokenizers: cl100k and o200k here, not GPT-2's or NeoX's)
+        add("quicktok", "quicktok", "quicktok-v1", lambda m: per_doc(m.get_encoding(v["openai"]).encode_ordinary))
     if v.get("json") and os.environ.get("PEERS_BENCH_HF") == "1":
 
         def hf(m):
