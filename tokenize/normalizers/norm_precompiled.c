@@ -232,8 +232,8 @@ int sl_spm_norm_fast = 1;
  * end, or after FAST_CHUNK bytes (the room it reserves: a space may become
  * 3 bytes). The bytes it took are returned. */
 #define FAST_CHUNK 4096
-static size_t fast_stretch(const sl_spm_norm *nz, const char *s, size_t n, const uint8_t stop[4], sl_buf *out,
-                           int *prev_space)
+static size_t fast_stretch(const sl_spm_norm *nz, const char *s, size_t n, const uint8_t stop[4], int ctl_sp,
+                           sl_buf *out, int *prev_space)
 {
     const __m128i st0 = _mm_set1_epi8((char)stop[0]), st1 = _mm_set1_epi8((char)stop[1]);
     const __m128i st2 = _mm_set1_epi8((char)stop[2]), st3 = _mm_set1_epi8((char)stop[3]);
@@ -248,15 +248,17 @@ static size_t fast_stretch(const sl_spm_norm *nz, const char *s, size_t n, const
         __m128i no = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, st0), _mm_cmpeq_epi8(v, st1)),
                                   _mm_or_si128(_mm_cmpeq_epi8(v, st2), _mm_cmpeq_epi8(v, st3)));
         unsigned m = (unsigned)_mm_movemask_epi8(_mm_andnot_si128(no, ok));
-        unsigned sp = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')));
-        /* A whole block of such bytes and single spaces (none to drop: no
-         * two in a row, none after a space just written) and no non-ASCII
-         * byte after it: the stretches between its spaces, each space
-         * written as it becomes. */
-        if ((m | sp) == 0xFFFF && s <= wend && !(cm && (uint8_t)s[16] >= 0x80) &&
-            !(rx && (sp & (sp << 1 | (unsigned)ps)))) {
-            unsigned from = 0;
-            for (unsigned t = sp; t; t &= t - 1) {
+        __m128i is_sp = _mm_cmpeq_epi8(v, _mm_set1_epi8(' '));
+        if (ctl_sp) /* \t-\r: rules that make each a space */
+            is_sp = _mm_or_si128(is_sp, _mm_cmpgt_epi8(_mm_set1_epi8(-123), _mm_add_epi8(v, _mm_set1_epi8(0x77))));
+        unsigned sp = (unsigned)_mm_movemask_epi8(is_sp);
+        /* A whole block of such bytes and spaces with no non-ASCII byte
+         * after it: the stretches between its spaces, each space written as
+         * it becomes; with remove_extra_whitespaces one for each run, none
+         * for a run right after a space just written. */
+        if ((m | sp) == 0xFFFF && s <= wend && !(cm && (uint8_t)s[16] >= 0x80)) {
+            unsigned from = rx && ps && (sp & 1) ? (unsigned)__builtin_ctz(~sp) : 0;
+            for (unsigned t = rx ? sp & ~(sp << 1) & ~((1u << from) - 1) : sp; t; t &= t - 1) {
                 unsigned j = (unsigned)__builtin_ctz(t);
                 _mm_storeu_si128((__m128i *)o, _mm_loadu_si128((const __m128i *)(s + from)));
                 o += j - from;
@@ -266,7 +268,7 @@ static size_t fast_stretch(const sl_spm_norm *nz, const char *s, size_t n, const
                 } else {
                     *o++ = ' ';
                 }
-                from = j + 1;
+                from = rx ? j + (unsigned)__builtin_ctz(~(sp >> j)) : j + 1;
             }
             _mm_storeu_si128((__m128i *)o, _mm_loadu_si128((const __m128i *)(s + from)));
             o += 16 - from;
@@ -358,10 +360,16 @@ void sl_spm_normalize(const sl_spm_norm *nz, const char *s, size_t n, sl_buf *ou
         }
     for (int i = n_stop; i < 4; i++)
         stop[i] = n_stop ? stop[0] : ' ';
+    /* \t-\r each a space by a one-character rule (nmt_nfkc's): spaces too
+     * in the fast way's whole blocks */
+    int ctl_sp = fast && nz->cm != NULL;
+    for (int c = '\t'; c <= '\r' && ctl_sp; c++)
+        ctl_sp = !(nz->user && nz->user->first[c]) && nz->cm->ascii_fast[c] && nz->cm->ascii_rep[c] &&
+                 !strcmp(nz->cm->ascii_rep[c], " ");
     while (n) {
 #if defined(__SSE2__)
         if (fast && n > 16) {
-            size_t k = fast_stretch(nz, s, n, stop, out, &prev_space);
+            size_t k = fast_stretch(nz, s, n, stop, ctl_sp, out, &prev_space);
             s += k, n -= k;
             if (k)
                 continue;
