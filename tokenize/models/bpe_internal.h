@@ -63,6 +63,12 @@ struct sl_bpe {
     int ignore_merges;
     uint64_t *words;
     uint64_t words_mask;
+    /* A Bloom filter of the words table's hashes (three bits an entry, about
+     * ten bits an entry in all): most lookups of bytes that are no entry
+     * (pairs that do not merge, pieces that are no token) end here, in a
+     * table that stays in cache, instead of at a words-table slot. */
+    uint64_t *bloom;
+    uint64_t bloom_mask;
     sl_added *added;
     size_t n_added;
     sl_trie raw_trie, norm_trie; /* added tokens matched before / after normalization */

@@ -301,6 +301,24 @@ void sl_words_init(sl_bpe *b, size_t n)
         cap *= 2;
     b->words = sl_xzalloc_touched(cap, sizeof *b->words);
     b->words_mask = cap - 1;
+    size_t bits = 512;
+    while (bits < 10 * n)
+        bits *= 2;
+    free(b->bloom);
+    b->bloom = sl_xcalloc(bits / 64, sizeof *b->bloom);
+    b->bloom_mask = bits - 1;
+}
+
+/* The three Bloom-filter bits of hash h (bits of h the words table's slot
+ * and tag do not use alone). */
+#define BLOOM_BITS(b, h, x, y, z)                                                                                      \
+    uint64_t x = ((h) >> 20) & (b)->bloom_mask, y = ((h) >> 40) & (b)->bloom_mask;                                     \
+    uint64_t z = (((h) >> 40) ^ ((h) >> 8)) & (b)->bloom_mask
+
+static inline int bloom_may(const sl_bpe *b, uint64_t h)
+{
+    BLOOM_BITS(b, h, x, y, z);
+    return (int)((b->bloom[x >> 6] >> (x & 63)) & (b->bloom[y >> 6] >> (y & 63)) & (b->bloom[z >> 6] >> (z & 63)) & 1);
 }
 
 /* The words-table slot of the entry whose bytes are p[0..n) (XXH3 hash),
@@ -322,12 +340,19 @@ int64_t sl_words_put(sl_bpe *b, uint32_t id, const void *bytes, size_t n, uint64
     if (*w)
         return (uint32_t)*w - 1;
     *w = sl_words_slot(hash, id);
+    BLOOM_BITS(b, hash, x, y, z);
+    b->bloom[x >> 6] |= (uint64_t)1 << (x & 63);
+    b->bloom[y >> 6] |= (uint64_t)1 << (y & 63);
+    b->bloom[z >> 6] |= (uint64_t)1 << (z & 63);
     return -1;
 }
 
 int64_t sl_bpe_find_word(const sl_bpe *b, const void *bytes, size_t n)
 {
-    uint64_t w = *word_slot(b, bytes, n, XXH3_64bits(bytes, n));
+    uint64_t h = XXH3_64bits(bytes, n);
+    if (!bloom_may(b, h))
+        return -1;
+    uint64_t w = *word_slot(b, bytes, n, h);
     return w ? (int64_t)(uint32_t)w - 1 : -1;
 }
 

@@ -277,6 +277,7 @@ void sl_bpe_free(sl_bpe *b)
     free(b->txt_pool);
     free(b->merges);
     free(b->words);
+    free(b->bloom);
     free(b->dec_off);
     free(b->dec_len);
     free(b->dec_pool);
