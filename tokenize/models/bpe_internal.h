@@ -40,6 +40,11 @@ struct sl_bpe {
     sl_merge_slot *merges;
     uint64_t merge_mask;
     size_t n_merges;
+    /* A Bloom filter of the merge table's pairs (three bits a pair, about
+     * ten bits a pair in all: 64 KiB for GPT-2): most lookups of a pair that
+     * does not merge end here, in cache, instead of at a table slot. */
+    uint64_t *merge_bloom;
+    uint64_t merge_bloom_mask;
     /* tiktoken's rule instead of a merge table (lazy_merges = 1): the pair
      * (l, r) merges into the token whose bytes are bytes(l) + bytes(r) (the
      * words table), at rank id - rank0; none when longer than max_len, the

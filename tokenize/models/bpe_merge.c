@@ -27,6 +27,44 @@ static uint64_t mix(uint64_t k)
     return k;
 }
 
+/* Bloom filters (the merge table's, the words table's): the three bits of
+ * a 64-bit hash h, from bits of h that the table's slot index does not use
+ * alone, in a filter of mask + 1 bits. */
+#define BLOOM_BITS(mask, h, x, y, z)                                                                                   \
+    uint64_t x = ((h) >> 20) & (mask), y = ((h) >> 40) & (mask);                                                       \
+    uint64_t z = (((h) >> 40) ^ ((h) >> 8)) & (mask)
+
+static inline void bloom_set(uint64_t *f, uint64_t mask, uint64_t h)
+{
+    BLOOM_BITS(mask, h, x, y, z);
+    f[x >> 6] |= (uint64_t)1 << (x & 63);
+    f[y >> 6] |= (uint64_t)1 << (y & 63);
+    f[z >> 6] |= (uint64_t)1 << (z & 63);
+}
+
+static inline int bloom_may(const uint64_t *f, uint64_t mask, uint64_t h)
+{
+    BLOOM_BITS(mask, h, x, y, z);
+    return (int)((f[x >> 6] >> (x & 63)) & (f[y >> 6] >> (y & 63)) & (f[z >> 6] >> (z & 63)) & 1);
+}
+
+/* A filter of about ten bits an entry for n entries (mask in *mask). */
+static uint64_t *bloom_new(size_t n, uint64_t *mask)
+{
+    size_t bits = 512;
+    while (bits < 10 * n)
+        bits *= 2;
+    *mask = bits - 1;
+    return sl_xcalloc(bits / 64, sizeof(uint64_t));
+}
+
+/* The merge filter's hash of a pair (mix alone leaves its high bits weak
+ * for keys that differ in few bits). */
+static inline uint64_t pair_hash(uint64_t key)
+{
+    return mix(key) * 0x9E3779B97F4A7C15ULL;
+}
+
 void sl_merge_table_init(sl_bpe *b, size_t n)
 {
     size_t cap = 16;
@@ -38,11 +76,14 @@ void sl_merge_table_init(sl_bpe *b, size_t n)
         b->merges[i].key = EMPTY;
     b->merge_mask = cap - 1;
     b->n_merges = 0;
+    free(b->merge_bloom);
+    b->merge_bloom = bloom_new(n, &b->merge_bloom_mask);
 }
 
 void sl_merge_insert(sl_bpe *b, uint32_t left, uint32_t right, uint32_t rank, uint32_t id)
 {
     uint64_t key = (uint64_t)left << 32 | right;
+    bloom_set(b->merge_bloom, b->merge_bloom_mask, pair_hash(key));
     uint64_t i = mix(key) & b->merge_mask;
     while (b->merges[i].key != EMPTY && b->merges[i].key != key)
         i = (i + 1) & b->merge_mask;
@@ -54,6 +95,8 @@ void sl_merge_insert(sl_bpe *b, uint32_t left, uint32_t right, uint32_t rank, ui
 static inline int merge_lookup(const sl_bpe *b, uint32_t left, uint32_t right, uint32_t *rank, uint32_t *id)
 {
     uint64_t key = (uint64_t)left << 32 | right;
+    if (!bloom_may(b->merge_bloom, b->merge_bloom_mask, pair_hash(key)))
+        return 0;
     uint64_t i = mix(key) & b->merge_mask;
     for (;;) {
         const sl_merge_slot *s = &b->merges[i];
@@ -301,24 +344,8 @@ void sl_words_init(sl_bpe *b, size_t n)
         cap *= 2;
     b->words = sl_xzalloc_touched(cap, sizeof *b->words);
     b->words_mask = cap - 1;
-    size_t bits = 512;
-    while (bits < 10 * n)
-        bits *= 2;
     free(b->bloom);
-    b->bloom = sl_xcalloc(bits / 64, sizeof *b->bloom);
-    b->bloom_mask = bits - 1;
-}
-
-/* The three Bloom-filter bits of hash h (bits of h the words table's slot
- * and tag do not use alone). */
-#define BLOOM_BITS(b, h, x, y, z)                                                                                      \
-    uint64_t x = ((h) >> 20) & (b)->bloom_mask, y = ((h) >> 40) & (b)->bloom_mask;                                     \
-    uint64_t z = (((h) >> 40) ^ ((h) >> 8)) & (b)->bloom_mask
-
-static inline int bloom_may(const sl_bpe *b, uint64_t h)
-{
-    BLOOM_BITS(b, h, x, y, z);
-    return (int)((b->bloom[x >> 6] >> (x & 63)) & (b->bloom[y >> 6] >> (y & 63)) & (b->bloom[z >> 6] >> (z & 63)) & 1);
+    b->bloom = bloom_new(n, &b->bloom_mask);
 }
 
 /* The words-table slot of the entry whose bytes are p[0..n) (XXH3 hash),
@@ -340,17 +367,14 @@ int64_t sl_words_put(sl_bpe *b, uint32_t id, const void *bytes, size_t n, uint64
     if (*w)
         return (uint32_t)*w - 1;
     *w = sl_words_slot(hash, id);
-    BLOOM_BITS(b, hash, x, y, z);
-    b->bloom[x >> 6] |= (uint64_t)1 << (x & 63);
-    b->bloom[y >> 6] |= (uint64_t)1 << (y & 63);
-    b->bloom[z >> 6] |= (uint64_t)1 << (z & 63);
+    bloom_set(b->bloom, b->bloom_mask, hash);
     return -1;
 }
 
 int64_t sl_bpe_find_word(const sl_bpe *b, const void *bytes, size_t n)
 {
     uint64_t h = XXH3_64bits(bytes, n);
-    if (!bloom_may(b, h))
+    if (!bloom_may(b->bloom, b->bloom_mask, h))
         return -1;
     uint64_t w = *word_slot(b, bytes, n, h);
     return w ? (int64_t)(uint32_t)w - 1 : -1;
