@@ -182,6 +182,17 @@ static inline int sl_words_may_be(uint64_t w, uint64_t h)
 {
     return (w >> 32) == (h >> 32);
 }
+/* The size of an open-addressing table for n entries (or of a Bloom
+ * filter in bits): the smallest power of two from `from` on that is at
+ * least `need`. */
+static inline size_t sl_pow2_cap(size_t from, size_t need)
+{
+    size_t cap = from;
+    while (cap < need)
+        cap *= 2;
+    return cap;
+}
+
 /* bpe_merge.c: the words table made empty, with room for n entries; */
 void sl_words_init(sl_bpe *b, size_t n);
 /* entry id put into it for bytes[0..n) (hash: their XXH3), unless an entry

@@ -51,9 +51,7 @@ static inline int bloom_may(const uint64_t *f, uint64_t mask, uint64_t h)
 /* A filter of about ten bits an entry for n entries (mask in *mask). */
 static uint64_t *bloom_new(size_t n, uint64_t *mask)
 {
-    size_t bits = 512;
-    while (bits < 10 * n)
-        bits *= 2;
+    size_t bits = sl_pow2_cap(512, 10 * n);
     *mask = bits - 1;
     return sl_xcalloc(bits / 64, sizeof(uint64_t));
 }
@@ -67,9 +65,7 @@ static inline uint64_t pair_hash(uint64_t key)
 
 void sl_merge_table_init(sl_bpe *b, size_t n)
 {
-    size_t cap = 16;
-    while (cap < 2 * n + 16)
-        cap *= 2;
+    size_t cap = sl_pow2_cap(16, 2 * n + 16);
     free(b->merges);
     b->merges = sl_xzalloc_touched(cap, sizeof *b->merges);
     for (size_t i = 0; i < cap; i++)
@@ -341,9 +337,7 @@ void sl_bpe_encode_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, siz
 
 void sl_words_init(sl_bpe *b, size_t n)
 {
-    size_t cap = 16;
-    while (cap < 2 * n + 16)
-        cap *= 2;
+    size_t cap = sl_pow2_cap(16, 2 * n + 16);
     b->words = sl_xzalloc_touched(cap, sizeof *b->words);
     b->words_mask = cap - 1;
     free(b->bloom);

@@ -77,9 +77,7 @@ int sl_bpe_byte_level_only(const char *s, size_t n, sl_buf *out)
 
 void sl_bpe_map_init(sl_bpe_map *m, size_t n)
 {
-    size_t cap = 16;
-    while (cap < 2 * n + 16)
-        cap *= 2;
+    size_t cap = sl_pow2_cap(16, 2 * n + 16);
     m->slots = sl_xzalloc_touched(cap, sizeof *m->slots);
     m->mask = cap - 1;
 }
