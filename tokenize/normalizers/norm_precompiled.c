@@ -232,6 +232,17 @@ int sl_spm_norm_fast = 1;
  * end, or after FAST_CHUNK bytes (the room it reserves: a space may become
  * 3 bytes). The bytes it took are returned. */
 #define FAST_CHUNK 4096
+/* A space as put_space writes it, at o (room known); past it returned. */
+static inline char *space_at(char *o, int esc)
+{
+    if (!esc) {
+        *o = ' ';
+        return o + 1;
+    }
+    memcpy(o, SPACE_SYMBOL, 3);
+    return o + 3;
+}
+
 static size_t fast_stretch(const sl_spm_norm *nz, const char *s, size_t n, const uint8_t stop[4], int ctl_sp,
                            sl_buf *out, int *prev_space)
 {
@@ -261,13 +272,7 @@ static size_t fast_stretch(const sl_spm_norm *nz, const char *s, size_t n, const
             for (unsigned t = rx ? sp & ~(sp << 1) & ~((1u << from) - 1) : sp; t; t &= t - 1) {
                 unsigned j = (unsigned)__builtin_ctz(t);
                 _mm_storeu_si128((__m128i *)o, _mm_loadu_si128((const __m128i *)(s + from)));
-                o += j - from;
-                if (esc) {
-                    memcpy(o, SPACE_SYMBOL, 3);
-                    o += 3;
-                } else {
-                    *o++ = ' ';
-                }
+                o = space_at(o + (j - from), esc);
                 from = rx ? j + (unsigned)__builtin_ctz(~(sp >> j)) : j + 1;
             }
             _mm_storeu_si128((__m128i *)o, _mm_loadu_si128((const __m128i *)(s + from)));
@@ -287,15 +292,9 @@ static size_t fast_stretch(const sl_spm_norm *nz, const char *s, size_t n, const
         }
         if (s[0] != ' ' || (cm && (uint8_t)s[1] >= 0x80))
             break;
-        if (!ps) {
-            if (nz->escape_whitespaces) {
-                memcpy(o, SPACE_SYMBOL, 3);
-                o += 3;
-            } else {
-                *o++ = ' ';
-            }
-        }
-        ps = nz->remove_extra_whitespaces;
+        if (!ps)
+            o = space_at(o, esc);
+        ps = rx;
         s++;
     }
     out->len = (size_t)(o - out->data);
