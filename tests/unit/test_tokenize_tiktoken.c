@@ -13,7 +13,10 @@
  *    (tests/data/tiktoken/decode.jsonl, made by make_fixtures.py);
  *  - 1 MB without spaces encodes in linear-ish time, and the id count of a
  *    repeated text grows linearly;
- *  - token lookups: special names and ordinary tokens by their bytes. */
+ *  - token lookups: special names and ordinary tokens by their bytes;
+ *  - the words table (bpe_merge.c) finds exactly the entries a linear
+ *    search finds, on entries made to share their first 11 bytes and their
+ *    length (which a slot holds), some longer than 255 bytes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,6 +36,8 @@
 #include "base/json.h"
 #include "tests/unit/support_tokenize.h"
 #include "tokenize/models/bpe_internal.h"
+#include "tokenize/models/bpe_load.h"
+#include "tokenize/models/tiktoken_impl.h"
 #include "tokenize/tokenizer.h"
 
 static const char *path(const char *rel)
@@ -328,11 +333,84 @@ static void test_lookup(void **st)
     sl_tokenizer_free(t);
 }
 
+/* The words table (a slot holds an entry's first 11 bytes and its length,
+ * capped at 255) against a linear search: many tables of 32 slots with 20
+ * entries each, so that every lookup walks a long run of slots, and the
+ * Bloom filter in front made to pass everything. The entries: short ones
+ * over {a, b}; ones of 11-21 bytes that share their first 11; ones of
+ * 240-300 bytes of c and d that share far more. Looked up: each entry,
+ * each one-byte change of it, and each of its prefixes. */
+static int64_t words_linear(char tok[][300], const size_t *len, size_t n, const char *q, size_t l)
+{
+    for (size_t k = 0; k < n; k++)
+        if (len[k] == l && !memcmp(tok[k], q, l))
+            return (int64_t)k;
+    return -1;
+}
+
+static void test_words_table(void **st)
+{
+    (void)st;
+    enum { N = 20, MAXLEN = 300 };
+    char tok[N][MAXLEN], q[MAXLEN];
+    size_t len[N];
+    uint64_t r = 12345;
+#define NEXT() (r = r * 6364136223846793005ULL + 1442695040888963407ULL, r >> 33)
+    size_t found = 0, missing = 0;
+    for (int trial = 0; trial < 500; trial++) {
+        sl_bpe *b = sl_bpe_new("words");
+        sl_tt_alloc_ids(b, N);
+        sl_words_init(b, 8);
+        assert_int_equal(b->words_mask, 31);
+        size_t n = 0;
+        for (size_t i = 0; i < N; i++) {
+            size_t kind = NEXT() % 3, l;
+            if (kind == 0) {
+                l = 1 + NEXT() % 11;
+                for (size_t j = 0; j < l; j++)
+                    tok[n][j] = (char)('a' + NEXT() % 2);
+            } else if (kind == 1) {
+                l = 11 + NEXT() % 11;
+                for (size_t j = 0; j < l; j++)
+                    tok[n][j] = j < 11 ? "abababababa"[j] : (char)('a' + NEXT() % 2);
+            } else {
+                l = 240 + NEXT() % 61;
+                for (size_t j = 0; j < l; j++)
+                    tok[n][j] = j < 230 ? 'c' : (char)('c' + NEXT() % 2);
+            }
+            len[n] = l;
+            int64_t first = words_linear(tok, len, n, tok[n], l);
+            assert_int_equal(sl_tt_add_token(b, (uint32_t)n, tok[n], l), first);
+            if (first < 0)
+                n++;
+        }
+        memset(b->bloom, 0xFF, (b->bloom_mask + 1) / 8);
+        for (size_t i = 0; i < n; i++) {
+            assert_int_equal(sl_bpe_find_word(b, tok[i], len[i]), (int64_t)i);
+            for (size_t c = 0; c < 8; c++) {
+                memcpy(q, tok[i], len[i]);
+                size_t at = NEXT() % len[i];
+                q[at] = q[at] == 'a' ? 'b' : q[at] == 'b' ? 'a' : q[at] == 'c' ? 'd' : 'c';
+                int64_t got = sl_bpe_find_word(b, q, len[i]);
+                assert_int_equal(got, words_linear(tok, len, n, q, len[i]));
+                found += got >= 0;
+                missing += got < 0;
+            }
+            for (size_t l = 0; l < len[i]; l++)
+                assert_int_equal(sl_bpe_find_word(b, tok[i], l), words_linear(tok, len, n, tok[i], l));
+        }
+        sl_bpe_free(b);
+    }
+#undef NEXT
+    print_message("%zu changed lookups found, %zu not\n", found, missing);
+    assert_true(found > 1000 && missing > 1000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classes),   cmocka_unit_test(test_same_pieces), cmocka_unit_test(test_decode_vectors),
-        cmocka_unit_test(test_long_text), cmocka_unit_test(test_lookup),
+        cmocka_unit_test(test_long_text), cmocka_unit_test(test_lookup),      cmocka_unit_test(test_words_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -62,11 +62,11 @@ struct sl_bpe {
      * pos (pos < n), their count returned; NULL: call scanner per piece */
     size_t (*scan_many)(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
     /* ignore_merges: a piece that is a model vocabulary entry is that id.
-     * Entries by their bytes (open addressing by XXH3, sl_words_slot: the
-     * hash's top half beside id + 1, so a probe of another entry is told
-     * apart without loading its bytes; 0 = empty). */
+     * Entries by their bytes (open addressing by XXH3, sl_word_slot: the
+     * first 11 bytes and the length in the slot, so most lookups read one
+     * line and none of the pool). */
     int ignore_merges;
-    uint64_t *words;
+    struct sl_word_slot *words;
     uint64_t words_mask;
     /* A Bloom filter of the words table's hashes (three bits an entry, about
      * ten bits an entry in all): most lookups of bytes that are no entry
@@ -172,16 +172,15 @@ struct sl_bpe_state {
 };
 #define SL_MEMO_BITS 15
 
-/* A words-table slot of id for bytes of hash h, and whether slot w may
- * hold bytes of hash h (then compare the bytes). */
-static inline uint64_t sl_words_slot(uint64_t h, uint32_t id)
-{
-    return (h & 0xFFFFFFFF00000000ULL) | ((uint64_t)id + 1);
-}
-static inline int sl_words_may_be(uint64_t w, uint64_t h)
-{
-    return (w >> 32) == (h >> 32);
-}
+/* A words-table slot: an entry's first 11 bytes (zero after its end) and
+ * its length, with its id. Entries of up to 11 bytes (four in five of the
+ * lookups that find an entry) are told by the slot alone; a longer one by
+ * its bytes from the twelfth on in the pool. */
+typedef struct sl_word_slot {
+    uint64_t head; /* bytes 0..7 */
+    uint32_t tail; /* bytes 8..10 in bits 0..23, min(length, 255) in bits 24..31 */
+    uint32_t id1;  /* id + 1; 0: empty */
+} sl_word_slot;
 /* The size of an open-addressing table for n entries (or of a Bloom
  * filter in bits): the smallest power of two from `from` on that is at
  * least `need`. */

@@ -338,31 +338,54 @@ void sl_bpe_encode_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, siz
 void sl_words_init(sl_bpe *b, size_t n)
 {
     size_t cap = sl_pow2_cap(16, 2 * n + 16);
+    free(b->words);
     b->words = sl_xzalloc_touched(cap, sizeof *b->words);
     b->words_mask = cap - 1;
     free(b->bloom);
     b->bloom = bloom_new(n, &b->bloom_mask);
 }
 
+/* The slot key of bytes p[0..n): their first 11 bytes, zero after the
+ * end, and the length. */
+static inline void word_key(const uint8_t *p, size_t n, uint64_t *head, uint32_t *tail)
+{
+    uint8_t t[16] = {0};
+    memcpy(t, p, n < 11 ? n : 11);
+    uint32_t x;
+    memcpy(head, t, 8);
+    memcpy(&x, t + 8, 4);
+    *tail = (x & 0xFFFFFF) | (uint32_t)(n < 255 ? n : 255) << 24;
+}
+
 /* The words-table slot of the entry whose bytes are p[0..n) (XXH3 hash),
  * or the empty slot where it would go. */
-static inline uint64_t *word_slot(const sl_bpe *b, const char *p, size_t n, uint64_t hash)
+static inline sl_word_slot *word_slot(const sl_bpe *b, const uint8_t *p, size_t n, uint64_t hash)
 {
+    uint64_t head;
+    uint32_t tail;
+    word_key(p, n, &head, &tail);
     uint64_t h = hash & b->words_mask;
-    for (; b->words[h]; h = (h + 1) & b->words_mask) {
-        uint32_t id = (uint32_t)b->words[h] - 1;
-        if (sl_words_may_be(b->words[h], hash) && b->tok_len[id] == n && !memcmp(b->pool + b->tok_off[id], p, n))
-            break;
+    for (;; h = (h + 1) & b->words_mask) {
+        sl_word_slot *w = &b->words[h];
+        if (!w->id1)
+            return w;
+        if (w->head != head || w->tail != tail)
+            continue;
+        if (n <= 11)
+            return w;
+        uint32_t id = w->id1 - 1;
+        if ((n < 255 || b->tok_len[id] == n) && !memcmp(b->pool + b->tok_off[id] + 11, p + 11, n - 11))
+            return w;
     }
-    return &b->words[h];
 }
 
 int64_t sl_words_put(sl_bpe *b, uint32_t id, const void *bytes, size_t n, uint64_t hash)
 {
-    uint64_t *w = word_slot(b, bytes, n, hash);
-    if (*w)
-        return (uint32_t)*w - 1;
-    *w = sl_words_slot(hash, id);
+    sl_word_slot *w = word_slot(b, bytes, n, hash);
+    if (w->id1)
+        return w->id1 - 1;
+    word_key(bytes, n, &w->head, &w->tail);
+    w->id1 = id + 1;
     bloom_set(b->bloom, b->bloom_mask, hash);
     return -1;
 }
@@ -372,8 +395,8 @@ int64_t sl_bpe_find_word(const sl_bpe *b, const void *bytes, size_t n)
     uint64_t h = XXH3_64bits(bytes, n);
     if (!bloom_may(b->bloom, b->bloom_mask, h))
         return -1;
-    uint64_t w = *word_slot(b, bytes, n, h);
-    return w ? (int64_t)(uint32_t)w - 1 : -1;
+    const sl_word_slot *w = word_slot(b, bytes, n, h);
+    return w->id1 ? (int64_t)w->id1 - 1 : -1;
 }
 
 /* The piece cache's key of p[0..n) (1 <= n <= 16): its bytes in two
