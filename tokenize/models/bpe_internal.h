@@ -169,6 +169,10 @@ struct sl_bpe_state {
      * use; cat: room for max_len bytes */
     sl_merge_slot *memo;
     char *cat;
+    /* The piece being merged when symbol i is its byte i (set by
+     * sl_bpe_encode_piece: no byte dropped, no affix, no unk): a memo miss
+     * reads the pair's bytes from it instead of from the pool. */
+    const uint8_t *bytes;
 };
 #define SL_MEMO_BITS 15
 

@@ -109,17 +109,23 @@ static inline __attribute__((always_inline)) int merge_lookup(const sl_bpe *b, u
 }
 
 /* lazy_merges: the merge of (left, right) by tiktoken's rule, through the
- * thread's memo. */
-static int __attribute__((noinline))
-memo_miss(const sl_bpe *b, sl_bpe_state *s, sl_merge_slot *e, uint64_t key, uint32_t *rank, uint32_t *id)
+ * thread's memo. The pair covers bytes [from, to) of the piece: read from
+ * s->bytes where set, else the two tokens' bytes are put together. */
+static int __attribute__((noinline)) memo_miss(const sl_bpe *b, sl_bpe_state *s, sl_merge_slot *e, uint64_t key,
+                                               size_t from, size_t to, uint32_t *rank, uint32_t *id)
 {
-    uint32_t left = (uint32_t)(key >> 32), right = (uint32_t)key;
-    uint32_t nl = b->tok_len[left], nr = b->tok_len[right];
     int64_t t = -1;
-    if ((uint64_t)nl + nr <= b->max_len) {
-        memcpy(s->cat, b->pool + b->tok_off[left], nl);
-        memcpy(s->cat + nl, b->pool + b->tok_off[right], nr);
-        t = sl_bpe_find_word(b, (const uint8_t *)s->cat, (size_t)nl + nr);
+    if (s->bytes) {
+        if (to - from <= b->max_len)
+            t = sl_bpe_find_word(b, s->bytes + from, to - from);
+    } else {
+        uint32_t left = (uint32_t)(key >> 32), right = (uint32_t)key;
+        uint32_t nl = b->tok_len[left], nr = b->tok_len[right];
+        if ((uint64_t)nl + nr <= b->max_len) {
+            memcpy(s->cat, b->pool + b->tok_off[left], nl);
+            memcpy(s->cat + nl, b->pool + b->tok_off[right], nr);
+            t = sl_bpe_find_word(b, (const uint8_t *)s->cat, (size_t)nl + nr);
+        }
     }
     e->key = key;
     e->id = t >= 0 ? (uint32_t)t : 0;
@@ -131,14 +137,15 @@ memo_miss(const sl_bpe *b, sl_bpe_state *s, sl_merge_slot *e, uint64_t key, uint
 
 /* (inlined: a call for each of the 20 lookups of a run cost 2-3 % of it) */
 static inline __attribute__((always_inline)) int merge_find(const sl_bpe *b, sl_bpe_state *s, uint32_t left,
-                                                            uint32_t right, uint32_t *rank, uint32_t *id)
+                                                            uint32_t right, size_t from, size_t to, uint32_t *rank,
+                                                            uint32_t *id)
 {
     if (!b->lazy_merges)
         return b->merges && merge_lookup(b, left, right, rank, id);
     uint64_t key = (uint64_t)left << 32 | right;
     sl_merge_slot *e = &s->memo[mix(key) & (((uint64_t)1 << SL_MEMO_BITS) - 1)];
     if (e->key != key)
-        return memo_miss(b, s, e, key, rank, id);
+        return memo_miss(b, s, e, key, from, to, rank, id);
     *rank = e->rank;
     *id = e->id;
     return e->rank != UINT32_MAX;
@@ -184,7 +191,7 @@ static void merge_scan(const sl_bpe *b, sl_bpe_state *s, size_t n, sl_ids *out)
     for (size_t i = 0; i < n; i++) {
         nxt[i] = (uint32_t)(i + 1);
         prv[i] = (uint32_t)(i - 1);
-        if (i + 1 == n || !merge_find(b, s, (uint32_t)sym[i], (uint32_t)sym[i + 1], &rank[i], &nid[i]))
+        if (i + 1 == n || !merge_find(b, s, (uint32_t)sym[i], (uint32_t)sym[i + 1], i, i + 2, &rank[i], &nid[i]))
             rank[i] = UINT32_MAX;
     }
     for (;;) {
@@ -204,14 +211,14 @@ static void merge_scan(const sl_bpe *b, sl_bpe_state *s, size_t n, sl_ids *out)
         nxt[at] = (uint32_t)k;
         if (k < n) {
             prv[k] = (uint32_t)at;
-            if (!merge_find(b, s, (uint32_t)sym[at], (uint32_t)sym[k], &rank[at], &nid[at]))
+            if (!merge_find(b, s, (uint32_t)sym[at], (uint32_t)sym[k], at, nxt[k], &rank[at], &nid[at]))
                 rank[at] = UINT32_MAX;
         } else {
             rank[at] = UINT32_MAX;
         }
         if (at > 0) {
             size_t p = prv[at];
-            if (!merge_find(b, s, (uint32_t)sym[p], (uint32_t)sym[at], &rank[p], &nid[p]))
+            if (!merge_find(b, s, (uint32_t)sym[p], (uint32_t)sym[at], p, k, &rank[p], &nid[p]))
                 rank[p] = UINT32_MAX;
         }
     }
@@ -259,12 +266,19 @@ static uint64_t heap_pop(sl_bpe_state *s, size_t *hn)
     return top;
 }
 
-static void push_pair(const sl_bpe *b, sl_bpe_state *s, size_t *hn, int32_t pos)
+/* The end of the pair at pos whose right symbol is nx (next[nx], or n). */
+static inline size_t pair_end(const sl_bpe_state *s, int32_t nx, size_t n)
+{
+    return s->next[nx] < 0 ? n : (size_t)s->next[nx];
+}
+
+static void push_pair(const sl_bpe *b, sl_bpe_state *s, size_t *hn, int32_t pos, size_t n)
 {
     int32_t nx = s->next[pos];
     uint32_t r, id;
     s->work++;
-    if (nx >= 0 && merge_find(b, s, (uint32_t)s->sym[pos], (uint32_t)s->sym[nx], &r, &id))
+    if (nx >= 0 &&
+        merge_find(b, s, (uint32_t)s->sym[pos], (uint32_t)s->sym[nx], (size_t)pos, pair_end(s, nx, n), &r, &id))
         heap_push(s, hn, (uint64_t)r << 32 | (uint32_t)pos);
 }
 
@@ -278,7 +292,7 @@ static void merge_heap(const sl_bpe *b, sl_bpe_state *s, size_t n, sl_ids *out)
     }
     size_t hn = 0;
     for (size_t i = 0; i + 1 < n; i++)
-        push_pair(b, s, &hn, (int32_t)i);
+        push_pair(b, s, &hn, (int32_t)i, n);
     while (hn) {
         uint64_t top = heap_pop(s, &hn);
         uint32_t rank = (uint32_t)(top >> 32);
@@ -286,7 +300,9 @@ static void merge_heap(const sl_bpe *b, sl_bpe_state *s, size_t n, sl_ids *out)
         int32_t nx = next[pos];
         uint32_t r, id;
         /* Stale when the symbol was merged away (sym < 0) or its pair changed. */
-        if (sym[pos] < 0 || nx < 0 || !merge_find(b, s, (uint32_t)sym[pos], (uint32_t)sym[nx], &r, &id) || r != rank)
+        if (sym[pos] < 0 || nx < 0 ||
+            !merge_find(b, s, (uint32_t)sym[pos], (uint32_t)sym[nx], (size_t)pos, pair_end(s, nx, n), &r, &id) ||
+            r != rank)
             continue;
         sym[pos] = (int32_t)id;
         sym[nx] = -1;
@@ -294,8 +310,8 @@ static void merge_heap(const sl_bpe *b, sl_bpe_state *s, size_t n, sl_ids *out)
         if (next[nx] >= 0)
             prev[next[nx]] = pos;
         if (prev[pos] >= 0)
-            push_pair(b, s, &hn, prev[pos]);
-        push_pair(b, s, &hn, pos);
+            push_pair(b, s, &hn, prev[pos], n);
+        push_pair(b, s, &hn, pos, n);
     }
     for (int32_t i = 0; i >= 0; i = next[i])
         sl_ids_push(out, (uint32_t)sym[i]);
@@ -329,10 +345,12 @@ void sl_bpe_encode_piece(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, siz
     }
     if (k == 0)
         return;
+    s->bytes = k == n && !b->affix && b->unk_id < 0 ? p : NULL;
     if (heap)
         merge_heap(b, s, k, out);
     else
         merge_scan(b, s, k, out);
+    s->bytes = NULL;
 }
 
 void sl_words_init(sl_bpe *b, size_t n)

@@ -188,6 +188,7 @@ sl_tokenizer *sl_tiktoken_load_mem(const char *data, size_t n, const char *name,
     t->b = sl_xcalloc(1, sizeof *t->b);
     t->b->name = sl_xstrdup(name);
     t->b->cache = sl_scache_shared_new();
+    t->b->unk_id = -1; /* none: every byte has a token (finish_vocab) */
     sl_json_doc *doc = NULL;
     char *hdr_pattern = NULL, *hdr_specials = NULL;
     const char *pattern = o->pattern, *specials = o->specials, *canon = NULL;
