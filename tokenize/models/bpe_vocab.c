@@ -77,17 +77,35 @@ int sl_bpe_byte_level_only(const char *s, size_t n, sl_buf *out)
 
 void sl_bpe_map_init(sl_bpe_map *m, size_t n)
 {
-    size_t cap = sl_pow2_cap(16, 2 * n + 16);
+    size_t cap = sl_pow2_cap(16, n + n / 4 + 16);
     m->slots = sl_xzalloc_touched(cap, sizeof *m->slots);
     m->mask = cap - 1;
+}
+
+static inline uint64_t map_head(const char *s, size_t n)
+{
+    uint64_t h = 0;
+    memcpy(&h, s, n < 8 ? n : 8);
+    return h;
 }
 
 sl_bpe_slot *sl_bpe_map_find(sl_bpe_map *m, const char *s, size_t n)
 {
     size_t i = (size_t)XXH3_64bits(s, n) & m->mask;
-    while (m->slots[i].s && (m->slots[i].n != n || memcmp(m->slots[i].s, s, n)))
-        i = (i + 1) & m->mask;
-    return &m->slots[i];
+    uint64_t head = map_head(s, n);
+    for (;; i = (i + 1) & m->mask) {
+        sl_bpe_slot *e = &m->slots[i];
+        if (!e->s || (e->head == head && e->n == n && (n <= 8 || !memcmp(e->s + 8, s + 8, n - 8))))
+            return e;
+    }
+}
+
+void sl_bpe_map_set(sl_bpe_slot *slot, const char *s, size_t n, uint32_t id)
+{
+    slot->s = s;
+    slot->n = (uint32_t)n;
+    slot->id = id;
+    slot->head = map_head(s, n);
 }
 
 static void set_token(sl_bpe *b, uint32_t id, const char *text, size_t n)
@@ -142,7 +160,7 @@ int sl_bpe_load_vocab(sl_bpe *b, const sl_json *vocab, uint32_t extra_max, sl_bp
         if (b->txt_off[id] != UINT32_MAX)
             return sl_errf(err, "%s:offset %zu: id %lld is used twice in the vocab", b->name, k->offset, (long long)id);
         sl_bpe_slot *s = sl_bpe_map_find(map, k->str, k->str_len);
-        s->s = k->str, s->n = (uint32_t)k->str_len, s->id = (uint32_t)id;
+        sl_bpe_map_set(s, k->str, k->str_len, (uint32_t)id);
         b->txt_off[id] = (uint32_t)txt->len;
         sl_buf_append(txt, k->str, k->str_len);
         sl_buf_putc(txt, 0);
