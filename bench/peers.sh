@@ -2,7 +2,8 @@
 # The fast exact tokenizers of PyPI side by side with sluice tokenize text, one
 # thread each, on the same 50 MB mixed corpus as bench/bpe.sh (bpe_corpus.py),
 # for GPT-2, GPT-NeoX-20B, cl100k_base and o200k_base: CPU seconds (medians of
-# interleaved rounds), the peer/sluice ratio and whether the ids are equal.
+# interleaved rounds), the peer/sluice ratio (of the medians, and the median of each
+# round's own ratio, which the host's drift moves less) and whether the ids are equal.
 # sluice is timed as a whole process, a peer's encode call alone.
 # The peers live in a virtual environment of their own, made at the first run
 # with pip (PyPI): fastokens, gigatok, tiktoken, riptoken, bpe-openai (which

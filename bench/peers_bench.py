@@ -277,25 +277,31 @@ def main():
                     loads[p] = (loads[p], compare(ref, ids))
                 del ids
         s = median(times["sluice"])
-        table.append((name, "sluice", "", s, median(times["sluice load"]), "(ref)", s))
+        table.append((name, "sluice", "", s, median(times["sluice load"]), "(ref)", s, None))
         for p, ver, _ in peers:
             if p in times:
-                table.append((name, p, ver, median(times[p]), loads[p][0], loads[p][1], s))
+                # the ratio within each round (the peer's run soon after sluice's), then
+                # their median: the host's drift between rounds moves it less
+                paired = median([t / times["sluice"][r] for r, t in enumerate(times[p])])
+                table.append((name, p, ver, median(times[p]), loads[p][0], loads[p][1], s, paired))
         print_table(table[-1 - len([p for p, _, _ in peers if p in times]):], mb)
         sys.stdout.flush()
     print("\nall vocabularies:")
     print_table(table, mb)
     print("(sluice: the whole process, start and tokenizer load included; load = the same run on one empty "
           "document. peer: its encode call alone, texts in memory; load = building the tokenizer. "
-          "peer/sluice > 1: sluice is faster per core)")
+          "peer/sluice > 1: sluice is faster per core; peer/sluice is the ratio of the medians, paired the "
+          "median of each round's own ratio)")
 
 
 def print_table(rows, mb):
-    print("%-7s %-14s %-8s %8s %8s %8s %11s  %s" % ("vocab", "tool", "version", "cpu s", "MB/s", "load s",
-                                                   "peer/sluice", "ids equal"))
-    for name, tool, ver, cpu, load, same, s in rows:
+    print("%-7s %-14s %-8s %8s %8s %8s %11s %8s  %s" % ("vocab", "tool", "version", "cpu s", "MB/s", "load s",
+                                                        "peer/sluice", "paired", "ids equal"))
+    for name, tool, ver, cpu, load, same, s, paired in rows:
         ratio = "" if tool == "sluice" else "%.2fx" % (cpu / s)
-        print("%-7s %-14s %-8s %8.2f %8.1f %8.2f %11s  %s" % (name, tool, ver, cpu, mb / cpu, load, ratio, same))
+        pr = "" if paired is None else "%.2fx" % paired
+        print("%-7s %-14s %-8s %8.2f %8.1f %8.2f %11s %8s  %s" % (name, tool, ver, cpu, mb / cpu, load, ratio, pr,
+                                                               same))
 
 
 if __name__ == "__main__":
