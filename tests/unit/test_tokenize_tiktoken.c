@@ -406,11 +406,36 @@ static void test_words_table(void **st)
     assert_true(found > 1000 && missing > 1000);
 }
 
+/* sl_head8 (the words table's and the load map's key head) equals the
+ * first min(n, 8) bytes copied into a zeroed word, reading only p[0..n). */
+static void test_head8(void **st)
+{
+    (void)st;
+    uint64_t r = 99;
+    for (int trial = 0; trial < 2000; trial++) {
+        size_t n = (size_t)trial % 17;
+        uint8_t *p = malloc(n ? n : 1); /* (exactly n bytes: ASan sees a read past them) */
+        for (size_t i = 0; i < n; i++) {
+            r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+            p[i] = (uint8_t)(r >> 56);
+        }
+        uint64_t want = 0;
+        memcpy(&want, p, n < 8 ? n : 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        assert_int_equal(sl_head8(p, n), want);
+#else
+        (void)want;
+#endif
+        free(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classes),   cmocka_unit_test(test_same_pieces), cmocka_unit_test(test_decode_vectors),
         cmocka_unit_test(test_long_text), cmocka_unit_test(test_lookup),      cmocka_unit_test(test_words_table),
+        cmocka_unit_test(test_head8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "base/utf8.h"
 #include "tokenize/added.h"
@@ -185,6 +186,28 @@ typedef struct sl_word_slot {
     uint32_t tail; /* bytes 8..10 in bits 0..23, min(length, 255) in bits 24..31 */
     uint32_t id1;  /* id + 1; 0: empty */
 } sl_word_slot;
+/* The first min(n, 8) bytes of p as a word, zero after them (byte i in
+ * bits 8i..8i+7 on a little-endian machine), read only from p[0..n): with
+ * loads that overlap, not by bytes stored into a buffer and read back as a
+ * word, which stalls on store forwarding. */
+static inline uint64_t sl_head8(const uint8_t *p, size_t n)
+{
+    uint64_t w;
+    uint32_t lo, hi;
+    if (n >= 8) {
+        memcpy(&w, p, 8);
+        return w;
+    }
+    if (n >= 4) {
+        memcpy(&lo, p, 4);
+        memcpy(&hi, p + n - 4, 4);
+        return lo | (uint64_t)hi << (8 * (n - 4));
+    }
+    if (n == 0)
+        return 0;
+    return p[0] | (uint64_t)p[n >> 1] << (8 * (n >> 1)) | (uint64_t)p[n - 1] << (8 * (n - 1));
+}
+
 /* The size of an open-addressing table for n entries (or of a Bloom
  * filter in bits): the smallest power of two from `from` on that is at
  * least `need`. */

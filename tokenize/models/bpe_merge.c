@@ -367,11 +367,14 @@ void sl_words_init(sl_bpe *b, size_t n)
  * end, and the length. */
 static inline void word_key(const uint8_t *p, size_t n, uint64_t *head, uint32_t *tail)
 {
-    uint8_t t[16] = {0};
-    memcpy(t, p, n < 11 ? n : 11);
-    uint32_t x;
-    memcpy(head, t, 8);
-    memcpy(&x, t + 8, 4);
+    uint32_t x = 0;
+    if (n >= 12)
+        memcpy(&x, p + 8, 4);
+    else if (n > 8) { /* bytes 8..n-1 from the last four */
+        memcpy(&x, p + n - 4, 4);
+        x >>= 8 * (12 - n);
+    }
+    *head = sl_head8(p, n);
     *tail = (x & 0xFFFFFF) | (uint32_t)(n < 255 ? n : 255) << 24;
 }
 

@@ -84,9 +84,7 @@ void sl_bpe_map_init(sl_bpe_map *m, size_t n)
 
 static inline uint64_t map_head(const char *s, size_t n)
 {
-    uint64_t h = 0;
-    memcpy(&h, s, n < 8 ? n : 8);
-    return h;
+    return sl_head8((const uint8_t *)s, n);
 }
 
 sl_bpe_slot *sl_bpe_map_find(sl_bpe_map *m, const char *s, size_t n)
