@@ -312,6 +312,14 @@ static void test_refusals(void **st)
     /* HF strips the prefix's length from a merge's right token: one shorter than it cannot be */
     expect_refused("{\"pre_tokenizer\":" BL "," BASE_MODEL ",\"continuing_subword_prefix\":\"##\"}}",
                    "shorter than the continuing_subword_prefix");
+    /* and so with a left token long enough that the merge's bytes go to the heap (ASan: no leak) */
+#define A60 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define A300 A60 A60 A60 A60 A60
+    expect_refused("{\"pre_tokenizer\":" BL ",\"model\":{\"type\":\"BPE\",\"vocab\":{\"" A300 "\":0,\"b\":1},"
+                   "\"merges\":[\"" A300 " b\"],\"continuing_subword_prefix\":\"##\"}}",
+                   "shorter than the continuing_subword_prefix");
+#undef A300
+#undef A60
     expect_refused("{\"pre_tokenizer\":" BL ",\"post_processor\":{\"type\":\"Foo\"}," BASE_MODEL "}}",
                    "post_processor 'Foo' is not supported");
     expect_refused("{\"pre_tokenizer\":" BL ",\"post_processor\":{\"type\":\"RobertaProcessing\"}," BASE_MODEL "}}",

@@ -188,14 +188,14 @@ int sl_bpe_add_merge(sl_bpe *b, sl_bpe_map *map, const char *l, size_t ln, const
     if (!c->s)
         return sl_errf(err, "%s:%s %zu: merge token '%.*s' is not in the vocab", b->name, where, pos, (int)rn, r);
     uint32_t idb = c->id;
-    char stackbuf[256];
-    char *cat = ln + rn <= sizeof stackbuf ? stackbuf : sl_xmalloc(ln + rn);
     /* HF: the merged token is a + b without b's continuing-subword prefix
      * (its first prefix_len bytes, whatever they are) */
     if (rn < b->prefix_len)
         return sl_errf(err, "%s:%s %zu: merge token '%.*s' is shorter than the continuing_subword_prefix", b->name,
                        where, pos, (int)rn, r);
     r += b->prefix_len, rn -= b->prefix_len;
+    char stackbuf[256];
+    char *cat = ln + rn <= sizeof stackbuf ? stackbuf : sl_xmalloc(ln + rn);
     memcpy(cat, l, ln);
     memcpy(cat + ln, r, rn);
     sl_bpe_slot *m = sl_bpe_map_find(map, cat, ln + rn);
