@@ -378,13 +378,11 @@ static inline void word_key(const uint8_t *p, size_t n, uint64_t *head, uint32_t
     *tail = (x & 0xFFFFFF) | (uint32_t)(n < 255 ? n : 255) << 24;
 }
 
-/* The words-table slot of the entry whose bytes are p[0..n) (XXH3 hash),
- * or the empty slot where it would go. */
-static inline sl_word_slot *word_slot(const sl_bpe *b, const uint8_t *p, size_t n, uint64_t hash)
+/* The words-table slot of the entry whose bytes are p[0..n) (XXH3 hash,
+ * slot key head and tail), or the empty slot where it would go. */
+static inline sl_word_slot *word_slot(const sl_bpe *b, const uint8_t *p, size_t n, uint64_t hash, uint64_t head,
+                                      uint32_t tail)
 {
-    uint64_t head;
-    uint32_t tail;
-    word_key(p, n, &head, &tail);
     uint64_t h = hash & b->words_mask;
     for (;; h = (h + 1) & b->words_mask) {
         sl_word_slot *w = &b->words[h];
@@ -402,11 +400,13 @@ static inline sl_word_slot *word_slot(const sl_bpe *b, const uint8_t *p, size_t 
 
 int64_t sl_words_put(sl_bpe *b, uint32_t id, const void *bytes, size_t n, uint64_t hash)
 {
-    sl_word_slot *w = word_slot(b, bytes, n, hash);
+    uint64_t head;
+    uint32_t tail;
+    word_key(bytes, n, &head, &tail);
+    sl_word_slot *w = word_slot(b, bytes, n, hash, head, tail);
     if (w->id1)
         return w->id1 - 1;
-    word_key(bytes, n, &w->head, &w->tail);
-    w->id1 = id + 1;
+    *w = (sl_word_slot){head, tail, id + 1};
     bloom_set(b->bloom, b->bloom_mask, hash);
     return -1;
 }
@@ -416,7 +416,10 @@ int64_t sl_bpe_find_word(const sl_bpe *b, const void *bytes, size_t n)
     uint64_t h = XXH3_64bits(bytes, n);
     if (!bloom_may(b->bloom, b->bloom_mask, h))
         return -1;
-    const sl_word_slot *w = word_slot(b, bytes, n, h);
+    uint64_t head;
+    uint32_t tail;
+    word_key(bytes, n, &head, &tail);
+    const sl_word_slot *w = word_slot(b, bytes, n, h, head, tail);
     return w->id1 ? (int64_t)w->id1 - 1 : -1;
 }
 
