@@ -512,6 +512,77 @@ static void test_decode_chain(void **st)
     free(text);
 }
 
+/* The dense merge grid (pairs of ids below SL_GRID_IDS) holds exactly the
+ * merge table's entries there, and is off when ids are not ranks plus one
+ * offset; either way the ids follow the merges' ranks. */
+static void check_grid(const sl_bpe *b)
+{
+    assert_non_null(b->merge_grid);
+    size_t in_grid = 0, cells = 0;
+    for (size_t q = 0; q <= b->merge_mask; q++) {
+        const sl_merge_slot *m = &b->merges[q];
+        if (m->key == UINT64_MAX)
+            continue;
+        uint32_t l = (uint32_t)(m->key >> 32), r = (uint32_t)m->key;
+        assert_int_equal((int64_t)m->id - (int64_t)m->rank, b->merge_grid_off);
+        if (l < SL_GRID_IDS && r < SL_GRID_IDS) {
+            in_grid++;
+            assert_int_equal(b->merge_grid[(size_t)l * SL_GRID_IDS + r], m->rank);
+        }
+    }
+    for (size_t i = 0; i < (size_t)SL_GRID_IDS * SL_GRID_IDS; i++)
+        cells += b->merge_grid[i] != UINT32_MAX;
+    assert_int_equal(cells, in_grid);
+    assert_true(in_grid > 1000);
+}
+
+static void expect_ids(sl_bpe *b, const char *text, const uint32_t *want, size_t n)
+{
+    sl_bpe_state *s = sl_bpe_state_new(b);
+    sl_ids got = {0};
+    sl_err e = {{0}};
+    assert_int_equal(sl_bpe_encode(b, s, text, strlen(text), SL_SPECIAL_PLAIN, &got, &e), 0);
+    assert_int_equal(got.n, n);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(got.v[i], want[i]);
+    sl_ids_free(&got);
+    sl_bpe_state_free(s);
+}
+
+static void test_merge_grid(void **st)
+{
+    (void)st;
+    const char *files[] = {"gpt2", "neox-tokenizer.json"};
+    for (int f = 0; f < 2; f++) {
+        sl_bpe *b = load(files[f]);
+        check_grid(b);
+        sl_bpe_free(b);
+    }
+    /* "a b" (rank 0), "b c" (1), "ab c" (2): in "bcab" the a-b pair merges
+     * first, then b-c; in "abc", a-b, then ab-c */
+    const char *in_order = "{\"pre_tokenizer\":" BL ",\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1,\"c\":2,\"ab\":3,"
+                           "\"bc\":4,\"abc\":5},\"merges\":[\"a b\",\"b c\",\"ab c\"]}}";
+    const char *shuffled = "{\"pre_tokenizer\":" BL ",\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1,\"c\":2,\"bc\":3,"
+                           "\"ab\":4,\"abc\":5},\"merges\":[\"a b\",\"b c\",\"ab c\"]}}";
+    sl_err e = {{0}};
+    sl_bpe *b = sl_bpe_load_mem(in_order, strlen(in_order), NULL, 0, "t.json", &e);
+    if (!b)
+        fail_msg("%s", e.msg);
+    assert_non_null(b->merge_grid);
+    expect_ids(b, "abc", (const uint32_t[]){5}, 1);
+    expect_ids(b, "bcab", (const uint32_t[]){4, 3}, 2);
+    expect_ids(b, "cba", (const uint32_t[]){2, 1, 0}, 3);
+    sl_bpe_free(b);
+    b = sl_bpe_load_mem(shuffled, strlen(shuffled), NULL, 0, "t.json", &e);
+    if (!b)
+        fail_msg("%s", e.msg);
+    assert_null(b->merge_grid);
+    expect_ids(b, "abc", (const uint32_t[]){5}, 1);
+    expect_ids(b, "bcab", (const uint32_t[]){3, 4}, 2);
+    expect_ids(b, "cba", (const uint32_t[]){2, 1, 0}, 3);
+    sl_bpe_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -519,6 +590,7 @@ int main(void)
         cmocka_unit_test(test_decode_chain),     cmocka_unit_test(test_invalid_utf8_and_specials),
         cmocka_unit_test(test_heap_equals_scan), cmocka_unit_test(test_piece_caches),
         cmocka_unit_test(test_tiny_tokenizer),   cmocka_unit_test(test_long_runs),
+        cmocka_unit_test(test_merge_grid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

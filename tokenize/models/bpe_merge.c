@@ -74,6 +74,10 @@ void sl_merge_table_init(sl_bpe *b, size_t n)
     b->n_merges = 0;
     free(b->merge_bloom);
     b->merge_bloom = bloom_new(n, &b->merge_bloom_mask);
+    free(b->merge_grid);
+    b->merge_grid = sl_xmalloc((size_t)SL_GRID_IDS * SL_GRID_IDS * sizeof *b->merge_grid);
+    memset(b->merge_grid, 0xff, (size_t)SL_GRID_IDS * SL_GRID_IDS * sizeof *b->merge_grid);
+    b->merge_grid_off = INT64_MIN; /* (set by the first merge) */
 }
 
 void sl_merge_insert(sl_bpe *b, uint32_t left, uint32_t right, uint32_t rank, uint32_t id)
@@ -86,6 +90,17 @@ void sl_merge_insert(sl_bpe *b, uint32_t left, uint32_t right, uint32_t rank, ui
     if (b->merges[i].key == EMPTY)
         b->n_merges++;
     b->merges[i] = (sl_merge_slot){key, rank, id};
+    if (b->merge_grid) {
+        int64_t off = (int64_t)id - (int64_t)rank;
+        if (b->merge_grid_off == INT64_MIN)
+            b->merge_grid_off = off;
+        if (off != b->merge_grid_off || rank == UINT32_MAX) { /* ids not in rank order: no grid */
+            free(b->merge_grid);
+            b->merge_grid = NULL;
+        } else if (left < SL_GRID_IDS && right < SL_GRID_IDS) {
+            b->merge_grid[(size_t)left * SL_GRID_IDS + right] = rank;
+        }
+    }
 }
 
 static inline __attribute__((always_inline)) int merge_lookup(const sl_bpe *b, uint32_t left, uint32_t right,
@@ -140,8 +155,15 @@ static inline __attribute__((always_inline)) int merge_find(const sl_bpe *b, sl_
                                                             uint32_t right, size_t from, size_t to, uint32_t *rank,
                                                             uint32_t *id)
 {
-    if (!b->lazy_merges)
+    if (!b->lazy_merges) {
+        if (b->merge_grid && (left | right) < SL_GRID_IDS) {
+            uint32_t r = b->merge_grid[(size_t)left * SL_GRID_IDS + right];
+            *rank = r;
+            *id = (uint32_t)((int64_t)r + b->merge_grid_off);
+            return r != UINT32_MAX;
+        }
         return b->merges && merge_lookup(b, left, right, rank, id);
+    }
     uint64_t key = (uint64_t)left << 32 | right;
     sl_merge_slot *e = &s->memo[mix(key) & (((uint64_t)1 << SL_MEMO_BITS) - 1)];
     if (e->key != key)

@@ -291,6 +291,7 @@ void sl_bpe_free(sl_bpe *b)
     free(b->txt_pool);
     free(b->merges);
     free(b->merge_bloom);
+    free(b->merge_grid);
     free(b->words);
     free(b->bloom);
     free(b->dec_off);
