@@ -560,10 +560,12 @@ static void test_merge_grid(void **st)
     }
     /* "a b" (rank 0), "b c" (1), "ab c" (2): in "bcab" the a-b pair merges
      * first, then b-c; in "abc", a-b, then ab-c */
-    const char *in_order = "{\"pre_tokenizer\":" BL ",\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1,\"c\":2,\"ab\":3,"
-                           "\"bc\":4,\"abc\":5},\"merges\":[\"a b\",\"b c\",\"ab c\"]}}";
-    const char *shuffled = "{\"pre_tokenizer\":" BL ",\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1,\"c\":2,\"bc\":3,"
-                           "\"ab\":4,\"abc\":5},\"merges\":[\"a b\",\"b c\",\"ab c\"]}}";
+    const char *in_order =
+        "{\"pre_tokenizer\":" BL ",\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1,\"c\":2,\"ab\":3,"
+        "\"bc\":4,\"abc\":5},\"merges\":[\"a b\",\"b c\",\"ab c\"]}}";
+    const char *shuffled =
+        "{\"pre_tokenizer\":" BL ",\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1,\"c\":2,\"bc\":3,"
+        "\"ab\":4,\"abc\":5},\"merges\":[\"a b\",\"b c\",\"ab c\"]}}";
     sl_err e = {{0}};
     sl_bpe *b = sl_bpe_load_mem(in_order, strlen(in_order), NULL, 0, "t.json", &e);
     if (!b)
