@@ -36,6 +36,7 @@ void sl_bpe_state_free(sl_bpe_state *s)
     free(s->link);
     free(s->heap);
     free(s->memo);
+    free(s->grid);
     free(s->cat);
     sl_norm_scratch_free(&s->ns);
     sl_pretok_scratch_free(&s->ps1);

@@ -179,6 +179,10 @@ struct sl_bpe_state {
      * use; cat: room for max_len bytes */
     sl_merge_slot *memo;
     char *cat;
+    /* lazy_merges: the pairs of ids below SL_GRID_IDS, dense, made with
+     * memo: the pair's rank (UINT32_MAX: no merge; 0xFEFEFEFE: not looked
+     * up yet) */
+    uint32_t *grid;
     /* The piece being merged when symbol i is its byte i (set by
      * sl_bpe_encode_piece: no byte dropped, no affix, no unk): a memo miss
      * reads the pair's bytes from it instead of from the pool. */

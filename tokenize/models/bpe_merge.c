@@ -123,30 +123,44 @@ static inline __attribute__((always_inline)) int merge_lookup(const sl_bpe *b, u
     }
 }
 
-/* lazy_merges: the merge of (left, right) by tiktoken's rule, through the
- * thread's memo. The pair covers bytes [from, to) of the piece: read from
- * s->bytes where set, else the two tokens' bytes are put together. */
+/* lazy_merges: the token (l, r) merges into by tiktoken's rule, or -1.
+ * The pair covers bytes [from, to) of the piece: read from s->bytes where
+ * set, else the two tokens' bytes are put together. */
+static int64_t lazy_token(const sl_bpe *b, sl_bpe_state *s, uint32_t left, uint32_t right, size_t from, size_t to)
+{
+    if (s->bytes)
+        return to - from <= b->max_len ? sl_bpe_find_word(b, s->bytes + from, to - from) : -1;
+    uint32_t nl = b->tok_len[left], nr = b->tok_len[right];
+    if ((uint64_t)nl + nr > b->max_len)
+        return -1;
+    memcpy(s->cat, b->pool + b->tok_off[left], nl);
+    memcpy(s->cat + nl, b->pool + b->tok_off[right], nr);
+    return sl_bpe_find_word(b, (const uint8_t *)s->cat, (size_t)nl + nr);
+}
+
+/* A pair not yet in the thread's memo */
 static int __attribute__((noinline)) memo_miss(const sl_bpe *b, sl_bpe_state *s, sl_merge_slot *e, uint64_t key,
                                                size_t from, size_t to, uint32_t *rank, uint32_t *id)
 {
-    int64_t t = -1;
-    if (s->bytes) {
-        if (to - from <= b->max_len)
-            t = sl_bpe_find_word(b, s->bytes + from, to - from);
-    } else {
-        uint32_t left = (uint32_t)(key >> 32), right = (uint32_t)key;
-        uint32_t nl = b->tok_len[left], nr = b->tok_len[right];
-        if ((uint64_t)nl + nr <= b->max_len) {
-            memcpy(s->cat, b->pool + b->tok_off[left], nl);
-            memcpy(s->cat + nl, b->pool + b->tok_off[right], nr);
-            t = sl_bpe_find_word(b, (const uint8_t *)s->cat, (size_t)nl + nr);
-        }
-    }
+    int64_t t = lazy_token(b, s, (uint32_t)(key >> 32), (uint32_t)key, from, to);
     e->key = key;
     e->id = t >= 0 ? (uint32_t)t : 0;
     e->rank = t >= 0 ? (uint32_t)t - b->rank0 : UINT32_MAX;
     *rank = e->rank;
     *id = e->id;
+    return t >= 0;
+}
+
+/* A pair of ids below SL_GRID_IDS not yet in the thread's grid */
+#define GRID_UNKNOWN 0xFEFEFEFEu /* (memset of 0xfe bytes) */
+static int __attribute__((noinline)) grid_miss(const sl_bpe *b, sl_bpe_state *s, uint32_t left, uint32_t right,
+                                               size_t from, size_t to, uint32_t *rank, uint32_t *id)
+{
+    int64_t t = lazy_token(b, s, left, right, from, to);
+    uint32_t r = t >= 0 ? (uint32_t)t - b->rank0 : UINT32_MAX;
+    s->grid[(size_t)left * SL_GRID_IDS + right] = r;
+    *rank = r;
+    *id = t >= 0 ? (uint32_t)t : 0;
     return t >= 0;
 }
 
@@ -164,6 +178,14 @@ static inline __attribute__((always_inline)) int merge_find(const sl_bpe *b, sl_
         }
         return b->merges && merge_lookup(b, left, right, rank, id);
     }
+    if ((left | right) < SL_GRID_IDS) { /* the thread's grid: tiktoken's rule as the table's grid */
+        uint32_t r = s->grid[(size_t)left * SL_GRID_IDS + right];
+        if (r == GRID_UNKNOWN)
+            return grid_miss(b, s, left, right, from, to, rank, id);
+        *rank = r;
+        *id = r + b->rank0;
+        return r != UINT32_MAX;
+    }
     uint64_t key = (uint64_t)left << 32 | right;
     sl_merge_slot *e = &s->memo[mix(key) & (((uint64_t)1 << SL_MEMO_BITS) - 1)];
     if (e->key != key)
@@ -180,6 +202,8 @@ static void memo_make(const sl_bpe *b, sl_bpe_state *s)
     s->memo = sl_xmalloc(((size_t)1 << SL_MEMO_BITS) * sizeof *s->memo);
     for (size_t i = 0; i < (size_t)1 << SL_MEMO_BITS; i++)
         s->memo[i].key = EMPTY;
+    s->grid = sl_xmalloc((size_t)SL_GRID_IDS * SL_GRID_IDS * sizeof *s->grid);
+    memset(s->grid, 0xfe, (size_t)SL_GRID_IDS * SL_GRID_IDS * sizeof *s->grid); /* GRID_UNKNOWN */
     s->cat = sl_xmalloc(b->max_len + 1);
 }
 
