@@ -47,14 +47,18 @@ struct sl_bpe {
     uint64_t *merge_bloom;
     uint64_t merge_bloom_mask;
     /* The merges of two tokens with ids below SL_GRID_IDS, dense: the rank
-     * of pair (l, r) at merge_grid[l * SL_GRID_IDS + r] (UINT32_MAX: none),
-     * its id the rank + merge_grid_off. Only while every merge's id is its
-     * rank plus the same offset (GPT-2's, GPT-NeoX's: merges in id order),
-     * else NULL. Pairs of bytes and of the first merges are most lookups of
-     * a fresh piece (71 % on GPT-2); here they cost one load, not the
-     * filter's three and a slot. */
-    uint32_t *merge_grid;
+     * of pair (l, r) at merge_grid[l * SL_GRID_IDS + r] (UINT32_MAX: none).
+     * Its id: the rank + merge_grid_off while every merge's id is its rank
+     * plus the same offset (GPT-2's, GPT-NeoX's: one merge per token, in id
+     * order), else merge_rank_id[rank] (merge_grid_ranked; Llama-3's
+     * several merges per token, SentencePiece's). NULL when a rank is past
+     * the merges' count. Pairs of bytes and of the first merges are most
+     * lookups of a fresh piece (71 % on GPT-2); here they cost one load, not
+     * the filter's three and a slot. */
+    uint32_t *merge_grid, *merge_rank_id;
+    size_t merge_rank_cap;
     int64_t merge_grid_off;
+    int merge_grid_ranked;
     /* tiktoken's rule instead of a merge table (lazy_merges = 1): the pair
      * (l, r) merges into the token whose bytes are bytes(l) + bytes(r) (the
      * words table), at rank id - rank0; none when longer than max_len, the

@@ -75,9 +75,13 @@ void sl_merge_table_init(sl_bpe *b, size_t n)
     free(b->merge_bloom);
     b->merge_bloom = bloom_new(n, &b->merge_bloom_mask);
     free(b->merge_grid);
+    free(b->merge_rank_id);
     b->merge_grid = sl_xmalloc((size_t)SL_GRID_IDS * SL_GRID_IDS * sizeof *b->merge_grid);
     memset(b->merge_grid, 0xff, (size_t)SL_GRID_IDS * SL_GRID_IDS * sizeof *b->merge_grid);
+    b->merge_rank_id = sl_xmalloc((n ? n : 1) * sizeof *b->merge_rank_id);
+    b->merge_rank_cap = n;
     b->merge_grid_off = INT64_MIN; /* (set by the first merge) */
+    b->merge_grid_ranked = 0;
 }
 
 void sl_merge_insert(sl_bpe *b, uint32_t left, uint32_t right, uint32_t rank, uint32_t id)
@@ -90,17 +94,21 @@ void sl_merge_insert(sl_bpe *b, uint32_t left, uint32_t right, uint32_t rank, ui
     if (b->merges[i].key == EMPTY)
         b->n_merges++;
     b->merges[i] = (sl_merge_slot){key, rank, id};
-    if (b->merge_grid) {
-        int64_t off = (int64_t)id - (int64_t)rank;
-        if (b->merge_grid_off == INT64_MIN)
-            b->merge_grid_off = off;
-        if (off != b->merge_grid_off || rank == UINT32_MAX) { /* ids not in rank order: no grid */
-            free(b->merge_grid);
-            b->merge_grid = NULL;
-        } else if (left < SL_GRID_IDS && right < SL_GRID_IDS) {
-            b->merge_grid[(size_t)left * SL_GRID_IDS + right] = rank;
-        }
+    if (!b->merge_grid)
+        return;
+    if (rank >= b->merge_rank_cap) { /* (no caller does this) */
+        free(b->merge_grid);
+        free(b->merge_rank_id);
+        b->merge_grid = b->merge_rank_id = NULL;
+        return;
     }
+    int64_t off = (int64_t)id - (int64_t)rank;
+    if (b->merge_grid_off == INT64_MIN)
+        b->merge_grid_off = off;
+    b->merge_grid_ranked |= off != b->merge_grid_off;
+    b->merge_rank_id[rank] = id;
+    if (left < SL_GRID_IDS && right < SL_GRID_IDS)
+        b->merge_grid[(size_t)left * SL_GRID_IDS + right] = rank;
 }
 
 static inline __attribute__((always_inline)) int merge_lookup(const sl_bpe *b, uint32_t left, uint32_t right,
@@ -172,9 +180,11 @@ static inline __attribute__((always_inline)) int merge_find(const sl_bpe *b, sl_
     if (!b->lazy_merges) {
         if (b->merge_grid && (left | right) < SL_GRID_IDS) {
             uint32_t r = b->merge_grid[(size_t)left * SL_GRID_IDS + right];
+            if (r == UINT32_MAX)
+                return 0;
             *rank = r;
-            *id = (uint32_t)((int64_t)r + b->merge_grid_off);
-            return r != UINT32_MAX;
+            *id = b->merge_grid_ranked ? b->merge_rank_id[r] : (uint32_t)((int64_t)r + b->merge_grid_off);
+            return 1;
         }
         return b->merges && merge_lookup(b, left, right, rank, id);
     }

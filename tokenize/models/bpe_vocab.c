@@ -292,6 +292,7 @@ void sl_bpe_free(sl_bpe *b)
     free(b->merges);
     free(b->merge_bloom);
     free(b->merge_grid);
+    free(b->merge_rank_id);
     free(b->words);
     free(b->bloom);
     free(b->dec_off);
