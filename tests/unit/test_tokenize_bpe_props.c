@@ -563,30 +563,25 @@ static void test_merge_grid(void **st)
         sl_bpe_free(b);
     }
     /* "a b" (rank 0), "b c" (1), "ab c" (2): in "bcab" the a-b pair merges
-     * first, then b-c; in "abc", a-b, then ab-c */
-    const char *in_order =
-        "{\"pre_tokenizer\":" BL ",\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1,\"c\":2,\"ab\":3,"
-        "\"bc\":4,\"abc\":5},\"merges\":[\"a b\",\"b c\",\"ab c\"]}}";
-    const char *shuffled =
-        "{\"pre_tokenizer\":" BL ",\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1,\"c\":2,\"bc\":3,"
-        "\"ab\":4,\"abc\":5},\"merges\":[\"a b\",\"b c\",\"ab c\"]}}";
-    sl_err e = {{0}};
-    sl_bpe *b = sl_bpe_load_mem(in_order, strlen(in_order), NULL, 0, "t.json", &e);
-    if (!b)
-        fail_msg("%s", e.msg);
-    check_grid(b, 0);
-    expect_ids(b, "abc", (const uint32_t[]){5}, 1);
-    expect_ids(b, "bcab", (const uint32_t[]){4, 3}, 2);
-    expect_ids(b, "cba", (const uint32_t[]){2, 1, 0}, 3);
-    sl_bpe_free(b);
-    b = sl_bpe_load_mem(shuffled, strlen(shuffled), NULL, 0, "t.json", &e);
-    if (!b)
-        fail_msg("%s", e.msg);
-    check_grid(b, 1);
-    expect_ids(b, "abc", (const uint32_t[]){5}, 1);
-    expect_ids(b, "bcab", (const uint32_t[]){3, 4}, 2);
-    expect_ids(b, "cba", (const uint32_t[]){2, 1, 0}, 3);
-    sl_bpe_free(b);
+     * first, then b-c; in "abc", a-b, then ab-c. "ab" and "bc" take ids 3
+     * and 4 (one offset: ids by offset) or 4 and 3 (ids by rank). */
+    for (int ranked = 0; ranked < 2; ranked++) {
+        char json[512];
+        snprintf(json, sizeof json,
+                 "{\"pre_tokenizer\":" BL ",\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1,\"c\":2,"
+                 "\"ab\":%d,\"bc\":%d,\"abc\":5},\"merges\":[\"a b\",\"b c\",\"ab c\"]}}",
+                 3 + ranked, 4 - ranked);
+        sl_err e = {{0}};
+        sl_bpe *b = sl_bpe_load_mem(json, strlen(json), NULL, 0, "t.json", &e);
+        if (!b)
+            fail_msg("%s", e.msg);
+        check_grid(b, ranked);
+        uint32_t ab = 3 + (uint32_t)ranked, bc = 4 - (uint32_t)ranked;
+        expect_ids(b, "abc", (const uint32_t[]){5}, 1);
+        expect_ids(b, "bcab", (const uint32_t[]){bc, ab}, 2);
+        expect_ids(b, "cba", (const uint32_t[]){2, 1, 0}, 3);
+        sl_bpe_free(b);
+    }
 }
 
 int main(void)
