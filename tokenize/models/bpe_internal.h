@@ -195,7 +195,11 @@ struct sl_bpe_state {
      * reads the pair's bytes from it instead of from the pool. */
     const uint8_t *bytes;
 };
-#define SL_MEMO_BITS 15
+/* 2^10 memo slots (16 KiB): behind the grid, a larger memo kept few more
+ * pairs than it pushed other tables out of the L2 (pre-tokenizing and
+ * looking up 24 MB: 2^8-2^12 slots 3-5 % faster than 2^15 on cl100k and
+ * o200k, 2^16 and 2^17 slower; docs/performance.md) */
+#define SL_MEMO_BITS 10
 #define SL_GRID_IDS 512
 
 /* A words-table slot: an entry's first 11 bytes (zero after its end) and
