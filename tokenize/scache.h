@@ -21,7 +21,11 @@
 #define SL_SCACHE_ARENA ((size_t)6 << 20)
 
 /* 2^17 short entries: about the distinct GPT-2 pieces of 50 MB of mixed
- * text (125k). At 2^15, 171k BPE runs for them; at 2^17, 141k. */
+ * text (125k); sized when byte-level BPE asked it for every piece its
+ * piece cache missed (at 2^15, 171k BPE runs; at 2^17, 141k). Byte-level
+ * BPE now asks it only for pieces of 17-24 bytes (bpe_merge.c, piece_slow:
+ * a shorter one is encoded again); the SentencePiece families (tok_spm.c,
+ * tok_spbpe.c) for their words, at this size, not measured again since. */
 #define SL_SCACHE_SHORT_BITS 17
 #define SL_SCACHE_SHORT_KEY 24
 #define SL_SCACHE_SHORT_VALS 8
