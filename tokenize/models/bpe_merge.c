@@ -505,10 +505,16 @@ static inline void pc_key(const uint8_t *p, size_t n, int room, uint64_t *a, uin
     *b &= pc_mask_a[n > 8 ? n - 8 : 0];
 }
 
+static inline uint64_t pc_hash(uint64_t a, uint64_t b, size_t n)
+{
+    return (a ^ (b << 29 | b >> 35) ^ n) * 0x9E3779B97F4A7C15ULL;
+}
+
+/* The first entry of the piece's set in the piece cache: two entries side
+ * by side, in one 128-byte block (the table is aligned) */
 static inline size_t pc_slot(uint64_t a, uint64_t b, size_t n)
 {
-    uint64_t x = (a ^ (b << 29 | b >> 35) ^ n) * 0x9E3779B97F4A7C15ULL;
-    return (size_t)(x >> (64 - SL_PCACHE_BITS));
+    return (size_t)(pc_hash(a, b, n) >> (64 - SL_PCACHE_BITS)) & ~(size_t)1;
 }
 
 /* A piece the piece cache does not answer. The stretch cache is asked
@@ -545,13 +551,21 @@ static void piece_slow(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_
         sl_scache_put(&s->cache, h, (const char *)p, n, out->v + start, out->n - start);
 }
 
-/* A miss of the piece cache: the wide table's entry, or the ids by
- * piece_slow, kept in entry e (up to SL_PCACHE_IDS ids) or in the wide
- * table. */
+/* A miss of the set's first entry e: the second (swapped to the front),
+ * the wide table's entry, or the ids by piece_slow, kept in e (up to
+ * SL_PCACHE_IDS ids; e's piece moves to the second) or in the wide table. */
 static void __attribute__((noinline)) piece_miss(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n,
                                                  sl_pcache_entry *e, uint64_t ka, uint64_t kb, sl_ids *out)
 {
-    sl_pwide_entry *w = &s->pw[pc_slot(ka, kb, n) & (((size_t)1 << SL_PWIDE_BITS) - 1)];
+    sl_pcache_entry *e1 = e + 1;
+    if ((e1->meta & 0xff) == n && e1->a == ka && e1->b == kb) { /* the set's second entry: first from now */
+        sl_pcache_entry t = *e;
+        *e = *e1;
+        *e1 = t;
+        sl_ids_append(out, e->ids, e->meta >> 8);
+        return;
+    }
+    sl_pwide_entry *w = &s->pw[(pc_hash(ka, kb, n) >> 20) & (((size_t)1 << SL_PWIDE_BITS) - 1)];
     /* (a piece has at most one id a byte: one of at most SL_PCACHE_IDS
      * bytes is never in the wide table, and its line is not loaded) */
     if (n > SL_PCACHE_IDS && (w->meta & 0xff) == n && w->a == ka && w->b == kb) {
@@ -562,6 +576,7 @@ static void __attribute__((noinline)) piece_miss(const sl_bpe *b, sl_bpe_state *
     piece_slow(b, s, p, n, 0, out);
     size_t k = out->n - start;
     if (k && k <= SL_PCACHE_IDS) {
+        *e1 = *e;
         e->a = ka;
         e->b = kb;
         e->meta = (uint32_t)(n | k << 8);
