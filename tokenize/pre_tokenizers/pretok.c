@@ -4,6 +4,7 @@
  * U+0085 and the Z categories. PCRE2's \s differs (it also matches U+180E),
  * so the pattern spells the class out: [\t-\r\x{85}\p{Z}]. The contraction
  * alternatives are the shorter but equivalent form tiktoken uses. */
+#include <pthread.h>
 #include <string.h>
 
 #include "tokenize/models/bpe_internal.h"
@@ -130,30 +131,28 @@ static int astral_class(uint32_t cp)
     return CL_O;
 }
 
-static void init_classes(void)
+static void fill_classes(void)
 {
-    if (bmp_class['a'])
-        return;
-    /* the ranges are sorted and apart: each written once over CL_O, with
-     * 'a' (the mark of a table made) written last */
-    memset(bmp_class, CL_O, 'a');
-    memset(&bmp_class['a' + 1], CL_O, sizeof bmp_class - 'a' - 1);
+    /* the ranges are sorted and apart: each written once over CL_O */
+    memset(bmp_class, CL_O, sizeof bmp_class);
     for (size_t i = 0; i < sizeof pretok_ranges / sizeof *pretok_ranges && pretok_ranges[i].first < 0x10000; i++) {
         uint32_t first = pretok_ranges[i].first, last = pretok_ranges[i].last < 0xFFFF ? pretok_ranges[i].last : 0xFFFF;
-        if (first <= 'a' && 'a' <= last) {
-            memset(bmp_class + first, pretok_ranges[i].cls, 'a' - first);
-            first = 'a' + 1;
-        }
-        if (first <= last)
-            memset(bmp_class + first, pretok_ranges[i].cls, last - first + 1);
+        memset(bmp_class + first, pretok_ranges[i].cls, last - first + 1);
     }
-    __atomic_store_n(&bmp_class['a'], (uint8_t)astral_class('a'), __ATOMIC_RELEASE);
+}
+
+/* The table is filled once, whichever thread gets there first; every
+ * caller returns after it is, and sees it whole (pthread_once). The
+ * scanners read it with no check: a tokenizer's load calls this. */
+static void init_classes(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, fill_classes);
 }
 
 int sl_pretok_class(uint32_t cp)
 {
-    if (!bmp_class['a'])
-        init_classes();
+    init_classes();
     return cp < 0x10000 ? bmp_class[cp] : astral_class(cp);
 }
 

@@ -19,6 +19,7 @@
  * itself (pretok_o200k_classes.h; scripts/gen/gen_o200k_classes.py), whose
  * letter, number and space classes equal HF's table (pretok_classes.h).
  * tests/cli/tok_tiktoken.sh checks the split against tiktoken's ids. */
+#include <pthread.h>
 #include <string.h>
 
 #include "tokenize/models/bpe_internal.h"
@@ -45,7 +46,6 @@ const char sl_pretok_tekken_pcre2[] = O200K_WORDS "|" O200K_WORDS2 "|\\p{N}| ?[^
                                                   "]*[\\r\\n]+|[" WS "]+(?![^" WS "])|[" WS "]+";
 
 static uint8_t bmp[0x10000];
-static int bmp_ready;
 
 static int astral(uint32_t cp)
 {
@@ -62,16 +62,21 @@ static int astral(uint32_t cp)
     return C_O;
 }
 
-void sl_pretok_o200k_init(void)
+static void fill_bmp(void)
 {
-    if (bmp_ready)
-        return;
     /* the ranges are sorted and apart: each written once (the rest is C_O, 0) */
     for (size_t i = 0; i < sizeof o200k_ranges / sizeof *o200k_ranges && o200k_ranges[i].first < 0x10000; i++) {
         uint32_t last = o200k_ranges[i].last < 0xFFFF ? o200k_ranges[i].last : 0xFFFF;
         memset(bmp + o200k_ranges[i].first, o200k_ranges[i].cls, last - o200k_ranges[i].first + 1);
     }
-    __atomic_store_n(&bmp_ready, 1, __ATOMIC_RELEASE);
+}
+
+/* Filled once, whichever thread gets there first; every caller returns
+ * after it is, and sees it whole (pthread_once). */
+void sl_pretok_o200k_init(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, fill_bmp);
 }
 
 int sl_pretok_o200k_class(uint32_t cp)
