@@ -677,12 +677,15 @@ static sl_json *parse_value(parser *p)
     return NULL;
 }
 
-sl_json_doc *sl_json_parse(const char *text, size_t len, sl_json_opts *opts, sl_err *err)
+/* One value from text[0]; *end after it, or NULL (end: must end the text) */
+static sl_json_doc *parse_doc(const char *text, size_t len, size_t *end, sl_json_opts *opts, sl_err *err)
 {
     sl_json_doc *d = sl_xcalloc(1, sizeof *d);
     parser p = {.s = text, .n = len, .doc = d, .opts = opts, .err = err};
     sl_json *v = parse_value(&p);
-    if (v) {
+    if (v && end) {
+        *end = p.i;
+    } else if (v) {
         skip_ws(&p);
         if (p.i != p.n) {
             perr(&p, "unexpected data after JSON value");
@@ -696,6 +699,16 @@ sl_json_doc *sl_json_parse(const char *text, size_t len, sl_json_opts *opts, sl_
     }
     d->root = v;
     return d;
+}
+
+sl_json_doc *sl_json_parse(const char *text, size_t len, sl_json_opts *opts, sl_err *err)
+{
+    return parse_doc(text, len, NULL, opts, err);
+}
+
+sl_json_doc *sl_json_parse_prefix(const char *text, size_t len, size_t *end, sl_json_opts *opts, sl_err *err)
+{
+    return parse_doc(text, len, end, opts, err);
 }
 
 sl_json *sl_json_root(sl_json_doc *doc)

@@ -69,6 +69,10 @@ typedef struct sl_json_opts {
 /* Parses exactly one JSON value (surrounding whitespace allowed). On error
  * returns NULL and sets err to "offset N: what" (the caller adds the file). */
 sl_json_doc *sl_json_parse(const char *text, size_t len, sl_json_opts *opts, sl_err *err);
+/* The same for the one value at the start of text[0..len) (whitespace
+ * before it allowed), with anything after it: *end is the offset just past
+ * the value. */
+sl_json_doc *sl_json_parse_prefix(const char *text, size_t len, size_t *end, sl_json_opts *opts, sl_err *err);
 sl_json *sl_json_root(sl_json_doc *doc);
 void sl_json_free(sl_json_doc *doc);
 

@@ -140,6 +140,58 @@ d['config']['default_vocab_size'] = 10**6
 json.dump(d, open(sys.argv[2], 'w'), indent=1)" "$D/tekken-small.json" "$T/tk2.json"
 bad "$T/tk2.json" "tk2.json:[0-9]+: config.default_vocab_size must be an integer in 1256..7000"
 
+# A tekken file is read one way when it is written as Mistral writes them
+# (entries of rank, token_bytes, token_str in that order) and the whole-tree
+# way otherwise: the same file written both ways (pretty-printed, or with
+# the members and one entry's keys in another order, an escape in a
+# token_str, an extra member) gives the same ids and the same messages, line
+# numbers included
+python3 - "$D/tekken-small.json" "$T" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+out = sys.argv[2]
+json.dump(d, open(out + "/tkp.json", "w"), indent=3)  # the usual way, pretty
+e = dict(d)
+e["image"] = {"x": [1, 2.5, None, True]}
+e["vocab"] = [dict(v) for v in d["vocab"]]
+last = e["vocab"][-1]
+e["vocab"][-1] = {"token_str": last["token_str"], "token_bytes": last["token_bytes"], "rank": last["rank"]}
+json.dump(e, open(out + "/tkr.json", "w"), indent=3)  # the whole tree's way (keys reordered)
+e = {"config": d["config"], "x": "\u00e9\n", "vocab": d["vocab"]}
+json.dump(e, open(out + "/tko.json", "w"), ensure_ascii=True)  # another member, escapes: still one pass
+for name, f in (("tkpb", out + "/tkp.json"), ("tkrb", out + "/tkr.json")):
+    x = json.load(open(f))
+    x["config"]["default_vocab_size"] = 10**6
+    json.dump(x, open(out + "/" + name + ".json", "w"), indent=3)
+    x["config"]["default_vocab_size"] = 7000
+    x["vocab"][7]["token_bytes"] = "AQ="
+    json.dump(x, open(out + "/" + name + "2.json", "w"), indent=3)
+d = json.load(open(sys.argv[1].replace("small", "specials")))  # special_tokens after the vocab
+json.dump(d, open(out + "/tks.json", "w"), indent=2)
+d["special_tokens"][5]["rank"] = 6
+json.dump(d, open(out + "/tkpb3.json", "w"), indent=2)
+v = d["vocab"][3]
+d["vocab"][3] = {"token_str": v["token_str"], "rank": v["rank"], "token_bytes": v["token_bytes"]}
+json.dump(d, open(out + "/tkrb3.json", "w"), indent=2)
+PY
+"$SLUICE" tokenize bpe -t "$T/tks.json" "$T/docs.jsonl" -o "$T/tks.tok"
+"$SLUICE" cat "$T/tks.tok" | cmp -s - <("$SLUICE" cat "$T/tekken-specials.tok") ||
+  fail "tks.json: ids differ from tekken-specials.json's"
+for f in tkp tkr tko; do
+  "$SLUICE" tokenize bpe -t "$T/$f.json" "$T/docs.jsonl" -o "$T/$f.tok"
+  "$SLUICE" cat "$T/$f.tok" | cmp -s - <("$SLUICE" cat "$T/tekken-small.tok") ||
+    fail "$f.json: ids differ from tekken-small.json's"
+done
+for k in "" 2 3; do
+  expect_fail 1 "" -- "$SLUICE" tokenize bpe -t "$T/tkpb$k.json" "$T/one.jsonl" -o "$T/z.tok"
+  sed 's/tkpb/X/' "$T/err" > "$T/err.p"
+  expect_fail 1 "" -- "$SLUICE" tokenize bpe -t "$T/tkrb$k.json" "$T/one.jsonl" -o "$T/z.tok"
+  sed 's/tkrb/X/' "$T/err" > "$T/err.r"
+  cmp -s "$T/err.p" "$T/err.r" || fail "messages differ: $(cat "$T/err.p") / $(cat "$T/err.r")"
+  grep -Eq "X$k.json:[0-9]+: (config.default_vocab_size|vocab\[7\].token_bytes|special_tokens\[5\])" "$T/err.p" ||
+    fail "message: $(cat "$T/err.p")"
+done
+
 # OpenAI's r50k_base.tiktoken, made from GPT-2's vocab.json + merges.txt the
 # way tiktoken's data_gym_to_mergeable_bpe_ranks does: its sha256 is the one
 # tiktoken pins, so no --pattern is needed (gpt2, <|endoftext|>=50256) and
