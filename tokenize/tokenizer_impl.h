@@ -94,6 +94,8 @@ struct sl_tokenizer {
     size_t n_spec;
     char spec_pre[8];   /* the text all of them start with (its first 8 bytes at most) */
     size_t spec_prefix; /* its length (0: none) */
+    char spec_first[4]; /* the bytes they start with, when there are at most 4 */
+    int spec_nfirst;    /* how many (0: more than 4) */
 };
 
 /* A tokenizer with no special ids, modality text, owning impl. */

@@ -28,6 +28,7 @@
 #include "tokenize/docpipe.h"
 #include "tokenize/json_skim.h"
 #include "tokenize/tokenizer.h"
+#include "tokenize/tokenizer_impl.h"
 
 static const char *data(const char *rel)
 {
@@ -279,6 +280,48 @@ static void test_find_special(void **state)
         fail_msg("%s", e.msg);
     assert_string_equal(find(t, "ab<|fim|>", &at), "<|fim|>");
     assert_int_equal(at, 2);
+    sl_tokenizer_free(t);
+    /* Mistral's tekken: special tokens starting with '<' or '[' (no
+     * common prefix: the scan for their first bytes 16 at a time), against
+     * the first position where one matches, the longest there, on random
+     * text of their characters, with matches on either side of 16-byte
+     * boundaries */
+    snprintf(path, sizeof path, "%s/tests/data/tiktoken/tekken-specials.json",
+             getenv("SLUICE_SRC") ? getenv("SLUICE_SRC") : ".");
+    t = load(path);
+    assert_true(t->n_spec == 12 && t->spec_prefix == 0 && t->spec_nfirst == 2);
+    assert_string_equal(find(t, "0123456789abcde[INST] x", &at), "[INST]");
+    assert_int_equal(at, 15);
+    assert_string_equal(find(t, "0123456789abcdef<s>", &at), "<s>");
+    assert_int_equal(at, 16);
+    assert_null(find(t, "0123456789abcdef[INS] <x> [/INST <s", &at));
+    static const char alpha[] = "<[]/sINSTaP_1>";
+    srand(7);
+    for (int round = 0; round < 3000; round++) {
+        char text[80];
+        size_t n = (size_t)(rand() % 79);
+        for (size_t i = 0; i < n; i++)
+            text[i] = rand() % 4 ? 'x' : alpha[rand() % (int)(sizeof alpha - 1)];
+        if (n > 8 && rand() % 2) { /* a whole special token somewhere */
+            const char *sp = t->spec_text[(size_t)rand() % t->n_spec];
+            size_t l = strlen(sp), p = (size_t)rand() % n;
+            if (p + l <= n)
+                memcpy(text + p, sp, l);
+        }
+        text[n] = 0;
+        const char *want = NULL;
+        size_t want_at = SIZE_MAX;
+        for (size_t i = 0; i < n && !want; i++)
+            for (size_t k = 0; k < t->n_spec; k++) {
+                size_t l = strlen(t->spec_text[k]);
+                if (l <= n - i && !memcmp(text + i, t->spec_text[k], l) && (!want || l > strlen(want)))
+                    want = t->spec_text[k], want_at = i;
+            }
+        const char *got = find(t, text, &at);
+        if (!want != !got || (want && (strcmp(want, got) || at != want_at)))
+            fail_msg("'%s': found %s at %zu, want %s at %zu", text, got ? got : "none", at, want ? want : "none",
+                     want_at);
+    }
     sl_tokenizer_free(t);
     /* never parsed: a SentencePiece .model's control pieces, a byte vocabulary */
     snprintf(path, sizeof path, "%s/tests/data/spm/bpe-bf.model", getenv("SLUICE_SRC") ? getenv("SLUICE_SRC") : ".");
