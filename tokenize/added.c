@@ -137,12 +137,14 @@ void sl_tokenizer_set_specials(sl_tokenizer *t, const sl_added *a, size_t n)
         t->spec_text = sl_xrealloc(t->spec_text, (t->n_spec + 1) * sizeof *t->spec_text);
         t->spec_text[t->n_spec] = sl_xstrndup(a[i].content, a[i].len);
         sl_trie_add(&t->spec_trie, a[i].content, a[i].len, (int32_t)t->n_spec);
-        if (!t->n_spec || t->spec_nfirst) { /* (0 after the first: more than 4 seen) */
+        if (!t->n_spec || t->spec_nfirst) { /* their first bytes while at most 4 (0 once more) */
             int k = 0;
             while (k < t->spec_nfirst && t->spec_first[k] != a[i].content[0])
                 k++;
-            if (k == t->spec_nfirst)
-                t->spec_nfirst = k < 4 ? (t->spec_first[k] = a[i].content[0], k + 1) : 0;
+            if (k == t->spec_nfirst && k < 4)
+                t->spec_first[t->spec_nfirst++] = a[i].content[0];
+            else if (k == t->spec_nfirst)
+                t->spec_nfirst = 0;
         }
         t->n_spec++;
     }

@@ -60,21 +60,23 @@ sl_tokenizer *sl_tokenizer_new(const sl_tok_family *f, const sl_tok_ops *ops, vo
     return t;
 }
 
-/* The positions where a special token can start are found with memchr of
- * the first byte of the text they all start with ("<|" of <|endoftext|> and
- * Llama-3's, "[" of [CLS]), then that text is compared, so the look costs
- * little beside encoding (3 GB/s on C code and Markdown, full of '<'; glibc's
- * memmem of "<|" was 5x slower). */
 /* The first i' >= i where text[i'] is a byte a special token starts with
- * (t->spec_nfirst of them, 1 to 4), or n: 16 bytes at a time (Mistral's
- * tekken files have 1000 special tokens starting with '<' or '['; byte by
- * byte this scan was 7 % of a run). */
+ * (t->spec_nfirst of them, 1 to 4), or n. One byte (all of them start with
+ * the same text: "<|" of <|endoftext|> and Llama-3's, "[" of [CLS]) by
+ * memchr, so the look costs little beside encoding (3 GB/s on C code and
+ * Markdown, full of '<'; glibc's memmem of "<|" was 5x slower); 2 to 4
+ * bytes 16 at a time (Mistral's tekken files have 1000 special tokens
+ * starting with '<' or '['; byte by byte this scan was 7 % of a run). */
 static size_t next_first(const sl_tokenizer *t, const char *text, size_t n, size_t i)
 {
-#if defined(__SSE2__)
     const char *f = t->spec_first;
     int k = t->spec_nfirst;
-    __m128i c0 = _mm_set1_epi8(f[0]), c1 = _mm_set1_epi8(f[k > 1 ? 1 : 0]), c2 = _mm_set1_epi8(f[k > 2 ? 2 : 0]),
+    if (k == 1) {
+        const char *p = memchr(text + i, f[0], n - i);
+        return p ? (size_t)(p - text) : n;
+    }
+#if defined(__SSE2__)
+    __m128i c0 = _mm_set1_epi8(f[0]), c1 = _mm_set1_epi8(f[1]), c2 = _mm_set1_epi8(f[k > 2 ? 2 : 0]),
             c3 = _mm_set1_epi8(f[k > 3 ? 3 : 0]);
     for (; n - i >= 16; i += 16) {
         __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(text + i));
@@ -90,6 +92,9 @@ static size_t next_first(const sl_tokenizer *t, const char *text, size_t n, size
     return i;
 }
 
+/* Each candidate position (next_first, then the text all of them start
+ * with compared), or with more than 4 first bytes each byte in the trie's
+ * table of them, then the trie. */
 const char *sl_tokenizer_find_special(const sl_tokenizer *t, const char *text, size_t n, size_t *at)
 {
     if (!t->n_spec)
@@ -97,16 +102,11 @@ const char *sl_tokenizer_find_special(const sl_tokenizer *t, const char *text, s
     const char *pre = t->spec_pre;
     size_t np = t->spec_prefix;
     for (size_t i = 0; i < n; i++) {
-        if (!np && t->spec_nfirst) {
+        if (t->spec_nfirst) {
             i = next_first(t, text, n, i);
             if (i == n)
                 return NULL;
-        } else if (np) {
-            const char *p = memchr(text + i, pre[0], n - i);
-            if (!p)
-                return NULL;
-            i = (size_t)(p - text);
-            if (n - i < np || memcmp(p + 1, pre + 1, np - 1))
+            if (np > 1 && (n - i < np || memcmp(text + i + 1, pre + 1, np - 1)))
                 continue;
         } else if (!t->spec_trie.first[(uint8_t)text[i]]) {
             continue;
