@@ -695,7 +695,8 @@ static sl_json *parse_value(parser *p)
     return NULL;
 }
 
-/* One value from text[0]; *end after it, or NULL (end: must end the text) */
+/* The value at the start of text: with end, *end is set just past it and
+ * anything may follow; without, only whitespace may (sl_json_parse). */
 static sl_json_doc *parse_doc(const char *text, size_t len, size_t *end, sl_json_opts *opts, sl_err *err)
 {
     sl_json_doc *d = sl_xcalloc(1, sizeof *d);
