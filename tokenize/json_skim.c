@@ -142,6 +142,16 @@ int sl_tokjson_skim(const char *text, size_t len, sl_tokjson_spans *sp)
     return 0;
 }
 
+int sl_tokjson_skim_model(const char *text, size_t len, const char *const *keys, sl_skim_span *out, size_t nkeys)
+{
+    static const char *const top[] = {"model"};
+    sl_skim_span model = {0, 0};
+    size_t i = 0;
+    for (size_t k = 0; k < nkeys; k++)
+        out[k] = (sl_skim_span){0, 0};
+    return skim_members(text, len, &i, top, &model, 1, keys, out, nkeys) < 0 ? -1 : 0;
+}
+
 /* model.type from the skim's spans (as sl_tokjson_model_type says). */
 static int type_of_spans(const char *text, const sl_tokjson_spans *sp, char *out, size_t cap)
 {

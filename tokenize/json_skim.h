@@ -25,6 +25,10 @@ int sl_tokjson_model_type(const char *text, size_t len, char *out, size_t cap);
  * 0, or -1 when the skim cannot tell. */
 int sl_tokjson_skim(const char *text, size_t len, sl_tokjson_spans *sp);
 
+/* The spans of the (last) values of keys[0..nkeys) in the (last) top-level
+ * model object ({0, 0}: absent): 0, or -1 when the skim cannot tell. */
+int sl_tokjson_skim_model(const char *text, size_t len, const char *const *keys, sl_skim_span *out, size_t nkeys);
+
 /* --- what the tokenizer.json families share ------------------------------ */
 
 /* The parse of a tokenizer file's JSON (invalid UTF-8 is an error), or NULL

@@ -41,15 +41,22 @@ static int load_merges_txt(sl_bpe *b, const char *txt, size_t n, sl_bpe_map *map
 static sl_bpe *load_vocab_merges(const char *vj, size_t vn, const char *mt, size_t mn, const char *name, sl_err *err)
 {
     sl_bpe *b;
-    sl_json_doc *doc = sl_bpe_load_begin(vj, vn, name, &b, err);
-    if (!doc)
+    sl_bpe_lists L = {0};
+    sl_json_doc *doc = NULL;
+    /* the vocabulary in one pass; the parser (and its messages) where it
+     * is not the plain case */
+    if (sl_bpe_vocab_read(vj, 0, vn, &L)) {
+        b = sl_bpe_new(name);
+    } else if (!(doc = sl_bpe_load_begin(vj, vn, name, &b, err))) {
         return NULL;
+    }
     sl_bpe_map map = {0};
     sl_buf txt = {0};
     /* GPT-2 as HF and tiktoken load it: no normalizer, ByteLevel without a
      * prefix space, and <|endoftext|> as a special token when present. */
     b->add_prefix_space = 0;
-    if (sl_bpe_load_vocab(b, sl_json_root(doc), 0, &map, &txt, err) || load_merges_txt(b, mt, mn, &map, err))
+    if ((doc && sl_bpe_vocab_list(b, sl_json_root(doc), &L, err)) ||
+        sl_bpe_load_vocab(b, L.v, L.nv, 0, &map, &txt, err) || load_merges_txt(b, mt, mn, &map, err))
         goto fail;
     sl_bpe_slot *e = sl_bpe_map_find(&map, "<|endoftext|>", 13);
     if (e->s) {
@@ -61,9 +68,11 @@ static sl_bpe *load_vocab_merges(const char *vj, size_t vn, const char *mt, size
         goto fail;
     free(map.slots);
     sl_json_free(doc);
+    sl_bpe_lists_free(&L);
     return b;
 fail:
     sl_bpe_load_abort(b, &map, &txt, doc);
+    sl_bpe_lists_free(&L);
     return NULL;
 }
 

@@ -46,19 +46,17 @@ static int affix_ids(sl_bpe *b, sl_bpe_map *map, const sl_json *prefix, const sl
 
 /* The token strings a decoder chain sees: the vocab text of each id, an
  * added token's normalized content for its id (HF decodes it so). */
-static void build_dec_strings(sl_bpe *b, const sl_json *vocab)
+static void build_dec_strings(sl_bpe *b, const sl_bpe_vent *v, size_t n)
 {
     sl_buf pool = {0};
     b->dec_off = sl_xmalloc(b->vocab_size * sizeof *b->dec_off);
     b->dec_len = sl_xmalloc(b->vocab_size * sizeof *b->dec_len);
     for (uint32_t i = 0; i < b->vocab_size; i++)
         b->dec_off[i] = b->dec_len[i] = UINT32_MAX;
-    for (size_t i = 0; i < vocab->n; i++) {
-        int64_t id;
-        sl_json_is_int(vocab->kids[i], &id);
-        b->dec_off[id] = (uint32_t)pool.len;
-        b->dec_len[id] = (uint32_t)vocab->keys[i]->str_len;
-        sl_buf_append(&pool, vocab->keys[i]->str, vocab->keys[i]->str_len);
+    for (size_t i = 0; i < n; i++) {
+        b->dec_off[v[i].id] = (uint32_t)pool.len;
+        b->dec_len[v[i].id] = (uint32_t)v[i].len;
+        sl_buf_append(&pool, v[i].key, v[i].len);
     }
     for (size_t i = 0; i < b->n_added; i++) {
         const sl_added *a = &b->added[i];
@@ -75,23 +73,10 @@ static int load_merges_json(sl_bpe *b, const sl_json *merges, sl_bpe_map *map, s
         return sl_errf(err, "%s: model.merges is missing or not an array", b->name);
     sl_merge_table_init(b, merges->n);
     for (size_t i = 0; i < merges->n; i++) {
-        const sl_json *m = merges->kids[i];
-        if (m->type == SL_JSON_STRING) {
-            const char *sp = memchr(m->str, ' ', m->str_len);
-            if (!sp || memchr(sp + 1, ' ', m->str_len - (size_t)(sp + 1 - m->str)))
-                return sl_errf(err, "%s:offset %zu: merge '%.60s' is not two tokens separated by one space", b->name,
-                               m->offset, m->str);
-            if (sl_bpe_add_merge(b, map, m->str, (size_t)(sp - m->str), sp + 1, m->str_len - (size_t)(sp + 1 - m->str),
-                                 i, "merge", i, err))
-                return -1;
-        } else if (m->type == SL_JSON_ARRAY && m->n == 2 && m->kids[0]->type == SL_JSON_STRING &&
-                   m->kids[1]->type == SL_JSON_STRING) {
-            if (sl_bpe_add_merge(b, map, m->kids[0]->str, m->kids[0]->str_len, m->kids[1]->str, m->kids[1]->str_len, i,
-                                 "merge", i, err))
-                return -1;
-        } else {
-            return sl_errf(err, "%s:offset %zu: a merge must be \"a b\" or [\"a\", \"b\"]", b->name, m->offset);
-        }
+        sl_bpe_ment m;
+        if (sl_bpe_merge_of(b, merges->kids[i], &m, err) ||
+            sl_bpe_add_merge(b, map, m.l, m.ln, m.r, m.rn, i, "merge", i, err))
+            return -1;
     }
     return 0;
 }
@@ -99,29 +84,56 @@ static int load_merges_json(sl_bpe *b, const sl_json *merges, sl_bpe_map *map, s
 /* ignore_merges: the model vocabulary entries by their bytes. Only entries
  * written wholly in the byte-level alphabet: a piece is always looked up in
  * that form, so no other entry can match it. */
-static void build_words(sl_bpe *b, const sl_json *vocab)
+static void build_words(sl_bpe *b, const sl_bpe_vent *v, size_t n)
 {
-    sl_words_init(b, vocab->n);
+    sl_words_init(b, n);
     sl_buf tmp = {0};
-    for (size_t i = 0; i < vocab->n; i++) {
-        int64_t id;
-        sl_json_is_int(vocab->kids[i], &id);
-        const sl_json *k = vocab->keys[i];
+    for (size_t i = 0; i < n; i++) {
         sl_buf_clear(&tmp);
-        if (!sl_bpe_byte_level_only(k->str, k->str_len, &tmp))
+        if (!sl_bpe_byte_level_only(v[i].key, v[i].len, &tmp))
             continue;
         const char *t = tmp.data ? tmp.data : "";
-        sl_words_put(b, (uint32_t)id, t, tmp.len, XXH3_64bits(t, tmp.len));
+        sl_words_put(b, v[i].id, t, tmp.len, XXH3_64bits(t, tmp.len));
     }
     sl_buf_free(&tmp);
+}
+
+/* The one-pass way to model.vocab and model.merges (bpe_vlist.c): 1 with
+ * both in L and, in *masked, a copy of the text where the two values are
+ * blanked to {} and [] (same length: every other offset stays), to parse
+ * for the rest; 0 when the whole text must be parsed. */
+static int read_model_lists(const char *text, size_t len, sl_bpe_lists *L, char **masked)
+{
+    static const char *const keys[] = {"vocab", "merges"};
+    sl_skim_span sp[2];
+    if (sl_tokjson_skim_model(text, len, keys, sp, 2) || !sp[0].len || !sp[1].len ||
+        !sl_bpe_vocab_read(text, sp[0].at, sp[0].len, L) || !sl_bpe_merges_read(text, sp[1].at, sp[1].len, L)) {
+        sl_bpe_lists_free(L);
+        return 0;
+    }
+    char *t = sl_xmalloc(len + 1);
+    memcpy(t, text, len);
+    t[len] = 0;
+    memset(t + sp[0].at, ' ', sp[0].len);
+    memcpy(t + sp[0].at, "{}", 2);
+    memset(t + sp[1].at, ' ', sp[1].len);
+    memcpy(t + sp[1].at, "[]", 2);
+    *masked = t;
+    return 1;
 }
 
 sl_bpe *sl_bpe_load_json(const char *text, size_t len, const char *name, sl_err *err)
 {
     sl_bpe *b;
-    sl_json_doc *doc = sl_bpe_load_begin(text, len, name, &b, err);
-    if (!doc)
+    sl_bpe_lists L = {0};
+    char *masked = NULL;
+    int fast = read_model_lists(text, len, &L, &masked);
+    sl_json_doc *doc = sl_bpe_load_begin(fast ? masked : text, len, name, &b, err);
+    if (!doc) {
+        sl_bpe_lists_free(&L);
+        free(masked);
         return NULL;
+    }
     sl_bpe_map map = {0};
     sl_buf txt = {0};
     const sl_json *root = sl_json_root(doc);
@@ -189,12 +201,21 @@ sl_bpe *sl_bpe_load_json(const char *text, size_t len, const char *name, sl_err 
         b->dec_chain = 1;
     }
     if (sl_added_parse(sl_json_get(root, "added_tokens"), name, &b->added, &b->n_added, err) ||
-        sl_bpe_load_vocab(b, sl_json_get(model, "vocab"), 0, &map, &txt, err) ||
-        (b->affix && affix_ids(b, &map, prefix, suffix, err)) ||
-        load_merges_json(b, sl_json_get(model, "merges"), &map, err) || sl_bpe_finish(b, &txt, err))
+        (!fast && sl_bpe_vocab_list(b, sl_json_get(model, "vocab"), &L, err)) ||
+        sl_bpe_load_vocab(b, L.v, L.nv, 0, &map, &txt, err) || (b->affix && affix_ids(b, &map, prefix, suffix, err)))
+        goto fail;
+    if (fast) {
+        sl_merge_table_init(b, L.nm);
+        for (size_t i = 0; i < L.nm; i++)
+            if (sl_bpe_add_merge(b, &map, L.m[i].l, L.m[i].ln, L.m[i].r, L.m[i].rn, i, "merge", i, err))
+                goto fail;
+    } else if (load_merges_json(b, sl_json_get(model, "merges"), &map, err)) {
+        goto fail;
+    }
+    if (sl_bpe_finish(b, &txt, err))
         goto fail;
     if (b->dec_chain)
-        build_dec_strings(b, sl_json_get(model, "vocab"));
+        build_dec_strings(b, L.v, L.nv);
     b->unk_id = -1;
     if (!sl_hf_is_null(unk)) { /* HF looks it up in the model vocab (an error there when a character needs it) */
         sl_bpe_slot *u = sl_bpe_map_find(&map, unk->str, unk->str_len);
@@ -212,11 +233,15 @@ sl_bpe *sl_bpe_load_json(const char *text, size_t len, const char *name, sl_err 
         goto fail;
     b->post_known = 1;
     if (b->ignore_merges)
-        build_words(b, sl_json_get(model, "vocab"));
+        build_words(b, L.v, L.nv);
     free(map.slots);
     sl_json_free(doc);
+    sl_bpe_lists_free(&L);
+    free(masked);
     return b;
 fail:
     sl_bpe_load_abort(b, &map, &txt, doc);
+    sl_bpe_lists_free(&L);
+    free(masked);
     return NULL;
 }

@@ -38,9 +38,47 @@ int sl_bpe_byte_level_only(const char *s, size_t n, sl_buf *out);
 
 /* An empty model named name (regex split on, no unk). */
 sl_bpe *sl_bpe_new(const char *name);
-/* Fills ids, the byte table and map (text -> id) from a JSON vocab object;
- * the vocab texts are kept in txt for lookups. */
-int sl_bpe_load_vocab(sl_bpe *b, const sl_json *vocab, uint32_t extra_max, sl_bpe_map *map, sl_buf *txt, sl_err *err);
+/* A vocabulary entry: its text (decoded; NUL after it only where it had
+ * an escape), the offset of its key in the file, its id (below 2^31). */
+typedef struct sl_bpe_vent {
+    const char *key;
+    size_t len, off;
+    uint32_t id;
+} sl_bpe_vent;
+/* A merge of model.merges: its two tokens' texts. */
+typedef struct sl_bpe_ment {
+    const char *l, *r;
+    size_t ln, rn;
+} sl_bpe_ment;
+/* A vocabulary object and (one-pass reader) a merges array as lists, in
+ * file order (bpe_vlist.c). The texts point into the tree or the file's
+ * text, or into the pools (escaped strings decoded). */
+typedef struct sl_bpe_lists {
+    sl_bpe_vent *v;
+    size_t nv;
+    sl_bpe_ment *m;
+    size_t nm;
+    char *vpool, *mpool;
+} sl_bpe_lists;
+/* The entries of a parsed vocab object, each id checked (an integer in
+ * [0, 2^31)); the message names the first that is not. */
+int sl_bpe_vocab_list(const sl_bpe *b, const sl_json *vocab, sl_bpe_lists *L, sl_err *err);
+/* One element of a parsed model.merges: "a b" (exactly one space) or
+ * ["a", "b"]; the message names it when it is neither. */
+int sl_bpe_merge_of(const sl_bpe *b, const sl_json *m, sl_bpe_ment *out, sl_err *err);
+/* The one-pass readers of the value at text[at, at + len) (nothing else
+ * but blanks there): 1 with the vocab entries or the merges in L; 0, with
+ * nothing reported, when the value is not the plain case (the whole file
+ * must then be parsed, and its tree read, for the parser's messages). */
+int sl_bpe_vocab_read(const char *text, size_t at, size_t len, sl_bpe_lists *L);
+int sl_bpe_merges_read(const char *text, size_t at, size_t len, sl_bpe_lists *L);
+void sl_bpe_lists_free(sl_bpe_lists *L);
+
+/* Fills ids, the byte table and map (text -> id) from the vocab entries
+ * v[0..n); the vocab texts are kept in txt for lookups (the map points
+ * into v's texts, which must outlive it). */
+int sl_bpe_load_vocab(sl_bpe *b, const sl_bpe_vent *v, size_t n, uint32_t extra_max, sl_bpe_map *map, sl_buf *txt,
+                      sl_err *err);
 /* Adds the merge of l and r at rank; where/pos name it in messages. */
 int sl_bpe_add_merge(sl_bpe *b, sl_bpe_map *map, const char *l, size_t ln, const char *r, size_t rn, size_t rank,
                      const char *where, size_t pos, sl_err *err);

@@ -128,41 +128,32 @@ static void alloc_ids(sl_bpe *b, uint32_t vocab_size)
         b->tok_len[i] = b->txt_off[i] = UINT32_MAX;
 }
 
-/* Fills ids, byte table and the text->id map from a JSON vocab object. */
-int sl_bpe_load_vocab(sl_bpe *b, const sl_json *vocab, uint32_t extra_max, sl_bpe_map *map, sl_buf *txt, sl_err *err)
+/* Fills ids, byte table and the text->id map from the vocab entries. */
+int sl_bpe_load_vocab(sl_bpe *b, const sl_bpe_vent *v, size_t n, uint32_t extra_max, sl_bpe_map *map, sl_buf *txt,
+                      sl_err *err)
 {
-    if (!vocab || vocab->type != SL_JSON_OBJECT)
-        return sl_errf(err, "%s: the vocab is missing or not a JSON object", b->name);
     uint32_t max_id = extra_max;
-    for (size_t i = 0; i < vocab->n; i++) {
-        int64_t id;
-        if (!sl_json_is_int(vocab->kids[i], &id) || id < 0 || id >= (int64_t)1 << 31)
-            return sl_errf(err, "%s:offset %zu: vocab entry '%.60s' has no valid integer id", b->name,
-                           vocab->kids[i]->offset, vocab->keys[i]->str);
-        if ((uint32_t)id + 1 > max_id)
-            max_id = (uint32_t)id + 1;
-    }
+    for (size_t i = 0; i < n; i++)
+        if (v[i].id + 1 > max_id)
+            max_id = v[i].id + 1;
     /* Ids index tables: a hostile file with one huge id must not make us
      * allocate gigabytes. Real vocabularies are dense (ids 0..n-1). */
-    if ((uint64_t)max_id > 2 * ((uint64_t)vocab->n + b->n_added) + 256)
-        return sl_errf(err, "%s: vocab ids are not dense (id %u with %zu entries)", b->name, max_id - 1, vocab->n);
+    if ((uint64_t)max_id > 2 * ((uint64_t)n + b->n_added) + 256)
+        return sl_errf(err, "%s: vocab ids are not dense (id %u with %zu entries)", b->name, max_id - 1, n);
     alloc_ids(b, max_id);
-    sl_bpe_map_init(map, vocab->n + 64);
-    for (size_t i = 0; i < vocab->n; i++) {
-        int64_t id;
-        sl_json_is_int(vocab->kids[i], &id);
-        const sl_json *k = vocab->keys[i];
-        if (k->str_len >= UINT32_MAX)
-            return sl_errf(err, "%s:offset %zu: a vocab entry of %zu bytes is too long", b->name, k->offset,
-                           k->str_len);
+    sl_bpe_map_init(map, n + 64);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t id = v[i].id;
+        if (v[i].len >= UINT32_MAX)
+            return sl_errf(err, "%s:offset %zu: a vocab entry of %zu bytes is too long", b->name, v[i].off, v[i].len);
         if (b->txt_off[id] != UINT32_MAX)
-            return sl_errf(err, "%s:offset %zu: id %lld is used twice in the vocab", b->name, k->offset, (long long)id);
-        sl_bpe_slot *s = sl_bpe_map_find(map, k->str, k->str_len);
-        sl_bpe_map_set(s, k->str, k->str_len, (uint32_t)id);
+            return sl_errf(err, "%s:offset %zu: id %lld is used twice in the vocab", b->name, v[i].off, (long long)id);
+        sl_bpe_slot *s = sl_bpe_map_find(map, v[i].key, v[i].len);
+        sl_bpe_map_set(s, v[i].key, v[i].len, id);
         b->txt_off[id] = (uint32_t)txt->len;
-        sl_buf_append(txt, k->str, k->str_len);
+        sl_buf_append(txt, v[i].key, v[i].len);
         sl_buf_putc(txt, 0);
-        set_token(b, (uint32_t)id, k->str, k->str_len);
+        set_token(b, id, v[i].key, v[i].len);
     }
     /* Single-byte tokens: the vocab entry whose text is the byte's symbol. */
     uint32_t b2u[256];
