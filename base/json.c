@@ -661,6 +661,13 @@ static sl_json *parse_value(parser *p)
         return NULL;
     }
     char c = p->s[p->i];
+    if ((c == '{' || c == '[') && p->opts)
+        for (size_t k = 0; k < p->opts->n_skip; k++)
+            if (p->opts->skip[k].at == p->i) {
+                sl_json *v = node(p, c == '{' ? SL_JSON_OBJECT : SL_JSON_ARRAY);
+                p->i += p->opts->skip[k].len;
+                return v;
+            }
     switch (c) {
     case '{': return parse_container(p, 1);
     case '[': return parse_container(p, 0);

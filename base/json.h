@@ -64,7 +64,16 @@ typedef struct sl_json_opts {
      * "NaN"): a NUMBER node (text the word, offset the object's) in place
      * of the object; default off: strict JSON, such an object an object */
     int nonfinite;
+    /* values stepped over: an object or array that starts at skip[k].at
+     * stands in the tree as an empty one, and parsing goes on at
+     * skip[k].at + skip[k].len (the caller has read it, and vouches it is
+     * one valid value there) */
+    const struct sl_json_skip *skip;
+    size_t n_skip;
 } sl_json_opts;
+typedef struct sl_json_skip {
+    size_t at, len;
+} sl_json_skip;
 
 /* Parses exactly one JSON value (surrounding whitespace allowed). On error
  * returns NULL and sets err to "offset N: what" (the caller adds the file). */

@@ -352,7 +352,13 @@ int sl_tokjson_probe_spbpe(sl_tok_src *src)
 
 sl_json_doc *sl_tokjson_parse(const char *text, size_t len, const char *name, sl_err *err)
 {
-    sl_json_opts jo = {.invalid_utf8 = SL_UTF8_ERROR};
+    return sl_tokjson_parse_skip(text, len, NULL, 0, name, err);
+}
+
+sl_json_doc *sl_tokjson_parse_skip(const char *text, size_t len, const sl_json_skip *skip, size_t n_skip,
+                                   const char *name, sl_err *err)
+{
+    sl_json_opts jo = {.invalid_utf8 = SL_UTF8_ERROR, .skip = skip, .n_skip = n_skip};
     sl_json_doc *doc = sl_json_parse(text, len, &jo, err);
     if (!doc)
         sl_err_prefix(err, "%s", name);

@@ -34,6 +34,9 @@ int sl_tokjson_skim_model(const char *text, size_t len, const char *const *keys,
 /* The parse of a tokenizer file's JSON (invalid UTF-8 is an error), or NULL
  * with the message starting with name. */
 sl_json_doc *sl_tokjson_parse(const char *text, size_t len, const char *name, sl_err *err);
+/* The same with the values at skip[0..n_skip) stepped over (sl_json_opts). */
+sl_json_doc *sl_tokjson_parse_skip(const char *text, size_t len, const sl_json_skip *skip, size_t n_skip,
+                                   const char *name, sl_err *err);
 /* The tokenizer.json of src (read at the first call): 0 with its text, or
  * -1 when it cannot be read (a probe then says no; the load reports it). */
 int sl_tok_src_json(sl_tok_src *src, const char **text, size_t *len);

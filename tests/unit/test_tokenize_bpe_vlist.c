@@ -11,6 +11,8 @@
  *    plain non-negative integer below 2^31, control characters, invalid
  *    UTF-8, a lone surrogate (the tree makes it U+FFFD), merges without
  *    exactly one space or with another shape, trailing garbage, truncation;
+ *  - the parse that steps over the two values read (sl_json_opts.skip)
+ *    leaves empty ones there and the rest as the full parse;
  *  - a whole tokenizer.json loads to the same tokenizer both ways: the
  *    file as is (one pass) and with its top-level key escaped (the skim
  *    gives up, so the whole tree is read), same ids on a sample and the
@@ -352,6 +354,29 @@ static void test_real_files(void **st)
     assert_int_equal(sl_tokjson_skim_model(t, n, keys, sp, 2), 0);
     assert_int_equal(vocab_same(t, sp[0].at, sp[0].len, sl_json_get(model, "vocab")), 1);
     assert_int_equal(merges_same(t, sp[1].at, sp[1].len, sl_json_get(model, "merges")), 1);
+    /* the parse that steps over the two: empty values where they were, the
+     * rest as the full parse has it */
+    sl_json_skip skip[2] = {{sp[0].at, sp[0].len}, {sp[1].at, sp[1].len}};
+    sl_json_doc *k = sl_tokjson_parse_skip(t, n, skip, 2, "neox", &e);
+    assert_non_null(k);
+    const sl_json *km = sl_json_get(sl_json_root(k), "model");
+    const sl_json *kv = sl_json_get(km, "vocab"), *kg = sl_json_get(km, "merges");
+    assert_true(kv && kv->type == SL_JSON_OBJECT && kv->n == 0 && kv->offset == sp[0].at);
+    assert_true(kg && kg->type == SL_JSON_ARRAY && kg->n == 0 && kg->offset == sp[1].at);
+    assert_true(sl_json_get(model, "vocab")->n > 50000);
+    static const char *const rest[] = {"added_tokens", "normalizer", "pre_tokenizer", "post_processor", "decoder"};
+    for (size_t i = 0; i < sizeof rest / sizeof *rest; i++) {
+        sl_buf x = {0}, y = {0};
+        sl_json_put_value(&x, sl_json_get(sl_json_root(d), rest[i]));
+        sl_json_put_value(&y, sl_json_get(sl_json_root(k), rest[i]));
+        assert_int_equal(x.len, y.len);
+        assert_memory_equal(x.data, y.data, x.len);
+        sl_buf_free(&x);
+        sl_buf_free(&y);
+    }
+    assert_int_equal(sl_json_get(sl_json_root(k), "added_tokens")->offset,
+                     sl_json_get(sl_json_root(d), "added_tokens")->offset);
+    sl_json_free(k);
     sl_json_free(d);
     free(t);
 }

@@ -47,7 +47,7 @@ static sl_bpe *load_vocab_merges(const char *vj, size_t vn, const char *mt, size
      * is not the plain case */
     if (sl_bpe_vocab_read(vj, 0, vn, &L)) {
         b = sl_bpe_new(name);
-    } else if (!(doc = sl_bpe_load_begin(vj, vn, name, &b, err))) {
+    } else if (!(doc = sl_bpe_load_begin(vj, vn, NULL, 0, name, &b, err))) {
         return NULL;
     }
     sl_bpe_map map = {0};

@@ -99,26 +99,19 @@ static void build_words(sl_bpe *b, const sl_bpe_vent *v, size_t n)
 }
 
 /* The one-pass way to model.vocab and model.merges (bpe_vlist.c): 1 with
- * both in L and, in *masked, a copy of the text where the two values are
- * blanked to {} and [] (same length: every other offset stays), to parse
- * for the rest; 0 when the whole text must be parsed. */
-static int read_model_lists(const char *text, size_t len, sl_bpe_lists *L, char **masked)
+ * both in L and their spans in sp (for the parser to step over); 0 when
+ * the whole text must be parsed. */
+static int read_model_lists(const char *text, size_t len, sl_bpe_lists *L, sl_json_skip sp[2])
 {
     static const char *const keys[] = {"vocab", "merges"};
-    sl_skim_span sp[2];
-    if (sl_tokjson_skim_model(text, len, keys, sp, 2) || !sp[0].len || !sp[1].len ||
-        !sl_bpe_vocab_read(text, sp[0].at, sp[0].len, L) || !sl_bpe_merges_read(text, sp[1].at, sp[1].len, L)) {
+    sl_skim_span s[2];
+    if (sl_tokjson_skim_model(text, len, keys, s, 2) || !s[0].len || !s[1].len ||
+        !sl_bpe_vocab_read(text, s[0].at, s[0].len, L) || !sl_bpe_merges_read(text, s[1].at, s[1].len, L)) {
         sl_bpe_lists_free(L);
         return 0;
     }
-    char *t = sl_xmalloc(len + 1);
-    memcpy(t, text, len);
-    t[len] = 0;
-    memset(t + sp[0].at, ' ', sp[0].len);
-    memcpy(t + sp[0].at, "{}", 2);
-    memset(t + sp[1].at, ' ', sp[1].len);
-    memcpy(t + sp[1].at, "[]", 2);
-    *masked = t;
+    sp[0] = (sl_json_skip){s[0].at, s[0].len};
+    sp[1] = (sl_json_skip){s[1].at, s[1].len};
     return 1;
 }
 
@@ -126,12 +119,11 @@ sl_bpe *sl_bpe_load_json(const char *text, size_t len, const char *name, sl_err 
 {
     sl_bpe *b;
     sl_bpe_lists L = {0};
-    char *masked = NULL;
-    int fast = read_model_lists(text, len, &L, &masked);
-    sl_json_doc *doc = sl_bpe_load_begin(fast ? masked : text, len, name, &b, err);
+    sl_json_skip skip[2];
+    int fast = read_model_lists(text, len, &L, skip);
+    sl_json_doc *doc = sl_bpe_load_begin(text, len, skip, fast ? 2 : 0, name, &b, err);
     if (!doc) {
         sl_bpe_lists_free(&L);
-        free(masked);
         return NULL;
     }
     sl_bpe_map map = {0};
@@ -237,11 +229,9 @@ sl_bpe *sl_bpe_load_json(const char *text, size_t len, const char *name, sl_err 
     free(map.slots);
     sl_json_free(doc);
     sl_bpe_lists_free(&L);
-    free(masked);
     return b;
 fail:
     sl_bpe_load_abort(b, &map, &txt, doc);
     sl_bpe_lists_free(&L);
-    free(masked);
     return NULL;
 }

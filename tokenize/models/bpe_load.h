@@ -86,9 +86,11 @@ int sl_bpe_add_merge(sl_bpe *b, sl_bpe_map *map, const char *l, size_t ln, const
  * tries, txt taken over, the pre-tokenizer compiled. */
 int sl_bpe_finish(sl_bpe *b, sl_buf *txt, sl_err *err);
 
-/* The start of a load from JSON text: its parse (NULL with err set) and an
- * empty model named name in *b. */
-sl_json_doc *sl_bpe_load_begin(const char *text, size_t len, const char *name, sl_bpe **b, sl_err *err);
+/* The start of a load from JSON text: its parse (NULL with err set; the
+ * values at skip[0..n_skip), read already, stepped over as sl_json_opts
+ * says) and an empty model named name in *b. */
+sl_json_doc *sl_bpe_load_begin(const char *text, size_t len, const sl_json_skip *skip, size_t n_skip, const char *name,
+                               sl_bpe **b, sl_err *err);
 /* Frees what a load that failed made: the model, the map, the texts, the
  * parsed file. */
 void sl_bpe_load_abort(sl_bpe *b, sl_bpe_map *map, sl_buf *txt, sl_json_doc *doc);

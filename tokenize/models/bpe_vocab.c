@@ -362,9 +362,10 @@ void sl_bpe_load_abort(sl_bpe *b, sl_bpe_map *map, sl_buf *txt, sl_json_doc *doc
     sl_bpe_free(b);
 }
 
-sl_json_doc *sl_bpe_load_begin(const char *text, size_t len, const char *name, sl_bpe **b, sl_err *err)
+sl_json_doc *sl_bpe_load_begin(const char *text, size_t len, const sl_json_skip *skip, size_t n_skip, const char *name,
+                               sl_bpe **b, sl_err *err)
 {
-    sl_json_doc *doc = sl_tokjson_parse(text, len, name, err);
+    sl_json_doc *doc = sl_tokjson_parse_skip(text, len, skip, n_skip, name, err);
     *b = doc ? sl_bpe_new(name) : NULL;
     return doc;
 }
