@@ -174,56 +174,22 @@ static int reader_done(reader *r)
     return r->i == r->n;
 }
 
-static void reader_fail(reader *r)
+/* One vocabulary entry: "key": id. */
+static int vocab_entry(reader *r, void *out)
 {
-    sl_buf_free(&r->pool);
-}
-
-int sl_bpe_vocab_read(const char *text, size_t at, size_t len, sl_bpe_lists *L)
-{
-    reader r;
-    if (!reader_open(&r, text, at, len, '{')) {
-        reader_fail(&r);
+    const char *k;
+    size_t kn;
+    uint32_t id;
+    ws(r);
+    size_t off = r->i;
+    if (!string(r, &k, &kn) || !eat(r, ':') || !id_value(r, &id))
         return 0;
-    }
-    size_t cap = len / 8 + 16, n = 0;
-    sl_bpe_vent *v = sl_xmalloc(cap * sizeof *v);
-    if (eat(&r, '}'))
-        goto done;
-    for (;;) {
-        const char *k;
-        size_t kn;
-        uint32_t id;
-        ws(&r);
-        size_t off = r.i;
-        if (!string(&r, &k, &kn) || !eat(&r, ':') || !id_value(&r, &id))
-            goto fail;
-        if (n == cap) {
-            cap *= 2;
-            v = sl_xrealloc(v, cap * sizeof *v);
-        }
-        v[n++] = (sl_bpe_vent){k, kn, off, id};
-        if (eat(&r, ','))
-            continue;
-        if (eat(&r, '}'))
-            break;
-        goto fail;
-    }
-done:
-    if (!reader_done(&r))
-        goto fail;
-    L->v = v;
-    L->nv = n;
-    L->vpool = r.pool.data;
+    *(sl_bpe_vent *)out = (sl_bpe_vent){k, kn, off, id};
     return 1;
-fail:
-    free(v);
-    reader_fail(&r);
-    return 0;
 }
 
 /* One merge: "a b" (exactly one space) or ["a", "b"]. */
-static int merge(reader *r, sl_bpe_ment *m)
+static int merge(reader *r, void *out)
 {
     ws(r);
     const char *a, *b;
@@ -243,44 +209,56 @@ static int merge(reader *r, sl_bpe_ment *m)
         a = s, an = (size_t)(sp - s);
         b = sp + 1, bn = sn - an - 1;
     }
-    *m = (sl_bpe_ment){a, b, an, bn};
+    *(sl_bpe_ment *)out = (sl_bpe_ment){a, b, an, bn};
     return 1;
+}
+
+/* The object or array at text[at, at + len) (open '{' or '['), each of its
+ * members read by item into an array of size-byte elements: that array
+ * (its count in *n, the decoded strings' pool in *pool), or NULL. */
+static void *read_all(const char *text, size_t at, size_t len, char open, int (*item)(reader *, void *), size_t size,
+                      size_t *n, char **pool)
+{
+    reader r;
+    size_t cap = len / 8 + 16, k = 0;
+    char *v = NULL;
+    if (!reader_open(&r, text, at, len, open))
+        goto fail;
+    v = sl_xmalloc(cap * size);
+    if (!eat(&r, open == '{' ? '}' : ']'))
+        for (;;) {
+            if (k == cap) {
+                cap *= 2;
+                v = sl_xrealloc(v, cap * size);
+            }
+            if (!item(&r, v + k * size))
+                goto fail;
+            k++;
+            if (eat(&r, ','))
+                continue;
+            if (eat(&r, open == '{' ? '}' : ']'))
+                break;
+            goto fail;
+        }
+    if (!reader_done(&r))
+        goto fail;
+    *n = k;
+    *pool = r.pool.data;
+    return v;
+fail:
+    free(v);
+    sl_buf_free(&r.pool);
+    return NULL;
+}
+
+int sl_bpe_vocab_read(const char *text, size_t at, size_t len, sl_bpe_lists *L)
+{
+    L->v = read_all(text, at, len, '{', vocab_entry, sizeof *L->v, &L->nv, &L->vpool);
+    return L->v != NULL;
 }
 
 int sl_bpe_merges_read(const char *text, size_t at, size_t len, sl_bpe_lists *L)
 {
-    reader r;
-    if (!reader_open(&r, text, at, len, '[')) {
-        reader_fail(&r);
-        return 0;
-    }
-    size_t cap = len / 8 + 16, n = 0;
-    sl_bpe_ment *m = sl_xmalloc(cap * sizeof *m);
-    if (eat(&r, ']'))
-        goto done;
-    for (;;) {
-        if (n == cap) {
-            cap *= 2;
-            m = sl_xrealloc(m, cap * sizeof *m);
-        }
-        if (!merge(&r, &m[n]))
-            goto fail;
-        n++;
-        if (eat(&r, ','))
-            continue;
-        if (eat(&r, ']'))
-            break;
-        goto fail;
-    }
-done:
-    if (!reader_done(&r))
-        goto fail;
-    L->m = m;
-    L->nm = n;
-    L->mpool = r.pool.data;
-    return 1;
-fail:
-    free(m);
-    reader_fail(&r);
-    return 0;
+    L->m = read_all(text, at, len, '[', merge, sizeof *L->m, &L->nm, &L->mpool);
+    return L->m != NULL;
 }
