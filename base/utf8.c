@@ -67,8 +67,8 @@ __attribute__((target("ssse3"))) static inline __m128i block_errors(__m128i in, 
 {
     const __m128i lo4 = _mm_set1_epi8(0x0F);
     const __m128i t1_high =
-        _mm_setr_epi8(TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TWO_CONTS,
-                      TWO_CONTS, TWO_CONTS, TWO_CONTS, TOO_SHORT | OVERLONG_2, TOO_SHORT,
+        _mm_setr_epi8(TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, (char)TWO_CONTS,
+                      (char)TWO_CONTS, (char)TWO_CONTS, (char)TWO_CONTS, TOO_SHORT | OVERLONG_2, TOO_SHORT,
                       TOO_SHORT | OVERLONG_3 | SURROGATE, (char)(TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4));
     const __m128i t1_low = _mm_setr_epi8(
         (char)(CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4), (char)(CARRY | OVERLONG_2), (char)CARRY, (char)CARRY,
