@@ -10,7 +10,9 @@
  *    all in Unicode 14, which PCRE2 10.42 knows);
  *  - each string split with caps of 1, 2, 3, 7 and 256 pieces a call (a
  *    call starts anew where the last one ended) and by the one-piece
- *    scanners; all must give PCRE2's piece ends. */
+ *    scanners; all must give PCRE2's piece ends;
+ *  - each scan_many form: SSE2's window load and, where the CPU has
+ *    AVX-512BW, that one (sl_pretok_many_isa). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -167,11 +169,24 @@ static void test_many_vs_pcre2(void **st)
     pcre2_match_data *md = pcre2_match_data_create(4, NULL);
     char *t = malloc(ROOM);
     size_t *want = malloc(ROOM * sizeof *want), *got = malloc(ROOM * sizeof *got);
-    for (int it = 0; it < 6000; it++) {
-        size_t n = make_text(t, 1 + rnd(it % 4 ? 200 : 1000));
-        for (size_t s = 0; s < NS; s++)
-            check(sc[s].name, sc[s].many, sc[s].one, re[s], md, t, n, want, got);
+    /* each form: SSE2's window load and, where the CPU has it, AVX-512BW's */
+    int runs = 0;
+    for (int isa = 0; isa <= 4; isa += 4) {
+        if (!sl_pretok_many_isa(SL_PRETOK_GPT2, isa))
+            continue;
+        runs++;
+        for (size_t s = 0; s < NS; s++) {
+            sc[s].many = sl_pretok_many_isa((int)s, isa);
+            assert_non_null(sc[s].many);
+        }
+        for (int it = 0; it < 6000; it++) {
+            size_t n = make_text(t, 1 + rnd(it % 4 ? 200 : 1000));
+            for (size_t s = 0; s < NS; s++)
+                check(sc[s].name, sc[s].many, sc[s].one, re[s], md, t, n, want, got);
+        }
     }
+    assert_true(runs >= 1);
+    assert_ptr_equal(sl_pretok_many_isa(SL_PRETOK_GPT2, 0), sl_pretok_many_gpt2);
     free(t);
     free(want);
     free(got);

@@ -289,6 +289,18 @@ size_t sl_pretok_many_llama3(const uint8_t *p, size_t n, size_t pos, size_t *end
 size_t sl_pretok_many_qwen2(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
 size_t sl_pretok_many_o200k(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
 size_t sl_pretok_many_tekken(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
+/* The same on the AVX-512BW window load (x86-64 with GCC or clang; callers
+ * check the CPU: sl_pretok_many_isa). */
+size_t sl_pretok_many_gpt2_v4(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
+size_t sl_pretok_many_llama3_v4(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
+size_t sl_pretok_many_qwen2_v4(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
+size_t sl_pretok_many_o200k_v4(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
+size_t sl_pretok_many_tekken_v4(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
+typedef size_t (*sl_pretok_many_fn)(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap);
+/* The scan_many form of pattern pretok (SL_PRETOK_*) on the window loads
+ * of isa (0: SSE2, 4: AVX-512BW; -1: the widest this CPU runs), or NULL
+ * where the CPU or the build has no such form. */
+sl_pretok_many_fn sl_pretok_many_isa(int pretok, int isa);
 /* bpe_merge.c: the BPE of the pieces p[start..ends[0]), p[ends[0]..ends[1]),
  * ... (m of them) of the text p[0..n), appended to out. */
 void sl_bpe_pieces(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_t n, size_t start, const size_t *ends,

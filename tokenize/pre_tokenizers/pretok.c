@@ -57,11 +57,7 @@ int sl_pretok_compile(sl_bpe *b, sl_err *err)
                  : b->pretok == SL_PRETOK_O200K  ? sl_pretok_scan_o200k
                  : b->pretok == SL_PRETOK_TEKKEN ? sl_pretok_scan_tekken
                                                  : sl_pretok_scan;
-    b->scan_many = b->pretok == SL_PRETOK_LLAMA3   ? sl_pretok_many_llama3
-                   : b->pretok == SL_PRETOK_QWEN2  ? sl_pretok_many_qwen2
-                   : b->pretok == SL_PRETOK_O200K  ? sl_pretok_many_o200k
-                   : b->pretok == SL_PRETOK_TEKKEN ? sl_pretok_many_tekken
-                                                   : sl_pretok_many_gpt2;
+    b->scan_many = sl_pretok_many_isa(b->pretok, -1);
     if (b->pretok == SL_PRETOK_O200K || b->pretok == SL_PRETOK_TEKKEN)
         sl_pretok_o200k_init();
     b->re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &ec, &eo, NULL);
@@ -262,23 +258,24 @@ size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos)
                                pt_contraction_len(p, n, wb + (unsigned)__builtin_ctzll(a_), 0), 1);                    \
     } while (0)
 
-size_t sl_pretok_many_gpt2(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap)
-{
-    PT_MANY(GPT2_STARTS, piece_gpt2)
-}
+size_t sl_pretok_many_gpt2(const uint8_t *p, size_t n, size_t pos, size_t *ends,
+                           size_t cap){PT_MANY(GPT2_STARTS, piece_gpt2)}
+#ifdef PT_HAVE_ISA
+PT_MANY_ISA(sl_pretok_many_gpt2, GPT2_STARTS, piece_gpt2)
+#endif
 
-/* --- the Llama-3 and Qwen2 patterns by hand -------------------------------
- *   (?i:'s|'t|'re|'ve|'m|'ll|'d)   contractions, any case; Oniguruma's case
- *                                  folding also matches U+017F (long s) for s
- *   [^\r\nLN]?L+                   letters after at most one character that
- *                                  is not CR, LF, a letter or a number
- *   N{1,3}                         up to three digits (Qwen2: one)
- *    ?O+[\r\n]*                    other characters, then any CR/LF
- *   S*[\r\n]+                      whitespace up to its last CR/LF
- *   S+(?!\S) | S+                  whitespace, as in GPT-2's pattern
- * tried in that order; the classes are the table's (HF's). Checked against
- * HF's own splits in test_tokenize_bpe_split. */
-static int fold_is(const uint8_t *p, size_t n, size_t i, char lower, size_t *len)
+    /* --- the Llama-3 and Qwen2 patterns by hand -------------------------------
+     *   (?i:'s|'t|'re|'ve|'m|'ll|'d)   contractions, any case; Oniguruma's case
+     *                                  folding also matches U+017F (long s) for s
+     *   [^\r\nLN]?L+                   letters after at most one character that
+     *                                  is not CR, LF, a letter or a number
+     *   N{1,3}                         up to three digits (Qwen2: one)
+     *    ?O+[\r\n]*                    other characters, then any CR/LF
+     *   S*[\r\n]+                      whitespace up to its last CR/LF
+     *   S+(?!\S) | S+                  whitespace, as in GPT-2's pattern
+     * tried in that order; the classes are the table's (HF's). Checked against
+     * HF's own splits in test_tokenize_bpe_split. */
+    static int fold_is(const uint8_t *p, size_t n, size_t i, char lower, size_t *len)
 {
     if (i >= n)
         return 0;
@@ -416,10 +413,35 @@ static size_t piece_qwen2(const uint8_t *p, size_t n, size_t pos)
 
 size_t sl_pretok_many_llama3(const uint8_t *p, size_t n, size_t pos, size_t *ends,
                              size_t cap){PT_MANY(LLAMA3_STARTS, piece_llama3)}
+#ifdef PT_HAVE_ISA
+PT_MANY_ISA(sl_pretok_many_llama3, LLAMA3_STARTS, piece_llama3)
+#endif
 
-size_t sl_pretok_many_qwen2(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap)
+    size_t sl_pretok_many_qwen2(const uint8_t *p, size_t n, size_t pos, size_t *ends,
+                                size_t cap){PT_MANY(QWEN2_STARTS, piece_qwen2)}
+#ifdef PT_HAVE_ISA
+PT_MANY_ISA(sl_pretok_many_qwen2, QWEN2_STARTS, piece_qwen2)
+#endif
+
+    sl_pretok_many_fn sl_pretok_many_isa(int pretok, int isa)
 {
-    PT_MANY(QWEN2_STARTS, piece_qwen2)
+    static const sl_pretok_many_fn base[] = {sl_pretok_many_gpt2, sl_pretok_many_llama3, sl_pretok_many_qwen2,
+                                             sl_pretok_many_o200k, sl_pretok_many_tekken};
+    if (pretok < 0 || pretok > SL_PRETOK_TEKKEN)
+        return NULL;
+#ifdef PT_HAVE_ISA
+    static const sl_pretok_many_fn v4[] = {sl_pretok_many_gpt2_v4, sl_pretok_many_llama3_v4, sl_pretok_many_qwen2_v4,
+                                           sl_pretok_many_o200k_v4, sl_pretok_many_tekken_v4};
+    int v4_ok = __builtin_cpu_supports("avx512bw");
+    if (isa < 0)
+        isa = v4_ok ? 4 : 0;
+    if (isa == 4)
+        return v4_ok ? v4[pretok] : NULL;
+#else
+    if (isa < 0)
+        isa = 0;
+#endif
+    return isa == 0 ? base[pretok] : NULL;
 }
 
 /* --- Digits(individual_digits) then ByteLevel's GPT-2 regex -----------------
