@@ -6,7 +6,9 @@
  *    starting anew where the last ended) gives the same piece ends as the
  *    one-piece scanner, every end after the last and the last at the end;
  *  - on ASCII input (every character known to PCRE2), both give the
- *    pattern's matches through PCRE2 (UTF mode).
+ *    pattern's matches through PCRE2 (UTF mode);
+ *  - the same for the widest scan_many form this CPU runs (the AVX-512BW
+ *    window load, sl_pretok_many_isa) where it is another.
  * Invalid UTF-8 is skipped: callers pass valid UTF-8 only. */
 #include <stddef.h>
 #include <stdint.h>
@@ -59,10 +61,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < size; i++)
         ascii &= data[i] < 0x80;
     size_t *ends = malloc((size + 256) * sizeof *ends);
-    for (int s = 0; s < NS; s++) {
+    for (int f = 0; f < 2 * NS; f++) {
+        int s = f % NS;
+        many_fn many = f < NS ? sc[s].many : sl_pretok_many_isa(s, -1);
+        if (f >= NS && many == sc[s].many)
+            continue;
         size_t k = 0, pos = 0;
         while (pos < size) {
-            size_t m = sc[s].many(data, size, pos, ends + k, cap);
+            size_t m = many(data, size, pos, ends + k, cap);
             if (m < 1 || m > cap)
                 abort();
             for (size_t i = 0; i < m; i++)
