@@ -140,11 +140,13 @@ struct sl_bpe {
  * Two ways against one: 30 % fewer misses on the bench corpus's GPT-2
  * pieces (143k against 209k of 10.7M; four ways 128k), and pre-tokenizing
  * and looking up 24 MB of it took 0.4-4.3 % less time (o200k least,
- * GPT-NeoX most; four ways were slower). 2^15 entries (2 MiB): pre-tokenizing
- * and looking up the pieces of 24 MB of the bench corpus took 1-3 % less
- * time than with 2^14 (GPT-2, GPT-NeoX, a Llama-3-style cl100k, the two
- * sizes interleaved in one process; docs/performance.md). */
-#define SL_PCACHE_BITS 15
+ * GPT-NeoX most; four ways were slower). 2^16 entries (4 MiB a thread):
+ * with the sets of two, pre-tokenizing, looking up and encoding the pieces
+ * of the 50 MB bench corpus in one pass took 0.3-4 % less time than with
+ * 2^15 (GPT-2, cl100k, o200k, GPT-NeoX; paired in one process), 7-12 % on
+ * 24 MB of it twice, where pieces recur as in a larger corpus (2^17 no
+ * better than 2^16; docs/performance.md). */
+#define SL_PCACHE_BITS 16
 #define SL_PCACHE_IDS 11
 typedef struct sl_pcache_entry {
     uint64_t a, b;
