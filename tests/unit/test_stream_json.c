@@ -328,6 +328,81 @@ static void test_string_runs_random(void **st)
     free(want);
 }
 
+/* sl_json_str_decode's one-loop way (16 bytes at a time, and 64 at a time
+ * with AVX-512 VBMI2 where the CPU has it) against its run-by-run way
+ * (SL_JSTR_CAREFUL): the same result, end, bytes and changed flag on
+ * strings of every escape, backslash pairs and escapes on both sides of
+ * every 64-byte boundary, long plain runs, UTF-8, and now and then a fault
+ * (a raw control character, a bad escape, invalid UTF-8, no closing quote). */
+static void test_decode_ways_agree(void **st)
+{
+    (void)st;
+    uint64_t seed = 0x2545F4914F6CDD1Du;
+#define RND() (seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17, seed)
+    static const char *const bits[] = {"\\n",     "\\\\",           "\\\"",     "\\/",          "\\t",
+                                       "\\u00e9", "\\ud83d\\ude42", "\xc3\xa9", "\xe6\xbc\xa2", " ",
+                                       "\\\\n",   "\\r\\n",         "\\b\\f"};
+    static const char *const faults[] = {"\x01", "\\x", "\\u12", "\xff", "\xc3(", "\\ud800"};
+    sl_buf src = {0}, fast = {0}, careful = {0};
+    for (int round = 0; round < 20000; round++) {
+        sl_buf_clear(&src);
+        size_t lead = (size_t)(RND() % 70);
+        for (size_t i = 0; i < lead; i++)
+            sl_buf_putc(&src, 'x');
+        size_t start = src.len;
+        int pieces = (int)(RND() % 30);
+        for (int k = 0; k < pieces; k++) {
+            unsigned kind = (unsigned)(RND() % 8);
+            if (kind < 3) { /* plain ASCII, up to past a block */
+                size_t len = 1 + RND() % (kind ? 20 : 140);
+                for (size_t i = 0; i < len; i++) {
+                    char c = (char)(0x20 + RND() % 95);
+                    sl_buf_putc(&src, c == '"' || c == '\\' ? 'y' : c);
+                }
+            } else {
+                const char *b = bits[RND() % (sizeof bits / sizeof *bits)];
+                sl_buf_append(&src, b, strlen(b));
+            }
+        }
+        if (RND() % 8 == 0) { /* a fault somewhere */
+            const char *f = faults[RND() % (sizeof faults / sizeof *faults)];
+            size_t at = start + (src.len > start ? RND() % (src.len - start + 1) : 0);
+            sl_buf t = {0};
+            sl_buf_append(&t, src.data, at);
+            sl_buf_append(&t, f, strlen(f));
+            sl_buf_append(&t, src.data + at, src.len - at);
+            sl_buf_free(&src);
+            src = t;
+        }
+        if (RND() % 16)
+            sl_buf_putc(&src, '"');
+        size_t tail = (size_t)(RND() % 80); /* what follows the string on the line */
+        for (size_t i = 0; i < tail; i++)
+            sl_buf_putc(&src, (char)(RND() % 2 ? '"' : '\\'));
+        for (int mode = 0; mode < 3; mode++) {
+            size_t pf = start, pc = start, inf = 0, inc = 0;
+            int chf = -1, chc = -1;
+            sl_buf_clear(&fast);
+            sl_buf_clear(&careful);
+            int rf = sl_json_str_decode(src.data, src.len, &pf, &fast, mode, &inf, &chf);
+            int rc = sl_json_str_decode(src.data, src.len, &pc, &careful, mode | SL_JSTR_CAREFUL, &inc, &chc);
+            assert_int_equal(rf, rc);
+            assert_int_equal(pf, pc);
+            if (rf == 0) {
+                assert_int_equal(fast.len, careful.len);
+                if (fast.len)
+                    assert_memory_equal(fast.data, careful.data, fast.len);
+                assert_int_equal(inf, inc);
+                assert_int_equal(chf, chc);
+            }
+        }
+    }
+    sl_buf_free(&src);
+    sl_buf_free(&fast);
+    sl_buf_free(&careful);
+#undef RND
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -340,6 +415,7 @@ int main(void)
         cmocka_unit_test(test_writer_roundtrip),
         cmocka_unit_test(test_utf8_check),
         cmocka_unit_test(test_string_runs_random),
+        cmocka_unit_test(test_decode_ways_agree),
         cmocka_unit_test(test_numbers_random),
     };
     return cmocka_run_group_tests_name("stream/json", tests, NULL, NULL);
