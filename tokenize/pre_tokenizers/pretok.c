@@ -258,24 +258,29 @@ size_t sl_pretok_scan(const uint8_t *p, size_t n, size_t pos)
                                pt_contraction_len(p, n, wb + (unsigned)__builtin_ctzll(a_), 0), 1);                    \
     } while (0)
 
-size_t sl_pretok_many_gpt2(const uint8_t *p, size_t n, size_t pos, size_t *ends,
-                           size_t cap){PT_MANY(GPT2_STARTS, piece_gpt2)}
+size_t sl_pretok_many_gpt2(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap)
+{
+    PT_MANY(GPT2_STARTS, piece_gpt2);
+}
 #ifdef PT_HAVE_ISA
-PT_MANY_ISA(sl_pretok_many_gpt2, GPT2_STARTS, piece_gpt2)
+PT_V4 size_t sl_pretok_many_gpt2_v4(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap)
+{
+    PT_MANY_L(pt_win_load_v4, GPT2_STARTS, piece_gpt2);
+}
 #endif
 
-    /* --- the Llama-3 and Qwen2 patterns by hand -------------------------------
-     *   (?i:'s|'t|'re|'ve|'m|'ll|'d)   contractions, any case; Oniguruma's case
-     *                                  folding also matches U+017F (long s) for s
-     *   [^\r\nLN]?L+                   letters after at most one character that
-     *                                  is not CR, LF, a letter or a number
-     *   N{1,3}                         up to three digits (Qwen2: one)
-     *    ?O+[\r\n]*                    other characters, then any CR/LF
-     *   S*[\r\n]+                      whitespace up to its last CR/LF
-     *   S+(?!\S) | S+                  whitespace, as in GPT-2's pattern
-     * tried in that order; the classes are the table's (HF's). Checked against
-     * HF's own splits in test_tokenize_bpe_split. */
-    static int fold_is(const uint8_t *p, size_t n, size_t i, char lower, size_t *len)
+/* --- the Llama-3 and Qwen2 patterns by hand -------------------------------
+ *   (?i:'s|'t|'re|'ve|'m|'ll|'d)   contractions, any case; Oniguruma's case
+ *                                  folding also matches U+017F (long s) for s
+ *   [^\r\nLN]?L+                   letters after at most one character that
+ *                                  is not CR, LF, a letter or a number
+ *   N{1,3}                         up to three digits (Qwen2: one)
+ *    ?O+[\r\n]*                    other characters, then any CR/LF
+ *   S*[\r\n]+                      whitespace up to its last CR/LF
+ *   S+(?!\S) | S+                  whitespace, as in GPT-2's pattern
+ * tried in that order; the classes are the table's (HF's). Checked against
+ * HF's own splits in test_tokenize_bpe_split. */
+static int fold_is(const uint8_t *p, size_t n, size_t i, char lower, size_t *len)
 {
     if (i >= n)
         return 0;
@@ -411,19 +416,29 @@ static size_t piece_qwen2(const uint8_t *p, size_t n, size_t pos)
     return piece_cl100k(p, n, pos, 1);
 }
 
-size_t sl_pretok_many_llama3(const uint8_t *p, size_t n, size_t pos, size_t *ends,
-                             size_t cap){PT_MANY(LLAMA3_STARTS, piece_llama3)}
+size_t sl_pretok_many_llama3(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap)
+{
+    PT_MANY(LLAMA3_STARTS, piece_llama3);
+}
 #ifdef PT_HAVE_ISA
-PT_MANY_ISA(sl_pretok_many_llama3, LLAMA3_STARTS, piece_llama3)
+PT_V4 size_t sl_pretok_many_llama3_v4(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap)
+{
+    PT_MANY_L(pt_win_load_v4, LLAMA3_STARTS, piece_llama3);
+}
 #endif
 
-    size_t sl_pretok_many_qwen2(const uint8_t *p, size_t n, size_t pos, size_t *ends,
-                                size_t cap){PT_MANY(QWEN2_STARTS, piece_qwen2)}
+size_t sl_pretok_many_qwen2(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap)
+{
+    PT_MANY(QWEN2_STARTS, piece_qwen2);
+}
 #ifdef PT_HAVE_ISA
-PT_MANY_ISA(sl_pretok_many_qwen2, QWEN2_STARTS, piece_qwen2)
+PT_V4 size_t sl_pretok_many_qwen2_v4(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap)
+{
+    PT_MANY_L(pt_win_load_v4, QWEN2_STARTS, piece_qwen2);
+}
 #endif
 
-    sl_pretok_many_fn sl_pretok_many_isa(int pretok, int isa)
+sl_pretok_many_fn sl_pretok_many_isa(int pretok, int isa)
 {
     static const sl_pretok_many_fn base[] = {sl_pretok_many_gpt2, sl_pretok_many_llama3, sl_pretok_many_qwen2,
                                              sl_pretok_many_o200k, sl_pretok_many_tekken};

@@ -274,11 +274,24 @@ static size_t piece_tekken(const uint8_t *p, size_t n, size_t pos)
     return scan(p, n, pos, 0, 1);
 }
 
-size_t sl_pretok_many_o200k(const uint8_t *p, size_t n, size_t pos, size_t *ends,
-                            size_t cap){PT_MANY(O200K_W, piece_o200k)}
-
-size_t sl_pretok_many_tekken(const uint8_t *p, size_t n, size_t pos, size_t *ends,
-                             size_t cap){PT_MANY(TEKKEN_W, piece_tekken)}
+size_t sl_pretok_many_o200k(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap)
+{
+    PT_MANY(O200K_W, piece_o200k);
+}
 #ifdef PT_HAVE_ISA
-PT_MANY_ISA(sl_pretok_many_o200k, O200K_W, piece_o200k) PT_MANY_ISA(sl_pretok_many_tekken, TEKKEN_W, piece_tekken)
+PT_V4 size_t sl_pretok_many_o200k_v4(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap)
+{
+    PT_MANY_L(pt_win_load_v4, O200K_W, piece_o200k);
+}
+#endif
+
+size_t sl_pretok_many_tekken(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap)
+{
+    PT_MANY(TEKKEN_W, piece_tekken);
+}
+#ifdef PT_HAVE_ISA
+PT_V4 size_t sl_pretok_many_tekken_v4(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap)
+{
+    PT_MANY_L(pt_win_load_v4, TEKKEN_W, piece_tekken);
+}
 #endif

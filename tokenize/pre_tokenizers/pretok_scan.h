@@ -200,7 +200,7 @@ static inline __attribute__((always_inline)) void pt_win_load(pt_win *w, const u
 #include <immintrin.h>
 /* The same classes 64 bytes at a time with AVX-512BW (unsigned range
  * compares straight into masks); the scan_many forms built with it
- * (PT_MANY_ISA) are chosen at load where the CPU has it. An AVX2 form (32
+ * (PT_V4) are chosen at load where the CPU has it. An AVX2 form (32
  * bytes a step, SSE2's compares) was 7-9 % slower than SSE2's on the bench
  * corpus, this one 24 % faster for GPT-2's pattern and 0-4 % for the
  * others (their rules, not the classes, are most of their time). */
@@ -232,7 +232,8 @@ __attribute__((target("avx512bw"))) static inline void pt_win_load_v4(pt_win *w,
  * scanner: it takes the pieces from the last start before a byte that is
  * not exact until the next start after all of them, the rest of a window
  * whose last bytes are hard (the next starts anew), and windows with bytes
- * >= 0x80. */
+ * >= 0x80. A function's whole body, followed by ';'. PT_MANY_L takes the
+ * window load too (pt_win_load, or pt_win_load_v4 in a PT_V4 function). */
 #define PT_MANY(STARTS, PIECE) PT_MANY_L(pt_win_load, STARTS, PIECE)
 #define PT_MANY_L(LOAD, STARTS, PIECE)                                                                                 \
     size_t m = 0, lo = pos, wb = pos - PT_CTX;                                                                         \
@@ -297,14 +298,10 @@ __attribute__((target("avx512bw"))) static inline void pt_win_load_v4(pt_win *w,
     return m;
 
 #ifdef PT_HAVE_ISA
-/* name##_v4: the scan_many form on the AVX-512BW window load (the rest of
- * the scan is the same code) */
-#define PT_MANY_ISA(name, STARTS, PIECE)                                                                               \
-    __attribute__((target("avx512bw")))                                                                                \
-    size_t name##_v4(const uint8_t *p, size_t n, size_t pos, size_t *ends, size_t cap)                                 \
-    {                                                                                                                  \
-        PT_MANY_L(pt_win_load_v4, STARTS, PIECE)                                                                       \
-    }
+/* The attribute of a scan_many form on the AVX-512BW window load, whose
+ * body is PT_MANY_L(pt_win_load_v4, STARTS, PIECE); (the rest of the scan
+ * is the same code) */
+#define PT_V4 __attribute__((target("avx512bw")))
 #endif
 
 /* The run of ones in x that holds bit 0, and the one that holds bit 63. */
