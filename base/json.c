@@ -194,15 +194,6 @@ __attribute__((target("avx512bw,avx512vbmi,avx512vbmi2"))) static size_t block64
     *high |= (top & valid) != 0;
     return len;
 }
-
-static int block64_ok(void)
-{
-    static int ok = -1;
-    if (ok < 0)
-        ok = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi") &&
-             __builtin_cpu_supports("avx512vbmi2");
-    return ok;
-}
 #endif
 
 /* The usual string in one loop: plain bytes 16 at a time, escapes decoded
@@ -220,7 +211,8 @@ static int str_decode_fast(const char *s, size_t n, size_t *pos, sl_buf *b, int 
     char *dst = b->data + b->len, *lim = b->data + b->cap - 1;
     const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\'), vc = _mm_set1_epi8(0x1F);
 #ifdef JSON_BLOCK64
-    int wide = block64_ok();
+    int wide = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi") &&
+               __builtin_cpu_supports("avx512vbmi2");
 #endif
     for (;;) {
         if (lim - dst < 64) { /* 64 stored, or up to 15 and an escape's 4 */

@@ -121,11 +121,14 @@ __attribute__((target("ssse3"))) static size_t check_ssse3(const uint8_t *p, siz
     size_t i = 0;
     for (;;) {
         int closed = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_subs_epu8(prev, open), zero)) == 0xFFFF;
-        if (closed) { /* ASCII 32 bytes at a time (any ASCII block is as good a prev as zeros) */
+        if (closed) { /* ASCII 32 bytes at a time; after it, zeros are as good a prev as those bytes */
+            size_t i0 = i;
             while (i + 32 <= n &&
                    !_mm_movemask_epi8(_mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(p + i)),
                                                    _mm_loadu_si128((const __m128i *)(const void *)(p + i + 16)))))
                 i += 32;
+            if (i != i0)
+                prev = zero;
         }
         if (i + 16 > n)
             break;
