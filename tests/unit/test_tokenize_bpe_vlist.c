@@ -48,25 +48,39 @@ static sl_json_doc *parse(const char *t, size_t n)
     return sl_json_parse(t, n, &jo, &e);
 }
 
-/* The vocab reader on t[at, at + n): -1 refused; else 1 after checking its
- * entries are the tree's. */
-static int vocab_same(const char *t, size_t at, size_t n, const sl_json *tree)
+/* The model the loaders' list functions name in their messages. */
+static sl_bpe *model(void)
 {
     static sl_bpe *b;
     if (!b)
         b = sl_bpe_new("test");
+    return b;
+}
+
+/* tree, or (when NULL) the parse of t[at, at + n) in *d, which a reader
+ * took, so the parser must too. */
+static const sl_json *tree_of(const char *t, size_t at, size_t n, const sl_json *tree, sl_json_doc **d)
+{
+    *d = NULL;
+    if (tree)
+        return tree;
+    *d = parse(t + at, n);
+    if (!*d)
+        fail_msg("the reader took what the parser refuses: %.*s", (int)(n < 200 ? n : 200), t + at);
+    return sl_json_root(*d);
+}
+
+/* The vocab reader on t[at, at + n): -1 refused; else 1 after checking its
+ * entries are the tree's. */
+static int vocab_same(const char *t, size_t at, size_t n, const sl_json *tree)
+{
     sl_bpe_lists fast = {0}, slow = {0};
     if (!sl_bpe_vocab_read(t, at, n, &fast))
         return -1;
-    sl_json_doc *d = NULL;
-    if (!tree) {
-        d = parse(t + at, n);
-        if (!d)
-            fail_msg("the reader took what the parser refuses: %.*s", (int)(n < 200 ? n : 200), t + at);
-        tree = sl_json_root(d);
-    }
+    sl_json_doc *d;
+    tree = tree_of(t, at, n, tree, &d);
     sl_err e = {{0}};
-    if (sl_bpe_vocab_list(b, tree, &slow, &e))
+    if (sl_bpe_vocab_list(model(), tree, &slow, &e))
         fail_msg("the reader took a vocab the loader refuses (%s): %.*s", e.msg, (int)(n < 200 ? n : 200), t + at);
     assert_int_equal(fast.nv, slow.nv);
     size_t base = d ? at : 0; /* (a tree of the span alone counts from its start) */
@@ -85,25 +99,17 @@ static int vocab_same(const char *t, size_t at, size_t n, const sl_json *tree)
 
 static int merges_same(const char *t, size_t at, size_t n, const sl_json *tree)
 {
-    static sl_bpe *b;
-    if (!b)
-        b = sl_bpe_new("test");
     sl_bpe_lists fast = {0};
     if (!sl_bpe_merges_read(t, at, n, &fast))
         return -1;
-    sl_json_doc *d = NULL;
-    if (!tree) {
-        d = parse(t + at, n);
-        if (!d)
-            fail_msg("the reader took what the parser refuses: %.*s", (int)(n < 200 ? n : 200), t + at);
-        tree = sl_json_root(d);
-    }
+    sl_json_doc *d;
+    tree = tree_of(t, at, n, tree, &d);
     assert_int_equal(tree->type, SL_JSON_ARRAY);
     assert_int_equal(fast.nm, tree->n);
     for (size_t i = 0; i < fast.nm; i++) {
         sl_bpe_ment m;
         sl_err e = {{0}};
-        if (sl_bpe_merge_of(b, tree->kids[i], &m, &e))
+        if (sl_bpe_merge_of(model(), tree->kids[i], &m, &e))
             fail_msg("the reader took a merge the loader refuses (%s)", e.msg);
         assert_int_equal(fast.m[i].ln, m.ln);
         assert_int_equal(fast.m[i].rn, m.rn);
@@ -224,9 +230,7 @@ static void rand_string(sl_buf *o, uint64_t *r)
  * (which the tree makes U+FFFD). */
 static void plain_refused(const char *t, size_t n, int merges)
 {
-    static sl_bpe *b;
-    if (!b)
-        b = sl_bpe_new("test");
+    sl_bpe *b = model();
     char *z = malloc(n + 1);
     memcpy(z, t, n);
     z[n] = 0;
