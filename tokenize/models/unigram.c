@@ -127,9 +127,10 @@ static void build_cells(sl_unigram *u)
     size_t n = u->da_n;
     free(u->cell);
     free(u->dscore);
-    u->cell = sl_xmalloc((n + 256) * sizeof *u->cell);
-    u->dscore = sl_xmalloc((n + 256) * sizeof *u->dscore);
-    for (size_t q = 0; q < n + 256; q++) {
+    u->dead = n + 256;
+    u->cell = sl_xmalloc((n + 257) * sizeof *u->cell);
+    u->dscore = sl_xmalloc((n + 257) * sizeof *u->dscore);
+    for (size_t q = 0; q < n + 257; q++) {
         u->cell[q] = (cell){q < n ? u->base[q] : 0, q < n ? u->check[q] : -1, -1, -INFINITY};
         u->dscore[q] = -INFINITY;
     }
@@ -210,50 +211,67 @@ static inline uint64_t back_of(size_t start, int64_t id)
     return (uint32_t)start | (uint64_t)(uint32_t)id << 32;
 }
 
+/* One candidate: the piece of cell Q (id ID) from byte at to byte E. It
+ * replaces the entry only when strictly better (ties keep the earliest
+ * start), through a mask: no branch to mispredict. */
+#define CANDIDATE(T, SCORE, E, Q, ID)                                                                                  \
+    do {                                                                                                               \
+        T old_ = score[E];                                                                                             \
+        T cand_ = SCORE(Q) + till;                 /* float arithmetic in SentencePiece (measured) */                  \
+        uint64_t win_ = -(uint64_t)(cand_ > old_); /* (gcc makes a conditional store a branch) */                      \
+        score[E] = cand_ > old_ ? cand_ : old_;                                                                        \
+        back[E] = (back_of(at, ID) & win_) | (back[E] & ~win_);                                                        \
+    } while (0)
+
 /* The lattice in one arithmetic, T the stored score type. score[k] is the
- * best path's score to byte k, -inf while none reaches it; the entries
- * ahead of the walk are set to -inf only as far as a piece can reach
- * (hi), so a long document costs no separate pass. A candidate replaces
- * the entry only when strictly better: ties keep the earliest start. */
+ * best path's score to byte k, -inf while none reaches it. Each walk sets
+ * the 4 entries just past (at, at + reach] to -inf: at grows by 4 at most,
+ * so every entry a piece can reach is set before the walk, with no test
+ * and no separate pass over a long document (the array has room for
+ * them). The walk's first step, from the root, has no load of the root's
+ * base. Whether a piece covers exactly the first character (else the unk
+ * piece does) is read after the walk from the cell it reached at that
+ * character's end (the dead cell when it stopped before). */
 #define VITERBI(T, SCORE, RESET)                                                                                       \
     do {                                                                                                               \
         T *score = sc->best;                                                                                           \
         uint64_t *back = (uint64_t *)((char *)sc->best + back_off);                                                    \
         const cell *cells = u->cell;                                                                                   \
-        const size_t reach = u->max_len > 4 ? u->max_len : 4;                                                          \
-        size_t hi = 0;                                                                                                 \
+        const size_t root_base = (size_t)cells[0].base;                                                                \
         score[0] = 0;                                                                                                  \
+        for (size_t i = 1; i <= reach; i++)                                                                            \
+            score[i] = -INFINITY;                                                                                      \
         const T unk_score = (T)(u->min_score - UNK_PENALTY); /* float in SentencePiece */                              \
         for (size_t at = 0; at < n;) {                                                                                 \
-            for (size_t lim = at + reach < n ? at + reach : n; hi < lim;)                                              \
-                score[++hi] = -INFINITY;                                                                               \
+            for (size_t i = 1; i <= 4; i++)                                                                            \
+                score[at + reach + i] = -INFINITY;                                                                     \
             T till = score[at];                                                                                        \
-            if (RESET && (till < -RESET_AT || till > RESET_AT)) {                                                      \
+            if (RESET && fabs((double)till) > RESET_AT) {                                                              \
                 /* every entry from here on less till: -inf stays -inf */                                              \
-                for (size_t i = at; i <= hi; i++)                                                                      \
+                for (size_t i = at; i <= at + reach; i++)                                                              \
                     score[i] -= till;                                                                                  \
                 till = 0;                                                                                              \
             }                                                                                                          \
             size_t ml = one_char_len((uint8_t)s[at]);                                                                  \
             if (ml > n - at)                                                                                           \
                 ml = n - at;                                                                                           \
-            int single = 0;                                                                                            \
-            size_t node = 0;                                                                                           \
-            for (size_t k = at; k < n; k++) {                                                                          \
+            size_t at_ml = u->dead, end_ml = at + ml;                                                                  \
+            size_t node = root_base + (uint8_t)s[at], k = n;                                                           \
+            if (cells[node].check == 0) { /* a child of the root */                                                    \
+                CANDIDATE(T, SCORE, at + 1, node, cells[node].id);                                                     \
+                at_ml = ml == 1 ? node : at_ml;                                                                        \
+                k = at + 1;                                                                                            \
+            }                                                                                                          \
+            for (; k < n; k++) {                                                                                       \
                 /* q < da_n + 256 always: the cells past da_n are nobody's child */                                    \
                 size_t q = (size_t)cells[node].base + (uint8_t)s[k];                                                   \
                 if (cells[q].check != (int32_t)node)                                                                   \
                     break;                                                                                             \
                 node = q;                                                                                              \
-                int32_t id = cells[q].id;                                                                              \
-                T old = score[k + 1];                                                                                  \
-                T cand = SCORE(q) + till;               /* float arithmetic in SentencePiece (measured) */             \
-                uint64_t win = -(uint64_t)(cand > old); /* a mask: no branch to mispredict */                          \
-                score[k + 1] = cand > old ? cand : old;                                                                \
-                back[k + 1] = (back_of(at, id) & win) | (back[k + 1] & ~win);                                          \
-                single |= (k + 1 - at == ml) & (id >= 0);                                                              \
+                CANDIDATE(T, SCORE, k + 1, q, cells[q].id);                                                            \
+                at_ml = k + 1 == end_ml ? q : at_ml;                                                                   \
             }                                                                                                          \
-            if (!single) {                                                                                             \
+            if (cells[at_ml].id < 0) {     /* no piece is this one character */                                        \
                 T cand = unk_score + till; /* in T: SentencePiece adds two floats here */                              \
                 if (cand > score[at + ml]) {                                                                           \
                     score[at + ml] = cand;                                                                             \
@@ -270,7 +288,8 @@ void sl_unigram_encode(const sl_unigram *u, sl_uni_scratch *sc, const char *s, s
     if (!n)
         return;
     size_t ssz = u->hf ? sizeof(double) : sizeof(float);
-    size_t back_off = ((n + 1) * ssz + 63) & ~(size_t)63;
+    const size_t reach = u->max_len > 4 ? u->max_len : 4; /* the longest piece */
+    size_t back_off = ((n + reach + 5) * ssz + 63) & ~(size_t)63;
     size_t need = back_off + (n + 1) * sizeof(uint64_t);
     if (need > sc->cap) {
         free(sc->best);

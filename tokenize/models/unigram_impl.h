@@ -31,6 +31,7 @@ struct sl_unigram {
     cell *cell;
     double *dscore;
     size_t da_n;
+    size_t dead; /* da_n + 256: a cell with no piece, no child and nobody's child */
     edge *edges;
     size_t n_edges, mask;
     int64_t *value; /* per trie node: id or -1 */
