@@ -22,13 +22,14 @@
 
 #include "tokenize/models/unigram.h"
 
-#define MAXP 64
+#define MAXP 512
 
 typedef struct vocab {
     char s[MAXP][16];
     size_t len[MAXP];
     double score[MAXP];
     int kind[MAXP];
+    int dup[MAXP]; /* the string of an earlier piece: the earlier id is the piece */
     int n;
 } vocab;
 
@@ -39,11 +40,16 @@ static uint64_t rnd(void)
     return rng;
 }
 
-/* characters of 1 to 4 bytes; the last is never in a piece */
+/* characters of 1 to 4 bytes; "z" is never in a piece, and the zero byte
+ * (7) only in the rounds with many pieces */
 static const char *const CH[] = {"a", "b", "c", "\xC3\xA9", "\xE6\xBC\xA2", "\xF0\x9F\x99\x82", "z"};
 
 static size_t put_char(char *o, int c)
 {
+    if (c == 7) {
+        *o = 0;
+        return 1;
+    }
     size_t l = strlen(CH[c]);
     memcpy(o, CH[c], l);
     return l;
@@ -78,7 +84,7 @@ static size_t reference(const vocab *v, int hf, int64_t unk, double min_s, const
         int single = 0;
         for (size_t len = 1; len < 16 && at + len <= n; len++) /* pieces are shorter than 16 bytes */
             for (int p = 0; p < v->n; p++) {
-                if (v->kind[p] == SL_UNI_UNUSED || v->len[p] != len || memcmp(v->s[p], s + at, len))
+                if (v->dup[p] || v->kind[p] == SL_UNI_UNUSED || v->len[p] != len || memcmp(v->s[p], s + at, len))
                     continue;
                 double sc = v->kind[p] == SL_UNI_USER ? (double)(float)(0.1 * (double)(len - 1)) : v->score[p];
                 size_t e = at + len;
@@ -135,26 +141,40 @@ static size_t reference(const vocab *v, int hf, int64_t unk, double min_s, const
     return m;
 }
 
-/* rounds of random vocabularies; texts of up to max_chars characters */
-static void lattice_rounds(int rounds, size_t max_chars)
+/* rounds of random vocabularies of up to max_pieces pieces; texts of up
+ * to max_chars characters. With many: strings added more than once (one
+ * of them 20 times and more), zero bytes in pieces and texts, and enough
+ * pieces that the double array's build sorts runs of keys with the same
+ * first 8 bytes. */
+static void lattice_rounds(int rounds, size_t max_chars, int max_pieces, int many)
 {
     static const double scores[] = {-1.0, -2.0, -1.5, -3.0, -0.5, -7.3125, -2.71828, -11.1};
     size_t cap = 4 * max_chars + 8;
     char *text = malloc(cap);
     ref_piece *want = malloc(cap * sizeof *want);
     for (int round = 0; round < rounds; round++) {
-        vocab v = {.n = 1 + (int)(rnd() % (MAXP - 1))};
+        vocab v = {.n = 1 + (int)(rnd() % (uint64_t)(max_pieces - 1))};
         int64_t unk = v.n; /* the unk id is past the pieces */
         double min_s = 0;
         for (int p = 0; p < v.n; p++) {
         again:;
             int nc = 1 + (int)(rnd() % 3);
             size_t l = 0;
-            for (int c = 0; c < nc; c++)
-                l += put_char(v.s[p] + l, (int)(rnd() % 6));
-            for (int q = 0; q < p; q++)
-                if (v.len[q] == l && !memcmp(v.s[q], v.s[p], l))
-                    goto again; /* one id per string */
+            for (int c = 0; c < nc; c++) {
+                int ch = (int)(rnd() % (many ? 7 : 6));
+                l += put_char(v.s[p] + l, ch == 6 ? 7 : ch);
+            }
+            if (many && p > 0 && (rnd() % 6 == 0 || (p >= 20 && p < 40))) { /* an earlier string again */
+                int q = p < 40 && p >= 20 ? 0 : (int)(rnd() % (uint64_t)p);
+                l = v.len[q];
+                memcpy(v.s[p], v.s[q], l);
+            }
+            for (int q = 0; q < p && !v.dup[p]; q++)
+                if (v.len[q] == l && !memcmp(v.s[q], v.s[p], l)) {
+                    if (!many)
+                        goto again; /* one id per string */
+                    v.dup[p] = 1;
+                }
             v.len[p] = l;
             v.score[p] = scores[rnd() % (max_chars > 1000 ? 8 : 5)];
             unsigned k = (unsigned)(rnd() % 10);
@@ -172,7 +192,7 @@ static void lattice_rounds(int rounds, size_t max_chars)
                 size_t n = 0,
                        chars = max_chars > 1000 ? max_chars - (size_t)(rnd() % 1000) : (size_t)(rnd() % max_chars);
                 for (size_t i = 0; i < chars; i++)
-                    n += put_char(text + n, (int)(rnd() % 7));
+                    n += put_char(text + n, (int)(rnd() % (many ? 8 : 7)));
                 if (rnd() % 4 == 0 && n) /* a cut character at the end */
                     n -= (uint8_t)text[n - 1] >= 0x80 && n > 1 ? 1 : 0;
                 size_t m = reference(&v, hf, unk, min_s, text, n, want);
@@ -197,7 +217,15 @@ static void lattice_rounds(int rounds, size_t max_chars)
 static void test_lattice_random(void **st)
 {
     (void)st;
-    lattice_rounds(200, 300);
+    lattice_rounds(200, 300, 64, 0);
+}
+
+/* Hundreds of pieces, strings added more than once (the first id is the
+ * piece), zero bytes: the double array built from the sorted pieces */
+static void test_lattice_many(void **st)
+{
+    (void)st;
+    lattice_rounds(40, 200, MAXP, 1);
 }
 
 /* 200k characters: SentencePiece's path scores pass 1e5 and are reset
@@ -205,13 +233,14 @@ static void test_lattice_random(void **st)
 static void test_lattice_long(void **st)
 {
     (void)st;
-    lattice_rounds(3, 200000);
+    lattice_rounds(3, 200000, 64, 0);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lattice_random),
+        cmocka_unit_test(test_lattice_many),
         cmocka_unit_test(test_lattice_long),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,8 +3,8 @@
  * (score, start, id); from each character start, every vocabulary piece
  * that is a prefix of the rest extends the best path ending there, and
  * when no single-character piece matches, the unk piece covers the
- * character. The vocabulary is a byte trie whose edges live in one
- * open-addressing table keyed by (node, byte). */
+ * character. The vocabulary is a byte trie laid out as a double array
+ * (unigram_da.c). */
 #include "tokenize/models/unigram.h"
 #include "tokenize/models/unigram_impl.h"
 
@@ -23,54 +23,6 @@
  * and a tie goes the other way. */
 #define RESET_AT 100000.0f
 
-static inline uint32_t h32(uint32_t k)
-{
-    k ^= k >> 16;
-    k *= 0x7feb352dU;
-    k ^= k >> 15;
-    k *= 0x846ca68bU;
-    k ^= k >> 16;
-    return k;
-}
-
-static inline int64_t child_of(const sl_unigram *u, uint32_t node, uint8_t c)
-{
-    uint32_t key = (node << 8 | c) + 1;
-    for (size_t h = h32(key) & u->mask;; h = (h + 1) & u->mask) {
-        if (u->edges[h].key1 == key)
-            return u->edges[h].child;
-        if (!u->edges[h].key1)
-            return -1;
-    }
-}
-
-static void grow_edges(sl_unigram *u)
-{
-    size_t cap = u->mask ? 2 * (u->mask + 1) : 1024;
-    edge *e = sl_xcalloc(cap, sizeof *e);
-    for (size_t i = 0; u->mask && i <= u->mask; i++) {
-        if (!u->edges[i].key1)
-            continue;
-        size_t h = h32(u->edges[i].key1) & (cap - 1);
-        while (e[h].key1)
-            h = (h + 1) & (cap - 1);
-        e[h] = u->edges[i];
-    }
-    free(u->edges);
-    u->edges = e;
-    u->mask = cap - 1;
-}
-
-static uint32_t new_node(sl_unigram *u)
-{
-    if (u->n_nodes == u->node_cap) {
-        u->node_cap = u->node_cap ? 2 * u->node_cap : 1024;
-        u->value = sl_xrealloc(u->value, u->node_cap * sizeof *u->value);
-    }
-    u->value[u->n_nodes] = -1;
-    return (uint32_t)u->n_nodes++;
-}
-
 sl_unigram *sl_unigram_new(uint32_t n_ids, int hf)
 {
     sl_unigram *u = sl_xcalloc(1, sizeof *u);
@@ -80,8 +32,6 @@ sl_unigram *sl_unigram_new(uint32_t n_ids, int hf)
     u->len = sl_xcalloc(n_ids ? n_ids : 1, sizeof *u->len);
     u->hf = hf;
     u->unk_id = -1;
-    grow_edges(u);
-    new_node(u);
     return u;
 }
 
@@ -92,25 +42,24 @@ void sl_unigram_add(sl_unigram *u, uint32_t id, const char *s, size_t len, doubl
     u->len[id] = (uint32_t)len;
     if (len > u->max_len)
         u->max_len = len;
-    uint32_t node = 0;
-    for (size_t i = 0; i < len; i++) {
-        int64_t c = child_of(u, node, (uint8_t)s[i]);
-        if (c < 0) {
-            if (2 * (u->n_edges + 1) > u->mask + 1)
-                grow_edges(u);
-            uint32_t nn = new_node(u);
-            uint32_t key = (node << 8 | (uint8_t)s[i]) + 1;
-            size_t h = h32(key) & u->mask;
-            while (u->edges[h].key1)
-                h = (h + 1) & u->mask;
-            u->edges[h] = (edge){key, nn};
-            u->n_edges++;
-            c = nn;
-        }
-        node = (uint32_t)c;
+    if (u->n_keys == u->key_cap) {
+        u->key_cap = u->key_cap ? 2 * u->key_cap : 1024;
+        u->key_id = sl_xrealloc(u->key_id, u->key_cap * sizeof *u->key_id);
+        u->key_off = sl_xrealloc(u->key_off, u->key_cap * sizeof *u->key_off);
+        u->key_len = sl_xrealloc(u->key_len, u->key_cap * sizeof *u->key_len);
     }
-    if (u->value[node] < 0)
-        u->value[node] = id;
+    if (u->pool_cap - u->pool_len < len) {
+        while (u->pool_cap - u->pool_len < len)
+            u->pool_cap = u->pool_cap ? 2 * u->pool_cap : 65536;
+        u->pool = sl_xrealloc(u->pool, u->pool_cap);
+    }
+    if (len)
+        memcpy(u->pool + u->pool_len, s, len);
+    u->key_id[u->n_keys] = id;
+    u->key_off[u->n_keys] = (uint32_t)u->pool_len;
+    u->key_len[u->n_keys] = (uint32_t)len;
+    u->n_keys++;
+    u->pool_len += len;
 }
 
 /* A piece's score as the lattice adds it (a user-defined piece of len
@@ -162,8 +111,10 @@ void sl_unigram_free(sl_unigram *u)
 {
     if (!u)
         return;
-    free(u->edges);
-    free(u->value);
+    free(u->pool);
+    free(u->key_id);
+    free(u->key_off);
+    free(u->key_len);
     free(u->base);
     free(u->check);
     free(u->val);
@@ -180,21 +131,6 @@ void sl_uni_scratch_free(sl_uni_scratch *sc)
     free(sc->best);
     free(sc->pieces);
     memset(sc, 0, sizeof *sc);
-}
-
-int64_t sl_unigram_find(const sl_unigram *u, const char *s, size_t n)
-{
-    int64_t best = -1;
-    uint32_t node = 0;
-    for (size_t i = 0; i < n; i++) {
-        int64_t c = child_of(u, node, (uint8_t)s[i]);
-        if (c < 0)
-            break;
-        node = (uint32_t)c;
-        if (u->value[node] >= 0)
-            best = u->value[node];
-    }
-    return best;
 }
 
 /* SentencePiece's OneCharLen: the length the lead byte announces. */

@@ -60,7 +60,4 @@ static inline void sl_uni_push(sl_uni_scratch *sc, uint32_t a, uint32_t b, int64
 /* The best segmentation of s[0..n): sc->pieces[0..sc->n). */
 void sl_unigram_encode(const sl_unigram *u, sl_uni_scratch *sc, const char *s, size_t n);
 
-/* Longest piece (by bytes) that is a prefix of s[0..n); -1 when none. */
-int64_t sl_unigram_find(const sl_unigram *u, const char *s, size_t n);
-
 #endif

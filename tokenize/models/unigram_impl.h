@@ -7,11 +7,6 @@
 
 #include "tokenize/models/unigram.h"
 
-typedef struct edge {
-    uint32_t key1; /* (node << 8 | byte) + 1; 0 = empty */
-    uint32_t child;
-} edge;
-
 /* A position of the double array: the child of position p for byte c is
  * q = cell[p].base + c when cell[q].check == p; id: the piece ending at q
  * that takes part in the lattice (not unused), or -1; fscore its score as
@@ -32,10 +27,13 @@ struct sl_unigram {
     double *dscore;
     size_t da_n;
     size_t dead; /* da_n + 256: a cell with no piece, no child and nobody's child */
-    edge *edges;
-    size_t n_edges, mask;
-    int64_t *value; /* per trie node: id or -1 */
-    size_t n_nodes, node_cap;
+    /* the pieces as added (the k-th: id key_id[k], bytes pool[key_off[k]..]
+     * of key_len[k]), from which sl_unigram_set lays out the trie */
+    char *pool;
+    size_t pool_len, pool_cap;
+    uint32_t *key_id, *key_len;
+    size_t *key_off;
+    size_t n_keys, key_cap;
     uint32_t n_ids;
     double *score;
     uint32_t *len;  /* per id: the piece's length in bytes */
@@ -46,8 +44,8 @@ struct sl_unigram {
     double min_score;
 };
 
-/* unigram_da.c: the hash trie (edges, value) as a double array (base,
- * check, val, da_n). */
+/* unigram_da.c: the pieces (pool, key_*) as a double array (base, check,
+ * val, da_n): val of a string's cell is the id added first for it. */
 void sl_unigram_build_da(sl_unigram *u);
 
 #endif
