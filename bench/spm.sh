@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SentencePiece and other tokenizer.json families: sluice tokenize text on
-# .model files (Mistral-7B v0.1's BPE and a Unigram model with an NFKC
-# charsmap, tests/data/spm) vs the `sentencepiece` library's encode, and on
+# .model files (Mistral-7B v0.1's BPE, a Unigram model with an NFKC
+# charsmap, tests/data/spm, and XLM-R's 250k-piece Unigram model,
+# tests/data/xlmr) vs the `sentencepiece` library's encode, and on
 # tokenizer.json files (that Unigram model converted, Mistral-7B v0.1's
 # SentencePiece-style BPE, bge-small's WordPiece) vs Hugging Face
 # `tokenizers`, on the same corpus as

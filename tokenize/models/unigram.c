@@ -78,10 +78,11 @@ static void build_cells(sl_unigram *u)
     free(u->dscore);
     u->dead = n + 256;
     u->cell = sl_xmalloc((n + 257) * sizeof *u->cell);
-    u->dscore = sl_xmalloc((n + 257) * sizeof *u->dscore);
+    u->dscore = u->hf ? sl_xmalloc((n + 257) * sizeof *u->dscore) : NULL; /* (double: Hugging Face's only) */
     for (size_t q = 0; q < n + 257; q++) {
         u->cell[q] = (cell){q < n ? u->base[q] : 0, q < n ? u->check[q] : -1, -1, -INFINITY};
-        u->dscore[q] = -INFINITY;
+        if (u->dscore)
+            u->dscore[q] = -INFINITY;
     }
     for (size_t q = 0; q < n; q++) {
         int64_t id = u->val[q];
@@ -90,7 +91,8 @@ static void build_cells(sl_unigram *u)
         double sc = lattice_score(u, id, u->len[id]);
         u->cell[q].id = (int32_t)id;
         u->cell[q].fscore = (float)sc;
-        u->dscore[q] = sc;
+        if (u->dscore)
+            u->dscore[q] = sc;
     }
     free(u->base); /* (built again by a later sl_unigram_set) */
     free(u->check);

@@ -278,6 +278,10 @@ void sl_unigram_build_da(sl_unigram *u)
         }
         d.base[v.pos] = (int32_t)bs;
         if (qt + nc > qcap) {
+            if (qh >= qcap / 2) { /* the done half: the waiting ones to the front */
+                memmove(queue, queue + qh, (qt - qh) * sizeof *queue);
+                qt -= qh, qh = 0;
+            }
             while (qt + nc > qcap)
                 qcap *= 2;
             queue = sl_xrealloc(queue, qcap * sizeof *queue);

@@ -11,7 +11,8 @@
  * q = cell[p].base + c when cell[q].check == p; id: the piece ending at q
  * that takes part in the lattice (not unused), or -1; fscore its score as
  * the lattice adds it in float (SentencePiece's: a user-defined piece's
- * bonus folded in), dscore[q] in double; both scores are -inf where id is
+ * bonus folded in), dscore[q] in double (made for Hugging Face's
+ * arithmetic only); both scores are -inf where id is
  * -1, so such a step's candidate never wins and the walk needs no branch
  * on it. One 16-byte cell per step of the walk instead of five arrays. */
 typedef struct cell {
