@@ -259,11 +259,11 @@ void sl_unigram_build_da(sl_unigram *u)
             da_unlink(&d, d.head);
         size_t bs = 0;
         int found = 0;
+        da_grow(&d, d.top + 256); /* every base tried is below top */
         for (int32_t f = d.head; f >= 0 && (size_t)f < d.top; f = d.next[f]) {
             if ((size_t)f < lab[0])
                 continue;
             bs = (size_t)f - lab[0];
-            da_grow(&d, bs + 256);
             size_t j = 1;
             while (j < nc && d.check[bs + lab[j]] < 0)
                 j++;
