@@ -6,64 +6,87 @@
 #include "base/err.h"
 #include "tokenize/models/unigram_impl.h"
 
-/* Free cells of the double array under construction: a doubly linked list
- * in index order (the technique of Darts / darts-clone, which SentencePiece
- * builds its tries with), so finding a base visits free cells only, never
- * the occupied ones. Free cells more than SEARCH_WINDOW below the highest
- * occupied one are dropped from the list when the search passes them, as
- * darts-clone fixes all but its last blocks: each node then tries at most
- * SEARCH_WINDOW bases, and the layout takes time linear in the trie (a few
- * cells stay unused). */
+/* The double array under construction, with a bitmap of its occupied
+ * cells. A node's base is the lowest at which its children's cells are
+ * all free and its first child's cell is below the highest occupied one
+ * (top) but no more than SEARCH_WINDOW below it; else its first child
+ * goes at top. The window is how darts-clone (SentencePiece's double
+ * array) fixes all but its last blocks: each node tries at most that many
+ * bases, so the layout takes time linear in the trie, and a few cells stay
+ * unused. The bitmap tests 64 bases at once: for each child the 64 bits
+ * from its cell at the first base, or'ed; a zero bit is a base where all
+ * of them are free. */
 #define SEARCH_WINDOW 4096
 
 typedef struct da_build {
     int32_t *base, *check, *val;
-    int32_t *next, *prev; /* the free list; -1 ends it */
-    int32_t head, tail;
+    uint64_t *occ;   /* bit q: cell q occupied; (cap + 127) / 64 words */
     size_t cap, top; /* top: one past the highest occupied cell */
+    size_t low;      /* no free cell in [top - SEARCH_WINDOW, low) */
 } da_build;
 
 static void da_grow(da_build *d, size_t need)
 {
     if (need <= d->cap)
         return;
-    size_t nc = d->cap;
+    size_t nc = d->cap ? d->cap : 256;
     while (nc < need)
         nc *= 2;
     d->base = sl_xrealloc(d->base, nc * sizeof *d->base);
     d->check = sl_xrealloc(d->check, nc * sizeof *d->check);
     d->val = sl_xrealloc(d->val, nc * sizeof *d->val);
-    d->next = sl_xrealloc(d->next, nc * sizeof *d->next);
-    d->prev = sl_xrealloc(d->prev, nc * sizeof *d->prev);
-    for (size_t i = d->cap; i < nc; i++) { /* the new cells join the list's end */
+    size_t ow = d->cap ? (d->cap + 127) / 64 : 0, nw = (nc + 127) / 64;
+    d->occ = sl_xrealloc(d->occ, nw * sizeof *d->occ);
+    memset(d->occ + ow, 0, (nw - ow) * sizeof *d->occ);
+    for (size_t i = d->cap; i < nc; i++)
         d->base[i] = 0, d->check[i] = -1, d->val[i] = -1;
-        d->next[i] = -1;
-        d->prev[i] = d->tail;
-        if (d->tail >= 0)
-            d->next[d->tail] = (int32_t)i;
-        else
-            d->head = (int32_t)i;
-        d->tail = (int32_t)i;
-    }
     d->cap = nc;
 }
 
-/* Takes cell i off the free list (nothing when it is off already: cells
- * dropped behind the window still take children that fit there). */
-static void da_unlink(da_build *d, int32_t i)
+/* The 64 occupancy bits from cell x on (x + 64 <= cap + 64) */
+static inline uint64_t occ64(const uint64_t *occ, size_t x)
 {
-    int32_t n = d->next[i], p = d->prev[i];
-    if (p == -2)
-        return;
-    d->prev[i] = -2;
-    if (p >= 0)
-        d->next[p] = n;
-    else
-        d->head = n;
-    if (n >= 0)
-        d->prev[n] = p;
-    else
-        d->tail = p;
+    size_t w = x >> 6, sh = x & 63;
+    return sh ? occ[w] >> sh | occ[w + 1] << (64 - sh) : occ[w];
+}
+
+static inline void occupy(da_build *d, size_t q, int32_t parent)
+{
+    d->check[q] = parent;
+    d->occ[q >> 6] |= (uint64_t)1 << (q & 63);
+    if (q + 1 > d->top)
+        d->top = q + 1;
+}
+
+/* The base of a node whose nc children have bytes lab[0] < ... <
+ * lab[nc - 1] (the rule above). */
+static size_t da_base(da_build *d, const uint8_t *lab, size_t nc)
+{
+    size_t top = d->top, first = top > SEARCH_WINDOW ? top - SEARCH_WINDOW : 0;
+    da_grow(d, top + 256 + 64); /* the bits read: below top + 255 + 64 */
+    if (first < d->low)
+        first = d->low;
+    for (uint64_t w = ~d->occ[first >> 6] & ~(uint64_t)0 << (first & 63);; w = ~d->occ[first >> 6]) {
+        if (w) { /* the lowest free cell from first on (cells from top on are free) */
+            first = (first & ~(size_t)63) + (size_t)__builtin_ctzll(w);
+            break;
+        }
+        first = (first | 63) + 1;
+    }
+    d->low = first;
+    if (first < lab[0])
+        first = lab[0];
+    for (size_t bs = first - lab[0]; bs + lab[0] < top; bs += 64) {
+        uint64_t bad = 0;
+        for (size_t j = 0; j < nc && ~bad; j++)
+            bad |= occ64(d->occ, bs + lab[j]);
+        size_t room = top - lab[0] - bs; /* bases bs + i with i < room */
+        if (room < 64)
+            bad |= ~(uint64_t)0 << room;
+        if (~bad)
+            return bs + (size_t)__builtin_ctzll(~bad);
+    }
+    return top > lab[0] ? top - lab[0] : 0; /* past top every cell is free */
 }
 
 /* Byte d of key k, or -1 past its end (so a prefix sorts first). */
@@ -194,8 +217,7 @@ typedef struct da_node {
 /* Lays the trie of the pieces out as a double array: the keys sorted, so
  * that each node's pieces are a range and its children the runs of that
  * range by the byte at its depth; nodes in breadth-first order, children
- * by byte, each node given the first base on the free list at which all
- * its children's cells are free. */
+ * by byte, each node's base by da_base. */
 void sl_unigram_build_da(sl_unigram *u)
 {
     size_t nk = u->n_keys;
@@ -214,24 +236,11 @@ void sl_unigram_build_da(sl_unigram *u)
         o += sl[i];
     }
 #define SORTED_AT(i, d) ((d) < sl[i] ? sp[so[i] + (d)] : -1)
-    da_build d = {.head = -1, .tail = -1, .cap = 256};
-    d.base = sl_xmalloc(d.cap * sizeof *d.base); /* da_grow fills from cap on: start from an empty list */
-    d.check = sl_xmalloc(d.cap * sizeof *d.check);
-    d.val = sl_xmalloc(d.cap * sizeof *d.val);
-    d.next = sl_xmalloc(d.cap * sizeof *d.next);
-    d.prev = sl_xmalloc(d.cap * sizeof *d.prev);
-    for (size_t i = 0; i < d.cap; i++) {
-        d.base[i] = 0, d.check[i] = -1, d.val[i] = -1;
-        d.prev[i] = (int32_t)i - 1;
-        d.next[i] = i + 1 < d.cap ? (int32_t)i + 1 : -1;
-    }
-    d.head = 0, d.tail = (int32_t)d.cap - 1;
+    da_build d = {0};
     da_grow(&d, 2 * nk + 512);
     size_t qcap = 1024, qh = 0, qt = 0;
     da_node *queue = sl_xmalloc(qcap * sizeof *queue);
-    d.check[0] = INT32_MAX; /* occupied, and the child of no position */
-    da_unlink(&d, 0);
-    d.top = 1;
+    occupy(&d, 0, INT32_MAX); /* the root: the child of no position */
     queue[qt++] = (da_node){0, (uint32_t)nk, 0, 0};
     uint8_t lab[256];
     uint32_t from[257];
@@ -254,28 +263,8 @@ void sl_unigram_build_da(sl_unigram *u)
         from[nc] = v.hi;
         if (!nc)
             continue;
-        /* drop free cells too far behind to be worth another try */
-        while (d.head >= 0 && (size_t)d.head + SEARCH_WINDOW < d.top)
-            da_unlink(&d, d.head);
-        size_t bs = 0;
-        int found = 0;
-        da_grow(&d, d.top + 256); /* every base tried is below top */
-        for (int32_t f = d.head; f >= 0 && (size_t)f < d.top; f = d.next[f]) {
-            if ((size_t)f < lab[0])
-                continue;
-            bs = (size_t)f - lab[0];
-            size_t j = 1;
-            while (j < nc && d.check[bs + lab[j]] < 0)
-                j++;
-            if (j == nc) {
-                found = 1;
-                break;
-            }
-        }
-        if (!found) { /* past top every cell is free */
-            bs = d.top > lab[0] ? d.top - lab[0] : 0;
-            da_grow(&d, bs + 256);
-        }
+        size_t bs = da_base(&d, lab, nc);
+        da_grow(&d, bs + 256);
         d.base[v.pos] = (int32_t)bs;
         if (qt + nc > qcap) {
             if (qh >= qcap / 2) { /* the done half: the waiting ones to the front */
@@ -288,19 +277,15 @@ void sl_unigram_build_da(sl_unigram *u)
         }
         for (size_t j = 0; j < nc; j++) {
             size_t q = bs + lab[j];
-            d.check[q] = (int32_t)v.pos;
-            da_unlink(&d, (int32_t)q);
+            occupy(&d, q, (int32_t)v.pos);
             queue[qt++] = (da_node){from[j], from[j + 1], v.depth + 1, (uint32_t)q};
-            if (q + 1 > d.top)
-                d.top = q + 1;
         }
     }
     u->base = d.base;
     u->check = d.check;
     u->val = d.val;
     u->da_n = d.top;
-    free(d.next);
-    free(d.prev);
+    free(d.occ);
 #undef SORTED_AT
     free(k);
     free(sp);
