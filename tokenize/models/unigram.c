@@ -151,14 +151,18 @@ static inline uint64_t back_of(size_t start, int64_t id)
 
 /* One candidate: the piece of cell Q (id ID) from byte at to byte E. It
  * replaces the entry only when strictly better (ties keep the earliest
- * start), through a mask: no branch to mispredict. */
+ * start). Written as two selects of values in hand, gcc makes the float
+ * one conditional moves and the double one a branch on whether it wins
+ * (which mostly it does: an entry's first candidate); both measured
+ * faster than the masks they replace (0.96 and 0.97 of the lattice's time
+ * on the bench corpus, 0.95 and 1.00 on the multilingual fixture). */
 #define CANDIDATE(T, SCORE, E, Q, ID)                                                                                  \
     do {                                                                                                               \
         T old_ = score[E];                                                                                             \
-        T cand_ = SCORE(Q) + till;                 /* float arithmetic in SentencePiece (measured) */                  \
-        uint64_t win_ = -(uint64_t)(cand_ > old_); /* (gcc makes a conditional store a branch) */                      \
+        T cand_ = SCORE(Q) + till;                     /* float arithmetic in SentencePiece (measured) */              \
+        uint64_t ob_ = back[E], nb_ = back_of(at, ID); /* (both loaded: no conditional store) */                       \
         score[E] = cand_ > old_ ? cand_ : old_;                                                                        \
-        back[E] = (back_of(at, ID) & win_) | (back[E] & ~win_);                                                        \
+        back[E] = cand_ > old_ ? nb_ : ob_;                                                                            \
     } while (0)
 
 /* The lattice in one arithmetic, T the stored score type. score[k] is the
