@@ -210,6 +210,8 @@ static inline uint64_t back_of(size_t start, int64_t id)
                 if (cells[q].check != (int32_t)node)                                                                   \
                     break;                                                                                             \
                 node = q;                                                                                              \
+                if (cells[q].id < 0) /* no piece ends here (mid-character, say): a candidate that cannot win */        \
+                    continue;                                                                                          \
                 CANDIDATE(T, SCORE, k + 1, q, cells[q].id);                                                            \
                 at_ml = k + 1 == end_ml ? q : at_ml;                                                                   \
             }                                                                                                          \

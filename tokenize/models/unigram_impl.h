@@ -12,9 +12,10 @@
  * that takes part in the lattice (not unused), or -1; fscore its score as
  * the lattice adds it in float (SentencePiece's: a user-defined piece's
  * bonus folded in), dscore[q] in double (made for Hugging Face's
- * arithmetic only); both scores are -inf where id is
- * -1, so such a step's candidate never wins and the walk needs no branch
- * on it. One 16-byte cell per step of the walk instead of five arrays. */
+ * arithmetic only); both scores are -inf where id is -1, so such a
+ * step's candidate never wins (the root's step makes it all the same; the
+ * walk's later steps skip it). One 16-byte cell per step of the walk
+ * instead of five arrays. */
 typedef struct cell {
     int32_t base, check, id;
     float fscore;
