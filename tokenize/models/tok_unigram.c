@@ -18,6 +18,7 @@
 #include "tokenize/hf_pipeline.h"
 #include "tokenize/json_skim.h"
 #include "tokenize/models/unigram.h"
+#include "tokenize/scache.h"
 
 typedef struct uni {
     char *name;
@@ -26,10 +27,12 @@ typedef struct uni {
     int64_t unk_id;
     int byte_fallback;
     int32_t byte_id[256];
+    sl_scache_shared *cache; /* the threads' shared short-piece table */
 } uni;
 
 typedef struct un_state {
     sl_uni_scratch us;
+    sl_scache cache; /* piece -> its ids */
     sl_ids *out;
 } un_state;
 
@@ -46,6 +49,7 @@ static void free_uni(void *impl)
     free(m->name);
     sl_vocab_free(&m->vocab);
     sl_unigram_free(m->u);
+    sl_scache_shared_free(m->cache);
     free(m);
 }
 
@@ -159,6 +163,7 @@ static int load_model(uni *m, const sl_json *model, const char *text, size_t tex
         m->unk_id = id;
     }
     sl_unigram_set(m->u, m->unk_id, lo);
+    m->cache = sl_scache_shared_new();
     for (int b = 0; b < 256; b++) {
         char code[8];
         snprintf(code, sizeof code, "<0x%02X>", b);
@@ -226,8 +231,9 @@ static int64_t un_unk_id(const void *model)
 
 static void *un_state_new(const void *model)
 {
-    (void)model;
-    return sl_xcalloc(1, sizeof(un_state));
+    un_state *s = sl_xcalloc(1, sizeof *s);
+    sl_scache_init(&s->cache, ((const uni *)model)->cache);
+    return s;
 }
 
 static void un_state_free(void *state)
@@ -236,6 +242,7 @@ static void un_state_free(void *state)
     if (!s)
         return;
     sl_uni_scratch_free(&s->us);
+    sl_scache_free(&s->cache);
     free(s);
 }
 
@@ -244,7 +251,22 @@ static int un_encode(const void *model, void *state, const char *p, size_t n, sl
     (void)err;
     un_state *s = state;
     s->out = out;
+    /* HF's Unigram runs each pre-tokenized piece's lattice on its own, in
+     * double from 0: its ids depend on the piece alone, so they are kept */
+    uint64_t h = 0;
+    if (n <= SL_SCACHE_KEY) {
+        h = sl_scache_hash(p, n);
+        size_t nv;
+        const uint32_t *v = sl_scache_get(&s->cache, h, p, n, &nv);
+        if (v) {
+            sl_ids_append(out, v, nv);
+            return 0;
+        }
+    }
+    size_t start = out->n;
     model_piece(model, s, p, n);
+    if (n <= SL_SCACHE_KEY && out->n > start) /* (out->v may be NULL: no arithmetic on it then) */
+        sl_scache_put(&s->cache, h, p, n, out->v + start, out->n - start);
     return 0;
 }
 
