@@ -56,7 +56,7 @@ void sl_unigram_add(sl_unigram *u, uint32_t id, const char *s, size_t len, doubl
     if (len)
         memcpy(u->pool + u->pool_len, s, len);
     u->key_id[u->n_keys] = id;
-    u->key_off[u->n_keys] = (uint32_t)u->pool_len;
+    u->key_off[u->n_keys] = u->pool_len;
     u->key_len[u->n_keys] = (uint32_t)len;
     u->n_keys++;
     u->pool_len += len;
