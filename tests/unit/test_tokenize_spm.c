@@ -269,6 +269,21 @@ static void test_malformed(void **state)
     put_bytes(&f, 2, bf, 3);
     expect_refused(&f, "no byte piece <0x00>");
 
+    for (int k = 0; k < 3; k++) { /* a score of NaN or +-inf: sentencepiece refuses it ("score is NaN or Inf") */
+        static const uint32_t bits[] = {0x7fc00000u, 0x7f800000u, 0xff800000u};
+        small_model(&f, NULL, 0);
+        sl_buf m = {0};
+        put_bytes(&m, 1, "c", 1);
+        put_varint(&m, 2 << 3 | 5);
+        for (int i = 0; i < 4; i++) {
+            char c = (char)(bits[k] >> 8 * i);
+            sl_buf_append(&m, &c, 1);
+        }
+        put_bytes(&f, 1, m.data, m.len);
+        sl_buf_free(&m);
+        expect_refused(&f, "a piece's score is NaN or infinite");
+    }
+
     small_model(&f, NULL, 0); /* a piece twice */
     put_piece(&f, "ab", 1);
     expect_refused(&f, "'ab' is already defined");

@@ -133,6 +133,12 @@ static void test_refused(void **state)
     refused("\"precompiled_charsmap\": \"", "\"precompiled_charsmap\": \"AAAAAAAA", "charsmap trie size");
     refused("\"Regex\": \" {2,}\"", "\"Regex\": \" ({2,}\"", "invalid regex");
     refused("\"unk_id\": 0", "\"unk_id\": 99999", "model.unk_id is not an id");
+    /* a score past a double (serde_json: "number out of range"), and one so
+     * large that a path's sum could reach infinity (no candidate would win:
+     * this crashed the lattice's read-back, fuzz_sptok_load) */
+    refused("\"<s>\",\n        0.0", "\"<s>\",\n        -1e999", "vocab entry 1: the score is out of range");
+    refused("\"<s>\",\n        0.0", "\"<s>\",\n        -1e300",
+            "vocab entry 1: the score is out of range (beyond 1e290");
     refused("\"post_processor\": null", "\"post_processor\": {\"type\": \"RobertaProcessing\", \"cls\": 1}",
             "post_processor RobertaProcessing: 'cls' is not [token, id]");
 }

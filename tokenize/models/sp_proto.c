@@ -7,6 +7,7 @@
  * last value, as protobuf does. */
 #include "tokenize/models/sp_proto.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,6 +115,8 @@ static int parse_piece(rd *r, size_t a, size_t b, sl_spm_piece *pc, sl_err *err)
                 return -1;
             uint32_t bits = (uint32_t)f.v;
             memcpy(&pc->score, &bits, 4);
+            if (!isfinite(pc->score)) /* sentencepiece refuses such a model too */
+                return sl_errf(err, "%s:offset %zu: a piece's score is NaN or infinite", r->name, f.at);
         } else if (f.num == 3) {
             if (want(&s, &f, 0, "type", err))
                 return -1;

@@ -11,6 +11,7 @@
  * characters are one piece, which becomes its <0xXX> tokens with
  * byte_fallback (when all exist), else the unk id. */
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,6 +143,14 @@ static int load_model(uni *m, const sl_json *model, const char *text, size_t tex
         sl_vocab_put_last(&m->vocab, (uint32_t)i, k->str, k->str_len); /* HF's HashMap insert */
         size_t at = e->kids[1]->offset;
         score[i] = at < text_len ? serde_f64(text + at, text_len - at, p10) : e->kids[1]->num;
+        /* beyond a double: serde_json refuses it too ("number out of range");
+         * beyond 1e290: a path's sum of up to 2^29 pieces in double could
+         * reach infinity, where no candidate wins (HF loads such a file) */
+        if (!isfinite(score[i]) || fabs(score[i]) > 1e290) {
+            free(score);
+            return sl_errf(err, "%s:offset %zu: vocab entry %zu: the score is out of range (beyond 1e290 in magnitude)",
+                           m->name, e->kids[1]->offset, i);
+        }
         lo = score[i] < lo ? score[i] : lo;
     }
     /* the lattice: every entry, scored by the id its string maps to */
