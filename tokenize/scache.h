@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "tokenize/tokenizer.h"
+
 #define SL_SCACHE_KEY 255
 #define SL_SCACHE_VALS 255
 #define SL_SCACHE_MAX ((size_t)1 << 16)
@@ -119,6 +121,23 @@ static inline const uint32_t *sl_scache_get(sl_scache *c, uint64_t h, const char
     }
     return c->cap ? sl_scache_get_long(c, h, k, n, nv) : NULL;
 }
+/* A stretch's ids through the cache, for a model whose ids of k[0..n)
+ * depend on k alone: on a hit they are appended to out and 1 returned;
+ * else 0, with *h the hash to store them under once the model has made
+ * them (sl_scache_put, when n <= SL_SCACHE_KEY). */
+static inline int sl_scache_ids(sl_scache *c, const char *k, size_t n, sl_ids *out, uint64_t *h)
+{
+    *h = 0;
+    if (n > SL_SCACHE_KEY)
+        return 0;
+    *h = sl_scache_hash(k, n);
+    size_t nv;
+    const uint32_t *v = sl_scache_get(c, *h, k, n, &nv);
+    if (v)
+        sl_ids_append(out, v, nv);
+    return v != NULL;
+}
+
 /* Stores v[0..nv) for k[0..n); ignored when n or nv is too large. */
 void sl_scache_put(sl_scache *c, uint64_t h, const char *k, size_t n, const uint32_t *v, size_t nv);
 void sl_scache_free(sl_scache *c);

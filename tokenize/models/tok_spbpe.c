@@ -267,16 +267,9 @@ static void model_segment(const spbpe *m, sp_state *s, const char *p, size_t n)
  * in turn. */
 static void cached_segment(const spbpe *m, sp_state *s, const char *p, size_t n, int cut)
 {
-    uint64_t h = 0;
-    if (n <= SL_SCACHE_KEY) {
-        h = sl_scache_hash(p, n);
-        size_t nv;
-        const uint32_t *v = sl_scache_get(&s->cache, h, p, n, &nv);
-        if (v) {
-            sl_ids_append(s->out, v, nv);
-            return;
-        }
-    }
+    uint64_t h;
+    if (sl_scache_ids(&s->cache, p, n, s->out, &h))
+        return;
     size_t start = s->out->n, k = cut && m->joins.bits ? sl_joins_part(&m->joins, p, n) : n;
     if (k < n) {
         for (size_t a = 0; a < n; a += k) {

@@ -262,16 +262,9 @@ static int un_encode(const void *model, void *state, const char *p, size_t n, sl
     s->out = out;
     /* HF's Unigram runs each pre-tokenized piece's lattice on its own, in
      * double from 0: its ids depend on the piece alone, so they are kept */
-    uint64_t h = 0;
-    if (n <= SL_SCACHE_KEY) {
-        h = sl_scache_hash(p, n);
-        size_t nv;
-        const uint32_t *v = sl_scache_get(&s->cache, h, p, n, &nv);
-        if (v) {
-            sl_ids_append(out, v, nv);
-            return 0;
-        }
-    }
+    uint64_t h;
+    if (sl_scache_ids(&s->cache, p, n, out, &h))
+        return 0;
     size_t start = out->n;
     model_piece(model, s, p, n);
     if (n <= SL_SCACHE_KEY && out->n > start) /* (out->v may be NULL: no arithmetic on it then) */
