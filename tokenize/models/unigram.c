@@ -70,13 +70,13 @@ static double lattice_score(const sl_unigram *u, int64_t id, size_t len)
     return u->kind[id] == SL_UNI_USER ? (double)(float)(0.1 * (double)(len - 1)) : u->score[id];
 }
 
-/* The cells from base/check/val, with each piece's score. */
+/* The cells from base/check/val, with each piece's score; 257 more past
+ * da_n, nobody's child, the last of them the walk's dead cell. */
 static void build_cells(sl_unigram *u)
 {
     size_t n = u->da_n;
     free(u->cell);
     free(u->dscore);
-    u->dead = n + 256;
     u->cell = sl_xmalloc((n + 257) * sizeof *u->cell);
     u->dscore = u->hf ? sl_xmalloc((n + 257) * sizeof *u->dscore) : NULL; /* (double: Hugging Face's only) */
     for (size_t q = 0; q < n + 257; q++) {
@@ -180,6 +180,7 @@ static inline uint64_t back_of(size_t start, int64_t id)
         uint64_t *back = (uint64_t *)((char *)sc->best + back_off);                                                    \
         const cell *cells = u->cell;                                                                                   \
         const size_t root_base = (size_t)cells[0].base;                                                                \
+        const size_t dead = u->da_n + 256; /* a cell with no piece, no child and nobody's child */                     \
         score[0] = 0;                                                                                                  \
         for (size_t i = 1; i <= reach; i++)                                                                            \
             score[i] = -INFINITY;                                                                                      \
@@ -197,7 +198,7 @@ static inline uint64_t back_of(size_t start, int64_t id)
             size_t ml = one_char_len((uint8_t)s[at]);                                                                  \
             if (ml > n - at)                                                                                           \
                 ml = n - at;                                                                                           \
-            size_t at_ml = u->dead, end_ml = at + ml;                                                                  \
+            size_t at_ml = dead, end_ml = at + ml;                                                                     \
             size_t node = root_base + (uint8_t)s[at], k = n;                                                           \
             if (cells[node].check == 0) { /* a child of the root */                                                    \
                 CANDIDATE(T, SCORE, at + 1, node, cells[node].id);                                                     \

@@ -28,7 +28,6 @@ struct sl_unigram {
     cell *cell;
     double *dscore;
     size_t da_n;
-    size_t dead; /* da_n + 256: a cell with no piece, no child and nobody's child */
     /* the pieces as added (the k-th: id key_id[k], bytes pool[key_off[k]..]
      * of key_len[k]), from which sl_unigram_set lays out the trie */
     char *pool;
