@@ -9,6 +9,7 @@
 typedef struct batch {
     unsigned char *slots; /* max_items slots of slot_size bytes */
     size_t n;
+    size_t used; /* slots handed out so far (those after are still calloc's zeros: not freed one by one) */
     uint64_t cost;
 } batch;
 
@@ -71,6 +72,14 @@ sl_batcher *sl_batcher_new(const sl_batch_ops *ops, void *ctx, const sl_batch_op
 static void *slot(const sl_batcher *b, const batch *t, size_t i)
 {
     return t->slots + i * b->ops.slot_size;
+}
+
+/* Slot i of t, to be filled */
+static void *slot_out(const sl_batcher *b, batch *t, size_t i)
+{
+    if (i >= t->used)
+        t->used = i + 1;
+    return slot(b, t, i);
 }
 
 /* Cuts t's items into one run per encoding thread (before the team starts). */
@@ -220,7 +229,7 @@ static int hand_over(sl_batcher *b, sl_err *err)
 void *sl_batcher_next(sl_batcher *b)
 {
     batch *t = &b->b[b->fill];
-    return slot(b, t, t->n);
+    return slot_out(b, t, t->n);
 }
 
 int sl_batcher_push(sl_batcher *b, uint64_t cost, sl_err *err)
@@ -246,7 +255,7 @@ static int fill_batch(sl_batcher *b, batch *t, sl_batch_fill_fn fill, int *done,
 {
     while (!*done && t->n < b->o.max_items && !(b->o.max_cost && t->cost >= b->o.max_cost)) {
         uint64_t cost = 0;
-        int got = fill(b->ctx, slot(b, t, t->n), &cost, err);
+        int got = fill(b->ctx, slot_out(b, t, t->n), &cost, err);
         if (got < 0)
             return -1;
         if (got == 0)
@@ -275,7 +284,7 @@ int sl_batcher_run(sl_batcher *b, sl_batch_fill_fn fill, sl_err *err)
         /* one thread: each item is encoded and written as soon as it is
          * filled, in one slot, while its text and ids are still in cache
          * (a batch only serves the threads of a team) */
-        void *s = slot(b, &b->b[0], 0);
+        void *s = slot_out(b, &b->b[0], 0);
         uint64_t cost;
         int got;
         while ((got = fill(b->ctx, s, &cost, err)) > 0) {
@@ -345,7 +354,7 @@ void sl_batcher_free(sl_batcher *b)
     }
     for (int k = 0; k < 3; k++) {
         if (b->ops.free_slot && b->b[k].slots)
-            for (size_t i = 0; i < b->o.max_items; i++)
+            for (size_t i = 0; i < b->b[k].used; i++)
                 b->ops.free_slot(b->ctx, slot(b, &b->b[k], i));
         free(b->b[k].slots);
     }

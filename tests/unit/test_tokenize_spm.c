@@ -306,6 +306,102 @@ static void test_malformed(void **state)
  * control bytes, for each NormalizerSpec
  * setting; then the same through the uni-bf model (nmt_nfkc charsmap,
  * user-defined pieces), by ids. */
+/* The message of loading file (NULL when it loads), in *msg. */
+static void load_msg(const sl_buf *file, char *msg, size_t cap)
+{
+    char tmpl[] = "/tmp/sl_spm_XXXXXX";
+    int fd = mkstemp(tmpl);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, file->data, file->len), (ssize_t)file->len);
+    close(fd);
+    sl_tokenizer_opts o = SL_TOKENIZER_OPTS_INIT;
+    o.family = "spm";
+    sl_err e = {{0}};
+    sl_tokenizer *t = sl_tokenizer_load(tmpl, &o, &e);
+    unlink(tmpl);
+    snprintf(msg, cap, "%s", t ? "" : e.msg + strlen(tmpl));
+    sl_tokenizer_free(t);
+}
+
+/* A Unigram model's pieces defined twice are found from the lattice's
+ * trie (normal, user-defined, unused) and by a sort (control, unknown),
+ * without the piece table a BPE model makes and checks them with
+ * (spm_bpe.c): the same model as BPE gives the reference message. Random
+ * models of short strings, many defined twice, in every mix of types; and
+ * a string that is both a normal and a control piece loads (sentencepiece
+ * keeps the two kinds apart) and decodes and looks up as the control one. */
+static void test_dups(void **state)
+{
+    (void)state;
+    static const int types[] = {1, 3, 4, 5}; /* normal, control, user-defined, unused */
+    static const char *strs[] = {"a", "b", "ab", "ba", "<s>", "aa", "b\xe2\x96\x81"};
+    uint64_t x = 88172645463325252u;
+    sl_buf f = {0}, g = {0};
+    char uni[512], bpe[512];
+    int refused = 0;
+    for (int round = 0; round < 400; round++) {
+        sl_buf_clear(&f);
+        put_piece(&f, "<unk>", 2);
+        int np = 1 + round % 12;
+        for (int i = 0; i < np; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            put_piece(&f, strs[x % 7], types[(x >> 8) % 4]);
+        }
+        load_msg(&f, uni, sizeof uni);
+        sl_buf_clear(&g);
+        sl_buf_append(&g, f.data, f.len);
+        uint8_t ts[] = {3 << 3, 2}; /* trainer_spec.model_type = BPE */
+        put_bytes(&g, 2, ts, 2);
+        load_msg(&g, bpe, sizeof bpe);
+        if (strcmp(uni, bpe))
+            fail_msg("round %d: Unigram '%s', BPE '%s'", round, uni, bpe);
+        refused += uni[0] != 0;
+    }
+    assert_true(refused > 100 && refused < 390); /* both outcomes, many times */
+
+    small_model(&f, NULL, 0); /* <unk> <s> </s> a b ab, then a control "a" */
+    put_piece(&f, "a", 3);
+    load_msg(&f, uni, sizeof uni);
+    assert_string_equal(uni, "");
+    small_model(&f, NULL, 0); /* the first repeat by index, of either kind */
+    put_piece(&f, "<s>", 3);
+    put_piece(&f, "a", 1);
+    load_msg(&f, uni, sizeof uni);
+    assert_string_equal(uni, ": piece 6 '<s>' is already defined (piece 1)");
+    small_model(&f, NULL, 0);
+    put_piece(&f, "b", 4);
+    put_piece(&f, "b", 5);
+    put_piece(&f, "<s>", 3);
+    load_msg(&f, uni, sizeof uni);
+    assert_string_equal(uni, ": piece 6 'b' is already defined (piece 4)");
+
+    small_model(&f, NULL, 0);
+    put_piece(&f, "a", 3); /* id 6: control "a" beside normal "a" (3) */
+    char tmpl[] = "/tmp/sl_spm_XXXXXX";
+    int fd = mkstemp(tmpl);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, f.data, f.len), (ssize_t)f.len);
+    close(fd);
+    sl_tokenizer_opts o = SL_TOKENIZER_OPTS_INIT;
+    o.family = "spm";
+    sl_err e = {{0}};
+    sl_tokenizer *t = sl_tokenizer_load(tmpl, &o, &e);
+    unlink(tmpl);
+    assert_non_null(t);
+    assert_int_equal(sl_tokenizer_token_id(t, "a"), 6);
+    assert_int_equal(sl_tokenizer_token_id(t, "b"), 4);
+    assert_int_equal(sl_tokenizer_token_id(t, "zz"), -1);
+    sl_buf out = {0};
+    uint32_t ids[] = {3, 4, 5};
+    assert_int_equal(sl_tokenizer_decode(t, ids, 3, &out, &e), 0); /* "a" decodes as the control piece: nothing */
+    assert_int_equal(out.len, 3);
+    assert_memory_equal(out.data, "bab", 3);
+    sl_buf_free(&out);
+    sl_tokenizer_free(t);
+    sl_buf_free(&f);
+    sl_buf_free(&g);
+}
+
 static void test_norm_fast(void **state)
 {
     (void)state;
@@ -409,8 +505,8 @@ static void test_norm_fast(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_mistral), cmocka_unit_test(test_trained),
-                                       cmocka_unit_test(test_charsmap), cmocka_unit_test(test_norm_fast),
-                                       cmocka_unit_test(test_malformed)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_mistral),   cmocka_unit_test(test_trained),
+                                       cmocka_unit_test(test_charsmap),  cmocka_unit_test(test_norm_fast),
+                                       cmocka_unit_test(test_malformed), cmocka_unit_test(test_dups)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -96,7 +96,20 @@ static char *dup_bytes(const rd *r, const field *f)
     return sl_xstrndup((const char *)r->p + f->a, f->b - f->a);
 }
 
-static int parse_piece(rd *r, size_t a, size_t b, sl_spm_piece *pc, sl_err *err)
+/* The piece's string copied to the end of m's piece_bytes, which has
+ * room for all of them: each takes its length and a NUL there, and at
+ * least its length and 2 bytes (key, length) of the file. */
+static char *piece_copy(sl_spm_proto *m, const rd *r, const field *f)
+{
+    char *s = m->piece_bytes + m->piece_bytes_len;
+    if (f->b > f->a)
+        memcpy(s, r->p + f->a, f->b - f->a);
+    s[f->b - f->a] = 0;
+    m->piece_bytes_len += f->b - f->a + 1;
+    return s;
+}
+
+static int parse_piece(rd *r, size_t a, size_t b, sl_spm_proto *m, sl_spm_piece *pc, sl_err *err)
 {
     rd s = {r->p, a, b, r->name};
     pc->type = SL_SPM_NORMAL;
@@ -107,8 +120,7 @@ static int parse_piece(rd *r, size_t a, size_t b, sl_spm_piece *pc, sl_err *err)
         if (f.num == 1) {
             if (want(&s, &f, 2, "piece", err))
                 return -1;
-            free(pc->s);
-            pc->s = dup_bytes(&s, &f);
+            pc->s = piece_copy(m, &s, &f);
             pc->len = (uint32_t)(f.b - f.a);
         } else if (f.num == 2) {
             if (want(&s, &f, 5, "score", err))
@@ -229,7 +241,9 @@ int sl_spm_proto_parse(const uint8_t *p, size_t n, const char *name, sl_spm_prot
             }
             sl_spm_piece *pc = &m->pieces[m->n_pieces++];
             memset(pc, 0, sizeof *pc);
-            if (parse_piece(&r, f.a, f.b, pc, err))
+            if (!m->piece_bytes)
+                m->piece_bytes = sl_xmalloc(n + 1);
+            if (parse_piece(&r, f.a, f.b, m, pc, err))
                 goto fail;
         } else if (f.num == 2) {
             if (want(&r, &f, 2, "trainer_spec", err) || parse_trainer(&r, f.a, f.b, m, err))
@@ -258,9 +272,8 @@ static void free_norm(sl_spm_normspec *ns)
 
 void sl_spm_proto_free(sl_spm_proto *m)
 {
-    for (size_t i = 0; i < m->n_pieces; i++)
-        free(m->pieces[i].s);
     free(m->pieces);
+    free(m->piece_bytes);
     free(m->unk_surface);
     free_norm(&m->norm);
     free_norm(&m->denorm);

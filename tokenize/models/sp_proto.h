@@ -19,7 +19,7 @@ enum { SL_SPM_NORMAL = 1, SL_SPM_UNKNOWN, SL_SPM_CONTROL, SL_SPM_USER_DEFINED, S
 enum { SL_SPM_UNIGRAM = 1, SL_SPM_BPE, SL_SPM_WORD, SL_SPM_CHAR };
 
 typedef struct sl_spm_piece {
-    char *s; /* NUL-terminated copy */
+    char *s; /* NUL-terminated copy (in the model's piece_bytes) */
     uint32_t len;
     float score;
     int type;
@@ -37,6 +37,8 @@ typedef struct sl_spm_normspec {
 typedef struct sl_spm_proto {
     sl_spm_piece *pieces;
     size_t n_pieces;
+    char *piece_bytes; /* the pieces' strings, each NUL-terminated */
+    size_t piece_bytes_len;
     int model_type, byte_fallback, treat_whitespace_as_suffix;
     int32_t unk_id, bos_id, eos_id, pad_id;
     char *unk_surface; /* NULL: the default " \xE2\x81\x87 " */

@@ -18,6 +18,7 @@
  * pieces vanish, unk is unk_surface (" \u2047 "), runs of byte pieces are
  * decoded as UTF-8 with U+FFFD per invalid byte, U+2581 becomes a space and
  * the first one of the text is dropped. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +37,10 @@
 typedef struct spm {
     char *name;
     sl_spm_proto m;
+    /* piece -> id; a Unigram model's is made at its first use (decode, a
+     * token's id), since encoding needs only the lattice's trie */
     sl_spm_vocab *vocab;
+    pthread_mutex_t vocab_mu;
     sl_charsmap cm;
     int has_cm;
     sl_trie user;
@@ -71,6 +75,7 @@ static void free_spm(spm *s)
         return;
     free(s->name);
     sl_spm_vocab_free(s->vocab);
+    pthread_mutex_destroy(&s->vocab_mu);
     sl_spm_proto_free(&s->m);
     sl_charsmap_free(&s->cm);
     sl_trie_free(&s->user);
@@ -95,9 +100,80 @@ static int piece_byte(const char *p, size_t n)
 
 #define META "\xE2\x96\x81" /* U+2581 */
 
+/* The model's vocabulary (made on first use for a Unigram model; a model
+ * with a piece defined twice never loads, so making it cannot fail). */
+static const sl_spm_vocab *vocab_of(const spm *cs)
+{
+    spm *s = (spm *)cs;
+    sl_spm_vocab *v = __atomic_load_n(&s->vocab, __ATOMIC_ACQUIRE);
+    if (v)
+        return v;
+    pthread_mutex_lock(&s->vocab_mu);
+    if (!s->vocab) {
+        sl_err e;
+        v = sl_spm_vocab_new(&s->m, s->name, &e);
+        if (!v) /* cannot be: unigram_dups refused the model at load */
+            abort();
+        __atomic_store_n(&s->vocab, v, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&s->vocab_mu);
+    return s->vocab;
+}
+
+typedef struct rpiece {
+    const char *s;
+    uint32_t len, i;
+} rpiece;
+
+static int rpiece_cmp(const void *a, const void *b)
+{
+    const rpiece *x = a, *y = b;
+    if (x->len != y->len)
+        return x->len < y->len ? -1 : 1;
+    int c = memcmp(x->s, y->s, x->len);
+    return c ? c : x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* What sl_spm_vocab_new refuses, for a Unigram model without making the
+ * vocabulary: a string defined twice among the normal pieces (normal,
+ * user-defined, unused: from the lattice's trie, whose layout sorts them)
+ * or among the others (control, unknown, byte: few, sorted here). The
+ * same message, for the same piece: the lowest index that repeats an
+ * earlier piece of its kind. */
+static int unigram_dups(const spm *s, const char *name, sl_err *err)
+{
+    const sl_spm_proto *m = &s->m;
+    uint32_t a, b;
+    int64_t first = -1, second = -1;
+    if (sl_unigram_dup(s->uni, &a, &b))
+        first = a, second = b;
+    rpiece *r = sl_xmalloc((m->n_pieces + 1) * sizeof *r);
+    size_t nr = 0;
+    for (size_t i = 0; i < m->n_pieces; i++) {
+        int t = m->pieces[i].type;
+        if (t != SL_SPM_NORMAL && t != SL_SPM_USER_DEFINED && t != SL_SPM_UNUSED)
+            r[nr++] = (rpiece){m->pieces[i].s ? m->pieces[i].s : "", m->pieces[i].len, (uint32_t)i};
+    }
+    qsort(r, nr, sizeof *r, rpiece_cmp);
+    for (size_t g = 0, j; g < nr; g = j) { /* each run of one string: its first two */
+        for (j = g + 1; j < nr && r[j].len == r[g].len && !memcmp(r[j].s, r[g].s, r[g].len);)
+            j++;
+        if (j - g > 1 && (second < 0 || r[g + 1].i < second))
+            first = r[g].i, second = r[g + 1].i;
+    }
+    free(r);
+    if (second < 0)
+        return 0;
+    const sl_spm_piece *p = &m->pieces[second];
+    char q[SL_QUOTE_MAX];
+    return sl_errf(err, "%s: piece %lld '%s' is already defined (piece %lld)", name, (long long)second,
+                   sl_err_quote(p->s, p->len, q, sizeof q), (long long)first);
+}
+
 static spm *load_model(const uint8_t *data, size_t len, const char *name, sl_err *err)
 {
     spm *s = sl_xcalloc(1, sizeof *s);
+    pthread_mutex_init(&s->vocab_mu, NULL);
     s->name = sl_xstrdup(name);
     if (sl_spm_proto_parse(data, len, name, &s->m, err))
         goto fail;
@@ -117,7 +193,7 @@ static spm *load_model(const uint8_t *data, size_t len, const char *name, sl_err
         sl_errf(err, "%s: denormalizer_spec with a charsmap is not supported", name);
         goto fail;
     }
-    if (!(s->vocab = sl_spm_vocab_new(m, name, err)))
+    if (m->model_type == SL_SPM_BPE && !(s->vocab = sl_spm_vocab_new(m, name, err)))
         goto fail;
     int64_t unk = -1;
     for (size_t i = 0; i < 256; i++)
@@ -185,6 +261,8 @@ static spm *load_model(const uint8_t *data, size_t len, const char *name, sl_err
                 sl_unigram_add(s->uni, (uint32_t)i, p->s, p->len, p->score, kind);
         }
         sl_unigram_set(s->uni, unk, lo);
+        if (unigram_dups(s, name, err))
+            goto fail;
     } else {
         s->bpe_cut = 1;
         for (size_t i = 0; i < m->n_pieces && s->bpe_cut; i++) {
@@ -304,7 +382,7 @@ static int spm_encode(const sl_tokenizer *t, void *state, const char *text, size
 static int spm_decode(const sl_tokenizer *t, const uint32_t *ids, size_t n, sl_buf *out, sl_err *err)
 {
     const spm *s = t->impl;
-    return sl_spm_decode(&s->m, s->vocab, s->byte_val, s->name, ids, n, out, err);
+    return sl_spm_decode(&s->m, vocab_of(s), s->byte_val, s->name, ids, n, out, err);
 }
 
 static void spm_free(void *impl)
@@ -336,7 +414,7 @@ static void spm_state_free(void *state)
 static int64_t spm_token_id(const sl_tokenizer *t, const char *text)
 {
     const spm *s = t->impl;
-    return sl_spm_piece_id(s->vocab, text, strlen(text), -1);
+    return sl_spm_piece_id(vocab_of(s), text, strlen(text), -1);
 }
 
 static const sl_tok_ops ops = {spm_free, spm_state_new, spm_state_free, spm_encode, spm_decode, spm_token_id};

@@ -32,6 +32,7 @@ sl_unigram *sl_unigram_new(uint32_t n_ids, int hf)
     u->len = sl_xcalloc(n_ids ? n_ids : 1, sizeof *u->len);
     u->hf = hf;
     u->unk_id = -1;
+    u->dup_first = u->dup_second = -1;
     return u;
 }
 
@@ -70,43 +71,47 @@ static double lattice_score(const sl_unigram *u, int64_t id, size_t len)
     return u->kind[id] == SL_UNI_USER ? (double)(float)(0.1 * (double)(len - 1)) : u->score[id];
 }
 
-/* The cells from base/check/val, with each piece's score; 257 more past
- * da_n, nobody's child, the last of them the walk's dead cell. */
+/* The scores of the laid-out cells (sl_unigram_build_da set base, check
+ * and the id of the piece ending at each cell): an unused piece takes no
+ * part (id -1, score -inf). */
 static void build_cells(sl_unigram *u)
 {
     size_t n = u->da_n;
-    free(u->cell);
-    free(u->dscore);
-    u->cell = sl_xmalloc((n + 257) * sizeof *u->cell);
     u->dscore = u->hf ? sl_xmalloc((n + 257) * sizeof *u->dscore) : NULL; /* (double: Hugging Face's only) */
-    for (size_t q = 0; q < n + 257; q++) {
-        u->cell[q] = (cell){q < n ? u->base[q] : 0, q < n ? u->check[q] : -1, -1, -INFINITY};
-        if (u->dscore)
-            u->dscore[q] = -INFINITY;
-    }
+    for (size_t q = 0; u->dscore && q < n + 257; q++)
+        u->dscore[q] = -INFINITY;
     for (size_t q = 0; q < n; q++) {
-        int64_t id = u->val[q];
-        if (id < 0 || u->kind[id] == SL_UNI_UNUSED)
+        int64_t id = u->cell[q].id;
+        if (id < 0)
             continue;
+        if (u->kind[id] == SL_UNI_UNUSED) {
+            u->cell[q].id = -1;
+            continue;
+        }
         double sc = lattice_score(u, id, u->len[id]);
-        u->cell[q].id = (int32_t)id;
         u->cell[q].fscore = (float)sc;
         if (u->dscore)
             u->dscore[q] = sc;
     }
-    free(u->base); /* (built again by a later sl_unigram_set) */
-    free(u->check);
-    free(u->val);
-    u->base = u->check = u->val = NULL;
 }
 
 void sl_unigram_set(sl_unigram *u, int64_t unk_id, double min_score)
 {
-    if (!u->base)
-        sl_unigram_build_da(u);
     u->unk_id = unk_id;
     u->min_score = min_score;
+    if (u->cell)
+        return; /* laid out once */
+    sl_unigram_build_da(u);
     build_cells(u);
+}
+
+int sl_unigram_dup(const sl_unigram *u, uint32_t *first, uint32_t *second)
+{
+    if (u->dup_second < 0)
+        return 0;
+    *first = (uint32_t)u->dup_first;
+    *second = (uint32_t)u->dup_second;
+    return 1;
 }
 
 void sl_unigram_free(sl_unigram *u)
@@ -117,9 +122,6 @@ void sl_unigram_free(sl_unigram *u)
     free(u->key_id);
     free(u->key_off);
     free(u->key_len);
-    free(u->base);
-    free(u->check);
-    free(u->val);
     free(u->cell);
     free(u->dscore);
     free(u->score);

@@ -27,9 +27,14 @@ sl_unigram *sl_unigram_new(uint32_t n_ids, int hf);
  * added twice keeps the first id. */
 void sl_unigram_add(sl_unigram *u, uint32_t id, const char *s, size_t len, double score, int kind);
 /* Sets the unk id and the lowest score (the unk piece's score is
- * min_score - 10). Call it after the last sl_unigram_add: it lays the trie
- * out for encoding, in time linear in the trie. */
+ * min_score - 10). Call it after the last sl_unigram_add: the first call
+ * lays the trie out for encoding, in time linear in the trie (pieces added
+ * after it take no part). */
 void sl_unigram_set(sl_unigram *u, int64_t unk_id, double min_score);
+/* After sl_unigram_set: 1 when a string was added more than once, with
+ * the ids of its first two additions in *first and *second (of all such
+ * strings, the one whose second id is lowest); else 0. */
+int sl_unigram_dup(const sl_unigram *u, uint32_t *first, uint32_t *second);
 void sl_unigram_free(sl_unigram *u);
 
 /* One piece of a segmentation: bytes [start, end) of the string, its id

@@ -1,5 +1,6 @@
 /* The Unigram lattice's trie laid out as a double array (unigram_impl.h),
  * as SentencePiece builds its tries (Darts / darts-clone). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +20,7 @@
 #define SEARCH_WINDOW 4096
 
 typedef struct da_build {
-    int32_t *base, *check, *val;
+    cell *c;         /* base, check and the id of the piece ending there (val) */
     uint64_t *occ;   /* bit q: cell q occupied; (cap + 127) / 64 words */
     size_t cap, top; /* top: one past the highest occupied cell */
     size_t low;      /* no free cell in [top - SEARCH_WINDOW, low) */
@@ -29,17 +30,18 @@ static void da_grow(da_build *d, size_t need)
 {
     if (need <= d->cap)
         return;
-    size_t nc = d->cap ? d->cap : 256;
-    while (nc < need)
-        nc *= 2;
-    d->base = sl_xrealloc(d->base, nc * sizeof *d->base);
-    d->check = sl_xrealloc(d->check, nc * sizeof *d->check);
-    d->val = sl_xrealloc(d->val, nc * sizeof *d->val);
+    /* by a quarter (the first size is near the end's): a block this size
+     * is moved by mremap, not copied, and cells past the last one used are
+     * not set (touched) for nothing. (On huge pages: no faster, measured) */
+    size_t nc = d->cap + d->cap / 4;
+    if (nc < need)
+        nc = need;
+    d->c = sl_xrealloc(d->c, nc * sizeof *d->c);
     size_t ow = d->cap ? (d->cap + 127) / 64 : 0, nw = (nc + 127) / 64;
     d->occ = sl_xrealloc(d->occ, nw * sizeof *d->occ);
     memset(d->occ + ow, 0, (nw - ow) * sizeof *d->occ);
     for (size_t i = d->cap; i < nc; i++)
-        d->base[i] = 0, d->check[i] = -1, d->val[i] = -1;
+        d->c[i] = (cell){0, -1, -1, -INFINITY};
     d->cap = nc;
 }
 
@@ -52,7 +54,7 @@ static inline uint64_t occ64(const uint64_t *occ, size_t x)
 
 static inline void occupy(da_build *d, size_t q, int32_t parent)
 {
-    d->check[q] = parent;
+    d->c[q].check = parent;
     d->occ[q >> 6] |= (uint64_t)1 << (q & 63);
     if (q + 1 > d->top)
         d->top = q + 1;
@@ -237,8 +239,18 @@ void sl_unigram_build_da(sl_unigram *u)
         o += sl[i];
     }
 #define SORTED_AT(i, d) ((d) < sl[i] ? sp[so[i] + (d)] : -1)
+    /* the trie's nodes: each key adds those past what it shares with the
+     * key before it; the layout leaves few cells free among them */
+    size_t nodes = 1;
+    for (size_t i = 0; i < nk; i++) {
+        size_t c = 0;
+        if (i)
+            for (size_t m = sl[i] < sl[i - 1] ? sl[i] : sl[i - 1]; c < m && sp[so[i] + c] == sp[so[i - 1] + c];)
+                c++;
+        nodes += sl[i] - c;
+    }
     da_build d = {0};
-    da_grow(&d, 2 * nk + 512);
+    da_grow(&d, nodes + nodes / 32 + 512);
     size_t qcap = 1024, qh = 0, qt = 0;
     da_node *queue = sl_xmalloc(qcap * sizeof *queue);
     occupy(&d, 0, INT32_MAX); /* the root: the child of no position */
@@ -250,8 +262,11 @@ void sl_unigram_build_da(sl_unigram *u)
         uint32_t i = v.lo;
         /* the pieces that end here come first (a string added twice: the
          * first added first); the node's value is that one */
-        if (i < v.hi && sl[i] == v.depth)
-            d.val[v.pos] = (int32_t)sid[i];
+        if (i < v.hi && sl[i] == v.depth) {
+            d.c[v.pos].id = (int32_t)sid[i];
+            if (i + 1 < v.hi && sl[i + 1] == v.depth && (u->dup_second < 0 || sid[i + 1] < u->dup_second))
+                u->dup_first = sid[i], u->dup_second = sid[i + 1];
+        }
         while (i < v.hi && sl[i] == v.depth)
             i++;
         size_t nc = 0;
@@ -265,7 +280,7 @@ void sl_unigram_build_da(sl_unigram *u)
         if (!nc)
             continue;
         size_t bs = da_base(&d, lab, nc); /* (at most top: da_base grew the array past its children) */
-        d.base[v.pos] = (int32_t)bs;
+        d.c[v.pos].base = (int32_t)bs;
         if (qt + nc > qcap) {
             if (qh >= qcap / 2) { /* the done half: the waiting ones to the front */
                 memmove(queue, queue + qh, (qt - qh) * sizeof *queue);
@@ -281,9 +296,8 @@ void sl_unigram_build_da(sl_unigram *u)
             queue[qt++] = (da_node){from[j], from[j + 1], v.depth + 1, (uint32_t)q};
         }
     }
-    u->base = d.base;
-    u->check = d.check;
-    u->val = d.val;
+    da_grow(&d, d.top + 257); /* the cells past da_n (unigram_impl.h) */
+    u->cell = d.c;
     u->da_n = d.top;
     free(d.occ);
 #undef SORTED_AT

@@ -22,9 +22,7 @@ typedef struct cell {
 } cell;
 
 struct sl_unigram {
-    /* the lattice's trie as a double array (built by sl_unigram_set; base,
-     * check, val while building, then cell and dscore) */
-    int32_t *base, *check, *val;
+    /* the lattice's trie as a double array (laid out by sl_unigram_set) */
     cell *cell;
     double *dscore;
     size_t da_n;
@@ -41,12 +39,14 @@ struct sl_unigram {
     size_t max_len; /* the longest string added, in bytes (the trie's depth) */
     uint8_t *kind;
     int hf;
+    int64_t dup_first, dup_second; /* sl_unigram_dup's, -1: none */
     int64_t unk_id;
     double min_score;
 };
 
-/* unigram_da.c: the pieces (pool, key_*) as a double array (base, check,
- * val, da_n): val of a string's cell is the id added first for it. */
+/* unigram_da.c: the pieces (pool, key_*) as a double array (cell, da_n;
+ * 257 cells past da_n, free): the id of a string's cell is the id added
+ * first for it, its score not yet set (-inf). */
 void sl_unigram_build_da(sl_unigram *u);
 
 #endif
