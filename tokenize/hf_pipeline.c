@@ -153,11 +153,28 @@ static int finish_added(pipe *p, sl_err *err)
     return rc;
 }
 
+int sl_hf_read_ahead = 1;
+size_t sl_hf_read_ahead_loads;
+
 static pipe *load_json(const sl_hf_model *ad, const char *text, size_t len, const char *name, sl_err *err)
 {
-    sl_json_doc *doc = sl_tokjson_parse(text, len, name, err);
-    if (!doc)
+    void *pre = NULL;
+    sl_json_skip skip[4] = {{0}};
+    size_t n_skip = 0;
+    if (sl_hf_read_ahead && ad->read_ahead && ad->n_ahead <= 4) {
+        sl_skim_span sp[4];
+        if (!sl_tokjson_skim_model(text, len, ad->ahead, sp, ad->n_ahead) && (pre = ad->read_ahead(text, len, sp)))
+            for (size_t k = 0; k < ad->n_ahead; k++)
+                if (sp[k].len)
+                    skip[n_skip++] = (sl_json_skip){sp[k].at, sp[k].len};
+        sl_hf_read_ahead_loads += pre != NULL;
+    }
+    sl_json_doc *doc = sl_tokjson_parse_skip(text, len, skip, n_skip, name, err);
+    if (!doc) {
+        if (pre)
+            ad->free_ahead(pre);
         return NULL;
+    }
     pipe *p = sl_xcalloc(1, sizeof *p);
     p->ad = ad;
     p->name = sl_xstrdup(name);
@@ -172,8 +189,12 @@ static pipe *load_json(const sl_hf_model *ad, const char *text, size_t len, cons
                 sl_hf_is_null(sl_json_get(root, "truncation")) ? "padding" : "truncation");
         goto fail;
     }
-    sl_hf_src src = {name, text, len};
-    if (!(p->model = ad->load(model, &src, err)))
+    sl_hf_src src = {name, text, len, pre};
+    p->model = ad->load(model, &src, err);
+    if (pre)
+        ad->free_ahead(pre);
+    pre = NULL;
+    if (!p->model)
         goto fail;
     p->vocab = ad->vocab(p->model);
     /* the post-processor acts only with --add-special-tokens, but a file
@@ -187,6 +208,8 @@ static pipe *load_json(const sl_hf_model *ad, const char *text, size_t len, cons
     sl_json_free(doc);
     return p;
 fail:
+    if (pre)
+        ad->free_ahead(pre);
     sl_json_free(doc);
     free_pipe(p);
     return NULL;

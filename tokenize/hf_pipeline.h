@@ -42,6 +42,7 @@ typedef struct sl_hf_src {
     const char *name; /* the file, for messages */
     const char *text; /* the whole tokenizer.json */
     size_t len;
+    void *pre; /* what the adapter's read_ahead made (the parse stepped over those values), or NULL */
 } sl_hf_src;
 
 /* A model adapter (HF's Model trait). */
@@ -58,6 +59,16 @@ typedef struct sl_hf_model {
     /* added token ids may reach mult * (ids + added tokens) + slack */
     uint32_t added_mult, added_slack;
 
+    /* Optional: the values of the model object's keys ahead[0..n_ahead)
+     * (at most 4; spans {0, 0} where absent) read from the text before the
+     * parse, into what it returns (handed to load as src->pre, then freed
+     * by free_ahead); NULL to parse them (the tree then has them). Where
+     * it reads them, the parse steps over those values (a large
+     * vocabulary's tree is most of a load's time and memory). */
+    const char *const *ahead;
+    size_t n_ahead;
+    void *(*read_ahead)(const char *text, size_t len, const sl_skim_span *spans);
+    void (*free_ahead)(void *pre);
     /* Reads the "model" object; NULL with err set on error. */
     void *(*load)(const sl_json *model, const sl_hf_src *src, sl_err *err);
     void (*free)(void *model);
@@ -70,6 +81,11 @@ typedef struct sl_hf_model {
     /* Appends the ids of one pre-tokenized piece p[0..n). */
     int (*encode)(const void *model, void *state, const char *p, size_t n, sl_ids *out, sl_err *err);
 } sl_hf_model;
+
+/* 0: never read_ahead (tests: both ways give the same tokenizer); and
+ * the loads that read ahead so far. */
+extern int sl_hf_read_ahead;
+extern size_t sl_hf_read_ahead_loads;
 
 /* Loads a tokenizer.json's bytes with model adapter `m` as family `fam`. */
 sl_tokenizer *sl_hf_load_mem(const sl_hf_model *m, const sl_tok_family *fam, const char *text, size_t len,

@@ -1,8 +1,10 @@
-/* libFuzzer target: the one-pass readers of a vocabulary object and a
- * merges array (tokenize/models/bpe_vlist.c) on arbitrary bytes. What a
- * reader accepts must be what the loaders take from the parser's tree: the
- * parse succeeds (invalid UTF-8 an error, as the loaders parse) and gives
- * the same entries (texts, key offsets, ids) or the same merges. */
+/* libFuzzer target: the one-pass readers of a vocabulary object, a merges
+ * array and a Unigram vocabulary list (tokenize/models/bpe_vlist.c) on
+ * arbitrary bytes. What a reader accepts must be what the loaders take
+ * from the parser's tree: the parse succeeds (invalid UTF-8 an error, as
+ * the loaders parse) and gives the same entries (texts, key offsets, ids),
+ * the same merges, or the same [piece, score] pairs (texts, offsets of
+ * the entry and of the number). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 
 #include "base/json.h"
 #include "tokenize/models/bpe_load.h"
+#include "tokenize/models/vlist.h"
 
 static sl_json_doc *parse(const char *t, size_t n)
 {
@@ -57,5 +60,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sl_json_free(d);
     }
     sl_bpe_lists_free(&fast);
+    sl_uni_vlist u;
+    if (sl_uni_vocab_read(t, 0, size, &u)) {
+        sl_json_doc *d = parse(t, size);
+        const sl_json *r = d ? sl_json_root(d) : NULL;
+        if (!r || r->type != SL_JSON_ARRAY || r->n != u.n || !u.n)
+            abort();
+        for (size_t i = 0; i < u.n; i++) {
+            const sl_json *x = r->kids[i];
+            if (x->type != SL_JSON_ARRAY || x->n != 2 || x->kids[0]->type != SL_JSON_STRING ||
+                x->kids[1]->type != SL_JSON_NUMBER || x->offset != u.v[i].off || x->kids[1]->offset != u.v[i].num ||
+                x->kids[0]->str_len != u.v[i].len || !same(x->kids[0]->str, u.v[i].s, u.v[i].len))
+                abort();
+        }
+        sl_json_free(d);
+        sl_uni_vlist_free(&u);
+    }
     return 0;
 }

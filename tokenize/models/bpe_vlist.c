@@ -1,5 +1,6 @@
 /* A tokenizer's vocabulary object and merges array as lists (bpe_load.h):
- * from a parsed tree, or read in one pass from the file's text without one.
+ * from a parsed tree, or read in one pass from the file's text without one;
+ * and a Unigram model's vocabulary list in one pass (vlist.h).
  *
  * The one-pass reader takes the common case only: an object of plain keys
  * and non-negative integer ids, an array of "a b" strings or ["a", "b"]
@@ -17,6 +18,7 @@
 
 #include "base/utf8.h"
 #include "tokenize/models/bpe_load.h"
+#include "tokenize/models/vlist.h"
 
 int sl_bpe_vocab_list(const sl_bpe *b, const sl_json *vocab, sl_bpe_lists *L, sl_err *err)
 {
@@ -261,4 +263,68 @@ int sl_bpe_merges_read(const char *text, size_t at, size_t len, sl_bpe_lists *L)
 {
     L->m = read_all(text, at, len, '[', merge, sizeof *L->m, &L->nm, &L->mpool);
     return L->m != NULL;
+}
+
+/* A number in JSON's syntax: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?;
+ * its start in *at. */
+static int number(reader *r, size_t *at)
+{
+    ws(r);
+    size_t j = r->i;
+#define DIGITS(j) ((j) < r->n && r->s[j] >= '0' && r->s[j] <= '9')
+    if (j < r->n && r->s[j] == '-')
+        j++;
+    if (!DIGITS(j))
+        return 0;
+    if (r->s[j++] != '0')
+        while (DIGITS(j))
+            j++;
+    if (j < r->n && r->s[j] == '.') {
+        if (!DIGITS(j + 1))
+            return 0;
+        for (j++; DIGITS(j);)
+            j++;
+    }
+    if (j < r->n && (r->s[j] == 'e' || r->s[j] == 'E')) {
+        j++;
+        if (j < r->n && (r->s[j] == '+' || r->s[j] == '-'))
+            j++;
+        if (!DIGITS(j))
+            return 0;
+        while (DIGITS(j))
+            j++;
+    }
+#undef DIGITS
+    *at = r->i;
+    r->i = j;
+    return 1;
+}
+
+/* One Unigram vocabulary entry: [piece, score]. */
+static int uni_entry(reader *r, void *out)
+{
+    const char *s;
+    size_t sn, num;
+    ws(r);
+    size_t off = r->i;
+    if (!eat(r, '[') || !string(r, &s, &sn) || !eat(r, ',') || !number(r, &num) || !eat(r, ']'))
+        return 0;
+    *(sl_uni_vent *)out = (sl_uni_vent){s, sn, off, num};
+    return 1;
+}
+
+int sl_uni_vocab_read(const char *text, size_t at, size_t len, sl_uni_vlist *L)
+{
+    *L = (sl_uni_vlist){0};
+    L->v = read_all(text, at, len, '[', uni_entry, sizeof *L->v, &L->n, &L->pool);
+    if (L->v && !L->n)
+        sl_uni_vlist_free(L); /* an empty list: the tree's message */
+    return L->v != NULL;
+}
+
+void sl_uni_vlist_free(sl_uni_vlist *L)
+{
+    free(L->v);
+    free(L->pool);
+    *L = (sl_uni_vlist){0};
 }

@@ -19,6 +19,7 @@
 #include "tokenize/hf_pipeline.h"
 #include "tokenize/json_skim.h"
 #include "tokenize/models/unigram.h"
+#include "tokenize/models/vlist.h"
 #include "tokenize/scache.h"
 
 typedef struct uni {
@@ -113,16 +114,44 @@ static double serde_f64(const char *s, size_t n, const double *p10)
     return neg ? -f : f;
 }
 
-static int load_model(uni *m, const sl_json *model, const char *text, size_t text_len, sl_err *err)
+/* model.vocab as a list: read ahead (L given), else from the tree. */
+static int vocab_list(const uni *m, const sl_json *model, const sl_uni_vlist *ahead, sl_uni_vlist *L, sl_err *err)
 {
+    if (ahead) {
+        *L = (sl_uni_vlist){ahead->v, ahead->n, NULL};
+        return 0;
+    }
     const sl_json *vocab = sl_json_get(model, "vocab");
     if (!vocab || vocab->type != SL_JSON_ARRAY || !vocab->n)
         return sl_errf(err, "%s: model.vocab is missing or not a non-empty list of [piece, score]", m->name);
-    if (vocab->n >= (size_t)1 << 31)
-        return sl_errf(err, "%s: model.vocab is too large", m->name);
+    L->v = sl_xmalloc(vocab->n * sizeof *L->v);
+    L->n = vocab->n;
+    for (size_t i = 0; i < vocab->n; i++) {
+        const sl_json *e = vocab->kids[i];
+        if (e->type != SL_JSON_ARRAY || e->n != 2 || e->kids[0]->type != SL_JSON_STRING ||
+            e->kids[1]->type != SL_JSON_NUMBER) {
+            free(L->v);
+            return sl_errf(err, "%s:offset %zu: vocab entry %zu is not [piece, score]", m->name, e->offset, i);
+        }
+        L->v[i] = (sl_uni_vent){e->kids[0]->str, e->kids[0]->str_len, e->offset, e->kids[1]->offset};
+    }
+    return 0;
+}
+
+static int load_model(uni *m, const sl_json *model, const sl_hf_src *src, sl_err *err)
+{
+    sl_uni_vlist L = {0};
+    if (vocab_list(m, model, src->pre, &L, err))
+        return -1;
+    int rc = -1;
+    double *score = NULL;
+    if (L.n >= (size_t)1 << 31) {
+        sl_errf(err, "%s: model.vocab is too large", m->name);
+        goto done;
+    }
     int bv;
     m->byte_fallback = sl_json_get_bool(model, "byte_fallback", &bv) == 0 && bv;
-    sl_vocab_init(&m->vocab, (uint32_t)vocab->n, vocab->n);
+    sl_vocab_init(&m->vocab, (uint32_t)L.n, L.n);
     m->u = sl_unigram_new(m->vocab.n_ids, 1);
     double p10[309];
     for (int k = 0; k <= 308; k++) {
@@ -130,39 +159,34 @@ static int load_model(uni *m, const sl_json *model, const char *text, size_t tex
         snprintf(b, sizeof b, "1e%d", k);
         p10[k] = strtod(b, NULL);
     }
-    double *score = sl_xmalloc(vocab->n * sizeof *score);
+    score = sl_xmalloc(L.n * sizeof *score);
     double lo = 1e300;
-    for (size_t i = 0; i < vocab->n; i++) {
-        const sl_json *e = vocab->kids[i];
-        if (e->type != SL_JSON_ARRAY || e->n != 2 || e->kids[0]->type != SL_JSON_STRING ||
-            e->kids[1]->type != SL_JSON_NUMBER) {
-            free(score);
-            return sl_errf(err, "%s:offset %zu: vocab entry %zu is not [piece, score]", m->name, e->offset, i);
-        }
-        const sl_json *k = e->kids[0];
-        sl_vocab_put_last(&m->vocab, (uint32_t)i, k->str, k->str_len); /* HF's HashMap insert */
-        size_t at = e->kids[1]->offset;
-        score[i] = at < text_len ? serde_f64(text + at, text_len - at, p10) : e->kids[1]->num;
+    for (size_t i = 0; i < L.n; i++) {
+        const sl_uni_vent *e = &L.v[i];
+        sl_vocab_put_last(&m->vocab, (uint32_t)i, e->s, e->len); /* HF's HashMap insert */
+        score[i] = serde_f64(src->text + e->num, src->len - e->num, p10);
         /* beyond a double: serde_json refuses it too ("number out of range");
          * beyond 1e290: a path's sum of up to 2^29 pieces in double could
          * reach infinity, where no candidate wins (HF loads such a file) */
         if (!isfinite(score[i]) || fabs(score[i]) > 1e290) {
-            free(score);
-            return sl_errf(err, "%s:offset %zu: vocab entry %zu: the score is out of range (beyond 1e290 in magnitude)",
-                           m->name, e->kids[1]->offset, i);
+            sl_errf(err, "%s:offset %zu: vocab entry %zu: the score is out of range (beyond 1e290 in magnitude)",
+                    m->name, e->num, i);
+            goto done;
         }
         lo = score[i] < lo ? score[i] : lo;
     }
-    /* the lattice: every entry, scored by the id its string maps to */
-    for (size_t i = vocab->n; i-- > 0;) {
-        const sl_json *e = vocab->kids[i];
-        if (!e->kids[0]->str_len)
-            continue;
-        int64_t id = vocab_find(m, e->kids[0]->str, e->kids[0]->str_len);
-        if (id == (int64_t)i)
-            sl_unigram_add(m->u, (uint32_t)i, e->kids[0]->str, e->kids[0]->str_len, score[i], SL_UNI_NORMAL);
-    }
+    /* the lattice: every string once, with the id it maps to (the last
+     * entry of equal strings), added first: the last entry first */
+    for (size_t i = L.n; i-- > 0;)
+        if (L.v[i].len)
+            sl_unigram_add(m->u, (uint32_t)i, L.v[i].s, L.v[i].len, score[i], SL_UNI_NORMAL);
+    rc = 0;
+done:
     free(score);
+    if (!src->pre)
+        free(L.v);
+    if (rc)
+        return rc;
     m->unk_id = -1;
     const sl_json *unk = sl_json_get(model, "unk_id");
     if (!sl_hf_is_null(unk)) {
@@ -221,7 +245,7 @@ static void *un_load_model(const sl_json *model, const sl_hf_src *src, sl_err *e
 {
     uni *m = sl_xcalloc(1, sizeof *m);
     m->name = sl_xstrdup(src->name);
-    if (load_model(m, model, src->text, src->len, err)) {
+    if (load_model(m, model, src, err)) {
         free_uni(m);
         return NULL;
     }
@@ -272,6 +296,24 @@ static int un_encode(const void *model, void *state, const char *p, size_t n, sl
     return 0;
 }
 
+static void *un_read_ahead(const char *text, size_t len, const sl_skim_span *sp)
+{
+    (void)len; /* (the span lies in it) */
+    sl_uni_vlist *L = sl_xmalloc(sizeof *L);
+    if (sp[0].len && sl_uni_vocab_read(text, sp[0].at, sp[0].len, L))
+        return L;
+    free(L);
+    return NULL;
+}
+
+static void un_free_ahead(void *pre)
+{
+    sl_uni_vlist_free(pre);
+    free(pre);
+}
+
+static const char *const un_ahead[] = {"vocab"};
+
 static const sl_hf_model un_model = {
     .name_prefix = "unigram",
     .specials = {{"</s>"}, {"<s>"}, {"<pad>"}},
@@ -279,6 +321,10 @@ static const sl_hf_model un_model = {
     .max_text = INT32_MAX / 4, /* the lattice keeps 32-bit offsets; normalization may grow the text */
     .added_mult = 1,
     .added_slack = 1024,
+    .ahead = un_ahead,
+    .n_ahead = 1,
+    .read_ahead = un_read_ahead,
+    .free_ahead = un_free_ahead,
     .load = un_load_model,
     .free = free_uni,
     .vocab = un_vocab,
