@@ -113,18 +113,27 @@ static void put_piece(sl_buf *b, const char *s, int type)
     sl_buf_free(&m);
 }
 
-static void expect_refused(const sl_buf *file, const char *msg)
+/* file written to a temporary (its name in tmpl) and loaded as a
+ * SentencePiece model: the tokenizer, or NULL with the message in e. */
+static sl_tokenizer *load_tmp(const sl_buf *file, char tmpl[19], sl_err *e)
 {
-    char tmpl[] = "/tmp/sl_spm_XXXXXX";
+    memcpy(tmpl, "/tmp/sl_spm_XXXXXX", 19);
     int fd = mkstemp(tmpl);
     assert_true(fd >= 0);
     assert_int_equal(write(fd, file->data, file->len), (ssize_t)file->len);
     close(fd);
     sl_tokenizer_opts o = SL_TOKENIZER_OPTS_INIT;
     o.family = "spm";
-    sl_err e = {{0}};
-    sl_tokenizer *t = sl_tokenizer_load(tmpl, &o, &e);
+    sl_tokenizer *t = sl_tokenizer_load(tmpl, &o, e);
     unlink(tmpl);
+    return t;
+}
+
+static void expect_refused(const sl_buf *file, const char *msg)
+{
+    char tmpl[19];
+    sl_err e = {{0}};
+    sl_tokenizer *t = load_tmp(file, tmpl, &e);
     assert_null(t);
     if (!strstr(e.msg, msg) || strncmp(e.msg, tmpl, strlen(tmpl)) || strchr(e.msg, '\n'))
         fail_msg("message '%s' does not start with the file and contain '%s'", e.msg, msg);
@@ -299,26 +308,13 @@ static void test_malformed(void **state)
     sl_buf_free(&f);
 }
 
-/* The normalizer's 16-byte way for stretches of plain ASCII gives the bytes
- * of its one-at-a-time way: random strings of words, runs of spaces, a
- * charsmap rule (A -> a), the first bytes of user-defined pieces (stops),
- * non-ASCII right after ASCII (a combining accent: NFKC joins them),
- * control bytes, for each NormalizerSpec
- * setting; then the same through the uni-bf model (nmt_nfkc charsmap,
- * user-defined pieces), by ids. */
-/* The message of loading file (NULL when it loads), in *msg. */
+/* The message of loading file, less the file's name ("" when it loads),
+ * in msg. */
 static void load_msg(const sl_buf *file, char *msg, size_t cap)
 {
-    char tmpl[] = "/tmp/sl_spm_XXXXXX";
-    int fd = mkstemp(tmpl);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, file->data, file->len), (ssize_t)file->len);
-    close(fd);
-    sl_tokenizer_opts o = SL_TOKENIZER_OPTS_INIT;
-    o.family = "spm";
+    char tmpl[19];
     sl_err e = {{0}};
-    sl_tokenizer *t = sl_tokenizer_load(tmpl, &o, &e);
-    unlink(tmpl);
+    sl_tokenizer *t = load_tmp(file, tmpl, &e);
     snprintf(msg, cap, "%s", t ? "" : e.msg + strlen(tmpl));
     sl_tokenizer_free(t);
 }
@@ -377,16 +373,9 @@ static void test_dups(void **state)
 
     small_model(&f, NULL, 0);
     put_piece(&f, "a", 3); /* id 6: control "a" beside normal "a" (3) */
-    char tmpl[] = "/tmp/sl_spm_XXXXXX";
-    int fd = mkstemp(tmpl);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, f.data, f.len), (ssize_t)f.len);
-    close(fd);
-    sl_tokenizer_opts o = SL_TOKENIZER_OPTS_INIT;
-    o.family = "spm";
+    char tmpl[19];
     sl_err e = {{0}};
-    sl_tokenizer *t = sl_tokenizer_load(tmpl, &o, &e);
-    unlink(tmpl);
+    sl_tokenizer *t = load_tmp(&f, tmpl, &e);
     assert_non_null(t);
     assert_int_equal(sl_tokenizer_token_id(t, "a"), 6);
     assert_int_equal(sl_tokenizer_token_id(t, "b"), 4);
@@ -402,6 +391,13 @@ static void test_dups(void **state)
     sl_buf_free(&g);
 }
 
+/* The normalizer's 16-byte way for stretches of plain ASCII gives the bytes
+ * of its one-at-a-time way: random strings of words, runs of spaces, a
+ * charsmap rule (A -> a), the first bytes of user-defined pieces (stops),
+ * non-ASCII right after ASCII (a combining accent: NFKC joins them),
+ * control bytes, for each NormalizerSpec
+ * setting; then the same through the uni-bf model (nmt_nfkc charsmap,
+ * user-defined pieces), by ids. */
 static void test_norm_fast(void **state)
 {
     (void)state;
