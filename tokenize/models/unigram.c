@@ -103,6 +103,13 @@ void sl_unigram_set(sl_unigram *u, int64_t unk_id, double min_score)
         return; /* laid out once */
     sl_unigram_build_da(u);
     build_cells(u);
+    /* the pieces as added served the layout only */
+    free(u->pool);
+    free(u->key_id);
+    free(u->key_off);
+    free(u->key_len);
+    u->pool = NULL, u->key_id = u->key_len = NULL, u->key_off = NULL;
+    u->pool_len = u->pool_cap = u->n_keys = u->key_cap = 0;
 }
 
 int sl_unigram_dup(const sl_unigram *u, uint32_t *first, uint32_t *second)

@@ -166,13 +166,15 @@ static void key_sort(const sl_unigram *u, uint32_t *a, size_t n, size_t d)
  * same 8 bytes by key_sort. (The multikey quicksort alone reads a key's
  * bytes from the pool once a level, a cache miss each; the radix passes
  * read the 8 bytes held beside the key, in order.) */
-static void keys_sorted(const sl_unigram *u, uint32_t *k, size_t nk)
+typedef struct pk {
+    uint64_t pfx;
+    uint32_t k;
+} pk;
+
+/* (scratch: room for 2 * (nk + 1) pk) */
+static void keys_sorted(const sl_unigram *u, uint32_t *k, size_t nk, void *scratch)
 {
-    typedef struct {
-        uint64_t pfx;
-        uint32_t k;
-    } pk;
-    pk *a = sl_xmalloc((nk + 1) * sizeof *a), *b = sl_xmalloc((nk + 1) * sizeof *b);
+    pk *a = scratch, *b = a + nk + 1;
     for (size_t i = 0; i < nk; i++) {
         uint64_t x = 0;
         for (size_t j = 0; j < 8; j++)
@@ -205,8 +207,6 @@ static void keys_sorted(const sl_unigram *u, uint32_t *k, size_t nk)
         if (j - i > 1)
             key_sort(u, k + i, j - i, shortest >= 8 ? 8 : 0);
     }
-    free(a);
-    free(b);
     free(count);
 }
 
@@ -226,12 +226,18 @@ void sl_unigram_build_da(sl_unigram *u)
     uint32_t *k = sl_xmalloc((nk + 1) * sizeof *k);
     for (size_t i = 0; i < nk; i++)
         k[i] = (uint32_t)i;
-    keys_sorted(u, k, nk);
+    /* one block for the sort's arrays and then for the sorted copy's (a
+     * large block freed is unmapped, and a new one faults its pages in
+     * again) */
+    size_t sort_bytes = 2 * (nk + 1) * sizeof(pk),
+           copy_bytes = (nk + 1) * (sizeof(size_t) + 2 * sizeof(uint32_t)) + u->pool_len + 1;
+    char *scratch = sl_xmalloc(sort_bytes > copy_bytes ? sort_bytes : copy_bytes);
+    keys_sorted(u, k, nk, scratch);
     /* the keys' bytes in sorted order: the runs below read them in order
      * (reading them from the pool through k instead: XLM-R's load 1.17x) */
-    uint8_t *sp = sl_xmalloc(u->pool_len + 1);
-    size_t *so = sl_xmalloc((nk + 1) * sizeof *so);
-    uint32_t *sl = sl_xmalloc((nk + 1) * sizeof *sl), *sid = sl_xmalloc((nk + 1) * sizeof *sid);
+    size_t *so = (size_t *)(void *)scratch;
+    uint32_t *sl = (uint32_t *)(so + nk + 1), *sid = sl + nk + 1;
+    uint8_t *sp = (uint8_t *)(sid + nk + 1);
     for (size_t i = 0, o = 0; i < nk; i++) {
         so[i] = o, sl[i] = u->key_len[k[i]], sid[i] = u->key_id[k[i]];
         if (sl[i])
@@ -302,9 +308,6 @@ void sl_unigram_build_da(sl_unigram *u)
     free(d.occ);
 #undef SORTED_AT
     free(k);
-    free(sp);
-    free(so);
-    free(sl);
-    free(sid);
+    free(scratch);
     free(queue);
 }

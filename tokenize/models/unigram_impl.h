@@ -27,7 +27,8 @@ struct sl_unigram {
     double *dscore;
     size_t da_n;
     /* the pieces as added (the k-th: id key_id[k], bytes pool[key_off[k]..]
-     * of key_len[k]), from which sl_unigram_set lays out the trie */
+     * of key_len[k]), from which sl_unigram_set lays out the trie (and
+     * frees them) */
     char *pool;
     size_t pool_len, pool_cap;
     uint32_t *key_id, *key_len;
