@@ -140,6 +140,14 @@ static inline int sl_scache_ids(sl_scache *c, const char *k, size_t n, sl_ids *o
 
 /* Stores v[0..nv) for k[0..n); ignored when n or nv is too large. */
 void sl_scache_put(sl_scache *c, uint64_t h, const char *k, size_t n, const uint32_t *v, size_t nv);
+/* After a miss of sl_scache_ids (h its hash): stores the ids the model
+ * then appended to out, out->v[start..out->n), for k[0..n); nothing when
+ * it appended none (out->v may still be NULL) or n is too large. */
+static inline void sl_scache_put_ids(sl_scache *c, uint64_t h, const char *k, size_t n, const sl_ids *out, size_t start)
+{
+    if (n <= SL_SCACHE_KEY && out->n > start)
+        sl_scache_put(c, h, k, n, out->v + start, out->n - start);
+}
 void sl_scache_free(sl_scache *c);
 
 #endif

@@ -533,22 +533,13 @@ static void piece_slow(const sl_bpe *b, sl_bpe_state *s, const uint8_t *p, size_
             return;
         }
     }
-    if (!stretch || n > SL_SCACHE_KEY) {
-        sl_bpe_encode_piece(b, s, p, n, n >= HEAP_MIN_SYMBOLS, out);
+    uint64_t h;
+    if (stretch && sl_scache_ids(&s->cache, (const char *)p, n, out, &h))
         return;
-    }
-    uint64_t h = sl_scache_hash((const char *)p, n);
-    size_t nv;
-    const uint32_t *v = sl_scache_get(&s->cache, h, (const char *)p, n, &nv);
-    if (v) {
-        for (size_t i = 0; i < nv; i++)
-            sl_ids_push(out, v[i]);
-        return;
-    }
     size_t start = out->n;
     sl_bpe_encode_piece(b, s, p, n, n >= HEAP_MIN_SYMBOLS, out);
-    if (out->n > start) /* (out->v may still be NULL: no pointer arithmetic on it) */
-        sl_scache_put(&s->cache, h, (const char *)p, n, out->v + start, out->n - start);
+    if (stretch)
+        sl_scache_put_ids(&s->cache, h, (const char *)p, n, out, start);
 }
 
 /* A miss of the set's first entry e: the second (swapped to the front),

@@ -18,6 +18,14 @@ enum { SL_SPM_NORMAL = 1, SL_SPM_UNKNOWN, SL_SPM_CONTROL, SL_SPM_USER_DEFINED, S
 /* TrainerSpec.ModelType */
 enum { SL_SPM_UNIGRAM = 1, SL_SPM_BPE, SL_SPM_WORD, SL_SPM_CHAR };
 
+/* A piece of the normal kind (normal, user-defined, unused), as opposed to
+ * the reserved ones (control, unknown, byte): sentencepiece keeps the two
+ * kinds' strings apart, and a string may be defined once in each. */
+static inline int sl_spm_normal_kind(int type)
+{
+    return type == SL_SPM_NORMAL || type == SL_SPM_USER_DEFINED || type == SL_SPM_UNUSED;
+}
+
 typedef struct sl_spm_piece {
     char *s; /* NUL-terminated copy (in the model's piece_bytes) */
     uint32_t len;

@@ -62,8 +62,7 @@ sl_spm_vocab *sl_spm_vocab_new(const sl_spm_proto *m, const char *name, sl_err *
         }
         if (!e->s)
             *e = (vslot){p->s, p->len, -1, -1};
-        int normal = p->type == SL_SPM_NORMAL || p->type == SL_SPM_USER_DEFINED || p->type == SL_SPM_UNUSED;
-        int32_t *id = normal ? &e->normal : &e->reserved;
+        int32_t *id = sl_spm_normal_kind(p->type) ? &e->normal : &e->reserved;
         if (*id >= 0) {
             char q[SL_QUOTE_MAX];
             sl_errf(err, "%s: piece %zu '%s' is already defined (piece %d)", name, i,

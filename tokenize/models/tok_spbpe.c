@@ -280,8 +280,7 @@ static void cached_segment(const spbpe *m, sp_state *s, const char *p, size_t n,
     } else {
         model_segment(m, s, p, n);
     }
-    if (n <= SL_SCACHE_KEY && s->out->n > start) /* (out->v may be NULL: no arithmetic on it then) */
-        sl_scache_put(&s->cache, h, p, n, s->out->v + start, s->out->n - start);
+    sl_scache_put_ids(&s->cache, h, p, n, s->out, start);
 }
 
 /* BPE of one piece (HF's BPE::tokenize). */

@@ -150,8 +150,7 @@ static int unigram_dups(const spm *s, const char *name, sl_err *err)
     rpiece *r = sl_xmalloc((m->n_pieces + 1) * sizeof *r);
     size_t nr = 0;
     for (size_t i = 0; i < m->n_pieces; i++) {
-        int t = m->pieces[i].type;
-        if (t != SL_SPM_NORMAL && t != SL_SPM_USER_DEFINED && t != SL_SPM_UNUSED)
+        if (!sl_spm_normal_kind(m->pieces[i].type))
             r[nr++] = (rpiece){m->pieces[i].s ? m->pieces[i].s : "", m->pieces[i].len, (uint32_t)i};
     }
     qsort(r, nr, sizeof *r, rpiece_cmp);

@@ -291,8 +291,7 @@ static int un_encode(const void *model, void *state, const char *p, size_t n, sl
         return 0;
     size_t start = out->n;
     model_piece(model, s, p, n);
-    if (n <= SL_SCACHE_KEY && out->n > start) /* (out->v may be NULL: no arithmetic on it then) */
-        sl_scache_put(&s->cache, h, p, n, out->v + start, out->n - start);
+    sl_scache_put_ids(&s->cache, h, p, n, out, start);
     return 0;
 }
 

@@ -161,17 +161,17 @@ static void key_sort(const sl_unigram *u, uint32_t *a, size_t n, size_t d)
     }
 }
 
-/* All the keys in order (key_cmp): by their first 8 bytes (big-endian,
- * zero-padded) with a radix sort, 16 bits a pass, then each run with the
- * same 8 bytes by key_sort. (The multikey quicksort alone reads a key's
- * bytes from the pool once a level, a cache miss each; the radix passes
- * read the 8 bytes held beside the key, in order.) */
+/* A key's first 8 bytes (big-endian, zero-padded) and its index. */
 typedef struct pk {
     uint64_t pfx;
     uint32_t k;
 } pk;
 
-/* (scratch: room for 2 * (nk + 1) pk) */
+/* All the keys in order (key_cmp) in k: by their first 8 bytes with a
+ * radix sort, 16 bits a pass, then each run with the same 8 bytes by
+ * key_sort. (The multikey quicksort alone reads a key's bytes from the
+ * pool once a level, a cache miss each; the radix passes read the 8 bytes
+ * held beside the key, in order.) scratch: room for 2 * (nk + 1) pk. */
 static void keys_sorted(const sl_unigram *u, uint32_t *k, size_t nk, void *scratch)
 {
     pk *a = scratch, *b = a + nk + 1;
