@@ -95,6 +95,23 @@ static void test_t5_like(void **state)
     check_json("uni-t5");
 }
 
+/* text written to a temporary (its name in tmpl) and loaded, its
+ * model.vocab read ahead (way 1) or from the tree alone (0): the
+ * tokenizer, or NULL with the message in e. */
+static sl_tokenizer *load_tmp(const sl_buf *text, int way, char tmpl[19], sl_err *e)
+{
+    memcpy(tmpl, "/tmp/sl_uni_XXXXXX", 19);
+    int fd = mkstemp(tmpl);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text->data, text->len), (ssize_t)text->len);
+    close(fd);
+    sl_hf_read_ahead = way;
+    sl_tokenizer *t = sl_tokenizer_load(tmpl, NULL, e);
+    sl_hf_read_ahead = 1;
+    unlink(tmpl);
+    return t;
+}
+
 /* uni-unk.json with the first occurrence of from replaced by to must be
  * refused with msg. */
 static void refused(const char *from, const char *to, const char *msg)
@@ -107,14 +124,9 @@ static void refused(const char *from, const char *to, const char *msg)
     sl_buf_append(&b, text, (size_t)(at - text));
     sl_buf_puts(&b, to);
     sl_buf_append(&b, at + strlen(from), n - (size_t)(at - text) - strlen(from));
-    char tmpl[] = "/tmp/sl_uni_XXXXXX";
-    int fd = mkstemp(tmpl);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, b.data, b.len), (ssize_t)b.len);
-    close(fd);
+    char tmpl[19];
     sl_err e = {{0}};
-    sl_tokenizer *t = sl_tokenizer_load(tmpl, NULL, &e);
-    unlink(tmpl);
+    sl_tokenizer *t = load_tmp(&b, 1, tmpl, &e);
     assert_null(t);
     if (!strstr(e.msg, msg) || strncmp(e.msg, tmpl, strlen(tmpl)) || strchr(e.msg, '\n'))
         fail_msg("message '%s' does not start with the file and contain '%s'", e.msg, msg);
@@ -149,17 +161,10 @@ static void test_refused(void **state)
  * texts of texts.jsonl, each text's ids then a -1, in ids. */
 static void load_way(const sl_buf *text, int way, char *msg, size_t cap, sl_ids *ids)
 {
-    char tmpl[] = "/tmp/sl_uni_XXXXXX";
-    int fd = mkstemp(tmpl);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, text->data, text->len), (ssize_t)text->len);
-    close(fd);
-    sl_hf_read_ahead = way;
+    char tmpl[19];
     size_t before = sl_hf_read_ahead_loads;
     sl_err e = {{0}};
-    sl_tokenizer *t = sl_tokenizer_load(tmpl, NULL, &e);
-    sl_hf_read_ahead = 1;
-    unlink(tmpl);
+    sl_tokenizer *t = load_tmp(text, way, tmpl, &e);
     if (!way)
         assert_int_equal(sl_hf_read_ahead_loads, before);
     snprintf(msg, cap, "%s", t ? "" : e.msg + strlen(tmpl));
@@ -277,15 +282,8 @@ static void test_read_ahead(void **state)
         sl_buf_puts(&t, "\"\u2581machine\",");
         sl_buf_puts(&t, at + strlen(from));
         for (int way = 0; way < 2; way++) {
-            char tmpl[] = "/tmp/sl_uni_XXXXXX";
-            int fd = mkstemp(tmpl);
-            assert_true(fd >= 0);
-            assert_int_equal(write(fd, t.data, t.len), (ssize_t)t.len);
-            close(fd);
-            sl_hf_read_ahead = way;
-            sl_tokenizer *tk = sl_tokenizer_load(tmpl, NULL, NULL);
-            sl_hf_read_ahead = 1;
-            unlink(tmpl);
+            char tmpl[19];
+            sl_tokenizer *tk = load_tmp(&t, way, tmpl, NULL);
             assert_non_null(tk);
             int64_t want = later ? o : m;
             assert_int_equal(sl_tokenizer_token_id(tk, "\xe2\x96\x81machine"), want);
