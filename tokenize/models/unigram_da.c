@@ -218,8 +218,10 @@ typedef struct da_node {
 
 /* Lays the trie of the pieces out as a double array: the keys sorted, so
  * that each node's pieces are a range and its children the runs of that
- * range by the byte at its depth; nodes in breadth-first order, children
- * by byte, each node's base by da_base. */
+ * range by the byte at its depth; nodes depth first, children by byte,
+ * each node's base by da_base. Depth first, the nodes waiting are a stack
+ * of at most 255 a level; breadth first they were a queue as wide as the
+ * trie (XLM-R: 5 MB more at load, the same number of cells). */
 void sl_unigram_build_da(sl_unigram *u)
 {
     size_t nk = u->n_keys;
@@ -257,14 +259,14 @@ void sl_unigram_build_da(sl_unigram *u)
     }
     da_build d = {0};
     da_grow(&d, nodes + nodes / 32 + 512);
-    size_t qcap = 1024, qh = 0, qt = 0;
-    da_node *queue = sl_xmalloc(qcap * sizeof *queue);
+    size_t qcap = 1024, qt = 0;
+    da_node *stack = sl_xmalloc(qcap * sizeof *stack);
     occupy(&d, 0, INT32_MAX); /* the root: the child of no position */
-    queue[qt++] = (da_node){0, (uint32_t)nk, 0, 0};
+    stack[qt++] = (da_node){0, (uint32_t)nk, 0, 0};
     uint8_t lab[256];
     uint32_t from[257];
-    while (qh < qt) {
-        da_node v = queue[qh++];
+    while (qt) {
+        da_node v = stack[--qt];
         uint32_t i = v.lo;
         /* the pieces that end here come first (a string added twice: the
          * first added first); the node's value is that one */
@@ -288,19 +290,14 @@ void sl_unigram_build_da(sl_unigram *u)
         size_t bs = da_base(&d, lab, nc); /* (at most top: da_base grew the array past its children) */
         d.c[v.pos].base = (int32_t)bs;
         if (qt + nc > qcap) {
-            if (qh >= qcap / 2) { /* the done half: the waiting ones to the front */
-                memmove(queue, queue + qh, (qt - qh) * sizeof *queue);
-                qt -= qh, qh = 0;
-            }
             while (qt + nc > qcap)
                 qcap *= 2;
-            queue = sl_xrealloc(queue, qcap * sizeof *queue);
+            stack = sl_xrealloc(stack, qcap * sizeof *stack);
         }
-        for (size_t j = 0; j < nc; j++) {
-            size_t q = bs + lab[j];
-            occupy(&d, q, (int32_t)v.pos);
-            queue[qt++] = (da_node){from[j], from[j + 1], v.depth + 1, (uint32_t)q};
-        }
+        for (size_t j = 0; j < nc; j++)
+            occupy(&d, bs + lab[j], (int32_t)v.pos);
+        for (size_t j = nc; j-- > 0;) /* the first child on top: laid out next */
+            stack[qt++] = (da_node){from[j], from[j + 1], v.depth + 1, (uint32_t)(bs + lab[j])};
     }
     da_grow(&d, d.top + 257); /* the cells past da_n (unigram_impl.h) */
     u->cell = d.c;
@@ -309,5 +306,5 @@ void sl_unigram_build_da(sl_unigram *u)
 #undef SORTED_AT
     free(k);
     free(scratch);
-    free(queue);
+    free(stack);
 }
