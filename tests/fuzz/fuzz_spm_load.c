@@ -2,7 +2,8 @@
  * spm family) on arbitrary bytes. The protobuf reader must return a model
  * or a one-line error naming the offset, never read out of bounds; a file
  * that loads must encode sample texts (ids below the vocab size) and
- * decode them without error. Seeds: tests/fuzz/corpus/spm_load (tiny
+ * decode them without error. The protobuf reader's fast way for the usual
+ * piece layout must give what its field loop alone gives. Seeds: tests/fuzz/corpus/spm_load (tiny
  * Unigram and BPE models trained by SentencePieceTrainer on README.md with
  * a 4-rule normalization TSV, one with byte_fallback). */
 #include <stddef.h>
@@ -40,12 +41,21 @@ static void exercise(sl_tokenizer *t)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    sl_err e;
-    sl_spm_proto m;
-    if (sl_spm_proto_parse(data, size, "fuzz.model", &m, &e) == 0)
-        sl_spm_proto_free(&m);
-    else if (!strstr(e.msg, "fuzz.model") || strchr(e.msg, '\n'))
+    sl_err e, e2;
+    sl_spm_proto m, m2;
+    int rc = sl_spm_proto_parse(data, size, "fuzz.model", &m, &e);
+    if (rc && (!strstr(e.msg, "fuzz.model") || strchr(e.msg, '\n')))
         abort();
+    /* the fast way for the usual piece layout gives what the field loop does */
+    sl_spm_proto_fast = 0;
+    int rc2 = sl_spm_proto_parse(data, size, "fuzz.model", &m2, &e2);
+    sl_spm_proto_fast = 1;
+    if (rc != rc2 || (rc && strcmp(e.msg, e2.msg)) || (!rc && !sl_spm_proto_same(&m, &m2)))
+        abort();
+    if (!rc) {
+        sl_spm_proto_free(&m);
+        sl_spm_proto_free(&m2);
+    }
     int fd = memfd_create("fuzz.model", 0);
     if (fd < 0 || write(fd, data, size) != (ssize_t)size) {
         if (fd >= 0)

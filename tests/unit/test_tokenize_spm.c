@@ -30,6 +30,7 @@
 #include "stream/io.h"
 #include "base/json.h"
 #include "base/rng.h"
+#include "tokenize/models/sp_proto.h"
 #include "tokenize/normalizers/norm_precompiled.h"
 #include "tokenize/trie.h"
 #include "tokenize/tokenizer.h"
@@ -308,6 +309,83 @@ static void test_malformed(void **state)
     sl_buf_free(&f);
 }
 
+/* Parses p[0..n) with the fast way for the usual piece layout and
+ * without it: the same outcome, message and values. Returns whether it
+ * parsed. */
+static int proto_both_ways(const uint8_t *p, size_t n, const char *what)
+{
+    sl_spm_proto a, b;
+    sl_err ea = {{0}}, eb = {{0}};
+    sl_spm_proto_fast = 1;
+    int ra = sl_spm_proto_parse(p, n, "m.model", &a, &ea);
+    sl_spm_proto_fast = 0;
+    int rb = sl_spm_proto_parse(p, n, "m.model", &b, &eb);
+    sl_spm_proto_fast = 1;
+    if (ra != rb || (ra && strcmp(ea.msg, eb.msg)))
+        fail_msg("%s: fast way %d (%s), field loop %d (%s)", what, ra, ra ? ea.msg : "", rb, rb ? eb.msg : "");
+    if (!ra) {
+        if (!sl_spm_proto_same(&a, &b))
+            fail_msg("%s: the two ways parse different values", what);
+        sl_spm_proto_free(&a);
+        sl_spm_proto_free(&b);
+    }
+    return ra == 0;
+}
+
+/* The fast way for the usual piece layout (sp_proto.c, piece_prefix)
+ * against the field loop alone: every fixture model, then thousands of
+ * copies of the small ones with bytes changed, cut or inserted at random
+ * (scores that turn NaN, types out of range, lengths past the end, pieces
+ * repeated, fields out of order), each the same both ways. */
+static void test_proto_fast(void **state)
+{
+    (void)state;
+    static const char *const files[] = {"mistral-v1.model", "mistral-v3.model", "uni-bf.model", "uni-unk.model",
+                                        "bpe-bf.model",     "bpe-unk.model",    "uni-raw.model"};
+    uint64_t rng = 0x9e3779b97f4a7c15u;
+    int parsed = 0, refused = 0;
+    for (size_t k = 0; k < sizeof files / sizeof *files; k++) {
+        size_t n;
+        char *f = sl_tt_slurp(path(files[k]), &n);
+        assert_true(proto_both_ways((const uint8_t *)f, n, files[k]));
+        if (n > 300000) { /* the Mistral models: the whole file only */
+            free(f);
+            continue;
+        }
+        uint8_t *g = malloc(n + 16);
+        char what[96];
+        for (int round = 0; round < 1500; round++) {
+            memcpy(g, f, n);
+            size_t m = n;
+            for (int e = 1 + (int)sl_rng_below(&rng, 3); e > 0; e--) {
+                /* in the pieces (the file's first fields), rarely a cut */
+                size_t at = (size_t)sl_rng_below(&rng, m < 8192 ? m : 8192);
+                switch (sl_rng_below(&rng, 16) < 12 ? sl_rng_below(&rng, 2) : 2 + sl_rng_below(&rng, 2)) {
+                case 0: g[at] = (uint8_t)sl_rng_below(&rng, 256); break;        /* any byte */
+                case 1: g[at] ^= (uint8_t)(1u << sl_rng_below(&rng, 8)); break; /* one bit */
+                case 2: m = at; break;                                          /* cut */
+                default:                                                        /* a byte inserted */
+                    if (m < n + 16) {
+                        memmove(g + at + 1, g + at, m - at);
+                        g[at] = (uint8_t) "\x0a\x15\x18\x01\x06\x07\x7f\x80"[sl_rng_below(&rng, 8)];
+                        m++;
+                    }
+                }
+            }
+            snprintf(what, sizeof what, "%s, round %d", files[k], round);
+            if (proto_both_ways(g, m, what))
+                parsed++;
+            else
+                refused++;
+        }
+        free(g);
+        free(f);
+    }
+    /* both outcomes many times */
+    assert_true(parsed > 1000);
+    assert_true(refused > 1000);
+}
+
 /* The message of loading file, less the file's name ("" when it loads),
  * in msg. */
 static void load_msg(const sl_buf *file, char *msg, size_t cap)
@@ -503,6 +581,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_mistral),   cmocka_unit_test(test_trained),
                                        cmocka_unit_test(test_charsmap),  cmocka_unit_test(test_norm_fast),
-                                       cmocka_unit_test(test_malformed), cmocka_unit_test(test_dups)};
+                                       cmocka_unit_test(test_malformed), cmocka_unit_test(test_dups),
+                                       cmocka_unit_test(test_proto_fast)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

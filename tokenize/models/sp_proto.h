@@ -58,5 +58,11 @@ typedef struct sl_spm_proto {
  * message, a wire type that does not fit the field. */
 int sl_spm_proto_parse(const uint8_t *p, size_t n, const char *name, sl_spm_proto *out, sl_err *err);
 void sl_spm_proto_free(sl_spm_proto *m);
+/* 0: each piece read by the field loop alone, without the fast way for the
+ * usual layout (for tests, which compare the two; default 1). */
+extern int sl_spm_proto_fast;
+/* 1 when two parsed models hold the same values (pieces byte for byte,
+ * scores bit for bit), else 0 (for tests). */
+int sl_spm_proto_same(const sl_spm_proto *a, const sl_spm_proto *b);
 
 #endif

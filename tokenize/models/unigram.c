@@ -49,8 +49,8 @@ void sl_unigram_add(sl_unigram *u, uint32_t id, const char *s, size_t len, doubl
         u->key_off = sl_xrealloc(u->key_off, u->key_cap * sizeof *u->key_off);
         u->key_len = sl_xrealloc(u->key_len, u->key_cap * sizeof *u->key_len);
     }
-    if (u->pool_cap - u->pool_len < len) {
-        while (u->pool_cap - u->pool_len < len)
+    if (u->pool_cap - u->pool_len < len + 16) { /* 16 to spare past the end: the layout reads 16 or 8 at once */
+        while (u->pool_cap - u->pool_len < len + 16)
             u->pool_cap = u->pool_cap ? 2 * u->pool_cap : 65536;
         u->pool = sl_xrealloc(u->pool, u->pool_cap);
     }

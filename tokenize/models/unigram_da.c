@@ -161,47 +161,58 @@ static void key_sort(const sl_unigram *u, uint32_t *a, size_t n, size_t d)
     }
 }
 
-/* A key's first 8 bytes (big-endian, zero-padded) and its index. */
+/* A key's first 8 bytes (big-endian, zero-padded), its index and length. */
 typedef struct pk {
     uint64_t pfx;
-    uint32_t k;
+    uint32_t k, len;
 } pk;
 
 /* All the keys in order (key_cmp) in k: by their first 8 bytes with a
- * radix sort, 16 bits a pass, then each run with the same 8 bytes by
+ * radix sort, RADIX_BITS a pass, then each run with the same 8 bytes by
  * key_sort. (The multikey quicksort alone reads a key's bytes from the
  * pool once a level, a cache miss each; the radix passes read the 8 bytes
- * held beside the key, in order.) scratch: room for 2 * (nk + 1) pk. */
+ * held beside the key, in order.) A pass whose digit is the same for
+ * every key moves nothing and is skipped. scratch: room for 2 * (nk + 1)
+ * pk. The pool has 8 bytes to spare past its end (sl_unigram_add). */
+#ifndef RADIX_BITS
+#define RADIX_BITS 16
+#endif
 static void keys_sorted(const sl_unigram *u, uint32_t *k, size_t nk, void *scratch)
 {
     pk *a = scratch, *b = a + nk + 1;
     for (size_t i = 0; i < nk; i++) {
-        uint64_t x = 0;
-        for (size_t j = 0; j < 8; j++)
-            x = x << 8 | (j < u->key_len[i] ? (uint8_t)u->pool[u->key_off[i] + j] : 0);
-        a[i] = (pk){x, (uint32_t)i};
+        uint64_t x;
+        size_t len = u->key_len[i];
+        memcpy(&x, u->pool + u->key_off[i], 8);
+        x = __builtin_bswap64(x);
+        if (len < 8) /* the bytes past the key: zero */
+            x = len ? x & ~(~(uint64_t)0 >> (8 * len)) : 0;
+        a[i] = (pk){x, (uint32_t)i, (uint32_t)len};
     }
-    uint32_t *count = sl_xmalloc(65536 * sizeof *count);
-    for (int shift = 0; shift < 64; shift += 16) { /* stable, low digit first */
-        memset(count, 0, 65536 * sizeof *count);
+    const size_t nb = (size_t)1 << RADIX_BITS;
+    uint32_t *count = sl_xmalloc(nb * sizeof *count);
+    for (int shift = 0; shift < 64; shift += RADIX_BITS) { /* stable, low digit first */
+        memset(count, 0, nb * sizeof *count);
         for (size_t i = 0; i < nk; i++)
-            count[(a[i].pfx >> shift) & 0xffff]++;
-        for (uint32_t c = 0, sum = 0; c < 65536; c++) {
+            count[(a[i].pfx >> shift) & (nb - 1)]++;
+        if (nk && count[(a[0].pfx >> shift) & (nb - 1)] == nk)
+            continue; /* one digit for all */
+        for (uint32_t c = 0, sum = 0; c < nb; c++) {
             uint32_t t = count[c];
             count[c] = sum, sum += t;
         }
         for (size_t i = 0; i < nk; i++)
-            b[count[(a[i].pfx >> shift) & 0xffff]++] = a[i];
+            b[count[(a[i].pfx >> shift) & (nb - 1)]++] = a[i];
         pk *t = a;
         a = b, b = t;
     }
     for (size_t i = 0; i < nk; i++)
         k[i] = a[i].k;
     for (size_t i = 0, j; i < nk; i = j) {
-        size_t shortest = u->key_len[k[i]];
+        size_t shortest = a[i].len;
         for (j = i + 1; j < nk && a[j].pfx == a[i].pfx; j++)
-            if (u->key_len[k[j]] < shortest)
-                shortest = u->key_len[k[j]];
+            if (a[j].len < shortest)
+                shortest = a[j].len;
         /* all of 8 bytes or more: the same first 8; else (zero bytes
          * against padding) from the start */
         if (j - i > 1)
@@ -232,7 +243,7 @@ void sl_unigram_build_da(sl_unigram *u)
      * large block freed is unmapped, and a new one faults its pages in
      * again) */
     size_t sort_bytes = 2 * (nk + 1) * sizeof(pk),
-           copy_bytes = (nk + 1) * (sizeof(size_t) + 2 * sizeof(uint32_t)) + u->pool_len + 1;
+           copy_bytes = (nk + 1) * (sizeof(size_t) + 2 * sizeof(uint32_t)) + u->pool_len + 16;
     char *scratch = sl_xmalloc(sort_bytes > copy_bytes ? sort_bytes : copy_bytes);
     keys_sorted(u, k, nk, scratch);
     /* the keys' bytes in sorted order: the runs below read them in order
@@ -242,7 +253,9 @@ void sl_unigram_build_da(sl_unigram *u)
     uint8_t *sp = (uint8_t *)(sid + nk + 1);
     for (size_t i = 0, o = 0; i < nk; i++) {
         so[i] = o, sl[i] = u->key_len[k[i]], sid[i] = u->key_id[k[i]];
-        if (sl[i])
+        if (sl[i] <= 16) /* 16 bytes at once, the ones past the key overwritten next (both have room) */
+            memcpy(sp + o, u->pool + u->key_off[k[i]], 16);
+        else
             memcpy(sp + o, u->pool + u->key_off[k[i]], sl[i]);
         o += sl[i];
     }
@@ -278,11 +291,31 @@ void sl_unigram_build_da(sl_unigram *u)
         while (i < v.hi && sl[i] == v.depth)
             i++;
         size_t nc = 0;
-        for (; i < v.hi; nc++) { /* the children: runs by the byte at depth */
-            int c = SORTED_AT(i, v.depth);
-            lab[nc] = (uint8_t)c, from[nc] = i;
-            while (i < v.hi && SORTED_AT(i, v.depth) == c)
-                i++;
+        /* the children: runs by the byte at depth, which past the keys
+         * that end here every key has, in order: each run's end found by
+         * doubling steps, then halving (the root's 250k keys in a few
+         * hundred runs: a step a key was 40 M instructions of XLM-R's
+         * load) */
+        const uint8_t *at = sp + v.depth;
+        for (; i < v.hi; nc++) {
+            uint8_t c = at[so[i]];
+            lab[nc] = c, from[nc] = i;
+            uint32_t good = i, bad = v.hi; /* at[so[good]] == c; bad: past the run */
+            for (uint32_t step = 1; good + step < v.hi; step *= 2) {
+                if (at[so[good + step]] != c) {
+                    bad = good + step;
+                    break;
+                }
+                good += step;
+            }
+            while (bad - good > 1) {
+                uint32_t mid = good + (bad - good) / 2;
+                if (at[so[mid]] == c)
+                    good = mid;
+                else
+                    bad = mid;
+            }
+            i = bad;
         }
         from[nc] = v.hi;
         if (!nc)
