@@ -3,9 +3,10 @@
  * or a one-line error naming the offset, never read out of bounds; a file
  * that loads must encode sample texts (ids below the vocab size) and
  * decode them without error. The protobuf reader's fast way for the usual
- * piece layout must give what its field loop alone gives. Seeds: tests/fuzz/corpus/spm_load (tiny
- * Unigram and BPE models trained by SentencePieceTrainer on README.md with
- * a 4-rule normalization TSV, one with byte_fallback). */
+ * piece layout must give what its field loop alone gives. Seeds:
+ * tests/fuzz/corpus/spm_load (tiny Unigram and BPE models trained by
+ * SentencePieceTrainer on README.md with a 4-rule normalization TSV, one
+ * with byte_fallback). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
