@@ -9,8 +9,10 @@
  * double (Hugging Face). Random vocabularies over a few one- to four-byte
  * characters, scores from a small set so that ties are common, user-defined
  * and unused pieces, texts with characters no piece covers, and texts of
- * 200k characters whose path scores pass the reset; the segmentation (bytes
- * and ids) must be the same. */
+ * 200k characters whose path scores pass the reset; with many pieces, also
+ * pieces of up to 61 bytes that share a stem (so that the layout's sort
+ * compares keys past 8, 16 and 24 bytes) and texts that hold it; the
+ * segmentation (bytes and ids) must be the same. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,13 +26,16 @@
 
 #define MAXP 512
 
+#define MAXLEN 64 /* the longest piece, in bytes */
+
 typedef struct vocab {
-    char s[MAXP][16];
+    char s[MAXP][MAXLEN];
     size_t len[MAXP];
     double score[MAXP];
     int kind[MAXP];
     int dup[MAXP]; /* the string of an earlier piece: the earlier id is the piece */
     int n;
+    size_t max_len; /* the longest piece */
 } vocab;
 
 static uint64_t rng = 0x2545f4914f6cdd1du;
@@ -82,7 +87,7 @@ static size_t reference(const vocab *v, int hf, int64_t unk, double min_s, const
         if (ml > n - at)
             ml = n - at;
         int single = 0;
-        for (size_t len = 1; len < 16 && at + len <= n; len++) /* pieces are shorter than 16 bytes */
+        for (size_t len = 1; len <= v->max_len && at + len <= n; len++)
             for (int p = 0; p < v->n; p++) {
                 if (v->dup[p] || v->kind[p] == SL_UNI_UNUSED || v->len[p] != len || memcmp(v->s[p], s + at, len))
                     continue;
@@ -149,10 +154,16 @@ static size_t reference(const vocab *v, int hf, int64_t unk, double min_s, const
 static void lattice_rounds(int rounds, size_t max_chars, int max_pieces, int many)
 {
     static const double scores[] = {-1.0, -2.0, -1.5, -3.0, -0.5, -7.3125, -2.71828, -11.1};
-    size_t cap = 4 * max_chars + 8;
+    size_t cap = (many ? MAXLEN + 4 : 4) * max_chars + 8;
     char *text = malloc(cap);
     ref_piece *want = malloc(cap * sizeof *want);
     for (int round = 0; round < rounds; round++) {
+        /* with many: a stem of 20 to 50 bytes that long pieces and some
+         * texts share, so that keys agree on 8, 16, 24 bytes and more */
+        char stem[MAXLEN];
+        size_t stem_len = 0;
+        while (stem_len < 20 + rnd() % 31)
+            stem_len += put_char(stem + stem_len, (int)(rnd() % 6));
         vocab v = {.n = 1 + (int)(rnd() % (uint64_t)(max_pieces - 1))};
         int64_t unk = v.n; /* the unk id is past the pieces */
         double min_s = 0;
@@ -163,6 +174,12 @@ static void lattice_rounds(int rounds, size_t max_chars, int max_pieces, int man
             for (int c = 0; c < nc; c++) {
                 int ch = (int)(rnd() % (many ? 7 : 6));
                 l += put_char(v.s[p] + l, ch == 6 ? 7 : ch);
+            }
+            if (many && rnd() % 5 == 0) { /* a prefix of the stem, longer than 8 bytes, and up to 2 characters */
+                l = 9 + (size_t)(rnd() % (stem_len - 8));
+                memcpy(v.s[p], stem, l);
+                for (int c = (int)(rnd() % 3); c > 0; c--)
+                    l += put_char(v.s[p] + l, (int)(rnd() % 7) == 6 ? 7 : (int)(rnd() % 6));
             }
             if (many && p > 0 && (rnd() % 6 == 0 || (p >= 20 && p < 40))) { /* an earlier string again */
                 int q = p < 40 && p >= 20 ? 0 : (int)(rnd() % (uint64_t)p);
@@ -176,6 +193,8 @@ static void lattice_rounds(int rounds, size_t max_chars, int max_pieces, int man
                     v.dup[p] = 1;
                 }
             v.len[p] = l;
+            if (l > v.max_len)
+                v.max_len = l;
             v.score[p] = scores[rnd() % (max_chars > 1000 ? 8 : 5)];
             unsigned k = (unsigned)(rnd() % 10);
             v.kind[p] = k < 7 ? SL_UNI_NORMAL : k < 9 ? SL_UNI_USER : SL_UNI_UNUSED;
@@ -191,8 +210,15 @@ static void lattice_rounds(int rounds, size_t max_chars, int max_pieces, int man
             for (int t = 0; t < (max_chars > 1000 ? 2 : 10); t++) {
                 size_t n = 0,
                        chars = max_chars > 1000 ? max_chars - (size_t)(rnd() % 1000) : (size_t)(rnd() % max_chars);
-                for (size_t i = 0; i < chars; i++)
+                for (size_t i = 0; i < chars; i++) {
+                    if (many && rnd() % 16 == 0) { /* the stem, or most of it */
+                        size_t l = stem_len - (size_t)(rnd() % 4);
+                        memcpy(text + n, stem, l);
+                        n += l;
+                        continue;
+                    }
                     n += put_char(text + n, (int)(rnd() % (many ? 8 : 7)));
+                }
                 if (rnd() % 4 == 0 && n) /* a cut character at the end */
                     n -= (uint8_t)text[n - 1] >= 0x80 && n > 1 ? 1 : 0;
                 size_t m = reference(&v, hf, unk, min_s, text, n, want);
