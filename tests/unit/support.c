@@ -28,6 +28,15 @@ char *sl_test_path(const char *fmt, ...)
     return b;
 }
 
+int sl_test_write(const char *path, const void *p, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    int ok = fwrite(p, 1, n, f) == n;
+    return fclose(f) == 0 && ok ? 0 : -1;
+}
+
 char *sl_test_slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");

@@ -15,6 +15,8 @@ char *sl_test_path(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The whole file, NUL-terminated (malloc'd; *len its length without the NUL
  * when len is not NULL), or NULL when it cannot be read. */
 char *sl_test_slurp(const char *path, size_t *len);
+/* Writes p[0..n) to path (created or truncated): 0, or -1 when it cannot. */
+int sl_test_write(const char *path, const void *p, size_t n);
 /* A new empty directory under $TMPDIR (or /tmp) whose name starts with tag
  * (malloc'd), or NULL. */
 char *sl_test_tmpdir(const char *tag);

@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tests/unit/support.h"
+
 #include "shard/pack.h"
 #include "shard/shard.h"
 #include "shard/util.h"
@@ -337,10 +339,7 @@ static void read_all(const char *p, char **data, size_t *len)
 
 static void write_all(const char *p, const char *data, size_t len)
 {
-    FILE *f = fopen(p, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, len, f), len);
-    fclose(f);
+    assert_int_equal(sl_test_write(p, data, len), 0);
 }
 
 /* Metadata lines: what the writer is given comes back by ordinal; skipped

@@ -17,6 +17,7 @@
 #include <zstd.h>
 
 #include "stream/io.h"
+#include "tests/unit/support.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static uint32_t rnd(void)
@@ -167,14 +168,6 @@ static void test_every_cut_is_an_error(void **st)
     free(back);
 }
 
-static void put_file(const char *path, const void *p, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(p, 1, n, f), n);
-    fclose(f);
-}
-
 /* sl_map_file gives the bytes sl_read_file gives: a plain file mapped, a
  * compressed one decoded, an empty one read; the same message for a file
  * that is missing or a directory. */
@@ -189,7 +182,7 @@ static void test_map_file(void **st)
     for (size_t c = 0; c <= sizeof codecs / sizeof *codecs; c++) {
         unsigned char *z = NULL;
         size_t zn = c < sizeof codecs / sizeof *codecs ? codecs[c].fn(data, n, &z) : n;
-        put_file(path, z ? z : data, zn);
+        assert_int_equal(sl_test_write(path, z ? z : data, zn), 0);
         sl_mapped m;
         sl_err e = {{0}};
         assert_int_equal(sl_map_file(path, &m, &e), 0);
@@ -200,7 +193,7 @@ static void test_map_file(void **st)
         assert_null(m.data);
         free(z);
     }
-    put_file(path, "", 0);
+    assert_int_equal(sl_test_write(path, "", 0), 0);
     sl_mapped m;
     sl_err e = {{0}}, e2 = {{0}};
     assert_int_equal(sl_map_file(path, &m, &e), 0);

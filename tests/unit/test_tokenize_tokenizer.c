@@ -21,6 +21,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "tests/unit/support.h"
+
 #include "stream/io.h"
 #include "base/json.h"
 #include "tokenize/chartok.h"
@@ -53,10 +55,7 @@ static const char *tmp(const char *name)
 
 static void write_file(const char *path, const char *text)
 {
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    assert_int_equal(sl_test_write(path, text, strlen(text)), 0);
 }
 
 static sl_tokenizer *load(const char *path)
