@@ -81,12 +81,40 @@ static void on_signal(int sig)
  * otherwise, and every stage of a pipeline is its own process with its own
  * workers: on a small machine the stages steal each other's cores. libgomp
  * reads its environment when it is loaded, before main, so the default is set
- * by running this program again with OMP_WAIT_POLICY=passive (about 3 ms).
- * A user who sets OMP_WAIT_POLICY or GOMP_SPINCOUNT keeps their choice;
- * SLUICE_NO_REEXEC=1 turns this off. docs/cli.md, "Threads in pipelines". */
+ * by running this program again with OMP_WAIT_POLICY=passive (about 5 ms:
+ * a second start). A user who sets OMP_WAIT_POLICY or GOMP_SPINCOUNT keeps
+ * their choice; a command on one thread has no workers to wait
+ * (one_thread); SLUICE_NO_REEXEC=1 turns this off. docs/cli.md, "Threads
+ * in pipelines". */
+/* Whether the command asks for one thread (-@ 1, -@1, --threads 1,
+ * --threads=1; the last one given counts, as for getopt): every parallel
+ * region then runs on the calling thread alone (cli/common.c sets the
+ * count), OpenMP starts no workers, nothing waits, and the re-execution
+ * (about 5 ms of a start) is not needed. A form this does not see (-q@1)
+ * re-executes as before. */
+static int one_thread(char **argv)
+{
+    int one = 0;
+    for (int i = 1; argv[i]; i++) {
+        const char *a = argv[i], *v;
+        if (!strcmp(a, "--"))
+            break;
+        if (!strcmp(a, "-@") || !strcmp(a, "--threads"))
+            v = argv[i + 1];
+        else if (!strncmp(a, "-@", 2))
+            v = a + 2;
+        else if (!strncmp(a, "--threads=", 10))
+            v = a + 10;
+        else
+            continue;
+        one = v && !strcmp(v, "1");
+    }
+    return one;
+}
+
 static void default_passive_waiting(char **argv)
 {
-    if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT") || getenv("SLUICE_NO_REEXEC"))
+    if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT") || getenv("SLUICE_NO_REEXEC") || one_thread(argv))
         return;
     if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0)
         return;

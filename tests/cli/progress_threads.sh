@@ -58,9 +58,20 @@ unset SLUICE_PROGRESS_INTERVAL
 "$S" cat --progress "$T/g.tok" >/dev/null 2>"$T/one.err"
 [ "$(wc -l <"$T/one.err")" = 1 ] || fail "default interval: $(cat "$T/one.err")"
 
-# OpenMP waiting: passive by default, the user's choice otherwise
-env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT OMP_DISPLAY_ENV=true "$S" cat "$T/g.tok" 2>"$T/omp.err" >/dev/null
-grep "OMP_WAIT_POLICY =" "$T/omp.err" | tail -n 1 | grep -q "'PASSIVE'" || fail "default wait policy: $(grep WAIT "$T/omp.err")"
+# OpenMP waiting: passive by default (sluice starts again with it set: libgomp
+# shows its settings at each start, the spin count 0 for passive, 300000 for its
+# default), none needed on one thread, the user's choice otherwise
+omp_starts() { # ARGS...: the starts libgomp showed, and the last spin count
+  env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT OMP_DISPLAY_ENV=verbose "$S" cat "$@" "$T/g.tok" 2>"$T/omp.err" >/dev/null
+  echo "$(grep -c 'OPENMP DISPLAY ENVIRONMENT BEGIN' "$T/omp.err") $(grep GOMP_SPINCOUNT "$T/omp.err" | tail -n 1 | tr -dc 0-9)"
+}
+[ "$(omp_starts)" = "2 0" ] || fail "default wait policy: $(omp_starts)"
+[ "$(omp_starts -@ 2)" = "2 0" ] || fail "-@ 2: $(omp_starts -@ 2)"
+for one in "-@ 1" -@1 "--threads 1" --threads=1 "-@ 2 -@ 1"; do
+  # shellcheck disable=SC2086
+  [ "$(omp_starts $one)" = "1 300000" ] || fail "$one started again: $(omp_starts $one)"
+done
+[ "$(omp_starts -@ 1 -@ 2)" = "2 0" ] || fail "-@ 1 -@ 2: the last one counts: $(omp_starts -@ 1 -@ 2)"
 env OMP_WAIT_POLICY=active OMP_DISPLAY_ENV=true "$S" cat "$T/g.tok" 2>"$T/omp.err" >/dev/null
 [ "$(grep -c "OMP_WAIT_POLICY = 'ACTIVE'" "$T/omp.err")" = 1 ] || fail "OMP_WAIT_POLICY=active: $(grep WAIT "$T/omp.err")"
 # a re-executed run keeps its arguments, stdin and exit code
