@@ -627,11 +627,9 @@ void sl_input_close(sl_input *in)
     free(in);
 }
 
-int sl_read_file(const char *path, char **data, size_t *len, sl_err *err)
+/* All of in, decoded, into a NUL-terminated block; closes in. */
+static int read_input(sl_input *in, char **data, size_t *len, sl_err *err)
 {
-    sl_input *in = sl_input_open(path, err);
-    if (!in)
-        return -1;
     size_t cap = in->raw_size > 0 && in->comp == SL_COMP_NONE ? (size_t)in->raw_size + 1 : 1 << 16, n = 0;
     char *p = sl_xmalloc(cap);
     for (;;) {
@@ -656,31 +654,32 @@ int sl_read_file(const char *path, char **data, size_t *len, sl_err *err)
     return 0;
 }
 
+int sl_read_file(const char *path, char **data, size_t *len, sl_err *err)
+{
+    sl_input *in = sl_input_open(path, err);
+    return in ? read_input(in, data, len, err) : -1;
+}
+
 int sl_map_file(const char *path, sl_mapped *m, sl_err *err)
 {
     memset(m, 0, sizeof *m);
-    struct stat st;
-    /* only a regular file: anything else (standard input, a pipe) is read
-     * once, by sl_read_file, since the magic test below consumes bytes */
-    if (strcmp(path, "-") && !sl_path_url_scheme(path) && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-        st.st_size > 0) {
-        sl_input *in = sl_input_open(path, err);
-        if (!in)
-            return -1;
-        if (in->comp == SL_COMP_NONE && in->raw_size > 0) {
-            void *p = mmap(NULL, (size_t)in->raw_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, in->fd, 0);
-            if (p != MAP_FAILED) {
-                m->data = p;
-                m->len = (size_t)in->raw_size;
-                m->mapped = 1;
-                sl_input_close(in);
-                return 0;
-            }
+    sl_input *in = sl_input_open(path, err);
+    if (!in)
+        return -1;
+    /* a regular file opened by its path (raw_size: regular; not standard
+     * input, whose offset need not be 0) */
+    if (in->comp == SL_COMP_NONE && in->raw_size > 0 && in->own_fd) {
+        void *p = mmap(NULL, (size_t)in->raw_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, in->fd, 0);
+        if (p != MAP_FAILED) {
+            m->data = p;
+            m->len = (size_t)in->raw_size;
+            m->mapped = 1;
+            sl_input_close(in);
+            return 0;
         }
-        sl_input_close(in);
     }
-    char *d;
-    if (sl_read_file(path, &d, &m->len, err))
+    char *d; /* anything else read on from where the magic test left it */
+    if (read_input(in, &d, &m->len, err))
         return -1;
     m->data = d;
     return 0;

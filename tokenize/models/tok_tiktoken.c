@@ -343,21 +343,18 @@ static int tt_probe(sl_tok_src *src)
 static sl_tokenizer *tt_load(sl_tok_src *src, const sl_tokenizer_opts *o, sl_err *err)
 {
     /* a rank file mapped (stream/io.h: no copy); a tekken file is JSON, whose
-     * reader takes the NUL-terminated copy sl_read_file makes */
+     * reader takes a NUL-terminated copy */
     sl_mapped f;
     if (sl_map_file(src->path, &f, err))
         return NULL;
+    char *copy = NULL;
     if (f.mapped && is_tekken(f.data, f.len)) {
-        sl_unmap_file(&f);
-        char *data = NULL;
-        size_t n;
-        if (sl_read_file(src->path, &data, &n, err))
-            return NULL;
-        sl_tokenizer *t = sl_tiktoken_load_mem(data, n, src->path, o, err);
-        free(data);
-        return t;
+        copy = sl_xmalloc(f.len + 1);
+        memcpy(copy, f.data, f.len);
+        copy[f.len] = 0;
     }
-    sl_tokenizer *t = sl_tiktoken_load_mem(f.data, f.len, src->path, o, err);
+    sl_tokenizer *t = sl_tiktoken_load_mem(copy ? copy : f.data, f.len, src->path, o, err);
+    free(copy);
     sl_unmap_file(&f);
     return t;
 }

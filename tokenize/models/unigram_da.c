@@ -173,10 +173,9 @@ typedef struct pk {
  * pool once a level, a cache miss each; the radix passes read the 8 bytes
  * held beside the key, in order.) A pass whose digit is the same for
  * every key moves nothing and is skipped. scratch: room for 2 * (nk + 1)
- * pk. The pool has 8 bytes to spare past its end (sl_unigram_add). */
-#ifndef RADIX_BITS
+ * pk. The 8 bytes are one load: the pool keeps 16 bytes to spare past its
+ * end (sl_unigram_add). */
 #define RADIX_BITS 16
-#endif
 static void keys_sorted(const sl_unigram *u, uint32_t *k, size_t nk, void *scratch)
 {
     pk *a = scratch, *b = a + nk + 1;
