@@ -81,7 +81,8 @@ int sl_normalize(const sl_normalizer *nz, sl_norm_scratch *sc, const char *s, si
 void sl_norm_scratch_free(sl_norm_scratch *sc);
 
 /* White_Space, and the Rust regex \w class (HF's tests for added tokens'
- * lstrip, rstrip and single_word). */
+ * lstrip, rstrip and single_word), at HF's Unicode version (hf_classes.h),
+ * whatever the system ICU's. */
 int sl_uc_is_space(uint32_t c);
 int sl_uc_is_word(uint32_t c);
 
