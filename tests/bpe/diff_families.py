@@ -35,9 +35,25 @@ sentencepiece (spm family) and tokenizers (hf family):
 options: --n DOCS (per tokenizer, default 3000), --seed S, --sluice PATH,
 --only SUBSTRING (tokenizer names), --work DIR, --shrink K (shrink at most K
 differing documents per tokenizer and mode, default 6), --modes plain,parse.
+Instead of the ids of `tokenize text` (the default check), one of:
+  --decode       `sluice detokenize` against the reference's decode (tiktoken:
+                 the ranks' bytes and the special tokens' names as UTF-8 with
+                 U+FFFD; HF: decode(ids, skip_special_tokens=False);
+                 sentencepiece: decode(ids)), both of the ids sluice gave the
+                 documents and of random id lists (a `tokenize ids` stream);
+  --add-special  `--add-special-tokens` against HF's encode(text,
+                 add_special_tokens=True) for a tokenizer.json; for the files
+                 without a post-processor (.model, tiktoken, tekken, GPT-2's
+                 vocab.json + merges.txt) that the option is refused and that
+                 --prepend-bos/--append-eos add the BOS/EOS ids
+                 docs/tokenize.md names;
+  --threads N    `tokenize text -@ N` (also with --mem-budget 1M, many
+                 batches) writes the bytes of -@ 1, and `detokenize -@ N`
+                 those of -@ 1.
 Prints per tokenizer the documents tried and differing, then each minimal
-reproducer (repr, UTF-8 hex, sluice ids, reference ids); writes them as JSON
-to WORK/mismatches-FAMILY.json. Exit status 0 when every document agrees."""
+reproducer (repr, UTF-8 hex, sluice ids, reference ids; for --decode the
+shrunk id list and both texts); writes them as JSON to
+WORK/mismatches-FAMILY[-CHECK].json. Exit status 0 when every document agrees."""
 import argparse
 import base64
 import glob
@@ -195,14 +211,14 @@ class SluiceError(Exception):
     pass
 
 
-def run_sluice(sluice, tok_path, args, texts, work, tag="d"):
+def run_sluice(sluice, tok_path, args, texts, work, tag="d", threads=1):
     src = os.path.join(work, tag + ".jsonl")
     out = os.path.join(work, tag + ".tok")
     with open(src, "w", encoding="utf-8") as f:
         for i, t in enumerate(texts):
             # both the raw UTF-8 and the \\u-escaped spellings of the reader
             f.write(json.dumps({"id": str(i), "text": t}, ensure_ascii=bool(i % 2)) + "\n")
-    r = subprocess.run([sluice, "tokenize", "text", "-q", "-@", "1", "-t", tok_path] + args + [src, "-o", out],
+    r = subprocess.run([sluice, "tokenize", "text", "-q", "-@", str(threads), "-t", tok_path] + args + [src, "-o", out],
                        capture_output=True)
     if r.returncode:
         raise SluiceError("tokenize rc=%d: %s" % (r.returncode, r.stderr.decode(errors="replace")[-2000:]))
@@ -229,6 +245,17 @@ def tiktoken_entries(a):
     def enc_fn(enc, offset=0):
         return lambda ts: [[i + offset for i in enc.encode_ordinary(t)] for t in ts]
 
+    def info(ranks, specials, offset=0, eos=None, bos=None):
+        """decode: tiktoken's decode (bytes of the ranks, a special token's name), then UTF-8 with
+        U+FFFD for what is not UTF-8 (as tiktoken's decode(errors="replace") and sluice's detokenize);
+        ids: every id of the vocabulary; eos/bos: the ids --append-eos/--prepend-bos should add."""
+        inv = {r + offset: t for t, r in ranks.items()}
+        inv.update({i: n.encode("utf-8") for n, i in specials.items()})
+
+        def dec(lists):
+            return [b"".join(inv[i] for i in ids).decode("utf-8", "replace") for ids in lists]
+        return {"decode": dec, "ids": sorted(inv), "eos": eos, "bos": bos}
+
     def vocab_pieces(ranks, n=300):
         rng = random.Random(7)
         toks = list(ranks)
@@ -242,7 +269,9 @@ def tiktoken_entries(a):
         ranks = load_tiktoken_bpe(path)
         pat = official_pattern(name)
         enc = tiktoken.Encoding(name, pat_str=pat, mergeable_ranks=ranks, special_tokens={})
-        out.append((name, path, [], enc_fn(enc), vocab_pieces(ranks)))
+        sp = official_specials(name)
+        out.append((name, path, [], enc_fn(enc), vocab_pieces(ranks),
+                    info(ranks, sp, eos=sp.get("<|endoftext|>"))))
     # small.tiktoken under each pattern name (patterns as tests/data/tiktoken/make_fixtures.py spells them)
     d = os.path.join(DATA, "tiktoken")
     ranks = load_tiktoken_bpe(os.path.join(d, "small.tiktoken"))
@@ -254,7 +283,7 @@ def tiktoken_entries(a):
     for pn, pat in pats.items():
         enc = tiktoken.Encoding("small_" + pn, pat_str=pat, mergeable_ranks=ranks, special_tokens={})
         out.append(("small.tiktoken/" + pn, os.path.join(d, "small.tiktoken"), ["--pattern", pn], enc_fn(enc),
-                    vocab_pieces(ranks)))
+                    vocab_pieces(ranks), info(ranks, {})))
     # Whisper
     wpath = os.path.join(a.work, "multilingual.tiktoken")
     if not os.path.exists(wpath):
@@ -264,7 +293,7 @@ def tiktoken_entries(a):
     wpat = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
     enc = tiktoken.Encoding("whisper", pat_str=wpat, mergeable_ranks=wranks, special_tokens={})
     out.append(("whisper/multilingual.tiktoken", wpath, ["--pattern", "gpt2", "--special", "<|endoftext|>=50257"],
-                enc_fn(enc), vocab_pieces(wranks)))
+                enc_fn(enc), vocab_pieces(wranks), info(wranks, {"<|endoftext|>": 50257}, eos=50257)))
     # tekken JSON: Mistral's Tekkenizer = tiktoken on the vocabulary cut, ids + the special tokens
     for fn in ("tekken-small.json", "tekken-specials.json"):
         j = json.load(open(os.path.join(d, fn), encoding="utf-8"))
@@ -274,7 +303,12 @@ def tiktoken_entries(a):
         tranks = {base64.b64decode(v["token_bytes"]): v["rank"] for v in j["vocab"][:inner]}
         enc = tiktoken.Encoding("tk_" + fn, pat_str=c["pattern"], mergeable_ranks=tranks, special_tokens={})
         specials = [s["token_str"] for s in j.get("special_tokens", [])] or ["<s>", "</s>", "[INST]", "<unk>"]
-        out.append(("tekken/" + fn, os.path.join(d, fn), [], enc_fn(enc, nsp), vocab_pieces(tranks) + specials))
+        # the special ids' names: the file's list, or (v7 and before) mistral_common's
+        # Tekkenizer.DEPRECATED_SPECIAL_TOKENS, the rest <SPECIAL_i> (mistral_common's filler)
+        names = {s["rank"]: s["token_str"] for s in j.get("special_tokens", [])} or dict(enumerate(TEKKEN_OLD_SPECIALS))
+        sp = {names.get(i, "<SPECIAL_%d>" % i): i for i in range(nsp)}
+        out.append(("tekken/" + fn, os.path.join(d, fn), [], enc_fn(enc, nsp), vocab_pieces(tranks) + specials,
+                    info(tranks, sp, nsp, eos=sp.get("</s>"), bos=sp.get("<s>"))))
     return out
 
 
@@ -297,6 +331,23 @@ def rank_file(a, name):
         with open(path, "wb") as f:
             f.write(gzip.open(gz).read())
     return path
+
+
+TEKKEN_OLD_SPECIALS = ["<unk>", "<s>", "</s>", "[INST]", "[/INST]", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]",
+                       "[TOOL_RESULTS]", "[/TOOL_RESULTS]", "[TOOL_CALLS]", "[IMG]", "<pad>", "[IMG_BREAK]", "[IMG_END]",
+                       "[PREFIX]", "[MIDDLE]", "[SUFFIX]", "[SYSTEM_PROMPT]", "[/SYSTEM_PROMPT]", "[TOOL_CONTENT]"]
+
+
+def official_specials(name):
+    """The special tokens of tiktoken_ext.openai_public's constructor (without loading the ranks)."""
+    from tiktoken_ext import openai_public as op
+    import tiktoken.load as tl
+    orig = tl.load_tiktoken_bpe
+    op.load_tiktoken_bpe = lambda *a, **k: {}
+    try:
+        return dict(getattr(op, name)()["special_tokens"])
+    finally:
+        op.load_tiktoken_bpe = orig
 
 
 def official_pattern(name):
@@ -335,26 +386,34 @@ def hf_entries(a):
     from refs import hf_gpt2
     out = []
 
-    def entry(name, path, tok):
+    def entry(name, path, tok, json_file=True):
         rng = random.Random(7)
         n = tok.get_vocab_size(with_added_tokens=True)
+        ids = sorted(set(tok.get_vocab(with_added_tokens=True).values()))
+
+        def dec(lists, tok=tok):
+            return [tok.decode(ids, skip_special_tokens=False) for ids in lists]
         pieces = [tok.decode([rng.randrange(n)], skip_special_tokens=False) for _ in range(300)]
         added = [t.content for t in tok.get_added_tokens_decoder().values()]
         pieces += added * 3
 
         for mode in a.modes:
-            def enc(ts, tok=tok, mode=mode):
+            def enc(ts, tok=tok, mode=mode, add=False):
                 tok.encode_special_tokens = mode == "plain"
                 try:
-                    return [e.ids for e in tok.encode_batch(ts, add_special_tokens=False)]
+                    return [e.ids for e in tok.encode_batch(ts, add_special_tokens=add)]
                 finally:
                     tok.encode_special_tokens = False
-            out.append(("%s [%s]" % (name, mode), path, ["--special", mode], enc, pieces))
+            # add_special: HF's encode(text, add_special_tokens=True) for a tokenizer.json; None: the file
+            # has no post-processor for sluice (GPT-2's vocab.json + merges.txt), --add-special-tokens is refused
+            add = (lambda ts, enc=enc: enc(ts, add=True)) if json_file else None
+            out.append(("%s [%s]" % (name, mode), path, ["--special", mode], enc, pieces,
+                        {"decode": dec, "ids": ids, "add_special": add}))
 
     for path in hf_files(a):
         name = os.path.relpath(path, DATA) if path.startswith(DATA) else os.path.basename(path)
         entry(name, path, Tokenizer.from_file(path))
-    entry("bpe/gpt2 (vocab+merges)", os.path.join(DATA, "bpe", "gpt2"), hf_gpt2(os.path.join(DATA, "bpe")))
+    entry("bpe/gpt2 (vocab+merges)", os.path.join(DATA, "bpe", "gpt2"), hf_gpt2(os.path.join(DATA, "bpe")), False)
     return out
 
 
@@ -375,7 +434,10 @@ def spm_entries(a):
         pieces += [sp.id_to_piece(i) for i in range(n) if not (sp.is_control(i) or sp.is_unknown(i) or
                                                                 sp.is_byte(i)) and sp.id_to_piece(i).startswith("<")][:50]
         name = os.path.relpath(path, DATA) if path.startswith(DATA) else os.path.basename(path)
-        out.append((name, path, [], lambda ts, sp=sp: [sp.encode(t) for t in ts], pieces))
+        out.append((name, path, [], lambda ts, sp=sp: [sp.encode(t) for t in ts], pieces,
+                    {"decode": lambda lists, sp=sp: [sp.decode(ids) for ids in lists], "ids": list(range(n)),
+                     "bos": sp.bos_id() if sp.bos_id() >= 0 else None,
+                     "eos": sp.eos_id() if sp.eos_id() >= 0 else None}))
     return out
 
 
@@ -415,6 +477,8 @@ def shrink(text, check, budget=400):
             if chunk == 1:
                 break
             n = min(len(s), n * 2)
+    if isinstance(s, list):  # an id list: no character to simplify
+        return s
     # then try simplifying single characters to 'a' / ' ' (keeps the class readable)
     for rep in ("a", " "):
         i = 0
@@ -426,6 +490,225 @@ def shrink(text, check, budget=400):
                     s = c
             i += 1
     return s
+
+
+# ---------------------------------------------------------------- decode
+
+def stream_header(sluice, tok):
+    r = subprocess.run([sluice, "cat", "-q", "--header", tok], capture_output=True)
+    if r.returncode:
+        raise SluiceError("cat --header rc=%d: %s" % (r.returncode, r.stderr.decode(errors="replace")[-2000:]))
+    return json.loads(r.stdout)
+
+
+def run_detok(sluice, tok_path, args, tok, work, tag, threads=1, n=None):
+    """sluice detokenize of TOK: the texts by document (the records' id is the index), and the raw output."""
+    out = os.path.join(work, tag + ".detok.jsonl")
+    r = subprocess.run([sluice, "detokenize", "-q", "-@", str(threads), "-t", tok_path] + args + [tok, "-o", out],
+                       capture_output=True)
+    if r.returncode:
+        raise SluiceError("detokenize rc=%d: %s" % (r.returncode, r.stderr.decode(errors="replace")[-2000:]))
+    raw = open(out, "rb").read()
+    got = [None] * n if n is not None else {}
+    for line in raw.decode("utf-8").split("\n"):
+        if line:
+            rec = json.loads(line)
+            got[int(rec["id"])] = rec["text"]
+    return got, raw
+
+
+def ids_stream(sluice, lists, hdr, work, tag):
+    """The id lists as a token stream (sluice tokenize ids) with the tokenizer's vocab size and fingerprint."""
+    src = os.path.join(work, tag + ".ids.jsonl")
+    out = os.path.join(work, tag + ".ids.tok")
+    with open(src, "w") as f:
+        for i, ids in enumerate(lists):
+            f.write(json.dumps({"id": str(i), "ids": ids}) + "\n")
+    cmd = [sluice, "tokenize", "ids", "-q", "-@", "1", "--vocab-size", str(hdr["vocab_size"]),
+           "--fingerprint", hdr["fingerprint"], "--tokenizer", hdr.get("tokenizer") or "x", src, "-o", out]
+    r = subprocess.run(cmd, capture_output=True)
+    if r.returncode:
+        raise SluiceError("tokenize ids rc=%d: %s" % (r.returncode, r.stderr.decode(errors="replace")[-2000:]))
+    return out
+
+
+def detok_args(hdr):
+    """A tiktoken rank file's pattern and special tokens, from the text stream's header (a stream of
+    'tokenize ids' does not record them)."""
+    tt = ((hdr.get("extra") or {}).get("tiktoken")) or {}
+    args = []
+    if tt.get("pattern"):
+        args += ["--pattern", tt["pattern"]]
+    if tt.get("special"):
+        args += ["--special", tt["special"]]
+    return args
+
+
+def make_decode_checker(a, path, hdr, dec, work):
+    def check(lists):
+        """For each id list: True when sluice's decoded text differs from the reference's (or sluice fails)."""
+        try:
+            tok = ids_stream(a.sluice, lists, hdr, work, "k")
+            got, _ = run_detok(a.sluice, path, detok_args(hdr), tok, work, "k", n=len(lists))
+        except SluiceError:
+            if len(lists) == 1:
+                return [True]
+            h = len(lists) // 2
+            return check(lists[:h]) + check(lists[h:])
+        return [g != w for g, w in zip(got, dec(lists))]
+    return check
+
+
+def report_decode(a, name, path, hdr, dec, check, lists, bad, kind, report, docs=None):
+    seen = set()
+    for i in bad[:a.shrink]:
+        m = shrink(lists[i], check)
+        if tuple(m) in seen:
+            continue
+        seen.add(tuple(m))
+        try:
+            tok = ids_stream(a.sluice, [m], hdr, a.work, "m")
+            g = run_detok(a.sluice, path, detok_args(hdr), tok, a.work, "m", n=1)[0][0]
+        except SluiceError as e:
+            g = "ERROR " + str(e)
+        w = dec([m])[0]
+        rec = {"tokenizer": name, "path": path, "check": "decode/" + kind, "doc": i, "ids": m, "sluice": g,
+               "reference": w}
+        if docs is not None:
+            rec["text"] = docs[i]
+        report.append(rec)
+        print("  %s %d (%d ids) -> ids %r\n    sluice %r\n    ref    %r" % (kind, i, len(lists[i]), m, g, w),
+              flush=True)
+
+
+def check_decode(a, entry, docs, rng, report):
+    """sluice detokenize against the reference's decode: of the ids sluice gave the documents (the stream
+    of tokenize text), and of random id lists (a stream of tokenize ids). Returns the differing count."""
+    name, path, args, ref, extra, info = entry
+    dec = info["decode"]
+    t0 = time.time()
+    got = run_sluice(a.sluice, path, args, docs, a.work)
+    tok = os.path.join(a.work, "d.tok")
+    hdr = stream_header(a.sluice, tok)
+    check = make_decode_checker(a, path, hdr, dec, a.work)
+    total = 0
+    try:
+        texts, _ = run_detok(a.sluice, path, [], tok, a.work, "d", n=len(docs))
+        bad = [i for i, (g, w) in enumerate(zip(texts, dec(got))) if g != w]
+    except SluiceError as e:
+        print("%-45s detokenize failed on the batch: %s" % (name, e))
+        bad = [i for i, r in enumerate(check(got)) if r]
+    total += len(bad)
+    print("%-45s %5d docs' ids, %4d differ (%.1fs)" % (name, len(docs), len(bad), time.time() - t0), flush=True)
+    report_decode(a, name, path, hdr, dec, check, got, bad, "doc", report, docs)
+    t0 = time.time()
+    pool = info["ids"]
+    lists = [[rng.choice(pool) for _ in range(rng.randint(0, 40))] for _ in range(len(docs))]
+    res = check(lists)
+    bad = [i for i, r in enumerate(res) if r]
+    total += len(bad)
+    print("%-45s %5d random id lists (ids of %d), %4d differ (%.1fs)" % (name, len(lists), len(pool), len(bad),
+                                                                         time.time() - t0), flush=True)
+    report_decode(a, name, path, hdr, dec, check, lists, bad, "random", report)
+    return total
+
+
+# ---------------------------------------------------------------- add special tokens
+
+def check_encode(a, name, path, args, ref, docs, report, check_name="encode"):
+    """sluice tokenize text with ARGS against REF on DOCS, shrinking what differs. Returns the count."""
+    t0 = time.time()
+    try:
+        got = run_sluice(a.sluice, path, args, docs, a.work)
+    except SluiceError as e:
+        print("%-45s sluice failed on the batch: %s" % (name, e))
+        got = None
+    want = ref(docs)
+    check = make_checker(a, path, args, ref, a.work)
+    if got is None:
+        bad = [i for i, r in enumerate(check(docs)) if r]
+    else:
+        bad = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
+    print("%-45s %5d docs, %4d differ (%.1fs)%s" % (name, len(docs), len(bad), time.time() - t0,
+                                                    "" if check_name == "encode" else "  " + " ".join(args)),
+          flush=True)
+    seen = set()
+    for i in bad[:a.shrink]:
+        m = shrink(docs[i], check)
+        if m in seen:
+            continue
+        seen.add(m)
+        try:
+            g = run_sluice(a.sluice, path, args, [m], a.work, "m")[0]
+        except SluiceError as e:
+            g = "ERROR " + str(e)
+        w = ref([m])[0]
+        rec = {"tokenizer": name, "path": path, "args": args, "check": check_name, "doc": i, "doc_len": len(docs[i]),
+               "text": m, "hex": m.encode("utf-8").hex(), "sluice": g, "reference": w}
+        report.append(rec)
+        print("  doc %d (%d chars) -> %r  hex %s\n    sluice %s\n    ref    %s" % (i, len(docs[i]), m, rec["hex"],
+                                                                               g, w), flush=True)
+    return len(bad)
+
+
+def check_add_special(a, entry, docs, report):
+    """--add-special-tokens: for a tokenizer.json HF's encode(text, add_special_tokens=True); for the files
+    docs/tokenize.md says have no post-processor (a .model, tiktoken and tekken files, GPT-2's vocab.json +
+    merges.txt) that the option is refused, and (.model, tiktoken with an end-of-text token, tekken) that
+    --prepend-bos/--append-eos add the ids docs/tokenize.md names: a .model's bos_id/eos_id (sentencepiece's
+    encode(add_bos=True, add_eos=True)), <|endoftext|>, tekken's <s>/</s>."""
+    name, path, args, ref, extra, info = entry
+    add = info.get("add_special")
+    if add is not None:
+        return check_encode(a, name, path, args + ["--add-special-tokens"], add, docs, report, "add-special")
+    bad = 0
+    try:
+        run_sluice(a.sluice, path, args + ["--add-special-tokens"], docs[:1], a.work, "r")
+        print("%-45s --add-special-tokens NOT refused (docs/tokenize.md: refused)" % name, flush=True)
+        report.append({"tokenizer": name, "path": path, "check": "add-special refused", "sluice": "accepted"})
+        bad += 1
+    except SluiceError as e:
+        print("%-45s --add-special-tokens refused: %s" % (name, str(e).strip().split("\n")[-1][:150]), flush=True)
+    bos, eos = info.get("bos"), info.get("eos")
+    if bos is None and eos is None:
+        return bad
+    xargs = (["--prepend-bos"] if bos is not None else []) + (["--append-eos"] if eos is not None else [])
+
+    def ref2(ts, ref=ref):
+        return [([bos] if bos is not None else []) + ids + ([eos] if eos is not None else []) for ids in ref(ts)]
+    return bad + check_encode(a, name, path, args + xargs, ref2, docs, report, "bos/eos")
+
+
+# ---------------------------------------------------------------- threads
+
+def check_threads(a, entry, docs, report):
+    """tokenize text with -@ N (and -@ N --mem-budget 1M, several batches) gives the bytes of -@ 1;
+    detokenize of that stream with -@ N the bytes of -@ 1."""
+    name, path, args, ref, extra, info = entry
+    t0 = time.time()
+    run_sluice(a.sluice, path, args, docs, a.work, "t1", threads=1)
+    one = open(os.path.join(a.work, "t1.tok"), "rb").read()
+    bad = 0
+    for xargs in ([], ["--mem-budget", "1M"]):
+        got = run_sluice(a.sluice, path, args + xargs, docs, a.work, "tn", threads=a.threads)
+        n = open(os.path.join(a.work, "tn.tok"), "rb").read()
+        if n != one:
+            bad += 1
+            want = run_sluice(a.sluice, path, args, docs, a.work, "t1", threads=1)
+            diff = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
+            print("%-45s -@ %d %s: stream differs from -@ 1 (%d vs %d bytes; %d documents' ids differ: %s)"
+                  % (name, a.threads, " ".join(xargs), len(n), len(one), len(diff), diff[:10]), flush=True)
+            report.append({"tokenizer": name, "path": path, "check": "threads", "args": args + xargs,
+                           "docs_differ": diff[:50], "bytes": [len(n), len(one)]})
+    d1 = run_detok(a.sluice, path, [], os.path.join(a.work, "t1.tok"), a.work, "t1", threads=1)[1]
+    dn = run_detok(a.sluice, path, [], os.path.join(a.work, "t1.tok"), a.work, "tn", threads=a.threads)[1]
+    if d1 != dn:
+        bad += 1
+        print("%-45s detokenize -@ %d differs from -@ 1" % (name, a.threads), flush=True)
+        report.append({"tokenizer": name, "path": path, "check": "threads/detokenize"})
+    print("%-45s %5d docs, -@ %d vs -@ 1: %d of 3 outputs differ (%.1fs)" % (name, len(docs), a.threads, bad,
+                                                                            time.time() - t0), flush=True)
+    return bad
 
 
 # ---------------------------------------------------------------- main
@@ -441,48 +724,36 @@ def main():
     ap.add_argument("--tiktoken-dir", default="")
     ap.add_argument("--shrink", type=int, default=6)
     ap.add_argument("--modes", default="plain,parse")
+    ap.add_argument("--add-special", action="store_true",
+                    help="check --add-special-tokens (and --prepend-bos/--append-eos where it is refused)")
+    ap.add_argument("--decode", action="store_true", help="check detokenize against the reference's decode")
+    ap.add_argument("--threads", type=int, default=0, help="check that -@ N gives the bytes of -@ 1")
     a = ap.parse_args()
     a.modes = a.modes.split(",")
     os.makedirs(a.work, exist_ok=True)
     entries = {"tiktoken": tiktoken_entries, "hf": hf_entries, "spm": spm_entries}[a.family](a)
+    check = "add-special" if a.add_special else "decode" if a.decode else "threads" if a.threads else "encode"
     report = []
     total_bad = 0
-    for name, path, args, ref, extra in entries:
+    for entry in entries:
+        name, path, args, ref, extra, info = entry
         if a.only and a.only not in name:
             continue
-        t0 = time.time()
+        if check == "add-special" and a.family == "hf" and "[" in name and "add_special" in info and \
+                info["add_special"] is None and not name.endswith("[%s]" % a.modes[0]):
+            continue  # the refusal does not depend on --special
         rng = random.Random("%d:%s" % (a.seed, name.split(" [")[0]))
         docs = [random_doc(rng, extra) for _ in range(a.n)]
-        try:
-            got = run_sluice(a.sluice, path, args, docs, a.work)
-        except SluiceError as e:
-            print("%-45s sluice failed on the batch: %s" % (name, e))
-            got = None
-        want = ref(docs)
-        check = make_checker(a, path, args, ref, a.work)
-        if got is None:
-            bad = [i for i, r in enumerate(check(docs)) if r]
+        if check == "encode":
+            total_bad += check_encode(a, name, path, args, ref, docs, report)
+        elif check == "add-special":
+            total_bad += check_add_special(a, entry, docs, report)
+        elif check == "decode":
+            total_bad += check_decode(a, entry, docs, random.Random("%d:ids:%s" % (a.seed, name)), report)
         else:
-            bad = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
-        total_bad += len(bad)
-        print("%-45s %5d docs, %4d differ (%.1fs)" % (name, len(docs), len(bad), time.time() - t0), flush=True)
-        seen = set()
-        for i in bad[:a.shrink]:
-            m = shrink(docs[i], check)
-            if m in seen:
-                continue
-            seen.add(m)
-            try:
-                g = run_sluice(a.sluice, path, args, [m], a.work, "m")[0]
-            except SluiceError as e:
-                g = "ERROR " + str(e)
-            w = ref([m])[0]
-            rec = {"tokenizer": name, "path": path, "args": args, "doc": i, "doc_len": len(docs[i]), "text": m,
-                   "hex": m.encode("utf-8").hex(), "sluice": g, "reference": w}
-            report.append(rec)
-            print("  doc %d (%d chars) -> %r  hex %s\n    sluice %s\n    ref    %s" % (i, len(docs[i]), m, rec["hex"],
-                                                                                   g, w), flush=True)
-    out = os.path.join(a.work, "mismatches-%s.json" % a.family)
+            total_bad += check_threads(a, entry, docs, report)
+    suffix = "" if check == "encode" else "-" + check
+    out = os.path.join(a.work, "mismatches-%s%s.json" % (a.family, suffix))
     with open(out, "w", encoding="utf-8") as f:
         json.dump(report, f, ensure_ascii=False, indent=1)
     print("TOTAL: %d differing documents; %d reproducers in %s" % (total_bad, len(report), out))
