@@ -128,7 +128,7 @@ def rand_cp(rng):
 
 
 def long_run(rng):
-    k = rng.randrange(9)
+    k = rng.randrange(10)
     if k == 0:  # letters without spaces
         alpha = rng.choice(LETTERS)
         return "".join(rng.choice(alpha) for _ in range(rng.randint(200, 3000)))
@@ -153,6 +153,14 @@ def long_run(rng):
         return u * rng.randint(50, 2000)
     if k == 7:  # camelCase identifier chains
         return "".join(rng.choice(MIXED_CASE).replace("'", "") for _ in range(rng.randint(20, 300)))
+    if k == 8:  # ASCII words and punctuation, CR/LF runs of any length, '/' and punctuation after them
+        out = []
+        for _ in range(rng.randint(5, 60)):
+            out.append(rng.choice(["a", "word", "x" * rng.randint(1, 70), " ", ";", ".", "*/", "})", "'"]))
+            if rng.random() < 0.4:
+                out.append("".join(rng.choice("\r\n") for _ in range(rng.randint(1, 90))) +
+                           rng.choice(["/", "//", "/*", "/.js", "/(a", "\r/x", " /"]))
+        return "".join(out)
     return "".join(rng.choice(PIECES) for _ in range(rng.randint(100, 600)))
 
 

@@ -80,7 +80,12 @@ static size_t make_text(char *t, size_t want)
             n = run_of(t, n, " \t\n\r\x0b\x0c", 1 + rnd(rnd(4) ? 4 : 80));
         else if (r < 66)
             n = run_of(t, n, "!\"#$%&()*+,-./:;<=>?@[\\]^_`{|}~", 1 + rnd(rnd(6) ? 3 : 70));
-        else {
+        else if (r < 68) { /* O+[\r\n/]*: punctuation, a CR/LF run of any length, '/', punctuation */
+            n = run_of(t, n, ".;)*", 1 + rnd(2));
+            n = run_of(t, n, "\r\n", 1 + rnd(rnd(3) ? 8 : 90));
+            n = run_of(t, n, "/", 1 + rnd(2));
+            n = run_of(t, n, ".*(", rnd(2));
+        } else {
             const char *b = bits[rnd(sizeof bits / sizeof *bits)];
             if ((uint8_t)b[0] >= 0x80 && rnd(3)) /* non-ASCII: rarer */
                 continue;
@@ -145,6 +150,58 @@ static void check(const char *name, many_fn many, one_fn one, pcre2_code *re, pc
     }
 }
 
+/* The pre-tokenizers' patterns as { name, scan_many, one-piece scanner,
+ * PCRE2 form } */
+typedef struct {
+    const char *name;
+    many_fn many;
+    one_fn one;
+    const char *pat;
+} scanner;
+
+/* A '/' after a CR/LF run that O+[\r\n/]* takes (o200k, tekken) belongs to
+ * that piece; the piece after it starts at the next byte. Placed at every
+ * offset from a window's start, with runs of every length up to past a
+ * window: a run holding a window's first byte has its punctuation before
+ * the window (found by the fuzzer: "a" x 53 ".\n\n\n\n\n\n/.js" split ".js"
+ * as "." "js"). */
+static void test_slash_after_crlf_run(void **st)
+{
+    (void)st;
+    sl_pretok_class('a');
+    sl_pretok_o200k_init();
+    const scanner sc[] = {
+        {"o200k", sl_pretok_many_o200k, sl_pretok_scan_o200k, sl_pretok_o200k_pcre2},
+        {"tekken", sl_pretok_many_tekken, sl_pretok_scan_tekken, sl_pretok_tekken_pcre2},
+        {"llama3", sl_pretok_many_llama3, sl_pretok_scan_llama3, sl_pretok_llama3_pcre2},
+    };
+    enum { NS = sizeof sc / sizeof *sc, ROOM = 400 };
+    pcre2_match_data *md = pcre2_match_data_create(4, NULL);
+    char t[ROOM];
+    size_t want[ROOM], got[ROOM];
+    for (size_t s = 0; s < NS; s++) {
+        pcre2_code *re = sl_tt_pcre2_compile(sc[s].pat);
+        for (int isa = 0; isa <= 4; isa += 4) {
+            many_fn many = sl_pretok_many_isa(s == 2 ? SL_PRETOK_LLAMA3 : s ? SL_PRETOK_TEKKEN : SL_PRETOK_O200K, isa);
+            if (!many)
+                continue;
+            for (size_t run = 1; run <= 130; run++)
+                for (size_t pad = 0; pad <= 130; pad++)
+                    for (int v = 0; v < 2; v++) {
+                        size_t n = 0;
+                        n = run_of(t, n, "a", pad);
+                        n = put(t, n, v ? ";" : ".", 1);
+                        for (size_t i = 0; i < run; i++)
+                            t[n++] = v && i % 2 ? '\r' : '\n';
+                        n = put(t, n, v ? "//.js x" : "/.js", v ? 7 : 4);
+                        check(sc[s].name, many, sc[s].one, re, md, t, n, want, got);
+                    }
+        }
+        pcre2_code_free(re);
+    }
+    pcre2_match_data_free(md);
+}
+
 static void test_many_vs_pcre2(void **st)
 {
     (void)st;
@@ -198,6 +255,7 @@ static void test_many_vs_pcre2(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_slash_after_crlf_run),
         cmocka_unit_test(test_many_vs_pcre2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

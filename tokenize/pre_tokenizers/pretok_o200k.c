@@ -237,7 +237,9 @@ size_t sl_pretok_scan_tekken(const uint8_t *p, size_t n, size_t pos)
  * after a small letter (U*L+ | U+L*); with contractions, one right after a
  * letter belongs to the word (no start at it, one after it). Hard: the
  * [\r\n/] run from a '/' after the CR/LF that O+[\r\n/]* takes (the rules
- * would see the '/' as other characters of their own). */
+ * would see the '/' as other characters of their own); and so from a '/'
+ * after a CR/LF run that holds the window's first byte, whose O may lie
+ * before the window. */
 #define O200K_STARTS(w, p, n, wb, st, hd, contractions, max_digits)                                                    \
     do {                                                                                                               \
         uint64_t L_ = w.up | w.lo, N_ = w.dig, W_ = w.sp, O_ = w.v & ~(L_ | N_ | W_);                                  \
@@ -245,7 +247,9 @@ size_t sl_pretok_scan_tekken(const uint8_t *p, size_t n, size_t pos)
         uint64_t SL_ = (L_ & ~(L_ << 1) & ~(((W_ & ~w.crlf) | Os_) << 1)) | (w.up & (w.lo << 1));                      \
         hd = 0;                                                                                                        \
         st = SL_ | Os_ | pt_digit_starts(N_, max_digits, &hd) | pt_ws_starts(&w, W_, O_, &hd, p, n, wb);               \
-        uint64_t C_ = w.crlf, ab_ = ((C_ + (C_ & (O_ << 1))) ^ C_) & C_;                                               \
+        /* a run at the window's first byte may follow an O before the window: taken as one O+ takes (so the           \
+         * '/' after it is hard, and the scanner decides) */                                                           \
+        uint64_t C_ = w.crlf, ab_ = (((C_ + (C_ & (O_ << 1))) ^ C_) & C_) | pt_low_run(C_);                            \
         uint64_t r_ = (C_ | w.slash) & ~ab_, s1_ = w.slash & (ab_ << 1);                                               \
         hd |= ((r_ + s1_) ^ r_) & r_;  /* [\r\n/]* on from a '/' after the CR/LF that O+ takes */                      \
         if (contractions) {            /* not right after another contraction: a start there */                        \
