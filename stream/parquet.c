@@ -404,6 +404,7 @@ typedef struct {
     size_t invalid;
     int bad; /* levels inconsistent with the schema */
     int utf8_error;
+    const char *bad_time; /* the column of a TIME value that is no time of day */
     int depth;
 } asm_ctx;
 
@@ -487,11 +488,20 @@ static void put_value(asm_ctx *a, const pq_node *nd, int l, size_t i)
         sl_pyjson_date(out, i32);
         return;
     case F_TIME32:
-        memcpy(&i32, p, 4);
-        sl_pyjson_time(out, i32, nd->unit);
-        return;
     case F_TIME64:
-        memcpy(&i64, p, 8);
+        if (nd->fmt == F_TIME32) {
+            memcpy(&i32, p, 4);
+            i64 = i32;
+        } else {
+            memcpy(&i64, p, 8);
+        }
+        if (!sl_pyjson_time_ok(i64, nd->unit)) {
+            /* no time of day: refused, as in Arrow IPC files (pyarrow
+             * wraps some such values around the day, refuses others) */
+            a->bad_time = li->path;
+            sl_buf_puts(out, "null");
+            return;
+        }
         sl_pyjson_time(out, i64, nd->unit);
         return;
     case F_TIMESTAMP:
@@ -799,6 +809,10 @@ static void assemble(const sl_pq *q, size_t r, pq_slot *s, size_t *e, size_t *v,
         s->status = -1;
         sl_errf(&s->err, "%s: row %llu: the columns' levels do not agree with the schema", q->name,
                 (unsigned long long)s->row);
+    } else if (a.bad_time) {
+        s->status = -1;
+        sl_errf(&s->err, "%s: row %llu, column %s: a time of day out of range", q->name, (unsigned long long)s->row,
+                a.bad_time);
     } else if (a.utf8_error) {
         s->status = -1;
         sl_errf(&s->err, "%s: row %llu: invalid UTF-8 in a string column", q->name, (unsigned long long)s->row);

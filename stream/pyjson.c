@@ -138,12 +138,6 @@ void sl_pyjson_date(sl_buf *b, int64_t days)
     sl_buf_putc(b, '"');
 }
 
-static int64_t floordiv(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
-
 /* HH:MM:SS[.ffffff | .fffffffff] of ns nanoseconds into a day. */
 static void put_clock(sl_buf *b, int64_t ns)
 {
@@ -160,8 +154,11 @@ static const int64_t unit_ns[] = {1, 1000000, 1000, 1}; /* by PQ_UNIT_*: ms, us,
 void sl_pyjson_timestamp(sl_buf *b, int64_t v, int unit, int utc)
 {
     int64_t per_day = 86400 * (1000000000 / unit_ns[unit]);
-    int64_t days = floordiv(v, per_day);
-    int64_t rem = v - days * per_day; /* units into the day */
+    /* days and the units into the day, floored (no product that can
+     * overflow near INT64_MIN) */
+    int64_t days = v / per_day, rem = v % per_day;
+    if (rem < 0)
+        days--, rem += per_day;
     sl_buf_putc(b, '"');
     put_date(b, days);
     sl_buf_putc(b, 'T');
@@ -169,6 +166,11 @@ void sl_pyjson_timestamp(sl_buf *b, int64_t v, int unit, int utc)
     if (utc)
         sl_buf_puts(b, "+00:00");
     sl_buf_putc(b, '"');
+}
+
+int sl_pyjson_time_ok(int64_t v, int unit)
+{
+    return v >= 0 && v < 86400 * (1000000000 / unit_ns[unit]);
 }
 
 void sl_pyjson_time(sl_buf *b, int64_t v, int unit)

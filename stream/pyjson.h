@@ -24,8 +24,10 @@ void sl_pyjson_date(sl_buf *b, int64_t days);
  * nanoseconds are not whole microseconds, as pandas.Timestamp writes them),
  * with "+00:00" when utc. */
 void sl_pyjson_timestamp(sl_buf *b, int64_t v, int unit, int utc);
-/* time.isoformat() of a count of units since midnight. */
+/* time.isoformat() of a count of units since midnight (0 <= v < a day:
+ * sl_pyjson_time_ok, as datetime.time takes only a time of day). */
 void sl_pyjson_time(sl_buf *b, int64_t v, int unit);
+int sl_pyjson_time_ok(int64_t v, int unit);
 /* str(Decimal) of unscaled * 10^-scale (hi:lo a 128-bit two's complement). */
 void sl_pyjson_decimal(sl_buf *b, uint64_t hi, uint64_t lo, int scale);
 /* Standard base64 with padding, quoted. */

@@ -14,6 +14,9 @@ expect_fail 1 'bad/snappy_bad.parquet: row group 0, column text, page 0 \(offset
 expect_fail 1 'bad/dict_index.parquet: row group 0, column text, page 1 \(offset 27\): dictionary index 7, the dictionary has 2 values' -- "$SLUICE" read bad/dict_index.parquet
 expect_fail 1 'bad/short_values.parquet: row group 0, column text, page 0 \(offset 4\): PLAIN value of 5 bytes runs past the page' -- "$SLUICE" read bad/short_values.parquet
 expect_fail 1 'bad/def_too_high.parquet: row group 0, column text, page 0 \(offset 4\): definition levels' -- "$SLUICE" read bad/def_too_high.parquet
+# a TIME value of 25:00 (pyarrow's to_pylist wraps it to 01:00): refused, as Arrow IPC's
+expect_fail 1 '^sluice: read: bad/time_range.parquet: row 3, column t: a time of day out of range$' -- "$SLUICE" read bad/time_range.parquet -o out.jsonl
+no_file out.jsonl
 # a repetition-level bomb: 2^31 - 1 list elements in a few bytes; refused within the budget
 /usr/bin/time -f %M -o rss "$SLUICE" read bad/rep_bomb.parquet >/dev/null 2>err && fail "the bomb was read"
 grep -q 'rep_bomb.parquet: row group 0, column l.list.element, page 0 (offset 32): more than [0-9]* values in 1 rows' err || fail "bomb: $(cat err)"

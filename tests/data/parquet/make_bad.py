@@ -11,6 +11,7 @@ temporary directory:  python3 make_bad.py OUTDIR
   rep_bomb.parquet      one row whose list claims 2^31-1 elements in a few bytes
   def_too_high.parquet  a definition level above the column's maximum
   short_values.parquet  a page whose values end before its count
+  time_range.parquet    a TIME_MICROS column whose third value is 25:00, no time of day
 """
 import os
 import struct
@@ -164,6 +165,14 @@ def main(out):
     f = File()
     f.chunk(6, "text", [(page_header(0, len(body), len(body), 3), body)], num_values=3)
     f.finish(p("def_too_high.parquet"), [root(1), text_col(rep=1)], 3)
+    # a required INT64 TIME_MICROS column "t": 00:00, 01:00, then 25:00 (no time of day)
+    tv = plain_strings(vals)
+    times = struct.pack("<3q", 0, 3600 * 10**6, 90000 * 10**6)
+    f = File()
+    f.chunk(6, "text", [(page_header(0, len(tv), len(tv), 3), tv)], num_values=3)
+    f.chunk(2, "t", [(page_header(0, len(times), len(times), 3), times)], num_values=3)
+    f.finish(p("time_range.parquet"), [root(2), text_col(), st((1, I32, i32(2)), (3, I32, i32(0)), (4, BIN, binary("t")),
+                                                               (6, I32, i32(8)))], 3)
 
 
 main(sys.argv[1] if len(sys.argv) > 1 else ".")
