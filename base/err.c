@@ -13,6 +13,24 @@
 /* sl_xzalloc_touched: tables from this size on are laid on 2 MiB pages */
 #define HUGE_MIN ((size_t)2 << 20)
 
+/* A message is one line: a control byte that came in with a name from a
+ * file (a Parquet column, a JSON key, ...) is written as \xNN
+ * (sl_err_quote), whatever the caller quoted. */
+static void one_line(sl_err *err)
+{
+    size_t n = strlen(err->msg);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)err->msg[i];
+        if (ch < 0x20 || ch == 0x7f) {
+            char buf[SL_ERR_MAX];
+            sl_err_quote(err->msg, n, buf, sizeof buf);
+            memcpy(err->msg, buf, sizeof err->msg < sizeof buf ? sizeof err->msg : sizeof buf);
+            err->msg[sizeof err->msg - 1] = 0;
+            return;
+        }
+    }
+}
+
 static void set_field(sl_err *err, const char *field)
 {
     snprintf(err->field, sizeof err->field, "%s", field ? field : "");
@@ -26,6 +44,7 @@ int sl_errf(sl_err *err, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     va_end(ap);
+    one_line(err);
     err->code = SL_E_FAILED;
     err->field[0] = 0;
     return -1;
@@ -39,6 +58,7 @@ int sl_err_set(sl_err *err, sl_errcode code, const char *field, const char *fmt,
     va_start(ap, fmt);
     vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     va_end(ap);
+    one_line(err);
     err->code = code;
     set_field(err, field);
     return -1;
@@ -80,6 +100,7 @@ int sl_err_prefix(sl_err *err, const char *fmt, ...)
         m = sizeof err->msg - n - 3;
     memcpy(err->msg + n + 2, old, m);
     err->msg[n + 2 + m] = 0;
+    one_line(err);
     return -1;
 }
 

@@ -187,6 +187,17 @@ static void test_errf_and_prefix(void **st)
     assert_string_equal(sl_errcode_name((sl_errcode)99), "unknown");
     assert_int_equal(sl_errf(NULL, "x"), -1);
     assert_int_equal(sl_err_set(NULL, SL_E_IO, NULL, "x"), -1);
+    /* one line whatever a name from a file holds (a Parquet schema name
+     * "sche\nm" made a two-line error): control bytes as \xNN */
+    sl_errf(&err, "%s: schema element %s has %d children", "f.parquet", "sche\nm\t", -49);
+    assert_string_equal(err.msg, "f.parquet: schema element sche\\x0am\\x09 has -49 children");
+    sl_err_set(&err, SL_E_FORMAT, NULL, "key %s", "a\rb\x7f");
+    assert_string_equal(err.msg, "key a\\x0db\\x7f");
+    sl_errf(&err, "column %s", "x");
+    sl_err_prefix(&err, "%s", "dir\n/file");
+    assert_string_equal(err.msg, "dir\\x0a/file: column x");
+    sl_errf(&err, "caf\xc3\xa9 ok"); /* UTF-8 stays as it is */
+    assert_string_equal(err.msg, "caf\xc3\xa9 ok");
 }
 
 /* ---- the log callback ----------------------------------------------------- */
