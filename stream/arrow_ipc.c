@@ -1211,17 +1211,16 @@ static void put_scalar(wctx *w, const ar_arr *x, int64_t i)
         return;
     case T_TIME: {
         int64_t v = f->bits == 32 ? (int32_t)sl_get_le32(p) : (int64_t)sl_get_le64(p);
-        static const int64_t per_day[] = {86400, 86400000, INT64_C(86400000000), INT64_C(86400000000000)};
-        if (v < 0 || v >= per_day[f->unit]) { /* not a time of day (datetime.time refuses it) */
+        int unit = f->unit ? f->unit : 1; /* seconds (32 bits) as milliseconds; the others are pyjson's units */
+        if (!f->unit)
+            v *= 1000;
+        if (!sl_pyjson_time_ok(v, unit)) { /* not a time of day (datetime.time refuses it) */
             w->bad_field = f;
             w->bad_index = -3;
             sl_buf_puts(out, "null");
             return;
         }
-        if (f->unit == 0)
-            sl_pyjson_time(out, v * 1000, 1);
-        else
-            sl_pyjson_time(out, v, f->unit);
+        sl_pyjson_time(out, v, unit);
         return;
     }
     case T_TIMESTAMP: {

@@ -48,6 +48,7 @@ bad_flatbuffer.arrow|message at offset 504: corrupt metadata
 bad_offsets.arrow|record batch 1 \(message at offset 504\), column text: offset 2 of 4 is 9, below the one before
 bad_zstd.arrow|record batch 1 \(message at offset [0-9]+\), column text: ZSTD decompression error
 bad_dict_index.arrow|record batch 0 \(message at offset [0-9]+\), row 3, column k: dictionary index 7 out of range
+bad_time.arrow|record batch 0 \(message at offset [0-9]+\), row 3, column t: a time of day out of range
 LIST
 # random damage: never a crash, a hang or more than one line of error
 for i in $(seq 1 40); do

@@ -150,11 +150,11 @@ static void check(const char *name, many_fn many, one_fn one, pcre2_code *re, pc
     }
 }
 
-/* The pre-tokenizers' patterns as { name, scan_many, one-piece scanner,
- * PCRE2 form } */
+/* A pre-tokenizer's pattern: its name, SL_PRETOK_* (whose scan_many forms
+ * sl_pretok_many_isa gives), one-piece scanner and PCRE2 form */
 typedef struct {
     const char *name;
-    many_fn many;
+    int id;
     one_fn one;
     const char *pat;
 } scanner;
@@ -171,9 +171,9 @@ static void test_slash_after_crlf_run(void **st)
     sl_pretok_class('a');
     sl_pretok_o200k_init();
     const scanner sc[] = {
-        {"o200k", sl_pretok_many_o200k, sl_pretok_scan_o200k, sl_pretok_o200k_pcre2},
-        {"tekken", sl_pretok_many_tekken, sl_pretok_scan_tekken, sl_pretok_tekken_pcre2},
-        {"llama3", sl_pretok_many_llama3, sl_pretok_scan_llama3, sl_pretok_llama3_pcre2},
+        {"o200k", SL_PRETOK_O200K, sl_pretok_scan_o200k, sl_pretok_o200k_pcre2},
+        {"tekken", SL_PRETOK_TEKKEN, sl_pretok_scan_tekken, sl_pretok_tekken_pcre2},
+        {"llama3", SL_PRETOK_LLAMA3, sl_pretok_scan_llama3, sl_pretok_llama3_pcre2},
     };
     enum { NS = sizeof sc / sizeof *sc, ROOM = 400 };
     pcre2_match_data *md = pcre2_match_data_create(4, NULL);
@@ -182,7 +182,7 @@ static void test_slash_after_crlf_run(void **st)
     for (size_t s = 0; s < NS; s++) {
         pcre2_code *re = sl_tt_pcre2_compile(sc[s].pat);
         for (int isa = 0; isa <= 4; isa += 4) {
-            many_fn many = sl_pretok_many_isa(s == 2 ? SL_PRETOK_LLAMA3 : s ? SL_PRETOK_TEKKEN : SL_PRETOK_O200K, isa);
+            many_fn many = sl_pretok_many_isa(sc[s].id, isa);
             if (!many)
                 continue;
             for (size_t run = 1; run <= 130; run++)
@@ -207,17 +207,12 @@ static void test_many_vs_pcre2(void **st)
     (void)st;
     sl_pretok_class('a');
     sl_pretok_o200k_init();
-    struct {
-        const char *name;
-        many_fn many;
-        one_fn one;
-        const char *pat;
-    } sc[] = {
-        {"gpt2", sl_pretok_many_gpt2, sl_pretok_scan, sl_pretok_gpt2_pcre2},
-        {"llama3", sl_pretok_many_llama3, sl_pretok_scan_llama3, sl_pretok_llama3_pcre2},
-        {"qwen2", sl_pretok_many_qwen2, sl_pretok_scan_qwen2, sl_pretok_qwen2_pcre2},
-        {"o200k", sl_pretok_many_o200k, sl_pretok_scan_o200k, sl_pretok_o200k_pcre2},
-        {"tekken", sl_pretok_many_tekken, sl_pretok_scan_tekken, sl_pretok_tekken_pcre2},
+    const scanner sc[] = {
+        {"gpt2", SL_PRETOK_GPT2, sl_pretok_scan, sl_pretok_gpt2_pcre2},
+        {"llama3", SL_PRETOK_LLAMA3, sl_pretok_scan_llama3, sl_pretok_llama3_pcre2},
+        {"qwen2", SL_PRETOK_QWEN2, sl_pretok_scan_qwen2, sl_pretok_qwen2_pcre2},
+        {"o200k", SL_PRETOK_O200K, sl_pretok_scan_o200k, sl_pretok_o200k_pcre2},
+        {"tekken", SL_PRETOK_TEKKEN, sl_pretok_scan_tekken, sl_pretok_tekken_pcre2},
     };
     enum { NS = sizeof sc / sizeof *sc, ROOM = 1400 };
     pcre2_code *re[NS];
@@ -232,14 +227,15 @@ static void test_many_vs_pcre2(void **st)
         if (!sl_pretok_many_isa(SL_PRETOK_GPT2, isa))
             continue;
         runs++;
+        many_fn many[NS];
         for (size_t s = 0; s < NS; s++) {
-            sc[s].many = sl_pretok_many_isa((int)s, isa);
-            assert_non_null(sc[s].many);
+            many[s] = sl_pretok_many_isa(sc[s].id, isa);
+            assert_non_null(many[s]);
         }
         for (int it = 0; it < 6000; it++) {
             size_t n = make_text(t, 1 + rnd(it % 4 ? 200 : 1000));
             for (size_t s = 0; s < NS; s++)
-                check(sc[s].name, sc[s].many, sc[s].one, re[s], md, t, n, want, got);
+                check(sc[s].name, many[s], sc[s].one, re[s], md, t, n, want, got);
         }
     }
     assert_true(runs >= 1);

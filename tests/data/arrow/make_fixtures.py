@@ -385,6 +385,9 @@ try:
     write("bad/bad_dict_index.arrow", pa.table({"text": ["a", "b", "c", "d"], "k": bad_dict}), stream=True)
 except pa.ArrowInvalid:
     print("pyarrow refused the bad dictionary index: bad_dict_index.arrow not written", file=sys.stderr)
+# a Time (seconds) of 86400, no time of day (pyarrow's to_pylist wraps it to 00:00)
+write("bad/bad_time.arrow", pa.table({"text": ["a", "b", "c"], "t": pa.array([0, 3600, 86400], pa.time32("s"))}),
+      stream=True)
 
 # ---- seeds of tests/fuzz/fuzz_arrow_ipc.c: small files and streams, a flags byte first ---
 seeds = os.path.join("..", "..", "fuzz", "corpus", "arrow_ipc")
