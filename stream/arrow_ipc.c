@@ -1083,9 +1083,19 @@ typedef struct {
     size_t invalid;
     int depth;
     const ar_field *bad_field; /* a dictionary index out of range, a too deep value */
-    int64_t bad_index;
+    int64_t bad_index;         /* -1: Decimal256 too wide, -2: too deep, -3: bad_what, else the index */
+    const char *bad_what;      /* a value Python's datetime cannot hold */
     int utf8_error;
 } wctx;
+
+/* A value pyarrow's to_pylist() refuses (Python's datetime cannot hold
+ * it): the row's error, null in the output. */
+static void bad_datetime(wctx *w, const ar_field *f, const char *what)
+{
+    if (!w->bad_field)
+        w->bad_field = f, w->bad_index = -3, w->bad_what = what;
+    sl_buf_puts(w->out, "null");
+}
 
 static int is_valid(const ar_arr *x, int64_t i)
 {
@@ -1201,23 +1211,28 @@ static void put_scalar(wctx *w, const ar_arr *x, int64_t i)
         sl_pyjson_decimal(out, hi, lo, f->scale);
         return;
     }
-    case T_DATE:
+    case T_DATE: {
+        int64_t days;
         if (f->unit == 0)
-            sl_pyjson_date(out, (int32_t)sl_get_le32(p));
+            days = (int32_t)sl_get_le32(p);
         else {
             int64_t ms = (int64_t)sl_get_le64(p);
-            sl_pyjson_date(out, ms / 86400000 - (ms % 86400000 < 0));
+            days = ms / 86400000 - (ms % 86400000 < 0);
         }
+        if (!sl_pyjson_date_ok(days)) {
+            bad_datetime(w, f, "a date out of range (years 1 to 9999)");
+            return;
+        }
+        sl_pyjson_date(out, days);
         return;
+    }
     case T_TIME: {
         int64_t v = f->bits == 32 ? (int32_t)sl_get_le32(p) : (int64_t)sl_get_le64(p);
         int unit = f->unit ? f->unit : 1; /* seconds (32 bits) as milliseconds; the others are pyjson's units */
         if (!f->unit)
             v *= 1000;
         if (!sl_pyjson_time_ok(v, unit)) { /* not a time of day (datetime.time refuses it) */
-            w->bad_field = f;
-            w->bad_index = -3;
-            sl_buf_puts(out, "null");
+            bad_datetime(w, f, "a time of day out of range");
             return;
         }
         sl_pyjson_time(out, v, unit);
@@ -1232,9 +1247,20 @@ static void put_scalar(wctx *w, const ar_arr *x, int64_t i)
             v *= 1000;
             unit = 1;
         }
+        /* the time as Python's datetime holds it, in UTC and, where there
+         * is an offset, local (pyarrow makes both): years 1 to 9999 */
+        int64_t local = v;
+        int over = 0;
         if (f->tzoff) { /* a fixed offset: the local time and the offset */
             static const int64_t per_min[] = {0, 60000, 60000000, INT64_C(60000000000)};
-            v = (int64_t)((uint64_t)v + (uint64_t)((int64_t)f->tzoff * per_min[unit]));
+            over = __builtin_add_overflow(v, (int64_t)f->tzoff * per_min[unit], &local);
+        }
+        if (over || !sl_pyjson_timestamp_ok(v, unit) || !sl_pyjson_timestamp_ok(local, unit)) {
+            bad_datetime(w, f, "a timestamp out of range (years 1 to 9999)");
+            return;
+        }
+        v = local;
+        if (f->tzoff) {
             sl_buf tmp = {0};
             sl_pyjson_timestamp(&tmp, v, unit, 0);
             sl_buf_append(out, tmp.data, tmp.len - 1);
@@ -1494,10 +1520,9 @@ static void assemble(const sl_arrow *a, int64_t r, ar_slot *s)
                     a->name, (long long)b, (unsigned long long)a->batch_off, (unsigned long long)s->row,
                     w.bad_field->path);
         else if (w.bad_index == -3)
-            sl_errf(&s->err,
-                    "%s: record batch %lld (message at offset %llu), row %llu, column %s: a time of day out of range",
-                    a->name, (long long)b, (unsigned long long)a->batch_off, (unsigned long long)s->row,
-                    w.bad_field->path);
+            sl_errf(&s->err, "%s: record batch %lld (message at offset %llu), row %llu, column %s: %s", a->name,
+                    (long long)b, (unsigned long long)a->batch_off, (unsigned long long)s->row, w.bad_field->path,
+                    w.bad_what);
         else if (w.bad_index == -2)
             sl_errf(
                 &s->err, "%s: record batch %lld (message at offset %llu), row %llu, column %s: value nested too deep",

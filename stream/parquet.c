@@ -404,7 +404,8 @@ typedef struct {
     size_t invalid;
     int bad; /* levels inconsistent with the schema */
     int utf8_error;
-    const char *bad_time; /* the column of a TIME value that is no time of day */
+    const char *bad_col;  /* the column of a value Python's datetime cannot hold */
+    const char *bad_what; /* and what it is */
     int depth;
 } asm_ctx;
 
@@ -440,6 +441,15 @@ static void put_string(asm_ctx *a, const char *s, size_t n)
 }
 
 /* Writes value i of leaf l (node nd). */
+/* A value pyarrow's to_pylist() refuses (Python's datetime cannot hold
+ * it): the first one is the row's error; null stands in the output. */
+static void bad_value(asm_ctx *a, const pq_leafinfo *li, const char *what)
+{
+    if (!a->bad_col)
+        a->bad_col = li->path, a->bad_what = what;
+    sl_buf_puts(a->out, "null");
+}
+
 static void put_value(asm_ctx *a, const pq_node *nd, int l, size_t i)
 {
     const pq_colbatch *b = &a->q->cb[l];
@@ -485,6 +495,10 @@ static void put_value(asm_ctx *a, const pq_node *nd, int l, size_t i)
     case F_BINARY: sl_pyjson_base64(out, (const uint8_t *)p, n); return;
     case F_DATE:
         memcpy(&i32, p, 4);
+        if (!sl_pyjson_date_ok(i32)) {
+            bad_value(a, li, "a date out of range (years 1 to 9999)");
+            return;
+        }
         sl_pyjson_date(out, i32);
         return;
     case F_TIME32:
@@ -498,14 +512,17 @@ static void put_value(asm_ctx *a, const pq_node *nd, int l, size_t i)
         if (!sl_pyjson_time_ok(i64, nd->unit)) {
             /* no time of day: refused, as in Arrow IPC files (pyarrow
              * wraps some such values around the day, refuses others) */
-            a->bad_time = li->path;
-            sl_buf_puts(out, "null");
+            bad_value(a, li, "a time of day out of range");
             return;
         }
         sl_pyjson_time(out, i64, nd->unit);
         return;
     case F_TIMESTAMP:
         memcpy(&i64, p, 8);
+        if (!sl_pyjson_timestamp_ok(i64, nd->unit)) {
+            bad_value(a, li, "a timestamp out of range (years 1 to 9999)");
+            return;
+        }
         sl_pyjson_timestamp(out, i64, nd->unit, nd->utc);
         return;
     case F_INT96: {
@@ -809,10 +826,9 @@ static void assemble(const sl_pq *q, size_t r, pq_slot *s, size_t *e, size_t *v,
         s->status = -1;
         sl_errf(&s->err, "%s: row %llu: the columns' levels do not agree with the schema", q->name,
                 (unsigned long long)s->row);
-    } else if (a.bad_time) {
+    } else if (a.bad_col) {
         s->status = -1;
-        sl_errf(&s->err, "%s: row %llu, column %s: a time of day out of range", q->name, (unsigned long long)s->row,
-                a.bad_time);
+        sl_errf(&s->err, "%s: row %llu, column %s: %s", q->name, (unsigned long long)s->row, a.bad_col, a.bad_what);
     } else if (a.utf8_error) {
         s->status = -1;
         sl_errf(&s->err, "%s: row %llu: invalid UTF-8 in a string column", q->name, (unsigned long long)s->row);

@@ -151,14 +151,32 @@ static void put_clock(sl_buf *b, int64_t ns)
 
 static const int64_t unit_ns[] = {1, 1000000, 1000, 1}; /* by PQ_UNIT_*: ms, us, ns */
 
-void sl_pyjson_timestamp(sl_buf *b, int64_t v, int unit, int utc)
+int sl_pyjson_date_ok(int64_t days)
+{
+    return days >= -719162 && days <= 2932896; /* 0001-01-01 to 9999-12-31 */
+}
+
+/* v's day since the epoch and the units into it, floored (no product that
+ * can overflow near INT64_MIN) */
+static int64_t split_day(int64_t v, int unit, int64_t *rem)
 {
     int64_t per_day = 86400 * (1000000000 / unit_ns[unit]);
-    /* days and the units into the day, floored (no product that can
-     * overflow near INT64_MIN) */
-    int64_t days = v / per_day, rem = v % per_day;
-    if (rem < 0)
-        days--, rem += per_day;
+    int64_t days = v / per_day;
+    *rem = v % per_day;
+    if (*rem < 0)
+        days--, *rem += per_day;
+    return days;
+}
+
+int sl_pyjson_timestamp_ok(int64_t v, int unit)
+{
+    int64_t rem;
+    return sl_pyjson_date_ok(split_day(v, unit, &rem));
+}
+
+void sl_pyjson_timestamp(sl_buf *b, int64_t v, int unit, int utc)
+{
+    int64_t rem, days = split_day(v, unit, &rem);
     sl_buf_putc(b, '"');
     put_date(b, days);
     sl_buf_putc(b, 'T');

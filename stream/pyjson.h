@@ -19,6 +19,11 @@ void sl_pyjson_i64(sl_buf *b, int64_t v);
 void sl_pyjson_u64(sl_buf *b, uint64_t v);
 /* "YYYY-MM-DD" of a day count since 1970-01-01. */
 void sl_pyjson_date(sl_buf *b, int64_t days);
+/* Whether a day count is a date Python's datetime can hold (years 1 to
+ * 9999, as pyarrow's to_pylist() requires: it raises OverflowError for
+ * others), and whether a timestamp's day is (unit as below). */
+int sl_pyjson_date_ok(int64_t days);
+int sl_pyjson_timestamp_ok(int64_t v, int unit);
 /* datetime.isoformat() of a count of units (1 ms, 2 us, 3 ns) since the
  * epoch: "YYYY-MM-DDTHH:MM:SS[.ffffff]" (9 fraction digits when the
  * nanoseconds are not whole microseconds, as pandas.Timestamp writes them),

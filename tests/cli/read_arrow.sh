@@ -49,6 +49,9 @@ bad_offsets.arrow|record batch 1 \(message at offset 504\), column text: offset 
 bad_zstd.arrow|record batch 1 \(message at offset [0-9]+\), column text: ZSTD decompression error
 bad_dict_index.arrow|record batch 0 \(message at offset [0-9]+\), row 3, column k: dictionary index 7 out of range
 bad_time.arrow|record batch 0 \(message at offset [0-9]+\), row 3, column t: a time of day out of range
+bad_date.arrow|record batch 0 \(message at offset [0-9]+\), row 3, column d: a date out of range \(years 1 to 9999\)
+bad_timestamp.arrow|record batch 0 \(message at offset [0-9]+\), row 3, column ts: a timestamp out of range \(years 1 to 9999\)
+bad_timestamp_tz.arrow|record batch 0 \(message at offset [0-9]+\), row 3, column ts: a timestamp out of range \(years 1 to 9999\)
 LIST
 # random damage: never a crash, a hang or more than one line of error
 for i in $(seq 1 40); do

@@ -16,6 +16,8 @@ expect_fail 1 'bad/short_values.parquet: row group 0, column text, page 0 \(offs
 expect_fail 1 'bad/def_too_high.parquet: row group 0, column text, page 0 \(offset 4\): definition levels' -- "$SLUICE" read bad/def_too_high.parquet
 # a TIME value of 25:00 (pyarrow's to_pylist wraps it to 01:00): refused, as Arrow IPC's
 expect_fail 1 '^sluice: read: bad/time_range.parquet: row 3, column t: a time of day out of range$' -- "$SLUICE" read bad/time_range.parquet -o out.jsonl
+expect_fail 1 '^sluice: read: bad/date_range.parquet: row 3, column d: a date out of range \(years 1 to 9999\)$' -- "$SLUICE" read bad/date_range.parquet -o out.jsonl
+expect_fail 1 '^sluice: read: bad/ts_range.parquet: row 3, column ts: a timestamp out of range \(years 1 to 9999\)$' -- "$SLUICE" read bad/ts_range.parquet -o out.jsonl
 no_file out.jsonl
 # a repetition-level bomb: 2^31 - 1 list elements in a few bytes; refused within the budget
 /usr/bin/time -f %M -o rss "$SLUICE" read bad/rep_bomb.parquet >/dev/null 2>err && fail "the bomb was read"

@@ -292,6 +292,22 @@ add("types_file.arrow")
 write("types_stream_zstd.arrow", types, stream=True, compression="zstd", chunk=15)
 add("types_stream_zstd.arrow", expected="types_file.expected.jsonl")
 
+# ---- dates and timestamps at the ends of the years Python's datetime holds (1, 9999) -----
+D0, D1 = -719162, 2932896                    # 0001-01-01 and 9999-12-31, days since 1970-01-01
+S0, S1 = D0 * 86400, (D1 + 1) * 86400 - 1    # their first and last second
+write("edges.arrow", pa.table({
+    "text": ["first", "last"],
+    "d32": pa.array([D0, D1], pa.date32()),
+    "d64": pa.array([D0 * 86400000, D1 * 86400000], pa.date64()),
+    "ts_s": pa.array([S0, S1], pa.timestamp("s")),
+    "ts_ms": pa.array([S0 * 1000, S1 * 1000 + 999], pa.timestamp("ms")),
+    "ts_us": pa.array([S0 * 10**6, S1 * 10**6 + 999999], pa.timestamp("us", tz="UTC")),
+    "ts_ns": pa.array([-2**63 + 1, 2**63 - 1], pa.timestamp("ns")),
+    "ts_east": pa.array([S0 * 1000, (S1 - 19800) * 1000], pa.timestamp("ms", tz="+05:30")),
+    "ts_west": pa.array([(S0 + 18000) * 1000, S1 * 1000], pa.timestamp("ms", tz="-05:00")),
+}))
+add("edges.arrow")
+
 # ---- ids: strings with nulls (generated FILE:N), floats ------------------------------
 write("ids.arrow", pa.table({"text": ["a", "b", "c", "d"], "id": ["x", None, "", "é\"q"]}), stream=True)
 add("ids.arrow")
@@ -388,6 +404,24 @@ except pa.ArrowInvalid:
 # a Time (seconds) of 86400, no time of day (pyarrow's to_pylist wraps it to 00:00)
 write("bad/bad_time.arrow", pa.table({"text": ["a", "b", "c"], "t": pa.array([0, 3600, 86400], pa.time32("s"))}),
       stream=True)
+
+# dates and timestamps one step past the years Python's datetime holds (1 to 9999): to_pylist
+# raises OverflowError; sluice refuses them (the ends themselves: edges.arrow)
+D0, D1 = -719162, 2932896                    # 0001-01-01 and 9999-12-31, days since 1970-01-01
+S0, S1 = D0 * 86400, (D1 + 1) * 86400 - 1    # their first and last second
+write("bad/bad_date.arrow", pa.table({"text": ["a", "b", "c"], "d": pa.array([0, D1, D1 + 1], pa.date32())}))
+write("bad/bad_timestamp.arrow", pa.table({"text": ["a", "b", "c"],
+                                           "ts": pa.array([0, S0 * 10**6, S0 * 10**6 - 1], pa.timestamp("us"))}),
+      stream=True)
+# in range in UTC, not in local time (-05:00 takes 0001-01-01T01:00 back into year 0)
+write("bad/bad_timestamp_tz.arrow", pa.table({"text": ["a", "b", "c"],
+                                              "ts": pa.array([0, S1, S0 + 3600], pa.timestamp("s", tz="-05:00"))}))
+for name in ("bad/bad_date.arrow", "bad/bad_timestamp.arrow", "bad/bad_timestamp_tz.arrow"):
+    try:
+        read_table(name)[0][1].to_pylist()
+        raise SystemExit(f"{name}: pyarrow reads it")
+    except OverflowError:
+        pass
 
 # ---- seeds of tests/fuzz/fuzz_arrow_ipc.c: small files and streams, a flags byte first ---
 seeds = os.path.join("..", "..", "fuzz", "corpus", "arrow_ipc")

@@ -12,6 +12,8 @@ temporary directory:  python3 make_bad.py OUTDIR
   def_too_high.parquet  a definition level above the column's maximum
   short_values.parquet  a page whose values end before its count
   time_range.parquet    a TIME_MICROS column whose third value is 25:00, no time of day
+  date_range.parquet    a DATE column whose third value is 10000-01-01 (Python's datetime ends at 9999)
+  ts_range.parquet      a TIMESTAMP_MILLIS column whose third value is 1 ms before 0001-01-01
 """
 import os
 import struct
@@ -173,6 +175,18 @@ def main(out):
     f.chunk(2, "t", [(page_header(0, len(times), len(times), 3), times)], num_values=3)
     f.finish(p("time_range.parquet"), [root(2), text_col(), st((1, I32, i32(2)), (3, I32, i32(0)), (4, BIN, binary("t")),
                                                                (6, I32, i32(8)))], 3)
+    # a required INT32 DATE column "d" (converted type 6): 1970-01-01, 9999-12-31, 10000-01-01;
+    # an INT64 TIMESTAMP_MILLIS column "ts" (9): the epoch, 0001-01-01T00:00, 1 ms before it
+    d0, d1 = -719162, 2932896
+    for name, col, ptype, ctype, fmt, vals3 in (("date_range.parquet", "d", 1, 6, "<3i", (0, d1, d1 + 1)),
+                                                ("ts_range.parquet", "ts", 2, 9, "<3q",
+                                                 (0, d0 * 86400000, d0 * 86400000 - 1))):
+        data = struct.pack(fmt, *vals3)
+        f = File()
+        f.chunk(6, "text", [(page_header(0, len(tv), len(tv), 3), tv)], num_values=3)
+        f.chunk(ptype, col, [(page_header(0, len(data), len(data), 3), data)], num_values=3)
+        f.finish(p(name), [root(2), text_col(), st((1, I32, i32(ptype)), (3, I32, i32(0)), (4, BIN, binary(col)),
+                                                   (6, I32, i32(ctype)))], 3)
 
 
 main(sys.argv[1] if len(sys.argv) > 1 else ".")

@@ -272,6 +272,19 @@ add("types_v2.parquet", expected="types.expected.jsonl")
 pq.write_table(types, "types_int96.parquet", use_deprecated_int96_timestamps=True, compression="NONE")
 add("types_int96.parquet")
 
+# ---- dates and timestamps at the ends of the years Python's datetime holds (1, 9999) -----
+# (one step past them: tests/data/parquet/make_bad.py)
+D0, D1 = -719162, 2932896                    # 0001-01-01 and 9999-12-31, days since 1970-01-01
+S0, S1 = D0 * 86400, (D1 + 1) * 86400 - 1    # their first and last second
+pq.write_table(pa.table({
+    "text": ["first", "last"],
+    "d32": pa.array([D0, D1], pa.date32()),
+    "ts_ms": pa.array([S0 * 1000, S1 * 1000 + 999], pa.timestamp("ms")),
+    "ts_us": pa.array([S0 * 10**6, S1 * 10**6 + 999999], pa.timestamp("us", tz="UTC")),
+    "ts_ns": pa.array([-2**63 + 1, 2**63 - 1], pa.timestamp("ns")),
+}), "edges.parquet")
+add("edges.parquet")
+
 # ---- ids: strings with nulls (generated FILE:N), floats ------------------------------
 pq.write_table(pa.table({"text": ["a", "b", "c", "d"], "id": ["x", None, "", "é\"q"]}), "ids.parquet")
 add("ids.parquet")
