@@ -86,6 +86,12 @@ static int lz4_hadoop(const uint8_t *src, size_t n, uint8_t *dst, size_t dn)
 
 int pq_decompress(int codec, const uint8_t *src, size_t n, uint8_t *dst, size_t dn, sl_err *err)
 {
+    /* a page of no bytes (the dictionary page of an all-null column) may
+     * come with no buffer, which zlib refuses (Z_STREAM_ERROR) and memcpy
+     * must not be given */
+    uint8_t spare[1];
+    if (!dst)
+        dst = spare;
     switch (codec) {
     case PQ_UNCOMPRESSED:
         if (n != dn)

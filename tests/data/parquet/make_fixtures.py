@@ -272,6 +272,12 @@ add("types_v2.parquet", expected="types.expected.jsonl")
 pq.write_table(types, "types_int96.parquet", use_deprecated_int96_timestamps=True, compression="NONE")
 add("types_int96.parquet")
 
+# ---- an all-null column: its dictionary page holds no bytes, compressed by each codec ----
+for codec in ("GZIP", "ZSTD", "BROTLI", "LZ4"):
+    name = "allnull_%s.parquet" % codec.lower()
+    pq.write_table(pa.table({"text": ["a", "b"], "n": pa.array([None, None], pa.int32())}), name, compression=codec)
+    add(name)
+
 # ---- dates and timestamps at the ends of the years Python's datetime holds (1, 9999) -----
 # (one step past them: tests/data/parquet/make_bad.py)
 D0, D1 = -719162, 2932896                    # 0001-01-01 and 9999-12-31, days since 1970-01-01
