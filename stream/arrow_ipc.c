@@ -1083,7 +1083,7 @@ typedef struct {
     size_t invalid;
     int depth;
     const ar_field *bad_field; /* a dictionary index out of range, a too deep value */
-    int64_t bad_index;         /* -1: Decimal256 too wide, -2: too deep, -3: bad_what, else the index */
+    int64_t bad_index;         /* -2: too deep, -3: bad_what, else the index */
     const char *bad_what;      /* a value Python's datetime cannot hold */
     int utf8_error;
 } wctx;
@@ -1195,18 +1195,13 @@ static void put_scalar(wctx *w, const ar_arr *x, int64_t i)
             int64_t v = f->bits == 32 ? (int32_t)sl_get_le32(p) : (int64_t)sl_get_le64(p);
             lo = (uint64_t)v;
             hi = v < 0 ? UINT64_MAX : 0;
+        } else if (f->bits == 256) {
+            uint64_t limb[4] = {sl_get_le64(p), sl_get_le64(p + 8), sl_get_le64(p + 16), sl_get_le64(p + 24)};
+            sl_pyjson_decimal_wide(out, limb, 4, f->scale);
+            return;
         } else {
             lo = sl_get_le64(p);
             hi = sl_get_le64(p + 8);
-            if (f->bits == 256) { /* written when it fits 128 bits */
-                uint64_t ext = (int64_t)hi < 0 ? UINT64_MAX : 0;
-                if (sl_get_le64(p + 16) != ext || sl_get_le64(p + 24) != ext) {
-                    w->bad_field = f;
-                    w->bad_index = -1;
-                    sl_buf_puts(out, "null");
-                    return;
-                }
-            }
         }
         sl_pyjson_decimal(out, hi, lo, f->scale);
         return;
@@ -1513,13 +1508,7 @@ static void assemble(const sl_arrow *a, int64_t r, ar_slot *s)
     s->invalid += w.invalid;
     if (w.bad_field) {
         s->status = -1;
-        if (w.bad_index == -1)
-            sl_errf(&s->err,
-                    "%s: record batch %lld (message at offset %llu), row %llu, column %s: a Decimal256 value beyond "
-                    "128 bits",
-                    a->name, (long long)b, (unsigned long long)a->batch_off, (unsigned long long)s->row,
-                    w.bad_field->path);
-        else if (w.bad_index == -3)
+        if (w.bad_index == -3)
             sl_errf(&s->err, "%s: record batch %lld (message at offset %llu), row %llu, column %s: %s", a->name,
                     (long long)b, (unsigned long long)a->batch_off, (unsigned long long)s->row, w.bad_field->path,
                     w.bad_what);

@@ -217,8 +217,8 @@ static int leaf_fmt(pq_node *nd, sl_err *err, const char *file)
         break;
     default: return sl_errf(err, "%s: column %s: unknown physical type %d", file, e->name, e->type);
     }
-    if (nd->fmt == F_DECIMAL && (e->type == PQ_BYTE_ARRAY || e->type_length > 16))
-        return sl_errf(err, "%s: column %s: decimals wider than 16 bytes are not supported", file, e->name);
+    if (nd->fmt == F_DECIMAL && e->type == PQ_FLBA && e->type_length > 32) /* (Arrow's widest: 76 digits) */
+        return sl_errf(err, "%s: column %s: decimals wider than 32 bytes are not supported", file, e->name);
     if ((nd->fmt == F_TIMESTAMP || nd->fmt == F_TIME64) && (nd->unit < 1 || nd->unit > 3))
         return sl_errf(err, "%s: column %s: unknown time unit", file, e->name);
     return 0;
@@ -544,12 +544,20 @@ static void put_value(asm_ctx *a, const pq_node *nd, int l, size_t i)
             memcpy(&i64, p, 8);
             lo = (uint64_t)i64;
             hi = i64 < 0 ? UINT64_MAX : 0;
-        } else { /* big-endian two's complement, up to 16 bytes */
-            unsigned __int128 u = n && (p[0] & 0x80) ? ~(unsigned __int128)0 : 0;
-            for (size_t k = 0; k < n; k++)
-                u = u << 8 | (uint8_t)p[k];
-            hi = (uint64_t)(u >> 64);
-            lo = (uint64_t)u;
+        } else { /* big-endian two's complement of n bytes (FIXED_LEN_BYTE_ARRAY, BYTE_ARRAY), up to 32 */
+            if (n > 32) {
+                bad_value(a, li, "a decimal wider than 32 bytes");
+                return;
+            }
+            uint64_t limb[4], ext = n && (p[0] & 0x80) ? UINT64_MAX : 0;
+            for (int k = 0; k < 4; k++)
+                limb[k] = ext;
+            for (size_t k = 0; k < n; k++) { /* byte k from the end: bits 8k on */
+                unsigned sh = 8 * (unsigned)(k & 7);
+                limb[k >> 3] = (limb[k >> 3] & ~((uint64_t)0xFF << sh)) | (uint64_t)(uint8_t)p[n - 1 - k] << sh;
+            }
+            sl_pyjson_decimal_wide(out, limb, 4, nd->scale);
+            return;
         }
         sl_pyjson_decimal(out, hi, lo, nd->scale);
         return;

@@ -193,23 +193,52 @@ int sl_pyjson_time_ok(int64_t v, int unit)
 
 void sl_pyjson_time(sl_buf *b, int64_t v, int unit)
 {
+    int64_t ns = v * unit_ns[unit];
     sl_buf_putc(b, '"');
-    put_clock(b, v * unit_ns[unit]);
+    put_clock(b, ns - ns % 1000); /* datetime.time holds microseconds: pyarrow drops the rest */
     sl_buf_putc(b, '"');
 }
 
 void sl_pyjson_decimal(sl_buf *b, uint64_t hi, uint64_t lo, int scale)
 {
-    unsigned __int128 u = (unsigned __int128)hi << 64 | lo;
-    int neg = (int64_t)hi < 0;
-    if (neg)
-        u = ~u + 1;
-    char digits[48];
-    int n = 0;
-    do {
-        digits[n++] = (char)('0' + (int)(u % 10));
-        u /= 10;
-    } while (u);
+    uint64_t limb[2] = {lo, hi};
+    sl_pyjson_decimal_wide(b, limb, 2, scale);
+}
+
+void sl_pyjson_decimal_wide(sl_buf *b, const uint64_t *limb, int nl, int scale)
+{
+    uint64_t u[SL_PYJSON_DEC_LIMBS];
+    int neg = (int64_t)limb[nl - 1] < 0;
+    /* the magnitude: the two's complement negated, limb by limb */
+    for (int i = 0, carry = 1; i < nl; i++) {
+        u[i] = neg ? ~limb[i] + (uint64_t)carry : limb[i];
+        carry = neg && carry && u[i] == 0;
+    }
+    /* its digits, 19 at a time from the lowest: u divided by 10^19 */
+    const uint64_t d19 = UINT64_C(10000000000000000000);
+    char digits[SL_PYJSON_DEC_LIMBS * 20 + 20];
+    int n = 0, top = nl;
+    for (;;) {
+        while (top > 0 && !u[top - 1])
+            top--;
+        unsigned __int128 rem = 0;
+        for (int i = top - 1; i >= 0; i--) {
+            unsigned __int128 cur = rem << 64 | u[i];
+            u[i] = (uint64_t)(cur / d19);
+            rem = cur % d19;
+        }
+        uint64_t r = (uint64_t)rem;
+        while (top > 0 && !u[top - 1])
+            top--;
+        for (int k = 0; k < 19 && (r || top); k++) { /* (leading zeros only below a higher chunk) */
+            digits[n++] = (char)('0' + (int)(r % 10));
+            r /= 10;
+        }
+        if (!top)
+            break;
+    }
+    if (!n)
+        digits[n++] = '0';
     for (int i = 0; i < n / 2; i++) {
         char t = digits[i];
         digits[i] = digits[n - 1 - i];

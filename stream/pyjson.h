@@ -30,11 +30,17 @@ int sl_pyjson_timestamp_ok(int64_t v, int unit);
  * with "+00:00" when utc. */
 void sl_pyjson_timestamp(sl_buf *b, int64_t v, int unit, int utc);
 /* time.isoformat() of a count of units since midnight (0 <= v < a day:
- * sl_pyjson_time_ok, as datetime.time takes only a time of day). */
+ * sl_pyjson_time_ok, as datetime.time takes only a time of day);
+ * nanoseconds are cut to microseconds, as pyarrow's to_pylist makes a
+ * datetime.time of them. */
 void sl_pyjson_time(sl_buf *b, int64_t v, int unit);
 int sl_pyjson_time_ok(int64_t v, int unit);
 /* str(Decimal) of unscaled * 10^-scale (hi:lo a 128-bit two's complement). */
 void sl_pyjson_decimal(sl_buf *b, uint64_t hi, uint64_t lo, int scale);
+/* The same of a two's complement of nl 64-bit limbs, the lowest first
+ * (1 <= nl <= SL_PYJSON_DEC_LIMBS: up to 256 bits, Arrow's Decimal256). */
+#define SL_PYJSON_DEC_LIMBS 4
+void sl_pyjson_decimal_wide(sl_buf *b, const uint64_t *limb, int nl, int scale);
 /* Standard base64 with padding, quoted. */
 void sl_pyjson_base64(sl_buf *b, const uint8_t *p, size_t n);
 

@@ -8,6 +8,15 @@ python3 "$DATA/parquet/make_bad.py" bad >/dev/null
 "$SLUICE" read -q bad/good.parquet > good.jsonl
 printf '%s\n' '{"id":"bad/good.parquet:1","text":"alpha"}' '{"id":"bad/good.parquet:2","text":"béta"}' \
   '{"id":"bad/good.parquet:3","text":"gamma"}' | cmp -s - good.jsonl || fail "the hand-made file reads wrong: $(cat good.jsonl)"
+# a BYTE_ARRAY decimal: the values pyarrow 26's to_pylist gives (str of its Decimals)
+"$SLUICE" read -q bad/bytedec.parquet > dec.jsonl
+printf '%s\n' '{"id":"bad/bytedec.parquet:1","text":"alpha","d":"123.456"}' \
+  '{"id":"bad/bytedec.parquet:2","text":"beta","d":"-0.005"}' \
+  '{"id":"bad/bytedec.parquet:3","text":"gamma","d":"-9999999999999999999999999999999999999.993"}' \
+  '{"id":"bad/bytedec.parquet:4","text":"delta","d":"0.000"}' | cmp -s - dec.jsonl ||
+  fail "the BYTE_ARRAY decimals read wrong: $(cat dec.jsonl)"
+expect_fail 1 '^sluice: read: bad/bytedec_wide.parquet: row 3, column d: a decimal wider than 32 bytes$' -- "$SLUICE" read bad/bytedec_wide.parquet -o out.jsonl
+no_file out.jsonl
 expect_fail 1 '^sluice: read: bad/page_too_big.parquet: row group 0, column text, page 0 \(offset 4\): page of 1027 bytes is larger than what is left of its column chunk' -- "$SLUICE" read bad/page_too_big.parquet -o out.jsonl
 no_file out.jsonl
 expect_fail 1 'bad/snappy_bad.parquet: row group 0, column text, page 0 \(offset 4\): SNAPPY decompression error' -- "$SLUICE" read bad/snappy_bad.parquet

@@ -308,6 +308,24 @@ write("edges.arrow", pa.table({
 }))
 add("edges.arrow")
 
+# ---- decimals of up to 76 digits (256 bits), and times in nanoseconds (to_pylist's
+# datetime.time keeps the microseconds) -------------------------------------------------
+wr = random.Random(7676)  # (its own: the fixtures after it keep their random values)
+with decimal.localcontext() as ctx:
+    ctx.prec = 100
+    big = [decimal.Decimal(10**76 - 1).scaleb(-10), decimal.Decimal(-(10**76 - 1)).scaleb(-10),
+           decimal.Decimal(0).scaleb(-10), decimal.Decimal(-1).scaleb(-10)]
+    big += [decimal.Decimal(wr.randint(-(10**76 - 1), 10**76 - 1)).scaleb(-10) for _ in range(4)]
+    mid = [decimal.Decimal(wr.randint(-(10**50 - 1), 10**50 - 1)).scaleb(-4) for _ in range(7)] + [None]
+wide = pa.table({
+    "text": ["w%d" % i for i in range(8)],
+    "d76": pa.array(big, pa.decimal256(76, 10)),
+    "d50": pa.array(mid, pa.decimal256(50, 4)),
+    "t_ns": pa.array([0, 1, 999, 1000, 62191189730635, 86399999999999, None, 5], pa.time64("ns")),
+})
+write("wide.arrow", wide)
+add("wide.arrow")
+
 # ---- ids: strings with nulls (generated FILE:N), floats ------------------------------
 write("ids.arrow", pa.table({"text": ["a", "b", "c", "d"], "id": ["x", None, "", "é\"q"]}), stream=True)
 add("ids.arrow")

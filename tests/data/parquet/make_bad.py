@@ -14,6 +14,9 @@ temporary directory:  python3 make_bad.py OUTDIR
   time_range.parquet    a TIME_MICROS column whose third value is 25:00, no time of day
   date_range.parquet    a DATE column whose third value is 10000-01-01 (Python's datetime ends at 9999)
   ts_range.parquet      a TIMESTAMP_MILLIS column whose third value is 1 ms before 0001-01-01
+  bytedec.parquet       good: a BYTE_ARRAY DECIMAL(45, 3) column (pyarrow reads it as decimal256:
+                        123.456, -0.005, -9999999999999999999999999999999999999.993, 0.000)
+  bytedec_wide.parquet  the same with a 33-byte value, wider than Arrow's 256-bit decimals
 """
 import os
 import struct
@@ -177,6 +180,19 @@ def main(out):
                                                                (6, I32, i32(8)))], 3)
     # a required INT32 DATE column "d" (converted type 6): 1970-01-01, 9999-12-31, 10000-01-01;
     # an INT64 TIMESTAMP_MILLIS column "ts" (9): the epoch, 0001-01-01T00:00, 1 ms before it
+    # a BYTE_ARRAY column "d" of DECIMAL (converted type 5), scale 3 (field 7), precision 45
+    # (field 8): big-endian two's complement values of 3, 1, 17 and 1 bytes; then one of 33
+    def be(v, n):
+        return (v % (1 << (8 * n))).to_bytes(n, "big")
+    for name, decs in (("bytedec.parquet", [be(123456, 3), be(-5, 1), be(-(10**40) + 7, 17), be(0, 1)]),
+                       ("bytedec_wide.parquet", [be(1, 1), be(2, 1), be(-1, 33), be(0, 1)])):
+        tv4 = plain_strings([b"alpha", b"beta", b"gamma", b"delta"])
+        dv = plain_strings(decs)
+        f = File()
+        f.chunk(6, "text", [(page_header(0, len(tv4), len(tv4), 4), tv4)], num_values=4)
+        f.chunk(6, "d", [(page_header(0, len(dv), len(dv), 4), dv)], num_values=4)
+        f.finish(p(name), [root(2), text_col(), st((1, I32, i32(6)), (3, I32, i32(0)), (4, BIN, binary("d")),
+                                                   (6, I32, i32(5)), (7, I32, i32(3)), (8, I32, i32(45)))], 4)
     d0, d1 = -719162, 2932896
     for name, col, ptype, ctype, fmt, vals3 in (("date_range.parquet", "d", 1, 6, "<3i", (0, d1, d1 + 1)),
                                                 ("ts_range.parquet", "ts", 2, 9, "<3q",

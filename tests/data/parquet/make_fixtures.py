@@ -291,6 +291,24 @@ pq.write_table(pa.table({
 }), "edges.parquet")
 add("edges.parquet")
 
+# ---- decimals of up to 76 digits (256 bits), and times in nanoseconds (to_pylist's
+# datetime.time keeps the microseconds) -------------------------------------------------
+wr = random.Random(7676)  # (its own: the fixtures after it keep their random values)
+with decimal.localcontext() as ctx:
+    ctx.prec = 100
+    big = [decimal.Decimal(10**76 - 1).scaleb(-10), decimal.Decimal(-(10**76 - 1)).scaleb(-10),
+           decimal.Decimal(0).scaleb(-10), decimal.Decimal(-1).scaleb(-10)]
+    big += [decimal.Decimal(wr.randint(-(10**76 - 1), 10**76 - 1)).scaleb(-10) for _ in range(4)]
+    mid = [decimal.Decimal(wr.randint(-(10**50 - 1), 10**50 - 1)).scaleb(-4) for _ in range(7)] + [None]
+wide = pa.table({
+    "text": ["w%d" % i for i in range(8)],
+    "d76": pa.array(big, pa.decimal256(76, 10)),
+    "d50": pa.array(mid, pa.decimal256(50, 4)),
+    "t_ns": pa.array([0, 1, 999, 1000, 62191189730635, 86399999999999, None, 5], pa.time64("ns")),
+})
+pq.write_table(wide, "wide.parquet")
+add("wide.parquet")
+
 # ---- ids: strings with nulls (generated FILE:N), floats ------------------------------
 pq.write_table(pa.table({"text": ["a", "b", "c", "d"], "id": ["x", None, "", "é\"q"]}), "ids.parquet")
 add("ids.parquet")
