@@ -440,7 +440,6 @@ static void put_string(asm_ctx *a, const char *s, size_t n)
     sl_buf_free(&tmp);
 }
 
-/* Writes value i of leaf l (node nd). */
 /* A value pyarrow's to_pylist() refuses (Python's datetime cannot hold
  * it): the first one is the row's error; null stands in the output. */
 static void bad_value(asm_ctx *a, const pq_leafinfo *li, const char *what)
@@ -450,6 +449,7 @@ static void bad_value(asm_ctx *a, const pq_leafinfo *li, const char *what)
     sl_buf_puts(a->out, "null");
 }
 
+/* Writes value i of leaf l (node nd). */
 static void put_value(asm_ctx *a, const pq_node *nd, int l, size_t i)
 {
     const pq_colbatch *b = &a->q->cb[l];
