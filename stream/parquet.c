@@ -404,7 +404,7 @@ typedef struct {
     size_t invalid;
     int bad; /* levels inconsistent with the schema */
     int utf8_error;
-    const char *bad_col;  /* the column of a value Python's datetime cannot hold */
+    const char *bad_col;  /* the column of a value pyarrow refuses (bad_value) */
     const char *bad_what; /* and what it is */
     int depth;
 } asm_ctx;
@@ -440,8 +440,9 @@ static void put_string(asm_ctx *a, const char *s, size_t n)
     sl_buf_free(&tmp);
 }
 
-/* A value pyarrow's to_pylist() refuses (Python's datetime cannot hold
- * it): the first one is the row's error; null stands in the output. */
+/* A value pyarrow refuses (a date Python's datetime cannot hold, a
+ * decimal wider than Arrow's): the first one is the row's error; null
+ * stands in the output. */
 static void bad_value(asm_ctx *a, const pq_leafinfo *li, const char *what)
 {
     if (!a->bad_col)
