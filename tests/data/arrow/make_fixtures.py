@@ -24,7 +24,6 @@ base64, dates/times as isoformat(), Decimal and UUID as str(), maps as lists of
 
 manifest.tsv lists: file or folder, --field, expected file, extra sluice options.
 """
-import base64
 import datetime
 import decimal
 import json
@@ -38,25 +37,11 @@ import numpy as np
 import pyarrow as pa
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(OUT))
+from pylist import conv, wide_table  # noqa: E402  (tests/data/pylist.py)
 os.chdir(OUT)
 rng = random.Random(3131)
 manifest = []
-
-
-def conv(v):
-    if isinstance(v, dict):
-        return {k: conv(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [conv(x) for x in v]
-    if isinstance(v, (bytes, bytearray)):
-        return base64.b64encode(v).decode()
-    if isinstance(v, (datetime.datetime, datetime.date, datetime.time)):
-        return v.isoformat()
-    if isinstance(v, (decimal.Decimal, uuid.UUID)):
-        return str(v)
-    if isinstance(v, np.floating):
-        return float(v)
-    return v
 
 
 def drop_path(row, path):
@@ -308,21 +293,8 @@ write("edges.arrow", pa.table({
 }))
 add("edges.arrow")
 
-# ---- decimals of up to 76 digits (256 bits), and times in nanoseconds (to_pylist's
-# datetime.time keeps the microseconds) -------------------------------------------------
-wr = random.Random(7676)  # (its own: the fixtures after it keep their random values)
-with decimal.localcontext() as ctx:
-    ctx.prec = 100
-    big = [decimal.Decimal(10**76 - 1).scaleb(-10), decimal.Decimal(-(10**76 - 1)).scaleb(-10),
-           decimal.Decimal(0).scaleb(-10), decimal.Decimal(-1).scaleb(-10)]
-    big += [decimal.Decimal(wr.randint(-(10**76 - 1), 10**76 - 1)).scaleb(-10) for _ in range(4)]
-    mid = [decimal.Decimal(wr.randint(-(10**50 - 1), 10**50 - 1)).scaleb(-4) for _ in range(7)] + [None]
-wide = pa.table({
-    "text": ["w%d" % i for i in range(8)],
-    "d76": pa.array(big, pa.decimal256(76, 10)),
-    "d50": pa.array(mid, pa.decimal256(50, 4)),
-    "t_ns": pa.array([0, 1, 999, 1000, 62191189730635, 86399999999999, None, 5], pa.time64("ns")),
-})
+# ---- decimals of up to 76 digits (256 bits), and times in nanoseconds ---------------
+wide = wide_table()
 write("wide.arrow", wide)
 add("wide.arrow")
 

@@ -19,7 +19,6 @@ Decimal as str(), maps as lists of [key, value] (to_pylist's tuples).
 
 manifest.tsv lists: file, --field, expected file, extra sluice options.
 """
-import base64
 import datetime
 import decimal
 import json
@@ -32,25 +31,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(OUT))
+from pylist import conv, wide_table  # noqa: E402  (tests/data/pylist.py)
 os.chdir(OUT)
 rng = random.Random(31)
 manifest = []
-
-
-def conv(v):
-    if isinstance(v, dict):
-        return {k: conv(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [conv(x) for x in v]
-    if isinstance(v, (bytes, bytearray)):
-        return base64.b64encode(v).decode()
-    if isinstance(v, (datetime.datetime, datetime.date, datetime.time)):
-        return v.isoformat()
-    if isinstance(v, decimal.Decimal):
-        return str(v)
-    if isinstance(v, uuid.UUID):
-        return str(v)
-    return v
 
 
 def drop_path(row, path):
@@ -291,21 +276,8 @@ pq.write_table(pa.table({
 }), "edges.parquet")
 add("edges.parquet")
 
-# ---- decimals of up to 76 digits (256 bits), and times in nanoseconds (to_pylist's
-# datetime.time keeps the microseconds) -------------------------------------------------
-wr = random.Random(7676)  # (its own: the fixtures after it keep their random values)
-with decimal.localcontext() as ctx:
-    ctx.prec = 100
-    big = [decimal.Decimal(10**76 - 1).scaleb(-10), decimal.Decimal(-(10**76 - 1)).scaleb(-10),
-           decimal.Decimal(0).scaleb(-10), decimal.Decimal(-1).scaleb(-10)]
-    big += [decimal.Decimal(wr.randint(-(10**76 - 1), 10**76 - 1)).scaleb(-10) for _ in range(4)]
-    mid = [decimal.Decimal(wr.randint(-(10**50 - 1), 10**50 - 1)).scaleb(-4) for _ in range(7)] + [None]
-wide = pa.table({
-    "text": ["w%d" % i for i in range(8)],
-    "d76": pa.array(big, pa.decimal256(76, 10)),
-    "d50": pa.array(mid, pa.decimal256(50, 4)),
-    "t_ns": pa.array([0, 1, 999, 1000, 62191189730635, 86399999999999, None, 5], pa.time64("ns")),
-})
+# ---- decimals of up to 76 digits (256 bits), and times in nanoseconds ---------------
+wide = wide_table()
 pq.write_table(wide, "wide.parquet")
 add("wide.parquet")
 
