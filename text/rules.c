@@ -1275,7 +1275,8 @@ static void c4(const sl_rules *r, const rule *x, sl_rules_work *w, const char *t
             s = w->line.data ? w->line.data : "";
             len = w->line.len;
         }
-        if (p[C4_TERMINAL] != 0 && (!(len && strchr(".?!\"'", s[len - 1])) || ends_with(s, len, "..."))) {
+        /* (memchr, not strchr: a NUL byte is no terminal punctuation) */
+        if (p[C4_TERMINAL] != 0 && (!(len && memchr(".?!\"'", s[len - 1], 5)) || ends_with(s, len, "..."))) {
             dropped[C4L_NO_PUNCT]++;
             continue;
         }

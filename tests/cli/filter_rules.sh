@@ -20,7 +20,7 @@ for c in $names; do
   python3 "$D/check_rules.py" expect "$C" "$D/expect-$c.jsonl" "$T/$c.jsonl" "$T/$c.rej" >"$T/diff" \
     || fail "$c: differs from datatrove: $(head -5 "$T/diff")"
 done
-grep -q '"documents":526,' "$T/all.sum" || fail "summary: $(head -c 300 "$T/all.sum")"
+grep -q "\"documents\":$(wc -l < "$C")," "$T/all.sum" || fail "summary: $(head -c 300 "$T/all.sum")"
 python3 - "$T/all.sum" "$D/expect-all.jsonl" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
@@ -47,7 +47,7 @@ assert [(d["id"], d["text"], d["src"]) for d in a] == [(d["id"], d["text"], d["s
 PY
 # annotating an annotated file replaces the fields, it does not repeat them
 "$S" filter -q --rules fineweb --annotate "$T/ann.jsonl" -o "$T/ann2.jsonl"
-[ "$(grep -o '"fineweb_reason"' "$T/ann2.jsonl" | wc -l)" -eq 526 ] || fail "annotate twice: fields repeated"
+[ "$(grep -o '"fineweb_reason"' "$T/ann2.jsonl" | wc -l)" -eq "$(wc -l < "$C")" ] || fail "annotate twice: fields repeated"
 
 # threads and parts
 "$S" filter -q -@ 1 --rules gopher-repetition,gopher-quality,c4,fineweb "$C" -o "$T/t1.jsonl" --rejected "$T/t1.rej"

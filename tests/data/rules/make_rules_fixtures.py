@@ -215,6 +215,13 @@ for _ in range(40):
     add(t)
 for _ in range(220):
     add(random_doc())
+# NUL bytes ending lines and sentences (last, so the ids above stay): C4's terminal
+# punctuation test once took a NUL for one (found by tests/data/rules/diff_rules.py)
+five = "One two three.\nFour five six.\nSeven eight nine.\nTen eleven twelve.\n"
+for t in [five + "no punctuation here\x00", five + "Thirteen fourteen fifteen.\nvar x = {\x00",
+          five + "Thirteen fourteen fifteen.\nno punctuation here\x00", "One two. Three four. Five six\x00",
+          ". EM. e.\nE E \x00\n. 1 .", "Ends with a NUL.\x00\n" * 6]:
+    add(t)
 
 ids = ["r%04d" % i for i in range(len(docs))]
 with open(os.path.join(here, "corpus.jsonl"), "w", encoding="utf-8") as f:
