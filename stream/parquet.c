@@ -880,6 +880,8 @@ static int next_batch(sl_pq *q, sl_err *err)
         const pq_rowgroup *rg = &q->m.rgs[g];
         if (rg->num_rows < 0)
             return sl_errf(err, "%s: row group %d: negative row count", q->name, g);
+        if (rg->num_rows == 0) /* no rows: its chunks are not read (pyarrow writes an empty table's with offset 0) */
+            continue;
         if (q->o.byte_end > 0) { /* a part's share: the row groups that start in it */
             uint64_t first = rowgroup_start(rg);
             if (first < q->o.byte_begin || first >= q->o.byte_end) {

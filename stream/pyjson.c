@@ -31,36 +31,64 @@ void sl_pyjson_u64(sl_buf *b, uint64_t u)
     sl_buf_append(b, q, (size_t)(tmp + sizeof tmp - q));
 }
 
-/* The shortest digits that round-trip: p significant digits, correctly
- * rounded, for the smallest p that reads back as v. The property is
- * monotone in p (a p-digit number is also a (p+1)-digit one, and the
- * correctly rounded (p+1)-digit number is at least as close), so p is found
- * by bisection. digits: the digits without the point; returns the decimal
- * exponent of the first digit. */
-static int shortest(double v, char *digits, int *ndig)
+/* p significant digits of a (> 0) that read back as a, if there are any:
+ * the correctly rounded ones, or else the next p-digit number up. (Next to
+ * a power of two the doubles below a are closer together than those
+ * above, so the nearest p-digit number can lie below a and read back as
+ * another double where the one above it reads back as a: 2^-24 is
+ * 5.960464477539063e-08, as Python's repr writes it; the one below is no
+ * closer then, and elsewhere the nearest is the best.) digits: the p digits
+ * without the point; *e: the decimal exponent of the first. */
+static int digits_p(double a, int p, char *digits, int *e)
 {
-    char tmp[40];
-    int lo = 1, hi = 17;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        snprintf(tmp, sizeof tmp, "%.*e", mid - 1, v);
-        if (strtod(tmp, NULL) == v)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    snprintf(tmp, sizeof tmp, "%.*e", lo - 1, v);
-    /* tmp: [-]d[.ddd]e[+-]XX */
-    const char *s = tmp + (tmp[0] == '-');
+    char tmp[48];
+    snprintf(tmp, sizeof tmp, "%.*e", p - 1, a);
+    const char *s = tmp;
     int n = 0;
     for (; *s && *s != 'e'; s++)
         if (*s >= '0' && *s <= '9')
             digits[n++] = *s;
+    digits[n] = 0;
+    *e = atoi(s + 1);
+    double r = strtod(tmp, NULL);
+    if (r == a)
+        return 1;
+    if (r > a)
+        return 0;
+    int k = n - 1; /* one unit up in the last digit */
+    while (k >= 0 && digits[k] == '9')
+        digits[k--] = '0';
+    if (k < 0)
+        digits[0] = '1', ++*e; /* 9.99 up: 10.0, so 1.00 a power of ten up */
+    else
+        digits[k]++;
+    snprintf(tmp, sizeof tmp, "%c.%se%d", digits[0], digits + 1, *e);
+    return strtod(tmp, NULL) == a;
+}
+
+/* The shortest digits that read back as v, as Python's repr finds them:
+ * the smallest p for which digits_p finds p digits. The property is
+ * monotone in p (p digits are also p + 1 digits), so p is found by
+ * bisection; 17 always do. digits: without the point or trailing zeros;
+ * returns the decimal exponent of the first digit. */
+static int shortest(double v, char *digits, int *ndig)
+{
+    double a = fabs(v);
+    int lo = 1, hi = 17, e;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (digits_p(a, mid, digits, &e))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    digits_p(a, lo, digits, &e);
+    int n = (int)strlen(digits);
     while (n > 1 && digits[n - 1] == '0')
         n--;
     digits[n] = 0;
     *ndig = n;
-    return atoi(s + 1);
+    return e;
 }
 
 void sl_pyjson_float(sl_buf *b, double v)

@@ -281,6 +281,17 @@ wide = wide_table()
 pq.write_table(wide, "wide.parquet")
 add("wide.parquet")
 
+# ---- every power of two a double holds, and a float32's: the shortest digits that read
+# back, where the nearest ones below do not (2^-24 is 5.960464477539063e-08) -------------
+pq.write_table(pa.table({"text": ["pow2"], "f64": [[2.0**k for k in range(-1074, 1024)]],
+                         "f32": pa.array([[2.0**k for k in range(-149, 128)]], pa.list_(pa.float32()))}),
+               "pow2.parquet")
+add("pow2.parquet")
+
+# ---- an empty table: pyarrow writes one row group of no rows, its chunks at offset 0 ----
+pq.write_table(pa.table({"text": pa.array([], pa.string()), "n": pa.array([], pa.int64())}), "empty.parquet")
+add("empty.parquet")
+
 # ---- ids: strings with nulls (generated FILE:N), floats ------------------------------
 pq.write_table(pa.table({"text": ["a", "b", "c", "d"], "id": ["x", None, "", "é\"q"]}), "ids.parquet")
 add("ids.parquet")
