@@ -16,15 +16,18 @@ except ImportError:  # (to_pylist gives numpy floats only for float16)
     np = None
 
 
-def conv(v):
+def conv(v, utc=False):
     """bytes as base64, dates and times as isoformat(), Decimal and UUID as str(), maps
-    (lists of tuples) as lists of [key, value], float16's numpy floats as float."""
+    (lists of tuples) as lists of [key, value], float16's numpy floats as float; with utc,
+    an aware datetime in UTC (sluice does not apply a Parquet file's time zone)."""
     if isinstance(v, dict):
-        return {k: conv(x) for k, x in v.items()}
+        return {k: conv(x, utc) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
-        return [conv(x) for x in v]
+        return [conv(x, utc) for x in v]
     if isinstance(v, (bytes, bytearray)):
         return base64.b64encode(v).decode()
+    if utc and isinstance(v, datetime.datetime) and v.tzinfo is not None:
+        v = v.astimezone(datetime.timezone.utc)
     if isinstance(v, (datetime.datetime, datetime.date, datetime.time)):
         return v.isoformat()
     if isinstance(v, (decimal.Decimal, uuid.UUID)):
@@ -32,6 +35,19 @@ def conv(v):
     if np is not None and isinstance(v, np.floating):
         return float(v)
     return v
+
+
+def drop_path(row, path):
+    """Removes the text column (a dotted path into nested dicts) from the row, giving it."""
+    if path in row:
+        return row.pop(path)
+    parts = path.split(".")
+    d = row
+    for p in parts[:-1]:
+        d = d[p]
+        if d is None:
+            return None
+    return d.pop(parts[-1])
 
 
 def wide_table():

@@ -38,22 +38,10 @@ import pyarrow as pa
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(OUT))
-from pylist import conv, wide_table  # noqa: E402  (tests/data/pylist.py)
+from pylist import conv, drop_path, wide_table  # noqa: E402  (tests/data/pylist.py)
 os.chdir(OUT)
 rng = random.Random(3131)
 manifest = []
-
-
-def drop_path(row, path):
-    if path in row:
-        return row.pop(path)
-    parts = path.split(".")
-    d = row
-    for p in parts[:-1]:
-        d = d[p]
-        if d is None:
-            return None
-    return d.pop(parts[-1])
 
 
 def read_table(path):

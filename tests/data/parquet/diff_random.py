@@ -39,9 +39,7 @@ generator from producing a known discrepancy (see AVOIDABLE) so that others
 can be found. Exit status: 0 when every case agrees, 1 otherwise.
 """
 import argparse
-import base64
 import collections
-import datetime
 import decimal
 import io
 import json
@@ -54,11 +52,14 @@ import subprocess
 import sys
 import tempfile
 import traceback
-import uuid
 import warnings
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import pylist  # noqa: E402  (tests/data/pylist.py: make_fixtures.py's conversion)
+from pylist import drop_path  # noqa: E402
 
 warnings.filterwarnings("ignore")
 os.environ["RUST_BACKTRACE"] = "0"  # polars panics on some types: a skipped column, not a backtrace
@@ -78,34 +79,8 @@ AVOIDABLE = {
 
 
 def conv(v):
-    if isinstance(v, dict):
-        return {k: conv(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [conv(x) for x in v]
-    if isinstance(v, (bytes, bytearray)):
-        return base64.b64encode(v).decode()
-    if isinstance(v, datetime.datetime) and v.tzinfo is not None:
-        # documented: the time zone of an adjusted-to-UTC timestamp is not applied
-        v = v.astimezone(datetime.timezone.utc)
-    if isinstance(v, (datetime.datetime, datetime.date, datetime.time)):
-        return v.isoformat()
-    if isinstance(v, decimal.Decimal):
-        return str(v)
-    if isinstance(v, uuid.UUID):
-        return str(v)
-    return v
+    return pylist.conv(v, utc=True)  # (documented: a time zone is not applied)
 
-
-def drop_path(row, path):
-    parts = path.split(".")
-    if path in row:
-        return row.pop(path)
-    d = row
-    for p in parts[:-1]:
-        d = d[p]
-        if d is None:
-            return None
-    return d.pop(parts[-1])
 
 
 class Expected:

@@ -32,23 +32,10 @@ import pyarrow.parquet as pq
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(OUT))
-from pylist import conv, wide_table  # noqa: E402  (tests/data/pylist.py)
+from pylist import conv, drop_path, wide_table  # noqa: E402  (tests/data/pylist.py)
 os.chdir(OUT)
 rng = random.Random(31)
 manifest = []
-
-
-def drop_path(row, path):
-    """Removes the text column (a dotted path) from the row's nested dicts."""
-    parts = path.split(".")
-    if path in row:
-        return row.pop(path)
-    d = row
-    for p in parts[:-1]:
-        d = d[p]
-        if d is None:
-            return None
-    return d.pop(parts[-1])
 
 
 def expected_lines(path, field="text", skip_null_text=False):
