@@ -1235,29 +1235,25 @@ static void put_scalar(wctx *w, const ar_arr *x, int64_t i)
     }
     case T_TIMESTAMP: {
         int64_t v = (int64_t)sl_get_le64(p);
-        int unit = f->unit;
-        if (unit == 0) {
-            if (v > INT64_MAX / 1000 || v < INT64_MIN / 1000)
-                v = v < 0 ? INT64_MIN / 1000 : INT64_MAX / 1000;
-            v *= 1000;
+        int unit = f->unit, over = 0;
+        if (unit == 0) { /* seconds as milliseconds (pyjson's units) */
+            over = __builtin_mul_overflow(v, 1000, &v);
             unit = 1;
         }
         /* the time as Python's datetime holds it, in UTC and, where there
          * is an offset, local (pyarrow makes both): years 1 to 9999 */
         int64_t local = v;
-        int over = 0;
         if (f->tzoff) { /* a fixed offset: the local time and the offset */
             static const int64_t per_min[] = {0, 60000, 60000000, INT64_C(60000000000)};
-            over = __builtin_add_overflow(v, (int64_t)f->tzoff * per_min[unit], &local);
+            over |= __builtin_add_overflow(v, (int64_t)f->tzoff * per_min[unit], &local);
         }
         if (over || !sl_pyjson_timestamp_ok(v, unit) || !sl_pyjson_timestamp_ok(local, unit)) {
             bad_datetime(w, f, "a timestamp out of range (years 1 to 9999)");
             return;
         }
-        v = local;
         if (f->tzoff) {
             sl_buf tmp = {0};
-            sl_pyjson_timestamp(&tmp, v, unit, 0);
+            sl_pyjson_timestamp(&tmp, local, unit, 0);
             sl_buf_append(out, tmp.data, tmp.len - 1);
             int m = f->tzoff < 0 ? -f->tzoff : f->tzoff;
             sl_buf_printf(out, "%c%02d:%02d\"", f->tzoff < 0 ? '-' : '+', m / 60, m % 60);

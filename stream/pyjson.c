@@ -245,10 +245,10 @@ void sl_pyjson_decimal_wide(sl_buf *b, const uint64_t *limb, int nl, int scale)
     /* its digits, 19 at a time from the lowest: u divided by 10^19 */
     const uint64_t d19 = UINT64_C(10000000000000000000);
     char digits[SL_PYJSON_DEC_LIMBS * 20 + 20];
-    int n = 0, top = nl;
+    int n = 0, top = nl; /* u[top..] are zero */
+    while (top > 0 && !u[top - 1])
+        top--;
     for (;;) {
-        while (top > 0 && !u[top - 1])
-            top--;
         unsigned __int128 rem = 0;
         for (int i = top - 1; i >= 0; i--) {
             unsigned __int128 cur = rem << 64 | u[i];
