@@ -5,9 +5,15 @@ tokenizers on PyPI, per byte-level BPE vocabulary, side by side: CPU seconds
 ids equal sluice's on every document (sluice's are checked against HF
 tokenizers and tiktoken by the test suite). sluice's figure is its whole
 process (start, tokenizer load, JSON Lines reading, encode, token stream
-writing); a peer's is its encode call alone, on texts already in memory.
-Called by bench/peers.sh.
-usage: peers_bench.py SLUICE CORPUS.jsonl TMPDIR
+writing); a peer's is its encode call alone, on texts already in memory,
+in a process of its own for each round, after it has encoded WARM.jsonl
+(other documents of the same kinds, not timed): its piece cache or memo is
+then as warm as midway through a longer corpus, but holds none of the
+corpus's own pieces because of an earlier round. (Encoding the corpus a
+second time in one process, as rounds before 2026-11-29 did, times a
+memoizing peer such as gigatok on lookups alone; that figure is kept as the
+"repeat" column.) Called by bench/peers.sh.
+usage: peers_bench.py SLUICE CORPUS.jsonl TMPDIR [WARM.jsonl]
 
 Vocabularies: GPT-2 (tests/data/bpe/gpt2), GPT-NeoX-20B
 (tests/data/bpe/neox-tokenizer.json), cl100k_base and o200k_base (the rank
@@ -21,6 +27,7 @@ import gzip
 import importlib
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -129,7 +136,8 @@ def vocabularies(tmp):
     gpt2_json = os.path.join(tmp, "gpt2-tokenizer.json")
     try:
         from refs import hf_gpt2
-        hf_gpt2(DATA).save(gpt2_json)
+        if not os.path.exists(gpt2_json):  # (a worker reuses the files its parent made)
+            hf_gpt2(DATA).save(gpt2_json)
     except ImportError:
         gpt2_json = None
     u2b = None
@@ -151,11 +159,13 @@ def vocabularies(tmp):
             print("%s skipped: the bpe-openai package (which ships the rank file) is not installed" % name)
             continue
         path = os.path.join(tmp, "%s_base.tiktoken" % name)
-        with open(path, "wb") as f:
-            f.write(gzip.open(os.path.join(data[0], "%s_base.tiktoken.gz" % name)).read())
+        if not os.path.exists(path):
+            with open(path, "wb") as f:
+                f.write(gzip.open(os.path.join(data[0], "%s_base.tiktoken.gz" % name)).read())
         ranks = read_ranks(path)
         js = os.path.join(tmp, "%s-tokenizer.json" % name)
-        tiktoken_to_json(ranks, jpat, js)
+        if not os.path.exists(js):
+            tiktoken_to_json(ranks, jpat, js)
         out[name] = dict(sluice=[path], tiktoken=path, json=js, ranks=ranks, pat=pat, openai="%s_base" % name)
     return out
 
@@ -225,12 +235,53 @@ def peers_for(name, v, docs):
         add("HF tokenizers", "tokenizers", "tokenizers", hf)
     return peers
 
+def read_docs(path):
+    return [json.loads(l)["text"] for l in open(path, encoding="utf-8")] if path else []
+
+
+def worker(name, peer, corpus, warm, tmp, ref_path):
+    """One round of one peer, in a process of its own (fastokens keeps its
+    piece cache per thread, gigatok its memo per tokenizer: a fresh process
+    starts both empty): build the tokenizer, encode the warm-up corpus, then
+    time the encode of the corpus, then the same corpus again. Prints one
+    JSON line."""
+    docs, wdocs = read_docs(corpus), read_docs(warm)
+    v = vocabularies(tmp)[name]
+    prep = next(prep for p, _, prep in peers_for(name, v, docs) if p == peer)
+    c0 = self_cpu()
+    enc = prep()
+    res = {"load": self_cpu() - c0}
+    c0 = self_cpu()
+    if wdocs:
+        enc(wdocs)
+    res["warm"] = self_cpu() - c0
+    c0 = self_cpu()
+    ids = enc(docs)
+    res["cpu"] = self_cpu() - c0
+    if ref_path:
+        import pickle
+        with open(ref_path, "rb") as f:
+            res["same"] = compare(pickle.load(f), ids)
+    del ids
+    c0 = self_cpu()
+    enc(docs)
+    res["repeat"] = self_cpu() - c0
+    print(json.dumps(res))
+
+
 def main():
+    if sys.argv[1] == "--worker":
+        worker(*sys.argv[2:8])
+        return
     sluice, corpus, tmp = sys.argv[1:4]
-    docs = [json.loads(l)["text"] for l in open(corpus, encoding="utf-8")]
+    warm = sys.argv[4] if len(sys.argv) > 4 else ""
+    docs = read_docs(corpus)
     mb = sum(len(d.encode("utf-8")) for d in docs) / 1e6
+    wmb = sum(len(d.encode("utf-8")) for d in read_docs(warm)) / 1e6
     print("corpus: %d documents, %.1f MB of text; one thread each; %d rounds, medians of CPU seconds" %
           (len(docs), mb, ROUNDS))
+    print("each peer's round in a process of its own, its tokenizer built, then %.1f MB of other documents "
+          "encoded (warm-up, not timed), then the corpus (timed)" % wmb)
     only = [x for x in os.environ.get("PEERS_BENCH_ONLY", "").split(",") if x]
     out = os.path.join(tmp, "out.tok")
     table = []
@@ -242,17 +293,9 @@ def main():
             f.write('{"text":""}\n')
         cmd = [sluice, "tokenize", "text", "-q", "-@", "1", "-t"] + v["sluice"]
         peers = peers_for(name, v, docs)
-        encs, loads = {}, {}
-        for p, _, prep in peers:
-            c0 = self_cpu()
-            try:
-                encs[p] = prep()
-            except Exception as e:  # noqa: BLE001
-                print("%s %s: cannot load: %s" % (name, p, str(e).splitlines()[0] if str(e) else type(e).__name__))
-                continue
-            loads[p] = self_cpu() - c0
         times = {"sluice": [], "sluice load": []}
-        ref = None
+        info = {}
+        ref_path = os.path.join(tmp, "ref-%s.pickle" % name)
         for r in range(ROUNDS):
             c0 = child_cpu()
             subprocess.run(cmd + [empty, "-o", out], check=True)
@@ -260,48 +303,63 @@ def main():
             c0 = child_cpu()
             subprocess.run(cmd + [corpus, "-o", out], check=True)
             times["sluice"].append(child_cpu() - c0)
-            if ref is None:
+            if r == 0:
+                import pickle
                 ref = sluice_ids(sluice, out)
                 parsed = None
                 if v.get("json") and "--pattern" not in cmd and v["sluice"][0].endswith((".json", "gpt2")):
                     subprocess.run(cmd + ["--special", "parse", corpus, "-o", out], check=True)
                     parsed = sluice_ids(sluice, out)
-                ref = (ref, parsed)
-            for p, enc in encs.items():
-                if p == "HF tokenizers" and r > 0:
+                with open(ref_path, "wb") as f:
+                    pickle.dump((ref, parsed), f)
+                del ref, parsed
+            for p, _, _ in peers:
+                if p in info and info[p] is None or (p == "HF tokenizers" and r > 0):
                     continue
-                c0 = self_cpu()
-                ids = enc(docs)
-                times.setdefault(p, []).append(self_cpu() - c0)
+                run = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", name, p, corpus, warm, tmp,
+                                      ref_path if r == 0 else ""], capture_output=True, text=True)
+                if run.returncode != 0:
+                    # the exception's line (a Rust error's text can run over several lines)
+                    lines = [l for l in run.stderr.splitlines() if re.match(r"\w+(Error|Exception): ", l)]
+                    err = lines[-1] if lines else "exit %d" % run.returncode
+                    print("%s %s: cannot run: %s" % (name, p, err[:160]))
+                    info[p] = None
+                    continue
+                res = json.loads(run.stdout.strip().splitlines()[-1])
+                times.setdefault(p, []).append(res["cpu"])
+                times.setdefault(p + " repeat", []).append(res["repeat"])
                 if r == 0:
-                    loads[p] = (loads[p], compare(ref, ids))
-                del ids
+                    info[p] = (res["load"], res["same"])
         s = median(times["sluice"])
-        table.append((name, "sluice", "", s, median(times["sluice load"]), "(ref)", s, None))
+        table.append((name, "sluice", "", s, median(times["sluice load"]), "(ref)", s, None, None))
         for p, ver, _ in peers:
-            if p in times:
+            if info.get(p):
                 # the ratio within each round (the peer's run soon after sluice's), then
                 # their median: the host's drift between rounds moves it less
                 paired = median([t / times["sluice"][r] for r, t in enumerate(times[p])])
-                table.append((name, p, ver, median(times[p]), loads[p][0], loads[p][1], s, paired))
-        print_table(table[-1 - len([p for p, _, _ in peers if p in times]):], mb)
+                table.append((name, p, ver, median(times[p]), info[p][0], info[p][1], s, paired,
+                              median(times[p + " repeat"])))
+        print_table(table[-1 - len([p for p, _, _ in peers if info.get(p)]):], mb)
         sys.stdout.flush()
     print("\nall vocabularies:")
     print_table(table, mb)
     print("(sluice: the whole process, start and tokenizer load included; load = the same run on one empty "
-          "document. peer: its encode call alone, texts in memory; load = building the tokenizer. "
+          "document. peer: its encode call alone, texts in memory, after a warm-up on other documents; load = "
+          "building the tokenizer; repeat = the corpus encoded a second time in the same process (its pieces "
+          "all in the peer's memo or cache: not a run anyone makes, shown because earlier rounds reported it). "
           "peer/sluice > 1: sluice is faster per core; peer/sluice is the ratio of the medians, paired the "
           "median of each round's own ratio)")
 
 
 def print_table(rows, mb):
-    print("%-7s %-14s %-8s %8s %8s %8s %11s %8s  %s" % ("vocab", "tool", "version", "cpu s", "MB/s", "load s",
-                                                        "peer/sluice", "paired", "ids equal"))
-    for name, tool, ver, cpu, load, same, s, paired in rows:
+    print("%-7s %-14s %-8s %8s %8s %8s %11s %8s %8s  %s" % ("vocab", "tool", "version", "cpu s", "MB/s", "load s",
+                                                             "peer/sluice", "paired", "repeat s", "ids equal"))
+    for name, tool, ver, cpu, load, same, s, paired, repeat in rows:
         ratio = "" if tool == "sluice" else "%.2fx" % (cpu / s)
         pr = "" if paired is None else "%.2fx" % paired
-        print("%-7s %-14s %-8s %8.2f %8.1f %8.2f %11s %8s  %s" % (name, tool, ver, cpu, mb / cpu, load, ratio, pr,
-                                                               same))
+        rp = "" if repeat is None else "%.2f" % repeat
+        print("%-7s %-14s %-8s %8.2f %8.1f %8.2f %11s %8s %8s  %s" % (name, tool, ver, cpu, mb / cpu, load, ratio, pr,
+                                                                    rp, same))
 
 
 if __name__ == "__main__":
