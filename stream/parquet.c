@@ -385,7 +385,7 @@ static int schema_init(sl_pq *q, sl_err *err)
             continue;
         if (k->kind != K_PRIM || k->repeated ||
             !(k->fmt == F_STRING || k->fmt == F_I32 || k->fmt == F_U32 || k->fmt == F_I64 || k->fmt == F_U64 ||
-              k->fmt == F_FLOAT || k->fmt == F_DOUBLE))
+              k->fmt == F_FLOAT || k->fmt == F_DOUBLE || k->fmt == F_FLOAT16))
             return sl_errf(err, "%s: column \"id\" is not a string or a number column", q->name);
         q->id_node = root->kids[i];
         q->id_leaf = k->leaf;

@@ -284,6 +284,11 @@ pq.write_table(pa.table({"text": ["a", "b", "c", "d"], "id": ["x", None, "", "é
 add("ids.parquet")
 pq.write_table(pa.table({"id": [1.5, None, 1e300], "text": ["a", "b", "c"]}), "ids_float.parquet")
 add("ids_float.parquet")
+# float16 ids: to_pylist's Python float (its double), like float32 and float64 ones
+import numpy as np  # noqa: E402
+pq.write_table(pa.table({"id": pa.array(np.array([1.5, 0.1, 65504, -0.0, 6e-8, np.nan], np.float16)),
+                         "text": ["a", "b", "c", "d", "e", "f"]}), "ids_half.parquet")
+add("ids_half.parquet")
 
 # ---- null text: an error, or skipped with --on-error skip --------------------------
 pq.write_table(pa.table({"text": ["a", None, "c"], "k": [1, 2, 3]}), "nulltext.parquet")
