@@ -144,15 +144,23 @@ static int fb_vec_tab(fb *f, size_t start, size_t k, fbt *out)
 }
 
 /* A string field as a malloc'd NUL-terminated copy ("" when absent). */
-static char *fb_str(fb *f, const fbt *t, int i)
+static char *fb_str_n(fb *f, const fbt *t, int i, size_t *len)
 {
     size_t s, n;
     if (fb_vec(f, t, i, 1, &s, &n) <= 0)
-        return sl_xstrdup("");
+        n = 0;
     char *r = sl_xmalloc(n + 1);
-    memcpy(r, f->p + s, n);
+    if (n)
+        memcpy(r, f->p + s, n);
     r[n] = 0;
+    *len = n;
     return r;
+}
+
+static char *fb_str(fb *f, const fbt *t, int i)
+{
+    size_t n;
+    return fb_str_n(f, t, i, &n);
 }
 
 /* ---- schema ------------------------------------------------------------------ */
@@ -198,7 +206,8 @@ static const char *const type_names[] = {
 };
 
 typedef struct ar_field {
-    char *name;
+    char *name; /* NUL-terminated (a name may hold NULs: name_len) */
+    size_t name_len;
     char *name_json; /* "name": */
     char *path;      /* dotted, for messages */
     int type;
@@ -376,19 +385,21 @@ static int build_field(sl_arrow *a, fb *f, const fbt *ft, ar_field *out, int dep
 {
     memset(out, 0, sizeof *out);
     out->dict = -1;
-    char *raw = fb_str(f, ft, 0);
-    size_t rn = strlen(raw);
+    size_t rn;
+    char *raw = fb_str_n(f, ft, 0, &rn);
     if (sl_utf8_check(raw, rn) == rn) { /* a name is text; invalid UTF-8 repaired */
         out->name = raw;
+        out->name_len = rn;
     } else {
         sl_buf rep = {0};
         sl_utf8_repair(&rep, raw, rn, SL_UTF8_REPLACE);
+        out->name_len = rep.len;
         sl_buf_putc(&rep, 0);
         out->name = rep.data;
         free(raw);
     }
     sl_buf nm = {0};
-    sl_json_put_cstr(&nm, out->name);
+    sl_json_put_str(&nm, out->name, out->name_len);
     sl_buf_putc(&nm, ':');
     out->name_json = nm.data;
     sl_buf path = {0};
@@ -551,7 +562,7 @@ static int find_path(sl_arrow *a, const ar_field *fs, int n, const char *field, 
     if (depth >= MAX_DEPTH)
         return -1;
     for (int i = 0; i < n; i++)
-        if (!strcmp(fs[i].name, field)) {
+        if (fs[i].name_len == strlen(field) && !memcmp(fs[i].name, field, fs[i].name_len)) {
             a->text_path[depth] = &fs[i];
             a->text_depth = depth + 1;
             return 0;
@@ -559,7 +570,7 @@ static int find_path(sl_arrow *a, const ar_field *fs, int n, const char *field, 
     for (const char *dot = strchr(field, '.'); dot; dot = strchr(dot + 1, '.')) {
         size_t k = (size_t)(dot - field);
         for (int i = 0; i < n; i++)
-            if (fs[i].type == T_STRUCT && fs[i].dict < 0 && strlen(fs[i].name) == k && !memcmp(fs[i].name, field, k)) {
+            if (fs[i].type == T_STRUCT && fs[i].dict < 0 && fs[i].name_len == k && !memcmp(fs[i].name, field, k)) {
                 a->text_path[depth] = &fs[i];
                 if (find_path(a, fs[i].kids, fs[i].nkids, dot + 1, depth + 1) == 0)
                     return 0;
@@ -602,7 +613,7 @@ static int schema_init(sl_arrow *a, fb *f, const fbt *st, sl_err *err)
     a->id_col = -1;
     for (int i = 0; i < a->nfields; i++) {
         const ar_field *k = &a->fields[i];
-        if (strcmp(k->name, "id") || k == a->text_path[0])
+        if (k->name_len != 2 || memcmp(k->name, "id", 2) || k == a->text_path[0])
             continue;
         if (!(k->type == T_UTF8 || k->type == T_LUTF8 || k->type == T_INT || k->type == T_FLOAT))
             return sl_errf(err, "%s: column \"id\" is not a string or a number column", a->name);

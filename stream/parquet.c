@@ -224,6 +224,13 @@ static int leaf_fmt(pq_node *nd, sl_err *err, const char *file)
     return 0;
 }
 
+/* Whether a schema element's whole name is s (a name holding a NUL is not
+ * its part before the NUL) */
+static int name_is(const pq_schema_el *e, const char *s, size_t n)
+{
+    return e->name_len == n && !memcmp(e->name, s, n);
+}
+
 /* Builds the node for schema element ctx->pos and its subtree; returns its
  * index or -1. */
 static int build(schema_ctx *c, int depth, int def, int rep, const char *prefix)
@@ -245,7 +252,7 @@ static int build(schema_ctx *c, int depth, int def, int rep, const char *prefix)
     nd->def = def + (depth > 0 && e->repetition != PQ_REQUIRED);
     nd->rep = rep + nd->repeated;
     sl_buf nm = {0};
-    sl_json_put_cstr(&nm, e->name);
+    sl_json_put_str(&nm, e->name, e->name_len);
     sl_buf_putc(&nm, ':');
     nd->name_json = nm.data;
     sl_buf path = {0};
@@ -300,9 +307,10 @@ static int build(schema_ctx *c, int depth, int def, int rep, const char *prefix)
         nd->kind = K_LIST;
         nd->rnode = nd->kids[0];
         /* the element: parquet-format's backward-compatibility rules */
-        char tuple[512];
-        snprintf(tuple, sizeof tuple, "%s_tuple", e->name);
-        if (r->kind == K_PRIM || r->nkids != 1 || !strcmp(r->el->name, "array") || !strcmp(r->el->name, tuple))
+        const pq_schema_el *re = r->el;
+        if (r->kind == K_PRIM || r->nkids != 1 || name_is(re, "array", 5) ||
+            (re->name_len == e->name_len + 6 && !memcmp(re->name, e->name, e->name_len) &&
+             !memcmp(re->name + e->name_len, "_tuple", 6)))
             nd->elem = nd->rnode;
         else
             nd->elem = r->kids[0];
@@ -326,13 +334,13 @@ static int find_path(const sl_pq *q, int at, const char *field)
     if (nd->kind != K_STRUCT)
         return -1;
     for (int i = 0; i < nd->nkids; i++)
-        if (!strcmp(q->nodes[nd->kids[i]].el->name, field))
+        if (name_is(q->nodes[nd->kids[i]].el, field, strlen(field)))
             return nd->kids[i];
     for (const char *dot = strchr(field, '.'); dot; dot = strchr(dot + 1, '.')) {
         size_t n = (size_t)(dot - field);
         for (int i = 0; i < nd->nkids; i++) {
             const pq_node *k = &q->nodes[nd->kids[i]];
-            if (strlen(k->el->name) == n && !memcmp(k->el->name, field, n) && !k->repeated) {
+            if (name_is(k->el, field, n) && !k->repeated) {
                 int r = find_path(q, nd->kids[i], dot + 1);
                 if (r >= 0)
                     return r;
@@ -381,7 +389,7 @@ static int schema_init(sl_pq *q, sl_err *err)
     const pq_node *root = &q->nodes[0];
     for (int i = 0; i < root->nkids; i++) {
         const pq_node *k = &q->nodes[root->kids[i]];
-        if (strcmp(k->el->name, "id") || root->kids[i] == t)
+        if (!name_is(k->el, "id", 2) || root->kids[i] == t)
             continue;
         if (k->kind != K_PRIM || k->repeated ||
             !(k->fmt == F_STRING || k->fmt == F_I32 || k->fmt == F_U32 || k->fmt == F_I64 || k->fmt == F_U64 ||

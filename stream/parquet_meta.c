@@ -6,11 +6,17 @@
 
 #include "stream/thrift.h"
 
-static char *dup_bin(sl_thrift *t)
+static char *dup_bin(sl_thrift *t, size_t *len)
 {
     size_t n;
     const uint8_t *s = sl_thrift_binary(t, &n);
-    return sl_xstrndup((const char *)s, n);
+    char *c = sl_xmalloc(n + 1);
+    if (n)
+        memcpy(c, s, n);
+    c[n] = 0;
+    if (len)
+        *len = n;
+    return c;
 }
 
 /* TimeUnit: a union of empty structs */
@@ -81,7 +87,7 @@ static void schema_element(sl_thrift *t, pq_schema_el *e)
         else if (id == 3 && ft == SL_TT_I32)
             e->repetition = sl_thrift_i32(t);
         else if (id == 4 && ft == SL_TT_BINARY && !e->name)
-            e->name = dup_bin(t);
+            e->name = dup_bin(t, &e->name_len);
         else if (id == 5 && ft == SL_TT_I32)
             e->num_children = sl_thrift_i32(t);
         else if (id == 6 && ft == SL_TT_I32)
@@ -190,7 +196,7 @@ static void key_value(sl_thrift *t, pq_kv *kv)
     sl_thrift_struct_begin(t);
     while (sl_thrift_field(t, &last, &id, &ft)) {
         if (id == 1 && ft == SL_TT_BINARY && !kv->key)
-            kv->key = dup_bin(t);
+            kv->key = dup_bin(t, NULL);
         else if (id == 2 && ft == SL_TT_BINARY && !kv->value) {
             size_t n;
             const uint8_t *s = sl_thrift_binary(t, &n);
@@ -253,7 +259,7 @@ int pq_meta_decode(const uint8_t *p, size_t n, pq_meta *m, sl_err *err)
                 key_value(&t, &m->kv[i]);
             }
         } else if (id == 6 && ft == SL_TT_BINARY && !m->created_by)
-            m->created_by = dup_bin(&t);
+            m->created_by = dup_bin(&t, NULL);
         else if (id == 8 && ft == SL_TT_STRUCT) {
             m->encrypted = 1;
             sl_thrift_skip(&t, ft);

@@ -85,7 +85,8 @@ enum {
 enum { PQ_DATA_PAGE = 0, PQ_INDEX_PAGE = 1, PQ_DICTIONARY_PAGE = 2, PQ_DATA_PAGE_V2 = 3 };
 
 typedef struct pq_schema_el {
-    char *name;       /* NUL-terminated copy */
+    char *name; /* NUL-terminated copy (a name may hold NULs: name_len) */
+    size_t name_len;
     int type;         /* physical type, -1 for a group */
     int type_length;  /* FIXED_LEN_BYTE_ARRAY width */
     int repetition;   /* PQ_REQUIRED.., -1 when absent (the root) */

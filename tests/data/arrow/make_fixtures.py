@@ -289,6 +289,11 @@ add("wide.arrow")
 # ---- ids: strings with nulls (generated FILE:N), floats ------------------------------
 write("ids.arrow", pa.table({"text": ["a", "b", "c", "d"], "id": ["x", None, "", "é\"q"]}), stream=True)
 add("ids.arrow")
+# a NUL inside column names (whole names written; "id\0x" and "text\0" are neither id nor text)
+write("nul_names.arrow", pa.table({
+    "text": ["a", "b"], "a\x00b": [1, 2], "id\x00x": ["p", "q"], "text\x00": ["s", "t"],
+    "s": pa.array([{"k\x00": 1, "k": 2}, None], pa.struct([("k\x00", pa.int8()), ("k", pa.int8())]))}))
+add("nul_names.arrow")
 
 # ---- null text: an error, or skipped with --on-error skip --------------------------
 write("nulltext.arrow", pa.table({"text": ["a", None, "c"], "k": [1, 2, 3]}))

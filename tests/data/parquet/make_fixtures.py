@@ -289,6 +289,11 @@ import numpy as np  # noqa: E402
 pq.write_table(pa.table({"id": pa.array(np.array([1.5, 0.1, 65504, -0.0, 6e-8, np.nan], np.float16)),
                          "text": ["a", "b", "c", "d", "e", "f"]}), "ids_half.parquet")
 add("ids_half.parquet")
+# a NUL inside column names (whole names written; "id\0x" and "text\0" are neither id nor text)
+pq.write_table(pa.table({"text": ["a", "b"], "a\x00b": [1, 2], "id\x00x": ["p", "q"], "text\x00": ["s", "t"],
+                         "s": pa.array([{"k\x00": 1, "k": 2}, None], pa.struct([("k\x00", pa.int8()), ("k", pa.int8())]))}),
+               "nul_names.parquet")
+add("nul_names.parquet")
 
 # ---- null text: an error, or skipped with --on-error skip --------------------------
 pq.write_table(pa.table({"text": ["a", None, "c"], "k": [1, 2, 3]}), "nulltext.parquet")
