@@ -686,6 +686,7 @@ typedef int (*pair_fn)(void *ctx, uint64_t a, uint64_t b, sl_err *err);
 typedef struct {
     int R;
     int jacc;
+    int bits32; /* 32-bit hashes: records whose first value is 2^32-1 are passed over (below) */
     double T;
     const shlookup *sh;
     pair_fn emit;
@@ -707,6 +708,7 @@ static void walker_init(walker *w, int R, const sl_dedup_opts *o, const shlookup
     memset(w, 0, sizeof *w);
     w->R = R;
     w->jacc = o->jaccard_on;
+    w->bits32 = sl_minhash_bits(o->mh.hash) == 32;
     w->T = o->jaccard;
     w->sh = sh;
     w->emit = emit;
@@ -735,10 +737,16 @@ static void ring_push(walker *w, uint64_t g)
         w->ring_n++;
 }
 
-/* One record {band, v[0..R), g}, in order. */
+/* One record {band, v[0..R), g}, in order. With a 32-bit hash, a record
+ * whose first value is 2^32-1 is in no pair: MinhashDedupBuckets reads a
+ * band's records up to the first one whose first value reaches the hash's
+ * maximum (read_sigs' max_hash, HashConfig.max = 2^32-1 for 32 bits; for 64
+ * bits it is 2^61-1, which no value reaches), and these sort last. */
 static int walk(walker *w, const uint64_t *rec, sl_err *err)
 {
     int R = w->R;
+    if (w->bits32 && rec[1] == UINT32_MAX)
+        return 0;
     int same = w->have && w->prev[0] == rec[0] && !memcmp(w->prev + 1, rec + 1, (size_t)R * 8);
     uint64_t g = rec[R + 1];
     if (!w->jacc) {
