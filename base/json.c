@@ -642,7 +642,7 @@ done:
     else
         free(keys.v);
     p->depth--;
-    if (obj && p->opts && p->opts->nonfinite)
+    if (obj && p->opts && p->opts->nonfinite && p->opts->nonfinite != SL_JSON_NONFINITE_WORDS)
         tagged_float(v);
     return v;
 fail:
@@ -867,7 +867,7 @@ typedef struct canon {
 } canon;
 
 /* A string at c->s[*i] ('"') written as sl_json_put_str writes its decoding. */
-static int canon_string(canon *c, size_t *i, int is_key)
+static int canon_string(canon *c, size_t *i)
 {
     size_t at = c->out->len, p = *i + 1;
     int changed;
@@ -876,8 +876,6 @@ static int canon_string(canon *c, size_t *i, int is_key)
         return -1;
     const char *d = c->out->data + at + 1;
     size_t dn = c->out->len - at - 1;
-    if (is_key && dn == 9 && !memcmp(d, "__float__", 9))
-        return -1; /* a tagged non-finite float (tagged_float): the tree's way */
     if (changed) { /* escapes or repairs: written again, escaped as the writer escapes */
         sl_buf_clear(c->tmp);
         sl_buf_append(c->tmp, d, dn);
@@ -898,7 +896,7 @@ static int canon_value(canon *c, size_t *pi, int depth)
         return -1;
     switch (s[i]) {
     case '"':
-        if (canon_string(c, &i, 0))
+        if (canon_string(c, &i))
             return -1;
         break;
     case '{':
@@ -914,7 +912,7 @@ static int canon_value(canon *c, size_t *pi, int depth)
             for (;;) {
                 if (obj) {
                     i = ws_end(s, n, i);
-                    if (i >= n || s[i] != '"' || canon_string(c, &i, 1))
+                    if (i >= n || s[i] != '"' || canon_string(c, &i))
                         return -1;
                     i = ws_end(s, n, i);
                     if (i >= n || s[i] != ':')

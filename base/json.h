@@ -26,6 +26,8 @@ extern "C" {
 #endif
 
 #define SL_JSON_MAX_DEPTH 512
+/* sl_json_opts.nonfinite: NaN, Infinity and -Infinity, not "__float__" objects */
+#define SL_JSON_NONFINITE_WORDS 2
 
 typedef enum {
     SL_JSON_NULL,
@@ -58,11 +60,13 @@ typedef struct sl_json_doc sl_json_doc; /* owns the arena */
 typedef struct sl_json_opts {
     int invalid_utf8;     /* SL_UTF8_*; default REPLACE */
     size_t invalid_count; /* out: number of invalid sequences repaired */
-    /* accept Infinity, -Infinity and NaN as numbers (text kept as is, num
-     * = +-inf / nan), as Python's json writes them (model config.json),
+    /* 1: accept Infinity, -Infinity and NaN as numbers (text kept as is,
+     * num = +-inf / nan), as Python's json writes them (model config.json),
      * and transformers 5's {"__float__": "Infinity"} (or "-Infinity",
      * "NaN"): a NUMBER node (text the word, offset the object's) in place
-     * of the object; default off: strict JSON, such an object an object */
+     * of the object; SL_JSON_NONFINITE_WORDS: the three words only, as
+     * Python's json.loads reads them (JSON Lines: such an object stays an
+     * object); default off: strict JSON, such an object an object */
     int nonfinite;
     /* values stepped over: an object or array that starts at skip[k].at
      * stands in the tree as an empty one, and parsing goes on at
@@ -104,11 +108,11 @@ enum { SL_JSTR_UNTERMINATED = 1, SL_JSTR_CONTROL, SL_JSTR_ESCAPE, SL_JSTR_UTF8, 
 int sl_json_str_decode(const char *s, size_t n, size_t *pos, sl_buf *b, int invalid_utf8, size_t *invalid,
                        int *changed);
 /* Appends to out the value at s[*pos] (leading whitespace skipped) written
- * as sl_json_put_value writes it after an sl_json_parse with nonfinite on
- * (compact, strings re-escaped, numbers as their source text); tmp is
- * scratch. Returns 0 with *pos after the value, or -1 (out's contents past
- * its old length unspecified) when the value is malformed or one left to
- * the tree: nesting deeper than 64, an object with a "__float__" key. */
+ * as sl_json_put_value writes it after an sl_json_parse with nonfinite
+ * SL_JSON_NONFINITE_WORDS (compact, strings re-escaped, numbers as their
+ * source text); tmp is scratch. Returns 0 with *pos after the value, or -1
+ * (out's contents past its old length unspecified) when the value is
+ * malformed or one left to the tree: nesting deeper than 64. */
 int sl_json_put_canon(sl_buf *out, const char *s, size_t n, size_t *pos, sl_buf *tmp, int invalid_utf8,
                       size_t *invalid);
 

@@ -69,8 +69,9 @@ struct sl_docreader {
     char *buf;                    /* buf[start, end) is read but not consumed */
     size_t cap, start, end, scan; /* no '\n' in buf[start, scan) */
     int eof;
-    uint64_t line; /* lines consumed in this source */
-    uint64_t ndoc; /* documents produced from this source */
+    uint64_t line;  /* lines consumed in this source */
+    uint64_t ndoc;  /* documents produced from this source */
+    int ws_dropped; /* blank lines before the first non-blank byte were dropped (detect) */
     sl_docreader_stats st;
     unsigned warnings;
     sl_batch batch;
@@ -240,8 +241,8 @@ struct jslot {
  * is left to the tree (parse_json_line's way, which then reads it again):
  * malformed JSON (so that every error is the tree's, word for word), a
  * missing or non-string text field, an "id" that is neither a string, a
- * number nor null, the text field or "id" given twice, a "__float__" key,
- * nesting deeper than 64, and the text field named "id". */
+ * number nor null, the text field or "id" given twice, nesting deeper than
+ * 64, and the text field named "id". */
 static int fast_json_line(const sl_docreader *r, jslot *s, const char *p, size_t n)
 {
     sl_textdoc *d = &s->d;
@@ -308,8 +309,6 @@ static int fast_json_line(const sl_docreader *r, jslot *s, const char *p, size_t
                 return 0;
             }
         } else {
-            if (tmp->len == 9 && !memcmp(tmp->data, "__float__", 9))
-                return 0;
             if (!first)
                 sl_buf_putc(&d->meta, ',');
             first = 0;
@@ -380,8 +379,10 @@ static void parse_json_line(const sl_docreader *r, jslot *s, const char *p, size
     d->id_is_string = 1;
     s->gen_id = 0;
     /* NaN, Infinity and -Infinity are numbers, as Python's json reads and writes
-     * them (sluice read writes them for Parquet and Arrow floats) */
-    sl_json_opts jo = {.invalid_utf8 = r->o.invalid_utf8 | (dom ? SL_JSTR_CAREFUL : 0), .nonfinite = 1};
+     * them (sluice read writes them for Parquet and Arrow floats); an object
+     * {"__float__": "NaN"} stays an object, as json.loads gives it */
+    sl_json_opts jo = {.invalid_utf8 = r->o.invalid_utf8 | (dom ? SL_JSTR_CAREFUL : 0),
+                       .nonfinite = SL_JSON_NONFINITE_WORDS};
     sl_json_doc *jd = sl_json_parse(p, n, &jo, err);
     if (!jd) {
         sl_err_prefix(err, "%s:%llu", r->name, line);
@@ -619,11 +620,33 @@ static int detect(sl_docreader *r, sl_err *err)
             r->mode = M_DONE;
             return 0;
         }
-        /* Only whitespace so far: keep it (it belongs to a plain-text
-         * document), but never more than one document's worth. */
-        if (i > r->o.max_doc_bytes)
-            return sl_err_set(err, SL_E_LIMIT, "max_doc_bytes", "%s:%llu: line longer than `max_doc_bytes` (%zu bytes)",
-                              r->name, (unsigned long long)line_at(r, i), r->o.max_doc_bytes);
+        /* Only whitespace so far: kept (it belongs to a whole-file plain-text
+         * document), but never more than one document's worth. Past that,
+         * the whole blank lines are dropped: in JSON Lines and --lines they
+         * are skipped lines, and a whole-file document is already too long
+         * (ws_dropped; M_TEXT says so). Each line is bounded as get_line
+         * bounds it, so that the limit is the same whatever the reads. */
+        if (i > r->o.max_doc_bytes) {
+            const char *ws = r->buf + r->start;
+            size_t at = 0; /* start of the line being checked */
+            for (;;) {
+                const char *nl = memchr(ws + at, '\n', i - at);
+                size_t len = nl ? (size_t)(nl - ws) - at : i - at;
+                if (len > r->o.max_doc_bytes)
+                    return sl_err_set(err, SL_E_LIMIT, "max_doc_bytes",
+                                      "%s:%llu: line longer than `max_doc_bytes` (%zu bytes)", r->name,
+                                      (unsigned long long)line_at(r, at), r->o.max_doc_bytes);
+                if (!nl)
+                    break;
+                at = (size_t)(nl - ws) + 1;
+            }
+            if (at > 0) {
+                r->line = line_at(r, at) - 1;
+                r->start = r->scan = r->start + at;
+                i -= at;
+                r->ws_dropped = 1;
+            }
+        }
         if (fill(r, err) < 0)
             return -1;
     }
@@ -757,13 +780,13 @@ static int source_next(sl_docreader *r, sl_textdoc *d, sl_err *err)
         }
         return rc;
     case M_TEXT:
-        while (!r->eof) {
+        while (!r->ws_dropped && !r->eof) {
             if (r->end - r->start > r->o.max_doc_bytes)
                 break;
             if (fill(r, err) < 0)
                 return -1;
         }
-        if (r->end - r->start > r->o.max_doc_bytes)
+        if (r->ws_dropped || r->end - r->start > r->o.max_doc_bytes)
             return sl_err_set(err, SL_E_LIMIT, "max_doc_bytes",
                               "%s: document longer than `max_doc_bytes` (%zu bytes); `lines` splits it", r->name,
                               r->o.max_doc_bytes);
@@ -845,6 +868,7 @@ int sl_docreader_next(sl_docreader *r, sl_textdoc *doc, sl_err *err)
             r->start = r->end = r->scan = 0;
             r->eof = 0;
             r->line = r->ndoc = 0;
+            r->ws_dropped = 0;
             const sl_slice *pc = sl_sources_slice(r->src);
             if (pc && (pc->kind == SL_DOCS_PARQUET || pc->kind == SL_DOCS_ARROW)) { /* row groups, record batches */
                 r->mode = pc->kind == SL_DOCS_ARROW ? M_ARROW : M_PARQUET;

@@ -15,7 +15,10 @@ static void drop_text_field(const sl_docreader_opts *opts, sl_textdoc *d, sl_buf
 {
     if (!strstr(d->meta.data, "\"text\""))
         return;
-    sl_json_doc *jd = sl_json_parse(d->meta.data, d->meta.len, NULL, NULL);
+    /* the fields may hold NaN, Infinity and -Infinity (a JSON Lines line's,
+     * a Parquet or Arrow float's) */
+    sl_json_opts jo = {.invalid_utf8 = SL_UTF8_REPLACE, .nonfinite = SL_JSON_NONFINITE_WORDS};
+    sl_json_doc *jd = sl_json_parse(d->meta.data, d->meta.len, &jo, NULL);
     if (!jd)
         return;
     const sl_json *o = sl_json_root(jd);

@@ -403,6 +403,49 @@ static void test_decode_ways_agree(void **st)
 #undef RND
 }
 
+/* NaN, Infinity and -Infinity with nonfinite SL_JSON_NONFINITE_WORDS (JSON
+ * Lines): the words are numbers, and an object {"__float__": "NaN"} stays an
+ * object, as Python's json.loads reads it (with nonfinite 1, the model
+ * config parsers', it becomes the number); sl_json_put_canon writes what
+ * the tree gives. */
+static void test_nonfinite_words(void **st)
+{
+    (void)st;
+    const char *src = "{\"a\": {\"__float__\": \"NaN\"}, \"b\": [NaN, -Infinity, {\"__float__\": \"Infinity\", "
+                      "\"__float__\": \"-Infinity\"}], \"c\": Infinity}";
+    const char *words = "{\"a\":{\"__float__\":\"NaN\"},\"b\":[NaN,-Infinity,{\"__float__\":\"Infinity\","
+                        "\"__float__\":\"-Infinity\"}],\"c\":Infinity}";
+    sl_err e = {{0}};
+    sl_buf out = {0}, tmp = {0};
+    sl_json_opts o = {.nonfinite = SL_JSON_NONFINITE_WORDS};
+    sl_json_doc *d = sl_json_parse(src, strlen(src), &o, &e);
+    assert_non_null(d);
+    sl_json_put_value(&out, sl_json_root(d));
+    assert_string_equal(out.data, words);
+    assert_int_equal(sl_json_get(sl_json_root(d), "a")->type, SL_JSON_OBJECT);
+    sl_json_free(d);
+    sl_buf_clear(&out);
+    size_t pos = 0, invalid = 0;
+    assert_int_equal(sl_json_put_canon(&out, src, strlen(src), &pos, &tmp, SL_UTF8_REPLACE, &invalid), 0);
+    assert_int_equal(pos, strlen(src));
+    assert_string_equal(out.data, words);
+    o.nonfinite = 1;
+    d = sl_json_parse(src, strlen(src), &o, &e);
+    assert_non_null(d);
+    sl_buf_clear(&out);
+    sl_json_put_value(&out, sl_json_root(d));
+    assert_string_equal(out.data, "{\"a\":NaN,\"b\":[NaN,-Infinity,-Infinity],\"c\":Infinity}");
+    sl_json_free(d);
+    /* the words alone, not other spellings */
+    const char *bad[] = {"-NaN", "nan", "inf", "+Infinity", "Infinit", "NaNx"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        o.nonfinite = SL_JSON_NONFINITE_WORDS;
+        assert_null(sl_json_parse(bad[i], strlen(bad[i]), &o, &e));
+    }
+    sl_buf_free(&out);
+    sl_buf_free(&tmp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -417,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_string_runs_random),
         cmocka_unit_test(test_decode_ways_agree),
         cmocka_unit_test(test_numbers_random),
+        cmocka_unit_test(test_nonfinite_words),
     };
     return cmocka_run_group_tests_name("stream/json", tests, NULL, NULL);
 }
