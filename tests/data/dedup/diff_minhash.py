@@ -90,23 +90,7 @@ EN_SPECIAL = ["don't", "can't", "won't", "it's", "I'm", "they're", "we'll", "you
               "1/2", ":)", ":-(", "<3", "#tag", "@user", "(see", "above)", "\"quoted\"", "'single'", "[1]", "C++",
               "A&B", "rock'n'roll", "Ph.D.", "U.K.", "10.5.3", "+44", "-5", "3x", "£20", "€30", "20°C", "½",
               "IS_ALPHA", "l'homme", "d'Artagnan", "can't've", "'s", "N.Y.", "...", "--", "—", "a/b", "and/or"]
-LEX = {
-    "de": "der die das und ist nicht ein eine Straße Größe Mädchen über schön früh Haus Stadt Fluss Brücke wir "
-          "haben sein werden können müssen Wetter heute morgen Jahr Zeit Arbeit Leben Welt gut groß klein".split(),
-    "fr": "le la les et est une un été où très déjà français garçon hôtel naïve Noël façon être avoir faire "
-          "pouvoir aller voir ville rivière pont année temps travail vie monde bon grand petit".split(),
-    "es": "el la los las y es un una niño año mañana corazón canción pingüino ciudad río puente tiempo trabajo "
-          "vida mundo bueno grande pequeño estar tener hacer poder ir ver".split(),
-    "tr": "ve bir bu İstanbul Ankara ılık ışık İzmir güzel çok şehir nehir köprü zaman iş hayat dünya iyi büyük "
-          "küçük olmak yapmak gitmek görmek IŞIK İĞNE".split(),
-    "el": "ΟΔΟΣ ΠΟΛΙΣ ΘΑΛΑΣΣΑ ΣΟΦΟΣ ΛΟΓΟΣ ΚΟΣΜΟΣ και είναι ένας μία πόλις θάλασσα σοφός λόγος κόσμος ποταμός "
-          "γέφυρα χρόνος ζωή καλός μεγάλος μικρός Ὀδυσσεύς ἄνθρωπος".split(),
-    "ru": "и в не на это город река мост время работа жизнь мир хороший большой маленький быть иметь делать "
-          "мочь идти видеть Ёлка ёж Москва".split(),
-    "zh": "的 是 在 我们 城市 河流 桥梁 时间 工作 生活 世界 很好 大的 小的 今天 明天 中国 北京 上海 学习".split(),
-    "ar": "في من على هذا مدينة نهر جسر وقت عمل حياة عالم جيد كبير صغير كان يكون ذهب رأى ٢٠٢٤ ١٢٣".split(),
-    "hi": "और का की है में शहर नदी पुल समय काम जीवन दुनिया अच्छा बड़ा छोटा होना करना जाना देखना १२३ २०२४".split(),
-}
+from make_minhash_fixtures import LEX  # noqa: E402  (the languages' word lists of the committed fixtures)
 # code point ranges for random "words" of other scripts
 RANGES = [(0x41, 0x7A), (0xC0, 0x24F), (0x370, 0x3FF), (0x400, 0x4FF), (0x530, 0x58F), (0x5D0, 0x5EA),
           (0x600, 0x6FF), (0x900, 0x97F), (0x980, 0x9FF), (0xE00, 0xE7F), (0x10A0, 0x10FF), (0x1E00, 0x1EFF),

@@ -212,4 +212,5 @@ def main():
             f.write("b " + " ".join(str(int(x)) for x in b[0]) + "\n")
 
 
-main()
+if __name__ == "__main__":  # (diff_minhash.py and make_minhash_max32_fixtures.py import LEX, run_datatrove)
+    main()

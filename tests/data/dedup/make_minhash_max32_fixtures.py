@@ -31,12 +31,9 @@ import tempfile
 
 import numpy as np
 import xxhash
-from datatrove.executor import LocalPipelineExecutor
-from datatrove.pipeline.dedup.minhash import (MinhashConfig, MinhashDedupBuckets, MinhashDedupCluster,
-                                              MinhashDedupFilter, MinhashDedupSignature)
-from datatrove.pipeline.readers import JsonlReader
-from datatrove.pipeline.writers import JsonlWriter
+from datatrove.pipeline.dedup.minhash import MinhashConfig, MinhashDedupSignature
 from datatrove.utils.hashing import HashConfig
+from make_minhash_fixtures import run_datatrove  # (the four stages as the committed fixtures ran them)
 
 here = os.path.dirname(os.path.abspath(__file__))
 MAXWORDS = ["gwvskmd", "gzmdgqg", "fbzdpcs"]
@@ -73,16 +70,7 @@ def main():
         with open(os.path.join(cdir, "corpus.jsonl"), "w") as f:
             for d in docs:
                 f.write(json.dumps(d, ensure_ascii=False) + "\n")
-        s, bk, cl, out, rem = (os.path.join(work, x) for x in ["sig", "buckets", "clusters", "out", "removed"])
-        LocalPipelineExecutor(pipeline=[JsonlReader(cdir), MinhashDedupSignature(s, config=CFG)], tasks=1,
-                              workers=1, logging_dir=os.path.join(work, "l1")).run()
-        LocalPipelineExecutor(pipeline=[MinhashDedupBuckets(s, bk, config=CFG)], tasks=CFG.num_buckets, workers=1,
-                              logging_dir=os.path.join(work, "l2")).run()
-        LocalPipelineExecutor(pipeline=[MinhashDedupCluster(bk, cl, config=CFG)], tasks=1, workers=1,
-                              logging_dir=os.path.join(work, "l3")).run()
-        LocalPipelineExecutor(pipeline=[JsonlReader(cdir), MinhashDedupFilter(cl, exclusion_writer=JsonlWriter(rem)),
-                                        JsonlWriter(out)], tasks=1, workers=1,
-                              logging_dir=os.path.join(work, "l4")).run()
+        _, rem = run_datatrove(cdir, work, CFG)
         removed = []
         for p in sorted(glob.glob(os.path.join(rem, "*.jsonl*"))):
             op = gzip.open if p.endswith(".gz") else open
