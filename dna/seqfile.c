@@ -190,7 +190,8 @@ struct dna_genome {
     char *path;
     dna_2bit *tb; /* .2bit */
     char *mem;
-    dna_fai fai; /* indexed FASTA: plain (fd) or BGZF (bgzf) */
+    dna_fai fai;  /* indexed FASTA: plain (fd) or BGZF (bgzf) */
+    int fai_file; /* fai was read from "<path>.fai" (not built) */
     int fd;
     dna_bgzf *bgzf;
     char **names; /* in-memory sequences */
@@ -265,6 +266,7 @@ dna_genome *dna_genome_open(const char *path, int quiet, sl_err *err)
             if (rc == 0) {
                 rc = dna_fai_parse(text, len, fai_path.data, &g->fai, err);
                 free(text);
+                g->fai_file = rc == 0;
             }
         } else {
             dna_fx *fx = dna_fx_open(input_read, in, path);
@@ -366,6 +368,11 @@ int dna_genome_fetch(const dna_genome *g, size_t i, uint64_t start, uint64_t end
     if (end > start)
         memcpy(out, g->seqs[i].data + start, (size_t)(end - start));
     return 0;
+}
+
+int dna_genome_fai_file(const dna_genome *g)
+{
+    return !g->tb && indexed(g) && g->fai_file;
 }
 
 void dna_genome_close(dna_genome *g)

@@ -53,6 +53,9 @@ int dna_genome_fetch(const dna_genome *g, size_t i, uint64_t start, uint64_t end
 const char *dna_genome_path(const dna_genome *g);
 /* "2bit", "fai", "bgzf+fai" or "memory": how regions are read. */
 const char *dna_genome_backend(const dna_genome *g);
+/* 1 when the index was read from "<path>.fai" rather than built (samtools
+ * faidx leaves empty records out of it). */
+int dna_genome_fai_file(const dna_genome *g);
 void dna_genome_close(dna_genome *g);
 
 #ifdef __cplusplus

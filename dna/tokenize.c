@@ -249,8 +249,14 @@ static int run_bed(const dna_tokenize_opts *o, dna_emitter *em, const char *geno
             continue;
         long ci = dna_genome_find(g, b->chrom);
         if (ci < 0) {
-            rc = sl_errf(err, "%s:%llu: chromosome '%s' is not in %s", o->bed, (unsigned long long)b->line, b->chrom,
-                         genome_path);
+            if (dna_genome_fai_file(g)) /* (an empty record is not in samtools' index) */
+                rc = sl_errf(err,
+                             "%s:%llu: chromosome '%s' is not in %s (its index %s.fai, which samtools faidx writes "
+                             "without empty records)",
+                             o->bed, (unsigned long long)b->line, b->chrom, genome_path, genome_path);
+            else
+                rc = sl_errf(err, "%s:%llu: chromosome '%s' is not in %s", o->bed, (unsigned long long)b->line,
+                             b->chrom, genome_path);
             break;
         }
         uint64_t clen = dna_genome_length(g, (size_t)ci);

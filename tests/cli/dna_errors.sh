@@ -30,6 +30,19 @@ cp "$D/synthetic_softmasked_lambda.fa" "$T/g.fa"
 printf 'chrSynA\t31537\t50\t60\t61\nchrSynB\t18513\t32121\t60\t61\nchrSynC\t10\t50952\t10\t11\n' > "$T/g.fa.fai"
 printf 'chrSynA\t0\t100\n' > "$T/z.bed"
 expect_fail 1 'g.fa: offset [0-9]+: unexpected byte .* does not match the file' -- "$SLUICE" tokenize dna --bed "$T/z.bed" "$T/g.fa" -o "$O"; no_file "$O"
+# an empty record: samtools faidx (1.24, pysam 0.24.1) leaves it out of the .fai it writes
+# ("a\t2\t3\t2\t3" and "b\t1\t12\t1\t2" only), pyfaidx 0.9.2.2 indexes it with length 0.
+# With that .fai the record is missing and the error says why; without one sluice builds
+# its own index (as pyfaidx) and the interval gives one empty document.
+printf '>a\nAC\n>e\n>b\nA\n' > "$T/e.fa"
+printf 'a\t2\t3\t2\t3\nb\t1\t12\t1\t2\n' > "$T/e.fa.fai"
+printf 'e\t0\t0\n' > "$T/e.bed"
+expect_fail 1 "e.bed:1: chromosome 'e' is not in .*e.fa [(]its index .*e.fa.fai, which samtools faidx writes without empty records[)]" -- "$SLUICE" tokenize dna --bed "$T/e.bed" "$T/e.fa" -o "$O"; no_file "$O"
+rm "$T/e.fa.fai"
+"$SLUICE" tokenize dna -q --bed "$T/e.bed" "$T/e.fa" -o "$O"
+"$SLUICE" cat "$O" > "$T/e.jsonl"
+grep -q '^{"id":"e:0-0","ids":\[\],' "$T/e.jsonl" || { echo "empty record interval: $(cat "$T/e.jsonl")"; exit 1; }
+rm -f "$O"
 # species: a genome with no chromosome in the split
 expect_fail 1 'pysam_ex1.fa: no non-empty chromosome belongs to the test split' -- "$SLUICE" dna species --split test "$D/pysam_ex1.fa" -o "$O"; no_file "$O"
 # usage errors
