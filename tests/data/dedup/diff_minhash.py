@@ -4,7 +4,7 @@
 MinhashDedupCluster, MinhashDedupFilter); a developer tool, not run by
 `make test`.
 
-    python3 -m venv /tmp/dt-venv && /tmp/dt-venv/bin/pip install 'datatrove[processing]==0.10.1' spacy 'xxhash<4'
+    python3 -m venv /tmp/dt-venv && /tmp/dt-venv/bin/pip install 'datatrove[processing]==0.10.1' spacy 'xxhash<4' tokenizers orjson
     /tmp/dt-venv/bin/python tests/data/dedup/diff_minhash.py --seed 1 --n 50 --sluice build/sluice
     /tmp/dt-venv/bin/python tests/data/dedup/diff_minhash.py --seed 1 --case 17 --keep -v   # one case again
     /tmp/dt-venv/bin/python tests/data/dedup/diff_minhash.py --seed 1 --case 17 --minimize  # shrink it
