@@ -148,13 +148,9 @@ static char *fb_str_n(fb *f, const fbt *t, int i, size_t *len)
 {
     size_t s, n;
     if (fb_vec(f, t, i, 1, &s, &n) <= 0)
-        n = 0;
-    char *r = sl_xmalloc(n + 1);
-    if (n)
-        memcpy(r, f->p + s, n);
-    r[n] = 0;
+        s = n = 0;
     *len = n;
-    return r;
+    return sl_xstrndup((const char *)f->p + s, n); /* (all n bytes, NULs too) */
 }
 
 static char *fb_str(fb *f, const fbt *t, int i)
@@ -555,6 +551,13 @@ static int is_string_type(int t)
     return t == T_UTF8 || t == T_LUTF8 || t == T_BINARY || t == T_LBINARY;
 }
 
+/* Whether a field's whole name is s[0..n) (a name holding a NUL is not its
+ * part before the NUL) */
+static int name_is(const ar_field *f, const char *s, size_t n)
+{
+    return f->name_len == n && !memcmp(f->name, s, n);
+}
+
 /* Finds the text column along the dotted path `field` below the fields
  * fs[0, n) (a name holding dots is matched whole first). */
 static int find_path(sl_arrow *a, const ar_field *fs, int n, const char *field, int depth)
@@ -562,7 +565,7 @@ static int find_path(sl_arrow *a, const ar_field *fs, int n, const char *field, 
     if (depth >= MAX_DEPTH)
         return -1;
     for (int i = 0; i < n; i++)
-        if (fs[i].name_len == strlen(field) && !memcmp(fs[i].name, field, fs[i].name_len)) {
+        if (name_is(&fs[i], field, strlen(field))) {
             a->text_path[depth] = &fs[i];
             a->text_depth = depth + 1;
             return 0;
@@ -570,7 +573,7 @@ static int find_path(sl_arrow *a, const ar_field *fs, int n, const char *field, 
     for (const char *dot = strchr(field, '.'); dot; dot = strchr(dot + 1, '.')) {
         size_t k = (size_t)(dot - field);
         for (int i = 0; i < n; i++)
-            if (fs[i].type == T_STRUCT && fs[i].dict < 0 && fs[i].name_len == k && !memcmp(fs[i].name, field, k)) {
+            if (fs[i].type == T_STRUCT && fs[i].dict < 0 && name_is(&fs[i], field, k)) {
                 a->text_path[depth] = &fs[i];
                 if (find_path(a, fs[i].kids, fs[i].nkids, dot + 1, depth + 1) == 0)
                     return 0;
@@ -613,7 +616,7 @@ static int schema_init(sl_arrow *a, fb *f, const fbt *st, sl_err *err)
     a->id_col = -1;
     for (int i = 0; i < a->nfields; i++) {
         const ar_field *k = &a->fields[i];
-        if (k->name_len != 2 || memcmp(k->name, "id", 2) || k == a->text_path[0])
+        if (!name_is(k, "id", 2) || k == a->text_path[0])
             continue;
         if (!(k->type == T_UTF8 || k->type == T_LUTF8 || k->type == T_INT || k->type == T_FLOAT))
             return sl_errf(err, "%s: column \"id\" is not a string or a number column", a->name);

@@ -10,13 +10,9 @@ static char *dup_bin(sl_thrift *t, size_t *len)
 {
     size_t n;
     const uint8_t *s = sl_thrift_binary(t, &n);
-    char *c = sl_xmalloc(n + 1);
-    if (n)
-        memcpy(c, s, n);
-    c[n] = 0;
     if (len)
         *len = n;
-    return c;
+    return sl_xstrndup((const char *)s, n); /* (all n bytes, NULs too) */
 }
 
 /* TimeUnit: a union of empty structs */
