@@ -12,7 +12,11 @@ then as warm as midway through a longer corpus, but holds none of the
 corpus's own pieces because of an earlier round. (Encoding the corpus a
 second time in one process, as rounds before 2026-11-29 did, times a
 memoizing peer such as gigatok on lookups alone; that figure is kept as the
-"repeat" column.) Called by bench/peers.sh.
+"repeat" column.) With WARM.jsonl sluice is also measured the peers' way,
+as "steady": the run of WARM.jsonl followed by the corpus, less the run of
+WARM.jsonl alone (start, load and the warm-up cancel), which is what the
+corpus costs sluice midway through a longer run; the verdict on the goal
+stays with the whole-process figure. Called by bench/peers.sh.
 usage: peers_bench.py SLUICE CORPUS.jsonl TMPDIR [WARM.jsonl]
 
 Vocabularies: GPT-2 (tests/data/bpe/gpt2), GPT-NeoX-20B
@@ -29,6 +33,7 @@ import json
 import os
 import re
 import resource
+import shutil
 import subprocess
 import sys
 import time
@@ -284,6 +289,16 @@ def main():
           "encoded (warm-up, not timed), then the corpus (timed)" % wmb)
     only = [x for x in os.environ.get("PEERS_BENCH_ONLY", "").split(",") if x]
     out = os.path.join(tmp, "out.tok")
+    # sluice measured as the peers are: the warm-up then the corpus in one run,
+    # less the warm-up's run alone (its load, start and the warm-up's pieces
+    # cancel): the corpus's cost to a run that has seen as much text before
+    both = ""
+    if warm:
+        both = os.path.join(tmp, "warm-corpus.jsonl")
+        with open(both, "wb") as f:
+            for path in (warm, corpus):
+                with open(path, "rb") as g:
+                    shutil.copyfileobj(g, f)
     table = []
     for name, v in vocabularies(tmp).items():
         if only and name not in only:
@@ -293,7 +308,7 @@ def main():
             f.write('{"text":""}\n')
         cmd = [sluice, "tokenize", "text", "-q", "-@", "1", "-t"] + v["sluice"]
         peers = peers_for(name, v, docs)
-        times = {"sluice": [], "sluice load": []}
+        times = {"sluice": [], "sluice load": [], "sluice steady": []}
         info = {}
         ref_path = os.path.join(tmp, "ref-%s.pickle" % name)
         for r in range(ROUNDS):
@@ -313,6 +328,12 @@ def main():
                 with open(ref_path, "wb") as f:
                     pickle.dump((ref, parsed), f)
                 del ref, parsed
+            if both:
+                c0 = child_cpu()
+                subprocess.run(cmd + [warm, "-o", out], check=True)
+                c1 = child_cpu()
+                subprocess.run(cmd + [both, "-o", out], check=True)
+                times["sluice steady"].append((child_cpu() - c1) - (c1 - c0))
             for p, _, _ in peers:
                 if p in info and info[p] is None or (p == "HF tokenizers" and r > 0):
                     continue
@@ -331,14 +352,20 @@ def main():
                 if r == 0:
                     info[p] = (res["load"], res["same"])
         s = median(times["sluice"])
-        table.append((name, "sluice", "", s, median(times["sluice load"]), "(ref)", s, None, None))
+        table.append((name, "sluice", "", s, median(times["sluice load"]), "(ref)", s, None, None, None))
         for p, ver, _ in peers:
             if info.get(p):
                 # the ratio within each round (the peer's run soon after sluice's), then
                 # their median: the host's drift between rounds moves it less
                 paired = median([t / times["sluice"][r] for r, t in enumerate(times[p])])
+                steady = (median([t / times["sluice steady"][r] for r, t in enumerate(times[p])])
+                          if times["sluice steady"] else None)
                 table.append((name, p, ver, median(times[p]), info[p][0], info[p][1], s, paired,
-                              median(times[p + " repeat"])))
+                              median(times[p + " repeat"]), steady))
+        if times["sluice steady"]:
+            print("%s: sluice steady (the corpus after %.1f MB of warm-up in the same run, less that run alone): "
+                  "%.2f s CPU, rounds %s" % (name, wmb, median(times["sluice steady"]),
+                                            " ".join("%.2f" % t for t in times["sluice steady"])))
         print_table(table[-1 - len([p for p, _, _ in peers if info.get(p)]):], mb)
         sys.stdout.flush()
     print("\nall vocabularies:")
@@ -348,18 +375,22 @@ def main():
           "building the tokenizer; repeat = the corpus encoded a second time in the same process (its pieces "
           "all in the peer's memo or cache: not a run anyone makes, shown because earlier rounds reported it). "
           "peer/sluice > 1: sluice is faster per core; peer/sluice is the ratio of the medians, paired the "
-          "median of each round's own ratio)")
+          "median of each round's own ratio; steady = the paired ratio against sluice's steady figure: the "
+          "corpus encoded after the same warm-up as the peers', in the run that encoded it, less that warm-up's "
+          "run alone, so that start, load and cold caches count for neither side)")
 
 
 def print_table(rows, mb):
-    print("%-7s %-14s %-8s %8s %8s %8s %11s %8s %8s  %s" % ("vocab", "tool", "version", "cpu s", "MB/s", "load s",
-                                                             "peer/sluice", "paired", "repeat s", "ids equal"))
-    for name, tool, ver, cpu, load, same, s, paired, repeat in rows:
+    print("%-7s %-14s %-8s %8s %8s %8s %11s %8s %8s %8s  %s" % ("vocab", "tool", "version", "cpu s", "MB/s", "load s",
+                                                                  "peer/sluice", "paired", "steady", "repeat s",
+                                                                  "ids equal"))
+    for name, tool, ver, cpu, load, same, s, paired, repeat, steady in rows:
         ratio = "" if tool == "sluice" else "%.2fx" % (cpu / s)
         pr = "" if paired is None else "%.2fx" % paired
+        st = "" if steady is None else "%.2fx" % steady
         rp = "" if repeat is None else "%.2f" % repeat
-        print("%-7s %-14s %-8s %8.2f %8.1f %8.2f %11s %8s %8s  %s" % (name, tool, ver, cpu, mb / cpu, load, ratio, pr,
-                                                                    rp, same))
+        print("%-7s %-14s %-8s %8.2f %8.1f %8.2f %11s %8s %8s %8s  %s" % (name, tool, ver, cpu, mb / cpu, load, ratio,
+                                                                         pr, st, rp, same))
 
 
 if __name__ == "__main__":
