@@ -9,6 +9,8 @@
 # (so that its caches and memo are warm, but not with the corpus's own pieces:
 # peers that memoize every piece, like gigatok, encoding the corpus a second
 # time measure only their lookups; that figure is the "repeat" column).
+# sluice is also timed the peers' way ("steady"): the warm-up text then the
+# corpus in one run, less a run of the warm-up alone.
 # The peers live in a virtual environment of their own, made at the first run
 # with pip (PyPI): fastokens, gigatok, tiktoken, riptoken, bpe-openai (which
 # also ships the cl100k_base and o200k_base rank files), quicktok-v1 and
