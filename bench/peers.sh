@@ -13,8 +13,10 @@
 # corpus in one run, less a run of the warm-up alone.
 # The peers live in a virtual environment of their own, made at the first run
 # with pip (PyPI): fastokens, gigatok, tiktoken, riptoken, bpe-openai (which
-# also ships the cl100k_base and o200k_base rank files), quicktok-v1 and
-# tokenizers.
+# also ships the cl100k_base and o200k_base rank files), quicktok-v1,
+# toktok-rs and rs-bpe (cl100k and o200k only: their encodings are built in)
+# and tokenizers. A venv made before a peer was added lacks it: the peer is
+# then left out of the table (pip install it there).
 # Env: SLUICE_BIN, PEERS_BENCH_VENV (default /work/venv-bench-peers, or
 # $HOME/.cache/sluice-bench-peers where /work is absent), PEERS_BENCH_MB
 # (default 50), PEERS_BENCH_ROUNDS (default 5), PEERS_BENCH_ONLY
@@ -30,7 +32,7 @@ fi
 if [ ! -x "$venv/bin/python" ]; then
   echo "making the peers' virtual environment $venv (pip, PyPI)"
   python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check fastokens gigatok tiktoken riptoken bpe-openai quicktok-v1 tokenizers numpy ||
+  "$venv/bin/pip" install -q --disable-pip-version-check fastokens gigatok tiktoken riptoken bpe-openai quicktok-v1 toktok-rs rs-bpe tokenizers numpy ||
     echo "some peers did not install; they are skipped"
 fi
 if ! "$venv/bin/python" -c 'import numpy' 2>/dev/null; then

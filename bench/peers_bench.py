@@ -231,6 +231,12 @@ def peers_for(name, v, docs):
         add("bpe-openai", "bpe_openai", "bpe-openai", lambda m: per_doc(m.get_encoding(v["openai"]).encode_ordinary))
         # quicktok (C++; its own hand-written pre-tokenizers: cl100k and o200k here, not GPT-2's or NeoX's)
         add("quicktok", "quicktok", "quicktok-v1", lambda m: per_doc(m.get_encoding(v["openai"]).encode_ordinary))
+        # toktok-rs (Rust; exact backtracking BPE after bpe-openai, quicktok's data structures; its
+        # encodings compiled in). The module is named toktok, as NLTK's unrelated word tokenizer is.
+        add("toktok", "toktok", "toktok-rs",
+            lambda m: per_doc(m._Tokenizer(v["openai"], "").encode_ordinary))
+        # rs-bpe (Rust; its own cl100k_base and o200k_base)
+        add("rs-bpe", "rs_bpe", "rs-bpe", lambda m: per_doc(getattr(m.openai, v["openai"])().encode))
     if v.get("json") and os.environ.get("PEERS_BENCH_HF") == "1":
 
         def hf(m):
