@@ -215,6 +215,7 @@ typedef struct ar_field {
     int utc;             /* Timestamp with a time zone: +00:00 (tzoff minutes east) */
     int tzoff;
     int uuid;     /* FixedSizeBinary(16) of the arrow.uuid extension */
+    int bool8;    /* Int8 of the arrow.bool8 extension: to_pylist's booleans (nonzero true) */
     int dict;     /* index in sl_arrow.dicts of its dictionary, -1 none */
     int idx_bits; /* dictionary indices */
     int idx_signed;
@@ -480,7 +481,8 @@ static int build_field(sl_arrow *a, fb *f, const fbt *ft, ar_field *out, int dep
         break;
     default: return unsupported(a, out, type, err);
     }
-    /* the extension arrow.uuid (a FixedSizeBinary(16)): to_pylist gives UUIDs */
+    /* the extensions arrow.uuid (a FixedSizeBinary(16)) and arrow.bool8 (an
+     * Int8): to_pylist gives UUIDs and booleans */
     size_t ms, mn;
     if (fb_vec(f, ft, 6, 4, &ms, &mn) < 0)
         goto corrupt;
@@ -491,6 +493,9 @@ static int build_field(sl_arrow *a, fb *f, const fbt *ft, ar_field *out, int dep
         char *k = fb_str(f, &kv, 0), *v = fb_str(f, &kv, 1);
         if (!strcmp(k, "ARROW:extension:name") && !strcmp(v, "arrow.uuid") && type == T_FSB && out->width == 16)
             out->uuid = 1;
+        if (!strcmp(k, "ARROW:extension:name") && !strcmp(v, "arrow.bool8") && type == T_INT && out->bits == 8 &&
+            out->is_signed)
+            out->bool8 = 1;
         free(k);
         free(v);
     }
@@ -618,7 +623,9 @@ static int schema_init(sl_arrow *a, fb *f, const fbt *st, sl_err *err)
         const ar_field *k = &a->fields[i];
         if (!name_is(k, "id", 2) || k == a->text_path[0])
             continue;
-        if (!(k->type == T_UTF8 || k->type == T_LUTF8 || k->type == T_INT || k->type == T_FLOAT))
+        /* (Null: all null, FILE:N for every row, as for a null id) */
+        if (!(k->type == T_UTF8 || k->type == T_LUTF8 || (k->type == T_INT && !k->bool8) || k->type == T_FLOAT ||
+              k->type == T_NULL))
             return sl_errf(err, "%s: column \"id\" is not a string or a number column", a->name);
         a->id_col = i;
     }
@@ -1183,7 +1190,9 @@ static void put_scalar(wctx *w, const ar_arr *x, int64_t i)
     switch (f->type) {
     case T_BOOL: sl_buf_puts(out, x->b1[i >> 3] >> (i & 7) & 1 ? "true" : "false"); return;
     case T_INT:
-        if (f->bits == 64 && !f->is_signed)
+        if (f->bool8)
+            sl_buf_puts(out, *p ? "true" : "false");
+        else if (f->bits == 64 && !f->is_signed)
             sl_pyjson_u64(out, sl_get_le64(p));
         else
             sl_pyjson_i64(out, read_int(p, f->bits, f->is_signed));
@@ -1474,7 +1483,7 @@ static void assemble(const sl_arrow *a, int64_t r, ar_slot *s)
         sl_buf_append(&d->text, "", 0);
     wctx w = {.a = a, .invalid_mode = a->o.invalid_utf8};
     /* the id */
-    if (a->id_col >= 0 && is_valid(&a->cols[a->id_col], r)) {
+    if (a->id_col >= 0 && a->fields[a->id_col].type != T_NULL && is_valid(&a->cols[a->id_col], r)) {
         const ar_arr *x = &a->cols[a->id_col];
         int64_t k = r;
         if (x->is_index)

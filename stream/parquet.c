@@ -393,7 +393,7 @@ static int schema_init(sl_pq *q, sl_err *err)
             continue;
         if (k->kind != K_PRIM || k->repeated ||
             !(k->fmt == F_STRING || k->fmt == F_I32 || k->fmt == F_U32 || k->fmt == F_I64 || k->fmt == F_U64 ||
-              k->fmt == F_FLOAT || k->fmt == F_DOUBLE || k->fmt == F_FLOAT16))
+              k->fmt == F_FLOAT || k->fmt == F_DOUBLE || k->fmt == F_FLOAT16 || k->fmt == F_NULL))
             return sl_errf(err, "%s: column \"id\" is not a string or a number column", q->name);
         q->id_node = root->kids[i];
         q->id_leaf = k->leaf;
@@ -798,7 +798,8 @@ static void assemble(const sl_pq *q, size_t r, pq_slot *s, size_t *e, size_t *v,
         sl_buf_append(&d->text, "", 0);
     asm_ctx a = {.q = q, .e = e, .v = v, .e_end = e_end, .invalid_mode = q->o.invalid_utf8};
     /* the id */
-    if (q->id_leaf >= 0 && def_at(&a, q->id_leaf) == q->leaves[q->id_leaf].max_def) {
+    if (q->id_leaf >= 0 && q->nodes[q->id_node].fmt != F_NULL &&
+        def_at(&a, q->id_leaf) == q->leaves[q->id_leaf].max_def) {
         const pq_node *in = &q->nodes[q->id_node];
         a.out = &d->id;
         if (in->fmt == F_STRING || in->fmt == F_BINARY) {

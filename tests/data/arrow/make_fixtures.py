@@ -294,6 +294,14 @@ write("nul_names.arrow", pa.table({
     "text": ["a", "b"], "a\x00b": [1, 2], "id\x00x": ["p", "q"], "text\x00": ["s", "t"],
     "s": pa.array([{"k\x00": 1, "k": 2}, None], pa.struct([("k\x00", pa.int8()), ("k", pa.int8())]))}))
 add("nul_names.arrow")
+# the arrow.bool8 extension (booleans in to_pylist: nonzero true) and an id column of
+# the Null type (datasets writes one for ids that are all None: FILE:N, as a null id)
+write("bool8_nullid.arrow", pa.table({
+    "text": ["a", "b", "c", "d"], "id": pa.nulls(4),
+    "b": pa.ExtensionArray.from_storage(pa.bool8(), pa.array([1, None, 0, -2], pa.int8())),
+    "l": pa.ListArray.from_arrays(pa.array([0, 1, None, 1, 2], pa.int32()),
+                                  pa.ExtensionArray.from_storage(pa.bool8(), pa.array([3, None], pa.int8())))}))
+add("bool8_nullid.arrow")
 
 # ---- null text: an error, or skipped with --on-error skip --------------------------
 write("nulltext.arrow", pa.table({"text": ["a", None, "c"], "k": [1, 2, 3]}))

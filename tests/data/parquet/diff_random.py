@@ -104,8 +104,8 @@ def expected_output(path, name, field, skip_null_text):
     if "id" in t.column_names and field != "id":
         f = t.schema.field("id")
         ty = f.type.value_type if pa.types.is_dictionary(f.type) else f.type
-        if not (pa.types.is_integer(ty) or pa.types.is_floating(ty) or
-                pa.types.is_string(ty) or pa.types.is_large_string(ty)):
+        if not (pa.types.is_integer(ty) or pa.types.is_floating(ty) or pa.types.is_string(ty) or
+                pa.types.is_large_string(ty) or pa.types.is_null(ty)):  # (Null: FILE:N, as a null id)
             ex.error = "id column of type %s" % f.type
             return ex
     try:

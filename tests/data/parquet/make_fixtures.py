@@ -289,6 +289,9 @@ import numpy as np  # noqa: E402
 pq.write_table(pa.table({"id": pa.array(np.array([1.5, 0.1, 65504, -0.0, 6e-8, np.nan], np.float16)),
                          "text": ["a", "b", "c", "d", "e", "f"]}), "ids_half.parquet")
 add("ids_half.parquet")
+# an id column of the Null type (datasets writes one for ids that are all None): FILE:N
+pq.write_table(pa.table({"text": ["a", "b"], "id": pa.nulls(2), "k": [1, 2]}), "ids_null.parquet")
+add("ids_null.parquet")
 # a NUL inside column names (whole names written; "id\0x" and "text\0" are neither id nor text)
 pq.write_table(pa.table({"text": ["a", "b"], "a\x00b": [1, 2], "id\x00x": ["p", "q"], "text\x00": ["s", "t"],
                          "s": pa.array([{"k\x00": 1, "k": 2}, None], pa.struct([("k\x00", pa.int8()), ("k", pa.int8())]))}),
