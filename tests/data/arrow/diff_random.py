@@ -43,7 +43,6 @@ output and a description under --work. --avoid CLASS[,CLASS] stops the
 generator from producing a known discrepancy (see AVOIDABLE). Exit status: 0
 when every case agrees, 1 otherwise.
 """
-import argparse
 import collections
 import datetime
 import json
@@ -53,7 +52,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import traceback
 
 import pyarrow as pa
@@ -629,30 +627,7 @@ def type_src_schema(s):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--n", type=int, default=100, help="cases to run (default 100)")
-    ap.add_argument("--seed", default="1", help="seed (default 1)")
-    ap.add_argument("--case", type=int, help="run only this case of the seed")
-    ap.add_argument("--start", type=int, default=0, help="first case number")
-    ap.add_argument("--sluice", default=os.environ.get("SLUICE", "build/sluice"),
-                    help="the binary (default $SLUICE or build/sluice)")
-    ap.add_argument("--work", help="folder for files (default: a temporary one)")
-    ap.add_argument("--keep", action="store_true", help="keep each failing case under --work")
-    ap.add_argument("--minimize", action="store_true", help="shrink each failing case (with --case)")
-    ap.add_argument("--avoid", default="", help="known discrepancies not to generate: " + ", ".join(AVOIDABLE))
-    ap.add_argument("-v", "--verbose", action="store_true", help="one line per case; the schema of failing ones")
-    a = ap.parse_args()
-    avoid = set(x for x in a.avoid.split(",") if x)
-    for x in avoid:
-        if x not in AVOIDABLE:
-            ap.error("--avoid: unknown %r (known: %s)" % (x, ", ".join(AVOIDABLE)))
-    sluice = os.path.abspath(a.sluice)
-    if not os.access(sluice, os.X_OK):
-        ap.error("no sluice binary at %s (--sluice)" % sluice)
-    work = a.work or tempfile.mkdtemp(prefix="sluice-arrowdiff-")
-    os.makedirs(work, exist_ok=True)
-    cases = [a.case] if a.case is not None else range(a.start, a.start + a.n)
+    a, avoid, sluice, work, cases = pqdiff.parse_args(__doc__, AVOIDABLE, "sluice-arrowdiff-")
     counts = collections.Counter()
     classes = collections.OrderedDict()
     skips = collections.Counter()

@@ -1030,8 +1030,11 @@ def minimize(c, sluice, work, cls):
 # ---- main ------------------------------------------------------------------------
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+def parse_args(doc, avoidable, prefix):
+    """The command line (shared with tests/data/arrow/diff_random.py): the
+    parsed arguments, the set of --avoid classes, the sluice binary, the
+    work folder and the case numbers."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=100, help="cases to run (default 100)")
     ap.add_argument("--seed", default="1", help="seed (default 1)")
@@ -1042,19 +1045,24 @@ def main():
     ap.add_argument("--work", help="folder for files (default: a temporary one)")
     ap.add_argument("--keep", action="store_true", help="keep each failing case under --work")
     ap.add_argument("--minimize", action="store_true", help="shrink each failing case (with --case)")
-    ap.add_argument("--avoid", default="", help="known discrepancies not to generate: " + ", ".join(AVOIDABLE))
+    ap.add_argument("--avoid", default="", help="known discrepancies not to generate: " + ", ".join(avoidable))
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per case; the schema of failing ones")
     a = ap.parse_args()
     avoid = set(x for x in a.avoid.split(",") if x)
     for x in avoid:
-        if x not in AVOIDABLE:
-            ap.error("--avoid: unknown %r (known: %s)" % (x, ", ".join(AVOIDABLE)))
+        if x not in avoidable:
+            ap.error("--avoid: unknown %r (known: %s)" % (x, ", ".join(avoidable)))
     sluice = os.path.abspath(a.sluice)
     if not os.access(sluice, os.X_OK):
         ap.error("no sluice binary at %s (--sluice)" % sluice)
-    work = a.work or tempfile.mkdtemp(prefix="sluice-diff-")
+    work = a.work or tempfile.mkdtemp(prefix=prefix)
     os.makedirs(work, exist_ok=True)
     cases = [a.case] if a.case is not None else range(a.start, a.start + a.n)
+    return a, avoid, sluice, work, cases
+
+
+def main():
+    a, avoid, sluice, work, cases = parse_args(__doc__, AVOIDABLE, "sluice-diff-")
     counts = collections.Counter()
     classes = collections.OrderedDict()
     skips = collections.Counter()
