@@ -52,6 +52,7 @@ bad_time.arrow|record batch 0 \(message at offset [0-9]+\), row 3, column t: a t
 bad_date.arrow|record batch 0 \(message at offset [0-9]+\), row 3, column d: a date out of range \(years 1 to 9999\)
 bad_timestamp.arrow|record batch 0 \(message at offset [0-9]+\), row 3, column ts: a timestamp out of range \(years 1 to 9999\)
 bad_timestamp_tz.arrow|record batch 0 \(message at offset [0-9]+\), row 3, column ts: a timestamp out of range \(years 1 to 9999\)
+bool8_id.arrow|column "id" is not a string or a number column
 LIST
 # random damage: never a crash, a hang or more than one line of error
 for i in $(seq 1 40); do

@@ -407,6 +407,9 @@ write("bad/bad_timestamp.arrow", pa.table({"text": ["a", "b", "c"],
 # in range in UTC, not in local time (-05:00 takes 0001-01-01T01:00 back into year 0)
 write("bad/bad_timestamp_tz.arrow", pa.table({"text": ["a", "b", "c"],
                                               "ts": pa.array([0, S1, S0 + 3600], pa.timestamp("s", tz="-05:00"))}))
+# an arrow.bool8 column as the id: booleans are no id (to_pylist gives True/False)
+write("bad/bool8_id.arrow", pa.table({"text": ["a", "b"], "id": pa.ExtensionArray.from_storage(
+    pa.bool8(), pa.array([1, 0], pa.int8()))}))
 for name in ("bad/bad_date.arrow", "bad/bad_timestamp.arrow", "bad/bad_timestamp_tz.arrow"):
     try:
         read_table(name)[0][1].to_pylist()
