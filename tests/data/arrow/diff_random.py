@@ -43,16 +43,13 @@ output and a description under --work. --avoid CLASS[,CLASS] stops the
 generator from producing a known discrepancy (see AVOIDABLE). Exit status: 0
 when every case agrees, 1 otherwise.
 """
-import collections
 import datetime
 import json
 import os
 import random
 import re
 import shutil
-import subprocess
 import sys
-import traceback
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -628,68 +625,22 @@ def type_src_schema(s):
 
 def main():
     a, avoid, sluice, work, cases = pqdiff.parse_args(__doc__, AVOIDABLE, "sluice-arrowdiff-")
-    counts = collections.Counter()
-    classes = collections.OrderedDict()
-    skips = collections.Counter()
-    feats = collections.Counter()
-    for i in cases:
-        try:
-            c = gen_case(a.seed, i, avoid)
-        except Exception as e:
-            skips["generator: %s" % str(e).splitlines()[0][:80]] += 1
-            counts["skip"] += 1
-            if a.verbose:
-                traceback.print_exc()
-            continue
-        try:
-            st, cls, detail, info = check(c, sluice, work, a.verbose)
-        except subprocess.TimeoutExpired:
-            st, cls, detail, info = "fail", "sluice hangs (over 120 s)", "", {}
-        except Exception as e:
-            st, cls, detail, info = "skip", "harness: %s: %s" % (type(e).__name__, str(e).splitlines()[0][:80]), "", {}
-            if a.verbose:
-                traceback.print_exc()
-        counts[st] += 1
-        feats.update(info.get("feats", ()))
-        if st == "skip":
-            skips[cls] += 1
-            if a.verbose:
-                print("case %d: skipped: %s" % (i, cls), file=sys.stderr)
-            continue
-        if a.verbose:
-            print("case %d: %s %s" % (i, st, cls), file=sys.stderr)
-            if st == "fail" or a.case is not None:
-                print(describe(c), file=sys.stderr)
-        if st != "fail":
-            continue
-        classes.setdefault(cls, []).append((i, detail))
-        print("FAIL seed %s case %d: %s\n    %s" % (a.seed, i, cls, detail.replace("\n", "\n    ")[:600]),
-              flush=True)
-        if a.keep and info:
-            print("    kept in %s" % keep_files(c, info, work, cls), flush=True)
-        if a.minimize and info:
-            st2, k2, detail2, info2 = minimize(c, sluice, work, cls)
-            print("minimized (%s: %s)\n    %s" % (st2, k2, detail2), flush=True)
-            print(describe(c))
-            print("command: %s" % info2.get("cmd"))
-            if sum(len(cols[0]) if cols else 0 for cols in c.batches) <= 20:
-                try:
-                    print(snippet(c))
-                except Exception as e:  # (to_pylist refuses duplicate field names)
-                    print("(no snippet: %s)" % e)
-            if a.keep and info2:
-                print("    kept in %s" % keep_files(c, info2, work, k2), flush=True)
-    total = sum(counts.values())
-    print("seed %s: %d cases: %d agree, %d differ, %d skipped (work: %s)" %
-          (a.seed, total, counts["ok"], counts["fail"], counts["skip"], work))
-    print("  cases with: " + ", ".join("%s %d" % kv for kv in sorted(feats.items())))
-    for cls, l in classes.items():
-        print("  %4d x %s (cases %s)" % (len(l), cls, " ".join(str(i) for i, _ in l[:12])))
-    for cls, k in skips.most_common():
-        print("  skipped %d: %s" % (k, cls))
-    if not a.work and not a.keep:
-        shutil.rmtree(work, ignore_errors=True)
-    return 1 if counts["fail"] else 0
+
+    def on_minimize(c, cls):
+        st2, k2, detail2, info2 = minimize(c, sluice, work, cls)
+        print("minimized (%s: %s)\n    %s" % (st2, k2, detail2), flush=True)
+        print(describe(c))
+        print("command: %s" % info2.get("cmd"))
+        if sum(len(cols[0]) if cols else 0 for cols in c.batches) <= 20:
+            try:
+                print(snippet(c))
+            except Exception as e:  # (to_pylist refuses duplicate field names)
+                print("(no snippet: %s)" % e)
+        if a.keep and info2:
+            print("    kept in %s" % keep_files(c, info2, work, k2), flush=True)
+    return pqdiff.run_cases(a, avoid, work, cases, gen_case, lambda c: check(c, sluice, work, a.verbose),
+                            lambda c, info: describe(c), lambda c, info, cls: keep_files(c, info, work, cls),
+                            on_minimize)
 
 
 if __name__ == "__main__":

@@ -1061,14 +1061,20 @@ def parse_args(doc, avoidable, prefix):
     return a, avoid, sluice, work, cases
 
 
-def main():
-    a, avoid, sluice, work, cases = parse_args(__doc__, AVOIDABLE, "sluice-diff-")
+def run_cases(a, avoid, work, cases, gen, check_case, show, keep, on_minimize):
+    """The loop over the cases (shared with tests/data/arrow/diff_random.py):
+    gen(seed, i, avoid) makes case i, check_case(c) runs it ((status, class,
+    detail, info)), show(c, info) describes it, keep(c, info, cls) keeps its
+    files, on_minimize(c, cls) shrinks a failing one. Prints each failure and
+    the summary (with the features the cases exercised, where info["feats"]
+    names them); returns the exit status."""
     counts = collections.Counter()
     classes = collections.OrderedDict()
     skips = collections.Counter()
+    feats = collections.Counter()
     for i in cases:
         try:
-            c = gen_case(a.seed, i, avoid)
+            c = gen(a.seed, i, avoid)
         except Exception as e:
             skips["generator: %s" % str(e).splitlines()[0][:80]] += 1
             counts["skip"] += 1
@@ -1076,7 +1082,7 @@ def main():
                 traceback.print_exc()
             continue
         try:
-            st, cls, detail, info = check(c, c.table, sluice, work, a.verbose)
+            st, cls, detail, info = check_case(c)
         except subprocess.TimeoutExpired:
             st, cls, detail, info = "fail", "sluice hangs (over 120 s)", "", {}
         except Exception as e:
@@ -1084,6 +1090,7 @@ def main():
             if a.verbose:
                 traceback.print_exc()
         counts[st] += 1
+        feats.update(info.get("feats", ()))
         if st == "skip":
             skips[cls] += 1
             if a.verbose:
@@ -1092,24 +1099,21 @@ def main():
         if a.verbose:
             print("case %d: %s %s" % (i, st, cls), file=sys.stderr)
             if st == "fail" or a.case is not None:
-                print(describe(c, info), file=sys.stderr)
+                print(show(c, info), file=sys.stderr)
         if st != "fail":
             continue
         classes.setdefault(cls, []).append((i, detail))
         print("FAIL seed %s case %d: %s\n    %s" % (a.seed, i, cls, detail.replace("\n", "\n    ")[:600]),
               flush=True)
         if a.keep and info:
-            print("    kept in %s" % keep_files(c, info, work, cls), flush=True)
+            print("    kept in %s" % keep(c, info, cls), flush=True)
         if a.minimize and info:
-            t, st2, k2, detail2, info2 = minimize(c, sluice, work, cls)
-            print("minimized (%s: %s)\n    %s" % (st2, k2, detail2), flush=True)
-            print(describe(c, info2))
-            print("rows: %r" % t.to_pylist()[:20])
-            if a.keep:
-                print("    kept in %s" % keep_files(c, info2, work, k2), flush=True)
+            on_minimize(c, cls)
     total = sum(counts.values())
     print("seed %s: %d cases: %d agree, %d differ, %d skipped (work: %s)" %
           (a.seed, total, counts["ok"], counts["fail"], counts["skip"], work))
+    if feats:
+        print("  cases with: " + ", ".join("%s %d" % kv for kv in sorted(feats.items())))
     for cls, l in classes.items():
         print("  %4d x %s (cases %s)" % (len(l), cls, " ".join(str(i) for i, _ in l[:12])))
     for cls, k in skips.most_common():
@@ -1117,6 +1121,20 @@ def main():
     if not a.work and not a.keep:
         shutil.rmtree(work, ignore_errors=True)
     return 1 if counts["fail"] else 0
+
+
+def main():
+    a, avoid, sluice, work, cases = parse_args(__doc__, AVOIDABLE, "sluice-diff-")
+
+    def on_minimize(c, cls):
+        t, st2, k2, detail2, info2 = minimize(c, sluice, work, cls)
+        print("minimized (%s: %s)\n    %s" % (st2, k2, detail2), flush=True)
+        print(describe(c, info2))
+        print("rows: %r" % t.to_pylist()[:20])
+        if a.keep:
+            print("    kept in %s" % keep_files(c, info2, work, k2), flush=True)
+    return run_cases(a, avoid, work, cases, gen_case, lambda c: check(c, c.table, sluice, work, a.verbose), describe,
+                     lambda c, info, cls: keep_files(c, info, work, cls), on_minimize)
 
 
 if __name__ == "__main__":
