@@ -48,7 +48,6 @@ import json
 import os
 import random
 import re
-import shutil
 import sys
 
 import pyarrow as pa
@@ -525,19 +524,7 @@ def describe(c):
 
 
 def keep_files(c, info, work, tag):
-    d = os.path.join(work, "fail-%s-%d" % (c.seed, c.i))
-    os.makedirs(d, exist_ok=True)
-    shutil.copy(info["path"], os.path.join(d, "case.arrow"))
-    with open(os.path.join(d, "expected.jsonl"), "w") as f:
-        f.write("".join(l + "\n" for l in info["ex"].lines))
-        if info["ex"].error:
-            f.write("# expected error: %s\n" % info["ex"].error)
-    with open(os.path.join(d, "sluice.jsonl"), "wb") as f:
-        f.write(info["out"])
-    with open(os.path.join(d, "info.txt"), "w") as f:
-        f.write(describe(c) + "\ncommand: %s\nclass: %s\n" % (info["cmd"], tag) +
-                "stderr: %s\n" % info["err"].decode("utf-8", "replace"))
-    return d
+    return pqdiff.keep_files(c, info, work, tag, "case.arrow", describe(c) + "\ncommand: %s" % info["cmd"])
 
 
 # ---- minimizing ------------------------------------------------------------------

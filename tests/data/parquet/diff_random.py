@@ -950,10 +950,13 @@ def describe(c, info):
     ])
 
 
-def keep_files(c, info, work, tag):
+def keep_files(c, info, work, tag, name="case.parquet", description=None):
+    """A failing case's file, expected and actual output and description in
+    work/fail-SEED-CASE (also for tests/data/arrow/diff_random.py: name and
+    description given)."""
     d = os.path.join(work, "fail-%s-%d" % (c.seed, c.i))
     os.makedirs(d, exist_ok=True)
-    shutil.copy(info["path"], os.path.join(d, "case.parquet"))
+    shutil.copy(info["path"], os.path.join(d, name))
     with open(os.path.join(d, "expected.jsonl"), "w") as f:
         f.write("".join(l + "\n" for l in info["ex"].lines))
         if info["ex"].error:
@@ -961,7 +964,8 @@ def keep_files(c, info, work, tag):
     with open(os.path.join(d, "sluice.jsonl"), "wb") as f:
         f.write(info["out"])
     with open(os.path.join(d, "info.txt"), "w") as f:
-        f.write(describe(c, info) + "\nclass: %s\n" % tag + "stderr: %s\n" % info["err"].decode("utf-8", "replace"))
+        f.write((describe(c, info) if description is None else description) + "\nclass: %s\n" % tag +
+                "stderr: %s\n" % info["err"].decode("utf-8", "replace"))
     return d
 
 
