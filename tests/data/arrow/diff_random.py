@@ -148,17 +148,8 @@ def expected_output(path, name, field, skip_null_text):
         if r:
             ex.error, ex.refused = "column %r of type %s: refused by name" % (f.name, f.type), r
             return ex
-    if "id" in t.column_names and field != "id":
-        f = t.schema.field("id")
-        ty = f.type.value_type if pa.types.is_dictionary(f.type) else f.type
-        if not (pa.types.is_integer(ty) or pa.types.is_floating(ty) or pa.types.is_string(ty)
-                or pa.types.is_large_string(ty) or pa.types.is_null(ty)):  # (Null: FILE:N, as a null id)
-            ex.error = "id column of type %s" % f.type
-            return ex
-    try:
-        rows = t.to_pylist()
-    except Exception as e:  # what Python's datetime cannot hold: an error for sluice too
-        ex.error = "to_pylist raises %s: %s" % (type(e).__name__, e)
+    rows = pqdiff.table_rows(t, field, ex)
+    if rows is None:
         return ex
     for n, row in enumerate(rows, 1):
         text = drop_path(row, field)

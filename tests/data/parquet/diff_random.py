@@ -88,6 +88,25 @@ class Expected:
         self.error = None  # why sluice must fail (None: it must succeed)
 
 
+def table_rows(t, field, ex):
+    """t.to_pylist(), or None with ex.error set where sluice must fail: an `id`
+    column that is no string, number or Null column (Null: FILE:N, as a null
+    id), or a value to_pylist cannot make (what Python's datetime cannot hold).
+    Shared with tests/data/arrow/diff_random.py."""
+    if "id" in t.column_names and field != "id":
+        f = t.schema.field("id")
+        ty = f.type.value_type if pa.types.is_dictionary(f.type) else f.type
+        if not (pa.types.is_integer(ty) or pa.types.is_floating(ty) or pa.types.is_string(ty) or
+                pa.types.is_large_string(ty) or pa.types.is_null(ty)):
+            ex.error = "id column of type %s" % f.type
+            return None
+    try:
+        return t.to_pylist()
+    except Exception as e:
+        ex.error = "to_pylist raises %s: %s" % (type(e).__name__, e)
+        return None
+
+
 def expected_output(path, name, field, skip_null_text):
     """What `sluice read` must write for the file at path (named name)."""
     ex = Expected()
@@ -101,17 +120,8 @@ def expected_output(path, name, field, skip_null_text):
                 c.physical_type == "FIXED_LEN_BYTE_ARRAY" and c.length > 32):
             ex.error = "decimal wider than 32 bytes"
             return ex
-    if "id" in t.column_names and field != "id":
-        f = t.schema.field("id")
-        ty = f.type.value_type if pa.types.is_dictionary(f.type) else f.type
-        if not (pa.types.is_integer(ty) or pa.types.is_floating(ty) or pa.types.is_string(ty) or
-                pa.types.is_large_string(ty) or pa.types.is_null(ty)):  # (Null: FILE:N, as a null id)
-            ex.error = "id column of type %s" % f.type
-            return ex
-    try:
-        rows = t.to_pylist()
-    except Exception as e:  # what Python's datetime cannot hold: an error for sluice too
-        ex.error = "to_pylist raises %s: %s" % (type(e).__name__, e)
+    rows = table_rows(t, field, ex)
+    if rows is None:
         return ex
     for n, row in enumerate(rows, 1):
         row = conv(row)
