@@ -161,12 +161,7 @@ def expected_output(path, name, field, skip_null_text):
         if isinstance(text, bytes):  # a binary text: its UTF-8, repaired as --invalid replace does
             text = text.decode("utf-8", "replace")
         row = conv(row)
-        rid = row.pop("id", None) if field != "id" else None
-        if rid is None:
-            rid = f"{name}:{n}"
-        out = {"id": rid, "text": text}
-        out.update(row)
-        ex.lines.append(json.dumps(out, ensure_ascii=False, separators=(",", ":")))
+        ex.lines.append(pqdiff.doc_line(row, text, name, n, field))
     return ex
 
 

@@ -107,6 +107,16 @@ def table_rows(t, field, ex):
         return None
 
 
+def doc_line(row, text, name, n, field):
+    """The line sluice writes for row n (its text taken out): the id from
+    the `id` field, FILE:N where none or null, then the other fields.
+    Shared with tests/data/arrow/diff_random.py."""
+    rid = row.pop("id", None) if field != "id" else None
+    out = {"id": f"{name}:{n}" if rid is None else rid, "text": text}
+    out.update(row)
+    return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+
+
 def expected_output(path, name, field, skip_null_text):
     """What `sluice read` must write for the file at path (named name)."""
     ex = Expected()
@@ -131,12 +141,7 @@ def expected_output(path, name, field, skip_null_text):
                 continue
             ex.error = "row %d: null text" % n
             return ex
-        rid = row.pop("id", None) if field != "id" else None
-        if rid is None:
-            rid = f"{name}:{n}"
-        out = {"id": rid, "text": text}
-        out.update(row)
-        ex.lines.append(json.dumps(out, ensure_ascii=False, separators=(",", ":")))
+        ex.lines.append(doc_line(row, text, name, n, field))
     return ex
 
 
