@@ -29,8 +29,9 @@ Documented deviations are expected, not reported: a time zone is not applied
 (time-zone-aware values are compared in UTC); where to_pylist raises (a date
 or timestamp outside the years 1 to 9999) sluice must fail with an error;
 decimals wider than 32 bytes and an `id` column that is neither a string nor
-an integer nor a float (FLOAT, DOUBLE, FLOAT16) are errors; a null text is an error (or skipped
-with --on-error skip). Files pyarrow itself cannot read are skipped (counted).
+an integer nor a float (FLOAT, DOUBLE, FLOAT16) nor of the Null type (FILE:N,
+as a null id) are errors; a null text is an error (or skipped with
+--on-error skip). Files pyarrow itself cannot read are skipped (counted).
 
 A failing case is reported with its class (the differing column's Arrow type,
 or sluice's error message); --keep keeps its file, the expected and actual
