@@ -21,7 +21,10 @@ usage: peers_bench.py SLUICE CORPUS.jsonl TMPDIR [WARM.jsonl]
 
 Vocabularies: GPT-2 (tests/data/bpe/gpt2), GPT-NeoX-20B
 (tests/data/bpe/neox-tokenizer.json), cl100k_base and o200k_base (the rank
-files the bpe-openai package ships), tekken (the file mistral-common ships).
+files the bpe-openai package ships). Peers: fastokens, gigatok, tiktoken,
+riptoken, bpe-openai, quicktok, toktok (toktok-rs), rs-bpe (the last four on
+cl100k and o200k only) and, with PEERS_BENCH_HF=1, HF tokenizers; a peer
+that is not installed is left out.
 Env: PEERS_BENCH_ROUNDS (default 5), PEERS_BENCH_ONLY (comma list of
 vocabularies), PEERS_BENCH_HF (1: also HF tokenizers, one round; 40-60 s
 each)."""
