@@ -491,11 +491,10 @@ static int build_field(sl_arrow *a, fb *f, const fbt *ft, ar_field *out, int dep
         if (fb_vec_tab(f, ms, i, &kv) < 0)
             goto corrupt;
         char *k = fb_str(f, &kv, 0), *v = fb_str(f, &kv, 1);
-        if (!strcmp(k, "ARROW:extension:name") && !strcmp(v, "arrow.uuid") && type == T_FSB && out->width == 16)
-            out->uuid = 1;
-        if (!strcmp(k, "ARROW:extension:name") && !strcmp(v, "arrow.bool8") && type == T_INT && out->bits == 8 &&
-            out->is_signed)
-            out->bool8 = 1;
+        if (!strcmp(k, "ARROW:extension:name")) {
+            out->uuid |= !strcmp(v, "arrow.uuid") && type == T_FSB && out->width == 16;
+            out->bool8 |= !strcmp(v, "arrow.bool8") && type == T_INT && out->bits == 8 && out->is_signed;
+        }
         free(k);
         free(v);
     }
