@@ -597,7 +597,7 @@ def type_src_schema(s):
 
 
 def main():
-    a, avoid, sluice, work, cases = pqdiff.parse_args(__doc__, AVOIDABLE, "sluice-arrowdiff-")
+    a, avoid, sluice, work, cases = pqdiff.diffcli.case_args(__doc__, "sluice-arrowdiff-", avoidable=AVOIDABLE)
 
     def on_minimize(c, cls):
         st2, k2, detail2, info2 = minimize(c, sluice, work, cls)

@@ -56,7 +56,6 @@ folder), --keep (keep each failing case's files under --work/case-K),
 --minimize (with --case: drop documents while it still fails, then print
 the smallest corpus and options), -v (one line per case). Exit status: 0
 when every case agrees, 1 otherwise."""
-import argparse
 import gzip
 import json
 import os
@@ -65,12 +64,12 @@ import shutil
 import struct
 import subprocess
 import sys
-import tempfile
 import time
 import unicodedata
 
 here = os.path.dirname(os.path.abspath(__file__))
-root = os.path.abspath(os.path.join(here, "..", "..", ".."))
+sys.path.insert(0, os.path.join(here, ".."))
+import diffcli  # noqa: E402  (tests/data/diffcli.py: the command line)
 
 # --- text -------------------------------------------------------------------------
 
@@ -580,23 +579,7 @@ def minimize(seed, case, sluice, work, verbose):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--n", type=int, default=20, help="cases to run (default 20)")
-    ap.add_argument("--seed", default="1", help="seed (default 1)")
-    ap.add_argument("--case", type=int, help="run only this case of the seed")
-    ap.add_argument("--start", type=int, default=0, help="first case number")
-    ap.add_argument("--sluice", default=os.environ.get("SLUICE", os.path.join(root, "build", "sluice")),
-                    help="the sluice binary (default build/sluice)")
-    ap.add_argument("--work", help="folder for files (default: a temporary one)")
-    ap.add_argument("--keep", action="store_true", help="keep each failing case under --work/case-K")
-    ap.add_argument("--minimize", action="store_true", help="shrink the failing case (with --case)")
-    ap.add_argument("-v", "--verbose", action="store_true", help="one line per case")
-    a = ap.parse_args()
-    sluice = os.path.abspath(a.sluice)
-    work = a.work or tempfile.mkdtemp(prefix="diff_minhash.")
-    os.makedirs(work, exist_ok=True)
-    cases = [a.case] if a.case is not None else range(a.start, a.start + a.n)
+    a, _, sluice, work, cases = diffcli.case_args(__doc__, "diff_minhash.", n=20)
     failed, ndocs, nbytes = 0, 0, 0
     t0 = time.time()
     for c in cases:

@@ -49,7 +49,6 @@ file and a line or offset, and leave no output file.
 
 Exit status: 0 when every case agrees, 1 otherwise.
 """
-import argparse
 import bz2
 import gzip
 import io
@@ -60,9 +59,11 @@ import random
 import shutil
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+
+import diffcli  # noqa: E402  (tests/data/diffcli.py: the command line)
 
 import pysam  # noqa: E402
 import pyfaidx  # noqa: E402
@@ -784,21 +785,7 @@ class Case:
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--n", type=int, default=100, help="cases to run (default 100)")
-    ap.add_argument("--seed", default="1", help="seed (default 1)")
-    ap.add_argument("--case", type=int, help="run only this case of the seed")
-    ap.add_argument("--start", type=int, default=0, help="first case number")
-    ap.add_argument("--sluice", default=os.environ.get("SLUICE", "build/sluice"), help="the sluice binary")
-    ap.add_argument("--work", help="folder for files (default: a temporary one)")
-    ap.add_argument("--keep", action="store_true", help="keep each failing case under --work")
-    ap.add_argument("-v", "--verbose", action="store_true", help="one line per case")
-    a = ap.parse_args()
-    sluice = os.path.abspath(a.sluice)
-    work = a.work or tempfile.mkdtemp(prefix="dna-diff-")
-    os.makedirs(work, exist_ok=True)
-    cases = [a.case] if a.case is not None else range(a.start, a.start + a.n)
+    a, _, sluice, work, cases = diffcli.case_args(__doc__, "dna-diff-", minimize=False)
     fails = 0
     for num in cases:
         c = Case(a.seed, num, work, sluice, a.verbose)

@@ -59,6 +59,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import diffcli  # noqa: E402  (tests/data/diffcli.py: the command line)
 import pylist  # noqa: E402  (tests/data/pylist.py: make_fixtures.py's conversion)
 from pylist import drop_path  # noqa: E402
 
@@ -1050,37 +1051,6 @@ def minimize(c, sluice, work, cls):
 # ---- main ------------------------------------------------------------------------
 
 
-def parse_args(doc, avoidable, prefix):
-    """The command line (shared with tests/data/arrow/diff_random.py): the
-    parsed arguments, the set of --avoid classes, the sluice binary, the
-    work folder and the case numbers."""
-    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--n", type=int, default=100, help="cases to run (default 100)")
-    ap.add_argument("--seed", default="1", help="seed (default 1)")
-    ap.add_argument("--case", type=int, help="run only this case of the seed")
-    ap.add_argument("--start", type=int, default=0, help="first case number")
-    ap.add_argument("--sluice", default=os.environ.get("SLUICE", "build/sluice"),
-                    help="the binary (default $SLUICE or build/sluice)")
-    ap.add_argument("--work", help="folder for files (default: a temporary one)")
-    ap.add_argument("--keep", action="store_true", help="keep each failing case under --work")
-    ap.add_argument("--minimize", action="store_true", help="shrink each failing case (with --case)")
-    ap.add_argument("--avoid", default="", help="known discrepancies not to generate: " + ", ".join(avoidable))
-    ap.add_argument("-v", "--verbose", action="store_true", help="one line per case; the schema of failing ones")
-    a = ap.parse_args()
-    avoid = set(x for x in a.avoid.split(",") if x)
-    for x in avoid:
-        if x not in avoidable:
-            ap.error("--avoid: unknown %r (known: %s)" % (x, ", ".join(avoidable)))
-    sluice = os.path.abspath(a.sluice)
-    if not os.access(sluice, os.X_OK):
-        ap.error("no sluice binary at %s (--sluice)" % sluice)
-    work = a.work or tempfile.mkdtemp(prefix=prefix)
-    os.makedirs(work, exist_ok=True)
-    cases = [a.case] if a.case is not None else range(a.start, a.start + a.n)
-    return a, avoid, sluice, work, cases
-
-
 def run_cases(a, avoid, work, cases, gen, check_case, show, keep, on_minimize):
     """The loop over the cases (shared with tests/data/arrow/diff_random.py):
     gen(seed, i, avoid) makes case i, check_case(c) runs it ((status, class,
@@ -1144,7 +1114,7 @@ def run_cases(a, avoid, work, cases, gen, check_case, show, keep, on_minimize):
 
 
 def main():
-    a, avoid, sluice, work, cases = parse_args(__doc__, AVOIDABLE, "sluice-diff-")
+    a, avoid, sluice, work, cases = diffcli.case_args(__doc__, "sluice-diff-", avoidable=AVOIDABLE)
 
     def on_minimize(c, cls):
         t, st2, k2, detail2, info2 = minimize(c, sluice, work, cls)

@@ -60,7 +60,6 @@ under --work; -v prints one line per case. --avoid CLASS[,CLASS] stops the
 generator from producing a known discrepancy (see AVOIDABLE) so that others
 can be found. Exit status: 0 when every case agrees, 1 otherwise.
 """
-import argparse
 import codecs
 import collections
 import json
@@ -70,7 +69,9 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import diffcli  # noqa: E402  (tests/data/diffcli.py: the command line)
 
 sys.setrecursionlimit(20000)  # nesting up to 600 deep (the reference walks it recursively)
 if hasattr(sys, "set_int_max_str_digits"):
@@ -801,29 +802,10 @@ def describe(c):
 
 
 def main():
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--n", type=int, default=200, help="cases to run (default 200)")
-    ap.add_argument("--seed", default="1", help="seed (default 1)")
-    ap.add_argument("--case", type=int, help="run only this case of the seed")
-    ap.add_argument("--start", type=int, default=0, help="first case number")
-    ap.add_argument("--sluice", default=os.environ.get("SLUICE", os.path.join(root, "build", "sluice")),
-                    help="the binary (default $SLUICE or build/sluice)")
-    ap.add_argument("--work", help="folder for files (default: a temporary one)")
-    ap.add_argument("--keep", action="store_true", help="keep each failing case under --work")
-    ap.add_argument("--minimize", action="store_true", help="shrink each failing case (with --case)")
-    ap.add_argument("--avoid", default="", help="known discrepancies not to generate: " + ", ".join(AVOIDABLE))
-    ap.add_argument("--show", type=int, default=3, help="problems printed per failing case (default 3)")
-    ap.add_argument("-v", "--verbose", action="store_true", help="one line per case")
-    a = ap.parse_args()
-    avoid = set(x for x in a.avoid.split(",") if x)
-    for x in avoid:
-        if x not in AVOIDABLE:
-            sys.exit("unknown --avoid class %r (there are: %s)" % (x, ", ".join(AVOIDABLE)))
-    sluice = os.path.abspath(a.sluice)
-    work = a.work or tempfile.mkdtemp(prefix="diff-jsonl-")
-    os.makedirs(work, exist_ok=True)
-    cases = [a.case] if a.case is not None else range(a.start, a.start + a.n)
+    a, avoid, sluice, work, cases = diffcli.case_args(
+        __doc__, "diff-jsonl-", n=200, avoidable=AVOIDABLE,
+        more=lambda ap: ap.add_argument("--show", type=int, default=3,
+                                        help="problems printed per failing case (default 3)"))
     classes = collections.OrderedDict()
     outcomes = collections.Counter()
     ndocs = nskipped = 0
