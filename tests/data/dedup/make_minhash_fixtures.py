@@ -151,6 +151,20 @@ def make_corpus():
     return [{"id": f"d{i:04d}", "text": t, "lang_hint": "mixed"} for i, t in enumerate(allv)]
 
 
+def write_jsonl(path, docs):
+    with open(path, "w") as f:
+        for d in docs:
+            f.write(json.dumps(d, ensure_ascii=False) + "\n")
+
+
+def run_datatrove_on(docs, work, cfg):
+    """run_datatrove on docs, the one file of a corpus folder made in work."""
+    cdir = os.path.join(work, "corpus")
+    os.makedirs(cdir)
+    write_jsonl(os.path.join(cdir, "corpus.jsonl"), docs)
+    return run_datatrove(cdir, work, cfg)
+
+
 def run_datatrove(corpus_dir, work, cfg):
     sig, bk, cl, out, rem = (os.path.join(work, x) for x in ["sig", "buckets", "clusters", "out", "removed"])
     LocalPipelineExecutor(pipeline=[JsonlReader(corpus_dir), MinhashDedupSignature(sig, config=cfg)], tasks=1,
@@ -166,18 +180,11 @@ def run_datatrove(corpus_dir, work, cfg):
 
 def main():
     docs = make_corpus()
-    with open(os.path.join(here, "corpus.jsonl"), "w") as f:
-        for d in docs:
-            f.write(json.dumps(d, ensure_ascii=False) + "\n")
+    write_jsonl(os.path.join(here, "corpus.jsonl"), docs)
     nonempty = [d for d in docs if d["text"]]  # datatrove's reader skips empty texts
     for name, cfg in CONFIGS.items():
         with tempfile.TemporaryDirectory() as work:
-            cdir = os.path.join(work, "corpus")
-            os.makedirs(cdir)
-            with open(os.path.join(cdir, "corpus.jsonl"), "w") as f:
-                for d in docs:
-                    f.write(json.dumps(d, ensure_ascii=False) + "\n")
-            sig, rem = run_datatrove(cdir, work, cfg)
+            sig, rem = run_datatrove_on(docs, work, cfg)
             fmt = "Q" if cfg.hash_config.precision == 64 else "I"
             rows, size = cfg.hashes_per_bucket, struct.calcsize(f"<{cfg.hashes_per_bucket}{fmt}I")
             sigs = {}

@@ -33,7 +33,7 @@ import numpy as np
 import xxhash
 from datatrove.pipeline.dedup.minhash import MinhashConfig, MinhashDedupSignature
 from datatrove.utils.hashing import HashConfig
-from make_minhash_fixtures import run_datatrove  # (the four stages as the committed fixtures ran them)
+from make_minhash_fixtures import run_datatrove_on, write_jsonl  # (the four stages as the committed fixtures ran them)
 
 here = os.path.dirname(os.path.abspath(__file__))
 MAXWORDS = ["gwvskmd", "gzmdgqg", "fbzdpcs"]
@@ -61,16 +61,9 @@ def main():
         v = sig.get_signature(np.array([[xxhash.xxh32_intdigest(w)]], dtype=np.uint64))
         assert v == [[(1 << 32) - 1]], (w, v)
     docs = [{"id": i, "text": t} for i, t in TEXTS]
-    with open(os.path.join(here, "minhash-max32.jsonl"), "w") as f:
-        for d in docs:
-            f.write(json.dumps(d, ensure_ascii=False) + "\n")
+    write_jsonl(os.path.join(here, "minhash-max32.jsonl"), docs)
     with tempfile.TemporaryDirectory() as work:
-        cdir = os.path.join(work, "corpus")
-        os.makedirs(cdir)
-        with open(os.path.join(cdir, "corpus.jsonl"), "w") as f:
-            for d in docs:
-                f.write(json.dumps(d, ensure_ascii=False) + "\n")
-        _, rem = run_datatrove(cdir, work, CFG)
+        _, rem = run_datatrove_on(docs, work, CFG)
         removed = []
         for p in sorted(glob.glob(os.path.join(rem, "*.jsonl*"))):
             op = gzip.open if p.endswith(".gz") else open
