@@ -22,6 +22,7 @@ writer), and these are written:
   /work/venv-h32/bin/python tests/data/dedup/make_minhash_fixtures.py
 (venv: datatrove[processing]==0.10.1, spacy)."""
 import glob
+import gzip
 import hashlib
 import json
 import os
@@ -165,6 +166,21 @@ def run_datatrove_on(docs, work, cfg):
     return run_datatrove(cdir, work, cfg)
 
 
+def write_removed(rem, docs, path):
+    """The ids of the documents datatrove's filter wrote to rem, one a line
+    in corpus order, into path; returns them."""
+    removed = []
+    for p in sorted(glob.glob(os.path.join(rem, "*.jsonl*"))):
+        op = gzip.open if p.endswith(".gz") else open
+        with op(p, "rt") as f:
+            removed += [json.loads(line)["id"] for line in f]
+    order = {d["id"]: i for i, d in enumerate(docs)}
+    with open(path, "w") as f:
+        for i in sorted(removed, key=order.get):
+            f.write(i + "\n")
+    return removed
+
+
 def run_datatrove(corpus_dir, work, cfg):
     sig, bk, cl, out, rem = (os.path.join(work, x) for x in ["sig", "buckets", "clusters", "out", "removed"])
     LocalPipelineExecutor(pipeline=[JsonlReader(corpus_dir), MinhashDedupSignature(sig, config=cfg)], tasks=1,
@@ -198,16 +214,7 @@ def main():
                     vals = [v for band in sigs[idx] for v in band]
                     digest = hashlib.sha1(struct.pack(f"<{len(vals)}Q", *vals)).hexdigest()
                     f.write(f"{nonempty[idx]['id']} {digest}\n")
-            removed = []
-            for p in sorted(glob.glob(os.path.join(rem, "*.jsonl*"))):
-                import gzip
-                op = gzip.open if p.endswith(".gz") else open
-                with op(p, "rt") as f:
-                    removed += [json.loads(line)["id"] for line in f]
-            order = {d["id"]: i for i, d in enumerate(docs)}
-            with open(os.path.join(here, f"minhash-{name}.removed"), "w") as f:
-                for i in sorted(removed, key=order.get):
-                    f.write(i + "\n")
+            removed = write_removed(rem, docs, os.path.join(here, f"minhash-{name}.removed"))
             print(name, len(sigs), "signatures,", len(removed), "removed", file=sys.stderr)
     with open(os.path.join(here, "minhash-perm.txt"), "w") as f:
         for seed, n in [(1, 112), (7, 45)]:

@@ -22,9 +22,6 @@ minhash-max32.removed   the ids MinhashDedupFilter drops, in input order
 
   /tmp/dt-venv/bin/python tests/data/dedup/make_minhash_max32_fixtures.py
 (venv: datatrove[processing]==0.10.1, spacy, xxhash<4)."""
-import glob
-import gzip
-import json
 import os
 import sys
 import tempfile
@@ -33,7 +30,7 @@ import numpy as np
 import xxhash
 from datatrove.pipeline.dedup.minhash import MinhashConfig, MinhashDedupSignature
 from datatrove.utils.hashing import HashConfig
-from make_minhash_fixtures import run_datatrove_on, write_jsonl  # (the four stages as the committed fixtures ran them)
+from make_minhash_fixtures import run_datatrove_on, write_jsonl, write_removed  # (the four stages as the committed fixtures ran them)
 
 here = os.path.dirname(os.path.abspath(__file__))
 MAXWORDS = ["gwvskmd", "gzmdgqg", "fbzdpcs"]
@@ -64,15 +61,7 @@ def main():
     write_jsonl(os.path.join(here, "minhash-max32.jsonl"), docs)
     with tempfile.TemporaryDirectory() as work:
         _, rem = run_datatrove_on(docs, work, CFG)
-        removed = []
-        for p in sorted(glob.glob(os.path.join(rem, "*.jsonl*"))):
-            op = gzip.open if p.endswith(".gz") else open
-            with op(p, "rt") as f:
-                removed += [json.loads(line)["id"] for line in f]
-    order = {d["id"]: i for i, d in enumerate(docs)}
-    with open(os.path.join(here, "minhash-max32.removed"), "w") as f:
-        for i in sorted(removed, key=order.get):
-            f.write(i + "\n")
+        removed = write_removed(rem, docs, os.path.join(here, "minhash-max32.removed"))
     print("max32:", len(removed), "removed:", removed, file=sys.stderr)
 
 
