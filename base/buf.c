@@ -46,6 +46,15 @@ void sl_buf_clear(sl_buf *b)
         b->data[0] = 0;
 }
 
+void sl_buf_fit(sl_buf *b, size_t need)
+{
+    if (b->cap > ((size_t)4 << 10) && b->cap / 2 > need) {
+        sl_buf_free(b);
+        return;
+    }
+    sl_buf_clear(b);
+}
+
 void sl_buf_free(sl_buf *b)
 {
     free(b->data);

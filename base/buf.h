@@ -46,6 +46,11 @@ static inline void sl_buf_putc(sl_buf *b, char c)
 void sl_buf_puts(sl_buf *b, const char *s);
 void sl_buf_printf(sl_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sl_buf_clear(sl_buf *b);
+/* Empties b for about `need` bytes: a buffer that grew for an earlier,
+ * larger document (over 4 KiB and more than twice `need`) is released, so
+ * a buffer reused document after document holds at most twice the largest
+ * one it holds now, plus 4 KiB. */
+void sl_buf_fit(sl_buf *b, size_t need);
 
 /* Splits a comma-separated list into *items (malloc'd copies; free them with
  * sl_list_free) and returns their count. keep_empty 0 drops empty items

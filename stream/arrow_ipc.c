@@ -20,7 +20,6 @@
 
 #include <dirent.h>
 #include <lz4frame.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +29,7 @@
 
 #include "base/json.h"
 #include "stream/pyjson.h"
+#include "stream/rowslot.h"
 #include "base/utf8.h"
 
 #define MAX_META ((uint32_t)64 << 20) /* a message's metadata */
@@ -256,15 +256,6 @@ typedef struct {
     int64_t len;
 } ar_dict;
 
-typedef struct {
-    sl_textdoc d;
-    int status; /* 0 ok, 1 null text (bad row), -1 fatal */
-    int gen_id;
-    size_t invalid;
-    sl_err err;
-    uint64_t row; /* 1-based row number in the file */
-} ar_slot;
-
 struct sl_arrow {
     sl_pq_opts o;
     char *name;
@@ -291,8 +282,7 @@ struct sl_arrow {
     uint64_t row_base;  /* rows of the file before it */
     int done;
     /* documents of the rows being handed out */
-    ar_slot *slots;
-    size_t nslots, next, slots_cap;
+    sl_rowslots slots;
     size_t batch_bytes;
     uint64_t invalid, skipped;
 };
@@ -1122,19 +1112,6 @@ static int is_valid(const ar_arr *x, int64_t i)
     return !x->valid || (x->valid[i >> 3] >> (i & 7) & 1);
 }
 
-static double half_to_double(uint16_t h)
-{
-    int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
-    double v;
-    if (e == 0)
-        v = ldexp(m, -24);
-    else if (e == 31)
-        v = m ? NAN : INFINITY;
-    else
-        v = ldexp(m + 1024, e - 25);
-    return s ? -v : v;
-}
-
 static int64_t read_int(const uint8_t *p, int bits, int is_signed)
 {
     switch (bits) {
@@ -1143,24 +1120,6 @@ static int64_t read_int(const uint8_t *p, int bits, int is_signed)
     case 32: return is_signed ? (int64_t)(int32_t)sl_get_le32(p) : (int64_t)sl_get_le32(p);
     default: return (int64_t)sl_get_le64(p);
     }
-}
-
-static void put_string(wctx *w, const uint8_t *s, size_t n)
-{
-    size_t bad = sl_utf8_check((const char *)s, n);
-    if (bad == n) {
-        sl_json_put_str(w->out, (const char *)s, n);
-        return;
-    }
-    if (w->invalid_mode == SL_UTF8_ERROR) {
-        w->utf8_error = 1;
-        sl_json_put_str(w->out, "", 0);
-        return;
-    }
-    sl_buf tmp = {0};
-    w->invalid += sl_utf8_repair(&tmp, (const char *)s, n, w->invalid_mode);
-    sl_json_put_str(w->out, tmp.data ? tmp.data : "", tmp.len);
-    sl_buf_free(&tmp);
 }
 
 /* Entry i of a dictionary: its chunk's array and index, or NULL. */
@@ -1198,7 +1157,7 @@ static void put_scalar(wctx *w, const ar_arr *x, int64_t i)
         return;
     case T_FLOAT:
         if (f->prec == 0)
-            sl_pyjson_float(out, half_to_double(sl_get_le16(p)));
+            sl_pyjson_float16(out, sl_get_le16(p));
         else if (f->prec == 1) {
             uint32_t u = sl_get_le32(p);
             float v;
@@ -1350,7 +1309,8 @@ static void put_arr(wctx *w, const ar_arr *x, int64_t i, const ar_field *skip)
     case T_UTF8:
     case T_LUTF8: {
         int64_t b = offset_at(x, i), e = offset_at(x, i + 1);
-        put_string(w, x->b2 + b, (size_t)(e - b));
+        sl_rowslot_put_string(w->out, (const char *)x->b2 + b, (size_t)(e - b), w->invalid_mode, &w->utf8_error,
+                              &w->invalid);
         break;
     }
     case T_BINARY:
@@ -1430,25 +1390,10 @@ static int text_at(const sl_arrow *a, int64_t r, const uint8_t **p, size_t *n, i
     return 1;
 }
 
-static void fit_buf(sl_buf *b, size_t need)
-{
-    if (b->cap > ((size_t)4 << 10) && b->cap / 2 > need) {
-        sl_buf_free(b);
-        return;
-    }
-    sl_buf_clear(b);
-}
-
-static void assemble(const sl_arrow *a, int64_t r, ar_slot *s)
+static void assemble(const sl_arrow *a, int64_t r, sl_rowslot *s)
 {
     sl_textdoc *d = &s->d;
-    fit_buf(&d->id, 64);
-    fit_buf(&d->text, 0);
-    fit_buf(&d->meta, 0);
-    d->id_is_string = 1;
-    s->gen_id = 0;
-    s->status = 0;
-    s->invalid = 0;
+    sl_rowslot_reset(s);
     int64_t b = a->batch - 1;
     const uint8_t *t;
     size_t tn;
@@ -1469,17 +1414,8 @@ static void assemble(const sl_arrow *a, int64_t r, ar_slot *s)
                 a->o.field);
         return;
     }
-    size_t ub = sl_utf8_check((const char *)t, tn);
-    if (ub == tn)
-        sl_buf_append(&d->text, t, tn);
-    else if (a->o.invalid_utf8 == SL_UTF8_ERROR) {
-        s->status = -1;
-        sl_errf(&s->err, "%s: row %llu: invalid UTF-8 (byte %zu of the text)", a->name, (unsigned long long)s->row, ub);
+    if (sl_rowslot_text(s, a->name, (const char *)t, tn, a->o.invalid_utf8) < 0)
         return;
-    } else
-        s->invalid += sl_utf8_repair(&d->text, (const char *)t, tn, a->o.invalid_utf8);
-    if (!d->text.data)
-        sl_buf_append(&d->text, "", 0);
     wctx w = {.a = a, .invalid_mode = a->o.invalid_utf8};
     /* the id */
     if (a->id_col >= 0 && a->fields[a->id_col].type != T_NULL && is_valid(&a->cols[a->id_col], r)) {
@@ -1494,12 +1430,7 @@ static void assemble(const sl_arrow *a, int64_t r, ar_slot *s)
             s->gen_id = 1;
         } else if (x->f->type == T_UTF8 || x->f->type == T_LUTF8) {
             int64_t ob = offset_at(x, k), oe = offset_at(x, k + 1);
-            const char *p = (const char *)x->b2 + ob;
-            size_t n = (size_t)(oe - ob);
-            if (sl_utf8_check(p, n) == n)
-                sl_buf_append(&d->id, p, n);
-            else
-                w.invalid += sl_utf8_repair(&d->id, p, n, SL_UTF8_REPLACE);
+            sl_rowslot_string_id(s, (const char *)x->b2 + ob, (size_t)(oe - ob), &w.invalid);
         } else {
             w.out = &d->id;
             put_scalar(&w, x, k);
@@ -1550,7 +1481,7 @@ static void assemble(const sl_arrow *a, int64_t r, ar_slot *s)
  * end, -1 error. */
 static int next_rows(sl_arrow *a, sl_err *err)
 {
-    a->nslots = a->next = 0;
+    a->slots.n = a->slots.next = 0;
     if (a->done)
         return 0;
     if (a->row0 >= a->rows) {
@@ -1574,21 +1505,13 @@ static int next_rows(sl_arrow *a, sl_err *err)
         r1++;
     }
     size_t n = (size_t)(r1 - r0);
-    if (n > a->slots_cap) {
-        a->slots = sl_xrealloc(a->slots, n * sizeof *a->slots);
-        memset(a->slots + a->slots_cap, 0, (n - a->slots_cap) * sizeof *a->slots);
-        a->slots_cap = n;
-    }
+    sl_rowslots_fill(&a->slots, n, a->row_base + (uint64_t)r0 + 1);
     const sl_arrow *ca = a;
-    ar_slot *slots = a->slots;
-    uint64_t base = a->row_base + (uint64_t)r0;
+    sl_rowslot *slots = a->slots.v;
 #pragma omp parallel for schedule(dynamic, 16) if (n > 64)
-    for (size_t i = 0; i < n; i++) {
-        slots[i].row = base + i + 1;
+    for (size_t i = 0; i < n; i++)
         assemble(ca, r0 + (int64_t)i, &slots[i]);
-    }
     a->row0 = r1;
-    a->nslots = n;
     return 1;
 }
 
@@ -1660,27 +1583,10 @@ fail:
 int sl_arrow_next(sl_arrow *a, sl_textdoc *d, sl_err *err)
 {
     for (;;) {
-        while (a->next < a->nslots) {
-            ar_slot *s = &a->slots[a->next++];
-            if (s->status == 0) {
-                sl_textdoc_swap(d, &s->d);
-                d->id_is_string = s->d.id_is_string;
-                d->source = a->name;
-                d->line = 0;
-                a->invalid += s->invalid;
-                if (s->gen_id) {
-                    sl_buf_clear(&d->id);
-                    sl_buf_printf(&d->id, "%s:%llu", a->name, (unsigned long long)s->row);
-                    d->id_is_string = 1;
-                }
-                return 1;
-            }
-            if (s->status == 1 && a->o.skip_bad) {
-                a->skipped++;
-                continue;
-            }
-            *err = s->err;
-            a->nslots = a->next = 0;
+        int got = sl_rowslots_next(&a->slots, d, a->name, a->o.skip_bad, &a->invalid, &a->skipped, err);
+        if (got > 0)
+            return 1;
+        if (got < 0) {
             a->done = 1;
             batch_free(a);
             return -1;
@@ -1718,9 +1624,7 @@ void sl_arrow_close(sl_arrow *a)
     for (int i = 0; i < a->nfields; i++)
         field_free(&a->fields[i]);
     free(a->fields);
-    for (size_t i = 0; i < a->slots_cap; i++)
-        sl_textdoc_free(&a->slots[i].d);
-    free(a->slots);
+    sl_rowslots_free(&a->slots);
     sl_buf_free(&a->meta);
     free(a->name);
     free(a);

@@ -4,7 +4,7 @@
  * line (or, for whole-file plain text, one document) plus a read chunk, and
  * JSON Lines are parsed in batches of at most a quarter of mem_budget plus
  * one line. Buffers that grew for a large document are shrunk or released
- * after it (see fit_buf), so memory stays bounded by the budget plus a few
+ * after it (sl_buf_fit), so memory stays bounded by the budget plus a few
  * times the largest document, whatever the input's length and however the
  * documents' lengths are distributed. The format of a
  * source is decided by its first non-whitespace byte (after an optional
@@ -39,8 +39,6 @@
 
 #define BATCH_LINES 4096
 #define MIN_BATCH_BYTES ((size_t)64 << 10)
-/* A buffer keeps at most this much capacity beyond twice its use. */
-#define KEEP_BYTES ((size_t)4 << 10)
 
 enum { M_DETECT, M_JSONL, M_TEXT, M_LINES, M_PARQUET, M_ARROW, M_DONE };
 
@@ -83,18 +81,6 @@ struct sl_docreader {
     sl_pq_mem pq_mem;   /* held in memory (pq_membuf) */
     char *pq_membuf;
 };
-
-/* Readies b for about `need` bytes: a buffer much larger than that (it grew
- * for an earlier, larger document) is released, so that its capacity is
- * never more than twice the largest document it holds now plus KEEP_BYTES. */
-static void fit_buf(sl_buf *b, size_t need)
-{
-    if (b->cap > KEEP_BYTES && b->cap / 2 > need) {
-        sl_buf_free(b);
-        return;
-    }
-    sl_buf_clear(b);
-}
 
 static int is_ws(char c)
 {
@@ -355,10 +341,10 @@ static void parse_json_line(const sl_docreader *r, jslot *s, const char *p, size
     unsigned long long line = s->line;
     /* the slot's buffers are the consumer's from an earlier document: a
      * field of the line is at most about as long as the line */
-    fit_buf(&d->id, n);
-    fit_buf(&d->text, n);
-    fit_buf(&d->meta, n);
-    fit_buf(&s->tmp, n);
+    sl_buf_fit(&d->id, n);
+    sl_buf_fit(&d->text, n);
+    sl_buf_fit(&d->meta, n);
+    sl_buf_fit(&s->tmp, n);
     d->id_is_string = 1;
     s->gen_id = 0;
     s->invalid = 0;
@@ -477,7 +463,7 @@ static int batch_fill(sl_docreader *r)
         want = r->ramp_bytes;
         r->ramp_bytes = want < r->batch_bytes / 2 ? 2 * want : r->batch_bytes;
     }
-    fit_buf(&b->data, team ? r->batch_bytes : 0);
+    sl_buf_fit(&b->data, team ? r->batch_bytes : 0);
     while (b->n < BATCH_LINES && bytes < want) {
         int rc = get_line(r, &p, &n, &b->pending);
         if (rc < 0) {
@@ -516,10 +502,10 @@ static int batch_fill(sl_docreader *r)
         parse_json_line(cr, &b->slots[i], b->data.data + b->off[i], b->len[i], 0);
     /* slots this batch does not use keep no large buffer */
     for (size_t i = b->n; i < b->cap; i++) {
-        fit_buf(&b->slots[i].d.id, 0);
-        fit_buf(&b->slots[i].d.text, 0);
-        fit_buf(&b->slots[i].d.meta, 0);
-        fit_buf(&b->slots[i].tmp, 0);
+        sl_buf_fit(&b->slots[i].d.id, 0);
+        sl_buf_fit(&b->slots[i].d.text, 0);
+        sl_buf_fit(&b->slots[i].d.meta, 0);
+        sl_buf_fit(&b->slots[i].tmp, 0);
     }
     return b->n > 0 || b->has_pending;
 }

@@ -13,7 +13,6 @@
 #include <omp.h>
 
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +22,7 @@
 #include "base/json.h"
 #include "stream/parquet_col.h"
 #include "stream/pyjson.h"
-#include "base/utf8.h"
+#include "stream/rowslot.h"
 
 #define MAX_FOOTER ((uint64_t)1 << 30)
 #define MAX_SCHEMA_DEPTH 100
@@ -68,15 +67,6 @@ typedef struct pq_node {
     int fmt, unit, utc, scale;
 } pq_node;
 
-typedef struct pq_slot {
-    sl_textdoc d;
-    int status; /* 0 ok, 1 null text (bad row), -1 fatal */
-    int gen_id;
-    size_t invalid;
-    sl_err err;
-    uint64_t row; /* 1-based row number in the file */
-} pq_slot;
-
 struct sl_pq {
     sl_pq_opts o;
     char *name;
@@ -100,8 +90,7 @@ struct sl_pq {
     pq_col *cols;
     pq_colbatch *cb;
     /* the batch's documents */
-    pq_slot *slots;
-    size_t nslots, next, slots_cap;
+    sl_rowslots slots;
     size_t batch_bytes;
     size_t max_entries;
     uint64_t invalid, skipped;
@@ -417,37 +406,6 @@ typedef struct {
     int depth;
 } asm_ctx;
 
-static double half_to_double(uint16_t h)
-{
-    int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
-    double v;
-    if (e == 0)
-        v = ldexp(m, -24);
-    else if (e == 31)
-        v = m ? NAN : INFINITY;
-    else
-        v = ldexp(m + 1024, e - 25);
-    return s ? -v : v;
-}
-
-static void put_string(asm_ctx *a, const char *s, size_t n)
-{
-    size_t bad = sl_utf8_check(s, n);
-    if (bad == n) {
-        sl_json_put_str(a->out, s, n);
-        return;
-    }
-    if (a->invalid_mode == SL_UTF8_ERROR) {
-        a->utf8_error = 1;
-        sl_json_put_str(a->out, "", 0);
-        return;
-    }
-    sl_buf tmp = {0};
-    a->invalid += sl_utf8_repair(&tmp, s, n, a->invalid_mode);
-    sl_json_put_str(a->out, tmp.data ? tmp.data : "", tmp.len);
-    sl_buf_free(&tmp);
-}
-
 /* A value pyarrow refuses (a date Python's datetime cannot hold, a
  * decimal wider than Arrow's): the first one is the row's error; null
  * stands in the output. */
@@ -499,8 +457,8 @@ static void put_value(asm_ctx *a, const pq_node *nd, int l, size_t i)
         sl_pyjson_float(out, d);
         return;
     }
-    case F_FLOAT16: sl_pyjson_float(out, half_to_double((uint16_t)((uint8_t)p[0] | (uint8_t)p[1] << 8))); return;
-    case F_STRING: put_string(a, p, n); return;
+    case F_FLOAT16: sl_pyjson_float16(out, (uint16_t)((uint8_t)p[0] | (uint8_t)p[1] << 8)); return;
+    case F_STRING: sl_rowslot_put_string(out, p, n, a->invalid_mode, &a->utf8_error, &a->invalid); return;
     case F_BINARY: sl_pyjson_base64(out, (const uint8_t *)p, n); return;
     case F_DATE:
         memcpy(&i32, p, 4);
@@ -742,26 +700,11 @@ static void write_field(asm_ctx *a, const pq_node *nd)
 
 /* ---- batches ------------------------------------------------------------------ */
 
-static void fit_buf(sl_buf *b, size_t need)
-{
-    if (b->cap > ((size_t)4 << 10) && b->cap / 2 > need) {
-        sl_buf_free(b);
-        return;
-    }
-    sl_buf_clear(b);
-}
-
 /* Assembles row r of the batch into slot s. */
-static void assemble(const sl_pq *q, size_t r, pq_slot *s, size_t *e, size_t *v, size_t *e_end)
+static void assemble(const sl_pq *q, size_t r, sl_rowslot *s, size_t *e, size_t *v, size_t *e_end)
 {
     sl_textdoc *d = &s->d;
-    fit_buf(&d->id, 64);
-    fit_buf(&d->text, 0);
-    fit_buf(&d->meta, 0);
-    d->id_is_string = 1;
-    s->gen_id = 0;
-    s->status = 0;
-    s->invalid = 0;
+    sl_rowslot_reset(s);
     for (int l = 0; l < q->nleaves; l++) {
         const pq_colbatch *b = &q->cb[l];
         if (q->leaves[l].max_rep) {
@@ -783,19 +726,8 @@ static void assemble(const sl_pq *q, size_t r, pq_slot *s, size_t *e, size_t *v,
         return;
     }
     const char *t = tb->bytes.data + tb->off[v[tl]];
-    size_t tn = tb->off[v[tl] + 1] - tb->off[v[tl]];
-    size_t bad = sl_utf8_check(t, tn);
-    if (bad == tn)
-        sl_buf_append(&d->text, t, tn);
-    else if (q->o.invalid_utf8 == SL_UTF8_ERROR) {
-        s->status = -1;
-        sl_errf(&s->err, "%s: row %llu: invalid UTF-8 (byte %zu of the text)", q->name, (unsigned long long)s->row,
-                bad);
+    if (sl_rowslot_text(s, q->name, t, tb->off[v[tl] + 1] - tb->off[v[tl]], q->o.invalid_utf8) < 0)
         return;
-    } else
-        s->invalid += sl_utf8_repair(&d->text, t, tn, q->o.invalid_utf8);
-    if (!d->text.data)
-        sl_buf_append(&d->text, "", 0);
     asm_ctx a = {.q = q, .e = e, .v = v, .e_end = e_end, .invalid_mode = q->o.invalid_utf8};
     /* the id */
     if (q->id_leaf >= 0 && q->nodes[q->id_node].fmt != F_NULL &&
@@ -805,11 +737,7 @@ static void assemble(const sl_pq *q, size_t r, pq_slot *s, size_t *e, size_t *v,
         if (in->fmt == F_STRING || in->fmt == F_BINARY) {
             const pq_colbatch *ib = &q->cb[q->id_leaf];
             const char *p = ib->bytes.data + ib->off[v[q->id_leaf]];
-            size_t n = ib->off[v[q->id_leaf] + 1] - ib->off[v[q->id_leaf]];
-            if (sl_utf8_check(p, n) == n)
-                sl_buf_append(&d->id, p, n);
-            else
-                a.invalid += sl_utf8_repair(&d->id, p, n, SL_UTF8_REPLACE);
+            sl_rowslot_string_id(s, p, ib->off[v[q->id_leaf] + 1] - ib->off[v[q->id_leaf]], &a.invalid);
         } else {
             put_value(&a, in, q->id_leaf, v[q->id_leaf]);
             d->id_is_string = 0;
@@ -880,7 +808,7 @@ static void close_rowgroup(sl_pq *q)
 /* Decodes the next batch of rows into the slots: 1, 0 at the end, -1 error. */
 static int next_batch(sl_pq *q, sl_err *err)
 {
-    q->nslots = q->next = 0;
+    q->slots.n = q->slots.next = 0;
     while (q->rg_cur < 0 || q->rg_rows_left == 0) {
         close_rowgroup(q);
         if (q->rg >= q->o.rg_end)
@@ -940,13 +868,7 @@ static int next_batch(sl_pq *q, sl_err *err)
         return -1;
     }
     q->rg_rows_left -= (int64_t)n;
-    if (n > q->slots_cap) {
-        q->slots = sl_xrealloc(q->slots, n * sizeof *q->slots);
-        memset(q->slots + q->slots_cap, 0, (n - q->slots_cap) * sizeof *q->slots);
-        q->slots_cap = n;
-    }
-    for (size_t r = 0; r < n; r++)
-        q->slots[r].row = q->row_base + r + 1;
+    sl_rowslots_fill(&q->slots, n, q->row_base + 1);
     q->row_base += n;
     const sl_pq *cq = q;
 #pragma omp parallel
@@ -954,10 +876,9 @@ static int next_batch(sl_pq *q, sl_err *err)
         size_t *e = sl_xmalloc(3 * (size_t)nl * sizeof *e);
 #pragma omp for schedule(dynamic, 16)
         for (size_t r = 0; r < n; r++)
-            assemble(cq, r, &q->slots[r], e, e + nl, e + 2 * nl);
+            assemble(cq, r, &q->slots.v[r], e, e + nl, e + 2 * nl);
         free(e);
     }
-    q->nslots = n;
     return 1;
 }
 
@@ -1043,27 +964,10 @@ fail:
 int sl_pq_next(sl_pq *q, sl_textdoc *d, sl_err *err)
 {
     for (;;) {
-        while (q->next < q->nslots) {
-            pq_slot *s = &q->slots[q->next++];
-            if (s->status == 0) {
-                sl_textdoc_swap(d, &s->d);
-                d->id_is_string = s->d.id_is_string;
-                d->source = q->name;
-                d->line = 0;
-                q->invalid += s->invalid;
-                if (s->gen_id) {
-                    sl_buf_clear(&d->id);
-                    sl_buf_printf(&d->id, "%s:%llu", q->name, (unsigned long long)s->row);
-                    d->id_is_string = 1;
-                }
-                return 1;
-            }
-            if (s->status == 1 && q->o.skip_bad) {
-                q->skipped++;
-                continue;
-            }
-            *err = s->err;
-            q->nslots = q->next = 0;
+        int got = sl_rowslots_next(&q->slots, d, q->name, q->o.skip_bad, &q->invalid, &q->skipped, err);
+        if (got > 0)
+            return 1;
+        if (got < 0) {
             q->o.rg_end = q->rg; /* nothing more is read */
             close_rowgroup(q);
             return -1;
@@ -1111,9 +1015,7 @@ void sl_pq_close(sl_pq *q)
         pq_colbatch_free(&q->cb[l]);
     free(q->cb);
     free(q->cols);
-    for (size_t i = 0; i < q->slots_cap; i++)
-        sl_textdoc_free(&q->slots[i].d);
-    free(q->slots);
+    sl_rowslots_free(&q->slots);
     for (int i = 0; i < q->nnodes; i++) {
         free(q->nodes[i].kids);
         free(q->nodes[i].name_json);

@@ -6,6 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+void sl_pyjson_float16(sl_buf *b, uint16_t h)
+{
+    int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
+    double v;
+    if (e == 0)
+        v = ldexp(m, -24);
+    else if (e == 31)
+        v = m ? NAN : INFINITY;
+    else
+        v = ldexp(m + 1024, e - 25);
+    sl_pyjson_float(b, s ? -v : v);
+}
+
 void sl_pyjson_i64(sl_buf *b, int64_t v)
 {
     char tmp[24];

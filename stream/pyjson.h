@@ -15,6 +15,8 @@
 #include "base/buf.h"
 
 void sl_pyjson_float(sl_buf *b, double v);
+/* An IEEE half-precision float (its 16 bits) as sl_pyjson_float writes its value. */
+void sl_pyjson_float16(sl_buf *b, uint16_t h);
 void sl_pyjson_i64(sl_buf *b, int64_t v);
 void sl_pyjson_u64(sl_buf *b, uint64_t v);
 /* "YYYY-MM-DD" of a day count since 1970-01-01. */

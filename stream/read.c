@@ -48,17 +48,6 @@ static void drop_text_field(const sl_docreader_opts *opts, sl_textdoc *d, sl_buf
     *warned = 1;
 }
 
-/* Readies b for about `need` bytes: a buffer that grew for an earlier,
- * larger document (more than twice `need`, and over 4 KiB) is released. */
-static void fit_buf(sl_buf *b, size_t need)
-{
-    if (b->cap > ((size_t)4 << 10) && b->cap / 2 > need) {
-        sl_buf_free(b);
-        return;
-    }
-    sl_buf_clear(b);
-}
-
 void sl_read_put_doc(sl_buf *b, const sl_textdoc *d)
 {
     sl_buf_puts(b, "{\"id\":");
@@ -103,7 +92,7 @@ int sl_read_run(sl_docreader *r, const sl_docreader_opts *o, sl_output *out, int
 #pragma omp parallel for schedule(dynamic, 4) if (n > 16)
         for (int i = 0; i < n; i++) {
             const sl_textdoc *d = &docs[i];
-            fit_buf(&lines[i], d->id.len + d->text.len + d->meta.len + 16);
+            sl_buf_fit(&lines[i], d->id.len + d->text.len + d->meta.len + 16);
             sl_read_put_doc(&lines[i], d);
         }
         /* the documents before a read error are written too: on standard
@@ -116,11 +105,11 @@ int sl_read_run(sl_docreader *r, const sl_docreader_opts *o, sl_output *out, int
         /* Buffers that grew for a large document are released: the slots
          * keep about the batch, not the largest document each ever held. */
         for (int i = 0; i < BATCH; i++) {
-            fit_buf(&docs[i].id, 0);
-            fit_buf(&docs[i].text, 0);
-            fit_buf(&docs[i].meta, 0);
+            sl_buf_fit(&docs[i].id, 0);
+            sl_buf_fit(&docs[i].text, 0);
+            sl_buf_fit(&docs[i].meta, 0);
             if (i >= n)
-                fit_buf(&lines[i], 0);
+                sl_buf_fit(&lines[i], 0);
         }
         const sl_docreader_stats *st = sl_docreader_stats_get(r);
         sl_progress_add(pg, (uint64_t)n, st->bytes - bytes_seen);
