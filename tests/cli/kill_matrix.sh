@@ -40,10 +40,10 @@ debris() { # what no run may leave
   find . -name '*.tmp.*' -o -name '*.old.*' | grep -v '^\./tmp$' || true
   ls -A "$TMPDIR"
 }
-settle() { # SIG: sends it to the stage, waits, checks the stage is gone
-  kill -s "$1" "$child"
+settle() { # SIG [may-finish]: sends it to the stage, waits, checks the stage is gone
+  kill -s "$1" "$child" 2>/dev/null || [ "${2:-}" = may-finish ] || fail "SIG$1: the stage (pid $child) ended before the signal"
   set +e; wait $ns_pid; rc=$?; set -e
-  [ $rc -ne 0 ] || [ "$2" = may-finish ] || fail "SIG$1: the stage exited 0"
+  [ $rc -ne 0 ] || [ "${2:-}" = may-finish ] || fail "SIG$1: the stage exited 0"
 }
 
 for sig in KILL TERM INT; do
@@ -92,8 +92,13 @@ for sig in KILL TERM INT; do
   rm -f fifo; mkfifo fifo
   ns sh -c '"$1" filter -q --keep-pct 10:90 < fifo > out.filtered.tok' sh "$S" 2>/dev/null
   exec 7>fifo; cat head.tok >&7
-  sleep 0.3
-  child=$(cat /proc/$child/task/$child/children | awk '{print $1}') # the stage under sh
+  sh_pid=$child child="" # the stage under sh
+  for i in $(seq 200); do
+    child=$(cat /proc/$sh_pid/task/$sh_pid/children 2>/dev/null | awk '{print $1}')
+    [ -n "$child" ] && break; sleep 0.02
+  done
+  [ -n "$child" ] || fail "SIG$sig filter: no stage under sh"
+  sleep 0.3 # (spooling what it has read)
   settle $sig; exec 7>&-
   [ -z "$(ls -A "$TMPDIR")" ] || fail "SIG$sig filter: the spool is left: $(ls -A "$TMPDIR")"
   ns sh -c '"$1" filter -q --keep-pct 10:90 < in.tok > out.filtered.tok' sh "$S" 2>err; set +e; wait $ns_pid; rc=$?; set -e

@@ -1,5 +1,8 @@
 # Helpers for CLI tests: `. "$SRC/tests/cli/lib.sh"`.
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# A command that stops a test under `set -e` without a FAIL line of its own
+# (a tool's non-zero exit, a writer killed by a closed pipe) names its line.
+trap '_lib_rc=$?; case $- in *e*) echo "FAIL: line $LINENO: a command exited $_lib_rc" >&2 ;; esac' ERR
 # expect_fail EXPECTED_STATUS PATTERN -- command...: the command must exit with
 # EXPECTED_STATUS ("nz" = any non-zero) and print a one-line error matching PATTERN
 # (grep -E) on stderr; stdout is kept in $T/out, stderr in $T/err.
