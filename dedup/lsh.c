@@ -509,40 +509,6 @@ typedef struct {
     XXH64_state_t *idh;
 } signer;
 
-static int put_blob(FILE *f, const void *p, size_t n, sl_err *err)
-{
-    if (n > UINT32_MAX)
-        return sl_errf(err, "document too large for the spool");
-    uint32_t k = (uint32_t)n;
-    if (sl_spool_write(f, &k, 4, err) < 0)
-        return -1;
-    return sl_spool_write(f, p, n, err);
-}
-
-static int get_blob(FILE *f, sl_buf *b, sl_err *err)
-{
-    uint32_t n;
-    int rc = sl_spool_read(f, &n, 4, err);
-    if (rc)
-        return rc < 0 ? -1 : sl_errf(err, "temporary file of the documents: truncated");
-    sl_buf_clear(b);
-    sl_buf_reserve(b, (size_t)n + 1);
-    if (sl_spool_read(f, b->data, n, err) != 0)
-        return sl_errf(err, "temporary file of the documents: truncated");
-    b->len = n;
-    b->data[n] = 0;
-    return 0;
-}
-
-static void id_json(sl_buf *b, const sl_textdoc *d)
-{
-    sl_buf_clear(b);
-    if (d->id_is_string)
-        sl_json_put_str(b, d->id.data, d->id.len);
-    else
-        sl_buf_append(b, d->id.data ? d->id.data : "null", d->id.data ? d->id.len : 4);
-}
-
 static int ids_hash_add(XXH64_state_t *h, const sl_buf *id)
 {
     unsigned char b[4];
@@ -612,10 +578,11 @@ static int sign_all(sl_docreader *r, signer *s, size_t budget, int progress, sl_
             item *it = &items[i];
             uint64_t idx = s->docs++;
             s->empty += it->d.text.len == 0;
-            id_json(&idb, &it->d);
+            sl_buf_clear(&idb);
+            sl_read_put_id(&idb, &it->d);
             ids_hash_add(s->idh, &idb);
-            if (s->spool && (put_blob(s->spool, idb.data, idb.len, err) < 0 ||
-                             put_blob(s->spool, it->line.data, it->line.len, err) < 0)) {
+            if (s->spool && (sl_spool_put_blob(s->spool, idb.data, idb.len, err) < 0 ||
+                             sl_spool_put_blob(s->spool, it->line.data, it->line.len, err) < 0)) {
                 rc = -1;
                 break;
             }
@@ -1268,7 +1235,7 @@ int sl_lsh_dedup(sl_docreader *r, const sl_dedup_opts *o, size_t budget, sl_outp
         sl_buf id = {0}, line = {0};
         rewind(s.spool);
         for (uint64_t g = 0; g < s.docs && rc == 0; g++) {
-            if (get_blob(s.spool, &id, err) != 0 || get_blob(s.spool, &line, err) != 0)
+            if (sl_spool_get_blob(s.spool, &id, err) != 0 || sl_spool_get_blob(s.spool, &line, err) != 0)
                 rc = -1;
             else
                 rc = filter_doc(&f, g, &id, &line, err);
@@ -1777,7 +1744,8 @@ int sl_lsh_filter(sl_docreader *r, const sl_dedup_opts *o, const char *clusters,
             break;
         }
         st->empty += d.text.len == 0;
-        id_json(&id, &d);
+        sl_buf_clear(&id);
+        sl_read_put_id(&id, &d);
         ids_hash_add(idh, &id);
         sl_buf_clear(&line);
         sl_read_put_doc(&line, &d);

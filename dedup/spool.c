@@ -58,3 +58,28 @@ int sl_spool_read(FILE *f, void *p, size_t n, sl_err *err)
         return 1;
     return sl_errf(err, "temporary file: read error or truncated");
 }
+
+int sl_spool_put_blob(FILE *f, const void *p, size_t n, sl_err *err)
+{
+    if (n > UINT32_MAX)
+        return sl_errf(err, "document too large for the spool");
+    uint32_t k = (uint32_t)n;
+    if (sl_spool_write(f, &k, 4, err) < 0)
+        return -1;
+    return sl_spool_write(f, p, n, err);
+}
+
+int sl_spool_get_blob(FILE *f, sl_buf *b, sl_err *err)
+{
+    uint32_t n;
+    int rc = sl_spool_read(f, &n, 4, err);
+    if (rc)
+        return rc < 0 ? -1 : sl_errf(err, "temporary file: truncated");
+    sl_buf_clear(b);
+    sl_buf_reserve(b, (size_t)n + 1);
+    if (sl_spool_read(f, b->data, n, err) != 0)
+        return sl_errf(err, "temporary file: truncated");
+    b->len = n;
+    b->data[n] = 0;
+    return 0;
+}

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/buf.h"
 #include "base/err.h"
 
 /* A new unnamed file open for writing and reading; NULL with err. */
@@ -16,5 +17,10 @@ int sl_spool_fd(const char *what, sl_err *err);
 /* fwrite / fread that fill err (0 ok, -1 error; read: 1 at a clean end). */
 int sl_spool_write(FILE *f, const void *p, size_t n, sl_err *err);
 int sl_spool_read(FILE *f, void *p, size_t n, sl_err *err);
+/* A length-prefixed record (u32 length, then the bytes; 0 ok, -1 with err:
+ * over 4 GiB), and reading one back into b (NUL-terminated; 0 ok, -1 with
+ * err: the file ends before it or within it). */
+int sl_spool_put_blob(FILE *f, const void *p, size_t n, sl_err *err);
+int sl_spool_get_blob(FILE *f, sl_buf *b, sl_err *err);
 
 #endif

@@ -158,45 +158,8 @@ static void line_keys(item *it, worker *w, size_t min_chars)
     }
 }
 
-/* spool records: u32 id length, id (JSON), u32 line length, line; lines
- * mode: u32 text length, text, u32 meta length, meta, u32 lines, keys */
-static int put32(FILE *f, uint32_t v, sl_err *err)
-{
-    return sl_spool_write(f, &v, 4, err);
-}
-
-static int put_blob(FILE *f, const void *p, size_t n, sl_err *err)
-{
-    if (n > UINT32_MAX)
-        return sl_errf(err, "document too large for the spool");
-    if (put32(f, (uint32_t)n, err) < 0)
-        return -1;
-    return sl_spool_write(f, p, n, err);
-}
-
-static int get_blob(FILE *f, sl_buf *b, sl_err *err)
-{
-    uint32_t n;
-    int rc = sl_spool_read(f, &n, 4, err);
-    if (rc)
-        return rc;
-    sl_buf_clear(b);
-    sl_buf_reserve(b, n + 1);
-    if (sl_spool_read(f, b->data, n, err) != 0)
-        return sl_errf(err, "temporary file: truncated");
-    b->len = n;
-    b->data[n] = 0;
-    return 0;
-}
-
-static void id_json(sl_buf *b, const sl_textdoc *d)
-{
-    sl_buf_clear(b);
-    if (d->id_is_string)
-        sl_json_put_str(b, d->id.data, d->id.len);
-    else
-        sl_buf_append(b, d->id.data, d->id.len);
-}
+/* spool records (sl_spool_put_blob): the id (JSON), the line; lines mode:
+ * the id, the text, the meta, the lines' keys */
 
 /* Appends the annotation fields to a line {...}\n. */
 static void annotate_line(sl_buf *line, uint64_t cluster, uint64_t count)
@@ -372,16 +335,17 @@ int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_op
             uf_grow(&u, ndocs);
             int empty = it->d.text.len == 0;
             st->empty += empty;
-            id_json(&idb, &it->d);
-            if (put_blob(spool, idb.data, idb.len, err) < 0) {
+            sl_buf_clear(&idb);
+            sl_read_put_id(&idb, &it->d);
+            if (sl_spool_put_blob(spool, idb.data, idb.len, err) < 0) {
                 rc = -1;
                 break;
             }
             if (o->mode == SL_DEDUP_LINES) {
-                if (put_blob(spool, it->d.text.data ? it->d.text.data : "", it->d.text.len, err) < 0 ||
-                    put_blob(spool, it->d.meta.data ? it->d.meta.data : "{}", it->d.meta.len ? it->d.meta.len : 2,
-                             err) < 0 ||
-                    put_blob(spool, it->lkeys, it->nlines * sizeof *it->lkeys, err) < 0) {
+                if (sl_spool_put_blob(spool, it->d.text.data ? it->d.text.data : "", it->d.text.len, err) < 0 ||
+                    sl_spool_put_blob(spool, it->d.meta.data ? it->d.meta.data : "{}",
+                                      it->d.meta.len ? it->d.meta.len : 2, err) < 0 ||
+                    sl_spool_put_blob(spool, it->lkeys, it->nlines * sizeof *it->lkeys, err) < 0) {
                     rc = -1;
                     break;
                 }
@@ -396,7 +360,7 @@ int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_op
                 }
                 continue;
             }
-            if (put_blob(spool, it->line.data, it->line.len, err) < 0) {
+            if (sl_spool_put_blob(spool, it->line.data, it->line.len, err) < 0) {
                 rc = -1;
                 break;
             }
@@ -434,7 +398,7 @@ int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_op
         roots = sl_xcalloc(st->clusters, sizeof *roots);
         rewind(spool);
         for (uint32_t i = 0; i < ndocs && rc >= 0; i++) {
-            if (get_blob(spool, &idb, err) != 0 || get_blob(spool, &tmp, err) != 0) {
+            if (sl_spool_get_blob(spool, &idb, err) != 0 || sl_spool_get_blob(spool, &tmp, err) != 0) {
                 rc = -1;
                 break;
             }
@@ -449,13 +413,13 @@ int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_op
         rewind(spool);
         sl_textdoc d = {0};
         for (uint32_t i = 0; i < ndocs && rc >= 0; i++) {
-            if (get_blob(spool, &idb, err) != 0) {
+            if (sl_spool_get_blob(spool, &idb, err) != 0) {
                 rc = -1;
                 break;
             }
             if (o->mode == SL_DEDUP_LINES) {
-                if (get_blob(spool, &d.text, err) != 0 || get_blob(spool, &d.meta, err) != 0 ||
-                    get_blob(spool, &tmp2, err) != 0) {
+                if (sl_spool_get_blob(spool, &d.text, err) != 0 || sl_spool_get_blob(spool, &d.meta, err) != 0 ||
+                    sl_spool_get_blob(spool, &tmp2, err) != 0) {
                     rc = -1;
                     break;
                 }
@@ -517,7 +481,7 @@ int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_op
                     rc = -1;
                 continue;
             }
-            if (get_blob(spool, &tmp, err) != 0) {
+            if (sl_spool_get_blob(spool, &tmp, err) != 0) {
                 rc = -1;
                 break;
             }

@@ -11,6 +11,7 @@
 #include "stream/batch.h"
 #include "base/json.h"
 #include "stream/progress.h"
+#include "stream/read.h"
 #include "base/utf8.h"
 
 #define MAX_BATCH_DOCS 4096
@@ -157,10 +158,7 @@ static void encode_item(void *ctx, int thread, void *slot)
     sl_buf_clear(b);
     sl_buf_reserve(b, d->id.len + d->text.len + d->meta.len + 64 + 48 * (size_t)n);
     sl_buf_puts(b, "{\"id\":");
-    if (d->id_is_string)
-        sl_json_put_str(b, d->id.data ? d->id.data : "", d->id.len);
-    else
-        sl_buf_append(b, d->id.data, d->id.len);
+    sl_read_put_id(b, d);
     sl_buf_puts(b, ",\"text\":");
     sl_json_put_str(b, d->text.data ? d->text.data : "", d->text.len);
     put_meta(p, it);

@@ -48,13 +48,20 @@ static void drop_text_field(const sl_docreader_opts *opts, sl_textdoc *d, sl_buf
     *warned = 1;
 }
 
+void sl_read_put_id(sl_buf *b, const sl_textdoc *d)
+{
+    if (d->id_is_string)
+        sl_json_put_str(b, d->id.data ? d->id.data : "", d->id.len);
+    else if (d->id.len)
+        sl_buf_append(b, d->id.data, d->id.len);
+    else
+        sl_buf_puts(b, "null");
+}
+
 void sl_read_put_doc(sl_buf *b, const sl_textdoc *d)
 {
     sl_buf_puts(b, "{\"id\":");
-    if (d->id_is_string)
-        sl_json_put_str(b, d->id.data, d->id.len);
-    else
-        sl_buf_append(b, d->id.data, d->id.len);
+    sl_read_put_id(b, d);
     sl_buf_puts(b, ",\"text\":");
     sl_json_put_str(b, d->text.data ? d->text.data : "", d->text.len);
     if (d->meta.len > 2) { /* "{...}" with fields: splice them in */

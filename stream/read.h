@@ -14,6 +14,12 @@
 extern "C" {
 #endif
 
+/* Appends d's output line, {"id":...,"text":...,<the other fields>}\n, to b. */
+void sl_read_put_doc(sl_buf *b, const sl_textdoc *d);
+/* Appends d's id as JSON to b: a string id quoted, another as its source
+ * text (a number), null where there is none. */
+void sl_read_put_id(sl_buf *b, const sl_textdoc *d);
+
 /* Writes every document of r to out (not committed: the caller commits or
  * aborts out; the documents before a read error are written, as a stream
  * consumer on standard output has seen them). o are the options r was
@@ -21,8 +27,6 @@ extern "C" {
  * would clash with the output's and is dropped from the metadata (one
  * warning to the log callback, base/log.h, unless o->quiet). progress:
  * sl_progress mode. */
-/* Appends d's output line, {"id":...,"text":...,<the other fields>}\n, to b. */
-void sl_read_put_doc(sl_buf *b, const sl_textdoc *d);
 
 int sl_read_run(sl_docreader *r, const sl_docreader_opts *o, sl_output *out, int progress, sl_err *err);
 

@@ -80,14 +80,6 @@ static void put_meta(const stage *s, sl_buf *b, const sl_buf *meta, sl_buf *tmp)
     sl_buf_append(b, tmp->data ? tmp->data : "", tmp->len);
 }
 
-static void put_id(sl_buf *b, const sl_textdoc *d)
-{
-    if (d->id_is_string)
-        sl_json_put_str(b, d->id.data ? d->id.data : "", d->id.len);
-    else
-        sl_buf_append(b, d->id.data, d->id.len);
-}
-
 static void run_item(void *ctx, int thread, void *slot)
 {
     stage *s = ctx;
@@ -106,7 +98,7 @@ static void run_item(void *ctx, int thread, void *slot)
     if (v.rule >= 0 && !s->o->annotate) {
         if (s->rej) {
             sl_buf_puts(&it->rej, "{\"id\":");
-            put_id(&it->rej, &it->doc);
+            sl_read_put_id(&it->rej, &it->doc);
             sl_buf_puts(&it->rej, ",\"rule\":");
             sl_json_put_cstr(&it->rej, sl_rules_name(s->r, (size_t)v.rule));
             sl_buf_puts(&it->rej, ",\"reason\":");
@@ -116,7 +108,7 @@ static void run_item(void *ctx, int thread, void *slot)
         return;
     }
     sl_buf_puts(&it->line, "{\"id\":");
-    put_id(&it->line, &it->doc);
+    sl_read_put_id(&it->line, &it->doc);
     sl_buf_puts(&it->line, ",\"text\":");
     sl_json_put_str(&it->line, v.text, v.text_len);
     put_meta(s, &it->line, &it->doc.meta, &it->tmp);
