@@ -576,7 +576,8 @@ static int find_path(sl_arrow *a, const ar_field *fs, int n, const char *field, 
     return -1;
 }
 
-static int schema_init(sl_arrow *a, fb *f, const fbt *st, sl_err *err)
+/* The top-level fields of schema table st (and their children). */
+static int schema_fields(sl_arrow *a, fb *f, const fbt *st, sl_err *err)
 {
     if (fb_i16(f, st, 0, 0) != 0)
         return sl_errf(err, "%s: big-endian Arrow data is not supported", a->name);
@@ -596,6 +597,13 @@ static int schema_init(sl_arrow *a, fb *f, const fbt *st, sl_err *err)
     }
     if (f->bad)
         return sl_errf(err, "%s: corrupt schema (flatbuffer offsets out of bounds)", a->name);
+    return 0;
+}
+
+static int schema_init(sl_arrow *a, fb *f, const fbt *st, sl_err *err)
+{
+    if (schema_fields(a, f, st, err) < 0)
+        return -1;
     if (find_path(a, a->fields, a->nfields, a->o.field, 0) < 0) {
         sl_buf cols = {0};
         for (int i = 0; i < a->nfields && cols.len < 300; i++)
@@ -1223,24 +1231,8 @@ static void put_scalar(wctx *w, const ar_arr *x, int64_t i)
         }
         /* the time as Python's datetime holds it, in UTC and, where there
          * is an offset, local (pyarrow makes both): years 1 to 9999 */
-        int64_t local = v;
-        if (f->tzoff) { /* a fixed offset: the local time and the offset */
-            static const int64_t per_min[] = {0, 60000, 60000000, INT64_C(60000000000)};
-            over |= __builtin_add_overflow(v, (int64_t)f->tzoff * per_min[unit], &local);
-        }
-        if (over || !sl_pyjson_timestamp_ok(v, unit) || !sl_pyjson_timestamp_ok(local, unit)) {
+        if (over || sl_pyjson_timestamp_tz(out, v, unit, f->utc, f->tzoff) < 0)
             bad_datetime(w, f, "a timestamp out of range (years 1 to 9999)");
-            return;
-        }
-        if (f->tzoff) {
-            sl_buf tmp = {0};
-            sl_pyjson_timestamp(&tmp, local, unit, 0);
-            sl_buf_append(out, tmp.data, tmp.len - 1);
-            int m = f->tzoff < 0 ? -f->tzoff : f->tzoff;
-            sl_buf_printf(out, "%c%02d:%02d\"", f->tzoff < 0 ? '-' : '+', m / 60, m % 60);
-            sl_buf_free(&tmp);
-        } else
-            sl_pyjson_timestamp(out, v, unit, f->utc);
         return;
     }
     case T_FSB:
@@ -1628,6 +1620,48 @@ void sl_arrow_close(sl_arrow *a)
     sl_buf_free(&a->meta);
     free(a->name);
     free(a);
+}
+
+/* ---- the Arrow schema of a Parquet file ------------------------------------------ */
+
+static void hint_of(const ar_field *f, sl_arrow_hint *h)
+{
+    h->bool8 = f->bool8;
+    h->tz = f->type == T_TIMESTAMP && f->utc;
+    h->tzoff = f->tzoff;
+    h->nkids = f->nkids;
+    h->kids = sl_xcalloc(f->nkids ? (size_t)f->nkids : 1, sizeof *h->kids);
+    for (int i = 0; i < f->nkids; i++)
+        hint_of(&f->kids[i], &h->kids[i]);
+}
+
+sl_arrow_hint *sl_arrow_schema_hints(const void *msg, size_t n, int *n_fields)
+{
+    sl_pq_mem m = {msg, n};
+    sl_arrow *a = sl_xcalloc(1, sizeof *a);
+    a->name = sl_xstrdup("ARROW:schema");
+    a->rd = sl_pq_pread_mem;
+    a->rd_ctx = &m;
+    a->size = a->end = n;
+    sl_arrow_hint *h = NULL;
+    sl_err err = {{0}};
+    fb f;
+    ar_msg mm;
+    if (read_msg(a, &f, &mm, &err) == 1 && mm.type == H_SCHEMA && schema_fields(a, &f, &mm.header, &err) == 0) {
+        h = sl_xcalloc(a->nfields ? (size_t)a->nfields : 1, sizeof *h);
+        for (int i = 0; i < a->nfields; i++)
+            hint_of(&a->fields[i], &h[i]);
+        *n_fields = a->nfields;
+    }
+    sl_arrow_close(a);
+    return h;
+}
+
+void sl_arrow_hints_free(sl_arrow_hint *h, int n)
+{
+    for (int i = 0; h && i < n; i++)
+        sl_arrow_hints_free(h[i].kids, h[i].nkids);
+    free(h);
 }
 
 /* ---- datasets.save_to_disk folders ------------------------------------------------ */

@@ -50,6 +50,23 @@ uint64_t sl_arrow_invalid_utf8(const sl_arrow *a);
 uint64_t sl_arrow_skipped(const sl_arrow *a);
 void sl_arrow_close(sl_arrow *a);
 
+/* What the Arrow schema pyarrow stores in a Parquet file (its ARROW:schema
+ * metadata, base64 of an IPC schema message) says of a column beyond its
+ * Parquet type, in the schema's shape (a struct's fields, a list's element,
+ * a map's entries struct), for the Parquet reader (parquet.c). */
+typedef struct sl_arrow_hint {
+    int bool8; /* the arrow.bool8 extension (Parquet INT(8)): booleans, nonzero true */
+    int tz;    /* a Timestamp with a time zone */
+    int tzoff; /* its fixed offset in minutes east; 0 for UTC and for a named zone (written in UTC) */
+    int nkids;
+    struct sl_arrow_hint *kids;
+} sl_arrow_hint;
+/* The hints of the top-level fields (*n_fields) of the schema message
+ * msg[0..n), or NULL where it is not a schema message this reader can read
+ * (then the Parquet types stand alone). */
+sl_arrow_hint *sl_arrow_schema_hints(const void *msg, size_t n, int *n_fields);
+void sl_arrow_hints_free(sl_arrow_hint *h, int n);
+
 /* The data files of a `datasets.save_to_disk` folder: state.json's
  * "_data_files" in order, or for a DatasetDict (dataset_dict.json) those of
  * each split's folder in the order of its "splits". 1 with *files (malloc'd,

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "base/json.h"
+#include "stream/arrow_ipc.h"
 #include "stream/parquet_col.h"
 #include "stream/pyjson.h"
 #include "stream/rowslot.h"
@@ -50,6 +51,7 @@ enum {
     F_DECIMAL,
     F_NULL,
     F_UUID,
+    F_BOOL8, /* INT(8) of the Arrow schema's arrow.bool8: nonzero true */
 };
 
 typedef struct pq_node {
@@ -65,6 +67,7 @@ typedef struct pq_node {
     int elem;       /* K_LIST: the element node (== rnode for 2-level lists) */
     int key, value; /* K_MAP: key and value nodes (value -1 when absent) */
     int fmt, unit, utc, scale;
+    int tzoff; /* F_TIMESTAMP: the Arrow schema's fixed offset, minutes east */
 } pq_node;
 
 struct sl_pq {
@@ -315,6 +318,58 @@ static int build(schema_ctx *c, int depth, int def, int rep, const char *prefix)
     return idx;
 }
 
+/* The Arrow schema's hint h for node nd (the same shape, checked as it
+ * goes: where the two differ, the Parquet types stand). */
+static void apply_hint(sl_pq *q, pq_node *nd, const sl_arrow_hint *h)
+{
+    switch (nd->kind) {
+    case K_PRIM:
+        if (h->bool8 && nd->fmt == F_I32 && nd->el->logical == PQ_LT_INTEGER && nd->el->lt_bits == 8)
+            nd->fmt = F_BOOL8;
+        if (h->tz && nd->fmt == F_TIMESTAMP && nd->utc)
+            nd->tzoff = h->tzoff;
+        return;
+    case K_STRUCT:
+        if (h->nkids == nd->nkids)
+            for (int i = 0; i < nd->nkids; i++)
+                apply_hint(q, &q->nodes[nd->kids[i]], &h->kids[i]);
+        return;
+    case K_LIST:
+        if (h->nkids == 1)
+            apply_hint(q, &q->nodes[nd->elem], &h->kids[0]);
+        return;
+    case K_MAP:
+        if (h->nkids == 1 && h->kids[0].nkids == 2) {
+            apply_hint(q, &q->nodes[nd->key], &h->kids[0].kids[0]);
+            if (nd->value >= 0)
+                apply_hint(q, &q->nodes[nd->value], &h->kids[0].kids[1]);
+        }
+        return;
+    }
+}
+
+/* What pyarrow's Arrow schema (ARROW:schema in the footer's metadata) adds
+ * to the Parquet types: the arrow.bool8 extension, time zones. A schema
+ * that cannot be read is passed over, as the metadata is optional. */
+static void arrow_hints(sl_pq *q)
+{
+    for (int i = 0; i < q->m.nkv; i++) {
+        const pq_kv *kv = &q->m.kv[i];
+        if (strcmp(kv->key, "ARROW:schema") || !kv->value)
+            continue;
+        sl_buf msg = {0};
+        int n = 0;
+        sl_arrow_hint *h = NULL;
+        if (sl_base64_decode(&msg, kv->value, kv->value_len) == 0 && msg.len)
+            h = sl_arrow_schema_hints(msg.data, msg.len, &n);
+        sl_buf_free(&msg);
+        if (h && n == q->nodes[0].nkids) /* (the root: a struct of the top-level columns) */
+            apply_hint(q, &q->nodes[0], &(sl_arrow_hint){.nkids = n, .kids = h});
+        sl_arrow_hints_free(h, n);
+        return;
+    }
+}
+
 /* The node named by the dotted path `field` below node `at` (a name that
  * itself holds dots is matched whole first). */
 static int find_path(const sl_pq *q, int at, const char *field)
@@ -357,6 +412,7 @@ static int schema_init(sl_pq *q, sl_err *err)
         if (q->m.rgs[g].ncols != q->nleaves)
             return sl_errf(err, "%s: row group %d has %d columns, the schema %d", q->name, g, q->m.rgs[g].ncols,
                            q->nleaves);
+    arrow_hints(q);
     /* the text column */
     int t = find_path(q, 0, q->o.field);
     if (t < 0) {
@@ -429,6 +485,10 @@ static void put_value(asm_ctx *a, const pq_node *nd, int l, size_t i)
     int64_t i64;
     switch (nd->fmt) {
     case F_BOOL: sl_buf_puts(out, p[0] ? "true" : "false"); return;
+    case F_BOOL8:
+        memcpy(&i32, p, 4);
+        sl_buf_puts(out, i32 ? "true" : "false");
+        return;
     case F_I32:
         memcpy(&i32, p, 4);
         sl_pyjson_i64(out, i32);
@@ -486,11 +546,8 @@ static void put_value(asm_ctx *a, const pq_node *nd, int l, size_t i)
         return;
     case F_TIMESTAMP:
         memcpy(&i64, p, 8);
-        if (!sl_pyjson_timestamp_ok(i64, nd->unit)) {
+        if (sl_pyjson_timestamp_tz(out, i64, nd->unit, nd->utc, nd->tzoff) < 0)
             bad_value(a, li, "a timestamp out of range (years 1 to 9999)");
-            return;
-        }
-        sl_pyjson_timestamp(out, i64, nd->unit, nd->utc);
         return;
     case F_INT96: {
         uint64_t nanos;

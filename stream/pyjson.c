@@ -227,6 +227,25 @@ void sl_pyjson_timestamp(sl_buf *b, int64_t v, int unit, int utc)
     sl_buf_putc(b, '"');
 }
 
+int sl_pyjson_timestamp_tz(sl_buf *b, int64_t v, int unit, int utc, int tzoff)
+{
+    static const int64_t per_min[] = {0, 60000, 60000000, INT64_C(60000000000)};
+    int64_t local = v;
+    if (tzoff && __builtin_add_overflow(v, (int64_t)tzoff * per_min[unit], &local))
+        return -1;
+    if (!sl_pyjson_timestamp_ok(v, unit) || !sl_pyjson_timestamp_ok(local, unit))
+        return -1;
+    if (!tzoff) {
+        sl_pyjson_timestamp(b, v, unit, utc);
+        return 0;
+    }
+    sl_pyjson_timestamp(b, local, unit, 0);
+    b->len--; /* the closing quote */
+    int m = tzoff < 0 ? -tzoff : tzoff;
+    sl_buf_printf(b, "%c%02d:%02d\"", tzoff < 0 ? '-' : '+', m / 60, m % 60);
+    return 0;
+}
+
 int sl_pyjson_time_ok(int64_t v, int unit)
 {
     return v >= 0 && v < 86400 * (1000000000 / unit_ns[unit]);
@@ -332,4 +351,40 @@ void sl_pyjson_base64(sl_buf *b, const uint8_t *p, size_t n)
         sl_buf_append(b, q, 4);
     }
     sl_buf_putc(b, '"');
+}
+
+int sl_base64_decode(sl_buf *b, const char *s, size_t n)
+{
+    while (n && s[n - 1] == '=')
+        n--;
+    if (n % 4 == 1)
+        return -1;
+    sl_buf_reserve(b, n / 4 * 3 + 3);
+    uint32_t v = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        int d = c >= 'A' && c <= 'Z'   ? c - 'A'
+                : c >= 'a' && c <= 'z' ? c - 'a' + 26
+                : c >= '0' && c <= '9' ? c - '0' + 52
+                : c == '+'             ? 62
+                : c == '/'             ? 63
+                                       : -1;
+        if (d < 0)
+            return -1;
+        v = v << 6 | (uint32_t)d;
+        if (++k == 4) {
+            char q[3] = {(char)(v >> 16), (char)(v >> 8), (char)v};
+            sl_buf_append(b, q, 3);
+            v = 0, k = 0;
+        }
+    }
+    if (k == 2) {
+        char q = (char)(v >> 4);
+        sl_buf_append(b, &q, 1);
+    } else if (k == 3) {
+        char q[2] = {(char)(v >> 10), (char)(v >> 2)};
+        sl_buf_append(b, q, 2);
+    }
+    return 0;
 }

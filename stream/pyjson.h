@@ -31,6 +31,11 @@ int sl_pyjson_timestamp_ok(int64_t v, int unit);
  * nanoseconds are not whole microseconds, as pandas.Timestamp writes them),
  * with "+00:00" when utc. */
 void sl_pyjson_timestamp(sl_buf *b, int64_t v, int unit, int utc);
+/* The same in a time zone of a fixed offset, tzoff minutes east (0: as
+ * sl_pyjson_timestamp): the local time with "+05:30" after it, as
+ * to_pylist's aware datetime writes itself. -1 (nothing written) where the
+ * time, in UTC or local, is outside the years 1 to 9999. */
+int sl_pyjson_timestamp_tz(sl_buf *b, int64_t v, int unit, int utc, int tzoff);
 /* time.isoformat() of a count of units since midnight (0 <= v < a day:
  * sl_pyjson_time_ok, as datetime.time takes only a time of day);
  * nanoseconds are cut to microseconds, as pyarrow's to_pylist makes a
@@ -45,5 +50,8 @@ void sl_pyjson_decimal(sl_buf *b, uint64_t hi, uint64_t lo, int scale);
 void sl_pyjson_decimal_wide(sl_buf *b, const uint64_t *limb, int nl, int scale);
 /* Standard base64 with padding, quoted. */
 void sl_pyjson_base64(sl_buf *b, const uint8_t *p, size_t n);
+/* Standard base64 s[0..n) (padding optional) decoded into b: 0, or -1 on
+ * a byte outside the alphabet or a length no encoding has. */
+int sl_base64_decode(sl_buf *b, const char *s, size_t n);
 
 #endif

@@ -16,17 +16,18 @@ except ImportError:  # (to_pylist gives numpy floats only for float16)
     np = None
 
 
-def conv(v, utc=False):
+def conv(v):
     """bytes as base64, dates and times as isoformat(), Decimal and UUID as str(), maps
-    (lists of tuples) as lists of [key, value], float16's numpy floats as float; with utc,
-    an aware datetime in UTC (sluice does not apply a Parquet file's time zone)."""
+    (lists of tuples) as lists of [key, value], float16's numpy floats as float; an aware
+    datetime in a named zone (Europe/Paris) in UTC, as sluice writes it (docs/read.md: it
+    applies UTC and fixed offsets, not the tz database)."""
     if isinstance(v, dict):
-        return {k: conv(x, utc) for k, x in v.items()}
+        return {k: conv(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
-        return [conv(x, utc) for x in v]
+        return [conv(x) for x in v]
     if isinstance(v, (bytes, bytearray)):
         return base64.b64encode(v).decode()
-    if utc and isinstance(v, datetime.datetime) and v.tzinfo is not None:
+    if isinstance(v, datetime.datetime) and v.tzinfo is not None and not isinstance(v.tzinfo, datetime.timezone):
         v = v.astimezone(datetime.timezone.utc)
     if isinstance(v, (datetime.datetime, datetime.date, datetime.time)):
         return v.isoformat()

@@ -43,7 +43,6 @@ output and a description under --work. --avoid CLASS[,CLASS] stops the
 generator from producing a known discrepancy (see AVOIDABLE). Exit status: 0
 when every case agrees, 1 otherwise.
 """
-import datetime
 import json
 import os
 import random
@@ -72,7 +71,7 @@ import pylist  # noqa: E402  (tests/data/pylist.py)
 from pylist import drop_path  # noqa: E402
 
 # Generator switches for known discrepancies (--avoid), so that runs look for others.
-AVOIDABLE = dict({k: v for k, v in pqdiff.AVOIDABLE.items() if k in ("time_ns", "dup_name", "float_pow2", "bool8")},
+AVOIDABLE = dict({k: v for k, v in pqdiff.AVOIDABLE.items() if k in ("time_ns", "dup_name", "float_pow2")},
                  empty_table="files and streams of no rows",
                  refused="the types refused by name (Union, Interval, Duration, RunEndEncoded, views)",
                  null_id="an `id` column of the Null type",
@@ -81,17 +80,7 @@ AVOIDABLE = dict({k: v for k, v in pqdiff.AVOIDABLE.items() if k in ("time_ns", 
 # ---- expected output -------------------------------------------------------------
 
 
-def conv(v):
-    """pylist.conv, with docs/read.md's Arrow rule for time zones: a fixed offset
-    (and UTC) as to_pylist's aware datetime, a named zone in UTC."""
-    if isinstance(v, dict):
-        return {k: conv(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [conv(x) for x in v]
-    if isinstance(v, datetime.datetime) and v.tzinfo is not None and not isinstance(v.tzinfo, datetime.timezone):
-        if str(v.tzinfo) != "UTC":
-            v = v.astimezone(datetime.timezone.utc)
-    return pylist.conv(v)
+conv = pylist.conv  # (docs/read.md's rule for time zones: a fixed offset and UTC kept, a named zone in UTC)
 
 
 REFUSED = [  # (predicate, the name sluice's error must hold (a regular expression))

@@ -298,6 +298,35 @@ pq.write_table(pa.table({"text": ["a", "b"], "a\x00b": [1, 2], "id\x00x": ["p", 
                "nul_names.parquet")
 add("nul_names.parquet")
 
+# ---- what pyarrow's Arrow schema (ARROW:schema) adds to the Parquet types ----------------
+# arrow.bool8 (INT(8) in Parquet: booleans, nonzero true) and time zones (UTC and fixed
+# offsets applied, a named zone written in UTC), at the top level and nested; and the same
+# table without the Arrow schema (store_schema=False: the Parquet types alone)
+def bool8(vals):
+    return pa.ExtensionArray.from_storage(pa.bool8(), pa.array(vals, pa.int8()))
+
+
+arrow_schema = pa.table({
+    "text": ["a", "b", "c"],
+    "flag": bool8([1, 0, None]),
+    "odd": bool8([-3, 2, 0]),
+    "ts_east": pa.array([0, 10**12, None], pa.timestamp("ms", tz="+05:30")),
+    "ts_west": pa.array([-10**15, 1, 2**50], pa.timestamp("us", tz="-08:00")),
+    "ts_ns": pa.array([1, None, 10**18 + 7], pa.timestamp("ns", tz="+14:00")),
+    "ts_utc": pa.array([0, 1, 2], pa.timestamp("s", tz="UTC")),
+    "ts_named": pa.array([0, 1700000000, None], pa.timestamp("s", tz="Europe/Paris")),
+    "nested": pa.StructArray.from_arrays(
+        [pa.ListArray.from_arrays(pa.array([0, 2, 2, 2], pa.int32()), bool8([1, 0]),
+                                  mask=pa.array([False, False, True])),
+         pa.array([5, None, None], pa.timestamp("ms", tz="+01:00"))],
+        names=["b", "t"], mask=pa.array([False, True, False])),
+    "m": pa.array([[("k", 0)], [], None], pa.map_(pa.string(), pa.timestamp("ms", tz="-03:30"))),
+})
+pq.write_table(arrow_schema, "arrow_schema.parquet")
+add("arrow_schema.parquet")
+pq.write_table(arrow_schema, "arrow_schema_none.parquet", store_schema=False)
+add("arrow_schema_none.parquet")
+
 # ---- null text: an error, or skipped with --on-error skip --------------------------
 pq.write_table(pa.table({"text": ["a", None, "c"], "k": [1, 2, 3]}), "nulltext.parquet")
 add("nulltext.parquet", opts="--on-error skip", skip_null_text=True)
