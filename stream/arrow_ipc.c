@@ -281,6 +281,7 @@ struct sl_arrow {
     int64_t rows, row0; /* its rows, the next one to write */
     uint64_t row_base;  /* rows of the file before it */
     int done;
+    int hints_only; /* sl_arrow_schema_hints: a type this reader refuses is passed over */
     /* documents of the rows being handed out */
     sl_rowslots slots;
     size_t batch_bytes;
@@ -469,7 +470,9 @@ static int build_field(sl_arrow *a, fb *f, const fbt *ft, ar_field *out, int dep
         if (out->width < 0 || out->width > (1 << 24))
             return sl_errf(err, "%s: column %s: FixedSizeList of %d", a->name, out->path, out->width);
         break;
-    default: return unsupported(a, out, type, err);
+    default:
+        if (!a->hints_only)
+            return unsupported(a, out, type, err);
     }
     /* the extensions arrow.uuid (a FixedSizeBinary(16)) and arrow.bool8 (an
      * Int8): to_pylist gives UUIDs and booleans */
@@ -519,7 +522,9 @@ static int build_field(sl_arrow *a, fb *f, const fbt *ft, ar_field *out, int dep
         goto corrupt;
     if (cn > (1u << 20))
         return sl_errf(err, "%s: column %s: %zu children", a->name, out->path, cn);
-    int want = type == T_LIST || type == T_LLIST || type == T_FSL || type == T_MAP ? 1 : type == T_STRUCT ? -1 : 0;
+    int want = type == T_LIST || type == T_LLIST || type == T_FSL || type == T_MAP ? 1
+               : type == T_STRUCT || a->hints_only                                 ? -1
+                                                                                   : 0;
     if (want >= 0 && (int)cn != want)
         return sl_errf(err, "%s: column %s: a %s with %zu children", a->name, out->path, type_names[type], cn);
     out->kids = sl_xcalloc(cn ? cn : 1, sizeof *out->kids);
@@ -1624,10 +1629,12 @@ void sl_arrow_close(sl_arrow *a)
 
 /* ---- the Arrow schema of a Parquet file ------------------------------------------ */
 
+/* (pyarrow restores neither for a dictionary-encoded column: its values
+ * come back as the Parquet types say) */
 static void hint_of(const ar_field *f, sl_arrow_hint *h)
 {
-    h->bool8 = f->bool8;
-    h->tz = f->type == T_TIMESTAMP && f->utc;
+    h->bool8 = f->bool8 && f->dict < 0;
+    h->tz = f->type == T_TIMESTAMP && f->utc && f->dict < 0;
     h->tzoff = f->tzoff;
     h->nkids = f->nkids;
     h->kids = sl_xcalloc(f->nkids ? (size_t)f->nkids : 1, sizeof *h->kids);
@@ -1643,6 +1650,7 @@ sl_arrow_hint *sl_arrow_schema_hints(const void *msg, size_t n, int *n_fields)
     a->rd = sl_pq_pread_mem;
     a->rd_ctx = &m;
     a->size = a->end = n;
+    a->hints_only = 1;
     sl_arrow_hint *h = NULL;
     sl_err err = {{0}};
     fb f;
