@@ -10,7 +10,8 @@
 
 static void push(sl_warmup *w, uint32_t len, uint64_t batch, int kind, double amount)
 {
-    w->stages = sl_xrealloc(w->stages, (w->n + 1) * sizeof *w->stages);
+    if ((w->n & (w->n - 1)) == 0) /* 0 or a power of two: full (the array doubles; up to 100,000 stages) */
+        w->stages = sl_xrealloc(w->stages, (w->n ? 2 * w->n : 1) * sizeof *w->stages);
     w->stages[w->n++] = (sl_stage){.seq_len = len,
                                    .batch = batch,
                                    .tokens_per_step = batch * len,
