@@ -355,7 +355,7 @@ static void arrow_hints(sl_pq *q)
 {
     for (int i = 0; i < q->m.nkv; i++) {
         const pq_kv *kv = &q->m.kv[i];
-        if (strcmp(kv->key, "ARROW:schema") || !kv->value)
+        if (!kv->key || !kv->value || strcmp(kv->key, "ARROW:schema"))
             continue;
         sl_buf msg = {0};
         int n = 0;
