@@ -67,8 +67,6 @@ def _load_parquet_script():
 
 
 pqdiff = _load_parquet_script()
-import pylist  # noqa: E402  (tests/data/pylist.py)
-from pylist import drop_path  # noqa: E402
 
 # Generator switches for known discrepancies (--avoid), so that runs look for others.
 AVOIDABLE = dict({k: v for k, v in pqdiff.AVOIDABLE.items() if k in ("time_ns", "dup_name", "float_pow2")},
@@ -78,10 +76,6 @@ AVOIDABLE = dict({k: v for k, v in pqdiff.AVOIDABLE.items() if k in ("time_ns", 
                  binary_text="a binary text column")
 
 # ---- expected output -------------------------------------------------------------
-
-
-conv = pylist.conv  # (docs/read.md's rule for time zones: a fixed offset and UTC kept, a named zone in UTC)
-
 
 REFUSED = [  # (predicate, the name sluice's error must hold (a regular expression))
     (pa.types.is_union, "union"),
@@ -138,19 +132,8 @@ def expected_output(path, name, field, skip_null_text):
             ex.error, ex.refused = "column %r of type %s: refused by name" % (f.name, f.type), r
             return ex
     rows = pqdiff.table_rows(t, field, ex)
-    if rows is None:
-        return ex
-    for n, row in enumerate(rows, 1):
-        text = drop_path(row, field)
-        if text is None:
-            if skip_null_text:
-                continue
-            ex.error = "row %d: null text" % n
-            return ex
-        if isinstance(text, bytes):  # a binary text: its UTF-8, repaired as --invalid replace does
-            text = text.decode("utf-8", "replace")
-        row = conv(row)
-        ex.lines.append(pqdiff.doc_line(row, text, name, n, field))
+    if rows is not None:
+        pqdiff.rows_lines(rows, name, field, skip_null_text, ex)
     return ex
 
 

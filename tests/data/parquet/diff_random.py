@@ -40,7 +40,6 @@ output and a description under --work. --avoid CLASS[,CLASS] stops the
 generator from producing a known discrepancy (see AVOIDABLE) so that others
 can be found. Exit status: 0 when every case agrees, 1 otherwise.
 """
-import argparse
 import collections
 import decimal
 import io
@@ -52,7 +51,6 @@ import shutil
 import string
 import subprocess
 import sys
-import tempfile
 import traceback
 import warnings
 
@@ -132,18 +130,25 @@ def expected_output(path, name, field, skip_null_text):
             ex.error = "decimal wider than 32 bytes"
             return ex
     rows = table_rows(t, field, ex)
-    if rows is None:
-        return ex
+    if rows is not None:
+        rows_lines(rows, name, field, skip_null_text, ex)
+    return ex
+
+
+def rows_lines(rows, name, field, skip_null_text, ex):
+    """ex.lines from to_pylist's rows, or ex.error at a null text (a bad row, skipped
+    with skip_null_text). A binary text is its UTF-8, repaired as --invalid replace
+    does. Shared with tests/data/arrow/diff_random.py."""
     for n, row in enumerate(rows, 1):
-        row = conv(row)
         text = drop_path(row, field)
         if text is None:
             if skip_null_text:
                 continue
             ex.error = "row %d: null text" % n
-            return ex
-        ex.lines.append(doc_line(row, text, name, n, field))
-    return ex
+            return
+        if isinstance(text, bytes):
+            text = text.decode("utf-8", "replace")
+        ex.lines.append(doc_line(conv(row), text, name, n, field))
 
 
 # ---- random values ---------------------------------------------------------------
