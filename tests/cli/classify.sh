@@ -3,6 +3,7 @@
 # by tests/data/classify/make_fixtures.py): lid.176.ftz (hierarchical
 # softmax, quantized and pruned) and small topic models trained there (.bin
 # and product-quantized .ftz; hs, softmax, one-vs-all, negative sampling;
+# a pruned model whose kept-bucket bitmap is smaller than its 100,000 buckets;
 # character n-grams, word bigrams and trigrams), with datatrove's two text
 # preparations, on web-like, multilingual and adversarial documents. Labels
 # identical and in the same order, probabilities within 1e-6. The output

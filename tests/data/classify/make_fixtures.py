@@ -8,6 +8,7 @@ Run from the repository root in a venv with `fasttext` 0.9.3 and numpy < 2
     python3 -m venv /tmp/ft && /tmp/ft/bin/pip install fasttext==0.9.3 'numpy<2'
     /tmp/ft/bin/python tests/data/classify/make_fixtures.py [--models]
 
+--wide trains topic-wide.ftz alone (the others are kept).
 --models also retrains the small topic models (from the paragraphs of
 docs/*.md, labelled by file) with the fastText command-line tool (Debian's
 package `fasttext`, 0.9.2; apt-get install fasttext); without it the committed models are kept and
@@ -41,7 +42,7 @@ def paragraphs(path):
             yield p
 
 
-def train_models():
+def write_training_text():
     rows = []
     for name in sorted(os.listdir(os.path.join(ROOT, "docs"))):
         if name.endswith(".md"):
@@ -52,6 +53,12 @@ def train_models():
     train = os.path.join(HERE, "train.tmp")
     with open(train, "w", encoding="utf-8") as f:
         f.write("\n".join(rows) + "\n")
+    return train
+
+
+def train_models(only=None):
+    """The topic models; only: the name of the one model to train again."""
+    train = write_training_text()
     # trained by the fastText command-line tool (Debian's package fasttext,
     # 0.9.2): the pip build of fasttext 0.9.3 here raises "Encountered NaN"
     # when it trains with any dimension on any data (its predict is sound)
@@ -67,6 +74,22 @@ def train_models():
         subprocess.run(["fasttext", "quantize", "-input", train, "-output", out, "-thread", "1", *opts], check=True)
         os.replace(out + ".ftz", out + ".ftz.tmp")
 
+    if only == "topic-wide":
+        # n-grams hashed into 100,000 buckets, pruned to the 300 best words
+        # and n-grams: sluice's bitmap of kept buckets (64 bits per kept
+        # n-gram, 32,768 here at most) is then smaller than the bucket range, so
+        # bucket ids share bits and a set bit is checked in the index
+        subprocess.run(["fasttext", "supervised", "-input", train, "-output", os.path.join(HERE, "topic-wide"),
+                        *common[:-4], "-bucket", "100000", "-verbose", "0", "-loss", "hs", "-minn", "2", "-maxn", "4"],
+                       check=True)
+        quantize(os.path.join(HERE, "topic-wide"), "-qnorm", "-cutoff", "300", "-dsub", "2")
+        os.remove(os.path.join(HERE, "topic-wide.bin"))
+        os.replace(os.path.join(HERE, "topic-wide.ftz.tmp"), os.path.join(HERE, "topic-wide.ftz"))
+        for name in os.listdir(HERE):
+            if name.endswith(".vec"):
+                os.remove(os.path.join(HERE, name))
+        os.remove(train)
+        return
     # hierarchical softmax with character n-grams and word bigrams
     train_supervised("topic-hs", "-loss", "hs", "-minn", "2", "-maxn", "4", "-wordNgrams", "2")
     # product-quantized input matrix with norms, pruned to the
@@ -241,12 +264,16 @@ RUNS = [
     ("topic-ns.ftz", "langid", 5),
     ("topic-many.ftz", "langid", 5),
     ("topic-many.ftz", "classifier", 20),
+    ("topic-wide.ftz", "langid", 5),
 ]
 
 
 def main():
     if "--models" in sys.argv:
         train_models()
+        train_models("topic-wide")
+    elif "--wide" in sys.argv:
+        train_models("topic-wide")
     docs = build_corpus()
     with open(os.path.join(HERE, "corpus.jsonl"), "wb") as f:
         for d in docs:
