@@ -194,22 +194,20 @@ static inline uint64_t mod_mersenne(uint64_t x)
     return r >= MERSENNE ? r - MERSENNE : r;
 }
 
-/* The permutations' minima, 8 permutations at a time in vectors (GCC
- * vector extensions; compiled for AVX2 and the baseline, picked at load
- * time; on AVX-512 a version with its unsigned minimum, 16 permutations a
- * pass), the rest one by one: the same integers either way. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
-#define MH_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#define MH_AVX512 1
+/* The permutations' minima: the same integers from every version below.
+ * perm_min_scalar is the definition; perm_min takes 8 permutations a pass in
+ * GCC vector extensions (any CPU); x86-64 adds AVX2 and AVX-512 versions,
+ * picked at run time (sl_minhash_perm_minima). Every value reduced mod
+ * 2^61 - 1 is below 2^61, so signed 64-bit compares order them. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#define MH_X86 1
 #include <immintrin.h>
-#else
-#define MH_CLONES
 #endif
 
 typedef uint64_t v8u64 __attribute__((vector_size(64)));
 
-static void perm_min_tail(const uint64_t *sh, size_t ns, const uint64_t *a, const uint64_t *b, int j, int nperm,
-                          uint64_t mask, uint64_t *sig)
+static void perm_min_scalar(const uint64_t *sh, size_t ns, const uint64_t *a, const uint64_t *b, int j, int nperm,
+                            uint64_t mask, uint64_t *sig)
 {
     for (; j < nperm; j++) {
         uint64_t aj = a[j], bj = b[j], lo = UINT64_MAX;
@@ -221,8 +219,8 @@ static void perm_min_tail(const uint64_t *sh, size_t ns, const uint64_t *a, cons
     }
 }
 
-MH_CLONES static void perm_min(const uint64_t *sh, size_t ns, const uint64_t *a, const uint64_t *b, int nperm,
-                               uint64_t mask, uint64_t *sig)
+static void perm_min(const uint64_t *sh, size_t ns, const uint64_t *a, const uint64_t *b, int nperm, uint64_t mask,
+                     uint64_t *sig)
 {
     int j = 0;
     const v8u64 M = (v8u64){0} + MERSENNE, MK = (v8u64){0} + mask;
@@ -240,10 +238,59 @@ MH_CLONES static void perm_min(const uint64_t *sh, size_t ns, const uint64_t *a,
         }
         memcpy(sig + j, &lo, sizeof lo);
     }
-    perm_min_tail(sh, ns, a, b, j, nperm, mask, sig);
+    perm_min_scalar(sh, ns, a, b, j, nperm, mask, sig);
 }
 
-#ifdef MH_AVX512
+#ifdef MH_X86
+/* AVX2 has neither a 64-bit multiply nor an unsigned 64-bit compare (GCC
+ * lowers perm_min's to scalar code lane by lane): the low 64 bits of a * s
+ * from three 32 x 32 -> 64 products, a_lo s_lo + (a_hi s_lo + a_lo s_hi) << 32,
+ * and signed compares of the reduced values. 16 permutations a pass. */
+#define MH_STEP2(k)                                                                                                    \
+    do {                                                                                                               \
+        __m256i A_ = _mm256_loadu_si256((const __m256i *)(a + j + 4 * (k)));                                           \
+        __m256i B_ = _mm256_loadu_si256((const __m256i *)(b + j + 4 * (k)));                                           \
+        __m256i cross_ = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(A_, 32), S), _mm256_mul_epu32(A_, SH));   \
+        __m256i x_ = _mm256_add_epi64(_mm256_add_epi64(_mm256_mul_epu32(A_, S), _mm256_slli_epi64(cross_, 32)), B_);   \
+        __m256i r_ = _mm256_add_epi64(_mm256_and_si256(x_, M), _mm256_srli_epi64(x_, 61));                             \
+        r_ = _mm256_sub_epi64(r_, _mm256_and_si256(_mm256_cmpgt_epi64(r_, M1), M));                                    \
+        r_ = _mm256_and_si256(r_, MK);                                                                                 \
+        lo[k] = _mm256_blendv_epi8(lo[k], r_, _mm256_cmpgt_epi64(lo[k], r_));                                          \
+    } while (0)
+
+__attribute__((target("avx2"))) static void perm_min_avx2(const uint64_t *sh, size_t ns, const uint64_t *a,
+                                                          const uint64_t *b, int nperm, uint64_t mask, uint64_t *sig)
+{
+    if (ns == 0) { /* every minimum UINT64_MAX, as the others give */
+        perm_min_scalar(sh, ns, a, b, 0, nperm, mask, sig);
+        return;
+    }
+    int j = 0;
+    const __m256i M = _mm256_set1_epi64x((long long)MERSENNE), M1 = _mm256_set1_epi64x((long long)MERSENNE - 1);
+    const __m256i MK = _mm256_set1_epi64x((long long)mask), TOP = _mm256_set1_epi64x(INT64_MAX);
+    for (; j + 16 <= nperm; j += 16) {
+        __m256i lo[4] = {TOP, TOP, TOP, TOP};
+        for (size_t i = 0; i < ns; i++) {
+            __m256i S = _mm256_set1_epi64x((long long)sh[i]), SH = _mm256_set1_epi64x((long long)(sh[i] >> 32));
+            MH_STEP2(0);
+            MH_STEP2(1);
+            MH_STEP2(2);
+            MH_STEP2(3);
+        }
+        for (int k = 0; k < 4; k++)
+            _mm256_storeu_si256((__m256i *)(sig + j + 4 * k), lo[k]);
+    }
+    for (; j + 4 <= nperm; j += 4) {
+        __m256i lo[1] = {TOP};
+        for (size_t i = 0; i < ns; i++) {
+            __m256i S = _mm256_set1_epi64x((long long)sh[i]), SH = _mm256_set1_epi64x((long long)(sh[i] >> 32));
+            MH_STEP2(0);
+        }
+        _mm256_storeu_si256((__m256i *)(sig + j), lo[0]);
+    }
+    perm_min_scalar(sh, ns, a, b, j, nperm, mask, sig);
+}
+
 /* r mod (2^61 - 1) (see mod_mersenne) masked: r - M wraps above r unless
  * r >= M, so the minimum of the two is the reduced value. */
 #define MH_STEP(A, B, lo)                                                                                              \
@@ -282,7 +329,7 @@ perm_min_avx512_body(const uint64_t *sh, size_t ns, const uint64_t *a, const uin
         }
         _mm512_storeu_si512(sig + j, lo0);
     }
-    perm_min_tail(sh, ns, a, b, j, nperm, mask, sig);
+    perm_min_scalar(sh, ns, a, b, j, nperm, mask, sig);
 }
 
 /* the 64-bit hashes need no mask: a version without it */
@@ -297,16 +344,29 @@ __attribute__((target("avx512f,avx512dq"))) static void perm_min_avx512(const ui
 }
 #endif
 
-static void perm_minima(const uint64_t *sh, size_t ns, const uint64_t *a, const uint64_t *b, int nperm, uint64_t mask,
-                        uint64_t *sig)
+int sl_minhash_perm_minima(const uint64_t *sh, size_t ns, const uint64_t *a, const uint64_t *b, int nperm,
+                           uint64_t mask, uint64_t *sig, int version)
 {
-#ifdef MH_AVX512
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) {
-        perm_min_avx512(sh, ns, a, b, nperm, mask, sig);
-        return;
-    }
+#ifdef MH_X86
+    const int best = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") ? SL_MH_AVX512
+                     : __builtin_cpu_supports("avx2")                                        ? SL_MH_AVX2
+                                                                                             : SL_MH_VECTOR;
+#else
+    const int best = SL_MH_VECTOR;
 #endif
-    perm_min(sh, ns, a, b, nperm, mask, sig);
+    if (version == SL_MH_BEST)
+        version = best;
+    if (version > best || version < SL_MH_SCALAR)
+        return -1;
+    switch (version) {
+    case SL_MH_SCALAR: perm_min_scalar(sh, ns, a, b, 0, nperm, mask, sig); break;
+    case SL_MH_VECTOR: perm_min(sh, ns, a, b, nperm, mask, sig); break;
+#ifdef MH_X86
+    case SL_MH_AVX2: perm_min_avx2(sh, ns, a, b, nperm, mask, sig); break;
+    default: perm_min_avx512(sh, ns, a, b, nperm, mask, sig); break;
+#endif
+    }
+    return version;
 }
 
 int sl_minhash_signature(const sl_minhash *m, sl_minhash_work *w, const char *text, size_t n, uint64_t *sig,
@@ -351,7 +411,8 @@ int sl_minhash_signature(const sl_minhash *m, sl_minhash_work *w, const char *te
         }
         w->sh[i] = hash_gram(m->c.hash, w->gram.data, w->gram.len);
     }
-    perm_minima(w->sh, ns, m->a, m->b, m->nperm, sl_minhash_bits(m->c.hash) == 32 ? UINT32_MAX : UINT64_MAX, sig);
+    sl_minhash_perm_minima(w->sh, ns, m->a, m->b, m->nperm, sl_minhash_bits(m->c.hash) == 32 ? UINT32_MAX : UINT64_MAX,
+                           sig, SL_MH_BEST);
     if (shingles)
         *shingles = w->sh, *nshingles = ns;
     return 1;

@@ -58,6 +58,16 @@ void sl_minhash_work_free(sl_minhash_work *w);
 int sl_minhash_signature(const sl_minhash *m, sl_minhash_work *w, const char *text, size_t n, uint64_t *sig,
                          const uint64_t **shingles, size_t *nshingles);
 
+/* The permutations' minima of datatrove's MinHash: sig[j] = the least
+ * ((sh[i] * a[j] + b[j]) mod 2^64) mod (2^61 - 1), masked by mask, over the
+ * ns shingle hashes (UINT64_MAX when ns is 0). version: SL_MH_BEST (the
+ * fastest this CPU runs) or one of the others, which give the same values
+ * (for tests); returns the version used, or -1 when this CPU or build lacks
+ * it. */
+enum { SL_MH_BEST = -1, SL_MH_SCALAR = 0, SL_MH_VECTOR, SL_MH_AVX2, SL_MH_AVX512 };
+int sl_minhash_perm_minima(const uint64_t *sh, size_t ns, const uint64_t *a, const uint64_t *b, int nperm,
+                           uint64_t mask, uint64_t *sig, int version);
+
 /* numpy's legacy RandomState: MT19937 seeded with a 32-bit integer, and
  * randint(low, high, dtype=uint64) (masked rejection sampling). */
 typedef struct sl_mt19937 {

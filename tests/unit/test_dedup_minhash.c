@@ -17,6 +17,7 @@
 
 #include "tests/unit/support.h"
 
+#include "base/rng.h"
 #include "dedup/minhash.h"
 #include "stream/io.h"
 #include "base/json.h"
@@ -175,13 +176,63 @@ static void test_bad_config(void **state)
     assert_non_null(strstr(e.msg, "`ngram`"));
 }
 
+/* Every version of the permutation minima this CPU runs (vector
+ * extensions, AVX2, AVX-512) gives the scalar definition's values: random
+ * and edge-case shingle hashes (0, 2^61 - 1 and its neighbours, 2^64 - 1),
+ * datatrove's permutations and random 64-bit ones (a sum of exactly
+ * 2^61 - 1 among them), every permutation count
+ * from 1 to 40 (the versions' remainders) and 112, both masks, and 0 to 300
+ * shingles. The signatures above check the fastest against datatrove. */
+static void test_perm_versions(void **state)
+{
+    (void)state;
+    sl_err e = {{0}};
+    sl_minhash_config c = SL_MINHASH_CONFIG_INIT;
+    c.buckets = 14, c.rows = 8, c.seed = 1;
+    sl_minhash *m = sl_minhash_new(&c, &e);
+    assert_non_null(m);
+    enum { NP = 112, NS = 300 };
+    uint64_t ra[NP], rb[NP], sh[NS], want[NP], got[NP], st = 12345;
+    for (int j = 0; j < NP; j++)
+        ra[j] = sl_splitmix64(&st), rb[j] = sl_splitmix64(&st);
+    const uint64_t p = ((uint64_t)1 << 61) - 1;
+    ra[0] = 1, rb[0] = 0, ra[1] = 1, rb[1] = p; /* x = p exactly: a reduced value equal to p becomes 0 */
+    const uint64_t edge[] = {0, 1, p - 1, p, p + 1, 2 * p, (uint64_t)1 << 63, UINT64_MAX, UINT64_MAX - 1, UINT32_MAX};
+    int checked[SL_MH_AVX512 + 1] = {0};
+    for (int round = 0; round < 400; round++) {
+        size_t ns = round % 50 == 0 ? 0 : (size_t)sl_rng_below(&st, round % 3 ? 8 : NS + 1);
+        for (size_t i = 0; i < ns; i++)
+            sh[i] = sl_rng_below(&st, 4) ? sl_splitmix64(&st) : edge[sl_rng_below(&st, sizeof edge / sizeof *edge)];
+        int nperm = round % 41 == 40 ? NP : 1 + round % 40;
+        const uint64_t *a = round % 2 ? ra : sl_minhash_a(m), *b = round % 2 ? rb : sl_minhash_b(m);
+        uint64_t mask = round % 4 < 2 ? UINT64_MAX : UINT32_MAX;
+        assert_int_equal(sl_minhash_perm_minima(sh, ns, a, b, nperm, mask, want, SL_MH_SCALAR), SL_MH_SCALAR);
+        for (int v = SL_MH_VECTOR; v <= SL_MH_AVX512; v++) {
+            memset(got, 0x5a, sizeof got);
+            int used = sl_minhash_perm_minima(sh, ns, a, b, nperm, mask, got, v);
+            if (used < 0)
+                continue;
+            assert_int_equal(used, v);
+            checked[v]++;
+            if (memcmp(got, want, (size_t)nperm * sizeof *got))
+                fail_msg("version %d differs from the scalar minima (round %d, %zu shingles, %d permutations)", v,
+                         round, ns, nperm);
+        }
+    }
+    assert_int_equal(checked[SL_MH_VECTOR], 400); /* every build has it */
+    int best = sl_minhash_perm_minima(sh, 1, ra, rb, 1, UINT64_MAX, got, SL_MH_BEST);
+    assert_true(best >= SL_MH_VECTOR && checked[best] == 400);
+    print_message("perm minima: versions up to %d of %d checked against the scalar one\n", best, SL_MH_AVX512);
+    sl_minhash_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sha1_vectors),       cmocka_unit_test(test_permutations),
         cmocka_unit_test(test_signatures_default), cmocka_unit_test(test_signatures_sha1_64),
         cmocka_unit_test(test_signatures_sha1_32), cmocka_unit_test(test_signatures_xxhash32),
-        cmocka_unit_test(test_bad_config),
+        cmocka_unit_test(test_bad_config),         cmocka_unit_test(test_perm_versions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
