@@ -199,7 +199,7 @@ static inline uint64_t mod_mersenne(uint64_t x)
  * GCC vector extensions (any CPU); x86-64 adds AVX2 and AVX-512 versions,
  * picked at run time (sl_minhash_perm_minima). Every value reduced mod
  * 2^61 - 1 is below 2^61, so signed 64-bit compares order them. */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__GNUC__) && defined(__x86_64__)
 #define MH_X86 1
 #include <immintrin.h>
 #endif
