@@ -1056,20 +1056,50 @@ int sl_json_get_bool(const sl_json *obj, const char *key, int *out)
 
 /* ---- writer --------------------------------------------------------- */
 
+/* How many bytes from s on a JSON string takes as they are: none of '"',
+ * '\\' or a byte below 0x20 (16 or 8 at a time, then one by one). */
+static inline size_t plain_len(const char *s, size_t n)
+{
+    size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\'), vc = _mm_set1_epi8(0x1F);
+    for (; i + 16 <= n; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, vq), _mm_cmpeq_epi8(x, vb)),
+                                    _mm_cmpeq_epi8(_mm_min_epu8(x, vc), x));
+        unsigned m = (unsigned)_mm_movemask_epi8(stop);
+        if (m)
+            return i + (size_t)__builtin_ctz(m);
+    }
+#elif __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x;
+        memcpy(&x, s + i, 8);
+        uint64_t e = string_end8(x);
+        if (e)
+            return i + (size_t)__builtin_ctzll(e) / 8;
+    }
+#endif
+    for (; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == '"' || c == '\\')
+            break;
+    }
+    return i;
+}
+
 void sl_json_put_str(sl_buf *b, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
     sl_buf_reserve(b, n + 2);
     sl_buf_putc(b, '"');
-    size_t run = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\') {
-            run++;
-            continue;
-        }
-        sl_buf_append(b, s + i - run, run);
-        run = 0;
+    for (size_t i = 0;;) {
+        size_t k = plain_len(s + i, n - i);
+        sl_buf_append(b, s + i, k);
+        i += k;
+        if (i >= n)
+            break;
+        unsigned char c = (unsigned char)s[i++];
         switch (c) {
         case '"': sl_buf_append(b, "\\\"", 2); break;
         case '\\': sl_buf_append(b, "\\\\", 2); break;
@@ -1084,7 +1114,6 @@ void sl_json_put_str(sl_buf *b, const char *s, size_t n)
         }
         }
     }
-    sl_buf_append(b, s + n - run, run);
     sl_buf_putc(b, '"');
 }
 

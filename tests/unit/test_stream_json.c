@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "base/json.h"
+#include "base/rng.h"
 
 static sl_json_doc *P(const char *s, sl_err *e)
 {
@@ -139,6 +140,67 @@ static void test_depth_limit(void **st)
     assert_null(sl_json_parse(s, 2 * n, NULL, &e));
     assert_non_null(strstr(e.msg, "nesting too deep"));
     free(s);
+}
+
+/* The JSON string writer against its rule written out byte by byte
+ * (RFC 8259's escapes: \" \\ \n \r \t \b \f, other bytes below 0x20 as
+ * \u00xx, every other byte as it is, 0x7f and 0x80-0xff included), on
+ * random strings of every length to 300 at every alignment: the escapes
+ * at each place of the writer's 16- and 8-byte blocks. */
+static void ref_put_str(sl_buf *b, const unsigned char *s, size_t n)
+{
+    sl_buf_putc(b, '"');
+    for (size_t i = 0; i < n; i++) {
+        unsigned c = s[i];
+        const char *e = c == '"'    ? "\\\""
+                        : c == '\\' ? "\\\\"
+                        : c == '\n' ? "\\n"
+                        : c == '\r' ? "\\r"
+                        : c == '\t' ? "\\t"
+                        : c == '\b' ? "\\b"
+                        : c == '\f' ? "\\f"
+                                    : NULL;
+        if (e)
+            sl_buf_puts(b, e);
+        else if (c < 0x20)
+            sl_buf_printf(b, "\\u%04x", c);
+        else
+            sl_buf_putc(b, (char)c);
+    }
+    sl_buf_putc(b, '"');
+}
+
+static void test_writer_random(void **st)
+{
+    (void)st;
+    uint64_t rs = 7;
+    unsigned char buf[320];
+    sl_buf got = {0}, want = {0};
+    for (int round = 0; round < 20000; round++) {
+        size_t n = (size_t)sl_rng_below(&rs, 301), off = (size_t)sl_rng_below(&rs, 16);
+        unsigned mode = (unsigned)sl_rng_below(&rs, 4); /* 0: escapes rare; 3: dense */
+        for (size_t i = 0; i < n; i++) {
+            uint64_t r = sl_rng_below(&rs, 64);
+            if (r < (mode == 3 ? 24u : mode == 0 ? 1u : 6u)) {
+                static const unsigned char special[] = {'"', '\\', '\n', '\r', '\t', 0, 1, 0x1f, '\b', '\f'};
+                buf[off + i] = special[sl_rng_below(&rs, sizeof special)];
+            } else if (r < 40) {
+                buf[off + i] = (unsigned char)(0x20 + sl_rng_below(&rs, 0x60)); /* ASCII, 0x7f included */
+            } else {
+                buf[off + i] = (unsigned char)(0x80 + sl_rng_below(&rs, 0x80));
+            }
+        }
+        sl_buf_clear(&got);
+        sl_buf_clear(&want);
+        sl_buf_puts(&got, "x"); /* the writer appends */
+        sl_buf_puts(&want, "x");
+        sl_json_put_str(&got, (const char *)buf + off, n);
+        ref_put_str(&want, buf + off, n);
+        if (got.len != want.len || memcmp(got.data, want.data, got.len))
+            fail_msg("round %d: %zu bytes at offset %zu written differently", round, n, off);
+    }
+    sl_buf_free(&got);
+    sl_buf_free(&want);
 }
 
 static void test_writer_roundtrip(void **st)
@@ -456,6 +518,7 @@ int main(void)
         cmocka_unit_test(test_lookup),
         cmocka_unit_test(test_depth_limit),
         cmocka_unit_test(test_writer_roundtrip),
+        cmocka_unit_test(test_writer_random),
         cmocka_unit_test(test_utf8_check),
         cmocka_unit_test(test_string_runs_random),
         cmocka_unit_test(test_decode_ways_agree),
