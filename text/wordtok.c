@@ -204,8 +204,9 @@ sl_wordtok *sl_wordtok_new(const char *lang, sl_err *err)
     sl_wordtok *t = sl_xcalloc(1, sizeof *t);
     for (uint32_t c = 0; c < 128; c++)
         t->asp[c] = (uint8_t)sl_tn_isspace(c);
-    if (!(t->prefix = compile(wt_en_prefix, "prefix", err)) || !(t->suffix = compile(wt_en_suffix, "suffix", err)) ||
-        !(t->infix = compile(wt_en_infix, "infix", err)) || !(t->url = compile(wt_en_url, "url", err))) {
+    if (!(t->prefix = compile(wt_en_prefix, "prefix", err)) ||
+        !(t->suffix = compile(wt_en_suffix_rest, "suffix", err)) || !(t->infix = compile(wt_en_infix, "infix", err)) ||
+        !(t->url = compile(wt_en_url, "url", err))) {
         sl_wordtok_free(t);
         return NULL;
     }
@@ -365,10 +366,53 @@ static size_t find_prefix(const sl_wordtok *t, sl_wordtok_work *w, const char *s
     return search(t->prefix, w, s, n, 0, 0, &a, &b) ? b - a : 0;
 }
 
+/* Whether spaCy's one-character suffix entries match code point c
+ * (wt_en_suffix_one: sorted ranges). */
+static int one_char_suffix(uint32_t c)
+{
+    size_t lo = 0, hi = NELEM(wt_en_suffix_one);
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (c < wt_en_suffix_one[mid][0])
+            hi = mid;
+        else if (c > wt_en_suffix_one[mid][1])
+            lo = mid + 1;
+        else
+            return 1;
+    }
+    return 0;
+}
+
+/* spaCy's suffix_search: every entry ends at the end of the span, so the
+ * match is the one with the leftmost start, whichever entry it is. Entries
+ * of one character (70 of 82, the icons' large class among them) can only
+ * start at the last character: a table says whether they do. The search
+ * runs the others (wt_en_suffix_rest) where the span holds a byte they
+ * need; the leftmost start of the two wins
+ * (gen_wordtok_en.py, split_suffix, checks this against Python's search of
+ * the whole pattern). */
 static size_t find_suffix(const sl_wordtok *t, sl_wordtok_work *w, const char *s, size_t n)
 {
-    size_t a, b;
-    return search(t->suffix, w, s, n, 0, 0, &a, &b) ? b - a : 0;
+    size_t start = n, a, b;
+    if (n) {
+        size_t k = n - 1;
+        while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
+            k--;
+        uint32_t c = 0;
+        if (sl_utf8_seq((const uint8_t *)s + k, n - k, &c) == n - k && one_char_suffix(c))
+            start = k;
+    }
+    /* the others all need one of a few ASCII bytes ('.', '\'', a digit, ...):
+     * a span of other ASCII bytes (a word with a comma after it) has no
+     * match of theirs */
+    int may = 0;
+    for (size_t i = 0; i < n && !may; i++) {
+        unsigned char c = (unsigned char)s[i];
+        may = c >= 0x80 || (wt_en_suffix_rest_needs[c >> 6] >> (c & 63) & 1);
+    }
+    if (may && search(t->suffix, w, s, n, 0, 0, &a, &b) && a < start)
+        start = a;
+    return n - start;
 }
 
 static void affix_push(sl_word **v, size_t *n, size_t *cap, uint32_t off, uint32_t len)
