@@ -295,7 +295,6 @@ for k in "wds":
     print(f"/* Python re's \\{k} (in the patterns: \\001{k}) */")
     emit_pattern(f"wt_class_{k}", CLASSES[k], raw=True)
 emit_pattern("wt_en_prefix", tok.prefix_search.__self__.pattern)
-emit_pattern("wt_en_suffix", tok.suffix_search.__self__.pattern)
 SUFFIX_ONE, SUFFIX_REST = split_suffix()
 emit_pattern("wt_en_suffix_rest", SUFFIX_REST)
 T = trigger_bytes(SUFFIX_REST)
