@@ -37,17 +37,22 @@ tok = nlp.tokenizer
 assert tok.token_match is None and tok.faster_heuristics
 
 
-def py_class(esc):
-    """Ranges of the code points Python's re matches with \\w, \\d, \\s."""
-    rx = re.compile("\\" + esc)
+def code_point_ranges(rx):
+    """Ranges of the code points (surrogates left out) that rx matches whole."""
     out, start = [], None
     for c in range(0x110001):
-        ok = c < 0x110000 and not (0xD800 <= c <= 0xDFFF) and rx.match(chr(c)) is not None
+        ok = c < 0x110000 and not (0xD800 <= c <= 0xDFFF) and rx.fullmatch(chr(c)) is not None
         if ok and start is None:
             start = c
         elif not ok and start is not None:
             out.append((start, c - 1))
             start = None
+    return out
+
+
+def py_class(esc):
+    """Ranges of the code points Python's re matches with \\w, \\d, \\s."""
+    out = code_point_ranges(re.compile("\\" + esc))
     return "".join("\\x{%X}" % a if a == b else "\\x{%X}-\\x{%X}" % (a, b) for a, b in out)
 
 
@@ -158,18 +163,6 @@ def emit_pattern(name, p, raw=False):
 def one_char(entry):
     items = list(re_parser.parse(entry))
     return len(items) == 1 and items[0][0] in (C.LITERAL, C.IN) and re_parser.parse(entry).getwidth() == (1, 1)
-
-
-def code_point_ranges(rx):
-    out, start = [], None
-    for c in range(0x110001):
-        ok = c < 0x110000 and not (0xD800 <= c <= 0xDFFF) and rx.fullmatch(chr(c)) is not None
-        if ok and start is None:
-            start = c
-        elif not ok and start is not None:
-            out.append((start, c - 1))
-            start = None
-    return out
 
 
 def split_suffix():
