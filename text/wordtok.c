@@ -393,7 +393,7 @@ static int one_char_suffix(uint32_t c)
  * the whole pattern). */
 static size_t find_suffix(const sl_wordtok *t, sl_wordtok_work *w, const char *s, size_t n)
 {
-    size_t start = n, a, b;
+    size_t start = n, end = n, a, b;
     if (n) {
         size_t k = n - 1;
         while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
@@ -411,8 +411,8 @@ static size_t find_suffix(const sl_wordtok *t, sl_wordtok_work *w, const char *s
         may = c >= 0x80 || (wt_en_suffix_rest_needs[c >> 6] >> (c & 63) & 1);
     }
     if (may && search(t->suffix, w, s, n, 0, 0, &a, &b) && a < start)
-        start = a;
-    return n - start;
+        start = a, end = b; /* b: n, or before a final newline ($), as before */
+    return end - start;
 }
 
 static void affix_push(sl_word **v, size_t *n, size_t *cap, uint32_t off, uint32_t len)
