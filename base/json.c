@@ -97,7 +97,17 @@ static sl_json *node(parser *p, sl_json_type t)
     return v;
 }
 
-#if !defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if defined(__SSE2__)
+/* Bit i set where byte i of x ends a run of a string's plain bytes ('"',
+ * '\\', below 0x20). */
+static inline unsigned string_end16(__m128i x)
+{
+    const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\'), c = _mm_set1_epi8(0x1F);
+    __m128i stop =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, q), _mm_cmpeq_epi8(x, b)), _mm_cmpeq_epi8(_mm_min_epu8(x, c), x));
+    return (unsigned)_mm_movemask_epi8(stop);
+}
+#elif __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 /* The bytes of x (little-endian) that end a run of a string's plain bytes
  * ('"', '\\', below 0x20) have their top bit set in the result; bytes
  * after the first such byte may be set too (a borrow), the first is exact. */
@@ -209,7 +219,6 @@ static int str_decode_fast(const char *s, size_t n, size_t *pos, sl_buf *b, int 
     unsigned high = 0;
     int chg = 0;
     char *dst = b->data + b->len, *lim = b->data + b->cap - 1;
-    const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\'), vc = _mm_set1_epi8(0x1F);
 #ifdef JSON_BLOCK64
     int wide = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi") &&
                __builtin_cpu_supports("avx512vbmi2");
@@ -235,9 +244,7 @@ static int str_decode_fast(const char *s, size_t n, size_t *pos, sl_buf *b, int 
         if (n - i >= 16) {
             __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
             _mm_storeu_si128((__m128i *)(void *)dst, x);
-            __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, vq), _mm_cmpeq_epi8(x, vb)),
-                                        _mm_cmpeq_epi8(_mm_min_epu8(x, vc), x));
-            unsigned m = (unsigned)_mm_movemask_epi8(stop), t = (unsigned)_mm_movemask_epi8(x);
+            unsigned m = string_end16(x), t = (unsigned)_mm_movemask_epi8(x);
             if (!m) {
                 high |= t;
                 i += 16;
@@ -323,7 +330,6 @@ int sl_json_str_decode(const char *s, size_t n, size_t *pos, sl_buf *b, int mode
         size_t room = b->cap - b->len - 1;
         unsigned high = 0; /* top bits of the run's bytes */
 #if defined(__SSE2__)
-        const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\'), vc = _mm_set1_epi8(0x1F);
         while (n - i >= 16) {
             if (i - start + 16 > room) {
                 sl_buf_reserve(b, i - start + 16 + (n - i < 4096 ? n - i : 4096));
@@ -332,9 +338,7 @@ int sl_json_str_decode(const char *s, size_t n, size_t *pos, sl_buf *b, int mode
             }
             __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
             _mm_storeu_si128((__m128i *)(void *)(dst + (i - start)), x);
-            __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, vq), _mm_cmpeq_epi8(x, vb)),
-                                        _mm_cmpeq_epi8(_mm_min_epu8(x, vc), x));
-            unsigned m = (unsigned)_mm_movemask_epi8(stop), t = (unsigned)_mm_movemask_epi8(x);
+            unsigned m = string_end16(x), t = (unsigned)_mm_movemask_epi8(x);
             if (m) {
                 unsigned k = (unsigned)__builtin_ctz(m);
                 high |= t & ((1u << k) - 1);
@@ -1062,12 +1066,8 @@ static inline size_t plain_len(const char *s, size_t n)
 {
     size_t i = 0;
 #if defined(__SSE2__)
-    const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\'), vc = _mm_set1_epi8(0x1F);
     for (; i + 16 <= n; i += 16) {
-        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-        __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, vq), _mm_cmpeq_epi8(x, vb)),
-                                    _mm_cmpeq_epi8(_mm_min_epu8(x, vc), x));
-        unsigned m = (unsigned)_mm_movemask_epi8(stop);
+        unsigned m = string_end16(_mm_loadu_si128((const __m128i *)(const void *)(s + i)));
         if (m)
             return i + (size_t)__builtin_ctz(m);
     }
