@@ -117,6 +117,21 @@ static inline void sl_utf8_put(sl_buf *b, uint32_t cp)
     sl_buf_append(b, u, sl_utf8_encode(u, cp));
 }
 
+/* Whether code point c lies in one of r[0..n), sorted disjoint ranges
+ * {first, last} (the generated Unicode tables of text/). */
+static inline int sl_cp_in_ranges(const uint32_t (*r)[2], size_t n, uint32_t c)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t m = (lo + hi) / 2;
+        if (c > r[m][1])
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo < n && c >= r[lo][0];
+}
+
 #endif /* SLUICE_UNSTABLE_API */
 
 #ifdef __cplusplus

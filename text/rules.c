@@ -515,19 +515,6 @@ static size_t rstrip(const char *s, size_t n)
     return n;
 }
 
-static int in_ranges(const uint32_t (*r)[2], size_t n, uint32_t c)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t m = (lo + hi) / 2;
-        if (c > r[m][1])
-            lo = m + 1;
-        else
-            hi = m;
-    }
-    return lo < n && c >= r[lo][0];
-}
-
 static int in_sorted(const uint32_t *v, size_t n, uint32_t c)
 {
     size_t lo = 0, hi = n;
@@ -545,14 +532,14 @@ static int is_alpha(uint32_t c)
 {
     if (c < 0x80)
         return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
-    return in_ranges(rt_alpha, NELEM(rt_alpha), c);
+    return sl_cp_in_ranges(rt_alpha, NELEM(rt_alpha), c);
 }
 
 static int is_decimal(uint32_t c)
 {
     if (c < 0x80)
         return c >= '0' && c <= '9';
-    return in_ranges(rt_decimal, NELEM(rt_decimal), c);
+    return sl_cp_in_ranges(rt_decimal, NELEM(rt_decimal), c);
 }
 
 static uint8_t punct_ascii[128];

@@ -25,19 +25,6 @@ static void sents_push(sl_sents *s, uint32_t off, uint32_t len)
     s->v[s->n++] = (sl_word){off, len};
 }
 
-static int in_ranges(const uint32_t (*r)[2], size_t n, uint32_t c)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t m = (lo + hi) / 2;
-        if (c > r[m][1])
-            lo = m + 1;
-        else
-            hi = m;
-    }
-    return lo < n && c >= r[lo][0];
-}
-
 int sl_sentsplit_is_punct_char(const char *s, size_t n)
 {
     uint32_t c = 0;
@@ -61,7 +48,7 @@ int sl_sentsplit_is_punct(const char *s, size_t n)
     while (n) {
         uint32_t c = 0;
         size_t k = sl_utf8_seq(p, n, &c);
-        if (!k || !in_ranges(ss_cat_p, NELEM(ss_cat_p), c))
+        if (!k || !sl_cp_in_ranges(ss_cat_p, NELEM(ss_cat_p), c))
             return 0;
         p += k, n -= k;
     }

@@ -366,23 +366,6 @@ static size_t find_prefix(const sl_wordtok *t, sl_wordtok_work *w, const char *s
     return search(t->prefix, w, s, n, 0, 0, &a, &b) ? b - a : 0;
 }
 
-/* Whether spaCy's one-character suffix entries match code point c
- * (wt_en_suffix_one: sorted ranges). */
-static int one_char_suffix(uint32_t c)
-{
-    size_t lo = 0, hi = NELEM(wt_en_suffix_one);
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (c < wt_en_suffix_one[mid][0])
-            hi = mid;
-        else if (c > wt_en_suffix_one[mid][1])
-            lo = mid + 1;
-        else
-            return 1;
-    }
-    return 0;
-}
-
 /* spaCy's suffix_search: every entry ends at the end of the span, so the
  * match is the one with the leftmost start, whichever entry it is. Entries
  * of one character (70 of 82, the icons' large class among them) can only
@@ -399,7 +382,8 @@ static size_t find_suffix(const sl_wordtok *t, sl_wordtok_work *w, const char *s
         while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
             k--;
         uint32_t c = 0;
-        if (sl_utf8_seq((const uint8_t *)s + k, n - k, &c) == n - k && one_char_suffix(c))
+        if (sl_utf8_seq((const uint8_t *)s + k, n - k, &c) == n - k &&
+            sl_cp_in_ranges(wt_en_suffix_one, NELEM(wt_en_suffix_one), c))
             start = k;
     }
     /* the others all need one of a few ASCII bytes ('.', '\'', a digit, ...):
