@@ -174,8 +174,7 @@ def split_suffix():
     ranges = code_point_ranges(one_rx)
     assert not any(chr(c).isspace() or re.match(r"\s", chr(c)) for a, b in ranges for c in range(a, b + 1))
     rest_pat = "|".join(e + "$" for e in rest)
-    global REST_NEEDS
-    REST_NEEDS = trigger_bytes(rest_pat)
+    rest_needs = trigger_bytes(rest_pat)
     # the check: the leftmost of the two starts is the whole pattern's
     full, rest_rx = re.compile(tok.suffix_search.__self__.pattern), re.compile(rest_pat)
     pool = [chr(a) for a, b in ranges[:40]] + [chr(b) for a, b in ranges[-40:]]
@@ -188,11 +187,11 @@ def split_suffix():
         if one_rx.fullmatch(t[-1]):
             start = len(t) - 1
         r = rest_rx.search(t)
-        assert not r or not t.isascii() or any(ord(x) in REST_NEEDS for x in t), t
+        assert not r or not t.isascii() or any(ord(x) in rest_needs for x in t), t
         if r and r.start() < start:
             start = r.start()
         assert (m.start() if m else len(t)) == start, (t, m, start)
-    return ranges, rest_pat
+    return ranges, rest_pat, rest_needs
 
 
 # ---- the ASCII bytes a pattern's matches need ------------------------------
@@ -288,9 +287,8 @@ for k in "wds":
     print(f"/* Python re's \\{k} (in the patterns: \\001{k}) */")
     emit_pattern(f"wt_class_{k}", CLASSES[k], raw=True)
 emit_pattern("wt_en_prefix", tok.prefix_search.__self__.pattern)
-SUFFIX_ONE, SUFFIX_REST = split_suffix()
+SUFFIX_ONE, SUFFIX_REST, T = split_suffix()
 emit_pattern("wt_en_suffix_rest", SUFFIX_REST)
-T = trigger_bytes(SUFFIX_REST)
 words = [sum(1 << (c - 64 * k) for c in T if 64 * k <= c < 64 * (k + 1)) for k in range(2)]
 print("/* the ASCII bytes of which every match of wt_en_suffix_rest needs one (trigger_bytes):")
 print(" * " + "".join(chr(c) for c in sorted(T)).replace("*/", "* /") + " */")
