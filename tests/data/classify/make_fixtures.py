@@ -53,12 +53,12 @@ def write_training_text():
     train = os.path.join(HERE, "train.tmp")
     with open(train, "w", encoding="utf-8") as f:
         f.write("\n".join(rows) + "\n")
-    return train
+    return train, rows
 
 
 def train_models(only=None):
     """The topic models; only: the name of the one model to train again."""
-    train = write_training_text()
+    train, rows = write_training_text()
     # trained by the fastText command-line tool (Debian's package fasttext,
     # 0.9.2): the pip build of fasttext 0.9.3 here raises "Encountered NaN"
     # when it trains with any dimension on any data (its predict is sound)
@@ -74,21 +74,24 @@ def train_models(only=None):
         subprocess.run(["fasttext", "quantize", "-input", train, "-output", out, "-thread", "1", *opts], check=True)
         os.replace(out + ".ftz", out + ".ftz.tmp")
 
-    if only == "topic-wide":
-        # n-grams hashed into 100,000 buckets, pruned to the 300 best words
-        # and n-grams: sluice's bitmap of kept buckets (64 bits per kept
-        # n-gram, 32,768 here at most) is then smaller than the bucket range, so
-        # bucket ids share bits and a set bit is checked in the index
-        subprocess.run(["fasttext", "supervised", "-input", train, "-output", os.path.join(HERE, "topic-wide"),
-                        *common[:-4], "-bucket", "100000", "-verbose", "0", "-loss", "hs", "-minn", "2", "-maxn", "4"],
-                       check=True)
-        quantize(os.path.join(HERE, "topic-wide"), "-qnorm", "-cutoff", "300", "-dsub", "2")
-        os.remove(os.path.join(HERE, "topic-wide.bin"))
-        os.replace(os.path.join(HERE, "topic-wide.ftz.tmp"), os.path.join(HERE, "topic-wide.ftz"))
+    def finish(names):
+        for name in names:
+            os.replace(os.path.join(HERE, name + ".ftz.tmp"), os.path.join(HERE, name + ".ftz"))
         for name in os.listdir(HERE):
             if name.endswith(".vec"):
                 os.remove(os.path.join(HERE, name))
         os.remove(train)
+
+    if only == "topic-wide":
+        # n-grams hashed into 100,000 buckets (the later -bucket wins), pruned
+        # to the 300 best words and n-grams: sluice's bitmap of kept buckets
+        # (64 bits per kept n-gram, 32,768 here at most) is then smaller than
+        # the bucket range, so bucket ids share bits and a set bit is checked
+        # in the index
+        train_supervised("topic-wide", "-loss", "hs", "-minn", "2", "-maxn", "4", "-bucket", "100000")
+        quantize(os.path.join(HERE, "topic-wide"), "-qnorm", "-cutoff", "300", "-dsub", "2")
+        os.remove(os.path.join(HERE, "topic-wide.bin"))
+        finish(["topic-wide"])
         return
     # hierarchical softmax with character n-grams and word bigrams
     train_supervised("topic-hs", "-loss", "hs", "-minn", "2", "-maxn", "4", "-wordNgrams", "2")
@@ -110,12 +113,7 @@ def train_models(only=None):
     train_supervised("topic-many", "-loss", "hs", "-minn", "3", "-maxn", "3", "-wordNgrams", "1")
     quantize(os.path.join(HERE, "topic-many"), "-qnorm", "-qout", "-cutoff", "500", "-dsub", "3")
     os.remove(os.path.join(HERE, "topic-many.bin"))
-    for name in ("topic-hs", "topic-ns", "topic-many"):
-        os.replace(os.path.join(HERE, name + ".ftz.tmp"), os.path.join(HERE, name + ".ftz"))
-    for name in os.listdir(HERE):
-        if name.endswith(".vec"):
-            os.remove(os.path.join(HERE, name))
-    os.remove(train)
+    finish(["topic-hs", "topic-ns", "topic-many"])
 
 
 # ---- the corpus -------------------------------------------------------------
