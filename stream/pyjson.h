@@ -15,6 +15,10 @@
 #include "base/buf.h"
 
 void sl_pyjson_float(sl_buf *b, double v);
+/* The same by the reference method alone (printf's correctly rounded
+ * digits, read back by strtod), which sl_pyjson_float uses outside the
+ * range of its integer method; for tests. */
+void sl_pyjson_float_ref(sl_buf *b, double v);
 /* An IEEE half-precision float (its 16 bits) as sl_pyjson_float writes its value. */
 void sl_pyjson_float16(sl_buf *b, uint16_t h);
 void sl_pyjson_i64(sl_buf *b, int64_t v);

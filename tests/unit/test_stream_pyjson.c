@@ -1,4 +1,10 @@
-/* stream/pyjson.c's base64 decoder and timestamps with a fixed offset.
+/* stream/pyjson.c's floats, base64 decoder and timestamps with a fixed
+ * offset. Floats: Python's json.dumps of 6,686 doubles of every kind
+ * (tests/data/pyjson/floats.txt, make_floats.py), and 400,000 random
+ * doubles (bit patterns, float32 values, values in [0, 1) and short
+ * decimals) written the same by the integer method and by the reference
+ * method (printf's digits read back by strtod), which each read back as
+ * the double.
  * Base64: RFC 4648's test vectors (section 10), random round trips through
  * the encoder (which the Parquet and Arrow fixtures check against Python's
  * base64), unpadded input, and refusals. Timestamps: the strings CPython's
@@ -13,8 +19,75 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "tests/unit/support.h"
 
+#include <math.h>
+#include <stdio.h>
+
+#include "base/rng.h"
 #include "stream/pyjson.h"
+
+static double from_bits(uint64_t u)
+{
+    double v;
+    memcpy(&v, &u, 8);
+    return v;
+}
+
+static void test_float_python(void **state)
+{
+    (void)state;
+    FILE *f = fopen(sl_test_path("tests/data/pyjson/floats.txt"), "r");
+    assert_non_null(f);
+    char line[512];
+    size_t n = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        char *want = strchr(line, ' ');
+        assert_non_null(want);
+        *want++ = 0;
+        double v = from_bits(strtoull(line, NULL, 16));
+        sl_buf b = {0}, r = {0};
+        sl_pyjson_float(&b, v);
+        sl_pyjson_float_ref(&r, v);
+        if (strcmp(b.data, want) || strcmp(r.data, want))
+            fail_msg("%s: want %s, got %s (reference method %s)", line, want, b.data, r.data);
+        sl_buf_free(&b);
+        sl_buf_free(&r);
+        n++;
+    }
+    fclose(f);
+    assert_int_equal(n, 6686);
+}
+
+static void test_float_random(void **state)
+{
+    (void)state;
+    uint64_t seed = 20261129;
+    sl_buf b = {0}, r = {0};
+    for (int i = 0; i < 400000; i++) {
+        uint64_t u = sl_splitmix64(&seed);
+        double v;
+        switch (i & 3) {
+        case 0: v = from_bits(u); break;                                    /* any double */
+        case 1: v = (double)(float)((double)(u >> 40) / 16777216.0); break; /* a float32 score */
+        case 2: v = (double)(u >> 11) / 9007199254740992.0; break;          /* random.random() */
+        default: v = (double)(u % 100000) * pow(10.0, (double)(int)((u >> 32) % 60) - 30); break;
+        }
+        if (isnan(v))
+            continue;
+        sl_buf_clear(&b);
+        sl_buf_clear(&r);
+        sl_pyjson_float(&b, v);
+        sl_pyjson_float_ref(&r, v);
+        if (strcmp(b.data, r.data))
+            fail_msg("%016llx: %s, reference method %s", (unsigned long long)u, b.data, r.data);
+        if (!isinf(v) && strtod(b.data, NULL) != v)
+            fail_msg("%016llx: %s does not read back", (unsigned long long)u, b.data);
+    }
+    sl_buf_free(&b);
+    sl_buf_free(&r);
+}
 
 static void test_base64_rfc4648(void **state)
 {
@@ -121,7 +194,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_base64_rfc4648),         cmocka_unit_test(test_base64_round_trip),
         cmocka_unit_test(test_base64_refused),         cmocka_unit_test(test_timestamp_offsets),
-        cmocka_unit_test(test_timestamp_out_of_range),
+        cmocka_unit_test(test_timestamp_out_of_range), cmocka_unit_test(test_float_python),
+        cmocka_unit_test(test_float_random),
     };
     return cmocka_run_group_tests_name("stream_pyjson", tests, NULL, NULL);
 }
