@@ -37,7 +37,8 @@ struct sl_wordtok {
     uint32_t *toklens;
     mpattern *mp;
     size_t nmp;
-    sl_htab mp_tab; /* by the first token's text: pattern index + 1 (chains follow in mp_next) */
+    sl_htab mp_tab; /* by the first two tokens' texts: pattern index + 1 (chains follow in mp_next) */
+    int mp_single;  /* some pattern is of one token */
     uint32_t *mp_next;
     char *mp_text;
     uint8_t asp[128]; /* sl_tn_isspace of the ASCII code points */
@@ -168,22 +169,45 @@ static const sl_htab_type sp_type = {.entry_size = sizeof(uint32_t),
                                      .max_load = 50,
                                      .min_cap = 4096};
 
+/* The matcher table's key: a pattern's first two tokens (s1 NULL: a
+ * pattern of one token). */
+typedef struct {
+    const char *s0, *s1;
+    size_t n0, n1;
+} tkey2;
+
+static inline uint64_t hash2(const char *s0, size_t n0, const char *s1, size_t n1)
+{
+    return hash(s0, n0) ^ (s1 ? hash(s1, n1) * UINT64_C(0x9E3779B97F4A7C15) : 0);
+}
+
+static uint64_t tkey2_hash(const void *key, const void *ctx)
+{
+    (void)ctx;
+    const tkey2 *k = key;
+    return hash2(k->s0, k->n0, k->s1, k->n1);
+}
+
 static uint64_t mp_hash(const void *entry, const void *ctx)
 {
     const mpattern *mp = &((const sl_wordtok *)ctx)->mp[*(const uint32_t *)entry - 1];
-    return hash(mp->tok[0], mp->len[0]);
+    return hash2(mp->tok[0], mp->len[0], mp->n > 1 ? mp->tok[1] : NULL, mp->n > 1 ? mp->len[1] : 0);
 }
 
 static int mp_eq(const void *key, const void *entry, const void *ctx)
 {
-    const tkey *k = key;
+    const tkey2 *k = key;
     const mpattern *mp = &((const sl_wordtok *)ctx)->mp[*(const uint32_t *)entry - 1];
-    return mp->len[0] == k->n && !memcmp(mp->tok[0], k->s, k->n);
+    if (mp->len[0] != k->n0 || memcmp(mp->tok[0], k->s0, k->n0))
+        return 0;
+    if (!k->s1)
+        return mp->n == 1;
+    return mp->n > 1 && mp->len[1] == k->n1 && !memcmp(mp->tok[1], k->s1, k->n1);
 }
 
 static const sl_htab_type mp_type = {.entry_size = sizeof(uint32_t),
                                      .key_size = sizeof(uint32_t),
-                                     .hash = tkey_hash,
+                                     .hash = tkey2_hash,
                                      .entry_hash = mp_hash,
                                      .eq = mp_eq,
                                      .max_load = 50,
@@ -268,13 +292,28 @@ sl_wordtok *sl_wordtok_new(const char *lang, sl_err *err)
             *w++ = 0;
             q = e + 1;
         }
+        /* A match of one token is replaced by the exception of its text
+         * (or left as it is without one): a no-op unless that exception
+         * has more tokens, and as the shortest of matches it drops no
+         * other. Such patterns (" ", "'", "(", ...) matched a tenth of a
+         * code corpus's tokens, each sorted and rebuilt for nothing. */
+        if (mp->n == 1) {
+            long sp = find_special(t, mp->tok[0], mp->len[0]);
+            if (sp < 0 || t->sp[sp].ntok == 1)
+                continue;
+        }
         if (mp->len[0]) {
             size_t fb = mp_filter_bit(mp->tok[0], mp->len[0]);
             t->mpf[fb / 64] |= UINT64_C(1) << (fb % 64);
         }
-        /* chain patterns of the same first token: the entry keeps the last, mp_next the ones before */
+        /* chain patterns of the same first two tokens: the entry keeps the
+         * last, mp_next the ones before (by the first token alone, ":" led
+         * a chain of 53 patterns, walked at every ":") */
         int fresh;
-        uint32_t *e = sl_htab_put(&t->mp_tab, &mp_type, &(tkey){mp->tok[0], mp->len[0]}, &fresh);
+        t->mp_single |= mp->n == 1;
+        uint32_t *e = sl_htab_put(
+            &t->mp_tab, &mp_type,
+            &(tkey2){mp->tok[0], mp->n > 1 ? mp->tok[1] : NULL, mp->len[0], mp->n > 1 ? mp->len[1] : 0}, &fresh);
         t->mp_next[i] = fresh ? 0 : *e;
         *e = (uint32_t)i + 1;
     }
@@ -597,13 +636,18 @@ static void apply_special_cases(const sl_wordtok *t, sl_wordtok_work *w, const c
             if (!(t->mpf[fb / 64] >> (fb % 64) & 1))
                 continue;
         }
-        const uint32_t *e = sl_htab_find(&t->mp_tab, &mp_type, &(tkey){text + first.off, first.len});
-        if (e) {
-            for (uint32_t pi = *e; pi; pi = t->mp_next[pi - 1]) {
+        for (int two = !t->mp_single; two < 2; two++) {
+            if (two && i + 1 == w->ntok)
+                break;
+            sl_word second = two ? w->tok[i + 1] : (sl_word){0, 0};
+            const uint32_t *e =
+                sl_htab_find(&t->mp_tab, &mp_type,
+                             &(tkey2){text + first.off, two ? text + second.off : NULL, first.len, second.len});
+            for (uint32_t pi = e ? *e : 0; pi; pi = t->mp_next[pi - 1]) {
                 const mpattern *p = &t->mp[pi - 1];
                 if (i + p->n > w->ntok)
                     continue;
-                uint32_t j = 1;
+                uint32_t j = two ? 2 : 1;
                 while (j < p->n && tok_eq(text, w->tok[i + j], p->tok[j], p->len[j]))
                     j++;
                 if (j < p->n)
