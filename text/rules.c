@@ -607,7 +607,10 @@ struct sl_rules_work {
     uint32_t *ids, *wb, *wc; /* per word: interned id; prefix sums of bytes, of code points */
     size_t wcap;
     uint64_t *hw, *pw; /* per distinct word: polynomial hash of its bytes, B^bytes */
-    uint32_t *first;   /* per distinct word: a word with it */
+    uint64_t *ph;      /* per word boundary: the hash of the words before it, joined */
+    uint64_t *pows;    /* B^k for k < npows (grown as n-grams need, up to POWS_MAX) */
+    size_t npows;
+    uint32_t *first; /* per distinct word: a word with it */
     size_t ncap, ndistinct;
     table t, t2;
     uint32_t *order; /* n-gram entries in order of first appearance */
@@ -642,6 +645,8 @@ void sl_rules_work_free(sl_rules_work *w)
     free(w->wc);
     free(w->hw);
     free(w->pw);
+    free(w->ph);
+    free(w->pows);
     free(w->first);
     free(w->t.s);
     free(w->t2.s);
@@ -695,6 +700,7 @@ static void intern_words(sl_rules_work *w)
         w->ids = sl_xrealloc(w->ids, w->wcap * sizeof *w->ids);
         w->wb = sl_xrealloc(w->wb, w->wcap * sizeof *w->wb);
         w->wc = sl_xrealloc(w->wc, w->wcap * sizeof *w->wc);
+        w->ph = sl_xrealloc(w->ph, w->wcap * sizeof *w->ph);
     }
     table_reset(&w->t, nw);
     w->ndistinct = 0;
@@ -733,6 +739,34 @@ static void intern_words(sl_rules_work *w)
         }
         w->ids[i] = w->t.s[j].a;
     }
+    w->ph[0] = 0;
+    for (size_t i = 0; i < nw; i++)
+        w->ph[i + 1] = addmod(mulmod(w->ph[i], w->pw[w->ids[i]]), w->hw[w->ids[i]]);
+}
+
+/* B^k: from the table, grown to k + 1 entries while k is below POWS_MAX
+ * (bytes in an n-gram), else by squaring */
+#define POWS_MAX ((size_t)1 << 16)
+static uint64_t pb_pow(sl_rules_work *w, size_t k)
+{
+    if (k < w->npows)
+        return w->pows[k];
+    if (k >= POWS_MAX) {
+        uint64_t r = 1, b = PB;
+        for (; k; k >>= 1, b = mulmod(b, b))
+            if (k & 1)
+                r = mulmod(r, b);
+        return r;
+    }
+    size_t cap = w->npows ? w->npows : 256;
+    while (cap <= k)
+        cap *= 2;
+    w->pows = sl_xrealloc(w->pows, cap * sizeof *w->pows);
+    if (!w->npows)
+        w->pows[w->npows++] = 1;
+    for (; w->npows < cap; w->npows++)
+        w->pows[w->npows] = mulmod(w->pows[w->npows - 1], PB);
+    return w->pows[k];
 }
 
 /* find_duplicates over spans of base: (duplicate elements, their code points) */
@@ -828,11 +862,9 @@ static uint64_t all_duplicate(sl_rules_work *w, size_t n)
     uint64_t rep = 0;
     size_t idx = 0;
     while (idx < nw - n + 1) {
-        uint64_t h = 0;
-        for (size_t k = 0; k < n; k++) {
-            uint32_t id = w->ids[idx + k];
-            h = addmod(mulmod(h, w->pw[id]), w->hw[id]);
-        }
+        /* the n words' hash, joined: the same as hashing them one by one
+         * (h = h B^len + hash(word)), from the prefix hashes in one step */
+        uint64_t h = addmod(w->ph[idx + n], MP - mulmod(w->ph[idx], pb_pow(w, w->wb[idx + n] - w->wb[idx])));
         size_t j = h & w->t2.mask;
         for (; w->t2.s[j].n; j = (j + 1) & w->t2.mask)
             if (w->t2.s[j].h == h && concat_eq(w, w->t2.s[j].a, idx, n))
