@@ -79,6 +79,26 @@ static void test_code_points(void **state)
     free(t);
 }
 
+/* sl_tn_isspace is Python's str.isspace: the code points
+ * [c for c in range(0x110000) if chr(c).isspace()] (Python 3.11.7) */
+static void test_isspace(void **state)
+{
+    (void)state;
+    static const uint32_t py[] = {0x9,    0xa,    0xb,    0xc,    0xd,    0x1c,   0x1d,   0x1e,   0x1f,   0x20,
+                                  0x85,   0xa0,   0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006,
+                                  0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000};
+    size_t k = 0;
+    for (uint32_t c = 0; c < 0x110000; c++) {
+        int want = k < sizeof py / sizeof *py && py[k] == c;
+        k += (size_t)want;
+        if (sl_tn_isspace(c) != want)
+            fail_msg("U+%04X: sl_tn_isspace %d, Python %d", (unsigned)c, sl_tn_isspace(c), want);
+    }
+    assert_int_equal(k, sizeof py / sizeof *py);
+    assert_false(sl_tn_isspace(0x110000));
+    assert_false(sl_tn_isspace(UINT32_MAX));
+}
+
 static void test_strings(void **state)
 {
     (void)state;
@@ -114,6 +134,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_code_points),
+        cmocka_unit_test(test_isspace),
         cmocka_unit_test(test_strings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
