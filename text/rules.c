@@ -610,6 +610,8 @@ struct sl_rules_work {
     uint64_t *ph;      /* per word boundary: the hash of the words before it, joined */
     uint64_t *pows;    /* B^k for k < npows (grown as n-grams need, up to POWS_MAX) */
     size_t npows;
+    uint64_t *hg; /* all_duplicate: each n-gram's hash */
+    size_t hgcap;
     uint32_t *first; /* per distinct word: a word with it */
     size_t ncap, ndistinct;
     table t, t2;
@@ -647,6 +649,7 @@ void sl_rules_work_free(sl_rules_work *w)
     free(w->pw);
     free(w->ph);
     free(w->pows);
+    free(w->hg);
     free(w->first);
     free(w->t.s);
     free(w->t2.s);
@@ -689,6 +692,31 @@ static void get_words(const sl_rules *r, sl_rules_work *w, const char *text, siz
     w->ndistinct = (size_t)-1; /* not interned yet */
 }
 
+/* B^k: from the table, grown to k + 1 entries while k is below POWS_MAX
+ * (bytes in an n-gram), else by squaring */
+#define POWS_MAX ((size_t)1 << 16)
+static uint64_t pb_pow(sl_rules_work *w, size_t k)
+{
+    if (k < w->npows)
+        return w->pows[k];
+    if (k >= POWS_MAX) {
+        uint64_t r = 1, b = PB;
+        for (; k; k >>= 1, b = mulmod(b, b))
+            if (k & 1)
+                r = mulmod(r, b);
+        return r;
+    }
+    size_t cap = w->npows ? w->npows : 256;
+    while (cap <= k)
+        cap *= 2;
+    w->pows = sl_xrealloc(w->pows, cap * sizeof *w->pows);
+    if (!w->npows)
+        w->pows[w->npows++] = 1;
+    for (; w->npows < cap; w->npows++)
+        w->pows[w->npows] = mulmod(w->pows[w->npows - 1], PB);
+    return w->pows[k];
+}
+
 /* Interned ids, byte and code point prefix sums, per-word hashes. */
 static void intern_words(sl_rules_work *w)
 {
@@ -727,13 +755,11 @@ static void intern_words(sl_rules_work *w)
                 w->pw = sl_xrealloc(w->pw, w->ncap * sizeof *w->pw);
                 w->first = sl_xrealloc(w->first, w->ncap * sizeof *w->first);
             }
-            uint64_t ph = 0, pp = 1;
-            for (uint32_t k = 0; k < len; k++) {
+            uint64_t ph = 0;
+            for (uint32_t k = 0; k < len; k++)
                 ph = addmod(mulmod(ph, PB), (uint8_t)s[k] + 1);
-                pp = mulmod(pp, PB);
-            }
             w->hw[id] = ph;
-            w->pw[id] = pp;
+            w->pw[id] = pb_pow(w, len);
             w->first[id] = (uint32_t)i;
             w->t.s[j] = (slot){h, (uint32_t)id, 1};
         }
@@ -742,31 +768,6 @@ static void intern_words(sl_rules_work *w)
     w->ph[0] = 0;
     for (size_t i = 0; i < nw; i++)
         w->ph[i + 1] = addmod(mulmod(w->ph[i], w->pw[w->ids[i]]), w->hw[w->ids[i]]);
-}
-
-/* B^k: from the table, grown to k + 1 entries while k is below POWS_MAX
- * (bytes in an n-gram), else by squaring */
-#define POWS_MAX ((size_t)1 << 16)
-static uint64_t pb_pow(sl_rules_work *w, size_t k)
-{
-    if (k < w->npows)
-        return w->pows[k];
-    if (k >= POWS_MAX) {
-        uint64_t r = 1, b = PB;
-        for (; k; k >>= 1, b = mulmod(b, b))
-            if (k & 1)
-                r = mulmod(r, b);
-        return r;
-    }
-    size_t cap = w->npows ? w->npows : 256;
-    while (cap <= k)
-        cap *= 2;
-    w->pows = sl_xrealloc(w->pows, cap * sizeof *w->pows);
-    if (!w->npows)
-        w->pows[w->npows++] = 1;
-    for (; w->npows < cap; w->npows++)
-        w->pows[w->npows] = mulmod(w->pows[w->npows - 1], PB);
-    return w->pows[k];
 }
 
 /* find_duplicates over spans of base: (duplicate elements, their code points) */
@@ -860,11 +861,18 @@ static uint64_t all_duplicate(sl_rules_work *w, size_t n)
         return 0;
     table_reset(&w->t2, nw - n + 1);
     uint64_t rep = 0;
-    size_t idx = 0;
-    while (idx < nw - n + 1) {
-        /* the n words' hash, joined: the same as hashing them one by one
-         * (h = h B^len + hash(word)), from the prefix hashes in one step */
-        uint64_t h = addmod(w->ph[idx + n], MP - mulmod(w->ph[idx], pb_pow(w, w->wb[idx + n] - w->wb[idx])));
+    size_t idx = 0, ng = nw - n + 1;
+    /* the n words' hash at each start, joined: the same as hashing them one
+     * by one (h = h B^len + hash(word)), from the prefix hashes in one step;
+     * all of them first, so that the probes below do not wait on them */
+    if (w->hgcap < ng) {
+        w->hgcap = ng;
+        w->hg = sl_xrealloc(w->hg, ng * sizeof *w->hg);
+    }
+    for (size_t i = 0; i < ng; i++)
+        w->hg[i] = addmod(w->ph[i + n], MP - mulmod(w->ph[i], pb_pow(w, w->wb[i + n] - w->wb[i])));
+    while (idx < ng) {
+        uint64_t h = w->hg[idx];
         size_t j = h & w->t2.mask;
         for (; w->t2.s[j].n; j = (j + 1) & w->t2.mask)
             if (w->t2.s[j].h == h && concat_eq(w, w->t2.s[j].a, idx, n))
