@@ -1,6 +1,8 @@
 /* JSON parser (DOM, arena-allocated) and writer helpers. See json.h. */
 #include "base/json.h"
 
+#include "base/dtoa.h"
+
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -1128,11 +1130,58 @@ void sl_json_put_num(sl_buf *b, double v)
         sl_buf_puts(b, "null");
         return;
     }
-    if (v == (double)(int64_t)v && fabs(v) < 9.007199254740992e15) {
-        sl_buf_printf(b, "%lld", (long long)v);
+    if (fabs(v) < 9.007199254740992e15 && v == (double)(int64_t)v) {
+        sl_json_put_int(b, (int64_t)v);
         return;
     }
-    /* shortest representation that round-trips */
+    /* shortest representation that round-trips: "%.*g" at the least
+     * precision from 6 up that reads back. With the shortest digits D
+     * (k of them) known, that is D in %g's form at precision max(k, 6):
+     * fewer digits do not read back (D is the shortest), and v rounded to
+     * max(k, 6) digits is D when k <= 15 (v is within half a unit in the
+     * 16th digit of D) and when D is v rounded to nearest (16 or 17
+     * digits: 17 always are, 16 not next to some powers of two); printf
+     * decides the others, as before. */
+    char d[24];
+    int k, x, nearest;
+    if (sl_shortest_digits(v, d, &k, &x, &nearest) && (k <= 15 || nearest)) {
+        int prec = k > 6 ? k : 6;
+        char tmp[48], *o = tmp;
+        if (v < 0)
+            *o++ = '-';
+        if (x < -4 || x >= prec) { /* d.ddde+XX */
+            *o++ = d[0];
+            if (k > 1) {
+                *o++ = '.';
+                memcpy(o, d + 1, (size_t)k - 1);
+                o += k - 1;
+            }
+            int ax = x < 0 ? -x : x;
+            *o++ = 'e';
+            *o++ = x < 0 ? '-' : '+';
+            if (ax >= 100)
+                *o++ = (char)('0' + ax / 100);
+            *o++ = (char)('0' + ax / 10 % 10);
+            *o++ = (char)('0' + ax % 10);
+        } else if (x >= 0) { /* ddd.ddd (or ddd00, as %g writes it) */
+            for (int i = 0; i <= x; i++)
+                *o++ = i < k ? d[i] : '0';
+            if (k > x + 1) {
+                *o++ = '.';
+                memcpy(o, d + x + 1, (size_t)(k - x - 1));
+                o += k - x - 1;
+            }
+        } else { /* 0.000ddd */
+            *o++ = '0';
+            *o++ = '.';
+            for (int i = 0; i < -x - 1; i++)
+                *o++ = '0';
+            memcpy(o, d, (size_t)k);
+            o += k;
+        }
+        sl_buf_append(b, tmp, (size_t)(o - tmp));
+        return;
+    }
     char tmp[40];
     for (int prec = 6; prec <= 17; prec++) {
         snprintf(tmp, sizeof tmp, "%.*g", prec, v);
@@ -1144,7 +1193,14 @@ void sl_json_put_num(sl_buf *b, double v)
 
 void sl_json_put_int(sl_buf *b, int64_t v)
 {
-    sl_buf_printf(b, "%lld", (long long)v);
+    char tmp[24], *q = tmp + sizeof tmp;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do
+        *--q = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *--q = '-';
+    sl_buf_append(b, q, (size_t)(tmp + sizeof tmp - q));
 }
 
 void sl_json_put_value(sl_buf *b, const sl_json *v)

@@ -890,21 +890,48 @@ static uint64_t all_duplicate(sl_rules_work *w, size_t n)
 
 /* --- signals ------------------------------------------------------------------ */
 
+/* pre N post into nm (n >= 0), without printf */
+static void ngram_name(char *nm, size_t cap, const char *pre, int n, const char *post)
+{
+    char num[12], *q = num + sizeof num;
+    *--q = 0;
+    unsigned u = (unsigned)n;
+    do
+        *--q = (char)('0' + u % 10);
+    while (u /= 10);
+    size_t a = strlen(pre), b = strlen(q), c = strlen(post);
+    if (a + b + c >= cap) { /* (names are short: never) */
+        snprintf(nm, cap, "%s%s%s", pre, q, post);
+        return;
+    }
+    memcpy(nm, pre, a);
+    memcpy(nm + a, q, b);
+    memcpy(nm + a + b, post, c + 1);
+}
+
+/* ,"name": (a signal's key; printf's was a tenth of an --annotate run) */
+static void sig_key(sl_buf *b, const char *name)
+{
+    sl_buf_puts(b, ",\"");
+    sl_buf_puts(b, name);
+    sl_buf_puts(b, "\":");
+}
+
 static void sig_num(sl_buf *b, const char *name, double v)
 {
-    sl_buf_printf(b, ",\"%s\":", name);
+    sig_key(b, name);
     put_thr(b, v);
 }
 
 static void sig_int(sl_buf *b, const char *name, int64_t v)
 {
-    sl_buf_printf(b, ",\"%s\":", name);
+    sig_key(b, name);
     sl_json_put_int(b, v);
 }
 
 static void sig_reason(sl_buf *b, const char *name, const char *reason)
 {
-    sl_buf_printf(b, ",\"%s\":", name);
+    sig_key(b, name);
     if (reason && *reason)
         sl_json_put_cstr(b, reason);
     else
@@ -1161,12 +1188,12 @@ done:
     char nm[48];
     for (int i = 0; i < x->n_top; i++)
         if (!isnan(x->top[i].frac)) {
-            snprintf(nm, sizeof nm, "gopher_top_%d_gram_char_frac", x->top[i].n);
+            ngram_name(nm, sizeof nm, "gopher_top_", x->top[i].n, "_gram_char_frac");
             sig_num(sig, nm, top[i]);
         }
     for (int i = 0; i < x->n_dup; i++)
         if (!isnan(x->dup[i].frac)) {
-            snprintf(nm, sizeof nm, "gopher_dup_%d_gram_char_frac", x->dup[i].n);
+            ngram_name(nm, sizeof nm, "gopher_dup_", x->dup[i].n, "_gram_char_frac");
             sig_num(sig, nm, dup[i]);
         }
     sig_reason(sig, "gopher_repetition_reason", reason);

@@ -1,5 +1,6 @@
 /* JSON parser and writer: RFC 8259 cases, escapes, surrogates, limits, round trips. */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -508,6 +509,85 @@ static void test_nonfinite_words(void **st)
     sl_buf_free(&tmp);
 }
 
+/* sl_json_put_num against its definition: the integer, or "%.*g" at the
+ * least precision from 6 to 17 that reads back (the loop the writer ran
+ * for every number before it made the digits itself); 150,000 random
+ * doubles of every kind: bit patterns, float32 values, values in [0, 1),
+ * short decimals at every scale, powers of two, integers around 2^53,
+ * ratios; and sl_json_put_int against printf's %lld */
+static void put_num_ref(sl_buf *b, double v)
+{
+    if (!isfinite(v)) {
+        sl_buf_puts(b, "null");
+        return;
+    }
+    if (fabs(v) < 9.007199254740992e15 && v == (double)(int64_t)v) {
+        sl_buf_printf(b, "%lld", (long long)v);
+        return;
+    }
+    char tmp[40];
+    for (int prec = 6; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*g", prec, v);
+        if (strtod(tmp, NULL) == v)
+            break;
+    }
+    sl_buf_puts(b, tmp);
+}
+
+static void test_put_num_random(void **state)
+{
+    (void)state;
+    /* integers, as printf's %lld writes them */
+    static const int64_t edge[] = {0, 1, -1, 9, 10, -10, 99, 100, INT64_MAX, INT64_MIN, INT64_MIN + 1};
+    for (int i = 0; i < 20000; i++) {
+        uint64_t u = (uint64_t)i * 0x9E3779B97F4A7C15u;
+        int64_t v = i < (int)(sizeof edge / sizeof *edge) ? edge[i] : (int64_t)(u >> (u % 64));
+        char want[32];
+        snprintf(want, sizeof want, "%lld", (long long)v);
+        sl_buf b = {0};
+        sl_json_put_int(&b, v);
+        assert_string_equal(b.data, want);
+        sl_buf_free(&b);
+    }
+    uint64_t seed = 1129;
+    sl_buf a = {0}, r = {0};
+    for (int i = 0; i < 150000; i++) {
+        uint64_t u = sl_splitmix64(&seed);
+        double v, m;
+        switch (i % 6) {
+        case 0: memcpy(&v, &u, 8); break;
+        case 1: v = (double)(float)((double)(u >> 40) / 16777216.0); break;
+        case 2: v = (double)(u >> 11) / 9007199254740992.0; break;
+        case 3: { /* a short decimal at any scale, read as strtod reads it */
+            char dec[48];
+            snprintf(dec, sizeof dec, "%llue%d", (unsigned long long)(u % 1000000), (int)((u >> 32) % 640) - 320);
+            v = strtod(dec, NULL);
+            break;
+        }
+        case 4:
+            if (u & 1) /* a power of two: its shortest digits need not be the nearest */
+                v = ldexp(1.0, (int)((u >> 1) % 2098) - 1074);
+            else
+                v = 9007199254740992.0 + (double)(int64_t)(u % 4096) - 2048.0 + (u >> 63 ? 0.5 : 0);
+            break;
+        default:
+            m = (double)(u % 100000 + 1);
+            v = m / (double)((u >> 20) % 999 + 1);
+            break;
+        }
+        if (u >> 62 == 3)
+            v = -v;
+        sl_buf_clear(&a);
+        sl_buf_clear(&r);
+        sl_json_put_num(&a, v);
+        put_num_ref(&r, v);
+        if (strcmp(a.data, r.data))
+            fail_msg("%016llx (%.17g): %s, the definition %s", (unsigned long long)u, v, a.data, r.data);
+    }
+    sl_buf_free(&a);
+    sl_buf_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -523,6 +603,7 @@ int main(void)
         cmocka_unit_test(test_string_runs_random),
         cmocka_unit_test(test_decode_ways_agree),
         cmocka_unit_test(test_numbers_random),
+        cmocka_unit_test(test_put_num_random),
         cmocka_unit_test(test_nonfinite_words),
     };
     return cmocka_run_group_tests_name("stream/json", tests, NULL, NULL);
