@@ -41,8 +41,9 @@ struct sl_wordtok {
     int mp_single;  /* some pattern is of one token */
     uint32_t *mp_next;
     char *mp_text;
-    uint8_t asp[128]; /* sl_tn_isspace of the ASCII code points */
-    uint64_t mpf[64]; /* mp_filter_bit of each pattern's first token */
+    uint8_t asp[128];  /* sl_tn_isspace of the ASCII code points */
+    uint64_t mpf[64];  /* mp_filter_bit of each pattern's first token */
+    uint64_t mpf2[64]; /* ... and of the second, of patterns of two tokens or more */
 };
 
 struct sl_wordtok_work {
@@ -313,6 +314,10 @@ sl_wordtok *sl_wordtok_new(const char *lang, sl_err *err)
         if (mp->len[0]) {
             size_t fb = mp_filter_bit(mp->tok[0], mp->len[0]);
             t->mpf[fb / 64] |= UINT64_C(1) << (fb % 64);
+        }
+        if (mp->n > 1) {
+            size_t fb = mp->len[1] ? mp_filter_bit(mp->tok[1], mp->len[1]) : 0;
+            t->mpf2[fb / 64] |= UINT64_C(1) << (fb % 64);
         }
         /* chain patterns of the same first two tokens: the entry keeps the
          * last, mp_next the ones before (by the first token alone, ":" led
@@ -667,6 +672,11 @@ static void apply_special_cases(const sl_wordtok *t, sl_wordtok_work *w, const c
             if (two && i + 1 == w->ntok)
                 break;
             sl_word second = two ? w->tok[i + 1] : (sl_word){0, 0};
+            if (two) { /* (an empty token has filter bit 0) */
+                size_t fb = second.len ? mp_filter_bit(text + second.off, second.len) : 0;
+                if (!(t->mpf2[fb / 64] >> (fb % 64) & 1))
+                    break;
+            }
             const uint32_t *e =
                 sl_htab_find(&t->mp_tab, &mp_type,
                              &(tkey2){text + first.off, two ? text + second.off : NULL, first.len, second.len});
