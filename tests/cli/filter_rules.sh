@@ -5,7 +5,8 @@
 # parameters of each) sluice keeps the same documents, gives the same rule
 # and reason for each dropped one, and writes C4's rewritten text as
 # datatrove leaves it; --annotate's signals equal datatrove's values (to
-# 1e-9). Independent of -@; --part R/N parts concatenate to the whole;
+# 1e-9), and on n-grams past 64 KiB exactly. Independent of -@; --part R/N
+# parts concatenate to the whole;
 # metadata kept; bad rules and parameters refused with one line.
 . "$SRC/tests/cli/lib.sh"
 S=$SLUICE
@@ -71,6 +72,26 @@ cmp -s "$T/body.out" "$T/c4.jsonl" || fail "--field body differs"
 # plain text input, gzip, from stdin
 gzip -c "$C" | "$S" filter -q --rules fineweb -o "$T/gz.jsonl"
 cmp -s "$T/gz.jsonl" "$T/fineweb.jsonl" || fail "stdin gzip differs"
+
+# n-grams past 64 KiB (words of 15,000+ letters: the hash base's powers
+# past rules.c's table): gopher repetition's signals as datatrove computes
+# them (tests/data/rules/make_longwords_fixture.py), exactly
+python3 - "$D" > "$T/lw.jsonl" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import longwords
+print(json.dumps({"id": "longwords", "text": longwords.doc()}))
+PY
+"$S" filter -q --rules gopher-repetition --annotate "$T/lw.jsonl" -o "$T/lw.out"
+python3 - "$D/longwords-signals.json" "$T/lw.out" <<'PY' || fail "signals of 64 KiB n-grams differ from datatrove's"
+import json, sys
+want = json.load(open(sys.argv[1]))
+got = json.loads(open(sys.argv[2]).readline())
+bad = [(k, want[k], got.get(k)) for k in want if got.get(k) != want[k]]
+if bad:
+    print(bad)
+    sys.exit(1)
+PY
 
 # bad input: one line, exit 2, no output
 expect_fail 2 "unknown rule 'gopher'" -- "$S" filter --rules gopher "$C" -o "$T/bad.jsonl"
