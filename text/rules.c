@@ -84,7 +84,8 @@ static const size_t rule_ndefs[] = {NELEM(gq_defs), NELEM(gr_defs), NELEM(c4_def
 
 typedef struct {
     int n;
-    double frac; /* NaN: removed */
+    double frac;  /* NaN: removed */
+    char sig[40]; /* its --annotate signal's name */
 } ngram_thr;
 
 typedef struct {
@@ -134,6 +135,30 @@ static rule *find_rule(sl_rules *r, int kind)
     return NULL;
 }
 
+/* n-grams of size n checked against frac (NaN: no longer), kept sorted by
+ * n; top: a top_N_gram threshold, else duplicated_N_n_grams */
+static int set_ngram(ngram_thr *t, int *nt, int n, double frac, int top)
+{
+    for (int i = 0; i < *nt; i++)
+        if (t[i].n == n) {
+            t[i].frac = frac;
+            return 0;
+        }
+    if (isnan(frac))
+        return 0;
+    if (*nt == MAX_NGRAMS)
+        return -1;
+    int i = *nt;
+    while (i > 0 && t[i - 1].n > n) {
+        t[i] = t[i - 1];
+        i--;
+    }
+    t[i] = (ngram_thr){n, frac, ""};
+    snprintf(t[i].sig, sizeof t[i].sig, top ? "gopher_top_%d_gram_char_frac" : "gopher_dup_%d_gram_char_frac", n);
+    (*nt)++;
+    return 0;
+}
+
 static rule *add_rule(sl_rules *r, int kind)
 {
     rule *x = find_rule(r, kind);
@@ -150,12 +175,15 @@ static rule *add_rule(sl_rules *r, int kind)
         for (size_t i = 0; i < x->n_stop; i++)
             x->stop_words[i] = sl_xstrdup(default_stop_words[i]);
     } else if (kind == SL_RULE_GOPHER_REPETITION) {
-        static const ngram_thr top[] = {{2, 0.2}, {3, 0.18}, {4, 0.16}};
-        static const ngram_thr dup[] = {{5, 0.15}, {6, 0.14}, {7, 0.13}, {8, 0.12}, {9, 0.11}, {10, 0.10}};
-        memcpy(x->top, top, sizeof top);
-        memcpy(x->dup, dup, sizeof dup);
-        x->n_top = NELEM(top);
-        x->n_dup = NELEM(dup);
+        static const struct {
+            int n;
+            double frac;
+        } top[] = {{2, 0.2}, {3, 0.18}, {4, 0.16}},
+          dup[] = {{5, 0.15}, {6, 0.14}, {7, 0.13}, {8, 0.12}, {9, 0.11}, {10, 0.10}};
+        for (size_t i = 0; i < NELEM(top); i++)
+            set_ngram(x->top, &x->n_top, top[i].n, top[i].frac, 1);
+        for (size_t i = 0; i < NELEM(dup); i++)
+            set_ngram(x->dup, &x->n_dup, dup[i].n, dup[i].frac, 0);
     }
     return x;
 }
@@ -239,27 +267,6 @@ static int ngram_key(const char *key, const char *pre, const char *post, int *n)
     return 1;
 }
 
-static int set_ngram(ngram_thr *t, int *nt, int n, double frac)
-{
-    for (int i = 0; i < *nt; i++)
-        if (t[i].n == n) {
-            t[i].frac = frac;
-            return 0;
-        }
-    if (isnan(frac))
-        return 0;
-    if (*nt == MAX_NGRAMS)
-        return -1;
-    int i = *nt;
-    while (i > 0 && t[i - 1].n > n) {
-        t[i] = t[i - 1];
-        i--;
-    }
-    t[i] = (ngram_thr){n, frac};
-    (*nt)++;
-    return 0;
-}
-
 static void param_list(const rule *x, sl_buf *b)
 {
     for (size_t i = 0; i < rule_ndefs[x->kind]; i++)
@@ -339,7 +346,7 @@ static int set_param(rule *x, const char *key, const char *val, sl_err *err)
             sl_errf(err, "%s: %s=%s: N from 1 to 1000 and a number or none", rn, key, val);
             return -1;
         }
-        if (set_ngram(top ? x->top : x->dup, top ? &x->n_top : &x->n_dup, n, f) < 0) {
+        if (set_ngram(top ? x->top : x->dup, top ? &x->n_top : &x->n_dup, n, f, top) < 0) {
             sl_errf(err, "%s: more than %d n-gram sizes", rn, MAX_NGRAMS);
             return -1;
         }
@@ -606,9 +613,9 @@ struct sl_rules_work {
     size_t nwords;
     uint32_t *ids, *wb, *wc; /* per word: interned id; prefix sums of bytes, of code points */
     size_t wcap;
-    uint64_t *hw, *pw; /* per distinct word: polynomial hash of its bytes, B^bytes */
-    uint64_t *ph;      /* per word boundary: the hash of the words before it, joined */
-    uint64_t *pows;    /* B^k for k < npows (grown as n-grams need, up to POWS_MAX) */
+    uint64_t *hw;   /* per distinct word: polynomial hash of its bytes */
+    uint64_t *ph;   /* per word boundary: the hash of the words before it, joined */
+    uint64_t *pows; /* B^k for k < npows (grown as n-grams need, up to POWS_MAX) */
     size_t npows;
     uint64_t *hg; /* all_duplicate: each n-gram's hash */
     size_t hgcap;
@@ -646,7 +653,6 @@ void sl_rules_work_free(sl_rules_work *w)
     free(w->wb);
     free(w->wc);
     free(w->hw);
-    free(w->pw);
     free(w->ph);
     free(w->pows);
     free(w->hg);
@@ -752,14 +758,12 @@ static void intern_words(sl_rules_work *w)
                 if (w->ncap < w->ndistinct)
                     w->ncap = w->ndistinct;
                 w->hw = sl_xrealloc(w->hw, w->ncap * sizeof *w->hw);
-                w->pw = sl_xrealloc(w->pw, w->ncap * sizeof *w->pw);
                 w->first = sl_xrealloc(w->first, w->ncap * sizeof *w->first);
             }
             uint64_t ph = 0;
             for (uint32_t k = 0; k < len; k++)
                 ph = addmod(mulmod(ph, PB), (uint8_t)s[k] + 1);
             w->hw[id] = ph;
-            w->pw[id] = pb_pow(w, len);
             w->first[id] = (uint32_t)i;
             w->t.s[j] = (slot){h, (uint32_t)id, 1};
         }
@@ -767,7 +771,7 @@ static void intern_words(sl_rules_work *w)
     }
     w->ph[0] = 0;
     for (size_t i = 0; i < nw; i++)
-        w->ph[i + 1] = addmod(mulmod(w->ph[i], w->pw[w->ids[i]]), w->hw[w->ids[i]]);
+        w->ph[i + 1] = addmod(mulmod(w->ph[i], pb_pow(w, w->words[i].len)), w->hw[w->ids[i]]);
 }
 
 /* find_duplicates over spans of base: (duplicate elements, their code points) */
@@ -889,25 +893,6 @@ static uint64_t all_duplicate(sl_rules_work *w, size_t n)
 }
 
 /* --- signals ------------------------------------------------------------------ */
-
-/* pre N post into nm (n >= 0), without printf */
-static void ngram_name(char *nm, size_t cap, const char *pre, int n, const char *post)
-{
-    char num[12], *q = num + sizeof num;
-    *--q = 0;
-    unsigned u = (unsigned)n;
-    do
-        *--q = (char)('0' + u % 10);
-    while (u /= 10);
-    size_t a = strlen(pre), b = strlen(q), c = strlen(post);
-    if (a + b + c >= cap) { /* (names are short: never) */
-        snprintf(nm, cap, "%s%s%s", pre, q, post);
-        return;
-    }
-    memcpy(nm, pre, a);
-    memcpy(nm + a, q, b);
-    memcpy(nm + a + b, post, c + 1);
-}
 
 /* ,"name": (a signal's key; printf's was a tenth of an --annotate run) */
 static void sig_key(sl_buf *b, const char *name)
@@ -1185,17 +1170,12 @@ done:
     sig_num(sig, "gopher_dup_para_char_frac", para_char);
     sig_num(sig, "gopher_dup_line_frac", line);
     sig_num(sig, "gopher_dup_line_char_frac", line_char);
-    char nm[48];
     for (int i = 0; i < x->n_top; i++)
-        if (!isnan(x->top[i].frac)) {
-            ngram_name(nm, sizeof nm, "gopher_top_", x->top[i].n, "_gram_char_frac");
-            sig_num(sig, nm, top[i]);
-        }
+        if (!isnan(x->top[i].frac))
+            sig_num(sig, x->top[i].sig, top[i]);
     for (int i = 0; i < x->n_dup; i++)
-        if (!isnan(x->dup[i].frac)) {
-            ngram_name(nm, sizeof nm, "gopher_dup_", x->dup[i].n, "_gram_char_frac");
-            sig_num(sig, nm, dup[i]);
-        }
+        if (!isnan(x->dup[i].frac))
+            sig_num(sig, x->dup[i].sig, dup[i]);
     sig_reason(sig, "gopher_repetition_reason", reason);
 }
 
@@ -1465,12 +1445,12 @@ static void trim(sl_rules_work *w)
 {
     enum { BIG = 1 << 20 };
     if (w->wcap > BIG) {
-        free(w->ids), free(w->wb), free(w->wc);
-        w->ids = w->wb = w->wc = NULL, w->wcap = 0;
+        free(w->ids), free(w->wb), free(w->wc), free(w->ph), free(w->hg);
+        w->ids = w->wb = w->wc = NULL, w->ph = w->hg = NULL, w->wcap = w->hgcap = 0;
     }
     if (w->ncap > BIG) {
-        free(w->hw), free(w->pw), free(w->first);
-        w->hw = w->pw = NULL, w->first = NULL, w->ncap = 0;
+        free(w->hw), free(w->first);
+        w->hw = NULL, w->first = NULL, w->ncap = 0;
     }
     if (w->t.cap > 2 * BIG)
         free(w->t.s), w->t = (table){0};
@@ -1568,15 +1548,10 @@ void sl_rules_signal_names(const sl_rules *r, void (*fn)(void *ctx, const char *
         case SL_RULE_GOPHER_REPETITION: {
             for (size_t k = 0; k < NELEM(gr); k++)
                 fn(ctx, gr[k]);
-            char nm[48];
-            for (int k = 0; k < x->n_top; k++) {
-                snprintf(nm, sizeof nm, "gopher_top_%d_gram_char_frac", x->top[k].n);
-                fn(ctx, nm);
-            }
-            for (int k = 0; k < x->n_dup; k++) {
-                snprintf(nm, sizeof nm, "gopher_dup_%d_gram_char_frac", x->dup[k].n);
-                fn(ctx, nm);
-            }
+            for (int k = 0; k < x->n_top; k++)
+                fn(ctx, x->top[k].sig);
+            for (int k = 0; k < x->n_dup; k++)
+                fn(ctx, x->dup[k].sig);
             break;
         }
         case SL_RULE_C4:
