@@ -2,6 +2,7 @@
 #include "stream/pyjson.h"
 
 #include "base/dtoa.h"
+#include "base/json.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -23,16 +24,7 @@ void sl_pyjson_float16(sl_buf *b, uint16_t h)
 
 void sl_pyjson_i64(sl_buf *b, int64_t v)
 {
-    char tmp[24];
-    char *q = tmp + sizeof tmp;
-    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    do {
-        *--q = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        *--q = '-';
-    sl_buf_append(b, q, (size_t)(tmp + sizeof tmp - q));
+    sl_json_put_int(b, v); /* (Python's int and JSON's integer read the same) */
 }
 
 void sl_pyjson_u64(sl_buf *b, uint64_t u)
