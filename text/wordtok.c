@@ -88,9 +88,7 @@ static inline uint64_t hash(const char *s, size_t n)
 {
     uint64_t h = UINT64_C(0x9E3779B97F4A7C15) ^ n;
     for (; n >= 8; s += 8, n -= 8) {
-        uint64_t v;
-        memcpy(&v, s, 8);
-        h = (h ^ v) * UINT64_C(0xBF58476D1CE4E5B9);
+        h = (h ^ load64(s)) * UINT64_C(0xBF58476D1CE4E5B9);
         h ^= h >> 31;
     }
     if (n) {
@@ -104,11 +102,24 @@ static inline uint64_t hash(const char *s, size_t n)
     return h ^ (h >> 32);
 }
 
-/* A filter of the matcher patterns' first tokens by length, first and last
- * byte: most tokens start none, and are rejected without a hash. */
+/* Filters of the matcher patterns' first and second tokens by length,
+ * first and last byte (an empty token: bit 0): most tokens start none, and
+ * are rejected without a hash. */
 static inline size_t mp_filter_bit(const char *s, size_t n)
 {
-    return (n * 131 + (uint8_t)s[0] * 31 + (uint8_t)s[n - 1]) & 4095;
+    return n ? (n * 131 + (uint8_t)s[0] * 31 + (uint8_t)s[n - 1]) & 4095 : 0;
+}
+
+static inline void mp_filter_set(uint64_t *f, const char *s, size_t n)
+{
+    size_t b = mp_filter_bit(s, n);
+    f[b / 64] |= UINT64_C(1) << (b % 64);
+}
+
+static inline int mp_filter_may(const uint64_t *f, const char *s, size_t n)
+{
+    size_t b = mp_filter_bit(s, n);
+    return (int)(f[b / 64] >> (b % 64) & 1);
 }
 
 static char *expand_classes(const char *p)
@@ -311,14 +322,9 @@ sl_wordtok *sl_wordtok_new(const char *lang, sl_err *err)
             if (sp < 0 || t->sp[sp].ntok == 1)
                 continue;
         }
-        if (mp->len[0]) {
-            size_t fb = mp_filter_bit(mp->tok[0], mp->len[0]);
-            t->mpf[fb / 64] |= UINT64_C(1) << (fb % 64);
-        }
-        if (mp->n > 1) {
-            size_t fb = mp->len[1] ? mp_filter_bit(mp->tok[1], mp->len[1]) : 0;
-            t->mpf2[fb / 64] |= UINT64_C(1) << (fb % 64);
-        }
+        mp_filter_set(t->mpf, mp->tok[0], mp->len[0]);
+        if (mp->n > 1)
+            mp_filter_set(t->mpf2, mp->tok[1], mp->len[1]);
         /* chain patterns of the same first two tokens: the entry keeps the
          * last, mp_next the ones before (by the first token alone, ":" led
          * a chain of 53 patterns, walked at every ":") */
@@ -381,12 +387,19 @@ void sl_wordtok_work_free(sl_wordtok_work *w)
     free(w);
 }
 
+/* Room for k more tokens in w->tok */
+static void tok_room(sl_wordtok_work *w, size_t k)
+{
+    if (w->cap - w->ntok >= k)
+        return;
+    while (w->cap - w->ntok < k)
+        w->cap = w->cap ? 2 * w->cap : 256;
+    w->tok = sl_xrealloc(w->tok, w->cap * sizeof *w->tok);
+}
+
 static void push(sl_wordtok_work *w, uint32_t off, uint32_t len)
 {
-    if (w->ntok == w->cap) {
-        w->cap = w->cap ? 2 * w->cap : 256;
-        w->tok = sl_xrealloc(w->tok, w->cap * sizeof *w->tok);
-    }
+    tok_room(w, 1);
     w->tok[w->ntok++] = (sl_word){off, len};
 }
 
@@ -579,11 +592,7 @@ static void tokenize_span(const sl_wordtok *t, sl_wordtok_work *w, const char *t
         struct cslot *c = &w->slots[i];
         if (c->h == h && c->len == n && span_eq(w->arena + c->off, text + a, n)) {
             const uint8_t *tl = (const uint8_t *)w->arena + c->off + n;
-            if (w->cap - w->ntok < c->ntok) {
-                while (w->cap - w->ntok < c->ntok)
-                    w->cap = w->cap ? 2 * w->cap : 256;
-                w->tok = sl_xrealloc(w->tok, w->cap * sizeof *w->tok);
-            }
+            tok_room(w, c->ntok);
             sl_word *out = w->tok + w->ntok;
             for (uint32_t k = 0, o = (uint32_t)a; k < c->ntok; k++)
                 out[k] = (sl_word){o + tl[2 * k], tl[2 * k + 1]};
@@ -663,20 +672,14 @@ static void apply_special_cases(const sl_wordtok *t, sl_wordtok_work *w, const c
     w->nm = 0;
     for (size_t i = 0; i < w->ntok; i++) {
         sl_word first = w->tok[i];
-        if (first.len) {
-            size_t fb = mp_filter_bit(text + first.off, first.len);
-            if (!(t->mpf[fb / 64] >> (fb % 64) & 1))
-                continue;
-        }
+        if (!mp_filter_may(t->mpf, text + first.off, first.len))
+            continue;
         for (int two = !t->mp_single; two < 2; two++) {
             if (two && i + 1 == w->ntok)
                 break;
             sl_word second = two ? w->tok[i + 1] : (sl_word){0, 0};
-            if (two) { /* (an empty token has filter bit 0) */
-                size_t fb = second.len ? mp_filter_bit(text + second.off, second.len) : 0;
-                if (!(t->mpf2[fb / 64] >> (fb % 64) & 1))
-                    break;
-            }
+            if (two && !mp_filter_may(t->mpf2, text + second.off, second.len))
+                break;
             const uint32_t *e =
                 sl_htab_find(&t->mp_tab, &mp_type,
                              &(tkey2){text + first.off, two ? text + second.off : NULL, first.len, second.len});
