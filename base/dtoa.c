@@ -131,3 +131,44 @@ int sl_shortest_digits(double v, char *digits, int *ndig, int *exp10, int *neare
     *exp10 = k - 1;
     return 1;
 }
+
+void sl_dtoa_put(sl_buf *b, int neg, const char *d, int n, int e, int fixed_upto, int int_dot0)
+{
+    char tmp[48], *o = tmp; /* (fixed_upto <= 17: at most 17 digits, a sign, a point, ".0") */
+    if (neg)
+        *o++ = '-';
+    if (e < -4 || e >= fixed_upto) { /* d.ddde+XX */
+        *o++ = d[0];
+        if (n > 1) {
+            *o++ = '.';
+            memcpy(o, d + 1, (size_t)n - 1);
+            o += n - 1;
+        }
+        int ax = e < 0 ? -e : e;
+        *o++ = 'e';
+        *o++ = e < 0 ? '-' : '+';
+        if (ax >= 100)
+            *o++ = (char)('0' + ax / 100);
+        *o++ = (char)('0' + ax / 10 % 10);
+        *o++ = (char)('0' + ax % 10);
+    } else if (e >= 0) { /* ddd.ddd, or ddd00 (".0" after it for repr) */
+        for (int i = 0; i <= e; i++)
+            *o++ = i < n ? d[i] : '0';
+        if (n > e + 1) {
+            *o++ = '.';
+            memcpy(o, d + e + 1, (size_t)(n - e - 1));
+            o += n - e - 1;
+        } else if (int_dot0) {
+            *o++ = '.';
+            *o++ = '0';
+        }
+    } else { /* 0.000ddd */
+        *o++ = '0';
+        *o++ = '.';
+        for (int i = 0; i < -e - 1; i++)
+            *o++ = '0';
+        memcpy(o, d, (size_t)n);
+        o += n;
+    }
+    sl_buf_append(b, tmp, (size_t)(o - tmp));
+}

@@ -17,6 +17,16 @@
 #ifndef SLUICE_BASE_DTOA_H
 #define SLUICE_BASE_DTOA_H
 
+#include "base/buf.h"
+
 int sl_shortest_digits(double v, char *digits, int *ndig, int *exp10, int *nearest);
+
+/* The number d1.d2...dn x 10^e (n <= 17 digits, no trailing zeros; '-'
+ * first when neg) as Python's repr and printf's %g write one: in fixed
+ * notation when -4 <= e < fixed_upto ("0.00123", "123.5", "1200", with
+ * ".0" after an integer when int_dot0), else as "1.5e-07", "1e+16" (an
+ * exponent of two digits at least). repr: fixed_upto 16, int_dot0 1; %g
+ * at precision P: P, 0 (fixed_upto at most 17). */
+void sl_dtoa_put(sl_buf *b, int neg, const char *digits, int n, int e, int fixed_upto, int int_dot0);
 
 #endif

@@ -1146,40 +1146,7 @@ void sl_json_put_num(sl_buf *b, double v)
     int k, x, nearest;
     if (sl_shortest_digits(v, d, &k, &x, &nearest) && (k <= 15 || nearest)) {
         int prec = k > 6 ? k : 6;
-        char tmp[48], *o = tmp;
-        if (v < 0)
-            *o++ = '-';
-        if (x < -4 || x >= prec) { /* d.ddde+XX */
-            *o++ = d[0];
-            if (k > 1) {
-                *o++ = '.';
-                memcpy(o, d + 1, (size_t)k - 1);
-                o += k - 1;
-            }
-            int ax = x < 0 ? -x : x;
-            *o++ = 'e';
-            *o++ = x < 0 ? '-' : '+';
-            if (ax >= 100)
-                *o++ = (char)('0' + ax / 100);
-            *o++ = (char)('0' + ax / 10 % 10);
-            *o++ = (char)('0' + ax % 10);
-        } else if (x >= 0) { /* ddd.ddd (or ddd00, as %g writes it) */
-            for (int i = 0; i <= x; i++)
-                *o++ = i < k ? d[i] : '0';
-            if (k > x + 1) {
-                *o++ = '.';
-                memcpy(o, d + x + 1, (size_t)(k - x - 1));
-                o += k - x - 1;
-            }
-        } else { /* 0.000ddd */
-            *o++ = '0';
-            *o++ = '.';
-            for (int i = 0; i < -x - 1; i++)
-                *o++ = '0';
-            memcpy(o, d, (size_t)k);
-            o += k;
-        }
-        sl_buf_append(b, tmp, (size_t)(o - tmp));
+        sl_dtoa_put(b, v < 0, d, k, x, prec, 0);
         return;
     }
     char tmp[40];

@@ -123,32 +123,7 @@ static void put_float(sl_buf *b, double v, int slow)
     char d[24];
     int n;
     int e = shortest(v, d, &n, slow);
-    if (v < 0)
-        sl_buf_putc(b, '-');
-    if (e >= -4 && e < 16) {
-        if (e < 0) {
-            sl_buf_puts(b, "0.");
-            for (int i = 0; i < -e - 1; i++)
-                sl_buf_putc(b, '0');
-            sl_buf_append(b, d, (size_t)n);
-        } else if (n <= e + 1) {
-            sl_buf_append(b, d, (size_t)n);
-            for (int i = n; i < e + 1; i++)
-                sl_buf_putc(b, '0');
-            sl_buf_puts(b, ".0");
-        } else {
-            sl_buf_append(b, d, (size_t)e + 1);
-            sl_buf_putc(b, '.');
-            sl_buf_append(b, d + e + 1, (size_t)(n - e - 1));
-        }
-        return;
-    }
-    sl_buf_putc(b, d[0]);
-    if (n > 1) {
-        sl_buf_putc(b, '.');
-        sl_buf_append(b, d + 1, (size_t)n - 1);
-    }
-    sl_buf_printf(b, "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
+    sl_dtoa_put(b, v < 0, d, n, e, 16, 1); /* repr's layout */
 }
 
 void sl_pyjson_float(sl_buf *b, double v)
