@@ -151,12 +151,9 @@ sl_tokenizer *sl_tokenizer_load(const char *path, const sl_tokenizer_opts *o, sl
     return t;
 }
 
-/* JSON text (an object, after blanks and a UTF-8 BOM), or a compressed file
- * (sl_read_file decodes it). */
+/* JSON text (an object, after blanks and a UTF-8 BOM). */
 static int looks_json(const unsigned char *p, size_t n)
 {
-    if (sl_compression_sniff(p, n) != SL_COMP_NONE)
-        return 1;
     size_t i = n >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3) ? 3 : 0;
     while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'))
         i++;
@@ -176,6 +173,18 @@ static sl_tokenizer *load_family(const char *path, const sl_tokenizer_opts *o, s
         if (f) {
             src.head_len = fread(src.head, 1, sizeof src.head, f);
             fclose(f);
+        }
+        /* a compressed file (tokenizer.json.zst, xlmr.model.xz,
+         * cl100k_base.tiktoken.gz): the families probe its first decoded
+         * bytes, as every load reads it decoded (sl_read_file,
+         * sl_map_file); compressed data that does not decode leaves no head,
+         * and the last family's load says what is wrong with it */
+        if (src.head_len && sl_compression_sniff(src.head, src.head_len) != SL_COMP_NONE) {
+            sl_err perr = {0};
+            sl_input *in = sl_input_open(path, &perr);
+            long got = in ? sl_input_peek(in, src.head, sizeof src.head, &perr) : -1;
+            sl_input_close(in);
+            src.head_len = got > 0 ? (size_t)got : 0;
         }
     }
     const sl_tok_family *fam = NULL;

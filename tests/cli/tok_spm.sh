@@ -36,6 +36,26 @@ check "$D/uni-bf.model" "$D/expected-uni-bf.jsonl"
 check "$D/bpe-unk.model" "$D/expected-bpe-unk.jsonl"
 check "$D/uni-t5.json" "$D/hf-expected-uni-t5.jsonl" --special parse
 
+# a compressed .model (xz, zstd) is read as the file it decodes to: the same
+# ids and decoded text, and the same fingerprint (of the decoded bytes)
+xz -c "$D/uni-bf.model" > "$T/uni-bf.model.xz"
+zstd -q -c "$D/mistral-v1.model" > "$T/mistral-v1.model.zst"
+check "$T/uni-bf.model.xz" "$D/expected-uni-bf.jsonl"
+check "$T/mistral-v1.model.zst" "$D/expected-mistral-v1.jsonl"
+printf '{"id":"a","text":"Hello world"}\n' > "$T/one.jsonl"
+for f in "$D/mistral-v1.model" "$T/mistral-v1.model.zst"; do
+  "$SLUICE" tokenize bpe -t "$f" "$T/one.jsonl" | "$SLUICE" cat --header | sed -n 's/.*"fingerprint":"\([^"]*\)".*/\1/p'
+done > "$T/fps"
+want="sha256:$(sha256sum "$D/mistral-v1.model" | cut -d' ' -f1)"
+[ "$(sort -u "$T/fps")" = "$want" ] && [ "$(wc -l < "$T/fps")" -eq 2 ] || fail "fingerprints of the .model and its .zst: $(cat "$T/fps"), want $want"
+# compressed bytes that are no tokenizer, or that do not decode: one line, no output
+echo hello | gzip -c > "$T/junk.gz"
+expect_fail 1 "junk.gz: not a tokenizer file" -- "$SLUICE" tokenize bpe -t "$T/junk.gz" "$T/one.jsonl" -o "$T/z.tok"
+no_file "$T/z.tok"
+head -c 3000 "$T/uni-bf.model.xz" > "$T/cut.model.xz"
+expect_fail 1 "cut.model.xz: .*(truncated|unexpected end)" -- "$SLUICE" tokenize bpe -t "$T/cut.model.xz" "$T/one.jsonl" -o "$T/z.tok"
+no_file "$T/z.tok"
+
 # header: the model's own special ids, vocab size and name
 printf '{"id":"a","text":"Hello world"}\n' > "$T/one.jsonl"
 "$SLUICE" tokenize bpe -t "$D/mistral-v1.model" --append-eos --prepend-bos "$T/one.jsonl" -o "$T/one.tok"

@@ -48,6 +48,10 @@ done
 tac "$RANKS" | awk 'NR == 100 { print "" } { printf "%s\r\n", $0 }' > "$T/reordered.tiktoken"
 "$SLUICE" tokenize bpe -t "$T/reordered.tiktoken" --pattern cl100k "$T/docs.jsonl" | "$SLUICE" cat > "$T/reordered.jsonl"
 check cl100k "$T/reordered.jsonl"
+# the rank file gzip'd (as tiktoken caches ship them): read decoded, the same ids
+gzip -c "$RANKS" > "$T/small.tiktoken.gz"
+"$SLUICE" tokenize bpe -t "$T/small.tiktoken.gz" --pattern cl100k "$T/docs.jsonl" | "$SLUICE" cat > "$T/gz.jsonl"
+check cl100k "$T/gz.jsonl"
 # llama3 is cl100k's split (the same ids and fingerprint), and so is the pattern written out
 "$SLUICE" tokenize bpe -t "$RANKS" --pattern llama3 "$T/docs.jsonl" | cmp - "$T/cl100k.tok" || fail "llama3 != cl100k"
 CL100K="'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++\$|\s*[\r\n]|\s+(?!\S)|\s"
