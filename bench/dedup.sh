@@ -34,9 +34,10 @@ have() { [ -n "$py" ] && "$py" -c "import $1" 2> /dev/null; }
 # run NAME CMD...: wall, CPU and peak RSS of the command into $W/NAME.t ("wall cpu rss_kb")
 run() {
   local name=$1; shift
-  /usr/bin/time -f "%e %U %S %M" -o "$W/$name.time" "$@" > "$W/$name.out" 2> "$W/$name.err" ||
+  # CPU to the microsecond (cputime.py); peak RSS from GNU time, which forks the command
+  python3 "$here/cputime.py" "$W/$name.time" /usr/bin/time -f "%M" -o "$W/$name.rss" "$@" > "$W/$name.out" 2> "$W/$name.err" ||
     { echo "$name failed: $(tail -n 3 "$W/$name.err")" >&2; return 1; }
-  awk '{ printf "%s %.2f %d\n", $1, $2 + $3, $4 }' "$W/$name.time" > "$W/$name.t"
+  awk -v rss="$(tail -n 1 "$W/$name.rss")" '{ printf "%s %.3f %d\n", $1, $2 + $3, rss }' "$W/$name.time" > "$W/$name.t"
 }
 cpu() { cut -d' ' -f2 "$W/$1.t"; }
 wall() { cut -d' ' -f1 "$W/$1.t"; }
@@ -47,12 +48,12 @@ echo
 echo "== 1. signatures, one core, $SIG_MB MB (CPU s; ratio = peer CPU / sluice CPU)"
 run sluice-sig "$sluice" dedup minhash -q -@ 1 --step signatures --signatures "$W/s" "$W/sig.jsonl"
 s=$(cpu sluice-sig)
-printf '  %-34s %7.2f s  %6.1f MB/s\n' "sluice --step signatures -@ 1" "$s" "$(echo "$SIG_MB / $s" | bc -l)"
+printf '  %-34s %7.3f s  %6.1f MB/s\n' "sluice --step signatures -@ 1" "$s" "$(echo "$SIG_MB / $s" | bc -l)"
 peer() { # peer LABEL NAME ARGS...
   local label=$1 name=$2; shift 2
   if run "$name" "$py" "$here/dedup_peer.py" "$@"; then
     local c; c=$(cpu "$name")
-    printf '  %-34s %7.2f s  %6.1f MB/s   sluice %.1fx faster\n' "$label" "$c" "$(echo "$SIG_MB / $c" | bc -l)" \
+    printf '  %-34s %7.3f s  %6.1f MB/s   sluice %.1fx faster\n' "$label" "$c" "$(echo "$SIG_MB / $c" | bc -l)" \
       "$(echo "$c / $s" | bc -l)"
   fi
 }

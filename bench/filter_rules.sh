@@ -27,13 +27,15 @@ docs=$(wc -l < "$tmp/corpus.jsonl")
 mb=$(python3 -c "import json,sys; print('%.2f' % (sum(len(json.loads(l)['text'].encode()) for l in open(sys.argv[1])) / 1e6))" "$tmp/corpus.jsonl")
 echo "corpus: $docs documents, $mb MB of text"
 rules=gopher-repetition,gopher-quality,c4,fineweb
-cpu() { /usr/bin/time -f "%e %U %S" "$@" 2>"$tmp/time" >/dev/null; tail -1 "$tmp/time"; }
+# wall, user and system seconds to the microsecond (cputime.py; GNU time's two
+# decimals are a 10 ms step, 15 % of sluice's run here)
+cpu() { python3 "$here/cputime.py" "$tmp/time" "$@" >/dev/null; cut -d' ' -f1-3 "$tmp/time"; }
 read -r e1 u1 s1 < <(cpu "$sluice" filter -q -@ 1 --rules $rules "$tmp/corpus.jsonl" -o "$tmp/sluice.jsonl")
 read -r en un sn < <(cpu "$sluice" filter -q --rules $rules "$tmp/corpus.jsonl" -o "$tmp/sluice-n.jsonl")
 calc() { awk "BEGIN { print $1 }"; }
 c1=$(calc "$u1 + $s1")
-printf 'sluice filter --rules %s -@ 1: %.2f s wall, %.2f s CPU, %.1f MB/s per core\n' $rules "$e1" "$c1" "$(calc "$mb / ($c1 + 0.001)")"
-printf 'sluice, all %d cores: %.2f s wall, %.1f MB/s\n' "$(nproc)" "$en" "$(calc "$mb / ($en + 0.001)")"
+printf 'sluice filter --rules %s -@ 1: %.3f s wall, %.3f s CPU, %.1f MB/s per core\n' $rules "$e1" "$c1" "$(calc "$mb / $c1")"
+printf 'sluice, all %d cores: %.3f s wall, %.1f MB/s\n' "$(nproc)" "$en" "$(calc "$mb / $en")"
 if [ -z "$py" ] || ! "$py" -c "import datatrove, spacy" 2>/dev/null; then
   echo "datatrove: not installed (RULES_BENCH_PYTHON), peer skipped"
   exit 0
@@ -65,4 +67,4 @@ read -r dwall dcpu < "$tmp/dt.txt"
 sed 's/^{"id":"\([^"]*\)".*/\1/' "$tmp/sluice.jsonl" > "$tmp/sluice.ids"
 cmp -s "$tmp/sluice.ids" "$tmp/datatrove.ids" && same="same kept documents" || same="KEPT DOCUMENTS DIFFER"
 printf 'datatrove 0.10.1 filters (one process, text already in memory): %.2f s wall, %.2f s CPU, %.2f MB/s\n' "$dwall" "$dcpu" "$(calc "$mb / $dcpu")"
-printf 'per core: sluice %.1fx datatrove (CPU seconds; %s)\n' "$(calc "$dcpu / ($c1 + 0.001)")" "$same"
+printf 'per core: sluice %.1fx datatrove (CPU seconds; %s)\n' "$(calc "$dcpu / $c1")" "$same"
