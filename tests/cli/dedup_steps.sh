@@ -79,10 +79,19 @@ grep -q 'checksum mismatch' "$T/skip.err" || fail "skip flipped: $(cat "$T/skip.
 "$S" dedup minhash -q --step cluster --signatures "$W" --summary "$T/c.json"
 cp "$W/clusters.mhclu" "$T/clu.keep"
 for k in 1 2 3 4 5 6; do cat "$T/a.jsonl"; done > "$T/big.jsonl"
-(exec "$S" dedup minhash -q -@ 1 --step signatures --part 0/1 --signatures "$T/wk" "$T/big.jsonl") &
+# the step reads a FIFO held open (read-write: opening it cannot block), so
+# that it is still waiting for input when it is killed, however fast the
+# machine (a regular file could be done before the kill, and the kill fail)
+mkfifo "$T/fifo"
+exec 3<> "$T/fifo"
+(exec "$S" dedup minhash -q -@ 1 --step signatures --signatures "$T/wk" "$T/fifo") &
 pid=$!
-for _ in $(seq 1 100); do ls "$T/wk/sigs/" 2> /dev/null | grep -q 'tmp' && break; sleep 0.05; done
-kill -9 "$pid" 2> /dev/null; wait "$pid" 2> /dev/null || true
+head -n 5 "$T/big.jsonl" >&3
+for _ in $(seq 1 200); do ls "$T/wk/sigs/" 2> /dev/null | grep -q 'tmp' && break; sleep 0.05; done
+ls "$T/wk/sigs/" 2> /dev/null | grep -q 'tmp' || fail "no temporary of the running step: $(ls "$T/wk/sigs" 2>&1)"
+kill -9 "$pid"
+wait "$pid" 2> /dev/null || true
+exec 3>&-
 [ ! -e "$T/wk/sigs/sig-00000-of-00001.mhsig" ] || fail "a killed signature step left its output"
 "$S" dedup minhash --skip-existing -q -@ 1 --step signatures --part 0/1 --signatures "$T/wk" "$T/big.jsonl" 2> "$T/kill.err" ||
   fail "rerun after kill: $(cat "$T/kill.err")"
