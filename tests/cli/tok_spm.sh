@@ -56,8 +56,7 @@ head -c 3000 "$T/uni-bf.model.xz" > "$T/cut.model.xz"
 expect_fail 1 "cut.model.xz: .*(truncated|unexpected end)" -- "$SLUICE" tokenize bpe -t "$T/cut.model.xz" "$T/one.jsonl" -o "$T/z.tok"
 no_file "$T/z.tok"
 
-# header: the model's own special ids, vocab size and name
-printf '{"id":"a","text":"Hello world"}\n' > "$T/one.jsonl"
+# header: the model's own special ids, vocab size and name (one.jsonl above)
 "$SLUICE" tokenize bpe -t "$D/mistral-v1.model" --append-eos --prepend-bos "$T/one.jsonl" -o "$T/one.tok"
 "$SLUICE" cat "$T/one.tok" | grep -q '"ids":\[1,22557,1526,2\]' || fail "bos/eos ids: $("$SLUICE" cat "$T/one.tok")"
 "$SLUICE" cat --header "$T/one.tok" | grep -q '"vocab_size":32000,.*"eos":2,"bos":1,.*"unk":0' ||

@@ -49,10 +49,10 @@ from datatrove.pipeline.filters.gopher_repetition_filter import find_duplicates
 from datatrove.utils.text import PUNCTUATION_SET, TERMINAL_PUNCTUATION, split_into_sentences, split_into_words
 from datatrove.utils.word_tokenizers import load_word_tokenizer
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
 from dt_signals import gr_signals  # noqa: E402
 
-here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.abspath(os.path.join(here, "..", "..", ".."))
 rng = random.Random(3333)
 
