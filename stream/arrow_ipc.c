@@ -3,9 +3,12 @@
  * A file is "ARROW1\0\0", a stream of messages, a footer and "ARROW1"; a
  * stream is the messages alone. Each message is 0xFFFFFFFF (absent before
  * Arrow 0.15), a 32-bit metadata length, the metadata (a flatbuffer
- * Message) and a body. Both are read the same way, message after message:
- * the Schema first, then DictionaryBatch and RecordBatch messages; the
- * file's footer is not needed (its blocks list the same messages).
+ * Message) and a body. A stream is read message after message: the Schema
+ * first, then DictionaryBatch and RecordBatch messages. A file is read as
+ * pyarrow reads it, by its footer: the Schema there, then the messages its
+ * blocks list, the dictionaries first, then the record batches in order
+ * (the stream a file holds is not read: polars writes its Schema message
+ * unframed).
  *
  * A record batch's body holds the buffers of its columns, depth first (a
  * validity bitmap, then offsets and/or values, by type); its columns become
@@ -229,8 +232,10 @@ typedef struct ar_arr {
     const ar_field *f;
     int64_t len;
     const uint8_t *valid;   /* NULL: no nulls */
-    const uint8_t *b1, *b2; /* values or offsets (or indices); variable-size data */
+    const uint8_t *b1, *b2; /* values or offsets (or indices, or views); variable-size data */
     size_t n1, n2;          /* their sizes */
+    const uint8_t **vb;     /* BinaryView, Utf8View: the variadic data buffers */
+    size_t *vn, nvb;        /* their sizes, their number */
     int is_index;           /* b1 holds dictionary indices */
     struct ar_arr *kids;
 } ar_arr;
@@ -264,9 +269,13 @@ struct sl_arrow {
     uint64_t size;
     int kind;
     uint64_t pos, end; /* next message, end of the messages */
-    sl_buf meta;       /* the current message's metadata */
-    uint64_t msg_off;  /* offset of the current message */
-    ar_field *fields;  /* the top-level columns */
+    /* a file: the messages its footer lists (dictionaries, then record
+     * batches: the first nblock_dicts are dictionaries), the next one */
+    uint64_t *blocks;
+    size_t nblocks, nblock_dicts, bnext;
+    sl_buf meta;      /* the current message's metadata */
+    uint64_t msg_off; /* offset of the current message */
+    ar_field *fields; /* the top-level columns */
     int nfields;
     ar_dict *dicts;
     int ndicts, dicts_cap;
@@ -330,6 +339,8 @@ static uint8_t *mem_own(ar_mem *m, uint8_t *p)
 
 static void arr_free(ar_arr *a)
 {
+    free(a->vb);
+    free(a->vn);
     if (a->kids) {
         for (int i = 0; i < a->f->nkids; i++)
             arr_free(&a->kids[i]);
@@ -416,7 +427,9 @@ static int build_field(sl_arrow *a, fb *f, const fbt *ft, ar_field *out, int dep
     case T_MAP:
     case T_LBINARY:
     case T_LUTF8:
-    case T_LLIST: break;
+    case T_LLIST:
+    case T_BINARY_VIEW:
+    case T_UTF8_VIEW: break;
     case T_INT:
         out->bits = fb_i32(f, &tt, 0, 0);
         out->is_signed = fb_u8(f, &tt, 1, 0);
@@ -547,7 +560,7 @@ corrupt:
 
 static int is_string_type(int t)
 {
-    return t == T_UTF8 || t == T_LUTF8 || t == T_BINARY || t == T_LBINARY;
+    return t == T_UTF8 || t == T_LUTF8 || t == T_BINARY || t == T_LBINARY || t == T_UTF8_VIEW || t == T_BINARY_VIEW;
 }
 
 /* Whether a field's whole name is s[0..n) (a name holding a NUL is not its
@@ -626,8 +639,8 @@ static int schema_init(sl_arrow *a, fb *f, const fbt *st, sl_err *err)
         if (!name_is(k, "id", 2) || k == a->text_path[0])
             continue;
         /* (Null: all null, FILE:N for every row, as for a null id) */
-        if (!(k->type == T_UTF8 || k->type == T_LUTF8 || (k->type == T_INT && !k->bool8) || k->type == T_FLOAT ||
-              k->type == T_NULL))
+        if (!(k->type == T_UTF8 || k->type == T_LUTF8 || k->type == T_UTF8_VIEW || (k->type == T_INT && !k->bool8) ||
+              k->type == T_FLOAT || k->type == T_NULL))
             return sl_errf(err, "%s: column \"id\" is not a string or a number column", a->name);
         a->id_col = i;
     }
@@ -709,6 +722,7 @@ typedef struct {
     fb *f;
     size_t nodes, nnodes, ni; /* FieldNode structs (16 bytes) */
     size_t bufs, nbufs, bi;   /* Buffer structs (16 bytes) */
+    size_t vcs, nvcs, vci;    /* variadicBufferCounts (int64), one a view array */
     int codec;                /* -1 none, 0 LZ4_FRAME, 1 ZSTD */
     ar_mem *mem;
     int64_t body_len;
@@ -869,10 +883,72 @@ static int check_offsets(rb_ctx *c, const ar_field *fl, const uint8_t *b, int64_
     return 0;
 }
 
+static int is_valid(const ar_arr *x, int64_t i)
+{
+    return !x->valid || (x->valid[i >> 3] >> (i & 7) & 1);
+}
+
 static int64_t offset_at(const ar_arr *x, int64_t i)
 {
     int large = x->f->type == T_LUTF8 || x->f->type == T_LBINARY || x->f->type == T_LLIST;
     return large ? (int64_t)sl_get_le64(x->b1 + 8 * i) : (int32_t)sl_get_le32(x->b1 + 4 * i);
+}
+
+/* The bytes of entry i of a string or binary array (offsets or views;
+ * checked when the batch was loaded). */
+static const uint8_t *bytes_at(const ar_arr *x, int64_t i, size_t *n)
+{
+    int t = x->f->type;
+    if (t == T_UTF8_VIEW || t == T_BINARY_VIEW) {
+        const uint8_t *v = x->b1 + 16 * i;
+        *n = sl_get_le32(v);
+        return *n <= 12 ? v + 4 : x->vb[sl_get_le32(v + 8)] + sl_get_le32(v + 12);
+    }
+    int64_t b = offset_at(x, i), e = offset_at(x, i + 1);
+    *n = (size_t)(e - b);
+    return x->b2 + b;
+}
+
+/* A view array's buffers: the views (16 bytes each: the length, then up to
+ * 12 bytes inline, or a 4-byte prefix, the data buffer's index and the
+ * offset in it), then as many data buffers as the batch's
+ * variadicBufferCounts says for it. Every view of a valid entry is checked
+ * to lie inside its buffer. */
+static int load_views(rb_ctx *c, const ar_field *fl, ar_arr *x)
+{
+    if (next_buf(c, fl, &x->b1, &x->n1) < 0)
+        return -1;
+    if (c->vci >= c->nvcs)
+        return rb_err(c, fl, "the batch lists %zu variadic buffer counts, the schema needs more", c->nvcs);
+    int64_t k = (int64_t)sl_get_le64(c->f->p + c->vcs + 8 * c->vci++);
+    if (k < 0 || (uint64_t)k > c->nbufs - c->bi)
+        return rb_err(c, fl, "%lld variadic data buffers (the batch lists %zu more buffers)", (long long)k,
+                      c->nbufs - c->bi);
+    x->nvb = (size_t)k;
+    x->vb = sl_xcalloc(x->nvb ? x->nvb : 1, sizeof *x->vb);
+    x->vn = sl_xcalloc(x->nvb ? x->nvb : 1, sizeof *x->vn);
+    for (size_t i = 0; i < x->nvb; i++)
+        if (next_buf(c, fl, &x->vb[i], &x->vn[i]) < 0)
+            return -1;
+    if (x->n1 / 16 < (uint64_t)x->len)
+        return rb_err(c, fl, "%zu bytes of views for %lld entries", x->n1, (long long)x->len);
+    for (int64_t i = 0; i < x->len; i++) {
+        if (!is_valid(x, i))
+            continue;
+        const uint8_t *v = x->b1 + 16 * i;
+        int32_t n = (int32_t)sl_get_le32(v);
+        if (n <= 12 && n >= 0)
+            continue;
+        int32_t b = (int32_t)sl_get_le32(v + 8), o = (int32_t)sl_get_le32(v + 12);
+        if (n < 0)
+            return rb_err(c, fl, "view %lld: length %d", (long long)i, n);
+        if (b < 0 || (size_t)b >= x->nvb)
+            return rb_err(c, fl, "view %lld: data buffer %d of %zu", (long long)i, b, x->nvb);
+        if (o < 0 || (uint64_t)o + (uint64_t)n > x->vn[b])
+            return rb_err(c, fl, "view %lld: %d bytes at offset %d run past data buffer %d (%zu bytes)", (long long)i,
+                          n, o, b, x->vn[b]);
+    }
+    return 0;
 }
 
 /* Loads the array of field fl (as_value: a dictionary's values, not its
@@ -931,6 +1007,8 @@ static int load_arr(rb_ctx *c, const ar_field *fl, ar_arr *x, int as_value, int 
             return rb_err(c, fl, "%zu bytes of offsets for %lld entries", x->n1, (long long)len);
         return check_offsets(c, fl, x->b1, len, ow, x->n2);
     }
+    case T_BINARY_VIEW:
+    case T_UTF8_VIEW: return load_views(c, fl, x);
     case T_LIST:
     case T_LLIST:
     case T_MAP: {
@@ -983,7 +1061,7 @@ static int load_batch(sl_arrow *a, fb *f, const fbt *rt, const ar_msg *m, ar_mem
     *rows = fb_i64(f, rt, 0, 0);
     fbt ct;
     if (fb_vec(f, rt, 1, 16, &c.nodes, &c.nnodes) < 0 || fb_vec(f, rt, 2, 16, &c.bufs, &c.nbufs) < 0 ||
-        fb_sub(f, rt, 3, &ct) < 0 || f->bad)
+        fb_sub(f, rt, 3, &ct) < 0 || fb_vec(f, rt, 4, 8, &c.vcs, &c.nvcs) < 0 || f->bad)
         return sl_errf(err, "%s: %s (message at offset %llu): corrupt metadata (flatbuffer offsets out of bounds)",
                        a->name, what, (unsigned long long)a->msg_off);
     if (*rows < 0)
@@ -1061,9 +1139,23 @@ static int next_record_batch(sl_arrow *a, sl_err *err)
         batch_free(a);
         fb f;
         ar_msg m;
+        int want = 0; /* a file: the type its footer says the block holds */
+        if (a->kind == SL_ARROW_FILE) {
+            if (a->bnext >= a->nblocks)
+                return 0;
+            want = a->bnext < a->nblock_dicts ? H_DICT : H_BATCH;
+            a->pos = a->blocks[a->bnext++];
+        }
         int rc = read_msg(a, &f, &m, err);
+        if (rc == 0 && want)
+            return sl_errf(err, "%s: the footer's block at offset %llu holds no message", a->name,
+                           (unsigned long long)a->pos);
         if (rc <= 0)
             return rc;
+        if (want && m.type != want)
+            return sl_errf(err, "%s: message at offset %llu: the footer lists a %s, the message is type %d", a->name,
+                           (unsigned long long)a->msg_off, want == H_DICT ? "dictionary batch" : "record batch",
+                           m.type);
         if (m.type == H_SCHEMA)
             return sl_errf(err, "%s: message at offset %llu: a second schema", a->name, (unsigned long long)a->msg_off);
         if (m.type == H_DICT) {
@@ -1080,7 +1172,7 @@ static int next_record_batch(sl_arrow *a, sl_err *err)
             return sl_errf(err, "%s: record batch %lld (message at offset %llu): corrupt metadata", a->name,
                            (long long)b, (unsigned long long)a->msg_off);
         if (a->o.byte_end > 0 && (a->msg_off < a->o.byte_begin || a->msg_off >= a->o.byte_end)) {
-            if (a->msg_off >= a->o.byte_end) /* the next part's: nothing more is this part's */
+            if (a->msg_off >= a->o.byte_end && !want) /* the next part's: nothing more is this part's */
                 return 0;
             a->row_base += (uint64_t)rows;
             continue;
@@ -1118,11 +1210,6 @@ static void bad_datetime(wctx *w, const ar_field *f, const char *what)
     if (!w->bad_field)
         w->bad_field = f, w->bad_index = -3, w->bad_what = what;
     sl_buf_puts(w->out, "null");
-}
-
-static int is_valid(const ar_arr *x, int64_t i)
-{
-    return !x->valid || (x->valid[i >> 3] >> (i & 7) & 1);
 }
 
 static int64_t read_int(const uint8_t *p, int bits, int is_signed)
@@ -1304,16 +1391,19 @@ static void put_arr(wctx *w, const ar_arr *x, int64_t i, const ar_field *skip)
     }
     switch (f->type) {
     case T_UTF8:
-    case T_LUTF8: {
-        int64_t b = offset_at(x, i), e = offset_at(x, i + 1);
-        sl_rowslot_put_string(w->out, (const char *)x->b2 + b, (size_t)(e - b), w->invalid_mode, &w->utf8_error,
-                              &w->invalid);
+    case T_LUTF8:
+    case T_UTF8_VIEW: {
+        size_t n;
+        const uint8_t *p = bytes_at(x, i, &n);
+        sl_rowslot_put_string(w->out, (const char *)p, n, w->invalid_mode, &w->utf8_error, &w->invalid);
         break;
     }
     case T_BINARY:
-    case T_LBINARY: {
-        int64_t b = offset_at(x, i), e = offset_at(x, i + 1);
-        sl_pyjson_base64(w->out, x->b2 + b, (size_t)(e - b));
+    case T_LBINARY:
+    case T_BINARY_VIEW: {
+        size_t n;
+        const uint8_t *p = bytes_at(x, i, &n);
+        sl_pyjson_base64(w->out, p, n);
         break;
     }
     case T_LIST:
@@ -1381,9 +1471,7 @@ static int text_at(const sl_arrow *a, int64_t r, const uint8_t **p, size_t *n, i
         if (!is_valid(x, r))
             return 0;
     }
-    int64_t b = offset_at(x, r), e = offset_at(x, r + 1);
-    *p = x->b2 + b;
-    *n = (size_t)(e - b);
+    *p = bytes_at(x, r, n);
     return 1;
 }
 
@@ -1425,9 +1513,10 @@ static void assemble(const sl_arrow *a, int64_t r, sl_rowslot *s)
             w.bad_index = k;
         } else if (!is_valid(x, k)) {
             s->gen_id = 1;
-        } else if (x->f->type == T_UTF8 || x->f->type == T_LUTF8) {
-            int64_t ob = offset_at(x, k), oe = offset_at(x, k + 1);
-            sl_rowslot_string_id(s, (const char *)x->b2 + ob, (size_t)(oe - ob), &w.invalid);
+        } else if (x->f->type == T_UTF8 || x->f->type == T_LUTF8 || x->f->type == T_UTF8_VIEW) {
+            size_t n;
+            const uint8_t *p = bytes_at(x, k, &n);
+            sl_rowslot_string_id(s, (const char *)p, n, &w.invalid);
         } else {
             w.out = &d->id;
             put_scalar(&w, x, k);
@@ -1512,6 +1601,53 @@ static int next_rows(sl_arrow *a, sl_err *err)
     return 1;
 }
 
+/* ---- a file's footer ------------------------------------------------------------ */
+
+/* Reads the footer (flen bytes before the length and the end magic): its
+ * Schema into the fields, its blocks into a->blocks. File.fbs: Footer
+ * {version, schema, dictionaries: [Block], recordBatches: [Block]}, Block
+ * {offset: long, metaDataLength: int, bodyLength: long} (24 bytes). */
+static int read_footer(sl_arrow *a, uint32_t flen, sl_err *err)
+{
+    uint64_t at = a->end; /* the footer starts where the messages end */
+    uint8_t *p = sl_xmalloc(flen ? flen : 1);
+    if (a->rd(a->rd_ctx, p, flen, at, err) < 0) {
+        free(p);
+        return sl_err_prefix(err, "%s", a->name), -1;
+    }
+    fb f = {p, flen, 0};
+    fbt root, st;
+    size_t ds = 0, dn = 0, bs = 0, bn = 0;
+    int rc = -1;
+    if (flen < 8 || fb_tab(&f, sl_get_le32(p), &root) < 0 || fb_sub(&f, &root, 1, &st) < 0 ||
+        fb_vec(&f, &root, 2, 24, &ds, &dn) < 0 || fb_vec(&f, &root, 3, 24, &bs, &bn) < 0 || f.bad) {
+        sl_errf(err, "%s: footer at offset %llu: corrupt (not a flatbuffer Footer)", a->name, (unsigned long long)at);
+        goto out;
+    }
+    if (!st.pos) {
+        sl_errf(err, "%s: footer at offset %llu: no schema", a->name, (unsigned long long)at);
+        goto out;
+    }
+    a->nblock_dicts = dn;
+    a->nblocks = dn + bn;
+    a->blocks = sl_xmalloc((a->nblocks ? a->nblocks : 1) * sizeof *a->blocks);
+    for (size_t i = 0; i < a->nblocks; i++) {
+        int64_t off = (int64_t)sl_get_le64(p + (i < dn ? ds + 24 * i : bs + 24 * (i - dn)));
+        if (off < 8 || (uint64_t)off >= a->end) {
+            sl_errf(err, "%s: footer at offset %llu: %s block %zu at offset %lld lies outside the messages (8 to %llu)",
+                    a->name, (unsigned long long)at, i < dn ? "dictionary" : "record batch", i < dn ? i : i - dn,
+                    (long long)off, (unsigned long long)a->end);
+            goto out;
+        }
+        a->blocks[i] = (uint64_t)off;
+    }
+    a->msg_off = at;
+    rc = schema_init(a, &f, &st, err);
+out:
+    free(p);
+    return rc;
+}
+
 /* ---- API ------------------------------------------------------------------------ */
 
 sl_arrow *sl_arrow_open(const char *name, sl_pread_fn rd, void *ctx, uint64_t size, const sl_pq_opts *o, sl_err *err)
@@ -1550,11 +1686,13 @@ sl_arrow *sl_arrow_open(const char *name, sl_pread_fn rd, void *ctx, uint64_t si
         }
         a->pos = 8;
         a->end = size - 10 - flen; /* the messages end where the footer starts */
+        if (read_footer(a, flen, err) < 0)
+            goto fail;
     } else {
         a->kind = SL_ARROW_STREAM;
         a->pos = 0;
     }
-    {
+    if (a->kind == SL_ARROW_STREAM) {
         fb f;
         ar_msg m;
         int rc = read_msg(a, &f, &m, err);
@@ -1618,6 +1756,7 @@ void sl_arrow_close(sl_arrow *a)
         free(a->dicts[i].chunks);
     }
     free(a->dicts);
+    free(a->blocks);
     for (int i = 0; i < a->nfields; i++)
         field_free(&a->fields[i]);
     free(a->fields);

@@ -7,7 +7,9 @@
  * document's metadata with the value pyarrow's Table.to_pylist() gives,
  * written as json.dumps writes it (stream/pyjson.h).
  *
- * The messages are read in the order they were written, one record batch at
+ * A stream's messages are read in the order they were written, a file's in
+ * the order its footer lists them (as pyarrow reads a file: the dictionary
+ * batches, then the record batches), one record batch at
  * a time (its body whole, its buffers decompressed when the batch says
  * LZ4_FRAME or ZSTD), so memory is the dictionaries plus about one record
  * batch whatever the file's size. Rows of a batch are written on OpenMP

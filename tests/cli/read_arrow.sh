@@ -1,7 +1,9 @@
 # sluice read on Arrow IPC files and streams (pyarrow; uncompressed, LZ4_FRAME,
 # ZSTD; dictionaries, replaced and delta dictionaries; nested columns; every
-# scalar type) and datasets.save_to_disk folders (a Dataset in shards, a
-# DatasetDict) against what pyarrow itself reads from them:
+# scalar type; the view types Utf8View and BinaryView; polars' own files and
+# streams, whose files hold an unframed Schema message that pyarrow, reading
+# by the footer, never reads) and datasets.save_to_disk folders (a Dataset in
+# shards, a DatasetDict) against what pyarrow itself reads from them:
 # tests/data/arrow/make_fixtures.py wrote each one's expected JSON Lines from
 # pa.ipc.open_file/open_stream(...).read_all().to_pylist() (manifest.tsv: file or
 # folder, --field, expected output, options), and the bad inputs in bad/.
@@ -19,6 +21,7 @@ done < manifest.tsv
 "$SLUICE" read -q -@ 1 types_stream_zstd.arrow | cmp -s - types_file.expected.jsonl || fail "-@ 1 differs"
 "$SLUICE" read -q < fw_stream_lz4.arrow | cmp -s - fw.expected.jsonl || fail "a stream on stdin differs"
 "$SLUICE" read -q < fw_file_zstd.arrow | cmp -s - fw.expected.jsonl || fail "a file on stdin differs"
+"$SLUICE" read -q < polars_file.arrow | cmp -s - polars_file.expected.jsonl || fail "polars' file on stdin differs"
 # through a pipe, the first bytes arriving alone (detection waits for the schema message)
 { head -c 6 fw_stream_none.arrow; sleep 0.3; tail -c +7 fw_stream_none.arrow; } | "$SLUICE" read -q | cmp -s - fw.expected.jsonl || fail "a stream through a slow pipe differs"
 zstd -qc fw_dict_stream.arrow > "$T/fw.arrow.zst"
@@ -53,6 +56,9 @@ bad_date.arrow|record batch 0 \(message at offset [0-9]+\), row 3, column d: a d
 bad_timestamp.arrow|record batch 0 \(message at offset [0-9]+\), row 3, column ts: a timestamp out of range \(years 1 to 9999\)
 bad_timestamp_tz.arrow|record batch 0 \(message at offset [0-9]+\), row 3, column ts: a timestamp out of range \(years 1 to 9999\)
 bool8_id.arrow|column "id" is not a string or a number column
+bad_view_buffer.arrow|record batch 0 \(message at offset [0-9]+\), column text: view 2: data buffer 3 of 1$
+bad_view_range.arrow|record batch 0 \(message at offset [0-9]+\), column text: view 2: 20 bytes at offset 30 run past data buffer 0 \(36 bytes\)
+bad_footer_block.arrow|footer at offset [0-9]+: record batch block 1 at offset 1099511627776 lies outside the messages
 LIST
 # random damage: never a crash, a hang or more than one line of error
 for i in $(seq 1 40); do
@@ -69,8 +75,9 @@ done
 # --part R/N by record batches: parts in order give exactly the output of one run
 cd "$T"
 cp -r "$DATA/arrow/fw_file_zstd.arrow" "$DATA/arrow/fw_dict_stream.arrow" "$DATA/arrow/dict_delta.arrow" "$DATA/arrow/hf_dataset" .
+cp "$DATA/arrow/views_file.arrow" "$DATA/arrow/polars_file.arrow" .
 printf '{"id":"j1","text":"between"}\n' > mid.jsonl
-set -- fw_file_zstd.arrow mid.jsonl fw_dict_stream.arrow dict_delta.arrow hf_dataset
+set -- fw_file_zstd.arrow mid.jsonl fw_dict_stream.arrow dict_delta.arrow hf_dataset views_file.arrow polars_file.arrow
 "$SLUICE" read -q "$@" > whole.jsonl
 for n in 2 3 5 8; do
   : > parts.jsonl

@@ -20,10 +20,11 @@ v2), uncompressed, LZ4_FRAME or ZSTD, metadata V4 or V5. Dictionary-encoded
 columns (top level, inside lists, structs and maps) are written with one
 dictionary for all batches, with a dictionary per batch (replacements, in
 streams) or with dictionaries growing from batch to batch
-(emit_dictionary_deltas: delta batches, in files and streams). The text is a
-string, large string or binary column, dictionary-encoded or not, at the top
+(emit_dictionary_deltas: delta batches, in files and streams); string and
+binary views (Utf8View, BinaryView) in half the cases. The text is a
+string, large string, string view or binary column, dictionary-encoded or not, at the top
 or inside a struct (--field doc.body); the `id` a string, integer, float,
-dictionary or null column (or another type, refused). Expected output:
+string view, dictionary or null column (or another type, refused). Expected output:
 pa.ipc.open_file(FILE) (or open_stream) .read_all().to_pylist(), converted as
 tests/data/pylist.py's conv() does (docs/read.md).
 
@@ -31,7 +32,7 @@ Documented deviations are expected, not reported: a named time zone
 (`Europe/Paris`) is written in UTC (`+00:00`), a fixed offset or `UTC` as
 to_pylist's aware datetime; where to_pylist raises (a date or timestamp
 outside the years 1 to 9999) sluice must fail; the types refused by name
-(Union, Interval, Duration, RunEndEncoded, the view types) are generated
+(Union, Interval, Duration, RunEndEncoded, the list views) are generated
 now and then, and sluice must then fail with an error naming the type; an
 `id` column that is neither a string nor a number nor of the Null type is an
 error;
@@ -71,7 +72,7 @@ pqdiff = _load_parquet_script()
 # Generator switches for known discrepancies (--avoid), so that runs look for others.
 AVOIDABLE = dict({k: v for k, v in pqdiff.AVOIDABLE.items() if k in ("time_ns", "dup_name", "float_pow2")},
                  empty_table="files and streams of no rows",
-                 refused="the types refused by name (Union, Interval, Duration, RunEndEncoded, views)",
+                 refused="the types refused by name (Union, Interval, Duration, RunEndEncoded, list views)",
                  null_id="an `id` column of the Null type",
                  binary_text="a binary text column")
 
@@ -82,8 +83,7 @@ REFUSED = [  # (predicate, the name sluice's error must hold (a regular expressi
     (pa.types.is_interval, "interval"),
     (pa.types.is_duration, "duration"),
     (pa.types.is_run_end_encoded, "run.?end"),
-    (lambda t: pa.types.is_string_view(t) or pa.types.is_binary_view(t) or pa.types.is_list_view(t)
-     or pa.types.is_large_list_view(t), "view"),
+    (lambda t: pa.types.is_list_view(t) or pa.types.is_large_list_view(t), "view"),
 ]
 
 
@@ -176,7 +176,7 @@ def with_field_metadata(rng, t):
 
 def rand_type(rng, ctx):
     t = pqdiff.rand_type(rng, ctx)
-    if not ctx["views"]:  # view types are refused by name: only now and then
+    if not ctx["views"]:  # string and binary views in some cases only
         t = map_type(t, lambda x: pa.string() if pa.types.is_string_view(x) else pa.binary()
                      if pa.types.is_binary_view(x) else x)
     if ctx["field_md"]:
@@ -216,7 +216,7 @@ def build(rng, t, n, ctx, p_null=None):
 
 
 def refused_type(rng):
-    k = rng.choice(["duration", "interval", "sparse", "dense", "ree", "list_view", "sview", "bview"])
+    k = rng.choice(["duration", "interval", "sparse", "dense", "ree", "list_view"])
     if k == "duration":
         t = pa.duration(rng.choice(["s", "ms", "us", "ns"]))
     elif k == "interval":
@@ -228,8 +228,6 @@ def refused_type(rng):
         t = pa.run_end_encoded(pa.int32(), pa.string())
     elif k == "list_view":
         t = pa.list_view(pa.int16())
-    else:
-        t = pa.string_view() if k == "sview" else pa.binary_view()
     return pa.list_(t) if rng.random() < 0.3 and k not in ("ree",) else t
 
 
@@ -296,7 +294,7 @@ def gen_case(seed, i, avoid):
     c = Case()
     c.seed, c.i = seed, i
     ctx = {"max_depth": rng.choice([0, 1, 2, 2, 3, 4]), "avoid": avoid, "out_of_range": rng.random() < 0.1,
-           "views": "refused" not in avoid and rng.random() < 0.05, "field_md": rng.random() < 0.2}
+           "views": rng.random() < 0.5, "field_md": rng.random() < 0.2}
     fmt = rng.choices(["file", "stream", "feather"], [40, 45, 15])[0]
     # batches: sizes
     r = rng.random()
@@ -323,8 +321,11 @@ def gen_case(seed, i, avoid):
     # the text: top-level "text" or another name, or a string inside a struct
     tts = [pa.string(), pa.string(), pa.large_string(), pa.dictionary(pa.int32(), pa.string()),
            pa.dictionary(pa.int8(), pa.large_string())]
+    if ctx["views"]:
+        tts += [pa.string_view(), pa.string_view(), pa.dictionary(pa.int16(), pa.string_view())]
     if "binary_text" not in avoid:
         tts += [pa.binary(), pa.large_binary(), pa.dictionary(pa.int16(), pa.binary())]
+        tts += [pa.binary_view()] if ctx["views"] else []
     tt = rng.choice(tts)
     c.tnull = 0 if rng.random() < 0.85 else rng.choice([0.05, 0.5])
     c.skip_null = c.tnull > 0 and rng.random() < 0.7
@@ -351,7 +352,8 @@ def gen_case(seed, i, avoid):
     if rng.random() < 0.5:
         it = rng.choice([pa.string(), pa.large_string(), pa.int64(), pa.int32(), pa.uint64(), pa.int8(), pa.uint32(),
                          pa.float64(), pa.float32(), pa.float16(), pa.dictionary(pa.int16(), pa.string()),
-                         pa.dictionary(pa.int8(), pa.int64())] + ([pa.null()] if "null_id" not in avoid else []))
+                         pa.dictionary(pa.int8(), pa.int64())] + ([pa.null()] if "null_id" not in avoid else [])
+                        + ([pa.string_view()] if ctx["views"] else []))
         if rng.random() < 0.05:  # refused ("id" is a string, an integer or a float)
             it = rng.choice([pa.bool_(), pa.date32(), pa.binary(), pa.decimal128(5, 1), pa.list_(pa.int32())])
         fields.insert(rng.randint(0, len(fields)), pa.field("id", it))

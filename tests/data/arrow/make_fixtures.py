@@ -330,6 +330,43 @@ try:
 except ImportError:
     print("datasets missing: skipped", file=sys.stderr)
 
+# ---- the view types (Utf8View, BinaryView: 16-byte views, strings of up to 12 bytes
+# inline, longer ones in variadic data buffers) and polars' own files -------------------
+n = 45
+sv = [words(rng.randint(0, 6)) if i % 9 else rng.choice(["", "short", "twelve bytes", "thirteen byte"])
+      for i in range(n)]
+views = pa.table({
+    # two arrays concatenated: a column with two variadic data buffers
+    "text": pa.concat_arrays([pa.array(sv[:20], pa.string_view()), pa.array(sv[20:], pa.string_view())]),
+    "id": pa.array([f"doc-{i}-{'x' * (i % 15)}" if i % 8 else None for i in range(n)], pa.string_view()),
+    "bv": pa.array([None if i % 6 == 1 else bytes(rng.getrandbits(8) for _ in range(rng.randint(0, 20)))
+                    for i in range(n)], pa.binary_view()),
+    "tags": pa.array([None if i % 7 == 2 else [words(rng.randint(1, 4)) for _ in range(rng.randint(0, 3))]
+                      for i in range(n)], pa.list_(pa.string_view())),
+    "s": pa.array([{"v": None if i % 5 == 0 else words(rng.randint(0, 5))} for i in range(n)],
+                  pa.struct([("v", pa.string_view())])),
+    "dv": pa.array([rng.choice(["red", "a much longer colour name", None]) for _ in range(n)],
+                   pa.string_view()).dictionary_encode(),
+})
+write("views_file.arrow", views, chunk=16)
+add("views_file.arrow")
+write("views_stream_zstd.arrow", views, stream=True, compression="zstd", chunk=10)
+add("views_stream_zstd.arrow")
+write("views_text_only.arrow", pa.table({"text": pa.array(sv, pa.string_view())}), stream=True, compression="lz4")
+add("views_text_only.arrow")
+# polars writes string views, and in its IPC files a schema message that is no framed
+# message (pyarrow reads such a file by its footer, as sluice does)
+try:
+    import polars as pl
+    pdf = pl.DataFrame({"text": sv, "id": [f"p{i}" for i in range(n)], "n": list(range(n)),
+                        "tags": [[words(1)] * (i % 3) for i in range(n)]})
+    pdf.write_ipc("polars_file.arrow", compression="zstd")
+    add("polars_file.arrow")
+    pdf.write_ipc_stream("polars_stream.arrow", compression="lz4")
+    add("polars_stream.arrow", expected="polars_file.expected.jsonl")
+except ImportError:
+    print("polars missing: skipped", file=sys.stderr)
+
 # ---- bad input (tests/cli/read_arrow.sh checks the one-line errors) ----------------
 os.makedirs("bad", exist_ok=True)
 
@@ -417,6 +454,34 @@ for name in ("bad/bad_date.arrow", "bad/bad_timestamp.arrow", "bad/bad_timestamp
     except OverflowError:
         pass
 
+# views that point outside their data: a buffer index past the variadic buffers, a
+# range past the end of its buffer (pyarrow's writer does not check views)
+
+
+def view(n, buf=0, off=0, inline=b""):
+    if n <= 12:
+        return n.to_bytes(4, "little") + inline.ljust(12, b"\0")
+    return n.to_bytes(4, "little") + b"abcd" + buf.to_bytes(4, "little") + off.to_bytes(4, "little")
+
+
+data = pa.py_buffer(b"0123456789abcdefghijklmnopqrstuvwxyz")
+for name, bad_view in (("bad_view_buffer.arrow", view(20, buf=3)), ("bad_view_range.arrow", view(20, off=30))):
+    col = pa.Array.from_buffers(pa.string_view(), 3, [None, pa.py_buffer(view(2, inline=b"ok") + view(20) + bad_view),
+                                                      data])
+    write("bad/" + name, pa.table({"text": col}), stream=True)
+# a file whose footer puts a record batch past its end
+write("bad/_fb.arrow", plain, chunk=4)
+fb_ = bytearray(open("bad/_fb.arrow", "rb").read())
+os.remove("bad/_fb.arrow")
+flen = int.from_bytes(fb_[-10:-6], "little")
+foot = len(fb_) - 10 - flen
+root = foot + int.from_bytes(fb_[foot:foot + 4], "little")
+vt = root - int.from_bytes(fb_[root:root + 4], "little", signed=True)
+vpos = root + int.from_bytes(fb_[vt + 4 + 2 * 3:vt + 6 + 2 * 3], "little")  # recordBatches (field 3)
+vec = vpos + int.from_bytes(fb_[vpos:vpos + 4], "little")
+fb_[vec + 4 + 24:vec + 4 + 32] = (1 << 40).to_bytes(8, "little")           # the second block's offset
+put("bad_footer_block.arrow", bytes(fb_))
+
 # ---- seeds of tests/fuzz/fuzz_arrow_ipc.c: small files and streams, a flags byte first ---
 seeds = os.path.join("..", "..", "fuzz", "corpus", "arrow_ipc")
 os.makedirs(seeds, exist_ok=True)
@@ -438,6 +503,11 @@ seed("dict", fwd.slice(0, 6), stream=True, chunk=3)
 seed("nested", nested.slice(0, 4), flags=1, stream=True, chunk=2)
 seed("types", types.slice(0, 3), stream=True, chunk=2)
 seed("stack", stack.slice(0, 4), flags=2, chunk=2)
+seed("views_file", views.slice(0, 5), chunk=2)
+seed("views_stream_lz4", views.slice(5, 4), stream=True, compression="lz4", chunk=3)
+if os.path.exists("polars_file.arrow"):
+    with open("polars_file.arrow", "rb") as f, open(os.path.join(seeds, "polars_file"), "wb") as g:
+        g.write(b"\0" + f.read())
 
 with open("manifest.tsv", "w") as f:
     for row in manifest:

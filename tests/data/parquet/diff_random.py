@@ -96,7 +96,7 @@ def table_rows(t, field, ex):
         f = t.schema.field("id")
         ty = f.type.value_type if pa.types.is_dictionary(f.type) else f.type
         if not (pa.types.is_integer(ty) or pa.types.is_floating(ty) or pa.types.is_string(ty) or
-                pa.types.is_large_string(ty) or pa.types.is_null(ty)):
+                pa.types.is_large_string(ty) or pa.types.is_string_view(ty) or pa.types.is_null(ty)):
             ex.error = "id column of type %s" % f.type
             return None
     try:
