@@ -15,8 +15,10 @@ column names), expected-output rules and sluice runs (-@ threads,
 only what is Arrow-specific is here. Each case (seed, number) is a schema
 (with random schema and field metadata) and several record batches of random
 sizes, empty ones included, written by pa.ipc.new_file (the file format),
-pa.ipc.new_stream (the stream format) or pa.feather.write_feather (Feather
-v2), uncompressed, LZ4_FRAME or ZSTD, metadata V4 or V5. Dictionary-encoded
+pa.ipc.new_stream (the stream format), pa.feather.write_feather (Feather
+v2) or polars (pl.from_arrow, then write_ipc or write_ipc_stream: polars'
+own types and its files' unframed schema message), uncompressed, LZ4_FRAME
+or ZSTD, metadata V4 or V5. Dictionary-encoded
 columns (top level, inside lists, structs and maps) are written with one
 dictionary for all batches, with a dictionary per batch (replacements, in
 streams) or with dictionaries growing from batch to batch
@@ -295,7 +297,7 @@ def gen_case(seed, i, avoid):
     c.seed, c.i = seed, i
     ctx = {"max_depth": rng.choice([0, 1, 2, 2, 3, 4]), "avoid": avoid, "out_of_range": rng.random() < 0.1,
            "views": rng.random() < 0.5, "field_md": rng.random() < 0.2}
-    fmt = rng.choices(["file", "stream", "feather"], [40, 45, 15])[0]
+    fmt = rng.choices(["file", "stream", "feather", "polars_file", "polars_stream"], [34, 39, 13, 7, 7])[0]
     # batches: sizes
     r = rng.random()
     if r < 0.03 and "empty_table" not in avoid:
@@ -380,7 +382,7 @@ def gen_case(seed, i, avoid):
         batches.append(cols)
     # dictionaries: one for all batches, one per batch (stream), or growing (deltas)
     dicts = any(has_dict(f.type) for f in schema)
-    if fmt == "feather":
+    if fmt in ("feather", "polars_file", "polars_stream"):
         mode = "unified"
     elif fmt == "file":
         mode = rng.choice(["unified", "delta"])
@@ -401,13 +403,13 @@ def gen_case(seed, i, avoid):
         batches = [[a.slice(0, max(1, int(len(a) * keep))) if len(a) else a for a in cols] for cols in batches]
     c.schema, c.batches = schema, batches
     c.opts = {"format": fmt, "compression": rng.choice([None, "lz4", "zstd"]), "dict_mode": mode if dicts else None}
-    if fmt != "feather":
+    if fmt in ("file", "stream"):
         c.opts["deltas"] = mode == "delta" or rng.random() < 0.3
         # (V4 has no body compression: pyarrow writes compressed buffers that it reads back as they are)
         c.opts["metadata_version"] = "V4" if rng.random() < 0.2 and not c.opts["compression"] else "V5"
-    else:
+    elif fmt == "feather":
         c.opts["chunksize"] = rng.choice([None, 1, 7, 64, 1000])
-    c.writer = "pyarrow " + fmt
+    c.writer = fmt.replace("_", " ") if fmt.startswith("polars") else "pyarrow " + fmt
     c.run = {"threads": rng.choice([None, None, 1, 2, 3]), "stdin": rng.random() < 0.08,
              "parts": rng.choice([0] * 6 + [rng.randint(2, 4)]) if fmt != "stream" or nb > 1 else 0,
              "mem": rng.choice([None] * 8 + ["1M", "2M"])}
@@ -424,6 +426,12 @@ def top_text(c):
 def write_ipc(c, path):
     batches = [pa.RecordBatch.from_arrays(cols, schema=c.schema) for cols in c.batches]
     o = c.opts
+    if o["format"].startswith("polars"):  # (pl.from_arrow: polars' own types, string views among them)
+        import polars as pl
+        df = pl.from_arrow(pa.Table.from_batches(batches, c.schema))
+        (df.write_ipc if o["format"] == "polars_file" else df.write_ipc_stream)(
+            path, compression=o["compression"] or "uncompressed")
+        return
     if o["format"] == "feather":
         pa.feather.write_feather(pa.Table.from_batches(batches, c.schema), path,
                                  compression=o["compression"] or "uncompressed", chunksize=o["chunksize"])
@@ -447,7 +455,8 @@ def check(c, sluice, work, verbose=False):
     try:
         pqdiff.in_child(lambda: write_ipc(c, path))
     except Exception as e:
-        return "skip", "pyarrow cannot write it: %s" % re.sub(r"[0-9]+", "N", str(e).splitlines()[0][:100]), "", {}
+        why = re.sub(r"[0-9]+", "N", str(e).splitlines()[0][:100])
+        return "skip", "%s cannot write it: %s" % (c.writer.split()[0], why), "", {}
     name = "<stdin>" if c.run["stdin"] else path
     try:
         ex = expected_output(path, name, c.field, c.skip_null)
@@ -555,6 +564,11 @@ def snippet(c):
             "pa.array(%r, schema.field(%d).type)" % (a.to_pylist(), k) for k, a in enumerate(cols)))
     lines.append("]")
     o = c.opts
+    if o["format"].startswith("polars"):
+        lines += ["import polars as pl", "df = pl.from_arrow(pa.Table.from_batches(batches, schema))",
+                  "df.%s('case.arrow', compression=%r)" % ("write_ipc" if o["format"] == "polars_file"
+                                                           else "write_ipc_stream", o["compression"] or "uncompressed")]
+        return "\n".join(lines)
     w = "new_file" if o["format"] != "stream" else "new_stream"
     lines.append("opts = pa.ipc.IpcWriteOptions(compression=%r, emit_dictionary_deltas=%r)" % (
         o["compression"], o.get("deltas", False)))
