@@ -1100,6 +1100,11 @@ static int read_dict(sl_arrow *a, fb *f, const ar_msg *m, int64_t ndict, sl_err 
     if (!d)
         return sl_errf(err, "%s: dictionary batch %lld (message at offset %llu): no column has dictionary id %lld",
                        a->name, (long long)ndict, (unsigned long long)a->msg_off, (long long)id);
+    if (!delta && d->nchunks && a->kind == SL_ARROW_FILE) /* (read before the batches: it would apply to all) */
+        return sl_errf(err,
+                       "%s: dictionary batch (message at offset %llu): a second dictionary for id %lld that is "
+                       "no delta (a file cannot replace a dictionary; pyarrow refuses it too)",
+                       a->name, (unsigned long long)a->msg_off, (long long)id);
     if (!delta) {
         for (size_t i = 0; i < d->nchunks; i++) {
             arr_free(&d->chunks[i].arr);

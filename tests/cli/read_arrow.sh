@@ -59,6 +59,7 @@ bool8_id.arrow|column "id" is not a string or a number column
 bad_view_buffer.arrow|record batch 0 \(message at offset [0-9]+\), column text: view 2: data buffer 3 of 1$
 bad_view_range.arrow|record batch 0 \(message at offset [0-9]+\), column text: view 2: 20 bytes at offset 30 run past data buffer 0 \(36 bytes\)
 bad_footer_block.arrow|footer at offset [0-9]+: record batch block 1 at offset 1099511627776 lies outside the messages
+dict_replace_file.arrow|dictionary batch \(message at offset [0-9]+\): a second dictionary for id 0 that is no delta
 LIST
 # random damage: never a crash, a hang or more than one line of error
 for i in $(seq 1 40); do

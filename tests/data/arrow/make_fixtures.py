@@ -481,6 +481,33 @@ vpos = root + int.from_bytes(fb_[vt + 4 + 2 * 3:vt + 6 + 2 * 3], "little")  # re
 vec = vpos + int.from_bytes(fb_[vpos:vpos + 4], "little")
 fb_[vec + 4 + 24:vec + 4 + 32] = (1 << 40).to_bytes(8, "little")           # the second block's offset
 put("bad_footer_block.arrow", bytes(fb_))
+# a file whose footer lists its dictionary batch twice: the second is a replacement, which
+# a file cannot hold (pyarrow: "Unsupported dictionary replacement in IPC file"). The new
+# dictionaries vector is put after the footer's bytes and the field pointed at it.
+write("bad/_fd.arrow", pa.table({"text": pa.array(["a", "b", "a"]).dictionary_encode()}), chunk=2)
+fd = bytearray(open("bad/_fd.arrow", "rb").read())
+os.remove("bad/_fd.arrow")
+flen = int.from_bytes(fd[-10:-6], "little")
+foot = len(fd) - 10 - flen
+root = foot + int.from_bytes(fd[foot:foot + 4], "little")
+vt = root - int.from_bytes(fd[root:root + 4], "little", signed=True)
+field = root + int.from_bytes(fd[vt + 4 + 2 * 2:vt + 6 + 2 * 2], "little")  # dictionaries (field 2)
+old_vec = field + int.from_bytes(fd[field:field + 4], "little")
+assert int.from_bytes(fd[old_vec:old_vec + 4], "little") == 1
+block = bytes(fd[old_vec + 4:old_vec + 28])
+body = fd[:foot + flen]
+while (len(body) + 4) % 8:
+    body += b"\0"
+new_vec = len(body)
+body += (2).to_bytes(4, "little") + block + block
+fd[field:field + 4] = (new_vec - field).to_bytes(4, "little")
+body[field:field + 4] = fd[field:field + 4]
+put("dict_replace_file.arrow", bytes(body) + (len(body) - foot).to_bytes(4, "little") + b"ARROW1")
+try:
+    pa.ipc.open_file("bad/dict_replace_file.arrow").read_all()
+    raise SystemExit("bad/dict_replace_file.arrow: pyarrow reads it")
+except pa.ArrowInvalid as e:
+    assert "replacement" in str(e), e
 
 # ---- seeds of tests/fuzz/fuzz_arrow_ipc.c: small files and streams, a flags byte first ---
 seeds = os.path.join("..", "..", "fuzz", "corpus", "arrow_ipc")
