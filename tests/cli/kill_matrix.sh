@@ -26,15 +26,26 @@ $S shard -q --seq-len 64 in.tok -o ref.shards
 $S filter -q --keep-pct 10:90 in.tok -o ref.filtered.tok
 
 # ns CMD...: runs CMD as pid 1 of a new pid namespace (in the background:
-# $ns_pid is unshare's pid, $child the stage's pid as seen from here)
+# $ns_pid is unshare's pid, $child the stage's pid as seen from here, empty
+# when the stage has already ended: a rerun of a small input can end before
+# the first look, and the caller's wait sees how). ("|| true": once unshare
+# has ended, its /proc entry is gone, and a failed cat in the pipeline would
+# end this script under -e -o pipefail without a word.)
 ns() {
   unshare -fp --kill-child "$@" & ns_pid=$!
   child=""
   for i in $(seq 200); do
-    child=$(cat /proc/$ns_pid/task/$ns_pid/children 2>/dev/null | awk '{print $1}')
-    [ -n "$child" ] && break; sleep 0.01
+    child=$(cat /proc/$ns_pid/task/$ns_pid/children 2>/dev/null | awk '{print $1}' || true)
+    [ -n "$child" ] && break
+    kill -0 $ns_pid 2>/dev/null || return 0
+    sleep 0.01
   done
   [ -n "$child" ] || fail "no process in the namespace: $*"
+}
+# ns_live CMD...: ns for a stage held by a FIFO, which cannot have ended
+ns_live() {
+  ns "$@"
+  [ -n "$child" ] || fail "the stage ended at once: $*"
 }
 debris() { # what no run may leave
   find . -name '*.tmp.*' -o -name '*.old.*' | grep -v '^\./tmp$' || true
@@ -49,7 +60,7 @@ settle() { # SIG [may-finish]: sends it to the stage, waits, checks the stage is
 for sig in KILL TERM INT; do
   # a file: cat from a FIFO that holds the stage mid-way
   rm -f fifo out.jsonl; mkfifo fifo
-  ns "$S" cat fifo -o out.jsonl 2>/dev/null
+  ns_live "$S" cat fifo -o out.jsonl 2>/dev/null
   exec 7>fifo; cat head.tok >&7
   for i in $(seq 200); do ls out.jsonl.tmp.* >/dev/null 2>&1 && break; sleep 0.02; done
   ls out.jsonl.tmp.1.* >/dev/null 2>&1 || fail "SIG$sig cat: no out.jsonl.tmp.1.* (is the stage pid 1?)"
@@ -62,7 +73,7 @@ for sig in KILL TERM INT; do
 
   # a directory: shard from a FIFO
   rm -rf fifo out.shards; mkfifo fifo
-  ns "$S" shard -q --seq-len 64 fifo -o out.shards 2>/dev/null
+  ns_live "$S" shard -q --seq-len 64 fifo -o out.shards 2>/dev/null
   exec 7>fifo; cat head.tok >&7
   for i in $(seq 200); do [ -d out.shards.tmp.1 ] && break; sleep 0.02; done
   [ -d out.shards.tmp.1 ] || fail "SIG$sig shard: no out.shards.tmp.1/"
@@ -90,11 +101,11 @@ for sig in KILL TERM INT; do
 
   # a spool: filter --keep-pct reads standard input twice
   rm -f fifo; mkfifo fifo
-  ns sh -c '"$1" filter -q --keep-pct 10:90 < fifo > out.filtered.tok' sh "$S" 2>/dev/null
+  ns_live sh -c '"$1" filter -q --keep-pct 10:90 < fifo > out.filtered.tok' sh "$S" 2>/dev/null
   exec 7>fifo; cat head.tok >&7
   sh_pid=$child child="" # the stage under sh
   for i in $(seq 200); do
-    child=$(cat /proc/$sh_pid/task/$sh_pid/children 2>/dev/null | awk '{print $1}')
+    child=$(cat /proc/$sh_pid/task/$sh_pid/children 2>/dev/null | awk '{print $1}' || true)
     [ -n "$child" ] && break; sleep 0.02
   done
   [ -n "$child" ] || fail "SIG$sig filter: no stage under sh"
