@@ -38,6 +38,7 @@
 #define MAX_META ((uint32_t)64 << 20) /* a message's metadata */
 #define MAX_DEPTH 64                  /* nesting of the schema */
 #define BATCH_ROWS 4096               /* rows written at a time */
+#define POOL_MAX 256                  /* decompression buffers kept for the next record batch */
 
 /* ---- flatbuffers ---------------------------------------------------------- */
 
@@ -244,6 +245,7 @@ typedef struct ar_arr {
 typedef struct {
     uint8_t *body;
     uint8_t **own;
+    size_t *owncap; /* their capacities */
     size_t nown, cap;
 } ar_mem;
 
@@ -286,6 +288,13 @@ struct sl_arrow {
     int64_t batch;      /* record batches seen (the current one is batch - 1) */
     uint64_t batch_off; /* its message's offset */
     ar_mem mem;
+    uint8_t *body; /* the record batches' bodies, one after the other */
+    size_t body_cap;
+    /* the buffers a record batch's compressed buffers were decompressed
+     * into, for the next batch's (fresh memory faults its pages in again) */
+    uint8_t *pool[POOL_MAX];
+    size_t poolcap[POOL_MAX];
+    int npool;
     ar_arr *cols;
     int64_t rows, row0; /* its rows, the next one to write */
     uint64_t row_base;  /* rows of the file before it */
@@ -325,15 +334,18 @@ static void mem_free(ar_mem *m)
     for (size_t i = 0; i < m->nown; i++)
         free(m->own[i]);
     free(m->own);
+    free(m->owncap);
     memset(m, 0, sizeof *m);
 }
 
-static uint8_t *mem_own(ar_mem *m, uint8_t *p)
+static uint8_t *mem_own(ar_mem *m, uint8_t *p, size_t cap)
 {
     if (m->nown == m->cap) {
         m->cap = m->cap ? 2 * m->cap : 16;
         m->own = sl_xrealloc(m->own, m->cap * sizeof *m->own);
+        m->owncap = sl_xrealloc(m->owncap, m->cap * sizeof *m->owncap);
     }
+    m->owncap[m->nown] = cap;
     return m->own[m->nown++] = p;
 }
 
@@ -743,12 +755,33 @@ static int rb_err(rb_ctx *c, const ar_field *fl, const char *fmt, ...)
                    (unsigned long long)c->off, fl->path, msg);
 }
 
+/* A buffer of at least *cap bytes for ulen bytes: the pool's smallest that
+ * holds ulen, else its largest (grown by the caller as it fills), else a
+ * new one; *cap is set to what it holds. */
+static uint8_t *pool_take(sl_arrow *a, size_t *cap, size_t ulen)
+{
+    int best = -1;
+    for (int i = 0; i < a->npool; i++) {
+        size_t c = a->poolcap[i], b = best < 0 ? 0 : a->poolcap[best];
+        int fits = c >= ulen, bfits = best >= 0 && b >= ulen;
+        if (best < 0 || (fits && (!bfits || c < b)) || (!fits && !bfits && c > b))
+            best = i;
+    }
+    if (best < 0 || a->poolcap[best] < *cap)
+        return sl_xmalloc(*cap ? *cap : 1);
+    uint8_t *p = a->pool[best];
+    *cap = a->poolcap[best];
+    a->pool[best] = a->pool[--a->npool];
+    a->poolcap[best] = a->poolcap[a->npool];
+    return p;
+}
+
 /* Decompresses a buffer (LZ4 frame or zstd) into exactly ulen bytes. The
  * output grows as it is produced, so a lying length costs no memory. */
 static uint8_t *decompress(rb_ctx *c, const ar_field *fl, const uint8_t *src, size_t n, size_t ulen)
 {
     size_t cap = ulen < ((size_t)1 << 20) ? ulen : ((size_t)1 << 20), out = 0;
-    uint8_t *dst = sl_xmalloc(cap ? cap : 1);
+    uint8_t *dst = pool_take(c->a, &cap, ulen);
     const char *name = c->codec == 0 ? "LZ4_FRAME" : "ZSTD";
     int ok = 0;
     if (c->codec == 1) {
@@ -811,7 +844,7 @@ static uint8_t *decompress(rb_ctx *c, const ar_field *fl, const uint8_t *src, si
                ok ? "" : " before the data ends or goes on");
         return NULL;
     }
-    return mem_own(c->mem, dst);
+    return mem_own(c->mem, dst, cap);
 }
 
 /* The next buffer of the batch: *p, *n (an empty buffer: n 0). */
@@ -1073,7 +1106,17 @@ static int load_batch(sl_arrow *a, fb *f, const fbt *rt, const ar_msg *m, ar_mem
             return sl_errf(err, "%s: %s (message at offset %llu): unknown body compression %d", a->name, what,
                            (unsigned long long)a->msg_off, c.codec);
     }
-    mem->body = sl_xmalloc(m->body_len ? (size_t)m->body_len : 1);
+    size_t need = m->body_len ? (size_t)m->body_len : 1;
+    if (mem == &a->mem) { /* a record batch: into the buffer the one before used (fresh pages fault) */
+        if (a->body_cap < need) {
+            free(a->body);
+            a->body = sl_xmalloc(need);
+            a->body_cap = need;
+        }
+        mem->body = a->body;
+    } else {
+        mem->body = sl_xmalloc(need);
+    }
     if (m->body_len && a->rd(a->rd_ctx, mem->body, (size_t)m->body_len, m->body_off, err) < 0)
         return sl_err_prefix(err, "%s: %s", a->name, what), -1;
     for (int i = 0; i < n; i++) {
@@ -1132,6 +1175,14 @@ static void batch_free(sl_arrow *a)
     if (a->cols)
         for (int i = 0; i < a->nfields; i++)
             arr_free(&a->cols[i]);
+    if (a->mem.body == a->body) /* (kept for the next batch) */
+        a->mem.body = NULL;
+    for (size_t i = 0; i < a->mem.nown; i++)
+        if (a->npool < POOL_MAX) {
+            a->pool[a->npool] = a->mem.own[i];
+            a->poolcap[a->npool++] = a->mem.owncap[i];
+            a->mem.own[i] = NULL;
+        }
     mem_free(&a->mem);
     a->rows = a->row0 = 0;
 }
@@ -1762,6 +1813,9 @@ void sl_arrow_close(sl_arrow *a)
     }
     free(a->dicts);
     free(a->blocks);
+    free(a->body);
+    for (int i = 0; i < a->npool; i++)
+        free(a->pool[i]);
     for (int i = 0; i < a->nfields; i++)
         field_free(&a->fields[i]);
     free(a->fields);

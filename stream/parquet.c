@@ -853,11 +853,13 @@ static uint64_t rowgroup_start(const pq_rowgroup *rg)
     return first;
 }
 
-static void close_rowgroup(sl_pq *q)
+/* Ends the current row group; keep: its columns' buffers stay for the
+ * next one (pq_col_open empties them), else they are freed. */
+static void close_rowgroup(sl_pq *q, int keep)
 {
     if (!q->cols)
         return;
-    for (int l = 0; l < q->nleaves; l++)
+    for (int l = 0; l < q->nleaves && !keep; l++)
         pq_col_close(&q->cols[l]);
     q->rg_cur = -1;
 }
@@ -867,7 +869,7 @@ static int next_batch(sl_pq *q, sl_err *err)
 {
     q->slots.n = q->slots.next = 0;
     while (q->rg_cur < 0 || q->rg_rows_left == 0) {
-        close_rowgroup(q);
+        close_rowgroup(q, 1);
         if (q->rg >= q->o.rg_end)
             return 0;
         int g = (int)q->rg++;
@@ -1026,7 +1028,7 @@ int sl_pq_next(sl_pq *q, sl_textdoc *d, sl_err *err)
             return 1;
         if (got < 0) {
             q->o.rg_end = q->rg; /* nothing more is read */
-            close_rowgroup(q);
+            close_rowgroup(q, 0);
             return -1;
         }
         int rc = next_batch(q, err);
@@ -1067,7 +1069,7 @@ void sl_pq_close(sl_pq *q)
 {
     if (!q)
         return;
-    close_rowgroup(q);
+    close_rowgroup(q, 0);
     for (int l = 0; q->cb && l < q->nleaves; l++)
         pq_colbatch_free(&q->cb[l]);
     free(q->cb);

@@ -49,7 +49,26 @@ int pq_value_width(const pq_leafinfo *l)
 int pq_col_open(pq_col *col, const pq_leafinfo *leaf, const pq_chunk *c, int rg, const char *file, uint64_t file_size,
                 sl_pread_fn rd, void *ctx, size_t max_entries, sl_err *err)
 {
+    /* the buffers of the chunk before (this column's in the row group
+     * before), emptied: fresh ones would fault their pages in again, for
+     * every column of every row group */
+    pq_col keep = *col;
     memset(col, 0, sizeof *col);
+    col->hdr = keep.hdr;
+    col->raw = keep.raw;
+    col->page = keep.page;
+    col->page_cap = keep.page_cap;
+    col->dict_fixed = keep.dict_fixed;
+    col->dict_bytes = keep.dict_bytes;
+    col->prev = keep.prev;
+    col->tmp64 = keep.tmp64;
+    col->tmp32 = keep.tmp32;
+    sl_buf_clear(&col->hdr);
+    sl_buf_clear(&col->raw);
+    sl_buf_clear(&col->dict_fixed);
+    sl_buf_clear(&col->dict_bytes);
+    sl_buf_clear(&col->prev);
+    free(keep.dict_off);
     col->leaf = leaf;
     col->file = file;
     col->rg = rg;

@@ -89,6 +89,8 @@ int pq_col_open(pq_col *col, const pq_leafinfo *leaf, const pq_chunk *c, int rg,
  * BYTE_ARRAY columns) stops after the row that brings the value bytes to
  * it. *got: rows read (fewer than nrows only at the chunk's end). */
 int pq_col_read(pq_col *col, size_t nrows, size_t byte_limit, pq_colbatch *b, size_t *got, sl_err *err);
+/* Frees the chunk's buffers (pq_col_open on a column read before keeps
+ * them, emptied, for the next chunk). */
 void pq_col_close(pq_col *col);
 void pq_colbatch_free(pq_colbatch *b);
 
