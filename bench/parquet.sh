@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark: reading a FineWeb-shaped Parquet file (text, id, dump, url, date,
 # file_path, language, language_score, token_count; ~${MB:-200} MB of text drawn
-# from examples/data/text, SNAPPY and ZSTD) on one thread, side by side:
+# from examples/data/text, SNAPPY and ZSTD in row groups of 20,000 rows, and ZSTD in
+# row groups of 1,000 rows as FineWeb's files have) on one thread, side by side:
 #   sluice read -@ 1 FILE            every column decoded, JSON Lines written
 #   pyarrow read_table(columns=["text"])   the text column into Arrow memory only
 #   pyarrow + to_pylist + json.dumps  the same JSON Lines as sluice, in Python
@@ -45,7 +46,7 @@ best() {
 }
 row() { awk -v n="$1" -v w="$2" -v c="$3" -v mb="$text_mb" -v ref="$4" 'BEGIN { printf "  %-34s %7.2f s  %7.1f MB/s  (CPU %.2f s)  %s\n", n, w, mb / w, c, (ref > 0 ? sprintf("%.2fx sluice", w / ref) : "") }'; }
 export OMP_WAIT_POLICY=passive
-for codec in snappy zstd; do
+for codec in snappy zstd zstd-rg1k; do
   f="$W/fw.$codec.parquet"
   echo "$codec:"
   read -r sw sc <<< "$(best "'$SLUICE' read -q -@ 1 '$f'")"
