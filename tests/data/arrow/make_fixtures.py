@@ -469,30 +469,38 @@ for name, bad_view in (("bad_view_buffer.arrow", view(20, buf=3)), ("bad_view_ra
     col = pa.Array.from_buffers(pa.string_view(), 3, [None, pa.py_buffer(view(2, inline=b"ok") + view(20) + bad_view),
                                                       data])
     write("bad/" + name, pa.table({"text": col}), stream=True)
+
+
+def file_bytes(table, chunk):
+    """The bytes of table written as an IPC file."""
+    write("bad/_f.arrow", table, chunk=chunk)
+    with open("bad/_f.arrow", "rb") as f:
+        data = bytearray(f.read())
+    os.remove("bad/_f.arrow")
+    return data
+
+
+def footer_vector(data, i):
+    """(footer start, footer length, position of the Footer's field i (a vector's
+    offset), position of that vector) in the bytes of an IPC file."""
+    flen = int.from_bytes(data[-10:-6], "little")
+    foot = len(data) - 10 - flen
+    root = foot + int.from_bytes(data[foot:foot + 4], "little")
+    vt = root - int.from_bytes(data[root:root + 4], "little", signed=True)
+    field = root + int.from_bytes(data[vt + 4 + 2 * i:vt + 6 + 2 * i], "little")
+    return foot, flen, field, field + int.from_bytes(data[field:field + 4], "little")
+
+
 # a file whose footer puts a record batch past its end
-write("bad/_fb.arrow", plain, chunk=4)
-fb_ = bytearray(open("bad/_fb.arrow", "rb").read())
-os.remove("bad/_fb.arrow")
-flen = int.from_bytes(fb_[-10:-6], "little")
-foot = len(fb_) - 10 - flen
-root = foot + int.from_bytes(fb_[foot:foot + 4], "little")
-vt = root - int.from_bytes(fb_[root:root + 4], "little", signed=True)
-vpos = root + int.from_bytes(fb_[vt + 4 + 2 * 3:vt + 6 + 2 * 3], "little")  # recordBatches (field 3)
-vec = vpos + int.from_bytes(fb_[vpos:vpos + 4], "little")
+fb_ = file_bytes(plain, 4)
+vec = footer_vector(fb_, 3)[3]                                            # recordBatches (field 3)
 fb_[vec + 4 + 24:vec + 4 + 32] = (1 << 40).to_bytes(8, "little")           # the second block's offset
 put("bad_footer_block.arrow", bytes(fb_))
 # a file whose footer lists its dictionary batch twice: the second is a replacement, which
 # a file cannot hold (pyarrow: "Unsupported dictionary replacement in IPC file"). The new
 # dictionaries vector is put after the footer's bytes and the field pointed at it.
-write("bad/_fd.arrow", pa.table({"text": pa.array(["a", "b", "a"]).dictionary_encode()}), chunk=2)
-fd = bytearray(open("bad/_fd.arrow", "rb").read())
-os.remove("bad/_fd.arrow")
-flen = int.from_bytes(fd[-10:-6], "little")
-foot = len(fd) - 10 - flen
-root = foot + int.from_bytes(fd[foot:foot + 4], "little")
-vt = root - int.from_bytes(fd[root:root + 4], "little", signed=True)
-field = root + int.from_bytes(fd[vt + 4 + 2 * 2:vt + 6 + 2 * 2], "little")  # dictionaries (field 2)
-old_vec = field + int.from_bytes(fd[field:field + 4], "little")
+fd = file_bytes(pa.table({"text": pa.array(["a", "b", "a"]).dictionary_encode()}), 2)
+foot, flen, field, old_vec = footer_vector(fd, 2)                          # dictionaries (field 2)
 assert int.from_bytes(fd[old_vec:old_vec + 4], "little") == 1
 block = bytes(fd[old_vec + 4:old_vec + 28])
 body = fd[:foot + flen]
