@@ -52,23 +52,20 @@ int pq_col_open(pq_col *col, const pq_leafinfo *leaf, const pq_chunk *c, int rg,
     /* the buffers of the chunk before (this column's in the row group
      * before), emptied: fresh ones would fault their pages in again, for
      * every column of every row group */
-    pq_col keep = *col;
+    sl_buf hdr = col->hdr, raw = col->raw, dict_fixed = col->dict_fixed, dict_bytes = col->dict_bytes, prev = col->prev;
+    uint8_t *page = col->page;
+    size_t page_cap = col->page_cap;
+    int64_t *tmp64 = col->tmp64;
+    uint32_t *tmp32 = col->tmp32;
+    free(col->dict_off);
     memset(col, 0, sizeof *col);
-    col->hdr = keep.hdr;
-    col->raw = keep.raw;
-    col->page = keep.page;
-    col->page_cap = keep.page_cap;
-    col->dict_fixed = keep.dict_fixed;
-    col->dict_bytes = keep.dict_bytes;
-    col->prev = keep.prev;
-    col->tmp64 = keep.tmp64;
-    col->tmp32 = keep.tmp32;
+    col->hdr = hdr, col->raw = raw, col->dict_fixed = dict_fixed, col->dict_bytes = dict_bytes, col->prev = prev;
+    col->page = page, col->page_cap = page_cap, col->tmp64 = tmp64, col->tmp32 = tmp32;
     sl_buf_clear(&col->hdr);
     sl_buf_clear(&col->raw);
     sl_buf_clear(&col->dict_fixed);
     sl_buf_clear(&col->dict_bytes);
     sl_buf_clear(&col->prev);
-    free(keep.dict_off);
     col->leaf = leaf;
     col->file = file;
     col->rg = rg;
