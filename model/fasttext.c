@@ -155,7 +155,7 @@ typedef struct {
 static int need(rd *r, size_t n, const char *what)
 {
     if (r->len - r->pos < n)
-        return sl_errf(r->err, "%s:offset %zu: %s runs past the end of the file (%zu bytes; truncated?)", r->name,
+        return sl_errf(r->err, "%s: offset %zu: %s runs past the end of the file (%zu bytes; truncated?)", r->name,
                        r->pos, what, r->len);
     return 0;
 }
@@ -186,7 +186,7 @@ static int bad(rd *r, size_t at, const char *fmt, long long v)
 {
     char msg[256];
     snprintf(msg, sizeof msg, fmt, v);
-    return sl_errf(r->err, "%s:offset %zu: %s", r->name, at, msg);
+    return sl_errf(r->err, "%s: offset %zu: %s", r->name, at, msg);
 }
 /* n floats into a fresh array. */
 static float *rd_floats(rd *r, uint64_t n, const char *what)
@@ -467,7 +467,7 @@ sl_ft_model *sl_ft_load_mem_cached(const void *data, size_t len, const char *nam
     int32_t magic, a[12];
     double t;
     if (len < 4 || memcmp(&(int32_t){FT_MAGIC}, data, 4)) {
-        sl_errf(err, "%s:offset 0: not a fastText model (no fastText magic number)", name);
+        sl_errf(err, "%s: offset 0: not a fastText model (no fastText magic number)", name);
         goto fail;
     }
     if (rd_i32(&r, &magic, "the header") || rd_i32(&r, &m->version, "the header"))

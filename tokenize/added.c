@@ -22,10 +22,10 @@ int sl_added_parse(const sl_json *list, const char *name, sl_added **out, size_t
         const sl_json *c = sl_json_get(t, "content");
         int64_t id;
         if (!c || c->type != SL_JSON_STRING || sl_json_get_int(t, "id", &id) || id < 0 || id >= (int64_t)1 << 31)
-            return sl_errf(err, "%s:offset %zu: added token needs a string 'content' and an integer 'id'", name,
+            return sl_errf(err, "%s: offset %zu: added token needs a string 'content' and an integer 'id'", name,
                            t->offset);
         if (c->str_len == 0)
-            return sl_errf(err, "%s:offset %zu: added token with empty content", name, t->offset);
+            return sl_errf(err, "%s: offset %zu: added token with empty content", name, t->offset);
         sl_added *a = &(*out)[(*n)++];
         a->id = (uint32_t)id;
         a->content = sl_xstrndup(c->str, c->str_len);

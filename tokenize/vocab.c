@@ -36,7 +36,7 @@ int sl_vocab_load(sl_vocab *v, const sl_json *vocab, const char *name, sl_err *e
     for (size_t i = 0; i < vocab->n; i++) {
         int64_t id;
         if (!sl_json_is_int(vocab->kids[i], &id) || id < 0 || id >= (int64_t)1 << 31)
-            return sl_errf(err, "%s:offset %zu: model.vocab entry '%.60s' has no valid integer id", name,
+            return sl_errf(err, "%s: offset %zu: model.vocab entry '%.60s' has no valid integer id", name,
                            vocab->kids[i]->offset, vocab->keys[i]->str);
         if ((uint32_t)id + 1 > max_id)
             max_id = (uint32_t)id + 1;
@@ -58,13 +58,13 @@ int sl_vocab_load(sl_vocab *v, const sl_json *vocab, const char *name, sl_err *e
         sl_json_is_int(vocab->kids[i], &id);
         const sl_json *k = vocab->keys[i];
         if (k->str_len > UINT32_MAX / 2)
-            return sl_errf(err, "%s:offset %zu: model.vocab entry too long", name, k->offset);
+            return sl_errf(err, "%s: offset %zu: model.vocab entry too long", name, k->offset);
         if (v->len[id] != UINT32_MAX)
-            return sl_errf(err, "%s:offset %zu: id %lld is used twice in model.vocab", name, k->offset, (long long)id);
+            return sl_errf(err, "%s: offset %zu: id %lld is used twice in model.vocab", name, k->offset, (long long)id);
         if (k->str_len > v->max_len)
             v->max_len = k->str_len;
         if (sl_vocab_find(v, k->str, k->str_len) >= 0)
-            return sl_errf(err, "%s:offset %zu: model.vocab entry '%.60s' appears twice", name, k->offset, k->str);
+            return sl_errf(err, "%s: offset %zu: model.vocab entry '%.60s' appears twice", name, k->offset, k->str);
         set_string(v, (uint32_t)id, k->str, k->str_len);
         uint64_t h = XXH3_64bits(k->str, k->str_len) & v->mask;
         while (v->slot[h].id1)

@@ -32,7 +32,7 @@ expect_fail 2 "reads the input twice" -- "$SLUICE" tokenize char --build-vocab -
 expect_fail 2 "needs --build-vocab or --vocab" -- "$SLUICE" tokenize char --unit codepoint "$T/one.jsonl"
 expect_fail 2 "not one of byte\|codepoint" -- "$SLUICE" tokenize char --unit word "$T/one.jsonl"
 printf '{"type":"char","unit":"codepoint","vocab":["ab"],"specials":["<|endoftext|>","<|bos|>","<|unk|>"]}' > "$T/bad.json"
-expect_fail 1 "bad.json:offset [0-9]+: vocab entry 0 is not a single new character" -- "$SLUICE" tokenize char --vocab "$T/bad.json" "$T/one.jsonl" -o "$T/z.tok"
+expect_fail 1 "bad.json: offset [0-9]+: vocab entry 0 is not a single new character" -- "$SLUICE" tokenize char --vocab "$T/bad.json" "$T/one.jsonl" -o "$T/z.tok"
 no_file "$T/z.tok"
 expect_fail 1 "no character vocabulary in its header" -- "$SLUICE" detokenize < <("$SLUICE" tokenize bpe -t "$B/gpt2" "$T/one.jsonl")
 # a character vocabulary is recognised by its content: tokenize bpe points to tokenize char

@@ -118,19 +118,19 @@ no_file "$T/z.jsonl"
 
 # refused: truncated and foreign model files, a word-vector model, bad options
 head -c 3000 "$D/topic-hs.bin" > "$T/cut.bin"
-expect_fail 1 "cut.bin:offset [0-9]+: .*runs past the end" -- "$SLUICE" classify -m "$T/cut.bin" "$D/corpus.jsonl" -o "$T/z.jsonl"
+expect_fail 1 "cut.bin: offset [0-9]+: .*runs past the end" -- "$SLUICE" classify -m "$T/cut.bin" "$D/corpus.jsonl" -o "$T/z.jsonl"
 no_file "$T/z.jsonl"
 [ "$(wc -l < "$T/err")" -eq 1 ] || fail "more than one line: $(cat "$T/err")"
 head -c 200000 "$D/lid.176.ftz" > "$T/cut.ftz"
-expect_fail 1 "cut.ftz:offset [0-9]+: " -- "$SLUICE" classify -m "$T/cut.ftz" "$D/corpus.jsonl" -o "$T/z.jsonl"
-expect_fail 1 "corpus.jsonl:offset 0: not a fastText model" -- "$SLUICE" classify -m "$D/corpus.jsonl" "$D/corpus.jsonl"
+expect_fail 1 "cut.ftz: offset [0-9]+: " -- "$SLUICE" classify -m "$T/cut.ftz" "$D/corpus.jsonl" -o "$T/z.jsonl"
+expect_fail 1 "corpus.jsonl: offset 0: not a fastText model" -- "$SLUICE" classify -m "$D/corpus.jsonl" "$D/corpus.jsonl"
 python3 - "$D/topic-softmax.bin" "$T/cbow.bin" <<'PY'
 import struct, sys
 b = bytearray(open(sys.argv[1], "rb").read())
 struct.pack_into("<i", b, 36, 1)  # args.model: cbow
 open(sys.argv[2], "wb").write(b)
 PY
-expect_fail 1 "cbow.bin:offset 36: not a supervised model" -- "$SLUICE" classify -m "$T/cbow.bin" "$D/corpus.jsonl"
+expect_fail 1 "cbow.bin: offset 36: not a supervised model" -- "$SLUICE" classify -m "$T/cbow.bin" "$D/corpus.jsonl"
 expect_fail 2 "--model FILE is required" -- "$SLUICE" classify "$D/corpus.jsonl"
 expect_fail 2 "-k" -- "$SLUICE" classify -m "$D/topic-hs.bin" -k 0 "$D/corpus.jsonl"
 expect_fail 2 "--prepare" -- "$SLUICE" classify -m "$D/topic-hs.bin" --prepare raw "$D/corpus.jsonl"

@@ -65,7 +65,7 @@ no_file "$T/z.tok"
 
 # refused: a truncated model, a corrupt charsmap; one line naming the file and offset, no output
 head -c 5000 "$D/mistral-v1.model" > "$T/cut.model"
-expect_fail 1 "cut.model:offset [0-9]+: .*runs past the end" -- "$SLUICE" tokenize bpe -t "$T/cut.model" "$T/one.jsonl" -o "$T/z.tok"
+expect_fail 1 "cut.model: offset [0-9]+: .*runs past the end" -- "$SLUICE" tokenize bpe -t "$T/cut.model" "$T/one.jsonl" -o "$T/z.tok"
 no_file "$T/z.tok"
 [ "$(wc -l < "$T/err")" -eq 1 ] || fail "more than one line: $(cat "$T/err")"
 python3 - "$D/uni-raw.model" "$D/uni-bf.model" "$T/bad.model" <<'PY'
@@ -83,7 +83,7 @@ k += 1
 data[k:k + 4] = (0x7ffffff0).to_bytes(4, 'little')
 open(sys.argv[3], 'wb').write(data)
 PY
-expect_fail 1 "bad.model:offset [0-9]+: charsmap trie size" -- "$SLUICE" tokenize bpe -t "$T/bad.model" "$T/one.jsonl" -o "$T/z.tok"
+expect_fail 1 "bad.model: offset [0-9]+: charsmap trie size" -- "$SLUICE" tokenize bpe -t "$T/bad.model" "$T/one.jsonl" -o "$T/z.tok"
 no_file "$T/z.tok"
 # --add-special-tokens: a .model has no post-processor (SentencePiece adds
 # BOS/EOS only when asked, as --prepend-bos/--append-eos do): a one-line error

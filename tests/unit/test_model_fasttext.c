@@ -168,7 +168,7 @@ static void test_prefixes_refused(void **state)
     for (size_t n = 0; n < len; n += n < 256 ? 1 : 97) {
         sl_ft_model *m = sl_ft_load_mem(data, n, "cut.ftz", &e);
         assert_null(m);
-        assert_non_null(strstr(e.msg, "cut.ftz:offset "));
+        assert_non_null(strstr(e.msg, "cut.ftz: offset "));
         assert_null(strchr(e.msg, '\n'));
     }
     sl_ft_model *m = sl_ft_load_mem(data, len, "whole.ftz", &e);

@@ -255,7 +255,7 @@ static void test_malformed(void **state)
     char *v1 = sl_tt_slurp(path("mistral-v1.model"), &n);
     sl_buf f = {0};
     sl_buf_append(&f, v1, 1000); /* cut inside a piece */
-    expect_refused(&f, ":offset ");
+    expect_refused(&f, ": offset ");
     sl_buf_clear(&f);
     sl_buf_append(&f, v1, 3);
     expect_refused(&f, "offset 0: field 1: length");

@@ -29,7 +29,7 @@ int sl_bpe_vocab_list(const sl_bpe *b, const sl_json *vocab, sl_bpe_lists *L, sl
     for (size_t i = 0; i < vocab->n; i++) {
         int64_t id;
         if (!sl_json_is_int(vocab->kids[i], &id) || id < 0 || id >= (int64_t)1 << 31)
-            return sl_errf(err, "%s:offset %zu: vocab entry '%.60s' has no valid integer id", b->name,
+            return sl_errf(err, "%s: offset %zu: vocab entry '%.60s' has no valid integer id", b->name,
                            vocab->kids[i]->offset, vocab->keys[i]->str);
         const sl_json *k = vocab->keys[i];
         L->v[i] = (sl_bpe_vent){k->str, k->str_len, k->offset, (uint32_t)id};
@@ -42,7 +42,7 @@ int sl_bpe_merge_of(const sl_bpe *b, const sl_json *m, sl_bpe_ment *out, sl_err 
     if (m->type == SL_JSON_STRING) {
         const char *sp = memchr(m->str, ' ', m->str_len);
         if (!sp || memchr(sp + 1, ' ', m->str_len - (size_t)(sp + 1 - m->str)))
-            return sl_errf(err, "%s:offset %zu: merge '%.60s' is not two tokens separated by one space", b->name,
+            return sl_errf(err, "%s: offset %zu: merge '%.60s' is not two tokens separated by one space", b->name,
                            m->offset, m->str);
         *out = (sl_bpe_ment){m->str, sp + 1, (size_t)(sp - m->str), m->str_len - (size_t)(sp + 1 - m->str)};
         return 0;
@@ -52,7 +52,7 @@ int sl_bpe_merge_of(const sl_bpe *b, const sl_json *m, sl_bpe_ment *out, sl_err 
         *out = (sl_bpe_ment){m->kids[0]->str, m->kids[1]->str, m->kids[0]->str_len, m->kids[1]->str_len};
         return 0;
     }
-    return sl_errf(err, "%s:offset %zu: a merge must be \"a b\" or [\"a\", \"b\"]", b->name, m->offset);
+    return sl_errf(err, "%s: offset %zu: a merge must be \"a b\" or [\"a\", \"b\"]", b->name, m->offset);
 }
 
 void sl_bpe_lists_free(sl_bpe_lists *L)

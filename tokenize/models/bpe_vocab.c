@@ -145,9 +145,9 @@ int sl_bpe_load_vocab(sl_bpe *b, const sl_bpe_vent *v, size_t n, uint32_t extra_
     for (size_t i = 0; i < n; i++) {
         uint32_t id = v[i].id;
         if (v[i].len >= UINT32_MAX)
-            return sl_errf(err, "%s:offset %zu: a vocab entry of %zu bytes is too long", b->name, v[i].off, v[i].len);
+            return sl_errf(err, "%s: offset %zu: a vocab entry of %zu bytes is too long", b->name, v[i].off, v[i].len);
         if (b->txt_off[id] != UINT32_MAX)
-            return sl_errf(err, "%s:offset %zu: id %lld is used twice in the vocab", b->name, v[i].off, (long long)id);
+            return sl_errf(err, "%s: offset %zu: id %lld is used twice in the vocab", b->name, v[i].off, (long long)id);
         sl_bpe_slot *s = sl_bpe_map_find(map, v[i].key, v[i].len);
         sl_bpe_map_set(s, v[i].key, v[i].len, id);
         b->txt_off[id] = (uint32_t)txt->len;

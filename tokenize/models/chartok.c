@@ -129,7 +129,7 @@ sl_charvocab *sl_charvocab_parse(const char *json, size_t n, const char *name, s
             uint32_t cp;
             if (e->type != SL_JSON_STRING || e->str_len == 0 ||
                 sl_utf8_seq((const uint8_t *)e->str, e->str_len, &cp) != e->str_len || seen[cp]) {
-                sl_errf(err, "%s:offset %zu: vocab entry %zu is not a single new character", name, e->offset, i);
+                sl_errf(err, "%s: offset %zu: vocab entry %zu is not a single new character", name, e->offset, i);
                 free(cps);
                 free(seen);
                 goto out;

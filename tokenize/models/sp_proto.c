@@ -22,7 +22,7 @@ static int varint(rd *r, uint64_t *v, sl_err *err)
     uint64_t x = 0;
     for (int shift = 0; shift < 64; shift += 7) {
         if (r->pos >= r->end)
-            return sl_errf(err, "%s:offset %zu: truncated varint", r->name, r->pos);
+            return sl_errf(err, "%s: offset %zu: truncated varint", r->name, r->pos);
         uint8_t b = r->p[r->pos++];
         x |= (uint64_t)(b & 0x7f) << shift;
         if (!(b & 0x80)) {
@@ -30,7 +30,7 @@ static int varint(rd *r, uint64_t *v, sl_err *err)
             return 0;
         }
     }
-    return sl_errf(err, "%s:offset %zu: varint longer than 10 bytes", r->name, r->pos);
+    return sl_errf(err, "%s: offset %zu: varint longer than 10 bytes", r->name, r->pos);
 }
 
 /* One field: its number and wire type; for type 2 the payload [*a, *b);
@@ -51,14 +51,15 @@ static int next_field(rd *r, field *f, sl_err *err)
     f->num = (uint32_t)(key >> 3);
     f->wt = (int)(key & 7);
     if (f->num == 0 || key >> 3 > 536870911)
-        return sl_errf(err, "%s:offset %zu: invalid field number %llu", r->name, f->at, (unsigned long long)(key >> 3));
+        return sl_errf(err, "%s: offset %zu: invalid field number %llu", r->name, f->at,
+                       (unsigned long long)(key >> 3));
     switch (f->wt) {
     case 0: return varint(r, &f->v, err);
     case 1:
     case 5: {
         size_t k = f->wt == 1 ? 8 : 4;
         if (r->end - r->pos < k)
-            return sl_errf(err, "%s:offset %zu: field %u: truncated %zu-byte value", r->name, f->at, f->num, k);
+            return sl_errf(err, "%s: offset %zu: field %u: truncated %zu-byte value", r->name, f->at, f->num, k);
         f->v = 0;
         for (size_t i = 0; i < k; i++)
             f->v |= (uint64_t)r->p[r->pos + i] << (8 * i);
@@ -71,7 +72,7 @@ static int next_field(rd *r, field *f, sl_err *err)
             return -1;
         if (len > r->end - r->pos)
             return sl_errf(err,
-                           "%s:offset %zu: field %u: length %llu runs past the end of its message (%zu bytes left)",
+                           "%s: offset %zu: field %u: length %llu runs past the end of its message (%zu bytes left)",
                            r->name, f->at, f->num, (unsigned long long)len, r->end - r->pos);
         f->a = r->pos;
         f->b = r->pos + (size_t)len;
@@ -79,7 +80,7 @@ static int next_field(rd *r, field *f, sl_err *err)
         return 0;
     }
     default:
-        return sl_errf(err, "%s:offset %zu: field %u: wire type %d is not supported", r->name, f->at, f->num, f->wt);
+        return sl_errf(err, "%s: offset %zu: field %u: wire type %d is not supported", r->name, f->at, f->num, f->wt);
     }
 }
 
@@ -87,7 +88,7 @@ static int want(const rd *r, const field *f, int wt, const char *what, sl_err *e
 {
     if (f->wt == wt)
         return 0;
-    return sl_errf(err, "%s:offset %zu: %s (field %u) has wire type %d, expected %d", r->name, f->at, what, f->num,
+    return sl_errf(err, "%s: offset %zu: %s (field %u) has wire type %d, expected %d", r->name, f->at, what, f->num,
                    f->wt, wt);
 }
 
@@ -165,18 +166,18 @@ static int parse_piece(rd *r, size_t a, size_t b, sl_spm_proto *m, sl_spm_piece 
             uint32_t bits = (uint32_t)f.v;
             memcpy(&pc->score, &bits, 4);
             if (!isfinite(pc->score)) /* sentencepiece refuses such a model too */
-                return sl_errf(err, "%s:offset %zu: a piece's score is NaN or infinite", r->name, f.at);
+                return sl_errf(err, "%s: offset %zu: a piece's score is NaN or infinite", r->name, f.at);
         } else if (f.num == 3) {
             if (want(&s, &f, 0, "type", err))
                 return -1;
             if (f.v < SL_SPM_NORMAL || f.v > SL_SPM_BYTE)
-                return sl_errf(err, "%s:offset %zu: piece type %llu is not one of 1..6", r->name, f.at,
+                return sl_errf(err, "%s: offset %zu: piece type %llu is not one of 1..6", r->name, f.at,
                                (unsigned long long)f.v);
             pc->type = (int)f.v;
         }
     }
     if (!pc->s || !pc->len)
-        return sl_errf(err, "%s:offset %zu: a piece has no string (pieces must not be empty)", r->name, a);
+        return sl_errf(err, "%s: offset %zu: a piece has no string (pieces must not be empty)", r->name, a);
     return 0;
 }
 

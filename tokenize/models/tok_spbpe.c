@@ -163,7 +163,7 @@ static int load_model(spbpe *m, const sl_json *model, sl_err *err)
             const char *sp = memchr(x->str, ' ', x->str_len);
             if (!sp || memchr(sp + 1, ' ', x->str_len - (size_t)(sp + 1 - x->str))) {
                 sl_buf_free(&cat);
-                return sl_errf(err, "%s:offset %zu: merge '%.60s' is not two tokens separated by one space", m->name,
+                return sl_errf(err, "%s: offset %zu: merge '%.60s' is not two tokens separated by one space", m->name,
                                x->offset, x->str);
             }
             l = x->str, ln = (size_t)(sp - x->str), r = sp + 1, rn = x->str_len - ln - 1;
@@ -172,7 +172,7 @@ static int load_model(spbpe *m, const sl_json *model, sl_err *err)
             l = x->kids[0]->str, ln = x->kids[0]->str_len, r = x->kids[1]->str, rn = x->kids[1]->str_len;
         } else {
             sl_buf_free(&cat);
-            return sl_errf(err, "%s:offset %zu: a merge must be \"a b\" or [\"a\", \"b\"]", m->name, x->offset);
+            return sl_errf(err, "%s: offset %zu: a merge must be \"a b\" or [\"a\", \"b\"]", m->name, x->offset);
         }
         int64_t a = sl_vocab_find(&m->vocab, l, ln), b = sl_vocab_find(&m->vocab, r, rn);
         /* HF: the merged token is a + b without b's continuing-subword

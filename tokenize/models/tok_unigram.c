@@ -131,7 +131,7 @@ static int vocab_list(const uni *m, const sl_json *model, const sl_uni_vlist *ah
         if (e->type != SL_JSON_ARRAY || e->n != 2 || e->kids[0]->type != SL_JSON_STRING ||
             e->kids[1]->type != SL_JSON_NUMBER) {
             free(L->v);
-            return sl_errf(err, "%s:offset %zu: vocab entry %zu is not [piece, score]", m->name, e->offset, i);
+            return sl_errf(err, "%s: offset %zu: vocab entry %zu is not [piece, score]", m->name, e->offset, i);
         }
         L->v[i] = (sl_uni_vent){e->kids[0]->str, e->kids[0]->str_len, e->offset, e->kids[1]->offset};
     }
@@ -169,7 +169,7 @@ static int load_model(uni *m, const sl_json *model, const sl_hf_src *src, sl_err
          * beyond 1e290: a path's sum of up to 2^29 pieces in double could
          * reach infinity, where no candidate wins (HF loads such a file) */
         if (!isfinite(score[i]) || fabs(score[i]) > 1e290) {
-            sl_errf(err, "%s:offset %zu: vocab entry %zu: the score is out of range (beyond 1e290 in magnitude)",
+            sl_errf(err, "%s: offset %zu: vocab entry %zu: the score is out of range (beyond 1e290 in magnitude)",
                     m->name, e->num, i);
             goto done;
         }
@@ -192,7 +192,7 @@ done:
     if (!sl_hf_is_null(unk)) {
         int64_t id;
         if (!sl_json_is_int(unk, &id) || id < 0 || id >= (int64_t)m->vocab.n_ids)
-            return sl_errf(err, "%s:offset %zu: model.unk_id is not an id of the vocab", m->name, unk->offset);
+            return sl_errf(err, "%s: offset %zu: model.unk_id is not an id of the vocab", m->name, unk->offset);
         m->unk_id = id;
     }
     sl_unigram_set(m->u, m->unk_id, lo);

@@ -42,7 +42,7 @@ static int check_trie(const sl_charsmap *cm, const char *name, size_t base, sl_e
     int rc = 0;
     size_t root = u_offset(cm->units[0]);
     if (root >= n) {
-        rc = sl_errf(err, "%s:offset %zu: charsmap trie root points outside the trie", name, base + 4);
+        rc = sl_errf(err, "%s: offset %zu: charsmap trie root points outside the trie", name, base + 4);
         goto done;
     }
     stack[sp++] = root;
@@ -74,14 +74,14 @@ static int check_trie(const sl_charsmap *cm, const char *name, size_t base, sl_e
                     continue;
                 size_t r = qq ^ u_offset(cm->units[qq]);
                 if (r >= n) {
-                    rc = sl_errf(err, "%s:offset %zu: charsmap trie unit %zu points outside the trie", name,
+                    rc = sl_errf(err, "%s: offset %zu: charsmap trie unit %zu points outside the trie", name,
                                  base + 4 + 4 * qq, qq);
                     goto done;
                 }
                 if (u_has_leaf(cm->units[qq]) && u_value(cm->units[r]) >= cm->norm_len) {
-                    rc =
-                        sl_errf(err, "%s:offset %zu: charsmap value %u is outside the %zu bytes of replacement strings",
-                                name, base + 4 + 4 * r, u_value(cm->units[r]), cm->norm_len);
+                    rc = sl_errf(err,
+                                 "%s: offset %zu: charsmap value %u is outside the %zu bytes of replacement strings",
+                                 name, base + 4 + 4 * r, u_value(cm->units[r]), cm->norm_len);
                     goto done;
                 }
                 if (!seen[r]) {
@@ -102,11 +102,11 @@ int sl_charsmap_parse(sl_charsmap *cm, const uint8_t *blob, size_t n, const char
 {
     memset(cm, 0, sizeof *cm);
     if (n <= 4)
-        return sl_errf(err, "%s:offset %zu: precompiled charsmap of %zu bytes is too short", name, base, n);
+        return sl_errf(err, "%s: offset %zu: precompiled charsmap of %zu bytes is too short", name, base, n);
     uint32_t trie = (uint32_t)blob[0] | (uint32_t)blob[1] << 8 | (uint32_t)blob[2] << 16 | (uint32_t)blob[3] << 24;
     if (trie >= n - 4 + 1 || trie < 4 || trie % 4)
         return sl_errf(err,
-                       "%s:offset %zu: charsmap trie size %u does not fit the %zu-byte charsmap (or is not a "
+                       "%s: offset %zu: charsmap trie size %u does not fit the %zu-byte charsmap (or is not a "
                        "multiple of 4)",
                        name, base, trie, n);
     cm->n_units = trie / 4;

@@ -96,15 +96,15 @@ static int load_precompiled(sl_norm_step *st, const sl_json *n, const char *name
 {
     const sl_json *c = sl_json_get(n, "precompiled_charsmap");
     if (!c || c->type != SL_JSON_STRING)
-        return sl_errf(err, "%s:offset %zu: normalizer Precompiled has no string 'precompiled_charsmap'", name,
+        return sl_errf(err, "%s: offset %zu: normalizer Precompiled has no string 'precompiled_charsmap'", name,
                        n->offset);
     sl_buf blob = {0};
     size_t bad = 0;
     if (b64_decode(c->str, c->str_len, &blob, &bad)) {
         sl_buf_free(&blob);
-        return sl_errf(err, "%s:offset %zu: precompiled_charsmap is not base64 (character %zu)", name, c->offset, bad);
+        return sl_errf(err, "%s: offset %zu: precompiled_charsmap is not base64 (character %zu)", name, c->offset, bad);
     }
-    /* messages: "FILE: precompiled_charsmap (base64 at offset N), decoded:offset M: ..." */
+    /* messages: "FILE: precompiled_charsmap (base64 at offset N), decoded: offset M: ..." */
     sl_buf nm = {0};
     sl_buf_printf(&nm, "%s: precompiled_charsmap (base64 at offset %zu), decoded", name, c->offset);
     st->cm = sl_xcalloc(1, sizeof *st->cm);
