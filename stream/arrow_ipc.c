@@ -1236,7 +1236,10 @@ static int next_record_batch(sl_arrow *a, sl_err *err)
         char what[64];
         snprintf(what, sizeof what, "record batch %lld", (long long)b);
         a->batch_off = a->msg_off;
-        if (load_batch(a, &f, &m.header, &m, &a->mem, a->fields, a->nfields, a->cols, 0, what, &a->rows, err) < 0)
+        int lrc = load_batch(a, &f, &m.header, &m, &a->mem, a->fields, a->nfields, a->cols, 0, what, &a->rows, err);
+        while (a->npool) /* what this batch did not take back: memory stays one batch's */
+            free(a->pool[--a->npool]);
+        if (lrc < 0)
             return -1;
         a->row0 = 0;
         if (a->rows == 0)
