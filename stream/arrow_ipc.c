@@ -244,6 +244,7 @@ typedef struct ar_arr {
 /* A message's memory: its body and the buffers decompressed from it. */
 typedef struct {
     uint8_t *body;
+    size_t body_cap;
     uint8_t **own;
     size_t *owncap; /* their capacities */
     size_t nown, cap;
@@ -288,10 +289,9 @@ struct sl_arrow {
     int64_t batch;      /* record batches seen (the current one is batch - 1) */
     uint64_t batch_off; /* its message's offset */
     ar_mem mem;
-    uint8_t *body; /* the record batches' bodies, one after the other */
-    size_t body_cap;
-    /* the buffers a record batch's compressed buffers were decompressed
-     * into, for the next batch's (fresh memory faults its pages in again) */
+    /* the buffers of the record batch before (its body, the buffers its
+     * compressed buffers were decompressed into), for the next batch's
+     * (fresh memory faults its pages in again) */
     uint8_t *pool[POOL_MAX];
     size_t poolcap[POOL_MAX];
     int npool;
@@ -756,17 +756,18 @@ static int rb_err(rb_ctx *c, const ar_field *fl, const char *fmt, ...)
 }
 
 /* A buffer of at least *cap bytes for ulen bytes: the pool's smallest that
- * holds ulen, else its largest (grown by the caller as it fills), else a
- * new one; *cap is set to what it holds. */
+ * holds ulen, else its largest (grown by the caller as it fills) when that
+ * holds *cap, else a new one; *cap is set to what it holds. */
 static uint8_t *pool_take(sl_arrow *a, size_t *cap, size_t ulen)
 {
     int best = -1;
-    for (int i = 0; i < a->npool; i++) {
-        size_t c = a->poolcap[i], b = best < 0 ? 0 : a->poolcap[best];
-        int fits = c >= ulen, bfits = best >= 0 && b >= ulen;
-        if (best < 0 || (fits && (!bfits || c < b)) || (!fits && !bfits && c > b))
+    for (int i = 0; i < a->npool; i++)
+        if (a->poolcap[i] >= ulen && (best < 0 || a->poolcap[i] < a->poolcap[best]))
             best = i;
-    }
+    if (best < 0) /* none holds ulen: the largest */
+        for (int i = 0; i < a->npool; i++)
+            if (best < 0 || a->poolcap[i] > a->poolcap[best])
+                best = i;
     if (best < 0 || a->poolcap[best] < *cap)
         return sl_xmalloc(*cap ? *cap : 1);
     uint8_t *p = a->pool[best];
@@ -1106,17 +1107,8 @@ static int load_batch(sl_arrow *a, fb *f, const fbt *rt, const ar_msg *m, ar_mem
             return sl_errf(err, "%s: %s (message at offset %llu): unknown body compression %d", a->name, what,
                            (unsigned long long)a->msg_off, c.codec);
     }
-    size_t need = m->body_len ? (size_t)m->body_len : 1;
-    if (mem == &a->mem) { /* a record batch: into the buffer the one before used (fresh pages fault) */
-        if (a->body_cap < need) {
-            free(a->body);
-            a->body = sl_xmalloc(need);
-            a->body_cap = need;
-        }
-        mem->body = a->body;
-    } else {
-        mem->body = sl_xmalloc(need);
-    }
+    mem->body_cap = m->body_len ? (size_t)m->body_len : 1;
+    mem->body = pool_take(a, &mem->body_cap, mem->body_cap);
     if (m->body_len && a->rd(a->rd_ctx, mem->body, (size_t)m->body_len, m->body_off, err) < 0)
         return sl_err_prefix(err, "%s: %s", a->name, what), -1;
     for (int i = 0; i < n; i++) {
@@ -1175,14 +1167,17 @@ static void batch_free(sl_arrow *a)
     if (a->cols)
         for (int i = 0; i < a->nfields; i++)
             arr_free(&a->cols[i]);
-    if (a->mem.body == a->body) /* (kept for the next batch) */
+    /* its buffers to the pool, for the next batch */
+    if (a->mem.body && a->npool < POOL_MAX) {
+        a->pool[a->npool] = a->mem.body;
+        a->poolcap[a->npool++] = a->mem.body_cap;
         a->mem.body = NULL;
-    for (size_t i = 0; i < a->mem.nown; i++)
-        if (a->npool < POOL_MAX) {
-            a->pool[a->npool] = a->mem.own[i];
-            a->poolcap[a->npool++] = a->mem.owncap[i];
-            a->mem.own[i] = NULL;
-        }
+    }
+    for (size_t i = 0; i < a->mem.nown && a->npool < POOL_MAX; i++) {
+        a->pool[a->npool] = a->mem.own[i];
+        a->poolcap[a->npool++] = a->mem.owncap[i];
+        a->mem.own[i] = NULL;
+    }
     mem_free(&a->mem);
     a->rows = a->row0 = 0;
 }
@@ -1816,7 +1811,6 @@ void sl_arrow_close(sl_arrow *a)
     }
     free(a->dicts);
     free(a->blocks);
-    free(a->body);
     for (int i = 0; i < a->npool; i++)
         free(a->pool[i]);
     for (int i = 0; i < a->nfields; i++)
