@@ -295,6 +295,10 @@ struct sl_arrow {
     uint8_t *pool[POOL_MAX];
     size_t poolcap[POOL_MAX];
     int npool;
+    /* the decompression contexts, made at the first compressed buffer and
+     * kept (one made for each buffer allocates its tables afresh) */
+    ZSTD_DStream *zs;
+    LZ4F_dctx *lz;
     ar_arr *cols;
     int64_t rows, row0; /* its rows, the next one to write */
     uint64_t row_base;  /* rows of the file before it */
@@ -786,7 +790,13 @@ static uint8_t *decompress(rb_ctx *c, const ar_field *fl, const uint8_t *src, si
     const char *name = c->codec == 0 ? "LZ4_FRAME" : "ZSTD";
     int ok = 0;
     if (c->codec == 1) {
-        ZSTD_DStream *z = ZSTD_createDStream();
+        if (!c->a->zs && !(c->a->zs = ZSTD_createDStream())) {
+            free(dst);
+            rb_err(c, fl, "ZSTD: out of memory");
+            return NULL;
+        }
+        ZSTD_DStream *z = c->a->zs;
+        ZSTD_DCtx_reset(z, ZSTD_reset_session_only); /* (after an error too) */
         ZSTD_inBuffer in = {src, n, 0};
         size_t rc = 1;
         for (;;) {
@@ -798,7 +808,6 @@ static uint8_t *decompress(rb_ctx *c, const ar_field *fl, const uint8_t *src, si
             size_t in0 = in.pos;
             rc = ZSTD_decompressStream(z, &ob, &in);
             if (ZSTD_isError(rc)) {
-                ZSTD_freeDStream(z);
                 free(dst);
                 rb_err(c, fl, "ZSTD decompression error: %s", ZSTD_getErrorName(rc));
                 return NULL;
@@ -808,15 +817,16 @@ static uint8_t *decompress(rb_ctx *c, const ar_field *fl, const uint8_t *src, si
             if ((rc == 0 && in.pos == in.size) || !progress)
                 break;
         }
-        ZSTD_freeDStream(z);
         ok = rc == 0 && in.pos == in.size;
     } else {
-        LZ4F_dctx *z;
-        if (LZ4F_isError(LZ4F_createDecompressionContext(&z, LZ4F_VERSION))) {
+        if (!c->a->lz && LZ4F_isError(LZ4F_createDecompressionContext(&c->a->lz, LZ4F_VERSION))) {
+            c->a->lz = NULL;
             free(dst);
             rb_err(c, fl, "LZ4: cannot start");
             return NULL;
         }
+        LZ4F_dctx *z = c->a->lz;
+        LZ4F_resetDecompressionContext(z); /* (after an error too) */
         size_t pos = 0, rc = 1;
         for (;;) {
             if (out == cap && cap < ulen) {
@@ -826,7 +836,6 @@ static uint8_t *decompress(rb_ctx *c, const ar_field *fl, const uint8_t *src, si
             size_t dn = cap - out, sn = n - pos;
             rc = LZ4F_decompress(z, dst + out, &dn, src + pos, &sn, NULL);
             if (LZ4F_isError(rc)) {
-                LZ4F_freeDecompressionContext(z);
                 free(dst);
                 rb_err(c, fl, "LZ4_FRAME decompression error: %s", LZ4F_getErrorName(rc));
                 return NULL;
@@ -836,7 +845,6 @@ static uint8_t *decompress(rb_ctx *c, const ar_field *fl, const uint8_t *src, si
             if ((rc == 0 && pos == n) || (dn == 0 && sn == 0))
                 break;
         }
-        LZ4F_freeDecompressionContext(z);
         ok = rc == 0 && pos == n;
     }
     if (!ok || out != ulen) {
@@ -1813,6 +1821,9 @@ void sl_arrow_close(sl_arrow *a)
     free(a->blocks);
     for (int i = 0; i < a->npool; i++)
         free(a->pool[i]);
+    ZSTD_freeDStream(a->zs);
+    if (a->lz)
+        LZ4F_freeDecompressionContext(a->lz);
     for (int i = 0; i < a->nfields; i++)
         field_free(&a->fields[i]);
     free(a->fields);

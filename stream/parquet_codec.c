@@ -84,7 +84,12 @@ static int lz4_hadoop(const uint8_t *src, size_t n, uint8_t *dst, size_t dn)
     return out == dn ? 0 : 1;
 }
 
-int pq_decompress(int codec, const uint8_t *src, size_t n, uint8_t *dst, size_t dn, sl_err *err)
+void pq_zctx_free(void *zctx)
+{
+    ZSTD_freeDCtx(zctx);
+}
+
+int pq_decompress(int codec, const uint8_t *src, size_t n, uint8_t *dst, size_t dn, void **zctx, sl_err *err)
 {
     /* a page of no bytes (the dictionary page of an all-null column) may
      * come with no buffer, which zlib refuses (Z_STREAM_ERROR) and memcpy
@@ -110,7 +115,9 @@ int pq_decompress(int codec, const uint8_t *src, size_t n, uint8_t *dst, size_t 
     }
     case PQ_GZIP: return gunzip(src, n, dst, dn, err);
     case PQ_ZSTD: {
-        size_t got = ZSTD_decompress(dst, dn, src, n);
+        if (!*zctx && !(*zctx = ZSTD_createDCtx()))
+            return sl_errf(err, "ZSTD: out of memory");
+        size_t got = ZSTD_decompressDCtx(*zctx, dst, dn, src, n);
         if (ZSTD_isError(got))
             return sl_errf(err, "ZSTD decompression error: %s", ZSTD_getErrorName(got));
         return got == dn ? 0 : size_mismatch(err, "ZSTD", got, dn);

@@ -57,10 +57,12 @@ int pq_col_open(pq_col *col, const pq_leafinfo *leaf, const pq_chunk *c, int rg,
     size_t page_cap = col->page_cap;
     int64_t *tmp64 = col->tmp64;
     uint32_t *tmp32 = col->tmp32;
+    void *zctx = col->zctx;
     free(col->dict_off);
     memset(col, 0, sizeof *col);
     col->hdr = hdr, col->raw = raw, col->dict_fixed = dict_fixed, col->dict_bytes = dict_bytes, col->prev = prev;
     col->page = page, col->page_cap = page_cap, col->tmp64 = tmp64, col->tmp32 = tmp32;
+    col->zctx = zctx;
     sl_buf_clear(&col->hdr);
     sl_buf_clear(&col->raw);
     sl_buf_clear(&col->dict_fixed);
@@ -108,6 +110,7 @@ void pq_col_close(pq_col *col)
     sl_buf_free(&col->prev);
     free(col->tmp64);
     free(col->tmp32);
+    pq_zctx_free(col->zctx);
     memset(col, 0, sizeof *col);
 }
 
@@ -280,6 +283,22 @@ static int values_start(pq_col *col, int enc, int64_t nv, sl_err *err)
     }
 }
 
+/* Room for a decompressed page of n bytes (and one byte past it) in
+ * col->page. It grows by a quarter more than asked: pages a little larger
+ * than the one before (a text column's, row group after row group) would
+ * each be a new block, and one of that size comes from mmap, so its pages
+ * fault in again (FineWeb-shaped files: 6 new 3 MB blocks, 4,500 of a
+ * read's 10,700 page faults). */
+static void page_room(pq_col *col, size_t n)
+{
+    if (n + 1 <= col->page_cap)
+        return;
+    size_t cap = n + 1 + n / 4;
+    free(col->page);
+    col->page = sl_xmalloc(cap);
+    col->page_cap = cap;
+}
+
 /* Reads the next data page (dictionary and index pages on the way are
  * handled): 1, 0 when the chunk has no more pages, -1 error. */
 static int next_page(pq_col *col, sl_err *err)
@@ -324,12 +343,8 @@ static int next_page(pq_col *col, sl_err *err)
                 return colerr(col, err, "dictionary page without its header");
             const uint8_t *p = raw;
             if (col->codec != PQ_UNCOMPRESSED) {
-                if ((size_t)h.uncompressed > col->page_cap) {
-                    free(col->page);
-                    col->page = sl_xmalloc((size_t)h.uncompressed);
-                    col->page_cap = (size_t)h.uncompressed;
-                }
-                if (pq_decompress(col->codec, raw, rawn, col->page, (size_t)h.uncompressed, err) < 0)
+                page_room(col, (size_t)h.uncompressed);
+                if (pq_decompress(col->codec, raw, rawn, col->page, (size_t)h.uncompressed, &col->zctx, err) < 0)
                     return colerr(col, err, "%s", err->msg);
                 p = col->page;
                 rawn = (size_t)h.uncompressed;
@@ -353,12 +368,8 @@ static int next_page(pq_col *col, sl_err *err)
             p = raw;
             end = raw + rawn;
             if (col->codec != PQ_UNCOMPRESSED) {
-                if ((size_t)h.uncompressed > col->page_cap) {
-                    free(col->page);
-                    col->page = sl_xmalloc((size_t)h.uncompressed + 1);
-                    col->page_cap = (size_t)h.uncompressed;
-                }
-                if (pq_decompress(col->codec, raw, rawn, col->page, (size_t)h.uncompressed, err) < 0)
+                page_room(col, (size_t)h.uncompressed);
+                if (pq_decompress(col->codec, raw, rawn, col->page, (size_t)h.uncompressed, &col->zctx, err) < 0)
                     return colerr(col, err, "%s", err->msg);
                 p = col->page;
                 end = p + h.uncompressed;
@@ -382,12 +393,8 @@ static int next_page(pq_col *col, sl_err *err)
                 if (h.uncompressed < (int64_t)lv)
                     return colerr(col, err, "uncompressed size smaller than the levels");
                 size_t un = (size_t)h.uncompressed - lv;
-                if (un + 1 > col->page_cap) {
-                    free(col->page);
-                    col->page = sl_xmalloc(un + 1);
-                    col->page_cap = un + 1;
-                }
-                if (pq_decompress(col->codec, p, rawn - lv, col->page, un, err) < 0)
+                page_room(col, un);
+                if (pq_decompress(col->codec, p, rawn - lv, col->page, un, &col->zctx, err) < 0)
                     return colerr(col, err, "%s", err->msg);
                 p = col->page;
                 end = p + un;

@@ -55,6 +55,7 @@ typedef struct pq_col {
     sl_buf hdr, raw;     /* page header bytes read, compressed page */
     uint8_t *page;       /* decompressed page (or NULL: raw is used) */
     size_t page_cap;
+    void *zctx; /* ZSTD decompression context (pq_decompress), kept as the buffers are */
     /* dictionary */
     int has_dict;
     uint32_t dict_n;

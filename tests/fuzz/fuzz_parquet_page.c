@@ -64,7 +64,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int codec = codecs[arg % 7];
         size_t dn = (size_t)(arg >> 3) * 97;
         uint8_t *dst = malloc(dn ? dn : 1);
-        pq_decompress(codec, p, n, dst, dn, &err);
+        static void *zctx; /* kept from run to run, as a column keeps it from page to page (also after errors) */
+        pq_decompress(codec, p, n, dst, dn, &zctx, &err);
         free(dst);
         break;
     }
