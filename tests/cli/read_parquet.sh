@@ -19,6 +19,17 @@ done < manifest.tsv
 [ "$n" -ge 40 ] || fail "only $n fixtures in manifest.tsv"
 # one thread, and from standard input (the file is then held in memory; ids name <stdin>)
 "$SLUICE" read -q -@ 1 fw_zstd_dict_v2_small.parquet | cmp -s - fw.expected.jsonl || fail "-@ 1 differs"
+# the files of three (or two) row groups on two and three threads, and a part's share on
+# three, read as pyarrow reads them and as one thread does
+while IFS=$'\t' read -r file field expected opts; do
+  case "$file" in fw_*) ;; *) continue ;; esac
+  for t in 2 3; do
+    # shellcheck disable=SC2086
+    "$SLUICE" read -q -@ $t --field "$field" $opts "$file" | cmp -s - "$expected" || fail "$file: -@ $t differs"
+  done
+done < manifest.tsv
+"$SLUICE" read -q -@ 3 --part 1/2 fw_zstd_plain_v1.parquet > "$T/p2.jsonl"
+"$SLUICE" read -q -@ 1 --part 1/2 fw_zstd_plain_v1.parquet | cmp -s - "$T/p2.jsonl" || fail "--part 1/2 with -@ 3 differs"
 "$SLUICE" read -q < fw_snappy_plain_v1.parquet | cmp -s - fw.expected.jsonl || fail "stdin differs"
 # compressed, and inside an archive
 zstd -qc fw_gzip_dict_v1_small.parquet > "$T/fw.parquet.zst"

@@ -28,6 +28,19 @@ expect_fail 1 '^sluice: read: bad/time_range.parquet: row 3, column t: a time of
 expect_fail 1 '^sluice: read: bad/date_range.parquet: row 3, column d: a date out of range \(years 1 to 9999\)$' -- "$SLUICE" read bad/date_range.parquet -o out.jsonl
 expect_fail 1 '^sluice: read: bad/ts_range.parquet: row 3, column ts: a timestamp out of range \(years 1 to 9999\)$' -- "$SLUICE" read bad/ts_range.parquet -o out.jsonl
 no_file out.jsonl
+# a row group broken after good ones: on three threads the error is the first one in
+# the file's order, as on one; and every damaged file reads the same (output, message,
+# exit status) on three threads as on one
+expect_fail 1 '^sluice: read: bad/rg3_last_bad.parquet: row group 2, column text, page 0 \(offset 86\): PLAIN value of 5 bytes runs past the page$' -- "$SLUICE" read -@ 3 bad/rg3_last_bad.parquet -o out.jsonl
+no_file out.jsonl
+expect_fail 1 '^sluice: read: bad/rg3_two_bad.parquet: row group 1, column text, page 1 \(offset 68\): dictionary index 7, the dictionary has 2 values$' -- "$SLUICE" read -@ 3 bad/rg3_two_bad.parquet
+for g in bad/*.parquet; do
+  for t in 1 3; do
+    set +e; "$SLUICE" read -q -@ $t "$g" > "thr$t.out" 2> "thr$t.err"; echo $? > "thr$t.rc"; set -e
+  done
+  cmp -s thr1.out thr3.out && cmp -s thr1.err thr3.err && cmp -s thr1.rc thr3.rc ||
+    fail "$g: -@ 3 reads it otherwise than -@ 1: $(cat thr1.err thr3.err)"
+done
 # a repetition-level bomb: 2^31 - 1 list elements in a few bytes; refused within the budget
 /usr/bin/time -f %M -o rss "$SLUICE" read bad/rep_bomb.parquet >/dev/null 2>err && fail "the bomb was read"
 grep -q 'rep_bomb.parquet: row group 0, column l.list.element, page 0 (offset 32): more than [0-9]* values in 1 rows' err || fail "bomb: $(cat err)"

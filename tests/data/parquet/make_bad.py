@@ -101,10 +101,19 @@ class File:
                   (7, I64, zz(total if total is not None else size)), (9, I64, zz(start)))
         self.chunks.append(st((2, I64, zz(start)), (3, STRUCT, meta)))
 
+    def row_group(self, num_rows):
+        """Ends a row group of num_rows rows: the chunks added since the one before."""
+        self.rgs = getattr(self, "rgs", [])
+        self.rgs.append(st((1, LIST, lst(STRUCT, self.chunks)), (2, I64, zz(len(self.body))), (3, I64, zz(num_rows))))
+        self.chunks = []
+        self.rows = getattr(self, "rows", 0) + num_rows
+
     def finish(self, path, schema, num_rows):
-        rg = st((1, LIST, lst(STRUCT, self.chunks)), (2, I64, zz(len(self.body))), (3, I64, zz(num_rows)))
-        fmd = st((1, I32, i32(1)), (2, LIST, lst(STRUCT, schema)), (3, I64, zz(num_rows)),
-                 (4, LIST, lst(STRUCT, [rg])))
+        """num_rows: the last row group's (the chunks not yet in one)."""
+        if self.chunks or not getattr(self, "rgs", None):
+            self.row_group(num_rows)
+        fmd = st((1, I32, i32(1)), (2, LIST, lst(STRUCT, schema)), (3, I64, zz(self.rows)),
+                 (4, LIST, lst(STRUCT, self.rgs)))
         with open(path, "wb") as f:
             f.write(bytes(self.body) + fmd + struct.pack("<I", len(fmd)) + b"PAR1")
 
@@ -150,6 +159,22 @@ def main(out):
     f.chunk(6, "text", [(page_header(2, len(dvals), len(dvals), 2, dict_page=True), dvals),
                         (page_header(0, len(idx), len(idx), 3, enc=8), idx)], num_values=3)
     f.finish(p("dict_index.parquet"), [root(1), text_col()], 3)
+    # three row groups of three rows, the last or the last two of them broken (the values of the
+    # last one's page run past it; the middle one's dictionary index is out of range): the error
+    # is the first one in the file's order, whatever the threads
+    for name, bad in (("rg3_last_bad.parquet", (2,)), ("rg3_two_bad.parquet", (1, 2))):
+        f = File()
+        for g in range(3):
+            good = plain_strings([b"r%d-%d" % (g, i) for i in range(3)])
+            if g not in bad:
+                f.chunk(6, "text", [(page_header(0, len(good), len(good), 3), good)], num_values=3)
+            elif g == 2:
+                f.chunk(6, "text", [(page_header(0, len(short), len(short), 3), short)], num_values=3)
+            else:
+                f.chunk(6, "text", [(page_header(2, len(dvals), len(dvals), 2, dict_page=True), dvals),
+                                    (page_header(0, len(idx), len(idx), 3, enc=8), idx)], num_values=3)
+            f.row_group(3)
+        f.finish(p(name), [root(1), text_col()], 3)
     # one row, one list of 2^31 - 1 null elements: rep levels [0, 1, 1, ...], def levels all 2
     n = 2**31 - 1
     levels_rep = rle_run(0, 1, 1) + rle_run(1, n - 1, 1)
