@@ -1,6 +1,7 @@
 /* Ordered parallel batches: "encode items in parallel, write them in input
  * order", the loop behind every tokenizing stage (text documents in
- * tokenize/docpipe.c, DNA sequences in dna/emit.c, audio files in audio/).
+ * tokenize/docpipe.c, DNA sequences in dna/emit.c, audio files in audio/)
+ * and the `read` stage's JSON Lines (stream/read.c).
  *
  * The caller fills items one at a time into slots of a batch
  * (sl_batcher_next, then sl_batcher_push). When the batch is full (max_items,

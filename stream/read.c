@@ -1,12 +1,14 @@
 /* The `read` stage (stream/read.h). */
 #include "stream/read.h"
 
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/json.h"
 #include "base/log.h"
+#include "stream/batch.h"
 #include "stream/progress.h"
 
 /* With another text field, an input field called "text" would clash with the
@@ -71,64 +73,135 @@ void sl_read_put_doc(sl_buf *b, const sl_textdoc *d)
     sl_buf_puts(b, "}\n");
 }
 
+/* The loop runs on stream/batch.h, as the tokenizing stages do: a slot is
+ * one document and its output line; one thread reads the next documents
+ * (parsing JSON Lines where they lie) and writes the lines before them in
+ * order while the others format the batch between (escaping the text is a
+ * fifth of the work). A batch holds a quarter of the memory budget in
+ * documents, capped per thread as the reader's (sl_docs_batch_cap); the
+ * three batches in flight share it. */
+#define MAX_BATCH_DOCS 4096
+/* A batch of less text is formatted by the thread that writes it. */
+#define PARALLEL_MIN_BYTES ((uint64_t)64 << 10)
+
+typedef struct {
+    sl_textdoc doc;
+    sl_buf line;
+    size_t held; /* bytes of buffers this slot kept after its last write */
+} read_item;
+
+typedef struct {
+    sl_docreader *r;
+    const sl_docreader_opts *o;
+    sl_output *out;
+    sl_progress *pg;
+    sl_buf tmp;
+    int rename, warned;
+    int failed; /* the reader's error, given after the documents before it are written */
+    sl_err err;
+    uint64_t bytes_seen; /* the reader's input bytes counted in the progress */
+    size_t keep, kept;   /* the most buffer bytes idle slots keep together, what they keep */
+    size_t big;          /* a slot holding more than this gives it back after its write */
+    uint64_t written, text_bytes;
+} read_ctx;
+
+static int fill_doc(void *ctx, void *slot, uint64_t *cost, sl_err *err)
+{
+    (void)err;
+    read_ctx *c = ctx;
+    read_item *it = slot;
+    int got = sl_docreader_next(c->r, &it->doc, &c->err);
+    if (got < 0) { /* the batcher writes what came before; the error is returned then */
+        c->failed = 1;
+        return 0;
+    }
+    if (got == 0)
+        return 0;
+    if (c->rename)
+        drop_text_field(c->o, &it->doc, &c->tmp, &c->warned);
+    *cost = it->doc.text.len;
+    return 1;
+}
+
+static void format_doc(void *ctx, int thread, void *slot)
+{
+    (void)ctx;
+    (void)thread;
+    read_item *it = slot;
+    const sl_textdoc *d = &it->doc;
+    sl_buf_clear(&it->line);
+    sl_buf_reserve(&it->line, d->id.len + d->text.len + d->text.len / 16 + d->meta.len + 32);
+    sl_read_put_doc(&it->line, d);
+}
+
+/* Memory stays bounded by the batch: a slot gives its buffers back after a
+ * document much larger than the typical one, and when the idle slots
+ * together keep more than two batches' worth (a batch in flight holds its
+ * documents and their lines). */
+static size_t item_held(const read_item *it)
+{
+    return it->doc.text.cap + it->doc.id.cap + it->doc.meta.cap + it->line.cap;
+}
+
+static int write_doc(void *ctx, void *slot, sl_err *err)
+{
+    read_ctx *c = ctx;
+    read_item *it = slot;
+    if (sl_output_write(c->out, it->line.data, it->line.len, err) < 0)
+        return -1;
+    c->written++;
+    c->text_bytes += it->doc.text.len;
+    const sl_docreader_stats *st = sl_docreader_stats_get(c->r);
+    sl_progress_add(c->pg, 1, st->bytes - c->bytes_seen);
+    c->bytes_seen = st->bytes;
+    c->kept -= it->held;
+    size_t h = item_held(it);
+    uint64_t typical = c->text_bytes / c->written;
+    size_t big = c->big > 8 * typical ? c->big : (size_t)(8 * typical);
+    if (h > big || c->kept + h > c->keep) {
+        sl_textdoc_free(&it->doc);
+        sl_buf_free(&it->line);
+        h = 0;
+    }
+    it->held = h;
+    c->kept += h;
+    return 0;
+}
+
+static void free_doc(void *ctx, void *slot)
+{
+    (void)ctx;
+    read_item *it = slot;
+    sl_textdoc_free(&it->doc);
+    sl_buf_free(&it->line);
+}
+
 int sl_read_run(sl_docreader *r, const sl_docreader_opts *o, sl_output *out, int progress, sl_err *err)
 {
     sl_progress *pg = sl_progress_start("read", "docs", progress);
     sl_progress_track(pg, sl_docreader_position, r); /* percent and ETA when the inputs are files */
-    /* Documents are formatted in batches by OpenMP threads (escaping the
-     * text is a fifth of the work) and written in order. A batch holds a
-     * quarter of the memory budget in documents (the reader's batch holds
-     * another quarter, the formatted lines about one more), capped per
-     * thread as the reader's (sl_docs_batch_cap). */
-    enum { BATCH = 1024 };
-    size_t batch_limit = sl_docs_batch_cap(sl_mem_budget_split(o->mem_budget).read_batch, 0);
-    sl_textdoc *docs = sl_xcalloc(BATCH, sizeof *docs);
-    sl_buf *lines = sl_xcalloc(BATCH, sizeof *lines);
-    sl_buf tmp = {0};
-    uint64_t bytes_seen = 0;
-    int rc = 1, warned = 0, rename = strcmp(o->field ? o->field : "text", "text") != 0;
-    while (rc == 1) {
-        int n = 0;
-        size_t batch_bytes = 0;
-        while (n < BATCH && batch_bytes < batch_limit && (rc = sl_docreader_next(r, &docs[n], err)) == 1) {
-            if (rename)
-                drop_text_field(o, &docs[n], &tmp, &warned);
-            batch_bytes += docs[n].text.len;
-            n++;
-        }
-#pragma omp parallel for schedule(dynamic, 4) if (n > 16)
-        for (int i = 0; i < n; i++) {
-            const sl_textdoc *d = &docs[i];
-            sl_buf_fit(&lines[i], d->id.len + d->text.len + d->meta.len + 16);
-            sl_read_put_doc(&lines[i], d);
-        }
-        /* the documents before a read error are written too: on standard
-         * output they are what a stream consumer has seen */
-        for (int i = 0; i < n; i++)
-            if (sl_output_write(out, lines[i].data, lines[i].len, err) < 0) {
-                rc = -1;
-                break;
-            }
-        /* Buffers that grew for a large document are released: the slots
-         * keep about the batch, not the largest document each ever held. */
-        for (int i = 0; i < BATCH; i++) {
-            sl_buf_fit(&docs[i].id, 0);
-            sl_buf_fit(&docs[i].text, 0);
-            sl_buf_fit(&docs[i].meta, 0);
-            if (i >= n)
-                sl_buf_fit(&lines[i], 0);
-        }
-        const sl_docreader_stats *st = sl_docreader_stats_get(r);
-        sl_progress_add(pg, (uint64_t)n, st->bytes - bytes_seen);
-        bytes_seen = st->bytes;
-    }
+    int threads = omp_get_max_threads();
+    size_t batch_bytes = sl_docs_batch_cap(sl_mem_budget_split(o->mem_budget).read_batch, threads);
+    read_ctx c = {.r = r,
+                  .o = o,
+                  .out = out,
+                  .pg = pg,
+                  .rename = strcmp(o->field ? o->field : "text", "text") != 0,
+                  .keep = 2 * batch_bytes,
+                  .big = (size_t)64 << 10};
+    static const sl_batch_ops ops = {sizeof(read_item), format_doc, write_doc, free_doc};
+    sl_batch_opts bo = {.max_items = MAX_BATCH_DOCS,
+                        .max_cost = batch_bytes,
+                        .parallel_min_cost = PARALLEL_MIN_BYTES,
+                        .threads = threads};
+    sl_batcher *b = sl_batcher_new(&ops, &c, &bo);
+    int rc = sl_batcher_run(b, fill_doc, err);
+    sl_batcher_free(b);
     sl_progress_done(pg);
-    for (int i = 0; i < BATCH; i++) {
-        sl_textdoc_free(&docs[i]);
-        sl_buf_free(&lines[i]);
+    sl_buf_free(&c.tmp);
+    if (rc == 0 && c.failed) {
+        *err = c.err;
+        rc = -1;
     }
-    free(docs);
-    free(lines);
-    sl_buf_free(&tmp);
     return rc < 0 ? -1 : 0;
 }

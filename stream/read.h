@@ -1,8 +1,8 @@
 /* The `read` stage as a library call: the documents of a document reader
  * (stream/docreader.h) written as JSON Lines, {"id":...,"text":...,<the
- * other fields>}, formatted in parallel batches and written in order, in
- * memory bounded by the reader's mem_budget plus a few times the longest
- * document. */
+ * other fields>}, formatted on the ordered-parallel batcher
+ * (stream/batch.h) and written in order, in memory bounded by the reader's
+ * mem_budget plus a few times the longest document. */
 #ifndef SLUICE_STREAM_READ_H
 #define SLUICE_STREAM_READ_H
 
