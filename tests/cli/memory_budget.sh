@@ -28,10 +28,14 @@ peak_kb() {
     cat "$T/$name.err" >&2; fail "$name: exit status non-zero: $*"; }
   tail -n 1 "$T/$name.kb"
 }
-# check STAGE BUDGET_KIB SLACK_KIB KB1 KB4 KB16: each peak under the budget,
-# and 16x no more than 1x + slack.
+# check STAGE BUDGET_KIB SLACK_KIB KB1 KB4 KB16 [4]: each peak under the budget,
+# and 16x no more than 1x + slack (with a last argument 4: than 4x + slack, for a
+# stage that holds the documents of a few batches at once, reading, formatting and
+# writing: only from 4x on does the input have every pair of large documents near
+# each other, the 4 MiB one of round 3 and the 1 MiB one after it among them).
 check() {
-  local stage=$1 budget=$2 slack=$3 a=$4 b=$5 c=$6
+  local stage=$1 budget=$2 slack=$3 a=$4 b=$5 c=$6 ref=$4
+  if [ "${7:-1}" = 4 ]; then ref=$b; fi
   # under ASan the growth allowed grows as the budget does: the shadow and red
   # zones of the blocks that grow come on top (tokenize dna: 16.1 MiB for 16)
   [ $asan = 0 ] || { budget=$((budget + budget / 4)); slack=$((slack + slack / 4)); }
@@ -39,7 +43,7 @@ check() {
   for v in "$a" "$b" "$c"; do
     [ "$v" -le "$budget" ] || fail "$stage: peak RSS $v KiB over the budget of $budget KiB"
   done
-  [ "$c" -le $((a + slack)) ] || fail "$stage: peak RSS grows with the input: 1x $a KiB, 16x $c KiB"
+  [ "$c" -le $((ref + slack)) ] || fail "$stage: peak RSS grows with the input: ${7:-1}x $ref KiB, 16x $c KiB"
 }
 
 # Inputs, for x = 1, 4, 16 (4, 16, 64 rounds):
@@ -93,7 +97,7 @@ for x in 1 4 16; do
   peak_kb read$x "$SLUICE" read --mem-budget 16M "$T/docs$x.jsonl" -o "$T/read$x.jsonl" >/dev/null
   [ "$(wc -l < "$T/read$x.jsonl")" -eq $((x * 4 * 256)) ] || fail "read: wrong document count"
 done
-check "read --mem-budget 16M" $(((16 + 8 * 4 + 16) * MiB)) $((8 * MiB)) "$(KB read1)" "$(KB read4)" "$(KB read16)"
+check "read --mem-budget 16M" $(((16 + 8 * 4 + 16) * MiB)) $((8 * MiB)) "$(KB read1)" "$(KB read4)" "$(KB read16)" 4
 peak_kb read_default "$SLUICE" read "$T/docs16.jsonl" -o "$T/read_default.jsonl" >/dev/null
 v=$(KB read_default)
 echo "read: peak RSS 16x ${v} KiB at the default budget"
