@@ -19,6 +19,7 @@
 #include "dedup/spool.h"
 #include "stream/stats.h"
 #include "base/json.h"
+#include "stream/batch.h"
 #include "stream/progress.h"
 #include "stream/read.h"
 #include "base/utf8.h"
@@ -267,6 +268,117 @@ int sl_dedup_report(const sl_dedup_opts *o, const sl_dedup_stats *st, sl_err *er
     return 0;
 }
 
+/* Pass 1 of exact and line deduplication on the batcher: a slot is an item. */
+typedef struct {
+    sl_docreader *r;
+    const sl_dedup_opts *o;
+    sl_dedup_stats *st;
+    worker *wk; /* per team thread */
+    sl_htab km;
+    uf *u;
+    sl_buf *idb;
+    FILE *spool;
+    sl_progress *pg;
+    uint64_t ndocs, bytes_seen;
+} pass1;
+
+static int pass1_fill(void *ctx, void *sp, uint64_t *cost, sl_err *err)
+{
+    pass1 *c = ctx;
+    item *it = sp;
+    int got = sl_docreader_next(c->r, &it->d, err);
+    if (got > 0)
+        *cost = it->d.text.len;
+    return got;
+}
+
+static void pass1_encode(void *ctx, int thread, void *sp)
+{
+    const pass1 *c = ctx;
+    item *it = sp;
+    worker *w = &c->wk[thread];
+    const sl_dedup_opts *o = c->o;
+    const char *text = it->d.text.data ? it->d.text.data : "";
+    sl_buf_clear(&it->line);
+    if (o->mode != SL_DEDUP_LINES)
+        sl_read_put_doc(&it->line, &it->d);
+    if (o->mode == SL_DEDUP_EXACT) {
+        if (o->normalize) {
+            sl_simplify_text(&w->tn, text, it->d.text.len, &w->norm);
+            it->key = key_of(w->norm.data, w->norm.len);
+        } else {
+            it->key = key_of(text, it->d.text.len);
+        }
+    } else {
+        line_keys(it, w, o->min_line_chars);
+    }
+}
+
+static int pass1_write(void *ctx, void *sp, sl_err *err)
+{
+    pass1 *c = ctx;
+    item *it = sp;
+    const sl_dedup_opts *o = c->o;
+    if (c->ndocs >= UINT32_MAX - 1)
+        return sl_errf(err, "more than 4,294,967,294 documents: not supported");
+    uint32_t idx = (uint32_t)c->ndocs++;
+    uf_grow(c->u, c->ndocs);
+    int empty = it->d.text.len == 0;
+    c->st->empty += empty;
+    sl_buf_clear(c->idb);
+    sl_read_put_id(c->idb, &it->d);
+    if (sl_spool_put_blob(c->spool, c->idb->data, c->idb->len, err) < 0)
+        return -1;
+    if (o->mode == SL_DEDUP_LINES) {
+        if (sl_spool_put_blob(c->spool, it->d.text.data ? it->d.text.data : "", it->d.text.len, err) < 0 ||
+            sl_spool_put_blob(c->spool, it->d.meta.data ? it->d.meta.data : "{}", it->d.meta.len ? it->d.meta.len : 2,
+                              err) < 0 ||
+            sl_spool_put_blob(c->spool, it->lkeys, it->nlines * sizeof *it->lkeys, err) < 0)
+            return -1;
+        /* the first document that has each line */
+        for (size_t l = 0; l < it->nlines; l++) {
+            if (!it->lkeys[l].lo && !it->lkeys[l].hi)
+                continue;
+            int fresh;
+            slot *s = keymap_get(&c->km, it->lkeys[l], &fresh);
+            if (fresh)
+                s->idx = idx + 1;
+        }
+    } else {
+        if (sl_spool_put_blob(c->spool, it->line.data, it->line.len, err) < 0)
+            return -1;
+        if (o->mode == SL_DEDUP_EXACT && !empty) {
+            int fresh;
+            slot *s = keymap_get(&c->km, it->key, &fresh);
+            if (fresh)
+                s->idx = idx + 1;
+            s->n++;
+            if (!fresh) {
+                c->u->parent[idx] = s->idx - 1;
+                c->u->size[s->idx - 1]++;
+            }
+        }
+    }
+    /* a slot keeps its buffers, unless a large document grew them */
+    if (it->d.text.cap > ((size_t)1 << 20))
+        sl_buf_free(&it->d.text);
+    if (it->line.cap > ((size_t)1 << 20))
+        sl_buf_free(&it->line);
+    const sl_docreader_stats *rs = sl_docreader_stats_get(c->r);
+    sl_progress_add(c->pg, 1, rs->bytes - c->bytes_seen);
+    c->bytes_seen = rs->bytes;
+    return 0;
+}
+
+static void pass1_free(void *ctx, void *sp)
+{
+    (void)ctx;
+    item *it = sp;
+    sl_textdoc_free(&it->d);
+    sl_buf_free(&it->line);
+    free(it->lkeys);
+}
+
 int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_opts *o, sl_output *out,
                  sl_dedup_stats *st, sl_err *err)
 {
@@ -280,12 +392,9 @@ int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_op
         return sl_dedup_report(o, st, err);
     }
     int nthreads = omp_get_max_threads();
-    worker *wk = sl_xcalloc((size_t)nthreads, sizeof *wk);
-    enum { BATCH = 1024 };
-    size_t batch_limit = sl_docs_batch_cap(sl_mem_budget_split(budget).read_batch, 0);
-    item *items = sl_xcalloc(BATCH, sizeof *items);
-    sl_htab km;
-    sl_htab_init(&km, NULL);
+    size_t batch_limit = sl_docs_batch_cap(sl_mem_budget_split(budget).read_batch, nthreads);
+    pass1 c = {.r = r, .o = o, .st = st, .wk = sl_xcalloc((size_t)nthreads, sizeof *c.wk)};
+    sl_htab_init(&c.km, NULL);
     uf u = {0};
     sl_buf idb = {0}, tmp = {0}, tmp2 = {0};
     FILE *spool = sl_spool_new("documents", err);
@@ -295,97 +404,22 @@ int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_op
     size_t nroots = 0;
     sl_progress *pg = sl_progress_start("dedup", "docs", o->progress);
     sl_progress_track(pg, sl_docreader_position, r);
-    uint64_t bytes_seen = 0;
-    int rc = spool ? 1 : -1;
-    uint64_t ndocs = 0;
-    /* pass 1 */
-    while (rc == 1) {
-        int n = 0;
-        size_t batch_bytes = 0;
-        while (n < BATCH && batch_bytes < batch_limit && (rc = sl_docreader_next(r, &items[n].d, err)) == 1)
-            batch_bytes += items[n++].d.text.len;
-        if (rc < 0)
-            break;
-#pragma omp parallel for schedule(dynamic, 4) if (n > 8)
-        for (int i = 0; i < n; i++) {
-            item *it = &items[i];
-            worker *w = &wk[omp_get_thread_num()];
-            const char *text = it->d.text.data ? it->d.text.data : "";
-            sl_buf_clear(&it->line);
-            if (o->mode != SL_DEDUP_LINES)
-                sl_read_put_doc(&it->line, &it->d);
-            if (o->mode == SL_DEDUP_EXACT) {
-                if (o->normalize) {
-                    sl_simplify_text(&w->tn, text, it->d.text.len, &w->norm);
-                    it->key = key_of(w->norm.data, w->norm.len);
-                } else {
-                    it->key = key_of(text, it->d.text.len);
-                }
-            } else {
-                line_keys(it, w, o->min_line_chars);
-            }
-        }
-        for (int i = 0; i < n && rc >= 0; i++) {
-            item *it = &items[i];
-            if (ndocs >= UINT32_MAX - 1) {
-                rc = sl_errf(err, "more than 4,294,967,294 documents: not supported");
-                break;
-            }
-            uint32_t idx = (uint32_t)ndocs++;
-            uf_grow(&u, ndocs);
-            int empty = it->d.text.len == 0;
-            st->empty += empty;
-            sl_buf_clear(&idb);
-            sl_read_put_id(&idb, &it->d);
-            if (sl_spool_put_blob(spool, idb.data, idb.len, err) < 0) {
-                rc = -1;
-                break;
-            }
-            if (o->mode == SL_DEDUP_LINES) {
-                if (sl_spool_put_blob(spool, it->d.text.data ? it->d.text.data : "", it->d.text.len, err) < 0 ||
-                    sl_spool_put_blob(spool, it->d.meta.data ? it->d.meta.data : "{}",
-                                      it->d.meta.len ? it->d.meta.len : 2, err) < 0 ||
-                    sl_spool_put_blob(spool, it->lkeys, it->nlines * sizeof *it->lkeys, err) < 0) {
-                    rc = -1;
-                    break;
-                }
-                /* the first document that has each line */
-                for (size_t l = 0; l < it->nlines; l++) {
-                    if (!it->lkeys[l].lo && !it->lkeys[l].hi)
-                        continue;
-                    int fresh;
-                    slot *s = keymap_get(&km, it->lkeys[l], &fresh);
-                    if (fresh)
-                        s->idx = idx + 1;
-                }
-                continue;
-            }
-            if (sl_spool_put_blob(spool, it->line.data, it->line.len, err) < 0) {
-                rc = -1;
-                break;
-            }
-            if (o->mode == SL_DEDUP_EXACT && !empty) {
-                int fresh;
-                slot *s = keymap_get(&km, it->key, &fresh);
-                if (fresh)
-                    s->idx = idx + 1;
-                s->n++;
-                if (!fresh) {
-                    u.parent[idx] = s->idx - 1;
-                    u.size[s->idx - 1]++;
-                }
-            }
-        }
-        for (int i = 0; i < BATCH; i++) {
-            if (items[i].d.text.cap > ((size_t)1 << 20))
-                sl_buf_free(&items[i].d.text);
-            if (items[i].line.cap > ((size_t)1 << 20))
-                sl_buf_free(&items[i].line);
-        }
-        const sl_docreader_stats *rs = sl_docreader_stats_get(r);
-        sl_progress_add(pg, (uint64_t)n, rs->bytes - bytes_seen);
-        bytes_seen = rs->bytes;
+    c.spool = spool, c.u = &u, c.idb = &idb, c.pg = pg;
+    int rc = spool ? 0 : -1;
+    /* pass 1, on the ordered-parallel batcher (stream/batch.h): the keys and
+     * lines made on the team, the documents spooled and the first one of
+     * each key found in input order */
+    if (rc == 0) {
+        static const sl_batch_ops ops = {sizeof(item), pass1_encode, pass1_write, pass1_free};
+        sl_batch_opts bo = {
+            .max_items = 4096, .max_cost = batch_limit, .parallel_min_cost = (uint64_t)64 << 10, .threads = nthreads};
+        sl_batcher *bt = sl_batcher_new(&ops, &c, &bo);
+        rc = sl_batcher_run(bt, pass1_fill, err) < 0 ? -1 : 0;
+        sl_batcher_free(bt);
     }
+    uint64_t ndocs = c.ndocs;
+    sl_htab km = c.km;
+    worker *wk = c.wk;
     st->docs = ndocs;
     if (rc >= 0 && o->mode != SL_DEDUP_LINES)
         for (uint32_t i = 0; i < ndocs; i++)
@@ -527,12 +561,6 @@ int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_op
         fclose(spool);
     if (rem)
         fclose(rem);
-    for (int i = 0; i < BATCH; i++) {
-        sl_textdoc_free(&items[i].d);
-        sl_buf_free(&items[i].line);
-        free(items[i].lkeys);
-    }
-    free(items);
     for (int t = 0; t < nthreads; t++) {
         sl_textnorm_free(&wk[t].tn);
         sl_buf_free(&wk[t].norm);
