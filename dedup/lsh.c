@@ -26,6 +26,7 @@
 #include "base/byteorder.h"
 #include "base/json.h"
 #include "stream/parts.h"
+#include "stream/batch.h"
 #include "stream/progress.h"
 #include "stream/read.h"
 
@@ -518,129 +519,148 @@ static int ids_hash_add(XXH64_state_t *h, const sl_buf *id)
     return 0;
 }
 
+/* sign_all on the ordered-parallel batcher (stream/batch.h): a slot is an
+ * item; its signature (and line, shingle set) made on the team, the rest
+ * written in input order by the thread that reads. */
+typedef struct {
+    sl_docreader *r;
+    signer *s;
+    sl_minhash_work **mw; /* per team thread, made at first use */
+    int nperm, R;
+    uint64_t *rec;
+    sl_buf idb;
+    sl_progress *pg;
+    uint64_t bytes_seen, shoff;
+} sign_ctx;
+
+static int sign_fill(void *ctx, void *sp, uint64_t *cost, sl_err *err)
+{
+    sign_ctx *c = ctx;
+    item *it = sp;
+    int got = sl_docreader_next(c->r, &it->d, err);
+    if (got > 0)
+        *cost = it->d.text.len;
+    return got;
+}
+
+static void sign_encode(void *ctx, int thread, void *sp)
+{
+    const sign_ctx *c = ctx;
+    const signer *s = c->s;
+    item *it = sp;
+    if (!c->mw[thread]) /* a thread number is used by one thread at a time */
+        c->mw[thread] = sl_minhash_work_new(s->mh);
+    if (!it->sig)
+        it->sig = sl_xmalloc((size_t)c->nperm * 8);
+    const char *text = it->d.text.data ? it->d.text.data : "";
+    if (s->spool) {
+        sl_buf_clear(&it->line);
+        sl_read_put_doc(&it->line, &it->d);
+    }
+    const uint64_t *sh = NULL;
+    size_t nsh = 0;
+    it->has_sig = sl_minhash_signature(s->mh, c->mw[thread], text, it->d.text.len, it->sig, s->jacc ? &sh : NULL,
+                                       s->jacc ? &nsh : NULL);
+    it->nsh = 0;
+    if (s->jacc && it->has_sig) {
+        if (it->shcap < nsh) {
+            free(it->sh);
+            it->shcap = nsh;
+            it->sh = sl_xmalloc(nsh * 8);
+        }
+        memcpy(it->sh, sh, nsh * 8);
+        qsort(it->sh, nsh, 8, cmp_u64);
+        size_t k = 0;
+        for (size_t j = 0; j < nsh; j++)
+            if (!k || it->sh[j] != it->sh[k - 1])
+                it->sh[k++] = it->sh[j];
+        it->nsh = k;
+    }
+}
+
+static int sign_write(void *ctx, void *sp, sl_err *err)
+{
+    sign_ctx *c = ctx;
+    signer *s = c->s;
+    item *it = sp;
+    int R = c->R;
+    uint64_t idx = s->docs++;
+    s->empty += it->d.text.len == 0;
+    sl_buf_clear(&c->idb);
+    sl_read_put_id(&c->idb, &it->d);
+    ids_hash_add(s->idh, &c->idb);
+    if (s->spool && (sl_spool_put_blob(s->spool, c->idb.data, c->idb.len, err) < 0 ||
+                     sl_spool_put_blob(s->spool, it->line.data, it->line.len, err) < 0))
+        return -1;
+    unsigned char b4[4];
+    sl_put_le32(b4, (uint32_t)c->idb.len);
+    if (c->idb.len > UINT32_MAX || wr_put(s->ids, b4, 4, err) < 0 || wr_put(s->ids, c->idb.data, c->idb.len, err) < 0)
+        return -1;
+    if (s->jacc) {
+        if (wr_u64(s->shi, c->shoff, err) < 0 || wr_u64(s->shd, it->nsh, err) < 0)
+            return -1;
+        le_words(it->sh, it->nsh);
+        if (wr_put(s->shd, it->sh, it->nsh * 8, err) < 0)
+            return -1;
+        c->shoff += 8 + it->nsh * 8;
+    }
+    if (it->has_sig) {
+        s->nsig++;
+        for (int b = 0; b < s->buckets; b++) {
+            c->rec[0] = (uint64_t)b;
+            memcpy(c->rec + 1, it->sig + (size_t)b * R, (size_t)R * 8);
+            c->rec[R + 1] = idx;
+            if (sl_xsort_add(s->recs, c->rec, err) < 0)
+                return -1;
+        }
+    }
+    /* the document's buffers go: kept, each slot's would grow to the
+     * largest document it ever held, and more batches (a larger corpus)
+     * would leave more memory resident than the budget counts */
+    sl_buf_free(&it->d.text);
+    sl_buf_free(&it->line);
+    if (it->shcap > ((size_t)1 << 17))
+        free(it->sh), it->sh = NULL, it->shcap = 0;
+    const sl_docreader_stats *rs = sl_docreader_stats_get(c->r);
+    sl_progress_add(c->pg, 1, rs->bytes - c->bytes_seen);
+    c->bytes_seen = rs->bytes;
+    return 0;
+}
+
+static void sign_free(void *ctx, void *sp)
+{
+    (void)ctx;
+    item *it = sp;
+    sl_textdoc_free(&it->d);
+    sl_buf_free(&it->line);
+    free(it->sig);
+    free(it->sh);
+}
+
 /* Reads every document: signatures (threads), then in order: the id, the
  * line (one process), the band records, the shingle set. */
 static int sign_all(sl_docreader *r, signer *s, size_t budget, int progress, sl_err *err)
 {
     int nthreads = omp_get_max_threads();
-    sl_minhash_work **mw = sl_xcalloc((size_t)nthreads, sizeof *mw);
+    sign_ctx c = {.r = r, .s = s, .nperm = s->buckets * s->rows, .R = s->rows};
+    c.mw = sl_xcalloc((size_t)nthreads, sizeof *c.mw);
+    c.rec = sl_xmalloc(((size_t)c.R + 2) * 8);
+    c.pg = sl_progress_start("dedup", "docs", progress);
+    sl_progress_track(c.pg, sl_docreader_position, r);
+    size_t batch_limit = sl_docs_batch_cap(sl_mem_budget_split(budget).read_batch, nthreads);
+    static const sl_batch_ops ops = {sizeof(item), sign_encode, sign_write, sign_free};
+    sl_batch_opts bo = {
+        .max_items = 4096, .max_cost = batch_limit, .parallel_min_cost = (uint64_t)16 << 10, .threads = nthreads};
+    sl_batcher *bt = sl_batcher_new(&ops, &c, &bo);
+    int rc = sl_batcher_run(bt, sign_fill, err);
+    sl_batcher_free(bt);
+    sl_progress_done(c.pg);
     for (int t = 0; t < nthreads; t++)
-        mw[t] = sl_minhash_work_new(s->mh);
-    int nperm = s->buckets * s->rows, R = s->rows;
-    enum { BATCH = 1024 };
-    size_t batch_limit = sl_docs_batch_cap(sl_mem_budget_split(budget).read_batch, 0);
-    item *items = sl_xcalloc(BATCH, sizeof *items);
-    for (int i = 0; i < BATCH; i++)
-        items[i].sig = sl_xmalloc((size_t)nperm * 8);
-    uint64_t *rec = sl_xmalloc(((size_t)R + 2) * 8);
-    sl_buf idb = {0};
-    sl_progress *pg = sl_progress_start("dedup", "docs", progress);
-    sl_progress_track(pg, sl_docreader_position, r);
-    uint64_t bytes_seen = 0, shoff = 0;
-    int rc = 1;
-    while (rc == 1) {
-        int n = 0;
-        size_t batch_bytes = 0;
-        while (n < BATCH && batch_bytes < batch_limit && (rc = sl_docreader_next(r, &items[n].d, err)) == 1)
-            batch_bytes += items[n++].d.text.len;
-        if (rc < 0)
-            break;
-#pragma omp parallel for schedule(dynamic, 4) if (n > 8)
-        for (int i = 0; i < n; i++) {
-            item *it = &items[i];
-            sl_minhash_work *w = mw[omp_get_thread_num()];
-            const char *text = it->d.text.data ? it->d.text.data : "";
-            if (s->spool) {
-                sl_buf_clear(&it->line);
-                sl_read_put_doc(&it->line, &it->d);
-            }
-            const uint64_t *sh = NULL;
-            size_t nsh = 0;
-            it->has_sig = sl_minhash_signature(s->mh, w, text, it->d.text.len, it->sig, s->jacc ? &sh : NULL,
-                                               s->jacc ? &nsh : NULL);
-            it->nsh = 0;
-            if (s->jacc && it->has_sig) {
-                if (it->shcap < nsh) {
-                    free(it->sh);
-                    it->shcap = nsh;
-                    it->sh = sl_xmalloc(nsh * 8);
-                }
-                memcpy(it->sh, sh, nsh * 8);
-                qsort(it->sh, nsh, 8, cmp_u64);
-                size_t k = 0;
-                for (size_t j = 0; j < nsh; j++)
-                    if (!k || it->sh[j] != it->sh[k - 1])
-                        it->sh[k++] = it->sh[j];
-                it->nsh = k;
-            }
-        }
-        for (int i = 0; i < n && rc >= 0; i++) {
-            item *it = &items[i];
-            uint64_t idx = s->docs++;
-            s->empty += it->d.text.len == 0;
-            sl_buf_clear(&idb);
-            sl_read_put_id(&idb, &it->d);
-            ids_hash_add(s->idh, &idb);
-            if (s->spool && (sl_spool_put_blob(s->spool, idb.data, idb.len, err) < 0 ||
-                             sl_spool_put_blob(s->spool, it->line.data, it->line.len, err) < 0)) {
-                rc = -1;
-                break;
-            }
-            unsigned char b4[4];
-            sl_put_le32(b4, (uint32_t)idb.len);
-            if (idb.len > UINT32_MAX || wr_put(s->ids, b4, 4, err) < 0 || wr_put(s->ids, idb.data, idb.len, err) < 0) {
-                rc = -1;
-                break;
-            }
-            if (s->jacc) {
-                if (wr_u64(s->shi, shoff, err) < 0 || wr_u64(s->shd, it->nsh, err) < 0) {
-                    rc = -1;
-                    break;
-                }
-                le_words(it->sh, it->nsh);
-                if (wr_put(s->shd, it->sh, it->nsh * 8, err) < 0) {
-                    rc = -1;
-                    break;
-                }
-                shoff += 8 + it->nsh * 8;
-            }
-            if (!it->has_sig)
-                continue;
-            s->nsig++;
-            for (int b = 0; b < s->buckets && rc >= 0; b++) {
-                rec[0] = (uint64_t)b;
-                memcpy(rec + 1, it->sig + (size_t)b * R, (size_t)R * 8);
-                rec[R + 1] = idx;
-                if (sl_xsort_add(s->recs, rec, err) < 0)
-                    rc = -1;
-            }
-        }
-        /* the batch's buffers go: kept, each would grow to the largest
-         * document it ever held, and more batches (a larger corpus) would
-         * leave more memory resident than the budget counts */
-        for (int i = 0; i < n; i++) {
-            sl_buf_free(&items[i].d.text);
-            sl_buf_free(&items[i].line);
-            if (items[i].shcap > ((size_t)1 << 17))
-                free(items[i].sh), items[i].sh = NULL, items[i].shcap = 0;
-        }
-        const sl_docreader_stats *rs = sl_docreader_stats_get(r);
-        sl_progress_add(pg, (uint64_t)n, rs->bytes - bytes_seen);
-        bytes_seen = rs->bytes;
-    }
-    sl_progress_done(pg);
-    for (int i = 0; i < BATCH; i++) {
-        sl_textdoc_free(&items[i].d);
-        sl_buf_free(&items[i].line);
-        free(items[i].sig);
-        free(items[i].sh);
-    }
-    free(items);
-    for (int t = 0; t < nthreads; t++)
-        sl_minhash_work_free(mw[t]);
-    free(mw);
-    free(rec);
-    sl_buf_free(&idb);
+        if (c.mw[t])
+            sl_minhash_work_free(c.mw[t]);
+    free(c.mw);
+    free(c.rec);
+    sl_buf_free(&c.idb);
     if (rc >= 0 && sl_xsort_done(s->recs, err) < 0)
         rc = -1;
     return rc < 0 ? -1 : 0;
