@@ -119,6 +119,13 @@ static int fill_doc(void *ctx, void *slot, uint64_t *cost, sl_err *err)
         return 0;
     if (c->rename)
         drop_text_field(c->o, &it->doc, &c->tmp, &c->warned);
+    /* the line's room is made here, on the thread that frees it too: a
+     * buffer a team thread grows and this one frees goes back to the other
+     * thread's malloc arena, which then shrinks and grows again (faults,
+     * and the two threads queue on its lock) */
+    const sl_textdoc *d = &it->doc;
+    sl_buf_clear(&it->line);
+    sl_buf_reserve(&it->line, d->id.len + d->text.len + d->text.len / 16 + d->meta.len + 32);
     *cost = it->doc.text.len;
     return 1;
 }
@@ -128,10 +135,7 @@ static void format_doc(void *ctx, int thread, void *slot)
     (void)ctx;
     (void)thread;
     read_item *it = slot;
-    const sl_textdoc *d = &it->doc;
-    sl_buf_clear(&it->line);
-    sl_buf_reserve(&it->line, d->id.len + d->text.len + d->text.len / 16 + d->meta.len + 32);
-    sl_read_put_doc(&it->line, d);
+    sl_read_put_doc(&it->line, &it->doc); /* (room made by fill_doc) */
 }
 
 /* Memory stays bounded by the batch: a slot gives its buffers back after a
