@@ -90,9 +90,8 @@ typedef struct {
     sl_docreader *r;
     sl_output *out;
     sl_progress *pg;
-    char *names[4]; /* P, P_score, P_labels, P_scores */
-    size_t keep, kept, big;
-    uint64_t written, bytes;
+    char *names[4];    /* P, P_score, P_labels, P_scores */
+    sl_slot_keep keep; /* what the idle slots keep */
 } pipe;
 
 static void put_label(sl_buf *b, const sl_ft_model *m, int32_t label)
@@ -203,24 +202,16 @@ static size_t held(const item *it)
     return it->doc.text.cap + it->doc.id.cap + it->doc.meta.cap + it->text.cap + it->line.cap + it->tmp.cap;
 }
 
-/* Memory stays bounded by the batch (as tokenize/docpipe.c): a slot gives
- * its buffers back after a document much larger than the typical one, and
- * when the idle slots together keep more than a few batches' worth. */
+/* Memory stays bounded by the batch (sl_slot_keep_settle; a slot holds the
+ * text three times: as read, normalized, and in its line). */
 static void shrink(pipe *p, item *it)
 {
-    p->kept -= it->held;
-    size_t h = held(it);
-    uint64_t typical = p->written ? p->bytes / p->written : 0;
-    size_t big = p->big > 8 * typical ? p->big : (size_t)(8 * typical);
-    if (h > 3 * big || p->kept + h > p->keep) {
+    if (sl_slot_keep_settle(&p->keep, &it->held, held(it), it->doc.text.len)) {
         sl_textdoc_free(&it->doc);
         sl_buf_free(&it->text);
         sl_buf_free(&it->line);
         sl_buf_free(&it->tmp);
-        h = 0;
     }
-    it->held = h;
-    p->kept += h;
 }
 
 static int write_item(void *ctx, void *slot, sl_err *err)
@@ -238,8 +229,6 @@ static int write_item(void *ctx, void *slot, sl_err *err)
     if (sl_output_write(p->out, it->line.data, it->line.len, err) < 0)
         return -1;
     sl_progress_add(p->pg, 1, it->doc.text.len);
-    p->written++;
-    p->bytes += it->doc.text.len;
     shrink(p, it);
     return 0;
 }
@@ -276,7 +265,8 @@ int sl_classify_run(const sl_ft_model *m, sl_docreader *r, const sl_classify_opt
     batch_bytes = sl_docs_batch_cap(batch_bytes, threads);
     sl_ft_info info;
     sl_ft_get_info(m, &info);
-    pipe p = {.m = m, .o = o, .r = r, .out = out, .keep = 4 * batch_bytes, .big = (size_t)64 << 10};
+    pipe p = {
+        .m = m, .o = o, .r = r, .out = out, .keep = {.keep = 4 * batch_bytes, .big = (size_t)64 << 10, .copies = 3}};
     p.npred = (size_t)(o->k < 0 || o->k > info.nlabels ? info.nlabels : o->k) + 1;
     p.states = sl_xcalloc((size_t)threads, sizeof *p.states);
     p.preds = sl_xcalloc((size_t)threads, sizeof *p.preds);
@@ -307,6 +297,6 @@ int sl_classify_run(const sl_ft_model *m, sl_docreader *r, const sl_classify_opt
     for (int i = 0; i < 4; i++)
         free(p.names[i]);
     if (docs)
-        *docs = p.written;
+        *docs = p.keep.docs;
     return rc;
 }

@@ -361,3 +361,16 @@ void sl_batcher_free(sl_batcher *b)
     free(b->runs);
     free(b);
 }
+
+int sl_slot_keep_settle(sl_slot_keep *k, size_t *held, size_t now, uint64_t text_bytes)
+{
+    k->docs++;
+    k->bytes += text_bytes;
+    k->kept -= *held;
+    uint64_t typical = k->bytes / k->docs;
+    size_t big = k->big > 8 * typical ? k->big : (size_t)(8 * typical);
+    int release = now > (k->copies ? k->copies : 1) * big || k->kept + now > k->keep;
+    *held = release ? 0 : now;
+    k->kept += *held;
+    return release;
+}

@@ -78,6 +78,24 @@ int sl_batcher_run(sl_batcher *b, sl_batch_fill_fn fill, sl_err *err);
 /* Stops the worker and frees every slot (what was not flushed is dropped). */
 void sl_batcher_free(sl_batcher *b);
 
+/* What the idle slots of a stage keep between uses, so that memory stays
+ * bounded by the batch: a slot gives its buffers back after a document much
+ * larger than the typical one (more than 8 times the mean text so far, and
+ * more than big bytes), and when the idle slots together would keep more
+ * than keep bytes (documents of mixed sizes would otherwise leave each slot
+ * with the capacity of the largest document it ever held). */
+typedef struct sl_slot_keep {
+    size_t keep, big; /* the limits */
+    unsigned copies;  /* a slot holding copies of the text (0: one) may hold this many times "much larger" */
+    size_t kept;      /* what the idle slots keep now */
+    uint64_t docs, bytes;
+} sl_slot_keep;
+/* A slot's write is done: it held *held bytes of buffers after its last
+ * write and holds now bytes, for a document of text_bytes. Returns 1 when
+ * the slot must give its buffers back (the caller frees them); *held is
+ * what it keeps. */
+int sl_slot_keep_settle(sl_slot_keep *k, size_t *held, size_t now, uint64_t text_bytes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -100,9 +100,7 @@ typedef struct {
     int failed; /* the reader's error, given after the documents before it are written */
     sl_err err;
     uint64_t bytes_seen; /* the reader's input bytes counted in the progress */
-    size_t keep, kept;   /* the most buffer bytes idle slots keep together, what they keep */
-    size_t big;          /* a slot holding more than this gives it back after its write */
-    uint64_t written, text_bytes;
+    sl_slot_keep keep;   /* what the idle slots keep */
 } read_ctx;
 
 static int fill_doc(void *ctx, void *slot, uint64_t *cost, sl_err *err)
@@ -138,10 +136,9 @@ static void format_doc(void *ctx, int thread, void *slot)
     sl_read_put_doc(&it->line, &it->doc); /* (room made by fill_doc) */
 }
 
-/* Memory stays bounded by the batch: a slot gives its buffers back after a
- * document much larger than the typical one, and when the idle slots
- * together keep more than two batches' worth (a batch in flight holds its
- * documents and their lines). */
+/* Memory stays bounded by the batch (sl_slot_keep_settle): the idle slots
+ * keep at most two batches' worth (a batch in flight holds its documents
+ * and their lines). */
 static size_t item_held(const read_item *it)
 {
     return it->doc.text.cap + it->doc.id.cap + it->doc.meta.cap + it->line.cap;
@@ -153,22 +150,13 @@ static int write_doc(void *ctx, void *slot, sl_err *err)
     read_item *it = slot;
     if (sl_output_write(c->out, it->line.data, it->line.len, err) < 0)
         return -1;
-    c->written++;
-    c->text_bytes += it->doc.text.len;
     const sl_docreader_stats *st = sl_docreader_stats_get(c->r);
     sl_progress_add(c->pg, 1, st->bytes - c->bytes_seen);
     c->bytes_seen = st->bytes;
-    c->kept -= it->held;
-    size_t h = item_held(it);
-    uint64_t typical = c->text_bytes / c->written;
-    size_t big = c->big > 8 * typical ? c->big : (size_t)(8 * typical);
-    if (h > big || c->kept + h > c->keep) {
+    if (sl_slot_keep_settle(&c->keep, &it->held, item_held(it), it->doc.text.len)) {
         sl_textdoc_free(&it->doc);
         sl_buf_free(&it->line);
-        h = 0;
     }
-    it->held = h;
-    c->kept += h;
     return 0;
 }
 
@@ -191,8 +179,7 @@ int sl_read_run(sl_docreader *r, const sl_docreader_opts *o, sl_output *out, int
                   .out = out,
                   .pg = pg,
                   .rename = strcmp(o->field ? o->field : "text", "text") != 0,
-                  .keep = 2 * batch_bytes,
-                  .big = (size_t)64 << 10};
+                  .keep = {.keep = 2 * batch_bytes, .big = (size_t)64 << 10}};
     static const sl_batch_ops ops = {sizeof(read_item), format_doc, write_doc, free_doc};
     sl_batch_opts bo = {.max_items = MAX_BATCH_DOCS,
                         .max_cost = batch_bytes,

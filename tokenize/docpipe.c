@@ -34,11 +34,7 @@ typedef struct {
     sl_ts_writer *w;
     sl_docreader *r; /* read by one thread at a time (sl_batcher_run's fill) */
     sl_progress *pg;
-    size_t keep;      /* the most buffer bytes all idle slots keep together */
-    size_t kept;      /* what they keep now */
-    size_t big;       /* a slot holding more than this gives it back after its write */
-    uint64_t written; /* documents and bytes written, for the typical size */
-    uint64_t bytes;
+    sl_slot_keep keep; /* what the idle slots keep */
 } pipe;
 
 static void where(sl_err *err, const item *it)
@@ -71,24 +67,13 @@ static size_t held(const item *it)
     return it->doc.text.cap + it->doc.id.cap + it->doc.meta.cap + it->ids.cap * sizeof *it->ids.v;
 }
 
-/* Memory stays bounded by the batch: a slot gives its buffers back after a
- * document much larger than the typical one, and when the idle slots
- * together keep more than a few batches' worth (documents of mixed sizes
- * would otherwise leave each of the slots with the capacity of the largest
- * document it ever held). */
+/* Memory stays bounded by the batch (sl_slot_keep_settle). */
 static void shrink(pipe *p, item *it)
 {
-    p->kept -= it->held;
-    size_t h = held(it);
-    uint64_t typical = p->written ? p->bytes / p->written : 0;
-    size_t big = p->big > 8 * typical ? p->big : (size_t)(8 * typical);
-    if (h > big || p->kept + h > p->keep) {
+    if (sl_slot_keep_settle(&p->keep, &it->held, held(it), it->doc.text.len)) {
         sl_textdoc_free(&it->doc);
         sl_ids_free(&it->ids);
-        h = 0;
     }
-    it->held = h;
-    p->kept += h;
 }
 
 static int write_item(void *ctx, void *slot, sl_err *err)
@@ -122,8 +107,6 @@ static int write_item(void *ctx, void *slot, sl_err *err)
     }
     sl_progress_add(p->pg, 1, it->doc.text.len);
     sl_progress_add_tokens(p->pg, it->ids.n);
-    p->written++;
-    p->bytes += it->doc.text.len;
     shrink(p, it);
     return 0;
 }
@@ -161,7 +144,7 @@ int sl_docpipe_run(const sl_tokenizer *t, sl_docreader *r, sl_ts_writer *w, cons
     size_t batch_bytes = o->batch_bytes ? o->batch_bytes : (size_t)8 << 20;
     int threads = o->threads > 0 ? o->threads : omp_get_max_threads();
     batch_bytes = sl_docs_batch_cap(batch_bytes, threads);
-    pipe p = {.t = t, .o = o, .w = w, .r = r, .pg = pg, .keep = 4 * batch_bytes, .big = (size_t)64 << 10};
+    pipe p = {.t = t, .o = o, .w = w, .r = r, .pg = pg, .keep = {.keep = 4 * batch_bytes, .big = (size_t)64 << 10}};
     p.states = sl_xcalloc((size_t)threads, sizeof *p.states);
     static const sl_batch_ops ops = {sizeof(item), encode_item, write_item, free_item};
     sl_batch_opts bo = {.max_items = MAX_BATCH_DOCS,

@@ -221,11 +221,53 @@ static void test_push(void **state)
         }
 }
 
+/* The idle slots' memory rule: a slot keeps its buffers until a document
+ * much larger than the typical one (8x the mean text, at least big; copies
+ * times that for a slot holding the text several times), or until the idle
+ * slots together would keep more than keep bytes. */
+static void test_slot_keep(void **state)
+{
+    (void)state;
+    sl_slot_keep k = {.keep = 10000, .big = 1000};
+    size_t a = 0, b = 0, c = 0;
+    /* documents of 100 bytes: buffers of 500 bytes kept (500 <= max(1000, 800)) */
+    assert_int_equal(sl_slot_keep_settle(&k, &a, 500, 100), 0);
+    assert_int_equal(a, 500);
+    assert_int_equal(k.kept, 500);
+    /* a slot of 1,200 bytes after a 100-byte document is released (> 1000 and > 8 x 100) */
+    assert_int_equal(sl_slot_keep_settle(&k, &b, 1200, 100), 1);
+    assert_int_equal(b, 0);
+    assert_int_equal(k.kept, 500);
+    /* a slot's own earlier buffers are not counted twice */
+    assert_int_equal(sl_slot_keep_settle(&k, &a, 900, 100), 0);
+    assert_int_equal(k.kept, 900);
+    /* the idle slots together: 900 + 950 + ... up to keep */
+    for (int i = 0; i < 9; i++) {
+        size_t h = 0;
+        assert_int_equal(sl_slot_keep_settle(&k, &h, 950, 100), 0);
+    }
+    assert_int_equal(k.kept, 900 + 9 * 950);
+    assert_int_equal(sl_slot_keep_settle(&k, &c, 950, 100), 1); /* 10,400 would be over 10,000 */
+    assert_int_equal(k.kept, 900 + 9 * 950);
+    /* as the typical document grows, "much larger" does too: 8 x the mean */
+    sl_slot_keep g = {.keep = 1 << 30, .big = 10};
+    size_t h = 0;
+    for (int i = 0; i < 100; i++)
+        sl_slot_keep_settle(&g, &h, 100, 1000);
+    assert_int_equal(sl_slot_keep_settle(&g, &h, 7999, 1000), 0);
+    assert_int_equal(sl_slot_keep_settle(&g, &h, 8500, 1000), 1);
+    /* three copies of the text: three times as much */
+    sl_slot_keep t = {.keep = 1 << 30, .big = 1000, .copies = 3};
+    h = 0;
+    assert_int_equal(sl_slot_keep_settle(&t, &h, 2900, 10), 0);
+    assert_int_equal(sl_slot_keep_settle(&t, &h, 3100, 10), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_order),  cmocka_unit_test(test_failures), cmocka_unit_test(test_runs),
-        cmocka_unit_test(test_nested), cmocka_unit_test(test_push),
+        cmocka_unit_test(test_nested), cmocka_unit_test(test_push),     cmocka_unit_test(test_slot_keep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
