@@ -496,6 +496,7 @@ typedef struct {
     int has_sig;
     uint64_t *sh; /* --jaccard: the sorted distinct shingles */
     size_t nsh, shcap;
+    size_t held; /* bytes of buffers kept after its last write */
 } item;
 
 typedef struct {
@@ -531,6 +532,7 @@ typedef struct {
     sl_buf idb;
     sl_progress *pg;
     uint64_t bytes_seen, shoff;
+    sl_slot_keep keep; /* what the idle slots keep */
 } sign_ctx;
 
 static int sign_fill(void *ctx, void *sp, uint64_t *cost, sl_err *err)
@@ -614,13 +616,15 @@ static int sign_write(void *ctx, void *sp, sl_err *err)
                 return -1;
         }
     }
-    /* the document's buffers go: kept, each slot's would grow to the
-     * largest document it ever held, and more batches (a larger corpus)
-     * would leave more memory resident than the budget counts */
-    sl_buf_free(&it->d.text);
-    sl_buf_free(&it->line);
-    if (it->shcap > ((size_t)1 << 17))
-        free(it->sh), it->sh = NULL, it->shcap = 0;
+    /* a slot keeps its buffers, within the batches' memory (sl_slot_keep_settle) */
+    size_t held = it->d.text.cap + it->d.id.cap + it->d.meta.cap + it->line.cap + it->shcap * sizeof *it->sh;
+    if (sl_slot_keep_settle(&c->keep, &it->held, held, it->d.text.len)) {
+        sl_textdoc_free(&it->d);
+        sl_buf_free(&it->line);
+        free(it->sh);
+        it->sh = NULL;
+        it->shcap = 0;
+    }
     const sl_docreader_stats *rs = sl_docreader_stats_get(c->r);
     sl_progress_add(c->pg, 1, rs->bytes - c->bytes_seen);
     c->bytes_seen = rs->bytes;
@@ -642,15 +646,19 @@ static void sign_free(void *ctx, void *sp)
 static int sign_all(sl_docreader *r, signer *s, size_t budget, int progress, sl_err *err)
 {
     int nthreads = omp_get_max_threads();
-    sign_ctx c = {.r = r, .s = s, .nperm = s->buckets * s->rows, .R = s->rows};
+    size_t batch_limit = sl_docs_batch_cap(sl_mem_budget_split(budget).read_batch, nthreads);
+    sign_ctx c = {.r = r,
+                  .s = s,
+                  .nperm = s->buckets * s->rows,
+                  .R = s->rows,
+                  .keep = {.keep = 2 * batch_limit, .big = (size_t)64 << 10, .copies = 2}};
     c.mw = sl_xcalloc((size_t)nthreads, sizeof *c.mw);
     c.rec = sl_xmalloc(((size_t)c.R + 2) * 8);
     c.pg = sl_progress_start("dedup", "docs", progress);
     sl_progress_track(c.pg, sl_docreader_position, r);
-    size_t batch_limit = sl_docs_batch_cap(sl_mem_budget_split(budget).read_batch, nthreads);
     static const sl_batch_ops ops = {sizeof(item), sign_encode, sign_write, sign_free};
     sl_batch_opts bo = {
-        .max_items = 4096, .max_cost = batch_limit, .parallel_min_cost = (uint64_t)16 << 10, .threads = nthreads};
+        .max_items = 1024, .max_cost = batch_limit, .parallel_min_cost = (uint64_t)16 << 10, .threads = nthreads};
     sl_batcher *bt = sl_batcher_new(&ops, &c, &bo);
     int rc = sl_batcher_run(bt, sign_fill, err);
     sl_batcher_free(bt);

@@ -123,6 +123,7 @@ typedef struct {
     key128 key;    /* exact */
     key128 *lkeys; /* lines: per line; {0,0}: never removed */
     size_t nlines, lcap;
+    size_t held; /* bytes of buffers kept after its last write */
 } item;
 
 typedef struct {
@@ -280,6 +281,7 @@ typedef struct {
     FILE *spool;
     sl_progress *pg;
     uint64_t ndocs, bytes_seen;
+    sl_slot_keep keep; /* what the idle slots keep */
 } pass1;
 
 static int pass1_fill(void *ctx, void *sp, uint64_t *cost, sl_err *err)
@@ -359,11 +361,15 @@ static int pass1_write(void *ctx, void *sp, sl_err *err)
             }
         }
     }
-    /* a slot keeps its buffers, unless a large document grew them */
-    if (it->d.text.cap > ((size_t)1 << 20))
-        sl_buf_free(&it->d.text);
-    if (it->line.cap > ((size_t)1 << 20))
+    /* a slot keeps its buffers, within the batches' memory (sl_slot_keep_settle) */
+    size_t held = it->d.text.cap + it->d.id.cap + it->d.meta.cap + it->line.cap + it->lcap * sizeof *it->lkeys;
+    if (sl_slot_keep_settle(&c->keep, &it->held, held, it->d.text.len)) {
+        sl_textdoc_free(&it->d);
         sl_buf_free(&it->line);
+        free(it->lkeys);
+        it->lkeys = NULL;
+        it->lcap = 0;
+    }
     const sl_docreader_stats *rs = sl_docreader_stats_get(c->r);
     sl_progress_add(c->pg, 1, rs->bytes - c->bytes_seen);
     c->bytes_seen = rs->bytes;
@@ -393,7 +399,11 @@ int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_op
     }
     int nthreads = omp_get_max_threads();
     size_t batch_limit = sl_docs_batch_cap(sl_mem_budget_split(budget).read_batch, nthreads);
-    pass1 c = {.r = r, .o = o, .st = st, .wk = sl_xcalloc((size_t)nthreads, sizeof *c.wk)};
+    pass1 c = {.r = r,
+               .o = o,
+               .st = st,
+               .wk = sl_xcalloc((size_t)nthreads, sizeof *c.wk),
+               .keep = {.keep = 2 * batch_limit, .big = (size_t)64 << 10, .copies = 2}};
     sl_htab_init(&c.km, NULL);
     uf u = {0};
     sl_buf idb = {0}, tmp = {0}, tmp2 = {0};
@@ -412,7 +422,7 @@ int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_op
     if (rc == 0) {
         static const sl_batch_ops ops = {sizeof(item), pass1_encode, pass1_write, pass1_free};
         sl_batch_opts bo = {
-            .max_items = 4096, .max_cost = batch_limit, .parallel_min_cost = (uint64_t)64 << 10, .threads = nthreads};
+            .max_items = 1024, .max_cost = batch_limit, .parallel_min_cost = (uint64_t)64 << 10, .threads = nthreads};
         sl_batcher *bt = sl_batcher_new(&ops, &c, &bo);
         rc = sl_batcher_run(bt, pass1_fill, err) < 0 ? -1 : 0;
         sl_batcher_free(bt);
