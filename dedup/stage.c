@@ -370,9 +370,7 @@ static int pass1_write(void *ctx, void *sp, sl_err *err)
         it->lkeys = NULL;
         it->lcap = 0;
     }
-    const sl_docreader_stats *rs = sl_docreader_stats_get(c->r);
-    sl_progress_add(c->pg, 1, rs->bytes - c->bytes_seen);
-    c->bytes_seen = rs->bytes;
+    sl_docreader_progress(c->r, c->pg, &c->bytes_seen);
     return 0;
 }
 

@@ -15,6 +15,7 @@
  * mistaken input (an image, an unsupported archive) would silently become a
  * document made of U+FFFD. */
 #include "stream/docreader.h"
+#include "stream/progress.h"
 
 #include <omp.h>
 
@@ -881,6 +882,12 @@ int sl_docreader_next(sl_docreader *r, sl_textdoc *doc, sl_err *err)
         }
         r->in = NULL; /* source finished; sl_sources_next closes it */
     }
+}
+
+void sl_docreader_progress(const sl_docreader *r, sl_progress *pg, uint64_t *seen)
+{
+    sl_progress_add(pg, 1, r->st.bytes - *seen);
+    *seen = r->st.bytes;
 }
 
 int sl_docreader_position(void *reader, double *done, double *total)

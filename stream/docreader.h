@@ -112,6 +112,10 @@ const sl_docreader_stats *sl_docreader_stats_get(const sl_docreader *r);
 /* Progress position of the reading (sl_progress_pos_fn; reader is an
  * sl_docreader): input bytes read and their total, when the inputs are files. */
 int sl_docreader_position(void *reader, double *done, double *total);
+/* Counts one document done in the progress line pg, with the input bytes r
+ * has read since *seen (then set to what it has read). */
+struct sl_progress;
+void sl_docreader_progress(const sl_docreader *r, struct sl_progress *pg, uint64_t *seen);
 /* Exchanges the id, text and metadata buffers of a and b (a batch slot hands
  * its document over without copying; the caller sets the other fields). */
 void sl_textdoc_swap(sl_textdoc *a, sl_textdoc *b);

@@ -150,9 +150,7 @@ static int write_doc(void *ctx, void *slot, sl_err *err)
     read_item *it = slot;
     if (sl_output_write(c->out, it->line.data, it->line.len, err) < 0)
         return -1;
-    const sl_docreader_stats *st = sl_docreader_stats_get(c->r);
-    sl_progress_add(c->pg, 1, st->bytes - c->bytes_seen);
-    c->bytes_seen = st->bytes;
+    sl_docreader_progress(c->r, c->pg, &c->bytes_seen);
     if (sl_slot_keep_settle(&c->keep, &it->held, item_held(it), it->doc.text.len)) {
         sl_textdoc_free(&it->doc);
         sl_buf_free(&it->line);
