@@ -426,8 +426,6 @@ int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_op
         sl_batcher_free(bt);
     }
     uint64_t ndocs = c.ndocs;
-    sl_htab km = c.km;
-    worker *wk = c.wk;
     st->docs = ndocs;
     if (rc >= 0 && o->mode != SL_DEDUP_LINES)
         for (uint32_t i = 0; i < ndocs; i++)
@@ -476,7 +474,7 @@ int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_op
                     size_t b = e ? (size_t)(e - s) : d.text.len;
                     int keep = 1;
                     if (keys[li].lo || keys[li].hi) {
-                        const slot *sl = sl_htab_find(&km, &keymap_type, &keys[li]);
+                        const slot *sl = sl_htab_find(&c.km, &keymap_type, &keys[li]);
                         keep = sl && sl->idx == i + 1;
                     }
                     if (keep) {
@@ -570,11 +568,11 @@ int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_op
     if (rem)
         fclose(rem);
     for (int t = 0; t < nthreads; t++) {
-        sl_textnorm_free(&wk[t].tn);
-        sl_buf_free(&wk[t].norm);
+        sl_textnorm_free(&c.wk[t].tn);
+        sl_buf_free(&c.wk[t].norm);
     }
-    free(wk);
-    sl_htab_free(&km);
+    free(c.wk);
+    sl_htab_free(&c.km);
     free(u.parent);
     free(u.size);
     sl_buf_free(&idb);
