@@ -4,7 +4,8 @@
  *
  * Conventions (see docs/cli.md):
  *   -o FILE / --output FILE   output (default "-" = stdout)
- *   -@ N / --threads N        worker threads (default: all cores)
+ *   -@ N / --threads N        worker threads (default: all cores; one for a
+ *                             command marked serial)
  *   -q / --quiet              no progress, no warnings
  *   --progress                progress line even when stderr is not a terminal
  *   -h / --help               help for the subcommand
@@ -30,12 +31,17 @@ struct sl_command {
     const char *help;                               /* the rest of the help text (options, examples) */
     int (*run)(sl_cli *cli, int argc, char **argv); /* argv[0] is the command name */
     const sl_command *const *subs;                  /* NULL-terminated sub-subcommands, or NULL */
+    /* 1: one thread unless -@ asks for more. For a stage whose reading and
+     * writing are serial and whose parallel part is light (`read`): more
+     * threads only add hand-offs between cores, and the run is slower
+     * (docs/cli.md, "Threads"). */
+    int serial;
 };
 
 struct sl_cli {
     const sl_command *cmd;
     const char *output; /* -o, default "-" */
-    int threads;        /* 0 = default (all cores) */
+    int threads;        /* 0 = default (all cores, or one for a serial command) */
     int quiet;
     int progress; /* -1 auto, 1 forced, 0 off */
 };

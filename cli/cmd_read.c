@@ -118,4 +118,5 @@ const sl_command sl_cmd_read = {
     .usage = "sluice read [options] [FILES...]",
     .help = help,
     .run = run,
+    .serial = 1,
 };

@@ -86,15 +86,14 @@ static void on_signal(int sig)
  * their choice; a command on one thread has no workers to wait
  * (one_thread); SLUICE_NO_REEXEC=1 turns this off. docs/cli.md, "Threads
  * in pipelines". */
-/* Whether the command asks for one thread (-@ 1, -@1, --threads 1,
- * --threads=1; the last one given counts, as for getopt): every parallel
- * region then runs on the calling thread alone (cli/common.c sets the
- * count), OpenMP starts no workers, nothing waits, and the re-execution
- * (about 5 ms of a start) is not needed. A form this does not see (-q@1)
- * re-executes as before. */
-static int one_thread(char **argv)
+/* Whether the command runs on one thread: -@ 1, -@1, --threads 1 or
+ * --threads=1 (the last one given counts, as for getopt), or no -@ at all
+ * for a serial command (one, its default). Every parallel region then runs
+ * on the calling thread alone (cli/common.c sets the count), OpenMP starts
+ * no workers, nothing waits, and the re-execution (about 5 ms of a start)
+ * is not needed. A form this does not see (-q@1) re-executes as before. */
+static int one_thread(char **argv, int one)
 {
-    int one = 0;
     for (int i = 1; argv[i]; i++) {
         const char *a = argv[i], *v;
         if (!strcmp(a, "--"))
@@ -112,9 +111,9 @@ static int one_thread(char **argv)
     return one;
 }
 
-static void default_passive_waiting(char **argv)
+static void default_passive_waiting(char **argv, int serial)
 {
-    if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT") || getenv("SLUICE_NO_REEXEC") || one_thread(argv))
+    if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT") || getenv("SLUICE_NO_REEXEC") || one_thread(argv, serial))
         return;
     if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0)
         return;
@@ -148,8 +147,6 @@ static void log_to_stderr(sl_log_level level, const char *stage, const char *msg
 int main(int argc, char **argv)
 {
     sl_log_set(log_to_stderr, NULL);
-    if (argc >= 2 && argv[1][0] != '-' && strcmp(argv[1], "help"))
-        default_passive_waiting(argv);
     /* Large buffers come from mmap and go back to the system when freed:
      * glibc's default threshold rises after each free of a large block, and
      * blocks of the size of the largest documents then stay in the heap,
@@ -260,6 +257,10 @@ int main(int argc, char **argv)
             return 1;
         }
     }
+    /* (here, where the command is known: a serial one needs no workers) */
+    default_passive_waiting(argv, c->serial);
+    if (c->serial)
+        omp_set_num_threads(1); /* -@ N, parsed by the command, sets N */
     sl_cli_argc = argc - off;
     sl_cli_argv = argv + off;
     opterr = 0; /* sl_cli_common reports unknown options in our own format */
