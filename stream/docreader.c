@@ -498,9 +498,12 @@ static int batch_fill(sl_docreader *r)
     }
     const sl_docreader *cr = r;
     size_t count = team ? b->n : 0;
+    /* (not entered at all for none: a region, even one not run in
+     * parallel, costs libgomp a futex call, once per 64 KiB batch) */
+    if (count)
 #pragma omp parallel for schedule(dynamic, 8) if (count > 16)
-    for (size_t i = 0; i < count; i++)
-        parse_json_line(cr, &b->slots[i], b->data.data + b->off[i], b->len[i], 0);
+        for (size_t i = 0; i < count; i++)
+            parse_json_line(cr, &b->slots[i], b->data.data + b->off[i], b->len[i], 0);
     /* slots this batch does not use keep no large buffer */
     for (size_t i = b->n; i < b->cap; i++) {
         sl_buf_fit(&b->slots[i].d.id, 0);
