@@ -31,10 +31,11 @@ struct sl_command {
     const char *help;                               /* the rest of the help text (options, examples) */
     int (*run)(sl_cli *cli, int argc, char **argv); /* argv[0] is the command name */
     const sl_command *const *subs;                  /* NULL-terminated sub-subcommands, or NULL */
-    /* 1: one thread unless -@ asks for more. For a stage whose reading and
-     * writing are serial and whose parallel part is light (`read`): more
-     * threads only add hand-offs between cores, and the run is slower
-     * (docs/cli.md, "Threads"). */
+    /* 1: one thread unless -@ asks for more, and no re-execution to set
+     * OMP_WAIT_POLICY (cli/main.c). For a command with no parallel work, and
+     * for one whose reading and writing are serial and whose parallel part
+     * is light (`read`): more threads only add hand-offs between cores, and
+     * the run is slower (docs/cli.md, "-@"). */
     int serial;
 };
 

@@ -87,4 +87,5 @@ const sl_command sl_cmd_cat = {
     .usage = "sluice cat [options] [FILE...|DIR]",
     .help = help,
     .run = run,
+    .serial = 1, /* no parallel work */
 };

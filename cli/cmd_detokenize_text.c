@@ -84,4 +84,5 @@ const sl_command sl_cmd_detokenize_text = {
     .usage = "sluice detokenize text [--tokenizer PATH] [options] [FILE]",
     .help = help,
     .run = run,
+    .serial = 1, /* no parallel work */
 };

@@ -90,6 +90,7 @@ static const sl_command export_megatron = {
     .usage = "sluice export megatron [options] [FILE...] -o PREFIX",
     .help = help,
     .run = run_megatron,
+    .serial = 1, /* no parallel work */
 };
 
 static const sl_command *const subs[] = {&export_megatron, NULL};

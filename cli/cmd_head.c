@@ -60,4 +60,5 @@ const sl_command sl_cmd_head = {
     .usage = "sluice head [-n N] [--tokens T] [FILE...] [-o FILE]",
     .help = help,
     .run = run,
+    .serial = 1, /* no parallel work */
 };

@@ -64,6 +64,7 @@ static const sl_command import_megatron = {
     .usage = "sluice import megatron [options] PREFIX",
     .help = help,
     .run = run_megatron,
+    .serial = 1, /* no parallel work */
 };
 
 static const sl_command *const subs[] = {&import_megatron, NULL};

@@ -109,4 +109,5 @@ const sl_command sl_cmd_merge = {
     .usage = "sluice merge [options] SRC... -o DST",
     .help = help,
     .run = run,
+    .serial = 1, /* no parallel work */
 };

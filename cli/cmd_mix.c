@@ -158,4 +158,5 @@ const sl_command sl_cmd_mix = {
     .usage = "sluice mix --source NAME=FILE:WEIGHT... --tokens N [options]",
     .help = help,
     .run = run,
+    .serial = 1, /* no parallel work */
 };

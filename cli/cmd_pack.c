@@ -90,4 +90,5 @@ const sl_command sl_cmd_pack = {
     .usage = "sluice pack --seq-len L [options] [FILE...]",
     .help = help,
     .run = run,
+    .serial = 1, /* no parallel work */
 };

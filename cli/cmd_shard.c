@@ -119,4 +119,5 @@ const sl_command sl_cmd_shard = {
     .usage = "sluice shard [options] [FILE...] -o DIR",
     .help = help,
     .run = run,
+    .serial = 1, /* no parallel work */
 };

@@ -53,4 +53,5 @@ const sl_command sl_cmd_stats = {
     .usage = "sluice stats [FILE...|DIR]",
     .help = help,
     .run = run,
+    .serial = 1, /* no parallel work */
 };

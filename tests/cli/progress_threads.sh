@@ -61,10 +61,28 @@ unset SLUICE_PROGRESS_INTERVAL
 # OpenMP waiting: passive by default (sluice starts again with it set: libgomp
 # shows its settings at each start, the spin count 0 for passive, 300000 for its
 # default), none needed on one thread, the user's choice otherwise
-omp_starts() { # ARGS...: the starts libgomp showed, and the last spin count
-  env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT OMP_DISPLAY_ENV=verbose "$S" cat "$@" "$T/g.tok" 2>"$T/omp.err" >/dev/null
+omp_starts_of() { # COMMAND INPUT ARGS...: the starts libgomp showed, and the last spin count
+  local cmd=$1 input=$2
+  shift 2
+  # shellcheck disable=SC2086
+  env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT OMP_DISPLAY_ENV=verbose "$S" $cmd -q "$@" "$input" -o /dev/null 2>"$T/omp.err"
   echo "$(grep -c 'OPENMP DISPLAY ENVIRONMENT BEGIN' "$T/omp.err") $(grep GOMP_SPINCOUNT "$T/omp.err" | tail -n 1 | tr -dc 0-9)"
 }
+omp_starts() { omp_starts_of "dedup exact" "$T/docs.jsonl" "$@"; }
+# commands whose default is one thread (read; those with no parallel work)
+# start once without -@, and again with -@ 2
+for c in "read $T/docs.jsonl" "cat $T/g.tok" "stats $T/g.tok" "head $T/g.tok"; do
+  # shellcheck disable=SC2086
+  set -- $c
+  [ "$(omp_starts_of "$1" "$2")" = "1 300000" ] || fail "$1 started again: $(omp_starts_of "$1" "$2")"
+  [ "$(omp_starts_of "$1" "$2" -@ 2)" = "2 0" ] || fail "$1 -@ 2: $(omp_starts_of "$1" "$2" -@ 2)"
+done
+# read's one thread is its default only: -@ 2 gives it two (same output)
+"$S" read -q "$T/docs.jsonl" -o "$T/r1.jsonl"
+"$S" read -q -@ 2 "$T/docs.jsonl" -o "$T/r2.jsonl"
+cmp -s "$T/r1.jsonl" "$T/r2.jsonl" || fail "read -@ 2 differs from read"
+"$S" read --help | grep -q 'threads N .*default: 1 for this command' || fail "read --help: the default of -@"
+"$S" tokenize text --help | grep -q 'threads N .*default: all cores' || fail "tokenize text --help: the default of -@"
 [ "$(omp_starts)" = "2 0" ] || fail "default wait policy: $(omp_starts)"
 [ "$(omp_starts -@ 2)" = "2 0" ] || fail "-@ 2: $(omp_starts -@ 2)"
 for one in "-@ 1" -@1 "--threads 1" --threads=1 "-@ 2 -@ 1"; do
@@ -72,10 +90,10 @@ for one in "-@ 1" -@1 "--threads 1" --threads=1 "-@ 2 -@ 1"; do
   [ "$(omp_starts $one)" = "1 300000" ] || fail "$one started again: $(omp_starts $one)"
 done
 [ "$(omp_starts -@ 1 -@ 2)" = "2 0" ] || fail "-@ 1 -@ 2: the last one counts: $(omp_starts -@ 1 -@ 2)"
-env OMP_WAIT_POLICY=active OMP_DISPLAY_ENV=true "$S" cat "$T/g.tok" 2>"$T/omp.err" >/dev/null
+env OMP_WAIT_POLICY=active OMP_DISPLAY_ENV=true "$S" dedup exact -q "$T/docs.jsonl" 2>"$T/omp.err" >/dev/null
 [ "$(grep -c "OMP_WAIT_POLICY = 'ACTIVE'" "$T/omp.err")" = 1 ] || fail "OMP_WAIT_POLICY=active: $(grep WAIT "$T/omp.err")"
 # a re-executed run keeps its arguments, stdin and exit code
 echo '{"id":"x","ids":[1,2]}' | env -u OMP_WAIT_POLICY "$S" tokenize ids --vocab-size 4 | "$S" cat | grep -q '"ids":\[1,2\]' || fail "stdin through the re-exec"
-set +e; env -u OMP_WAIT_POLICY "$S" cat "$T/missing.tok" 2>/dev/null; rc=$?; set -e
+set +e; env -u OMP_WAIT_POLICY "$S" dedup exact "$T/missing.jsonl" 2>/dev/null; rc=$?; set -e
 [ $rc = 1 ] || fail "exit code through the re-exec: $rc"
 echo "progress and threads OK"
