@@ -137,4 +137,5 @@ const sl_command sl_cmd_tokenize_ids = {
     .usage = "sluice tokenize ids --vocab-size N [options] [FILES...]",
     .help = ids_help,
     .run = run_ids,
+    .serial = 1, /* no parallel work */
 };

@@ -150,4 +150,5 @@ const sl_command sl_cmd_tokenize_char = {
     .usage = "sluice tokenize char [options] [FILES...]",
     .help = help,
     .run = run,
+    .serial = 1, /* encoding a byte or a code point costs less than handing it to another core */
 };
