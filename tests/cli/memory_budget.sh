@@ -94,11 +94,12 @@ KB() { cat "$T/$1.kb"; }
 
 # ---- read: --mem-budget (default 64 MiB) + 8 x the longest document + 16 MiB
 for x in 1 4 16; do
-  peak_kb read$x "$SLUICE" read --mem-budget 16M "$T/docs$x.jsonl" -o "$T/read$x.jsonl" >/dev/null
+  # (-@ 2: read's default is one thread; two hold three batches at once)
+  peak_kb read$x "$SLUICE" read -@ 2 --mem-budget 16M "$T/docs$x.jsonl" -o "$T/read$x.jsonl" >/dev/null
   [ "$(wc -l < "$T/read$x.jsonl")" -eq $((x * 4 * 256)) ] || fail "read: wrong document count"
 done
 check "read --mem-budget 16M" $(((16 + 8 * 4 + 16) * MiB)) $((8 * MiB)) "$(KB read1)" "$(KB read4)" "$(KB read16)" 4
-peak_kb read_default "$SLUICE" read "$T/docs16.jsonl" -o "$T/read_default.jsonl" >/dev/null
+peak_kb read_default "$SLUICE" read -@ 2 "$T/docs16.jsonl" -o "$T/read_default.jsonl" >/dev/null
 v=$(KB read_default)
 echo "read: peak RSS 16x ${v} KiB at the default budget"
 [ "$v" -le $(((64 + 8 * 4 + 16) * MiB)) ] || fail "read: peak RSS $v KiB over the default budget"
@@ -119,7 +120,7 @@ no_file "$T/bad.jsonl"
 # 4 MiB of 16x and of 64x).
 for x in 1 4 16; do
   peak_kb bpe$x "$SLUICE" tokenize bpe -q -t "$DATA/bpe/gpt2" "$T/docs$x.jsonl" -o "$T/bpe$x.tok" >/dev/null
-  peak_kb char$x "$SLUICE" tokenize char -q --build-vocab "$T/docs$x.jsonl" -o "$T/char$x.tok" >/dev/null
+  peak_kb char$x "$SLUICE" tokenize char -@ 2 -q --build-vocab "$T/docs$x.jsonl" -o "$T/char$x.tok" >/dev/null
 done
 check "tokenize bpe" $(((16 + 40 + 8 * 4 + 16) * MiB)) $((48 * MiB)) "$(KB bpe1)" "$(KB bpe4)" "$(KB bpe16)"
 check "tokenize char" $(((16 + 40 + 8 * 4 + 16) * MiB)) $((48 * MiB)) "$(KB char1)" "$(KB char4)" "$(KB char16)"
