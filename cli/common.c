@@ -22,14 +22,15 @@ void sl_cli_print_help(const sl_command *cmd, FILE *f)
     }
     if (cmd->help && cmd->help[0])
         fprintf(f, "\n%s", cmd->help);
-    fprintf(f, "\ncommon options:\n"
-               "  -o, --output FILE   write to FILE (default '-': standard output); files are\n"
-               "                      written atomically (temporary name, fsync, rename)\n"
-               "  -@, --threads N     worker threads (default: %s)\n"
-               "  -q, --quiet         no progress line, no warnings\n"
-               "      --progress      show progress even when stderr is not a terminal\n"
-               "  -h, --help          this help\n"
-               "      --version       print the version\n",
+    fprintf(f,
+            "\ncommon options:\n"
+            "  -o, --output FILE   write to FILE (default '-': standard output); files are\n"
+            "                      written atomically (temporary name, fsync, rename)\n"
+            "  -@, --threads N     worker threads (default: %s)\n"
+            "  -q, --quiet         no progress line, no warnings\n"
+            "      --progress      show progress even when stderr is not a terminal\n"
+            "  -h, --help          this help\n"
+            "      --version       print the version\n",
             cmd->serial ? "1 for this command, see docs/cli.md" : "all cores");
 }
 
