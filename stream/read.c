@@ -139,9 +139,10 @@ static void format_doc(void *ctx, int thread, void *slot)
 /* Memory stays bounded by the batch (sl_slot_keep_settle): the idle slots
  * keep at most four batches' worth. A slot holds a document and its line,
  * in buffers as large as the largest document it held since it last gave
- * them back, so a thousand slots' sit near two to four times their text:
- * kept to two batches, 13k of 20k documents on two threads gave their
- * buffers back and grew them again (twice the CPU time of the run). */
+ * them back, so a thousand slots hold two to four times their text: kept
+ * to two batches, 13k of the first 20k documents on two threads gave their
+ * buffers back and grew them again (at four, 5.5k; the run 0.94-0.95 of
+ * the time, docs/performance.md, twenty-first round). */
 static size_t item_held(const read_item *it)
 {
     return it->doc.text.cap + it->doc.id.cap + it->doc.meta.cap + it->line.cap;
