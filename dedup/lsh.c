@@ -1281,8 +1281,7 @@ int sl_lsh_dedup(sl_docreader *r, const sl_dedup_opts *o, size_t budget, sl_outp
     wr_free(&ids);
     if (idfd >= 0)
         close(idfd);
-    if (s.spool)
-        fclose(s.spool);
+    sl_spool_close(s.spool);
     signer_free(&s);
     return rc < 0 ? -1 : 0;
 }

@@ -10,8 +10,10 @@
 #include "base/buf.h"
 #include "base/err.h"
 
-/* A new unnamed file open for writing and reading; NULL with err. */
+/* A new unnamed file open for writing and reading, with a 1 MiB stdio
+ * buffer; NULL with err. Closed (and its buffer freed) by sl_spool_close. */
 FILE *sl_spool_new(const char *what, sl_err *err);
+void sl_spool_close(FILE *f);
 /* The same as a descriptor (for pread/pwrite); -1 with err. */
 int sl_spool_fd(const char *what, sl_err *err);
 /* fwrite / fread that fill err (0 ok, -1 error; read: 1 at a clean end). */

@@ -406,7 +406,6 @@ int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_op
     uf u = {0};
     sl_buf idb = {0}, tmp = {0}, tmp2 = {0};
     FILE *spool = sl_spool_new("documents", err);
-    FILE *rem = NULL;
     sl_output *removed = NULL;
     root_id *roots = NULL;
     size_t nroots = 0;
@@ -563,10 +562,7 @@ int sl_dedup_run(sl_docreader *r, const sl_docreader_opts *ro, const sl_dedup_op
     for (size_t i = 0; i < nroots; i++)
         free(roots[i].id);
     free(roots);
-    if (spool)
-        fclose(spool);
-    if (rem)
-        fclose(rem);
+    sl_spool_close(spool);
     for (int t = 0; t < nthreads; t++) {
         sl_textnorm_free(&c.wk[t].tn);
         sl_buf_free(&c.wk[t].norm);
