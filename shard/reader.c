@@ -658,11 +658,16 @@ int sl_shard_doc_meta(const sl_shard *s, size_t i, sl_buf *out, sl_err *err)
 }
 
 /* --- row iterator ----------------------------------------------------------- */
+#define ITER_BUF ((size_t)1 << 20)
 struct sl_shard_iter {
     const sl_shard *s;
     const sl_shard_split *sp;
     size_t file; /* index of the open file */
     FILE *ft, *fb;
+    /* their stdio buffers: a row is read with one fread, which with stdio's
+     * 4 KiB buffer was a read call a row (9,074 for a 74 MB file of rows of
+     * 2,048 tokens) */
+    char *bt, *bb;
     char *tname, *bname; /* paths, for messages */
     uint64_t row;        /* next row in the file */
     uint64_t piece;      /* pieces read in the file */
@@ -736,6 +741,12 @@ int sl_shard_iter_next(sl_shard_iter *it, sl_row *row, sl_err *err)
         it->fb = fopen(it->bname, "rb");
         if (!it->ft || !it->fb)
             return sl_errf(err, "%s: %s", !it->ft ? it->tname : it->bname, strerror(errno));
+        if (!it->bt) {
+            it->bt = sl_xmalloc(ITER_BUF);
+            it->bb = sl_xmalloc(ITER_BUF);
+        }
+        setvbuf(it->ft, it->bt, _IOFBF, ITER_BUF); /* (glibc uses the size only with a buffer given) */
+        setvbuf(it->fb, it->bb, _IOFBF, ITER_BUF);
         it->row = it->piece = 0;
         if (read_rec(it, err))
             return -1;
@@ -800,6 +811,8 @@ void sl_shard_iter_close(sl_shard_iter *it)
     if (!it)
         return;
     close_files(it);
+    free(it->bt);
+    free(it->bb);
     free(it->raw);
     free(it->tok);
     free(it->pieces);
