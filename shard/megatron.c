@@ -114,9 +114,16 @@ void sl_mega_index_free(sl_mega_index *ix)
     memset(ix, 0, sizeof *ix);
 }
 
+/* Documents are read in order: each read goes on from where the one before
+ * ended, through a 1 MiB buffer, with no seek (a seek before every document
+ * dropped stdio's buffer: 30,600 lseek and 18,200 read calls to import 84 MB). */
+#define MEGA_BUF ((size_t)1 << 20)
+
 struct sl_mega_reader {
     sl_mega_index ix;
     FILE *bin;
+    char *bin_buf; /* bin's stdio buffer (glibc takes setvbuf's size only with a buffer given) */
+    uint64_t pos;  /* bin's offset after the last read_tokens, UINT64_MAX: not known */
     char *bin_path;
     unsigned char *raw;
     size_t cap_raw;
@@ -154,6 +161,9 @@ sl_mega_reader *sl_mega_open(const char *prefix, sl_err *err)
         sl_errf(err, "%s: %s", bp, strerror(errno));
         goto fail;
     }
+    r->bin_buf = sl_xmalloc(MEGA_BUF);
+    setvbuf(r->bin, r->bin_buf, _IOFBF, MEGA_BUF);
+    r->pos = UINT64_MAX;
     if (sl_mega_parse_idx((unsigned char *)data, len, (uint64_t)st.st_size, ip, &r->ix, err))
         goto fail;
     free(data);
@@ -182,8 +192,11 @@ static int read_tokens(sl_mega_reader *r, uint64_t byte_off, uint64_t count, uin
         r->cap_raw = nb;
         r->raw = sl_xrealloc(r->raw, nb);
     }
-    if (fseeko(r->bin, (off_t)byte_off, SEEK_SET) || fread(r->raw, 1, nb, r->bin) != nb)
+    if ((r->pos != byte_off && fseeko(r->bin, (off_t)byte_off, SEEK_SET)) || fread(r->raw, 1, nb, r->bin) != nb) {
+        r->pos = UINT64_MAX;
         return sl_errf(err, "%s: offset %llu: unexpected end of file", r->bin_path, (unsigned long long)byte_off);
+    }
+    r->pos = byte_off + nb;
     for (uint64_t i = 0; i < count; i++) {
         if (r->ix.itemsize == 2) {
             dst[i] = sl_get_le16(r->raw + 2 * i);
@@ -241,6 +254,7 @@ void sl_mega_close(sl_mega_reader *r)
         return;
     if (r->bin)
         fclose(r->bin);
+    free(r->bin_buf);
     sl_mega_index_free(&r->ix);
     free(r->bin_path);
     free(r->raw);
@@ -356,6 +370,7 @@ int sl_mega_add_index(sl_mega_writer *w, sl_mega_reader *r, sl_err *err)
         return -1;
     }
     /* copy the .bin */
+    r->pos = UINT64_MAX; /* (read_tokens seeks again after this) */
     if (fseeko(r->bin, 0, SEEK_SET))
         return sl_errf(err, "%s: cannot seek", r->bin_path);
     size_t cap = 1 << 20, n;
