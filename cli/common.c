@@ -77,9 +77,12 @@ static int edit_distance(const char *a, size_t na, const char *b, size_t nb)
 
 const char *sl_cli_closest(const char *w, const char *const *words, size_t n)
 {
-    size_t nw = strlen(w);
+    size_t nw = strlen(w), core = strspn(w, "-");
     const char *best = NULL;
-    int bd = nw >= 7 ? 4 : 3;
+    /* at most a third of the word's letters (the leading dashes not
+     * counted), at least one: '--bogus' is not '--rows' (3 of 5) */
+    core = nw - core;
+    int bd = (core + 1) / 3 > 1 ? (int)(core + 1) / 3 + 1 : 2;
     for (size_t i = 0; i < n; i++) {
         if (!words[i])
             continue;

@@ -17,6 +17,8 @@ expect_fail 2 "did you mean '--append-eos'\?" -- $S tokenize bpe --apend-eos -t 
 expect_fail 2 "did you mean '--split'\?" -- $S tokenize audio --splt 8:1:1
 expect_fail 2 "did you mean '--progress'\?" -- $S read --progrss
 expect_fail 2 "'--zzzzzzzz' \(see 'sluice help shard'\)" -- $S shard --zzzzzzzz
+# no far-fetched hint: 3 letters of 5 changed ('--rows')
+expect_fail 2 "unknown option or missing value: '--bogus' \(see 'sluice help dedup minhash'\)" -- $S dedup minhash --bogus
 # every subcommand's own long options: one letter dropped is still found
 for cmd in read "tokenize bpe" "tokenize dna" pack shard mix "export megatron" merge score filter; do
   opts=$($S help $cmd | grep -oE -- '--[a-z][a-z0-9-]{5,}' | sort -u)
