@@ -32,7 +32,11 @@ static const char help[] =
     "polars' write_ipc) reads the same way, record batch by record batch (a file\n"
     "by its footer, as pyarrow reads it); a folder written by Hugging Face\n"
     "datasets' save_to_disk (state.json, data-*.arrow; or dataset_dict.json and its\n"
-    "splits) is read as its data files in order.\n\n"
+    "splits) is read as its data files in order.\n"
+    "Any other folder is read as the files under it, as pyarrow.dataset finds them:\n"
+    "recursively, in byte order of their paths, names starting with '.' or '_' left\n"
+    "out (.cache, _SUCCESS); a plain-text file beside files of other kinds (a\n"
+    "README.md beside Parquet files) is an error, not a document.\n\n"
     "options:\n"
     "  -f, --field NAME        JSON field that holds the text (default: text); it is\n"
     "                          written as \"text\" (an input field \"text\" is then dropped)\n"
@@ -57,6 +61,7 @@ static const char help[] =
     "  sluice read corpus.tar.zst -o docs.jsonl\n"
     "  sluice read train-00000-of-00099.parquet | sluice tokenize bpe --tokenizer tokenizer.json\n"
     "  sluice read ~/my_dataset --field content      # datasets.save_to_disk folder\n"
+    "  sluice read fineweb/sample/10BT/ -o docs.jsonl # every Parquet file under it\n"
     "  zcat part-*.jsonl.gz | sluice read --field content --on-error skip\n"
     "  sluice read --lines notes.txt.xz | sluice tokenize bpe --tokenizer tokenizer.json\n";
 

@@ -20,13 +20,16 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "stream/arrow_ipc.h"
+#include "stream/parquet.h"
 #include "base/buf.h"
 
 /* Largest archive member held in memory (see the note above). */
@@ -298,6 +301,194 @@ static int member_open(sl_sources *s, struct archive_entry *e, sl_err *err)
 
 /* ---- public API -------------------------------------------------------- */
 
+/* ---- plain folders ------------------------------------------------------ */
+
+/* A plain folder (not a datasets save_to_disk folder) stands for the
+ * regular files under it, in byte order of their names level by level
+ * (so in byte order of their paths), as pyarrow.dataset finds a folder's
+ * files: entries whose names start with '.' or '_' are left out (.cache,
+ * .gitattributes, Spark's _SUCCESS and .crc files), a symbolic link is
+ * followed, a datasets folder inside is its data files. The folder's files
+ * are then sniffed: a plain-text file beside files of other kinds (a
+ * dataset card, README.md, beside Parquet files) would become a document
+ * of its own without a word, so that is an error. */
+#define FOLDER_DEPTH 64
+
+typedef struct folder_walk {
+    char **files;
+    size_t n, cap;
+    dev_t dev[FOLDER_DEPTH];
+    ino_t ino[FOLDER_DEPTH];
+    int depth;
+} folder_walk;
+
+static void walk_push(folder_walk *w, char *path)
+{
+    if (w->n == w->cap) {
+        w->cap = w->cap ? 2 * w->cap : 64;
+        w->files = sl_xrealloc(w->files, w->cap * sizeof *w->files);
+    }
+    w->files[w->n++] = path;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *path_join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    char *p = sl_xmalloc(n + strlen(name) + 2);
+    memcpy(p, dir, n);
+    p[n] = '/';
+    strcpy(p + n + 1, name);
+    return p;
+}
+
+static int folder_walk_dir(folder_walk *w, const char *dir, const struct stat *dst, sl_err *err)
+{
+    for (int i = 0; i < w->depth; i++)
+        if (w->dev[i] == dst->st_dev && w->ino[i] == dst->st_ino)
+            return sl_errf(err, "%s: a symbolic link loop (the folder is inside itself)", dir);
+    if (w->depth == FOLDER_DEPTH)
+        return sl_errf(err, "%s: folders nested more than %d deep", dir, FOLDER_DEPTH);
+    char **sub = NULL;
+    size_t ns = 0;
+    int rc = sl_arrow_dataset_files(dir, &sub, &ns, err);
+    if (rc) { /* a datasets save_to_disk folder inside: its data files */
+        for (size_t i = 0; i < ns; i++)
+            walk_push(w, sub[i]);
+        free(sub);
+        return rc < 0 ? -1 : 0;
+    }
+    DIR *d = opendir(dir);
+    if (!d)
+        return sl_errf(err, "%s: %s", dir, strerror(errno));
+    size_t cap = 0;
+    for (struct dirent *e; (errno = 0, e = readdir(d));) {
+        if (e->d_name[0] == '.' || e->d_name[0] == '_')
+            continue;
+        if (ns == cap) {
+            cap = cap ? 2 * cap : 64;
+            sub = sl_xrealloc(sub, cap * sizeof *sub);
+        }
+        sub[ns++] = sl_xstrdup(e->d_name);
+    }
+    int read_errno = errno;
+    closedir(d);
+    if (read_errno) {
+        sl_list_free(sub, ns);
+        return sl_errf(err, "%s: %s", dir, strerror(read_errno));
+    }
+    qsort(sub, ns, sizeof *sub, by_name);
+    w->dev[w->depth] = dst->st_dev;
+    w->ino[w->depth] = dst->st_ino;
+    w->depth++;
+    rc = 0;
+    for (size_t i = 0; i < ns && rc == 0; i++) {
+        char *p = path_join(dir, sub[i]);
+        struct stat st;
+        if (stat(p, &st) != 0) {
+            rc = sl_errf(err, "%s: %s", p, strerror(errno));
+            free(p);
+        } else if (S_ISDIR(st.st_mode)) {
+            rc = folder_walk_dir(w, p, &st, err);
+            free(p);
+        } else if (S_ISREG(st.st_mode)) {
+            walk_push(w, p);
+        } else {
+            rc = sl_errf(err, "%s: not a regular file or a folder", p);
+            free(p);
+        }
+    }
+    w->depth--;
+    sl_list_free(sub, ns);
+    return rc;
+}
+
+/* What a file's first bytes make it, as the readers decide: "plain text"
+ * for what nothing else claims, NULL for an empty file. */
+static const char *file_kind(const char *path, sl_err *err, int *failed)
+{
+    unsigned char h[512];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : read(fd, h, sizeof h);
+    int e = errno;
+    if (fd >= 0)
+        close(fd);
+    if (n < 0) {
+        *failed = 1;
+        sl_errf(err, "%s: %s", path, strerror(e));
+        return NULL;
+    }
+    size_t k = (size_t)n, i = 0;
+    if (k == 0)
+        return NULL;
+    if (sl_pq_sniff(h, k))
+        return "Parquet";
+    if (sl_arrow_sniff(h, k))
+        return "Arrow";
+    if (sl_compression_sniff(h, k) != SL_COMP_NONE)
+        return "compressed";
+    if (is_archive(h, k))
+        return "archive";
+    while (i < k && isspace(h[i]))
+        i++;
+    return i < k && h[i] == '{' ? "JSON Lines" : "plain text";
+}
+
+/* The files of the plain folder dir, appended to list (a datasets folder
+ * was ruled out by the caller). */
+static int folder_files(const char *dir, const struct stat *st, char ***list, size_t *k, size_t *cap, sl_err *err)
+{
+    folder_walk w = {0};
+    if (folder_walk_dir(&w, dir, st, err) < 0) {
+        sl_list_free(w.files, w.n);
+        return -1;
+    }
+    if (w.n == 0) {
+        free(w.files);
+        return sl_errf(err, "%s: a folder without files to read (names starting with '.' or '_' are left out)", dir);
+    }
+    /* a plain-text file beside files of other kinds */
+    const char *other = NULL, *text = NULL;
+    size_t n_other = 0;
+    int mixed = 0;
+    for (size_t i = 0; i < w.n; i++) {
+        int failed = 0;
+        const char *kind = file_kind(w.files[i], err, &failed);
+        if (failed) {
+            sl_list_free(w.files, w.n);
+            return -1;
+        }
+        if (!kind)
+            continue;
+        if (strcmp(kind, "plain text")) {
+            mixed |= other && strcmp(other, kind);
+            other = other ? other : kind;
+            n_other++;
+        } else if (!text)
+            text = w.files[i];
+    }
+    if (text && n_other) {
+        sl_errf(err, "%s: %s would be read as a plain-text document beside %zu %s file(s)%s; name the files to read",
+                dir, text, n_other, other, mixed ? " and others" : "");
+        sl_list_free(w.files, w.n);
+        return -1;
+    }
+    if (*k + w.n > *cap) {
+        *cap = 2 * *cap + w.n + 8;
+        *list = sl_xrealloc(*list, *cap * sizeof **list);
+    }
+    memcpy(*list + *k, w.files, w.n * sizeof *w.files);
+    *k += w.n;
+    free(w.files);
+    return 0;
+}
+
 int sl_sources_expand(const char *const *paths, size_t n, char ***out, size_t *nout, sl_err *err)
 {
     char **list = NULL;
@@ -306,13 +497,16 @@ int sl_sources_expand(const char *const *paths, size_t n, char ***out, size_t *n
         struct stat st;
         char **files = NULL;
         size_t nf = 0;
-        int rc = strcmp(paths[i], "-") && stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)
-                     ? sl_arrow_dataset_files(paths[i], &files, &nf, err)
-                     : 0;
+        int dir = strcmp(paths[i], "-") && stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode);
+        int rc = dir ? sl_arrow_dataset_files(paths[i], &files, &nf, err) : 0;
+        if (rc == 0 && dir) /* a plain folder: its files */
+            rc = folder_files(paths[i], &st, &list, &k, &cap, err) < 0 ? -1 : 2;
         if (rc < 0) {
             sl_list_free(list, k);
             return -1;
         }
+        if (rc == 2)
+            continue;
         if (k + (rc ? nf : 1) > cap) {
             cap = 2 * cap + nf + 8;
             list = sl_xrealloc(list, cap * sizeof *list);

@@ -85,11 +85,13 @@ mkdir e && : > e/nothing.jsonl && tar -C e -cf emptymember.tar nothing.jsonl
 grep -q 'empty\.txt: empty, no documents' err && grep -q 'emptymember\.tar:nothing\.jsonl: empty' err || fail "no empty warnings: $(cat err)"
 "$SLUICE" read < /dev/null > out.stdin 2> /dev/null && [ ! -s out.stdin ] || fail "empty stdin"
 
-# a missing file (even after a good one), a directory
+# a missing file (even after a good one), a folder with nothing to read
 expect_fail 1 '^sluice: read: missing\.jsonl: No such file or directory$' -- "$SLUICE" read big.jsonl missing.jsonl -o out2.jsonl
 no_file out2.jsonl
 [ ! -s "$T/out" ] || fail "documents printed before the missing-file error"
-expect_fail 1 '^sluice: read: e: is a directory$' -- "$SLUICE" read e -o out2.jsonl
+mkdir -p edir/.cache && echo x > edir/.cache/lock # a folder is its files (tests/cli/read_folder.sh): none here
+expect_fail 1 "^sluice: read: edir: a folder without files to read \\(names starting with '.' or '_' are left out\\)$" \
+  -- "$SLUICE" read edir -o out2.jsonl
 no_file out2.jsonl
 
 # usage errors: exit 2

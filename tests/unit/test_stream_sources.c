@@ -272,10 +272,14 @@ static void test_errors(void **st)
     assert_null(sl_sources_open(paths, 1, &err));
     snprintf(want, sizeof want, "%s: No such file or directory", missing);
     assert_string_equal(err.msg, want);
-    const char *dirs[] = {tmpdir};
+    const char *empty = tpath("emptydir");
+    assert_int_equal(mkdir(empty, 0755), 0);
+    const char *dirs[] = {empty};
     assert_null(sl_sources_open(dirs, 1, &err));
-    snprintf(want, sizeof want, "%s: is a directory", tmpdir);
+    snprintf(want, sizeof want, "%s: a folder without files to read (names starting with '.' or '_' are left out)",
+             empty);
     assert_string_equal(err.msg, want);
+    rmdir(empty);
 
     /* a tar cut inside its second member: the first is fine, then an error
      * naming the archive and the member */

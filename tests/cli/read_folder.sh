@@ -1,0 +1,74 @@
+# A plain folder given to a document-reading stage stands for the files under
+# it, found as pyarrow.dataset finds a folder's files: recursively, in byte
+# order of their paths, names starting with '.' or '_' left out (.cache,
+# .gitattributes, Spark's _SUCCESS), symbolic links followed. The order was
+# checked against pyarrow 26.0.1: ds.dataset("tree", format="parquet").files
+# lists tree/Z.parquet, tree/a/000.parquet, tree/a/001.parquet,
+# tree/a/sub/x.parquet, tree/b/000.parquet for the same layout of names.
+# Each file's rows are pyarrow's (tests/data/parquet/fw.expected.jsonl, from
+# make_fixtures.py), so the folder must read as that file five times over.
+. "$SRC/tests/cli/lib.sh"
+P="$DATA/parquet"
+cd "$T"
+mkdir -p tree/a/sub tree/b tree/.cache/huggingface tree/_tmp ext
+cp "$P/fw_brotli_plain_v2.parquet" tree/Z.parquet
+cp "$P/fw_duckdb.parquet" tree/a/000.parquet
+cp "$P/fw_delta.parquet" tree/a/001.parquet
+cp "$P/fw_delta_v2.parquet" tree/a/sub/x.parquet
+cp "$P/fw_duckdb_snappy.parquet" tree/b/000.parquet
+cp "$P/fw_brotli_dict_v2_stats.parquet" ext/linked.parquet
+ln -s ../ext tree/c                              # a linked folder is read
+echo "lock" > tree/.cache/huggingface/x.lock     # hidden: left out
+echo "*.parquet filter=lfs" > tree/.gitattributes
+: > tree/_SUCCESS                                # Spark's marker: left out
+echo "not a corpus" > tree/_tmp/notes.txt
+
+for _ in 1 2 3 4 5 6; do cat "$P/fw.expected.jsonl"; done > expected.jsonl
+"$SLUICE" read -q tree > out.jsonl || fail "read of a folder failed"
+cmp -s out.jsonl expected.jsonl || fail "read of a folder differs from its files' rows in path order"
+"$SLUICE" read -q tree/Z.parquet tree/a/000.parquet tree/a/001.parquet tree/a/sub/x.parquet tree/b/000.parquet \
+  tree/c/linked.parquet > named.jsonl
+cmp -s out.jsonl named.jsonl || fail "read of a folder differs from read of its files named in order"
+"$SLUICE" read -q tree/ | cmp -s - out.jsonl || fail "a trailing slash changed the output"
+
+# parts of a folder give the whole in order
+for r in 0 1 2; do "$SLUICE" read -q --part $r/3 tree; done > parts.jsonl
+cmp -s parts.jsonl out.jsonl || fail "--part R/3 of a folder do not add up to the folder"
+
+# every stage that reads documents takes a folder
+"$SLUICE" tokenize char -q -o a.tok tree || fail "tokenize char over a folder failed"
+"$SLUICE" tokenize char -q -o b.tok named.jsonl
+cmp -s a.tok b.tok || fail "tokenize char over a folder differs from its JSON Lines"
+
+# a dataset card beside the data would become a document: an error, no output
+echo "# FineWeb sample" > tree/README.md
+expect_fail 1 "read: tree: tree/README.md would be read as a plain-text document beside 6 Parquet file\(s\); name the files to read" \
+  -- "$SLUICE" read -q tree -o card.jsonl
+no_file card.jsonl
+# ... but a folder of plain text is plain text, README or not
+mkdir -p texts/sub
+printf 'one\n' > texts/b.txt
+printf 'two\n' > texts/sub/a.txt
+printf '# notes\n' > texts/README.md
+"$SLUICE" read -q texts | grep -o '"id":"[^"]*"' | tr '\n' ' ' > ids.txt
+[ "$(cat ids.txt)" = '"id":"texts/README.md:1" "id":"texts/b.txt:1" "id":"texts/sub/a.txt:1" ' ] ||
+  fail "a folder of plain text: $(cat ids.txt)"
+# JSON Lines beside compressed JSON Lines
+mkdir -p jl
+head -n 3 "$P/fw.expected.jsonl" > jl/0.jsonl
+tail -n 2 "$P/fw.expected.jsonl" | zstd -q > jl/1.jsonl.zst
+"$SLUICE" read -q jl | wc -l | grep -qx 5 || fail "a folder of .jsonl and .jsonl.zst files"
+
+# what cannot be read is named
+rm tree/README.md
+ln -s .. tree/a/loop
+expect_fail 1 "read: tree/a/loop: a symbolic link loop" -- "$SLUICE" read -q tree
+rm tree/a/loop
+mkdir -p empty/.hidden
+echo x > empty/.hidden/f.txt
+expect_fail 1 "read: empty: a folder without files to read \(names starting with '.' or '_' are left out\)" \
+  -- "$SLUICE" read -q empty
+mkfifo tree/a/pipe
+expect_fail 1 "read: tree/a/pipe: not a regular file or a folder" -- "$SLUICE" read -q tree
+rm tree/a/pipe
+true
