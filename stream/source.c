@@ -383,7 +383,8 @@ static int folder_walk_dir(folder_walk *w, const char *dir, const struct stat *d
         sl_list_free(sub, ns);
         return sl_errf(err, "%s: %s", dir, strerror(read_errno));
     }
-    qsort(sub, ns, sizeof *sub, by_name);
+    if (ns > 1)
+        qsort(sub, ns, sizeof *sub, by_name);
     w->dev[w->depth] = dst->st_dev;
     w->ino[w->depth] = dst->st_ino;
     w->depth++;
