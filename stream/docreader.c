@@ -71,6 +71,12 @@ struct sl_docreader {
     uint64_t line;  /* lines consumed in this source */
     uint64_t ndoc;  /* documents produced from this source */
     int ws_dropped; /* blank lines before the first non-blank byte were dropped (detect) */
+    /* A JSON array of objects read as JSON Lines (jarr_scan): its bytes are
+     * rewritten in place as they are read, one for one, so that each
+     * element is a line. jarr: 0 off, else the state below; jdepth: depth
+     * inside the element; jpos: bytes of the source seen (for messages). */
+    int jarr, jstr, jesc;
+    uint64_t jdepth, jpos, jbase; /* jbase: st.bytes when the source started */
     sl_docreader_stats st;
     unsigned warnings;
     sl_batch batch;
@@ -89,6 +95,88 @@ static int is_ws(char c)
 }
 
 /* ---- buffered reading of the current source ---------------------------- */
+
+/* ---- a JSON array of objects as JSON Lines ----------------------------- */
+
+/* A source whose first bytes are '[' and then '{' (whitespace between) is a
+ * JSON array of documents, as Hugging Face datasets' json loader reads one.
+ * Its bytes are rewritten in place, one for one, as they arrive: the
+ * opening '[' and the closing ']' become spaces, each ',' between elements
+ * a '\n', and a line end inside an element a space (JSON allows one only
+ * as whitespace there). So each element is a line of JSON Lines, read by
+ * the JSON Lines path with its checks, and an element's number is its
+ * line's. What is not an array (a missing ',', one too many, bytes after
+ * the ']', no ']') is an error naming the byte. */
+enum { JA_OFF, JA_VALUE, JA_FIRST, JA_IN, JA_AFTER, JA_END };
+
+static int jarr_scan(sl_docreader *r, size_t from, sl_err *err)
+{
+    char *p = r->buf;
+    for (size_t i = from; i < r->end; i++, r->jpos++) {
+        char c = p[i];
+        if (r->jarr == JA_IN) {
+            if (r->jstr) {
+                if (r->jesc)
+                    r->jesc = 0;
+                else if (c == '\\')
+                    r->jesc = 1;
+                else if (c == '"')
+                    r->jstr = 0;
+                continue;
+            }
+            if (c == '"')
+                r->jstr = 1;
+            else if (c == '{' || c == '[')
+                r->jdepth++;
+            else if ((c == '}' || c == ']') && r->jdepth > 0 && --r->jdepth == 0)
+                r->jarr = JA_AFTER;
+            else if (r->jdepth == 0 && (c == ',' || c == ']' || is_ws(c))) {
+                r->jarr = JA_AFTER; /* the end of a scalar element: read again as after one */
+                i--, r->jpos--;
+            } else if (c == '\n' || c == '\r')
+                p[i] = ' ';
+            continue;
+        }
+        if (is_ws(c)) {
+            p[i] = ' ';
+            continue;
+        }
+        switch (r->jarr) {
+        case JA_FIRST: /* after '[' */
+        case JA_VALUE: /* after ',' */
+            if (c == ']' && r->jarr == JA_FIRST) {
+                p[i] = ' ';
+                r->jarr = JA_END;
+                continue;
+            }
+            if (c == ',' || c == ']')
+                return sl_errf(err, "%s: byte %llu: '%c' where a JSON array's element should be", r->name,
+                               (unsigned long long)r->jpos, c);
+            r->jarr = JA_IN;
+            r->jdepth = 0;
+            i--, r->jpos--; /* the element's first byte, read in JA_IN */
+            continue;
+        case JA_AFTER:
+            if (c == ',') {
+                p[i] = '\n';
+                r->jarr = JA_VALUE;
+            } else if (c == ']') {
+                p[i] = ' ';
+                r->jarr = JA_END;
+            } else
+                return sl_errf(err, "%s: byte %llu: ',' or ']' expected after a JSON array's element", r->name,
+                               (unsigned long long)r->jpos);
+            continue;
+        default: /* JA_END */
+            return sl_errf(err, "%s: byte %llu: bytes after the end of the JSON array", r->name,
+                           (unsigned long long)r->jpos);
+        }
+    }
+    if (r->eof && r->jarr != JA_END)
+        return sl_errf(err, "%s: byte %llu: the JSON array is not closed (no ']')", r->name,
+                       (unsigned long long)r->jpos);
+    return 0;
+}
 
 /* Reads the next chunk into the buffer, first dropping consumed bytes. The
  * buffer grows only while an unfinished line/document needs it. */
@@ -118,7 +206,7 @@ static int fill(sl_docreader *r, sl_err *err)
         r->eof = 1;
     r->end += (size_t)got;
     r->st.bytes += (uint64_t)got;
-    return 0;
+    return r->jarr ? jarr_scan(r, r->end - (size_t)got, err) : 0;
 }
 
 /* Next line without its '\n' (a '\r' before it is removed too). Returns 1
@@ -599,6 +687,41 @@ static int detect(sl_docreader *r, sl_err *err)
         }
         while (bom_checked && r->start + i < r->end && is_ws(r->buf[r->start + i]))
             i++;
+        if (bom_checked && r->start + i < r->end && r->buf[r->start + i] == '[' && r->o.format != SL_DOCS_TEXT) {
+            /* a JSON array of objects? ('[' then '{'); a text may start with '[' */
+            size_t j = r->start + i + 1;
+            while (j < r->end && is_ws(r->buf[j]))
+                j++;
+            if (j == r->end && !r->eof) {
+                if (fill(r, err) < 0)
+                    return -1;
+                continue;
+            }
+            size_t k = j + 1; /* "[]" and nothing else: an empty array */
+            while (j < r->end && r->buf[j] == ']' && k < r->end && is_ws(r->buf[k]))
+                k++;
+            if (j < r->end && r->buf[j] == ']' && k == r->end) {
+                if (!r->eof) {
+                    if (fill(r, err) < 0)
+                        return -1;
+                    continue;
+                }
+                if (!r->o.quiet)
+                    sl_log(SL_LOG_WARNING, NULL, "%s: an empty JSON array, no documents", r->name);
+                r->mode = M_DONE;
+                return 0;
+            }
+            if (j < r->end && r->buf[j] == '{') {
+                r->jarr = JA_FIRST;
+                r->jpos = r->st.bytes - r->jbase - (r->end - (r->start + i)); /* the '[' */
+                r->buf[r->start + i] = ' ';
+                r->jpos++;
+                if (jarr_scan(r, r->start + i + 1, err) < 0)
+                    return -1;
+                r->mode = M_JSONL;
+                return 0;
+            }
+        }
         if (bom_checked && r->start + i < r->end) {
             int jsonl = r->o.format == SL_DOCS_JSONL || (r->o.format == SL_DOCS_AUTO && r->buf[r->start + i] == '{');
             r->mode = jsonl ? M_JSONL : r->o.lines ? M_LINES : M_TEXT;
@@ -859,6 +982,9 @@ int sl_docreader_next(sl_docreader *r, sl_textdoc *doc, sl_err *err)
             r->eof = 0;
             r->line = r->ndoc = 0;
             r->ws_dropped = 0;
+            r->jarr = r->jstr = r->jesc = 0;
+            r->jdepth = r->jpos = 0;
+            r->jbase = r->st.bytes;
             const sl_slice *pc = sl_sources_slice(r->src);
             if (pc && (pc->kind == SL_DOCS_PARQUET || pc->kind == SL_DOCS_ARROW)) { /* row groups, record batches */
                 r->mode = pc->kind == SL_DOCS_ARROW ? M_ARROW : M_PARQUET;
@@ -971,6 +1097,8 @@ int sl_docreader_cut(void *ctx, const char *path, int *kind, sl_err *err)
         i++;
     if (i == n)
         return SL_CUT_WHOLE; /* only blanks in the first bytes */
+    if (head[i] == '[' && o->format != SL_DOCS_TEXT)
+        return SL_CUT_WHOLE; /* maybe a JSON array (detect): read whole */
     int jsonl = o->format == SL_DOCS_JSONL || (o->format == SL_DOCS_AUTO && head[i] == '{');
     if (jsonl && !o->skip_bad_json) {
         *kind = SL_DOCS_JSONL;

@@ -438,6 +438,13 @@ static const char *file_kind(const char *path, sl_err *err, int *failed)
         return "archive";
     while (i < k && isspace(h[i]))
         i++;
+    if (i < k && h[i] == '[') { /* a JSON array of objects (docreader.c) */
+        size_t j = i + 1;
+        while (j < k && isspace(h[j]))
+            j++;
+        if (j < k && h[j] == '{')
+            return "JSON";
+    }
     return i < k && h[i] == '{' ? "JSON Lines" : "plain text";
 }
 
