@@ -423,6 +423,29 @@ static int fast_json_line(const sl_docreader *r, jslot *s, const char *p, size_t
     return 1;
 }
 
+/* "a, b, c" for a message: an object's first keys, control bytes as '?'
+ * (a message is one line), each cut at 32 bytes, at most 8 of them */
+static void key_list(const sl_json *o, char *out, size_t cap)
+{
+    size_t k = 0;
+    out[0] = 0;
+    for (size_t i = 0; i < o->n && i < 8; i++) {
+        const sl_json *key = o->keys[i];
+        size_t len = key->str_len < 32 ? key->str_len : 32;
+        while (len < key->str_len && len > 0 && ((unsigned char)key->str[len] & 0xC0) == 0x80)
+            len--; /* (not inside a character) */
+        if (k + len + 8 >= cap)
+            break;
+        if (i)
+            k += (size_t)snprintf(out + k, cap - k, ", ");
+        for (size_t j = 0; j < len; j++)
+            out[k++] = (unsigned char)key->str[j] < 0x20 || key->str[j] == 0x7f ? '?' : key->str[j];
+        out[k] = 0;
+    }
+    if (o->n > 8 && k + 5 < cap)
+        snprintf(out + k, cap - k, ", ...");
+}
+
 static void parse_json_line(const sl_docreader *r, jslot *s, const char *p, size_t n, int dom)
 {
     sl_textdoc *d = &s->d;
@@ -468,9 +491,12 @@ static void parse_json_line(const sl_docreader *r, jslot *s, const char *p, size
     const sl_json *id = root->type == SL_JSON_OBJECT ? sl_json_get(root, "id") : NULL;
     if (root->type != SL_JSON_OBJECT)
         sl_err_set(err, SL_E_FORMAT, NULL, "%s:%llu: not a JSON object", r->name, line);
-    else if (!text)
-        sl_err_set(err, SL_E_FORMAT, NULL, "%s:%llu: no \"%s\" field", r->name, line, r->o.field);
-    else if (text->type != SL_JSON_STRING)
+    else if (!text) {
+        char keys[400];
+        key_list(root, keys, sizeof keys);
+        sl_err_set(err, SL_E_FORMAT, NULL, "%s:%llu: no \"%s\" field (%s%s)%s", r->name, line, r->o.field,
+                   root->n ? "fields: " : "an empty object", keys, root->n ? "; --field names the text's" : "");
+    } else if (text->type != SL_JSON_STRING)
         sl_err_set(err, SL_E_FORMAT, NULL, "%s:%llu: field \"%s\" is not a string", r->name, line, r->o.field);
     else if (id && id->type != SL_JSON_STRING && id->type != SL_JSON_NUMBER && id->type != SL_JSON_NULL)
         sl_err_set(err, SL_E_FORMAT, NULL, "%s:%llu: field \"id\" is not a string or a number", r->name, line);

@@ -70,8 +70,17 @@ printf '{"text":"a"}\n{"text":"b",}\n{"text":"c"}\n{"txt":"d"}\n' > bad.jsonl
 expect_fail 1 '^sluice: read: bad\.jsonl:2: offset [0-9]+: ' -- "$SLUICE" read bad.jsonl -o out2.jsonl
 no_file out2.jsonl
 "$SLUICE" read --on-error skip bad.jsonl 2> err | diff - <(printf '{"id":"bad.jsonl:1","text":"a"}\n{"id":"bad.jsonl:2","text":"c"}\n')
-grep -q 'bad\.jsonl:2: .*(line skipped)' err && grep -q 'bad\.jsonl:4: no "text" field (line skipped)' err \
+grep -q 'bad\.jsonl:2: .*(line skipped)' err && grep -q 'bad\.jsonl:4: no "text" field (fields: txt); --field names the text.s (line skipped)' err \
   && grep -q '^sluice: read: warning: 2 malformed line(s) skipped$' err || fail "skip warnings: $(cat err)"
+# no text field: the line's fields are named (8 at most, 32 bytes each, control bytes as '?')
+printf '{}\n' > e0.jsonl
+expect_fail 1 '^sluice: read: e0\.jsonl:1: no "text" field \(an empty object\)$' -- "$SLUICE" read e0.jsonl
+printf '{"a":1,"b\\n":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9}\n' > many.jsonl
+expect_fail 1 '^sluice: read: many\.jsonl:1: no "text" field \(fields: a, b\?, c, d, e, f, g, h, \.\.\.\); --field names the text.s$' \
+  -- "$SLUICE" read many.jsonl
+printf '{"%s%s":1}\n' 0123456789abcdefghijklmnopqrstu é > long.jsonl # the 33rd byte inside "é"
+expect_fail 1 '^sluice: read: long\.jsonl:1: no "text" field \(fields: 0123456789abcdefghijklmnopqrstu\); ' \
+  -- "$SLUICE" read long.jsonl
 
 # empty inputs are valid and give no documents (with a warning): plain, an
 # empty archive, an empty member. (A compressed empty file, `gzip < /dev/null`,

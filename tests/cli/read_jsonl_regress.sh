@@ -19,7 +19,7 @@ sed -n 7p regress_input.jsonl > id.jsonl
 expect_fail 1 '^sluice: read: id\.jsonl:1: field "id" is not a string or a number$' -- "$SLUICE" read id.jsonl -o out2.jsonl
 no_file out2.jsonl
 sed -n 8p regress_input.jsonl > nf.jsonl
-expect_fail 1 '^sluice: read: nf\.jsonl:1: no "text" field$' -- "$SLUICE" read nf.jsonl -o out2.jsonl
+expect_fail 1 '^sluice: read: nf\.jsonl:1: no "text" field \(fields: __float__\); --field names the text.s$' -- "$SLUICE" read nf.jsonl -o out2.jsonl
 no_file out2.jsonl
 
 # --max-doc-bytes bounds each line, also the blank lines before the first document and those

@@ -193,7 +193,7 @@ static void test_jsonl_bad_lines_skipped(void **st)
     static const struct {
         const char *body, *what;
     } bad[] = {
-        {"{\"txt\":\"c\"}\n", ":1: no \"text\" field"},
+        {"{\"txt\":\"c\"}\n", ":1: no \"text\" field (fields: txt); --field names the text's"},
         {"{\"text\":3}\n", ":1: field \"text\" is not a string"},
         {"{\"text\":\"e\",\"id\":[1]}\n", ":1: field \"id\" is not a string or a number"},
         {"[1,2]\n", ":1: not a JSON object"},
