@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "stream/io.h"
+#include "stream/source.h"
 #include "stream/tokstream.h"
 
 void sl_cli_print_help(const sl_command *cmd, FILE *f)
@@ -139,6 +140,7 @@ void sl_cli_common(sl_cli *cli, int opt, const char *arg)
                               optarg < arg + strlen(arg)
                           ? optarg + 1
                           : optarg;
+        sl_sources_output(cli->output); /* a folder read must not hold it */
         return;
     case '@':
         cli->threads = (int)sl_cli_int(cli, "--threads", optarg, 1, 4096);

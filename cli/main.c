@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "stream/source.h"
 #include "kernels/backend.h"
 #include "stream/io.h"
 #include "base/log.h"
@@ -266,6 +267,7 @@ int main(int argc, char **argv)
     opterr = 0; /* sl_cli_common reports unknown options in our own format */
     sl_cli cli = {.cmd = c, .output = "-", .threads = 0, .quiet = 0, .progress = -1};
     sl_io_set_reporter(c->name, &cli.quiet);
+    sl_sources_output("-"); /* until -o names a file: what inputs may not be (stream/source.h) */
     int rc = c->run(&cli, argc - off, argv + off);
     sl_output_abort_all(); /* anything not committed is not complete */
     fflush(stdout);

@@ -314,7 +314,25 @@ static int member_open(sl_sources *s, struct archive_entry *e, sl_err *err)
  * of its own without a word, so that is an error. */
 #define FOLDER_DEPTH 64
 
+/* The file this process writes (sl_sources_output): a folder read as its
+ * files must not hold it, or a second run would read the first one's output. */
+static struct {
+    int set, to_stdout;
+    dev_t dev;
+    ino_t ino;
+    char *path;
+} out_file;
+
+void sl_sources_output(const char *path)
+{
+    free(out_file.path);
+    out_file.to_stdout = path && !strcmp(path, "-");
+    out_file.path = path && *path && !out_file.to_stdout ? sl_xstrdup(path) : NULL;
+    out_file.set = 0;
+}
+
 typedef struct folder_walk {
+    const char *root; /* the folder named */
     char **files;
     size_t n, cap;
     dev_t dev[FOLDER_DEPTH];
@@ -399,6 +417,14 @@ static int folder_walk_dir(folder_walk *w, const char *dir, const struct stat *d
             rc = folder_walk_dir(w, p, &st, err);
             free(p);
         } else if (S_ISREG(st.st_mode)) {
+            if (out_file.set && st.st_dev == out_file.dev && st.st_ino == out_file.ino) {
+                rc = sl_errf(err,
+                             "%s: the folder holds %s, the output of this run (an earlier run's?); write it "
+                             "elsewhere or name the files to read",
+                             w->root, p);
+                free(p);
+                continue;
+            }
             walk_push(w, p);
         } else {
             rc = sl_errf(err, "%s: not a regular file or a folder", p);
@@ -452,7 +478,13 @@ static const char *file_kind(const char *path, sl_err *err, int *failed)
  * was ruled out by the caller). */
 static int folder_files(const char *dir, const struct stat *st, char ***list, size_t *k, size_t *cap, sl_err *err)
 {
-    folder_walk w = {0};
+    folder_walk w = {.root = dir};
+    struct stat ost;
+    out_file.set = out_file.path && stat(out_file.path, &ost) == 0 && S_ISREG(ost.st_mode);
+    if (out_file.set) {
+        out_file.dev = ost.st_dev;
+        out_file.ino = ost.st_ino;
+    }
     if (folder_walk_dir(&w, dir, st, err) < 0) {
         sl_list_free(w.files, w.n);
         return -1;
@@ -555,13 +587,20 @@ static sl_sources *sources_open(const char *const *paths, int n, sl_err *err)
         n = 1;
     }
     /* Fail before reading anything when a named file cannot be opened, so a
-     * typo in the last argument does not surface after minutes of output. */
+     * typo in the last argument does not surface after minutes of output. A
+     * file that is also the standard output the run writes (`> FILE` or
+     * `>> FILE` in the shell) would be read while it grows: refused, as cat
+     * refuses it. */
+    struct stat so;
+    int so_file = out_file.to_stdout && fstat(STDOUT_FILENO, &so) == 0 && S_ISREG(so.st_mode);
     for (int i = 0; i < n; i++) {
         struct stat st;
         if (!strcmp(paths[i], "-"))
             continue;
         if (stat(paths[i], &st) != 0 || access(paths[i], R_OK) != 0)
             return sl_errf(err, "%s: %s", paths[i], strerror(errno)), NULL;
+        if (so_file && st.st_dev == so.st_dev && st.st_ino == so.st_ino)
+            return sl_errf(err, "%s: input file is the output file (the standard output)", paths[i]), NULL;
         if (S_ISDIR(st.st_mode))
             return sl_errf(err, "%s: is a directory", paths[i]), NULL;
     }

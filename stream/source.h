@@ -25,6 +25,11 @@ void sl_sources_close(sl_sources *s);
 /* The paths with every `datasets.save_to_disk` folder among them replaced by
  * its data files in order (stream/arrow_ipc.h); *out malloc'd (sl_list_free). */
 int sl_sources_expand(const char *const *paths, size_t n, char ***out, size_t *nout, sl_err *err);
+/* The file this process writes ("-": the standard output; NULL: none
+ * known, the default): a folder read as its files that holds it, and an
+ * input that is the standard output when that is a file, are errors (the
+ * CLI sets it: "-", or the -o FILE). */
+void sl_sources_output(const char *path);
 
 /* The sources of the pieces of a part (stream/partition.h): a whole file as
  * sl_sources_open gives it, a range of a plain file as one source named by

@@ -59,6 +59,24 @@ head -n 3 "$P/fw.expected.jsonl" > jl/0.jsonl
 tail -n 2 "$P/fw.expected.jsonl" | zstd -q > jl/1.jsonl.zst
 "$SLUICE" read -q jl | wc -l | grep -qx 5 || fail "a folder of .jsonl and .jsonl.zst files"
 
+# a run's own output inside the folder: not read back on a second run
+mkdir -p own
+cp "$P/fw_duckdb.parquet" own/a.parquet
+"$SLUICE" read -q own -o own/all.jsonl || fail "read of a folder into a file in it failed"
+cmp -s own/all.jsonl "$P/fw.expected.jsonl" || fail "the first run into the folder"
+expect_fail 1 "^sluice: read: own: the folder holds own/all.jsonl, the output of this run \(an earlier run's\?\); write it elsewhere or name the files to read$" \
+  -- "$SLUICE" read -q own -o own/all.jsonl
+cmp -s own/all.jsonl "$P/fw.expected.jsonl" || fail "the refused second run changed its output"
+# the standard output redirected into an input (as cat refuses it)
+expect_fail 1 "^sluice: read: own/x.jsonl: input file is the output file \(the standard output\)$" \
+  -- bash -c "exec '$SLUICE' read -q own > own/x.jsonl"
+rm -f own/x.jsonl
+cp own/all.jsonl grow.jsonl
+expect_fail 1 "^sluice: read: grow.jsonl: input file is the output file \(the standard output\)$" \
+  -- bash -c "exec '$SLUICE' read -q grow.jsonl >> grow.jsonl"
+cmp -s grow.jsonl own/all.jsonl || fail "a refused '>>' run changed its input"
+"$SLUICE" read -q grow.jsonl -o grow.jsonl || fail "-o naming the input (written beside, renamed) was refused"
+
 # what cannot be read is named
 rm tree/README.md
 ln -s .. tree/a/loop
