@@ -308,10 +308,11 @@ static int member_open(sl_sources *s, struct archive_entry *e, sl_err *err)
  * (so in byte order of their paths), as pyarrow.dataset finds a folder's
  * files: entries whose names start with '.' or '_' are left out (.cache,
  * .gitattributes, Spark's _SUCCESS and .crc files), a symbolic link is
- * followed, a datasets folder inside is its data files. The folder's files
- * are then sniffed: a plain-text file beside files of other kinds (a
- * dataset card, README.md, beside Parquet files) would become a document
- * of its own without a word, so that is an error. */
+ * followed, a datasets folder inside is its data files. Unless every name
+ * says what its file holds (data_name), the files are then sniffed: a
+ * plain-text file beside files of other kinds (a dataset card, README.md,
+ * beside Parquet files) would become a document of its own without a
+ * word, so that is an error. */
 #define FOLDER_DEPTH 64
 
 /* The file this process writes (sl_sources_output): a folder read as its
