@@ -1122,9 +1122,14 @@ int sl_docreader_cut(void *ctx, const char *path, int *kind, sl_err *err)
     while (i < n && is_ws((char)head[i]))
         i++;
     if (i == n)
-        return SL_CUT_WHOLE; /* only blanks in the first bytes */
-    if (head[i] == '[' && o->format != SL_DOCS_TEXT)
-        return SL_CUT_WHOLE; /* maybe a JSON array (detect): read whole */
+        return SL_CUT_WHOLE;                           /* only blanks in the first bytes */
+    if (head[i] == '[' && o->format != SL_DOCS_TEXT) { /* a JSON array (detect)? read whole */
+        size_t j = i + 1;
+        while (j < n && is_ws((char)head[j]))
+            j++;
+        if (j == n || head[j] == '{' || head[j] == ']')
+            return SL_CUT_WHOLE;
+    }
     int jsonl = o->format == SL_DOCS_JSONL || (o->format == SL_DOCS_AUTO && head[i] == '{');
     if (jsonl && !o->skip_bad_json) {
         *kind = SL_DOCS_JSONL;
