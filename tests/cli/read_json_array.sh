@@ -66,4 +66,9 @@ expect_fail 1 "^sluice: read: r.json:1: " -- "$SLUICE" read -q r.json
 # --part gives the whole array to one part
 for r in 0 1 2; do "$SLUICE" read -q --part $r/3 a2.json; done > parts.jsonl
 "$SLUICE" read -q a2.json | cmp -s - parts.jsonl || fail "--part R/3 of a JSON array"
+# ... while a text that starts with '[' is still cut by lines
+for i in $(seq 1 3000); do echo "[line $i] text"; done > br.txt
+for r in 0 1 2; do "$SLUICE" read -q --lines --part $r/3 br.txt > br.$r; done
+[ -s br.0 ] && [ -s br.1 ] && [ -s br.2 ] || fail "a text starting with '[' was not cut into parts"
+cat br.0 br.1 br.2 | cmp -s - <("$SLUICE" read -q --lines br.txt) || fail "--lines --part of a text starting with '['"
 true
