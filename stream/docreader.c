@@ -684,6 +684,27 @@ static int sniff_needs_more(const char *p, size_t n)
     return !memcmp(p, "ARRO", 4) && n < 6;
 }
 
+/* 1 when the source's second line, in the bytes read so far, is a JSON
+ * object to the eye ('{' ... '}'): a JSON Lines file whose first line was
+ * cut (split -b) would else become plain text without a word. */
+static int json_after_first_line(const sl_docreader *r)
+{
+    const char *b = r->buf + r->start, *e = r->buf + r->end;
+    const char *nl = memchr(b, '\n', (size_t)(e - b));
+    if (!nl)
+        return 0;
+    const char *q = nl + 1, *end = memchr(q, '\n', (size_t)(e - q));
+    if (!end)
+        end = r->eof ? e : NULL;
+    if (!end)
+        return 0;
+    while (q < end && is_ws(*q))
+        q++;
+    while (end > q && is_ws(end[-1]))
+        end--;
+    return end - q >= 2 && *q == '{' && end[-1] == '}';
+}
+
 /* Decides the format of a new source from its first non-whitespace byte. */
 static int detect(sl_docreader *r, sl_err *err)
 {
@@ -751,6 +772,11 @@ static int detect(sl_docreader *r, sl_err *err)
         if (bom_checked && r->start + i < r->end) {
             int jsonl = r->o.format == SL_DOCS_JSONL || (r->o.format == SL_DOCS_AUTO && r->buf[r->start + i] == '{');
             r->mode = jsonl ? M_JSONL : r->o.lines ? M_LINES : M_TEXT;
+            if (!jsonl && r->o.format == SL_DOCS_AUTO && !r->o.quiet && json_after_first_line(r))
+                sl_log(SL_LOG_WARNING, NULL,
+                       "%s: read as plain text, but the lines after its first are JSON objects (JSON Lines cut "
+                       "inside a line?); --format jsonl reads it as JSON Lines",
+                       r->name);
             return 0;
         }
         if (r->eof) {

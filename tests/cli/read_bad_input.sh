@@ -72,6 +72,15 @@ no_file out2.jsonl
 "$SLUICE" read --on-error skip bad.jsonl 2> err | diff - <(printf '{"id":"bad.jsonl:1","text":"a"}\n{"id":"bad.jsonl:2","text":"c"}\n')
 grep -q 'bad\.jsonl:2: .*(line skipped)' err && grep -q 'bad\.jsonl:4: no "text" field (fields: txt); --field names the text.s (line skipped)' err \
   && grep -q '^sluice: read: warning: 2 malformed line(s) skipped$' err || fail "skip warnings: $(cat err)"
+# JSON Lines whose first line was cut (split -b): read as text, but said so
+printf 'xt":"cut"}\n{"text":"b"}\n{"text":"c"}\n' > cut.jsonl
+"$SLUICE" read cut.jsonl > out.cut 2> err || fail "a cut JSON Lines file failed"
+grep -q "^sluice: warning: cut.jsonl: read as plain text, but the lines after its first are JSON objects (JSON Lines cut inside a line?); --format jsonl reads it as JSON Lines$" err ||
+  fail "no warning for a JSON Lines file cut inside its first line: $(cat err)"
+[ "$(wc -l < out.cut)" = 1 ] || fail "the cut file was not one plain-text document"
+"$SLUICE" read -q --format jsonl --on-error skip cut.jsonl | grep -c '"text":"[bc]"' | grep -qx 2 || fail "--format jsonl of a cut file"
+printf 'def f():\n    return {}\n' > code.py
+"$SLUICE" read code.py > /dev/null 2> err && [ ! -s err ] || fail "a warning for plain text: $(cat err)"
 # no text field: the line's fields are named (8 at most, 32 bytes each, control bytes as '?')
 printf '{}\n' > e0.jsonl
 expect_fail 1 '^sluice: read: e0\.jsonl:1: no "text" field \(an empty object\)$' -- "$SLUICE" read e0.jsonl
