@@ -446,6 +446,53 @@ static void key_list(const sl_json *o, char *out, size_t cap)
         snprintf(out + k, cap - k, ", ...");
 }
 
+/* --field a.b.c where the line has no key of that name: the text in
+ * nested objects, as a dotted path reaches into a Parquet struct. chain[i]
+ * is the value at segment i (the last, the text); NULL when a segment is
+ * missing or its parent is no object. */
+#define FIELD_DEPTH 16
+static const sl_json *dotted_field(const sl_json *root, const char *field, const sl_json **chain, size_t *depth)
+{
+    const sl_json *o = root;
+    char seg[256];
+    *depth = 0;
+    for (const char *f = field;;) {
+        size_t k = strcspn(f, ".");
+        if (k >= sizeof seg || *depth == FIELD_DEPTH || o->type != SL_JSON_OBJECT)
+            return NULL;
+        memcpy(seg, f, k);
+        seg[k] = 0;
+        o = sl_json_get(o, seg);
+        if (!o)
+            return NULL;
+        chain[(*depth)++] = o;
+        if (!f[k])
+            return o;
+        f += k + 1;
+    }
+}
+
+/* obj written without the text at the end of chain[level..depth) */
+static void put_without(sl_buf *b, const sl_json *obj, const sl_json *const *chain, size_t level, size_t depth)
+{
+    sl_buf_putc(b, '{');
+    int first = 1;
+    for (size_t i = 0; i < obj->n; i++) {
+        if (obj->kids[i] == chain[level] && level + 1 == depth)
+            continue;
+        if (!first)
+            sl_buf_putc(b, ',');
+        first = 0;
+        sl_json_put_str(b, obj->keys[i]->str, obj->keys[i]->str_len);
+        sl_buf_putc(b, ':');
+        if (obj->kids[i] == chain[level])
+            put_without(b, obj->kids[i], chain, level + 1, depth);
+        else
+            sl_json_put_value(b, obj->kids[i]);
+    }
+    sl_buf_putc(b, '}');
+}
+
 static void parse_json_line(const sl_docreader *r, jslot *s, const char *p, size_t n, int dom)
 {
     sl_textdoc *d = &s->d;
@@ -489,6 +536,10 @@ static void parse_json_line(const sl_docreader *r, jslot *s, const char *p, size
     const sl_json *root = sl_json_root(jd);
     const sl_json *text = root->type == SL_JSON_OBJECT ? sl_json_get(root, r->o.field) : NULL;
     const sl_json *id = root->type == SL_JSON_OBJECT ? sl_json_get(root, "id") : NULL;
+    const sl_json *chain[FIELD_DEPTH];
+    size_t depth = 0; /* > 1: the text is nested (dotted_field) */
+    if (!text && root->type == SL_JSON_OBJECT && strchr(r->o.field, '.'))
+        text = dotted_field(root, r->o.field, chain, &depth);
     if (root->type != SL_JSON_OBJECT)
         sl_err_set(err, SL_E_FORMAT, NULL, "%s:%llu: not a JSON object", r->name, line);
     else if (!text) {
@@ -517,14 +568,17 @@ static void parse_json_line(const sl_docreader *r, jslot *s, const char *p, size
         for (size_t i = 0; i < root->n; i++) {
             const sl_json *k = root->keys[i];
             if ((k->str_len == 2 && !memcmp(k->str, "id", 2)) ||
-                (k->str_len == flen && !memcmp(k->str, r->o.field, flen)))
+                (depth < 2 && k->str_len == flen && !memcmp(k->str, r->o.field, flen)))
                 continue;
             if (!first)
                 sl_buf_putc(&d->meta, ',');
             first = 0;
             sl_json_put_str(&d->meta, k->str, k->str_len);
             sl_buf_putc(&d->meta, ':');
-            sl_json_put_value(&d->meta, root->kids[i]);
+            if (depth > 1 && root->kids[i] == chain[0])
+                put_without(&d->meta, root->kids[i], chain, 1, depth);
+            else
+                sl_json_put_value(&d->meta, root->kids[i]);
         }
         sl_buf_putc(&d->meta, '}');
     }
