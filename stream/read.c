@@ -44,9 +44,11 @@ static void drop_text_field(const sl_docreader_opts *opts, sl_textdoc *d, sl_buf
         return;
     sl_buf_clear(&d->meta);
     sl_buf_append(&d->meta, tmp->data, tmp->len);
-    if (!*warned && !opts->quiet)
+    if (!*warned && !opts->quiet && d->line) /* (a line of JSON Lines; no line number for a table's row) */
         sl_log(SL_LOG_WARNING, "read", "%s:%llu: input field \"text\" dropped: \"text\" is the --field value",
                d->source, (unsigned long long)d->line);
+    else if (!*warned && !opts->quiet)
+        sl_log(SL_LOG_WARNING, "read", "%s: input field \"text\" dropped: \"text\" is the --field value", d->source);
     *warned = 1;
 }
 

@@ -24,4 +24,12 @@ expect_fail 1 '^sluice: read: flat\.jsonl:1: no "a\.b" field \(fields: a, z\); -
   -- "$SLUICE" read -q --field a.b flat.jsonl
 printf '{"a":{"b":5}}\n' > num.jsonl
 expect_fail 1 '^sluice: read: num\.jsonl:1: field "a\.b" is not a string$' -- "$SLUICE" read -q --field a.b num.jsonl
+# a table's row has no line number for the warning that drops "text"
+"$SLUICE" read --field url "$DATA/parquet/fw_duckdb.parquet" > /dev/null 2> err
+grep -q 'fw_duckdb\.parquet: input field "text" dropped: "text" is the --field value$' err ||
+  fail "no dropped-text warning for a Parquet file: $(cat err)"
+printf '{"text":"t","meta":{"content":"a"}}\n' > both.jsonl
+"$SLUICE" read --field meta.content both.jsonl > /dev/null 2>> err
+grep -q '^sluice: read: warning: both\.jsonl:1: input field "text" dropped: "text" is the --field value$' err &&
+  ! grep -q ':0: input field' err || fail "the dropped-text warning: $(cat err)"
 true
