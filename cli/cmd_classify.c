@@ -13,9 +13,10 @@
 #include "stream/docreader.h"
 #include "stream/io.h"
 
-static const char help[] = "Reads documents (JSON Lines or plain text, see 'sluice help read'), classifies\n"
-                           "each with a fastText supervised model and writes it as JSON Lines with the\n"
-                           "best labels and their probabilities added to its fields:\n"
+static const char help[] = "Reads documents as 'sluice read' does (JSON Lines, JSON arrays, Parquet, Arrow,\n"
+                           "plain text, folders of them), classifies each with a fastText supervised\n"
+                           "model and writes it as JSON Lines with the best labels and their\n"
+                           "probabilities added to its fields:\n"
                            "  {\"id\":...,\"text\":...,<its other fields>,\"lang\":\"en\",\"lang_score\":0.97}\n"
                            "(\"lang\" is the --field-prefix; labels lose fastText's \"__label__\" prefix; with\n"
                            "-k other than 1 also \"lang_labels\" and \"lang_scores\", every label returned,\n"

@@ -10,9 +10,10 @@
 #include "tokenize/chartok.h"
 #include "tokenize/docpipe.h"
 
-static const char help[] = "Reads documents (JSON Lines or plain text, see 'sluice help read') and writes a\n"
-                           "token stream of characters. The vocabulary is written into the stream header\n"
-                           "(\"extra\"), so 'sluice detokenize' and 'sluice cat' need no other file.\n\n"
+static const char help[] = "Reads documents as 'sluice read' does (JSON Lines, JSON arrays, Parquet, Arrow,\n"
+                           "plain text, folders of them) and writes a token stream of characters. The\n"
+                           "vocabulary is written into the stream header (\"extra\"), so 'sluice\n"
+                           "detokenize' and 'sluice cat' need no other file.\n\n"
                            "units:\n"
                            "  byte       (default) each UTF-8 byte is its id 0..255; 256 = <|endoftext|>,\n"
                            "             257 = <|bos|> (vocab size 258)\n"
