@@ -304,8 +304,8 @@ static int member_open(sl_sources *s, struct archive_entry *e, sl_err *err)
 /* ---- plain folders ------------------------------------------------------ */
 
 /* A plain folder (not a datasets save_to_disk folder) stands for the
- * regular files under it, in byte order of their names level by level
- * (so in byte order of their paths), as pyarrow.dataset finds a folder's
+ * regular files under it, in byte order of their paths (walk_sort), as
+ * pyarrow.dataset finds a folder's
  * files: entries whose names start with '.' or '_' are left out (.cache,
  * .gitattributes, Spark's _SUCCESS and .crc files), a symbolic link is
  * followed, a datasets folder inside is its data files. Unless every name
@@ -335,19 +335,51 @@ void sl_sources_output(const char *path)
 typedef struct folder_walk {
     const char *root; /* the folder named */
     char **files;
+    char **keys; /* the order: pyarrow's, every path in byte order (NULL: the path) */
     size_t n, cap;
     dev_t dev[FOLDER_DEPTH];
     ino_t ino[FOLDER_DEPTH];
     int depth;
 } folder_walk;
 
-static void walk_push(folder_walk *w, char *path)
+static void walk_push(folder_walk *w, char *path, char *key)
 {
     if (w->n == w->cap) {
         w->cap = w->cap ? 2 * w->cap : 64;
         w->files = sl_xrealloc(w->files, w->cap * sizeof *w->files);
+        w->keys = sl_xrealloc(w->keys, w->cap * sizeof *w->keys);
     }
+    w->keys[w->n] = key;
     w->files[w->n++] = path;
+}
+
+/* The files in order: by their paths' bytes, as pyarrow.dataset lists
+ * them ("a-b/y" before "a/x": '-' is below '/'), which sorting each folder
+ * by name would not give. */
+typedef struct walk_item {
+    const char *key;
+    char *path;
+    char *own_key;
+} walk_item;
+
+static int by_key(const void *a, const void *b)
+{
+    return strcmp(((const walk_item *)a)->key, ((const walk_item *)b)->key);
+}
+
+static void walk_sort(folder_walk *w)
+{
+    walk_item *it = sl_xmalloc((w->n ? w->n : 1) * sizeof *it);
+    for (size_t i = 0; i < w->n; i++)
+        it[i] = (walk_item){w->keys[i] ? w->keys[i] : w->files[i], w->files[i], w->keys[i]};
+    if (w->n > 1)
+        qsort(it, w->n, sizeof *it, by_key);
+    for (size_t i = 0; i < w->n; i++) {
+        w->files[i] = it[i].path;
+        free(it[i].own_key);
+        w->keys[i] = NULL;
+    }
+    free(it);
 }
 
 static char *path_join(const char *dir, const char *name)
@@ -385,9 +417,12 @@ static int folder_walk_dir(folder_walk *w, const char *dir, const struct stat *d
     char **files = NULL;
     size_t nf = 0;
     int rc = sl_arrow_dataset_files(dir, &files, &nf, err);
-    if (rc) { /* a datasets save_to_disk folder inside: its data files */
-        for (size_t i = 0; i < nf; i++)
-            walk_push(w, files[i]);
+    if (rc) { /* a datasets save_to_disk folder inside: its data files, in their order, where the folder is */
+        for (size_t i = 0; i < nf; i++) {
+            char key[32];
+            snprintf(key, sizeof key, "\x01%012zu", i);
+            walk_push(w, files[i], path_join(dir, key));
+        }
         free(files);
         return rc < 0 ? -1 : 0;
     }
@@ -441,7 +476,7 @@ static int folder_walk_dir(folder_walk *w, const char *dir, const struct stat *d
                 free(p);
                 continue;
             }
-            walk_push(w, p);
+            walk_push(w, p, NULL);
         } else {
             rc = sl_errf(err, "%s: not a regular file or a folder", p);
             free(p);
@@ -521,7 +556,10 @@ static int folder_files(const char *dir, const struct stat *st, char ***list, si
         out_file.dev = ost.st_dev;
         out_file.ino = ost.st_ino;
     }
-    if (folder_walk_dir(&w, dir, st, err) < 0) {
+    int wrc = folder_walk_dir(&w, dir, st, err);
+    walk_sort(&w); /* (frees the keys) */
+    free(w.keys);
+    if (wrc < 0) {
         sl_list_free(w.files, w.n);
         return -1;
     }

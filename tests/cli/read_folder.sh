@@ -31,6 +31,25 @@ cmp -s out.jsonl expected.jsonl || fail "read of a folder differs from its files
 cmp -s out.jsonl named.jsonl || fail "read of a folder differs from read of its files named in order"
 "$SLUICE" read -q tree/ | cmp -s - out.jsonl || fail "a trailing slash changed the output"
 
+# the order is that of the whole paths' bytes, not folder by folder: pyarrow
+# 26.0.1 lists ord/a-.parquet, ord/a-b/y.parquet, ord/a.c/z.parquet,
+# ord/a/x.parquet, ord/a0.parquet ('-' and '.' are below '/')
+mkdir -p ord/a ord/a-b ord/a.c
+for f in a/x a-b/y a.c/z a0 a-; do
+  printf '{"text":"%s"}\n' "$f" > "ord/$f.jsonl"
+done
+"$SLUICE" read -q ord | grep -o '"text":"[^"]*"' | tr '\n' ' ' > order.txt
+[ "$(cat order.txt)" = '"text":"a-" "text":"a-b/y" "text":"a.c/z" "text":"a/x" "text":"a0" ' ] ||
+  fail "folder order: $(cat order.txt)"
+# a datasets.save_to_disk folder inside is its data files, in their order, where it stands
+mkdir -p mixed
+cp -r "$DATA/arrow/hf_dataset" mixed/m_ds
+printf '{"text":"first"}\n' > mixed/a.jsonl
+printf '{"text":"last"}\n' > mixed/z.jsonl
+"$SLUICE" read -q mixed > mixed.jsonl || fail "a folder with a datasets folder inside"
+{ "$SLUICE" read -q mixed/a.jsonl; "$SLUICE" read -q mixed/m_ds; "$SLUICE" read -q mixed/z.jsonl; } > want_mixed.jsonl
+cmp -s mixed.jsonl want_mixed.jsonl || fail "a datasets folder inside a folder: not its files in order where it stands"
+
 # parts of a folder give the whole in order
 for r in 0 1 2; do "$SLUICE" read -q --part $r/3 tree; done > parts.jsonl
 cmp -s parts.jsonl out.jsonl || fail "--part R/3 of a folder do not add up to the folder"
