@@ -489,6 +489,12 @@ static int folder_walk_dir(folder_walk *w, const char *dir, const struct stat *d
     return rc;
 }
 
+/* White space as JSON and the document reader take it. */
+static int json_ws(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
 /* What a file's first bytes make it, as the readers decide: "plain text"
  * for what nothing else claims, NULL for an empty file. */
 static const char *file_kind(const char *path, sl_err *err, int *failed)
@@ -504,7 +510,7 @@ static const char *file_kind(const char *path, sl_err *err, int *failed)
         sl_errf(err, "%s: %s", path, strerror(e));
         return NULL;
     }
-    size_t k = (size_t)n, i = 0;
+    size_t k = (size_t)n, i = k >= 3 && !memcmp(h, "\xEF\xBB\xBF", 3) ? 3 : 0; /* a UTF-8 BOM, as the reader skips */
     if (k == 0)
         return NULL;
     if (sl_pq_sniff(h, k))
@@ -515,11 +521,11 @@ static const char *file_kind(const char *path, sl_err *err, int *failed)
         return "compressed";
     if (is_archive(h, k))
         return "archive";
-    while (i < k && isspace(h[i]))
+    while (i < k && json_ws(h[i]))
         i++;
     if (i < k && h[i] == '[') { /* a JSON array of objects (docreader.c) */
         size_t j = i + 1;
-        while (j < k && isspace(h[j]))
+        while (j < k && json_ws(h[j]))
             j++;
         if (j < k && h[j] == '{')
             return "JSON";

@@ -72,6 +72,11 @@ printf '# notes\n' > texts/README.md
 "$SLUICE" read -q texts | grep -o '"id":"[^"]*"' | tr '\n' ' ' > ids.txt
 [ "$(cat ids.txt)" = '"id":"texts/README.md:1" "id":"texts/b.txt:1" "id":"texts/sub/a.txt:1" ' ] ||
   fail "a folder of plain text: $(cat ids.txt)"
+# files named as nothing are judged by their first bytes, a BOM and JSON white space skipped as the reader does
+mkdir -p bom
+printf '\xef\xbb\xbf \r\n{"text":"a"}\n' > bom/part-0
+cp "$P/fw_duckdb.parquet" bom/part-1
+"$SLUICE" read -q bom | wc -l | grep -qx 61 || fail "a BOM before JSON Lines taken for plain text"
 # JSON Lines beside compressed JSON Lines
 mkdir -p jl
 head -n 3 "$P/fw.expected.jsonl" > jl/0.jsonl
