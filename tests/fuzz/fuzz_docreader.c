@@ -1,6 +1,6 @@
 /* libFuzzer target: sources + docreader (stream/source.c, stream/docreader.c)
  * on one input file: compression and archive detection, JSON Lines, plain
- * text, UTF-8 repair, limits. docreader.h opens paths, not sl_inputs, so the
+ * text, JSON arrays, dotted fields, UTF-8 repair, limits. docreader.h opens paths, not sl_inputs, so the
  * input is put in a memfd and opened as /proc/self/fd/N. The first byte
  * picks the options. Every document must be valid UTF-8 with a meta object;
  * an error must be one line. */
@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     const char *paths[] = {path};
     sl_docreader_opts o = {
-        .field = flags & 1 ? "t" : NULL,
+        .field = flags & 1 ? (flags & 0x40 ? "t.u" : "t") : NULL, /* (a dotted path into objects) */
         .lines = (flags >> 1) & 1,
         .invalid_utf8 = ((flags >> 2) & 3) % 3,
         .skip_bad_json = (flags >> 4) & 1,
