@@ -26,7 +26,7 @@ enum { SL_DOCS_AUTO = 0, SL_DOCS_JSONL = 1, SL_DOCS_TEXT = 2 };
 
 /* How documents are read. A zeroed struct ({0}) gives every default. */
 typedef struct sl_docreader_opts {
-    const char *field;    /* text field name in JSON objects; default "text" */
+    const char *field;    /* text field name in JSON objects (a.b: nested); default "text" */
     int lines;            /* plain text: one document per line */
     int invalid_utf8;     /* SL_UTF8_REPLACE (default), SL_UTF8_SKIP, SL_UTF8_ERROR */
     int skip_bad_json;    /* 1: report malformed JSON lines and skip; 0: fatal */
@@ -53,9 +53,12 @@ typedef struct sl_docreader sl_docreader;
 /* Opens the n sources paths[0..n) to be read in order as one sequence of
  * documents (n = 0: standard input). A source is a file ("-" = standard
  * input), compressed or not, an archive (tar, zip, ...) whose members are
- * read in order, a Parquet or Arrow file, or a dataset folder; text is JSON Lines (one object per
- * line, its text in o->field) when its first non-blank byte is '{', else
- * plain text (one document per file, or per line with o->lines). o may be
+ * read in order, a Parquet or Arrow file, a dataset folder, or any other
+ * folder (its files, as pyarrow.dataset lists them; docs/read.md); text is
+ * JSON Lines (one object per line, its text in o->field, a dotted path
+ * reaching into nested objects) when its first non-blank byte is '{', a
+ * JSON array of such objects when it is '[' before '{', else plain text
+ * (one document per file, or per line with o->lines). o may be
  * NULL (defaults); it is copied. Returns NULL with err set when a path
  * cannot be opened (nothing is read before every path is checked). The
  * caller closes the reader with sl_docreader_close. */
