@@ -6,7 +6,8 @@ developer tool; not run by `make test`; the standard library only).
 
 Each case writes a random list of random objects with json.dumps (random
 indent, separators, ensure_ascii; the text and other strings full of
-brackets, braces, commas, quotes, backslashes, escapes and non-ASCII), with
+brackets, braces, commas, quotes, backslashes, escapes and non-ASCII, short
+and long, so that they fall at every offset of the reader's 16-byte scan), with
 random white space around the array and its elements, a BOM or not, CRLF or
 not. The evidence: Python's json.loads reads the file back as that list, and
 `sluice read` of the file must print exactly what `sluice read` prints for
@@ -34,6 +35,8 @@ NASTY = ['[', ']', '{', '}', ',', '"', '\\', ':', ' ', '\n', '\t', '\r', 'é', '
 
 
 def rstr(rng):
+    if rng.random() < 0.25:  # long, so that escapes and quotes fall at every offset of the 16-byte scan
+        return ''.join(rng.choice(NASTY) if rng.random() < 0.1 else 'x' for _ in range(rng.randint(16, 300)))
     return ''.join(rng.choice(NASTY) for _ in range(rng.randint(0, 12)))
 
 
