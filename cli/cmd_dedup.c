@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stream/source.h"
 #include "cli/commands.h"
 #include "cli/doc_opts.h"
 #include "cli/scale_opts.h"
@@ -192,8 +193,8 @@ static int run_mode(sl_cli *cli, int argc, char **argv, int mode)
         }
         int ok = 1;
         switch (c) {
-        case OPT_REMOVED: o.removed = optarg; break;
-        case OPT_SUMMARY: o.summary = optarg; break;
+        case OPT_REMOVED: o.removed = optarg, sl_sources_output_also(optarg); break;
+        case OPT_SUMMARY: o.summary = optarg, sl_sources_output_also(optarg); break;
         case OPT_ANNOTATE: ok = mode != SL_DEDUP_LINES, o.annotate = 1; break;
         case OPT_NORMALIZE: ok = mode == SL_DEDUP_EXACT, o.normalize = 1; break;
         case OPT_MIN_LINE_CHARS:

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stream/source.h"
 #include "cli/doc_opts.h"
 #include "cli/filter_rules.h"
 #include "cli/scale_opts.h"
@@ -61,9 +62,9 @@ int sl_filter_rules_main(sl_cli *cli, int argc, char **argv)
             if (sl_rules_set(rules, optarg, &err) < 0)
                 sl_cli_usage_error(cli, "--rule: %s", err.msg);
             break;
-        case OPT_REJECTED: rejected = optarg; break;
+        case OPT_REJECTED: rejected = optarg, sl_sources_output_also(optarg); break;
         case OPT_ANNOTATE: o.annotate = 1; break;
-        case OPT_SUMMARY: summary = optarg; break;
+        case OPT_SUMMARY: summary = optarg, sl_sources_output_also(optarg); break;
         default: sl_cli_common(cli, c, argv[optind - 1]); break;
         }
     }

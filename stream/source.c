@@ -315,21 +315,49 @@ static int member_open(sl_sources *s, struct archive_entry *e, sl_err *err)
  * word, so that is an error. */
 #define FOLDER_DEPTH 64
 
-/* The file this process writes (sl_sources_output): a folder read as its
- * files must not hold it, or a second run would read the first one's output. */
+/* The files this process writes (sl_sources_output, sl_sources_output_also):
+ * a folder read as its files must not hold one, or a second run would read
+ * the first one's output. Slot 0 is -o's; set: the slot's file exists
+ * (dev, ino) when a folder is walked. */
+#define OUT_SLOTS 8
 static struct {
-    int set, to_stdout;
-    dev_t dev;
-    ino_t ino;
-    char *path;
-} out_file;
+    int to_stdout;
+    size_t n; /* slots 1..n-1 in use (0 is always -o's) */
+    struct {
+        char *path;
+        int set;
+        dev_t dev;
+        ino_t ino;
+    } f[OUT_SLOTS];
+} outs = {.n = 1};
 
 void sl_sources_output(const char *path)
 {
-    free(out_file.path);
-    out_file.to_stdout = path && !strcmp(path, "-");
-    out_file.path = path && *path && !out_file.to_stdout ? sl_xstrdup(path) : NULL;
-    out_file.set = 0;
+    free(outs.f[0].path);
+    outs.to_stdout = path && !strcmp(path, "-");
+    outs.f[0].path = path && *path && !outs.to_stdout ? sl_xstrdup(path) : NULL;
+}
+
+void sl_sources_output_also(const char *path)
+{
+    if (path && *path && strcmp(path, "-") && outs.n < OUT_SLOTS)
+        outs.f[outs.n++].path = sl_xstrdup(path);
+}
+
+/* The output slot whose file is (name in the folder, st), or -1. A file is
+ * stat'ed (st == NULL: not yet) only when its name is an output's. */
+static int out_slot(const char *name, const struct stat *st)
+{
+    for (size_t i = 0; i < outs.n; i++) {
+        if (!outs.f[i].set)
+            continue;
+        const char *b = strrchr(outs.f[i].path, '/');
+        if (strcmp(name, b ? b + 1 : outs.f[i].path))
+            continue;
+        if (!st || (st->st_dev == outs.f[i].dev && st->st_ino == outs.f[i].ino))
+            return (int)i;
+    }
+    return -1;
 }
 
 typedef struct folder_walk {
@@ -453,14 +481,12 @@ static int folder_walk_dir(folder_walk *w, const char *dir, const struct stat *d
     w->dev[w->depth] = dst->st_dev;
     w->ino[w->depth] = dst->st_ino;
     w->depth++;
-    const char *out_base = out_file.set ? strrchr(out_file.path, '/') : NULL;
-    out_base = out_base ? out_base + 1 : out_file.path;
     rc = 0;
     for (size_t i = 0; i < ns && rc == 0; i++) {
         char *p = path_join(dir, sub[i].name);
         struct stat st;
-        /* a regular file is stat'ed only when it may be this run's output */
-        int reg = sub[i].reg && !(out_file.set && !strcmp(sub[i].name, out_base));
+        /* a regular file is stat'ed only when it may be an output of this run */
+        int reg = sub[i].reg && out_slot(sub[i].name, NULL) < 0;
         if (!reg && stat(p, &st) != 0) {
             rc = sl_errf(err, "%s: %s", p, strerror(errno));
             free(p);
@@ -468,9 +494,9 @@ static int folder_walk_dir(folder_walk *w, const char *dir, const struct stat *d
             rc = folder_walk_dir(w, p, &st, err);
             free(p);
         } else if (reg || S_ISREG(st.st_mode)) {
-            if (!reg && out_file.set && st.st_dev == out_file.dev && st.st_ino == out_file.ino) {
+            if (!reg && out_slot(sub[i].name, &st) >= 0) {
                 rc = sl_errf(err,
-                             "%s: the folder holds %s, the output of this run (an earlier run's?); write it "
+                             "%s: the folder holds %s, an output of this run (an earlier run's?); write it "
                              "elsewhere or name the files to read",
                              w->root, p);
                 free(p);
@@ -556,11 +582,13 @@ static int data_name(const char *path)
 static int folder_files(const char *dir, const struct stat *st, char ***list, size_t *k, size_t *cap, sl_err *err)
 {
     folder_walk w = {.root = dir};
-    struct stat ost;
-    out_file.set = out_file.path && stat(out_file.path, &ost) == 0 && S_ISREG(ost.st_mode);
-    if (out_file.set) {
-        out_file.dev = ost.st_dev;
-        out_file.ino = ost.st_ino;
+    for (size_t i = 0; i < outs.n; i++) {
+        struct stat ost;
+        outs.f[i].set = outs.f[i].path && stat(outs.f[i].path, &ost) == 0 && S_ISREG(ost.st_mode);
+        if (outs.f[i].set) {
+            outs.f[i].dev = ost.st_dev;
+            outs.f[i].ino = ost.st_ino;
+        }
     }
     int wrc = folder_walk_dir(&w, dir, st, err);
     walk_sort(&w); /* (frees the keys) */
@@ -675,7 +703,7 @@ static sl_sources *sources_open(const char *const *paths, int n, sl_err *err)
      * `>> FILE` in the shell) would be read while it grows: refused, as cat
      * refuses it. */
     struct stat so;
-    int so_file = out_file.to_stdout && fstat(STDOUT_FILENO, &so) == 0 && S_ISREG(so.st_mode);
+    int so_file = outs.to_stdout && fstat(STDOUT_FILENO, &so) == 0 && S_ISREG(so.st_mode);
     for (int i = 0; i < n; i++) {
         struct stat st;
         if (!strcmp(paths[i], "-"))

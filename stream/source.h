@@ -30,6 +30,9 @@ int sl_sources_expand(const char *const *paths, size_t n, char ***out, size_t *n
  * input that is the standard output when that is a file, are errors (the
  * CLI sets it: "-", or the -o FILE). */
 void sl_sources_output(const char *path);
+/* Another file this process writes (a side output: --rejected, --removed,
+ * --summary): a folder read as its files must not hold it either. */
+void sl_sources_output_also(const char *path);
 
 /* The sources of the pieces of a part (stream/partition.h): a whole file as
  * sl_sources_open gives it, a range of a plain file as one source named by

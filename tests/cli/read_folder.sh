@@ -88,9 +88,20 @@ mkdir -p own
 cp "$P/fw_duckdb.parquet" own/a.parquet
 "$SLUICE" read -q own -o own/all.jsonl || fail "read of a folder into a file in it failed"
 cmp -s own/all.jsonl "$P/fw.expected.jsonl" || fail "the first run into the folder"
-expect_fail 1 "^sluice: read: own: the folder holds own/all.jsonl, the output of this run \(an earlier run's\?\); write it elsewhere or name the files to read$" \
+expect_fail 1 "^sluice: read: own: the folder holds own/all.jsonl, an output of this run \(an earlier run's\?\); write it elsewhere or name the files to read$" \
   -- "$SLUICE" read -q own -o own/all.jsonl
 cmp -s own/all.jsonl "$P/fw.expected.jsonl" || fail "the refused second run changed its output"
+# ... nor a side output (--rejected, --removed, --summary)
+mkdir -p side
+cp "$P/fw_duckdb.parquet" side/a.parquet
+"$SLUICE" filter -q --rules c4 --rejected side/rejected.jsonl side -o kept.jsonl || fail "filter into a side output in the folder"
+[ -s side/rejected.jsonl ] || fail "no rejected documents to test with"
+expect_fail 1 "^sluice: filter: side: the folder holds side/rejected.jsonl, an output of this run " \
+  -- "$SLUICE" filter -q --rules c4 --rejected side/rejected.jsonl side -o kept.jsonl
+rm side/rejected.jsonl
+"$SLUICE" dedup exact -q --summary side/s.json side -o /dev/null || fail "dedup with its summary in the folder"
+expect_fail 1 "^sluice: dedup exact: side: the folder holds side/s.json, an output of this run " \
+  -- "$SLUICE" dedup exact -q --summary side/s.json side -o /dev/null
 # the standard output redirected into an input (as cat refuses it)
 expect_fail 1 "^sluice: read: own/x.jsonl: input file is the output file \(the standard output\)$" \
   -- bash -c "exec '$SLUICE' read -q own > own/x.jsonl"
