@@ -78,7 +78,7 @@ struct sl_docreader {
      * rewritten in place as they are read, one for one, so that each
      * element is a line. jarr: 0 off, else the state below; jdepth: depth
      * inside the element; jpos: bytes of the source seen (for messages). */
-    int jarr, jstr, jesc;
+    int jarr, jstr, jesc, jcat;   /* jcat: JSON values one after another (pretty-printed), not an array */
     uint64_t jdepth, jpos, jbase; /* jbase: st.bytes when the source started */
     sl_docreader_stats st;
     unsigned warnings;
@@ -110,7 +110,7 @@ static int is_ws(char c)
  * the JSON Lines path with its checks, and an element's number is its
  * line's. What is not an array (a missing ',', one too many, bytes after
  * the ']', no ']') is an error naming the byte. */
-enum { JA_OFF, JA_VALUE, JA_FIRST, JA_IN, JA_AFTER, JA_END };
+enum { JA_OFF, JA_VALUE, JA_FIRST, JA_IN, JA_AFTER, JA_END, JC_AFTER, JC_BETWEEN };
 
 /* The bytes of p[0..n) before the first '"' or '\\' (n when none): most
  * of a JSON array of documents is its texts' strings. */
@@ -156,12 +156,23 @@ static int jarr_scan(sl_docreader *r, size_t from, sl_err *err)
             else if (c == '{' || c == '[')
                 r->jdepth++;
             else if ((c == '}' || c == ']') && r->jdepth > 0 && --r->jdepth == 0)
-                r->jarr = JA_AFTER;
-            else if (r->jdepth == 0 && (c == ',' || c == ']' || is_ws(c))) {
-                r->jarr = JA_AFTER; /* the end of a scalar element: read again as after one */
+                r->jarr = r->jcat ? JC_AFTER : JA_AFTER;
+            else if (r->jdepth == 0 && (is_ws(c) || (!r->jcat && (c == ',' || c == ']')))) {
+                r->jarr = r->jcat ? JC_AFTER : JA_AFTER; /* the end of a scalar: read again as after one */
                 i--, r->jpos--;
             } else if (c == '\n' || c == '\r')
                 p[i] = ' ';
+            continue;
+        }
+        if (r->jcat) { /* values one after another: the first white space after one ends its line */
+            if (is_ws(c)) {
+                p[i] = r->jarr == JC_AFTER ? '\n' : ' ';
+                r->jarr = JC_BETWEEN;
+            } else { /* the next value (right after the last: one line, which JSON Lines refuses) */
+                r->jarr = JA_IN;
+                r->jdepth = 0;
+                i--, r->jpos--;
+            }
             continue;
         }
         if (is_ws(c)) {
@@ -199,7 +210,7 @@ static int jarr_scan(sl_docreader *r, size_t from, sl_err *err)
                            (unsigned long long)r->jpos);
         }
     }
-    if (r->eof && r->jarr != JA_END)
+    if (r->eof && r->jarr != JA_END && !r->jcat) /* (an unfinished value is a bad line of JSON Lines) */
         return sl_errf(err, "%s: byte %llu: the JSON array is not closed (no ']')", r->name,
                        (unsigned long long)r->jpos);
     return 0;
@@ -765,6 +776,37 @@ static int sniff_needs_more(const char *p, size_t n)
     return !memcmp(p, "ARRO", 4) && n < 6;
 }
 
+/* 1 when the object that starts p[0..n) is still open at the end of its
+ * first line (a line end seen in n): its line holds no whole JSON value. */
+static int first_line_open(const char *p, size_t n)
+{
+    size_t depth = 0;
+    int str = 0, esc = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = p[i];
+        if (str) {
+            if (esc)
+                esc = 0;
+            else if (c == '\\')
+                esc = 1;
+            else if (c == '"')
+                str = 0;
+            else if (c == '\n')
+                return 0; /* (a raw line end inside a string: not JSON; JSON Lines says so) */
+        } else if (c == '"')
+            str = 1;
+        else if (c == '{' || c == '[')
+            depth++;
+        else if ((c == '}' || c == ']') && depth > 0)
+            depth--;
+        else if (c == '\n')
+            return depth > 0;
+        if (depth == 0)
+            return 0;
+    }
+    return 0;
+}
+
 /* 1 when the source's second line, in the bytes read so far, is a JSON
  * object to the eye ('{' ... '}'): a JSON Lines file whose first line was
  * cut (split -b) would else become plain text without a word. */
@@ -853,6 +895,15 @@ static int detect(sl_docreader *r, sl_err *err)
         if (bom_checked && r->start + i < r->end) {
             int jsonl = r->o.format == SL_DOCS_JSONL || (r->o.format == SL_DOCS_AUTO && r->buf[r->start + i] == '{');
             r->mode = jsonl ? M_JSONL : r->o.lines ? M_LINES : M_TEXT;
+            if (jsonl && r->buf[r->start + i] == '{' && first_line_open(r->buf + r->start + i, r->end - r->start - i)) {
+                /* pretty-printed objects one after another (jq without -c): each rewritten onto a line */
+                r->jcat = 1;
+                r->jarr = JA_IN;
+                r->jdepth = 0;
+                r->jpos = r->st.bytes - r->jbase - (r->end - (r->start + i));
+                if (jarr_scan(r, r->start + i, err) < 0)
+                    return -1;
+            }
             if (!jsonl && r->o.format == SL_DOCS_AUTO && !r->o.quiet && json_after_first_line(r))
                 sl_log(SL_LOG_WARNING, NULL,
                        "%s: read as plain text, but the lines after its first are JSON objects (JSON Lines cut "
@@ -1115,7 +1166,7 @@ int sl_docreader_next(sl_docreader *r, sl_textdoc *doc, sl_err *err)
             r->eof = 0;
             r->line = r->ndoc = 0;
             r->ws_dropped = 0;
-            r->jarr = r->jstr = r->jesc = 0;
+            r->jarr = r->jstr = r->jesc = r->jcat = 0;
             r->jdepth = r->jpos = 0;
             r->jbase = r->st.bytes;
             const sl_slice *pc = sl_sources_slice(r->src);
@@ -1238,6 +1289,8 @@ int sl_docreader_cut(void *ctx, const char *path, int *kind, sl_err *err)
             return SL_CUT_WHOLE;
     }
     int jsonl = o->format == SL_DOCS_JSONL || (o->format == SL_DOCS_AUTO && head[i] == '{');
+    if (jsonl && head[i] == '{' && first_line_open((const char *)head + i, n - i))
+        return SL_CUT_WHOLE; /* pretty-printed objects (detect): read whole */
     if (jsonl && !o->skip_bad_json) {
         *kind = SL_DOCS_JSONL;
         return SL_CUT_LINES;

@@ -1,5 +1,6 @@
 # A JSON array of objects ('[' then '{') is read as the JSON Lines of its
-# elements, as Hugging Face datasets' json loader reads such a file: each
+# elements, as Hugging Face datasets' json loader reads such a file, and so are
+# objects pretty-printed one after another (what `jq .` writes): each
 # array must read exactly as the same objects written one per line (what
 # `jq -c '.[]'` or `for o in json.load(f): print(json.dumps(o))` gives; the
 # JSON Lines path itself is checked against Python's json module by
@@ -66,6 +67,18 @@ expect_fail 1 "^sluice: read: r.json:1: " -- "$SLUICE" read -q r.json
 # --part gives the whole array to one part
 for r in 0 1 2; do "$SLUICE" read -q --part $r/3 a2.json; done > parts.jsonl
 "$SLUICE" read -q a2.json | cmp -s - parts.jsonl || fail "--part R/3 of a JSON array"
+# objects pretty-printed one after another (jq . without -c): read as their JSON Lines
+printf '{\n  "text": "x\\n y ]",\n  "meta": {"a": [1, {"b": "],["}], "c": []}\n}\r\n{"text": "z,\\"]\\\\", "n": -1.5e3}\n' > pp.json
+same pp.json a2.jsonl
+printf '\xef\xbb\xbf{\n  "text": "one"\n}\n\n  {\n"text": "two"}\n' > pp2.json
+printf '{"text":"one"}\n{"text":"two"}\n' > pp2.jsonl
+same pp2.json pp2.jsonl
+for r in 0 1 2; do "$SLUICE" read -q --part $r/3 pp2.json; done > pp2.parts
+"$SLUICE" read -q pp2.json | cmp -s - pp2.parts || fail "--part R/3 of pretty-printed objects"
+printf '{\n "text": "a"\n}{\n "text": "b"}\n' > adj.json
+expect_fail 1 "^sluice: read: adj.json:1: offset 16: unexpected data after JSON value" -- "$SLUICE" read -q adj.json
+printf '{\n "text": "a"\n}\n{\n "text": "b"\n' > cut.json
+expect_fail 1 "^sluice: read: cut.json:2: " -- "$SLUICE" read -q cut.json
 # ... while a text that starts with '[' is still cut by lines
 for i in $(seq 1 3000); do echo "[line $i] text"; done > br.txt
 for r in 0 1 2; do "$SLUICE" read -q --lines --part $r/3 br.txt > br.$r; done

@@ -16,6 +16,11 @@ tests/data/read/diff_jsonl.py checks against Python's json module; ids are
 compared after the file name. Some cases run with -@ 2, from standard input,
 or with --part R/N (whose parts must add up to the whole).
 
+Some cases write no array but the objects pretty-printed one after another,
+as `jq .` writes them (Python's JSONDecoder.raw_decode reads them back as the
+list); these too must read as the JSON Lines of the objects, and cut short,
+be refused.
+
 Then each case is broken (a comma between elements dropped or doubled, a
 trailing comma, bytes after the ']', the ']' or the file's end cut off);
 where Python's json.loads refuses the broken file, sluice must exit 1 with
@@ -128,6 +133,22 @@ def main():
         with open(lines, 'w', encoding='utf-8') as f:
             for o in objs:
                 f.write(json.dumps(o) + '\n')
+        if rng.random() < 0.3:  # no array: the objects pretty-printed one after another (jq without -c)
+            indent = rng.choice([1, 2, 4, '\t'])
+            text = ''.join(json.dumps(o, indent=indent, ensure_ascii=rng.random() < 0.5) + rng.choice(['\n', '\n\n', ' \n', '\r\n'])
+                           for o in objs)
+            data = text.encode()
+            if rng.random() < 0.2:
+                data = b'\xef\xbb\xbf' + data
+            dec, at, seen = json.JSONDecoder(), 0, []  # Python reads it as the same objects, one after another
+            t = data.decode('utf-8-sig')
+            while at < len(t.rstrip()):
+                v, at = dec.raw_decode(t, at)
+                seen.append(v)
+                while at < len(t) and t[at] in ' \t\r\n':
+                    at += 1
+            assert seen == objs
+            commas, close = [], None
         opts = rng.choice([[], [], ['-@', '2'], ['--on-error', 'skip']])
         want = run([a.sluice, 'read', '-q'] + opts + [lines])
         if want.returncode != 0:
@@ -158,6 +179,20 @@ def main():
         good += 1
         # broken variants
         muts = []
+        if close is None:  # (values one after another: a cut one is a bad line of JSON Lines)
+            cut = data[:rng.randint(len(data) // 2, len(data) - 3)]
+            muts = [('cut', cut)] if cut.rstrip()[-1:] != b'}' else []
+            for what, m in muts:
+                p = os.path.join(work, 'b%d.json' % case)
+                with open(p, 'wb') as f:
+                    f.write(m)
+                r = run([a.sluice, 'read', '-q', p])
+                if r.returncode != 1 or not r.stderr.decode(errors='replace').startswith('sluice: read: ' + p):
+                    bad_cases += 1
+                    print('case %d: a cut run of pretty-printed objects not refused: rc %d' % (case, r.returncode))
+                else:
+                    broken += 1
+            continue
         if commas:
             c = rng.choice(commas)
             muts.append(('comma dropped', data[:c] + b' ' + data[c + 1:]))
