@@ -776,32 +776,19 @@ static int sniff_needs_more(const char *p, size_t n)
     return !memcmp(p, "ARRO", 4) && n < 6;
 }
 
-/* 1 when the object that starts p[0..n) is still open at the end of its
- * first line (a line end seen in n): its line holds no whole JSON value. */
+/* 1 when p[0..n) starts with a line that is "{" alone (white space
+ * around it), as every pretty-printer (jq ., json.dumps(indent=...),
+ * JSON.stringify(v, null, 2)) opens an object: objects one after another,
+ * not JSON Lines. (A line of JSON Lines cut after its '{' or a comma is
+ * not taken for it: that stays one bad line.) */
 static int first_line_open(const char *p, size_t n)
 {
-    size_t depth = 0;
-    int str = 0, esc = 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = p[i];
-        if (str) {
-            if (esc)
-                esc = 0;
-            else if (c == '\\')
-                esc = 1;
-            else if (c == '"')
-                str = 0;
-            else if (c == '\n')
-                return 0; /* (a raw line end inside a string: not JSON; JSON Lines says so) */
-        } else if (c == '"')
-            str = 1;
-        else if (c == '{' || c == '[')
-            depth++;
-        else if ((c == '}' || c == ']') && depth > 0)
-            depth--;
-        else if (c == '\n')
-            return depth > 0;
-        if (depth == 0)
+    if (n == 0 || p[0] != '{')
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        if (p[i] == '\n')
+            return 1;
+        if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
             return 0;
     }
     return 0;

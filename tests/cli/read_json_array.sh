@@ -79,6 +79,10 @@ printf '{\n "text": "a"\n}{\n "text": "b"}\n' > adj.json
 expect_fail 1 "^sluice: read: adj.json:1: offset 16: unexpected data after JSON value" -- "$SLUICE" read -q adj.json
 printf '{\n "text": "a"\n}\n{\n "text": "b"\n' > cut.json
 expect_fail 1 "^sluice: read: cut.json:2: " -- "$SLUICE" read -q cut.json
+# a line of JSON Lines cut after a comma is one bad line, not the start of pretty-printed objects
+printf '{"text": "a",\n{"text":"b"}\n' > corrupt.jsonl
+"$SLUICE" read -q --on-error skip corrupt.jsonl | grep -qxF '{"id":"corrupt.jsonl:1","text":"b"}' ||
+  fail "a cut first line of JSON Lines took the lines after it"
 # ... while a text that starts with '[' is still cut by lines
 for i in $(seq 1 3000); do echo "[line $i] text"; done > br.txt
 for r in 0 1 2; do "$SLUICE" read -q --lines --part $r/3 br.txt > br.$r; done
