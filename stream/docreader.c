@@ -898,12 +898,6 @@ static int detect(sl_docreader *r, sl_err *err)
                        r->name);
             return 0;
         }
-        if (r->eof) {
-            if (!r->o.quiet)
-                sl_log(SL_LOG_WARNING, NULL, "%s: empty, no documents", r->name);
-            r->mode = M_DONE;
-            return 0;
-        }
         /* Only whitespace so far: kept (it belongs to a whole-file plain-text
          * document), but never more than one document's worth. Past that,
          * the whole blank lines are dropped: in JSON Lines and --lines they
@@ -930,6 +924,12 @@ static int detect(sl_docreader *r, sl_err *err)
                 i -= at;
                 r->ws_dropped = 1;
             }
+        }
+        if (r->eof) {
+            if (!r->o.quiet)
+                sl_log(SL_LOG_WARNING, NULL, "%s: empty, no documents", r->name);
+            r->mode = M_DONE;
+            return 0;
         }
         if (fill(r, err) < 0)
             return -1;

@@ -72,6 +72,11 @@ no_file out2.jsonl
 "$SLUICE" read --on-error skip bad.jsonl 2> err | diff - <(printf '{"id":"bad.jsonl:1","text":"a"}\n{"id":"bad.jsonl:2","text":"c"}\n')
 grep -q 'bad\.jsonl:2: .*(line skipped)' err && grep -q 'bad\.jsonl:4: no "text" field (fields: txt); --field names the text.s (line skipped)' err \
   && grep -q '^sluice: read: warning: 2 malformed line(s) skipped$' err || fail "skip warnings: $(cat err)"
+# a source of white space only, read whole at once: its lines are bounded too (diff_jsonl.py seed 3004 case 31)
+printf ' \r\n' > ws.txt
+expect_fail 1 '^sluice: read: ws\.txt:1: line longer than --max-doc-bytes \(1 bytes\)$' -- "$SLUICE" read --max-doc-bytes 1 ws.txt
+printf '  \n' > ws2.txt
+"$SLUICE" read --max-doc-bytes 2 ws2.txt > /dev/null 2> err && grep -q "ws2.txt: empty, no documents" err || fail "a blank line at the limit"
 # JSON Lines whose first line was cut (split -b): read as text, but said so
 printf 'xt":"cut"}\n{"text":"b"}\n{"text":"c"}\n' > cut.jsonl
 "$SLUICE" read cut.jsonl > out.cut 2> err || fail "a cut JSON Lines file failed"
