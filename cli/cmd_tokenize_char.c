@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stream/source.h"
 #include "cli/commands.h"
 #include "cli/doc_opts.h"
 #include "cli/scale_opts.h"
@@ -74,7 +75,7 @@ static int run(sl_cli *cli, int argc, char **argv)
         case O_UNIT: unit = sl_cli_choice(cli, "--unit", optarg, units); break;
         case O_BUILD: build = 1; break;
         case O_VOCAB: vocab_path = optarg; break;
-        case O_SAVE: save = optarg; break;
+        case O_SAVE: save = optarg, sl_sources_output_also(optarg); break;
         case O_EOS: eos = 1; break;
         case O_BOS: bos = 1; break;
         default: sl_cli_common(cli, c, argv[optind - 1]);
@@ -119,10 +120,6 @@ static int run(sl_cli *cli, int argc, char **argv)
         sl_charvocab_free(v);
         sl_cli_usage_error(cli, "--unit %s does not match the vocabulary's unit", units[unit]);
     }
-    if (save && sl_charvocab_save(v, save, &err)) {
-        sl_charvocab_free(v);
-        return sl_cli_fail(cli, &err);
-    }
     sl_tokenizer *t = sl_chartok_tokenizer(v);
     sl_docpipe_opts po = SL_DOCPIPE_OPTS_INIT;
     po.prepend = bos ? sl_tokenizer_special(t, SL_TOK_BOS) : -1;
@@ -140,6 +137,11 @@ static int run(sl_cli *cli, int argc, char **argv)
         sl_slices_free(pc, np);
     } else {
         rc = sl_tokenize_text(t, (const char *const *)files, nfiles, &ro, &po, cli->output, NULL, &err);
+    }
+    /* the vocabulary file only when the run succeeds: no file left by a run that fails */
+    if (rc == 0 && save && sl_charvocab_save(v, save, &err)) {
+        sl_tokenizer_free(t);
+        return sl_cli_fail(cli, &err);
     }
     sl_tokenizer_free(t);
     return rc ? sl_cli_doc_fail(cli, &err) : 0;

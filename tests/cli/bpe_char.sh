@@ -38,3 +38,8 @@ expect_fail 1 "no character vocabulary in its header" -- "$SLUICE" detokenize < 
 # a character vocabulary is recognised by its content: tokenize bpe points to tokenize char
 expect_fail 2 "v.json is a character vocabulary: use 'sluice tokenize char --vocab" -- "$SLUICE" tokenize bpe -t "$T/v.json" "$T/one.jsonl"
 "$SLUICE" cat --text --no-ids --tokenizer "$T/v.json" "$T/c.tok" | head -1 | grep -q '"text":"Hello world"' || fail "cat --text with a character vocabulary"
+# a run that fails leaves no --save-vocab file (it is written when the run succeeds)
+printf '{"text":"ab"}\n{"text":5}\n' > "$T/badc.jsonl"
+expect_fail 1 'badc.jsonl:2: field "text" is not a string' -- "$SLUICE" tokenize char -q --save-vocab "$T/vfail.json" "$T/badc.jsonl" -o "$T/vfail.tok"
+no_file "$T/vfail.json"
+no_file "$T/vfail.tok"

@@ -102,6 +102,10 @@ rm side/rejected.jsonl
 "$SLUICE" dedup exact -q --summary side/s.json side -o /dev/null || fail "dedup with its summary in the folder"
 expect_fail 1 "^sluice: dedup exact: side: the folder holds side/s.json, an output of this run " \
   -- "$SLUICE" dedup exact -q --summary side/s.json side -o /dev/null
+rm side/s.json
+"$SLUICE" tokenize char -q --save-vocab side/vocab.json side -o a.tok || fail "tokenize char with its vocabulary in the folder"
+expect_fail 1 "^sluice: tokenize char: side: the folder holds side/vocab.json, an output of this run " \
+  -- "$SLUICE" tokenize char -q --save-vocab side/vocab.json side -o a.tok
 # the standard output redirected into an input (as cat refuses it)
 expect_fail 1 "^sluice: read: own/x.jsonl: input file is the output file \(the standard output\)$" \
   -- bash -c "exec '$SLUICE' read -q own > own/x.jsonl"
