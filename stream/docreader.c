@@ -131,6 +131,12 @@ static size_t str_run(const char *p, size_t n)
     return i;
 }
 
+/* The offset in the source of buf[at] (for messages). */
+static uint64_t src_offset(const sl_docreader *r, size_t at)
+{
+    return r->st.bytes - r->jbase - (r->end - at);
+}
+
 static int jarr_scan(sl_docreader *r, size_t from, sl_err *err)
 {
     char *p = r->buf;
@@ -844,20 +850,19 @@ static int detect(sl_docreader *r, sl_err *err)
         }
         while (bom_checked && r->start + i < r->end && is_ws(r->buf[r->start + i]))
             i++;
-        if (bom_checked && r->start + i < r->end && r->buf[r->start + i] == '[' && r->o.format != SL_DOCS_TEXT) {
-            /* a JSON array of objects? ('[' then '{'); a text may start with '[' */
-            size_t j = r->start + i + 1;
-            while (j < r->end && is_ws(r->buf[j]))
-                j++;
-            if (j == r->end && !r->eof) {
-                if (fill(r, err) < 0)
-                    return -1;
-                continue;
-            }
-            size_t k = j + 1; /* "[]" and nothing else: an empty array */
-            while (j < r->end && r->buf[j] == ']' && k < r->end && is_ws(r->buf[k]))
+        int arr = bom_checked && r->start + i < r->end && r->o.format != SL_DOCS_TEXT
+                      ? sl_sources_json_array(r->buf + r->start + i, r->end - r->start - i)
+                      : 0;
+        if (arr < 0 && !r->eof) { /* '[' and white space so far: a JSON array of objects, or a text? */
+            if (fill(r, err) < 0)
+                return -1;
+            continue;
+        }
+        if (arr == 2) { /* "[]" and nothing else: an empty array */
+            size_t k = (size_t)((char *)memchr(r->buf + r->start + i, ']', r->end - r->start - i) - r->buf) + 1;
+            while (k < r->end && is_ws(r->buf[k]))
                 k++;
-            if (j < r->end && r->buf[j] == ']' && k == r->end) {
+            if (k == r->end) {
                 if (!r->eof) {
                     if (fill(r, err) < 0)
                         return -1;
@@ -868,16 +873,15 @@ static int detect(sl_docreader *r, sl_err *err)
                 r->mode = M_DONE;
                 return 0;
             }
-            if (j < r->end && r->buf[j] == '{') {
-                r->jarr = JA_FIRST;
-                r->jpos = r->st.bytes - r->jbase - (r->end - (r->start + i)); /* the '[' */
-                r->buf[r->start + i] = ' ';
-                r->jpos++;
-                if (jarr_scan(r, r->start + i + 1, err) < 0)
-                    return -1;
-                r->mode = M_JSONL;
-                return 0;
-            }
+        }
+        if (arr == 1) {
+            r->jarr = JA_FIRST;
+            r->jpos = src_offset(r, r->start + i) + 1; /* past the '[' */
+            r->buf[r->start + i] = ' ';
+            if (jarr_scan(r, r->start + i + 1, err) < 0)
+                return -1;
+            r->mode = M_JSONL;
+            return 0;
         }
         if (bom_checked && r->start + i < r->end) {
             int jsonl = r->o.format == SL_DOCS_JSONL || (r->o.format == SL_DOCS_AUTO && r->buf[r->start + i] == '{');
@@ -887,7 +891,7 @@ static int detect(sl_docreader *r, sl_err *err)
                 r->jcat = 1;
                 r->jarr = JA_IN;
                 r->jdepth = 0;
-                r->jpos = r->st.bytes - r->jbase - (r->end - (r->start + i));
+                r->jpos = src_offset(r, r->start + i);
                 if (jarr_scan(r, r->start + i, err) < 0)
                     return -1;
             }
@@ -1267,14 +1271,9 @@ int sl_docreader_cut(void *ctx, const char *path, int *kind, sl_err *err)
     while (i < n && is_ws((char)head[i]))
         i++;
     if (i == n)
-        return SL_CUT_WHOLE;                           /* only blanks in the first bytes */
-    if (head[i] == '[' && o->format != SL_DOCS_TEXT) { /* a JSON array (detect)? read whole */
-        size_t j = i + 1;
-        while (j < n && is_ws((char)head[j]))
-            j++;
-        if (j == n || head[j] == '{' || head[j] == ']')
-            return SL_CUT_WHOLE;
-    }
+        return SL_CUT_WHOLE; /* only blanks in the first bytes */
+    if (o->format != SL_DOCS_TEXT && sl_sources_json_array(head + i, n - i) != 0)
+        return SL_CUT_WHOLE; /* a JSON array (detect), or maybe one: read whole */
     int jsonl = o->format == SL_DOCS_JSONL || (o->format == SL_DOCS_AUTO && head[i] == '{');
     if (jsonl && head[i] == '{' && first_line_open((const char *)head + i, n - i))
         return SL_CUT_WHOLE; /* pretty-printed objects (detect): read whole */

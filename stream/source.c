@@ -549,13 +549,8 @@ static const char *file_kind(const char *path, sl_err *err, int *failed)
         return "archive";
     while (i < k && json_ws(h[i]))
         i++;
-    if (i < k && h[i] == '[') { /* a JSON array of objects (docreader.c) */
-        size_t j = i + 1;
-        while (j < k && json_ws(h[j]))
-            j++;
-        if (j < k && h[j] == '{')
-            return "JSON";
-    }
+    if (sl_sources_json_array(h + i, k - i) == 1) /* a JSON array of objects (docreader.c) */
+        return "JSON";
     return i < k && h[i] == '{' ? "JSON Lines" : "plain text";
 }
 
@@ -759,6 +754,17 @@ const char *sl_sources_plain_path(const sl_sources *s)
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return NULL;
     return path;
+}
+
+int sl_sources_json_array(const void *head, size_t n)
+{
+    const unsigned char *p = head;
+    if (n == 0 || p[0] != '[')
+        return n == 0 ? -1 : 0;
+    size_t j = 1;
+    while (j < n && json_ws(p[j]))
+        j++;
+    return j == n ? -1 : p[j] == '{' ? 1 : p[j] == ']' ? 2 : 0;
 }
 
 int sl_sources_is_archive(const void *head, size_t n)

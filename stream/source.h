@@ -50,6 +50,11 @@ const char *sl_sources_plain_path(const sl_sources *s);
 int sl_sources_position(void *sources, double *done, double *total);
 /* 1 when the first bytes of a (decoded) stream are an archive's. */
 int sl_sources_is_archive(const void *head, size_t n);
+/* What the bytes from a source's first one that is not white space say of a
+ * JSON array (stream/docreader.c): 1 '[' then '{' (white space between), an
+ * array of documents; 2 '[' then ']', maybe an empty one; 0 neither; -1 the
+ * n bytes end before that is known. */
+int sl_sources_json_array(const void *head, size_t n);
 
 #ifdef __cplusplus
 }
