@@ -850,7 +850,7 @@ static int detect(sl_docreader *r, sl_err *err)
         }
         while (bom_checked && r->start + i < r->end && is_ws(r->buf[r->start + i]))
             i++;
-        int arr = bom_checked && r->start + i < r->end && r->o.format != SL_DOCS_TEXT
+        int arr = bom_checked && r->start + i < r->end && r->o.format == SL_DOCS_AUTO
                       ? sl_sources_json_array(r->buf + r->start + i, r->end - r->start - i)
                       : 0;
         if (arr < 0 && !r->eof) { /* '[' and white space so far: a JSON array of objects, or a text? */
@@ -886,7 +886,8 @@ static int detect(sl_docreader *r, sl_err *err)
         if (bom_checked && r->start + i < r->end) {
             int jsonl = r->o.format == SL_DOCS_JSONL || (r->o.format == SL_DOCS_AUTO && r->buf[r->start + i] == '{');
             r->mode = jsonl ? M_JSONL : r->o.lines ? M_LINES : M_TEXT;
-            if (jsonl && r->buf[r->start + i] == '{' && first_line_open(r->buf + r->start + i, r->end - r->start - i)) {
+            if (r->o.format == SL_DOCS_AUTO && r->buf[r->start + i] == '{' &&
+                first_line_open(r->buf + r->start + i, r->end - r->start - i)) {
                 /* pretty-printed objects one after another (jq without -c): each rewritten onto a line */
                 r->jcat = 1;
                 r->jarr = JA_IN;
@@ -1272,10 +1273,10 @@ int sl_docreader_cut(void *ctx, const char *path, int *kind, sl_err *err)
         i++;
     if (i == n)
         return SL_CUT_WHOLE; /* only blanks in the first bytes */
-    if (o->format != SL_DOCS_TEXT && sl_sources_json_array(head + i, n - i) != 0)
+    if (o->format == SL_DOCS_AUTO && sl_sources_json_array(head + i, n - i) != 0)
         return SL_CUT_WHOLE; /* a JSON array (detect), or maybe one: read whole */
     int jsonl = o->format == SL_DOCS_JSONL || (o->format == SL_DOCS_AUTO && head[i] == '{');
-    if (jsonl && head[i] == '{' && first_line_open((const char *)head + i, n - i))
+    if (o->format == SL_DOCS_AUTO && head[i] == '{' && first_line_open((const char *)head + i, n - i))
         return SL_CUT_WHOLE; /* pretty-printed objects (detect): read whole */
     if (jsonl && !o->skip_bad_json) {
         *kind = SL_DOCS_JSONL;

@@ -83,6 +83,14 @@ expect_fail 1 "^sluice: read: cut.json:2: " -- "$SLUICE" read -q cut.json
 printf '{"text": "a",\n{"text":"b"}\n' > corrupt.jsonl
 "$SLUICE" read -q --on-error skip corrupt.jsonl | grep -qxF '{"id":"corrupt.jsonl:1","text":"b"}' ||
   fail "a cut first line of JSON Lines took the lines after it"
+# --format jsonl reads JSON Lines as it says: a first line that is an array is one bad line
+# (diff_jsonl.py seed 3007 case 54), a first line "{" alone too
+printf '[{"text":"a"}]\n{"text":"b"}\n' > al.jsonl
+"$SLUICE" read -q --format jsonl --on-error skip al.jsonl | grep -qxF '{"id":"al.jsonl:1","text":"b"}' ||
+  fail "--format jsonl took a first line '[{' for a JSON array"
+printf '{\n"text": "a"}\n{"text":"b"}\n' > pl.jsonl
+"$SLUICE" read -q --format jsonl --on-error skip pl.jsonl | grep -qxF '{"id":"pl.jsonl:1","text":"b"}' ||
+  fail "--format jsonl took a first line '{' alone for pretty-printed objects"
 # ... while a text that starts with '[' is still cut by lines
 for i in $(seq 1 3000); do echo "[line $i] text"; done > br.txt
 for r in 0 1 2; do "$SLUICE" read -q --lines --part $r/3 br.txt > br.$r; done
