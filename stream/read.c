@@ -44,11 +44,13 @@ static void drop_text_field(const sl_docreader_opts *opts, sl_textdoc *d, sl_buf
         return;
     sl_buf_clear(&d->meta);
     sl_buf_append(&d->meta, tmp->data, tmp->len);
-    if (!*warned && !opts->quiet && d->line) /* (a line of JSON Lines; no line number for a table's row) */
-        sl_log(SL_LOG_WARNING, "read", "%s:%llu: input field \"text\" dropped: \"text\" is the --field value",
-               d->source, (unsigned long long)d->line);
-    else if (!*warned && !opts->quiet)
-        sl_log(SL_LOG_WARNING, "read", "%s: input field \"text\" dropped: \"text\" is the --field value", d->source);
+    if (!*warned && !opts->quiet) {
+        char at[32] = ""; /* a line of JSON Lines; no line number for a table's row */
+        if (d->line)
+            snprintf(at, sizeof at, ":%llu", (unsigned long long)d->line);
+        sl_log(SL_LOG_WARNING, "read", "%s%s: input field \"text\" dropped: \"text\" is the --field value", d->source,
+               at);
+    }
     *warned = 1;
 }
 

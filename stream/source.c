@@ -476,6 +476,8 @@ static int folder_walk_dir(folder_walk *w, const char *dir, const struct stat *d
         free(sub);
         return sl_errf(err, "%s: %s", dir, strerror(read_errno));
     }
+    /* (the files' order is walk_sort's: this sort only makes the bad entry
+     * named first not depend on readdir's order) */
     if (ns > 1)
         qsort(sub, ns, sizeof *sub, by_name);
     w->dev[w->depth] = dst->st_dev;
